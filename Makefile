@@ -1,0 +1,118 @@
+# gpusizer - the one build.
+#
+#   make            build build/gpusizerd (and build/gpusizer-probe when nvcc exists)
+#   make run        the service on an embedded private PostgreSQL (or $DATABASE_URL)
+#   make test       unit + API tests under ASan/UBSan against a real PostgreSQL
+#   make bench      benchmarks that print figures (never assert timings)
+#   make lint       clang-format check, cppcheck, openapi lint
+#   make fuzz       bounded libFuzzer runs of the request parsers
+#
+# Missing Debian packages are installed with apt-get when run as root;
+# otherwise the exact command is printed.
+
+CC      ?= cc
+BUILD   ?= build
+SAN     ?= 0
+
+DEB_PKGS   := pkg-config libmicrohttpd-dev libjansson-dev libpq-dev \
+              libcurl4-openssl-dev postgresql jq curl
+PKG_MODS   := libmicrohttpd jansson libpq libcurl
+
+WARN := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes \
+        -Wold-style-definition -Wformat-security -Wwrite-strings \
+        -Wpointer-arith -Wshadow
+OPT  ?= -O2 -g
+ifeq ($(SAN),1)
+BUILD := build/san
+OPT   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+         -fno-sanitize-recover=undefined
+endif
+
+# Deferred (=) so pkg-config runs after the deps step installed the packages.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKG_MODS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKG_MODS) 2>/dev/null)
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+             $(WARN) $(OPT) -I. $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lpthread -lm
+
+ENGINE_SRCS   := $(wildcard engine/*.c)
+STORAGE_SRCS  := $(wildcard storage/*.c)
+HANDLER_SRCS  := $(wildcard handlers/*.c)
+SERVER_SRCS   := $(wildcard server/*.c)
+DAEMON_SRCS   := $(SERVER_SRCS) $(HANDLER_SRCS) $(STORAGE_SRCS) $(ENGINE_SRCS)
+DAEMON_OBJS   := $(DAEMON_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_OBJS      := $(filter-out $(BUILD)/obj/server/main.o,$(DAEMON_OBJS))
+ENGINE_OBJS   := $(ENGINE_SRCS:%.c=$(BUILD)/obj/%.o)
+
+UNIT_ENGINE_SRCS := $(wildcard tests/unit/test_engine*.c)
+UNIT_LIB_SRCS    := $(filter-out $(UNIT_ENGINE_SRCS) $(wildcard tests/unit/test_probe*.c),$(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_ENGINE_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
+             $(UNIT_LIB_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+DEPS_STAMP := build/.deps-ok
+
+.PHONY: all deps run test bench lint fuzz clean format probe unit
+all: $(BUILD)/gpusizerd probe
+
+$(DEPS_STAMP):
+	@missing=""; \
+	for m in $(PKG_MODS); do pkg-config --exists $$m 2>/dev/null || missing="$$missing $$m"; done; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	for c in jq curl pkg-config; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: missing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: apt-get install -y $(DEB_PKGS)"; \
+	    apt-get update -q >/dev/null && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "deps: run: sudo apt-get install -y $(DEB_PKGS)"; exit 1; \
+	  fi; \
+	fi
+	@mkdir -p build && touch $@
+
+deps: $(DEPS_STAMP)
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gpusizerd: $(DAEMON_OBJS)
+	$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_ALL) -o $@
+
+$(BUILD)/tests/test_engine%: tests/unit/test_engine%.c $(ENGINE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -lm -o $@
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_ALL) -o $@
+
+unit: $(UNIT_BINS)
+
+$(BUILD)/bench/bench_engine: bench/bench_engine.c $(ENGINE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -lm -o $@
+
+-include probe/probe.mk
+probe::
+
+run: $(BUILD)/gpusizerd
+	@BUILD=$(BUILD) deploy/dev/run.sh
+
+test: $(DEPS_STAMP)
+	@tests/run.sh
+
+bench: $(BUILD)/gpusizerd
+	@bench/run.sh
+
+lint: $(DEPS_STAMP)
+	@tests/lint.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+clean:
+	rm -rf build
+
+-include $(DAEMON_OBJS:.o=.d)

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# pg.sh - a private PostgreSQL cluster for development and tests.
+#
+#   pg.sh start DIR [PORT]   initdb DIR/data once, start it on a unix socket in
+#                            DIR (no TCP), create database "gpusizer", and print
+#                            the libpq conninfo on stdout
+#   pg.sh stop DIR           fast shutdown
+#   pg.sh restart DIR        stop then start (used by the database-restart test)
+#
+# PostgreSQL refuses to run as root, so as root the cluster runs as the
+# "postgres" system user (created by Debian's postgresql package) and DIR is
+# handed to it; otherwise it runs as the calling user.
+set -euo pipefail
+
+cmd=${1:?usage: pg.sh start|stop|restart DIR [PORT]}
+dir=${2:?usage: pg.sh start|stop|restart DIR [PORT]}
+port=${3:-54329}
+
+bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$bindir/initdb" ] || { echo "pg.sh: PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
+
+if [ "$(id -u)" = 0 ]; then
+	pguser=postgres
+	as_pg() { runuser -u postgres -- "$@"; }
+else
+	pguser=$(id -un)
+	as_pg() { "$@"; }
+fi
+
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+if [ "$(id -u)" = 0 ]; then
+	chown "$pguser" "$dir"
+	chmod 700 "$dir"
+	if ! as_pg test -x "$dir"; then
+		echo "pg.sh: user $pguser cannot reach $dir (a parent directory is not searchable)" >&2
+		exit 1
+	fi
+fi
+
+case $cmd in
+start)
+	if [ ! -f "$dir/data/PG_VERSION" ]; then
+		as_pg "$bindir/initdb" -D "$dir/data" -A trust -U "$pguser" \
+			--no-sync -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
+			{ cat "$dir/initdb.log" >&2; exit 1; }
+	fi
+	if ! as_pg "$bindir/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+		as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 \
+			-o "-k $dir -p $port -c listen_addresses='' -c fsync=on" \
+			start >/dev/null || { tail -n 20 "$dir/postgres.log" >&2; exit 1; }
+	fi
+	if ! as_pg "$bindir/psql" -h "$dir" -p "$port" -U "$pguser" -d postgres -Atqc \
+		"SELECT 1 FROM pg_database WHERE datname = 'gpusizer'" | grep -q 1; then
+		as_pg "$bindir/createdb" -h "$dir" -p "$port" -U "$pguser" gpusizer
+	fi
+	echo "host=$dir port=$port dbname=gpusizer user=$pguser"
+	;;
+stop)
+	if [ -f "$dir/data/PG_VERSION" ]; then
+		as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+	fi
+	;;
+restart)
+	"$0" stop "$dir"
+	"$0" start "$dir" "$port"
+	;;
+*)
+	echo "pg.sh: unknown command $cmd" >&2
+	exit 2
+	;;
+esac

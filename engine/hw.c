@@ -1,0 +1,185 @@
+/* hw.c - dtype tables, rates with their basis (see hw.h, docs/MODEL.md). */
+#include "hw.h"
+
+#include <string.h>
+
+static const struct {
+	const char *name;
+	double bytes;
+} dtype_table[ENG_DTYPE_COUNT] = {
+	[ENG_FP64] = {"fp64", 8.0}, [ENG_FP32] = {"fp32", 4.0},
+	[ENG_TF32] = {"tf32", 4.0}, [ENG_FP16] = {"fp16", 2.0},
+	[ENG_BF16] = {"bf16", 2.0}, [ENG_FP8] = {"fp8", 1.0},
+	[ENG_INT8] = {"int8", 1.0}, [ENG_INT4] = {"int4", 0.5},
+};
+
+/* Achieved fraction of the dense datasheet peak for large GEMMs.
+ * 16-bit/TF32: cuBLAS reaches ~75-85 % of peak on A100/H100 for large
+ * square GEMMs at sustained (power-capped) clocks; inside a training step
+ * real shapes and clocks give ~0.75. FP8/INT8: cuBLASLt on H100 SXM reaches
+ * ~1300 of 1979 TFLOP/s (~0.65-0.7): the doubled rate hits the power cap and
+ * the scaling epilogue costs more. */
+static const double gemm_eff_table[ENG_DTYPE_COUNT] = {
+	[ENG_FP64] = 0.80, [ENG_FP32] = 0.80, [ENG_TF32] = 0.75,
+	[ENG_FP16] = 0.75, [ENG_BF16] = 0.75, [ENG_FP8] = 0.65,
+	[ENG_INT8] = 0.65, [ENG_INT4] = 0.60,
+};
+
+/* NCCL all-reduce bus bandwidth vs one-direction link rate: DGX A100
+ * ~230/300, DGX H100 ~360/450 (nccl-tests); PCIe P2P ~25/32; xGMI mesh
+ * reaches less of its per-link peak. */
+static const double link_eff_table[] = {
+	[HW_LINK_NONE] = 0.50,
+	[HW_LINK_PCIE] = 0.75,
+	[HW_LINK_NVLINK] = 0.80,
+	[HW_LINK_XGMI] = 0.70,
+};
+
+static const char *const link_names[] = {
+	[HW_LINK_NONE] = "none",
+	[HW_LINK_PCIE] = "pcie",
+	[HW_LINK_NVLINK] = "nvlink",
+	[HW_LINK_XGMI] = "xgmi",
+};
+
+double eng_dtype_bytes(enum eng_dtype t)
+{
+	if ((unsigned)t >= ENG_DTYPE_COUNT)
+		return 0.0;
+	return dtype_table[t].bytes;
+}
+
+const char *eng_dtype_name(enum eng_dtype t)
+{
+	if ((unsigned)t >= ENG_DTYPE_COUNT)
+		return "?";
+	return dtype_table[t].name;
+}
+
+int eng_dtype_parse(const char *name, enum eng_dtype *out)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < ENG_DTYPE_COUNT; i++) {
+		if (strcmp(name, dtype_table[i].name) == 0) {
+			*out = (enum eng_dtype)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *hw_link_name(enum hw_link l)
+{
+	if ((unsigned)l > HW_LINK_XGMI)
+		return "?";
+	return link_names[l];
+}
+
+bool hw_supports(const struct hw_spec *g, enum eng_dtype t)
+{
+	if ((unsigned)t >= ENG_DTYPE_COUNT)
+		return false;
+	if (t == ENG_INT4)
+		return true; /* weight-only: computed in 16-bit */
+	if (g->peak_tflops[t] <= 0.0)
+		return false;
+	/* FP8 tensor cores: Ada sm_89, Hopper sm_90, Blackwell. A nonzero
+	 * cc below 8.9 overrides a (wrong) nonzero peak. cc 0.0 = non-NVIDIA
+	 * part (MI300X): trust its datasheet peak. */
+	if (t == ENG_FP8 && g->cc_major > 0 &&
+	    g->cc_major * 10 + g->cc_minor < 89)
+		return false;
+	return true;
+}
+
+double hw_default_gemm_efficiency(enum eng_dtype t)
+{
+	if ((unsigned)t >= ENG_DTYPE_COUNT)
+		return 0.0;
+	return gemm_eff_table[t];
+}
+
+/* STREAM-like copy reaches ~85-90 % of HBM peak (H100 ~2.9/3.35 TB/s). */
+double hw_default_hbm_efficiency(void)
+{
+	return 0.85;
+}
+
+double hw_default_link_efficiency(enum hw_link l)
+{
+	if ((unsigned)l > HW_LINK_XGMI)
+		return 0.5;
+	return link_eff_table[l];
+}
+
+/* Ring collectives over InfiniBand/RoCE reach ~75 % of NIC line rate once
+ * several nodes share the fabric. */
+double hw_default_inter_efficiency(void)
+{
+	return 0.75;
+}
+
+double hw_gemm_shape_factor(double min_dim)
+{
+	if (min_dim <= 0.0)
+		return 0.0;
+	return min_dim / (min_dim + 128.0);
+}
+
+static struct hw_rate rate_from(double datasheet, double eff,
+				const struct hw_measured *m)
+{
+	struct hw_rate r = {0};
+
+	r.datasheet = datasheet;
+	if (m && m->samples > 0 && m->value > 0.0) {
+		r.value = m->value;
+		r.measured = true;
+		r.samples = m->samples;
+		r.efficiency = datasheet > 0.0 ? m->value / datasheet : 0.0;
+	} else {
+		r.value = datasheet * eff;
+		r.efficiency = eff;
+	}
+	return r;
+}
+
+struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t)
+{
+	enum eng_dtype c = t;
+
+	/* int4 weights are dequantised and multiplied in 16-bit. */
+	if (t == ENG_INT4)
+		c = g->peak_tflops[ENG_FP16] > 0.0 ? ENG_FP16 : ENG_BF16;
+	return rate_from(g->peak_tflops[c], hw_default_gemm_efficiency(c),
+			 &g->gemm_tflops[c]);
+}
+
+struct hw_rate hw_hbm_rate(const struct hw_spec *g)
+{
+	return rate_from(g->memory_bandwidth_gbps, hw_default_hbm_efficiency(),
+			 &g->hbm_gbps);
+}
+
+struct hw_rate hw_intra_rate(const struct hw_spec *g)
+{
+	return rate_from(g->intra_node_gbps,
+			 hw_default_link_efficiency(g->intra_node_link),
+			 &g->intra_node_busbw_gbps);
+}
+
+struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
+			     int gpus_per_node)
+{
+	struct hw_rate r;
+	double node = override_gbps > 0.0 ? override_gbps : g->inter_node_gbps;
+	int n = gpus_per_node > 0 ? gpus_per_node : 1;
+	const struct hw_measured *m =
+		override_gbps > 0.0 ? NULL : &g->inter_node_busbw_gbps;
+
+	r = rate_from(node, hw_default_inter_efficiency(), m);
+	r.value /= n;
+	r.datasheet /= n;
+	return r;
+}

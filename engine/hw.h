@@ -1,0 +1,108 @@
+/* hw.h - one GPU type: datasheet numbers, optional measured numbers, and the
+ * rates the engine actually uses (with their basis).
+ *
+ * Units: _tflops = 1e12 FLOP/s dense (no sparsity), _gbps = 1e9 B/s,
+ * _gib = 2^30 B. Link bandwidths are ONE direction per GPU (SIZING.md §5):
+ * H100 SXM NVLink 900 GB/s bidirectional -> intra_node_gbps = 450.
+ * inter_node_gbps is per node, one direction (8 x 400 Gb/s NICs -> 400).
+ */
+#ifndef GPUSIZER_ENGINE_HW_H
+#define GPUSIZER_ENGINE_HW_H
+
+#include <stdbool.h>
+
+enum eng_dtype {
+	ENG_FP64,
+	ENG_FP32,
+	ENG_TF32,
+	ENG_FP16,
+	ENG_BF16,
+	ENG_FP8,
+	ENG_INT8,
+	ENG_INT4,
+	ENG_DTYPE_COUNT
+};
+
+/* Bytes per value (int4 = 0.5). */
+double eng_dtype_bytes(enum eng_dtype t);
+/* "fp32", "bf16", ... */
+const char *eng_dtype_name(enum eng_dtype t);
+/* 0 and *out on a known name (case-sensitive, lower case), else -1. */
+int eng_dtype_parse(const char *name, enum eng_dtype *out);
+
+enum hw_link { HW_LINK_NONE, HW_LINK_PCIE, HW_LINK_NVLINK, HW_LINK_XGMI };
+const char *hw_link_name(enum hw_link l);
+
+/* A measured value from the probe fleet: samples == 0 means "not measured". */
+struct hw_measured {
+	double value;
+	int samples;
+};
+
+struct hw_spec {
+	char name[64];
+	double memory_gib;
+	/* dense datasheet peak per dtype (FP32-accumulate rate for 16-bit on
+	 * GeForce/Ada cards); 0 = not supported. int8/int4 in TOPS. */
+	double peak_tflops[ENG_DTYPE_COUNT];
+	double memory_bandwidth_gbps;
+	enum hw_link intra_node_link;
+	double intra_node_gbps; /* one direction per GPU */
+	int max_gpus_per_node;
+	double inter_node_gbps;	 /* per node, one direction; 0 = none */
+	double host_link_gbps;	 /* GPU<->host, one direction; 0 = 25 */
+	double price_per_gpu_hour; /* currency units; 0 = unknown */
+	int cc_major, cc_minor;	   /* compute capability; 0.0 = not NVIDIA */
+
+	/* Calibration seam: probe medians. When samples > 0 the engine uses
+	 * them instead of datasheet x default efficiency. */
+	struct hw_measured gemm_tflops[ENG_DTYPE_COUNT]; /* large GEMM */
+	struct hw_measured hbm_gbps;			 /* device copy */
+	struct hw_measured intra_node_busbw_gbps;	 /* NCCL busbw */
+	struct hw_measured inter_node_busbw_gbps;	 /* per node */
+};
+
+/* A rate the engine uses and where it came from. */
+struct hw_rate {
+	double value;	   /* the rate used (tflops or gbps) */
+	double datasheet;  /* the datasheet figure it derives from */
+	double efficiency; /* value / datasheet */
+	bool measured;	   /* true: probe median; false: datasheet x eff */
+	int samples;
+};
+
+/* The four hardware numbers a sizing used, for the response's `basis`. */
+struct hw_basis {
+	struct hw_rate gemm_tflops;
+	struct hw_rate hbm_gbps;
+	struct hw_rate intra_node_gbps;
+	struct hw_rate inter_node_gbps; /* per GPU share of the node's NICs */
+};
+
+/* True when the GPU has tensor-core support for t: datasheet peak > 0 and,
+ * for FP8 on NVIDIA parts, compute capability >= 8.9 (SIZING.md §7.7). */
+bool hw_supports(const struct hw_spec *g, enum eng_dtype t);
+
+/* Achieved large-GEMM rate for dtype t (before the shape factor). */
+struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t);
+/* Achieved streaming HBM bandwidth. */
+struct hw_rate hw_hbm_rate(const struct hw_spec *g);
+/* Achieved collective bus bandwidth inside a node, one direction. */
+struct hw_rate hw_intra_rate(const struct hw_spec *g);
+/* Achieved inter-node bandwidth per GPU: node NICs / gpus_per_node.
+ * override_gbps > 0 replaces the datasheet per-node figure. */
+struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
+			     int gpus_per_node);
+
+/* Fraction of the large-GEMM rate a GEMM with smallest dimension
+ * min_dim reaches: min_dim / (min_dim + 128) (tile/wave quantisation;
+ * half rate at one 128-wide tile). See docs/MODEL.md. */
+double hw_gemm_shape_factor(double min_dim);
+
+/* Default efficiencies (datasheet -> achieved), documented in MODEL.md. */
+double hw_default_gemm_efficiency(enum eng_dtype t);
+double hw_default_hbm_efficiency(void);
+double hw_default_link_efficiency(enum hw_link l);
+double hw_default_inter_efficiency(void);
+
+#endif

@@ -1,0 +1,719 @@
+/* training.c - training/fine-tuning sizing: memory, time, plan search.
+ *
+ * Formulas: SIZING.md §2-5; refinements and every default in docs/MODEL.md
+ * (section numbers below refer to it). Everything here is static except
+ * the functions declared in training.h.
+ */
+#include "training.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GIB 1073741824.0
+
+/* Engine-chosen default global batch when neither size nor tokens is given:
+ * 4M tokens (Llama 2/3, GPT-3 175B used 2-4M). MODEL.md §6. */
+#define DEFAULT_BATCH_TOKENS 4194304.0
+/* Fixed per-GPU overhead: CUDA context + cuBLAS/NCCL workspaces (MODEL.md §3). */
+#define OVERHEAD_FIXED_BYTES (1.0 * GIB)
+#define OVERHEAD_COMM_BYTES (0.5 * GIB)
+/* PyTorch caching allocator fragmentation, fraction of the rest. */
+#define OVERHEAD_FRAG 0.05
+/* Collective launch latency, seconds (NCCL ring, small messages). */
+#define COLL_LATENCY_S 10e-6
+/* Share of a compute window that communication can hide behind (NCCL
+ * kernels take SMs and HBM bandwidth). */
+#define OVERLAP_EFF 0.8
+/* Fused (flash) attention reaches ~85 % of the GEMM rate (FlashAttention-2:
+ * 50-73 % of A100 peak). Unfused batched GEMMs use the shape factor of d. */
+#define FLASH_ATTN_FACTOR 0.85
+/* Elementwise traffic per stored activation byte: written in forward, read
+ * in backward, its gradient written and read once (MODEL.md §4). */
+#define EW_PASSES 3.0
+/* CPU optimizer step (ZeRO-Offload CPU Adam) bytes/s per GPU's share of
+ * the host, and the default host link when the spec has none. */
+#define HOST_OPT_BPS 10e9
+#define HOST_LINK_DEFAULT_GBPS 25.0
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char *const optimizer_names[TRN_OPTIMIZER_COUNT] = {
+	"adamw", "adamw_8bit", "sgd", "adafactor"};
+static const char *const method_names[TRN_METHOD_COUNT] = {"full", "lora",
+							    "qlora"};
+static const char *const offload_names[TRN_OFFLOAD_COUNT] = {
+	"none", "optimizer", "optimizer+weights"};
+static const char *const objective_names[TRN_OBJ_COUNT] = {"time", "cost",
+							    "gpus"};
+static const char *const binding_names[ENG_BIND_COUNT] = {
+	"compute",  "memory",		"communication",
+	"deadline", "memory_bandwidth", "latency"};
+
+static const char *name_of(const char *const *t, int n, int i)
+{
+	return (i >= 0 && i < n) ? t[i] : "?";
+}
+
+static int parse_in(const char *const *t, int n, const char *s, int *out)
+{
+	for (int i = 0; s && i < n; i++) {
+		if (strcmp(s, t[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *trn_optimizer_name(enum trn_optimizer o)
+{
+	return name_of(optimizer_names, TRN_OPTIMIZER_COUNT, (int)o);
+}
+int trn_optimizer_parse(const char *s, enum trn_optimizer *out)
+{
+	int i;
+	if (parse_in(optimizer_names, TRN_OPTIMIZER_COUNT, s, &i))
+		return -1;
+	*out = (enum trn_optimizer)i;
+	return 0;
+}
+const char *trn_method_name(enum trn_method m)
+{
+	return name_of(method_names, TRN_METHOD_COUNT, (int)m);
+}
+int trn_method_parse(const char *s, enum trn_method *out)
+{
+	int i;
+	if (parse_in(method_names, TRN_METHOD_COUNT, s, &i))
+		return -1;
+	*out = (enum trn_method)i;
+	return 0;
+}
+const char *trn_offload_name(enum trn_offload o)
+{
+	return name_of(offload_names, TRN_OFFLOAD_COUNT, (int)o);
+}
+int trn_offload_parse(const char *s, enum trn_offload *out)
+{
+	int i;
+	if (parse_in(offload_names, TRN_OFFLOAD_COUNT, s, &i))
+		return -1;
+	*out = (enum trn_offload)i;
+	return 0;
+}
+const char *trn_objective_name(enum trn_objective o)
+{
+	return name_of(objective_names, TRN_OBJ_COUNT, (int)o);
+}
+int trn_objective_parse(const char *s, enum trn_objective *out)
+{
+	int i;
+	if (parse_in(objective_names, TRN_OBJ_COUNT, s, &i))
+		return -1;
+	*out = (enum trn_objective)i;
+	return 0;
+}
+const char *eng_binding_name(enum eng_binding b)
+{
+	return name_of(binding_names, ENG_BIND_COUNT, (int)b);
+}
+
+/* ---- optimizer state table (SIZING.md §3, MODEL.md §3) ----------------- */
+
+static const struct {
+	double state_bytes; /* per parameter, beyond weights and gradients */
+	bool factored;	    /* Adafactor: 4*(rows+cols) B per matrix */
+} optimizer_table[TRN_OPTIMIZER_COUNT] = {
+	[TRN_ADAMW] = {8.0, false},	 /* m, v in fp32 */
+	[TRN_ADAMW_8BIT] = {2.0, false}, /* m, v blockwise 8-bit */
+	[TRN_SGD] = {4.0, false},	 /* fp32 momentum */
+	[TRN_ADAFACTOR] = {0.0, true},	 /* factored v, no momentum */
+};
+
+double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
+{
+	double master = wb < 4.0 ? 4.0 : 0.0; /* fp32 master copy */
+	double b;
+
+	if ((unsigned)o >= TRN_OPTIMIZER_COUNT)
+		return 0.0;
+	b = master + optimizer_table[o].state_bytes;
+	if (optimizer_table[o].factored && h > 0)
+		b += 8.0 / h;
+	return b;
+}
+
+/* Frozen base weight bytes per parameter for LoRA (16-bit) and QLoRA (NF4
+ * 0.5 B + double-quantised scales ~0.127 bit/param, Dettmers et al. 2023). */
+static const double lora_base_bytes[TRN_METHOD_COUNT] = {
+	[TRN_FULL] = 0.0, [TRN_LORA] = 2.0, [TRN_QLORA] = 0.5 + 0.127 / 8.0};
+
+/* ---- request context --------------------------------------------------- */
+
+struct ctx {
+	const struct trn_request *rq;
+	struct model_params P;
+	int gpn;
+	long gbs;
+	double s, h, a, d, k, V, L;
+	double wb, gb, ob, act_b; /* bytes: weight, grad, optimizer, act */
+	bool lora;
+	double base_b, adapter_layer; /* LoRA */
+	double nonexp_layer, exp_layer, active_layer; /* per layer, mean */
+	double emb, head;
+	double moe_frac, a2a_token_bytes; /* MoE dispatch bytes per token */
+	double mlp_act;			  /* per token per layer, before /t */
+	double dqk, dv, kv_lora_cols;
+	bool mla;
+	double attn_fwd_layer_token; /* attention fwd FLOPs, ctx = s */
+	double r_lin, r_attn;	     /* achieved large-GEMM rates, FLOP/s */
+	double hbm, intra, inter, host; /* B/s */
+	double peak;			/* datasheet FLOP/s for MFU */
+	double model_flops_token;
+	double capacity;
+	double price;
+	/* linear-layer weights per GEMM family (active, one layer, t = 1) */
+	double w_qkv, w_o, w_up, w_down;
+	double n_qkv, n_o, n_up, n_down; /* output/inner dims at t = 1 */
+	double ffn_width;		 /* f or f_e (for shape) */
+};
+
+static double lin_shape_factor(const struct ctx *c, int t, double tokens)
+{
+	double tt = (double)t;
+	double dims[4] = {c->n_qkv / tt, c->n_o / tt, c->n_up / tt,
+			  c->n_down / tt};
+	double w[4] = {c->w_qkv, c->w_o, c->w_up, c->w_down};
+	double sum_w = 0.0, sum_t = 0.0;
+
+	/* Flops-weighted harmonic mean: time adds up, not rates. */
+	for (int i = 0; i < 4; i++) {
+		double md = fmin(fmin(dims[i], c->h), tokens);
+		sum_w += w[i];
+		sum_t += w[i] / hw_gemm_shape_factor(md);
+	}
+	return sum_t > 0 ? sum_w / sum_t : 1.0;
+}
+
+static int ctx_init(struct ctx *c, const struct trn_request *rq)
+{
+	const struct model_arch *m = &rq->model;
+	struct hw_rate r;
+	double E = (double)m->moe.experts;
+	double moe_layers;
+
+	memset(c, 0, sizeof(*c));
+	c->rq = rq;
+	model_count_params(m, &c->P);
+	c->gpn = rq->gpus_per_node > 0 ? rq->gpus_per_node
+				       : rq->gpu.max_gpus_per_node;
+	if (c->gpn <= 0)
+		c->gpn = 1;
+	c->s = (double)rq->seq_len;
+	c->h = (double)m->hidden_size;
+	c->a = (double)m->heads;
+	c->d = (double)model_head_dim(m);
+	c->k = (double)model_kv_heads(m);
+	c->V = (double)m->vocab_size;
+	c->L = (double)m->layers;
+	c->mla = m->mla.kv_lora_rank > 0;
+	c->dqk = c->mla ? (double)(m->mla.qk_nope_head_dim +
+				   m->mla.qk_rope_head_dim)
+			: c->d;
+	c->dv = c->mla ? (double)m->mla.v_head_dim : c->d;
+	c->kv_lora_cols = (double)(m->mla.kv_lora_rank + m->mla.qk_rope_head_dim);
+
+	/* bytes per parameter (MODEL.md §3): FP8 training keeps 16-bit
+	 * weights (Transformer Engine casts per GEMM). */
+	c->wb = eng_dtype_bytes(rq->precision);
+	if (rq->precision == ENG_FP8)
+		c->wb = 2.0;
+	c->act_b = c->wb >= 4.0 ? 4.0 : 2.0;
+	c->gb = fmax(eng_dtype_bytes(rq->gradient_precision), c->wb);
+	c->ob = trn_optimizer_bytes_per_param(rq->optimizer, c->wb, c->h);
+	c->lora = rq->method != TRN_FULL;
+	c->base_b = lora_base_bytes[rq->method];
+
+	moe_layers = m->moe.experts > 0 ? c->L - (double)m->moe.dense_layers : 0;
+	c->moe_frac = moe_layers / c->L;
+	c->exp_layer = c->P.routed_expert / c->L;
+	c->nonexp_layer = (c->P.layers - c->P.routed_expert) / c->L;
+	c->active_layer = c->P.layers_active / c->L;
+	c->emb = c->P.embedding;
+	c->head = c->V * c->h;
+
+	/* Per-token MLP activation bytes (Korthikanti's 19 generalised):
+	 * input 2h and mask h are in the replicated 10h; here GeLU in/out
+	 * 4f, or SwiGLU gate, up and product 6f. MoE: per routed expert plus
+	 * the permuted token copy 2h. */
+	{
+		double per_f = m->gated_mlp ? 6.0 : 4.0;
+		double dense = per_f * (double)m->ffn_hidden_size;
+		double fe = (double)m->moe.expert_ffn_hidden_size;
+		double moe = (double)m->moe.top_k * (per_f * fe + 2.0 * c->h) +
+			     (double)m->moe.shared_experts * per_f * fe;
+		c->mlp_act = (1.0 - c->moe_frac) * dense + c->moe_frac * moe;
+		c->a2a_token_bytes = (double)m->moe.top_k * c->h * c->act_b;
+	}
+
+	/* GEMM families of one layer, active weights and split dims. */
+	{
+		double up_mult = m->gated_mlp ? 2.0 : 1.0;
+		double f = (double)m->ffn_hidden_size;
+		double act_ffn = 0.0;
+
+		if (m->moe.experts > 0) {
+			double fe = (double)m->moe.expert_ffn_hidden_size;
+			double ne = (double)(m->moe.top_k +
+					     m->moe.shared_experts);
+			act_ffn = c->moe_frac * ne * fe +
+				  (1.0 - c->moe_frac) * f;
+			c->ffn_width = fe;
+		} else {
+			act_ffn = f;
+			c->ffn_width = f;
+		}
+		if (c->mla) {
+			c->w_qkv = c->P.attn_layer - c->a * c->dv * c->h;
+			c->n_qkv = fmax((double)m->mla.kv_lora_rank * 4.0,
+					c->a * c->dqk);
+		} else {
+			c->w_qkv = c->h * (c->a + 2.0 * c->k) * c->d;
+			c->n_qkv = (c->a + 2.0 * c->k) * c->d;
+		}
+		c->w_o = c->a * c->dv * c->h;
+		c->n_o = c->a * c->dv;
+		c->w_up = up_mult * c->h * act_ffn;
+		c->n_up = up_mult * c->ffn_width;
+		c->w_down = c->h * act_ffn;
+		c->n_down = c->ffn_width;
+	}
+
+	c->attn_fwd_layer_token = model_attn_fwd_flops_per_token(m, c->s) / c->L;
+
+	r = hw_gemm_rate(&rq->gpu, rq->precision);
+	c->r_lin = r.value * 1e12;
+	/* Attention scores run in 16-bit even in FP8 recipes (TE). */
+	{
+		enum eng_dtype at = rq->precision == ENG_FP8 ? ENG_BF16
+							     : rq->precision;
+		c->r_attn = hw_gemm_rate(&rq->gpu, at).value * 1e12;
+	}
+	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
+	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
+	c->inter = hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c->gpn).value *
+		   1e9;
+	c->host = (rq->gpu.host_link_gbps > 0 ? rq->gpu.host_link_gbps
+					      : HOST_LINK_DEFAULT_GBPS) *
+		  1e9 * 0.8;
+	c->peak = rq->gpu.peak_tflops[rq->precision] * 1e12;
+	c->capacity = rq->gpu.memory_gib * GIB;
+	c->price = rq->price_per_gpu_hour > 0 ? rq->price_per_gpu_hour
+					      : rq->gpu.price_per_gpu_hour;
+
+	/* LoRA adapters on every linear layer: r*(d_in + d_out) each. */
+	if (c->lora) {
+		double rk = (double)rq->lora_rank;
+		double f = m->moe.experts > 0
+				   ? (double)m->moe.expert_ffn_hidden_size
+				   : (double)m->ffn_hidden_size;
+		double qkv = c->h + (c->a + 2.0 * c->k) * c->d;
+		double o = c->a * c->dv + c->h;
+		double mlp = (m->gated_mlp ? 3.0 : 2.0) * (c->h + f);
+		c->adapter_layer = rk * (qkv + o + mlp);
+	}
+	/* Model FLOPs per token (SIZING.md §2). LoRA skips weight gradients
+	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */
+	c->model_flops_token = (c->lora ? 4.0 : 6.0) * c->P.matmul_active +
+			       3.0 * model_attn_fwd_flops_per_token(m, c->s);
+	if (c->lora)
+		c->model_flops_token += 6.0 * c->adapter_layer * c->L;
+	return 0;
+}
+
+/* ---- one layout -------------------------------------------------------- */
+
+static double ceil_div(double a, double b)
+{
+	return ceil(a / b - 1e-12);
+}
+
+/* Activation bytes of one layer, one micro-batch, per GPU (Korthikanti
+ * Table 2 generalised to GQA/MLA/SwiGLU/MoE, MODEL.md §3). tokens = b*s/cp.
+ * want_traffic: the no-recompute tensors (for elementwise traffic). */
+static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
+			      double tokens, enum eng_recompute rc)
+{
+	double t = (double)l->tp;
+	double repl = 10.0 * c->h, par, scores = 0.0;
+	double kv_heads_gpu = ceil_div(c->k, t);
+
+	if (rc == ENG_RC_FULL)
+		return tokens * 2.0 * c->h / (l->sequence_parallel ? t : 1.0) *
+		       c->act_b / 2.0;
+	if (l->sequence_parallel)
+		repl /= t;
+	par = 2.0 * c->a * c->dqk / t + 2.0 * c->a * c->dv / t;
+	if (c->mla)
+		par += 2.0 * c->a * (c->dqk + c->dv) / t + 2.0 * c->kv_lora_cols;
+	else
+		par += 4.0 * kv_heads_gpu * c->d;
+	par += c->mlp_act / t;
+	if (!l->flash_attention && rc == ENG_RC_NONE)
+		scores = 5.0 * c->a * c->s / t;
+	return tokens * (repl + par + scores) * c->act_b / 2.0;
+}
+
+struct stage_params {
+	double nonexp, exp, trainable; /* parameters on the worst GPU */
+};
+
+static struct stage_params stage_params(const struct ctx *c,
+					const struct trn_layout *l, int ls)
+{
+	struct stage_params sp;
+	double t = (double)l->tp;
+	double emb_stage;
+
+	if (l->pp == 1)
+		emb_stage = c->emb + (c->rq->model.tied_embeddings ? 0 : c->head);
+	else /* first stage: embedding; last: head (a copy when tied) */
+		emb_stage = fmax(c->emb, c->head);
+	sp.nonexp = ((double)ls * c->nonexp_layer + emb_stage) / t;
+	sp.exp = (double)ls * c->exp_layer / (t * (double)l->ep);
+	sp.trainable = c->lora ? (double)ls * c->adapter_layer / t
+			       : sp.nonexp + sp.exp;
+	return sp;
+}
+
+static void memory_of(const struct ctx *c, const struct trn_layout *l,
+		      long m_micro, struct trn_plan *p)
+{
+	int ls = (int)ceil_div(c->L, (double)l->pp);
+	struct stage_params sp = stage_params(c, l, ls);
+	double dp = (double)l->dp, edp = dp / (double)l->ep;
+	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
+	double w, g, o, act, host = 0.0, over;
+	double all = sp.nonexp + sp.exp;
+	double shard = sp.nonexp / dp + sp.exp / edp; /* ZeRO shard */
+	double tshard = c->lora ? sp.trainable / dp : shard;
+	double per_layer, in_flight, first, last, logits;
+
+	if (c->lora) {
+		w = all * c->base_b + sp.trainable * 2.0;
+		g = sp.trainable * c->gb;
+		o = sp.trainable * c->ob;
+		if (l->zero >= 1)
+			o = tshard * c->ob;
+		if (l->zero >= 2)
+			g = tshard * c->gb;
+		if (l->zero >= 3)
+			w = shard * c->base_b + tshard * 2.0;
+	} else {
+		w = all * c->wb;
+		g = all * c->gb;
+		o = all * c->ob;
+		if (l->zero >= 1)
+			o = shard * c->ob;
+		if (l->zero >= 2)
+			g = shard * c->gb;
+		if (l->zero >= 3)
+			w = shard * c->wb;
+	}
+	if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
+		host += o;
+		o = 0.0;
+	}
+	if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+		/* Only two layers' weights stay resident (prefetch). */
+		double resident = fmin(w, 2.0 * w / (double)ls);
+		host += w - resident;
+		w = resident;
+	}
+
+	/* Activations (SIZING.md §3): the first stage holds min(m, p)
+	 * micro-batches of its layers, x (1 + (p-1)/(p v)) interleaved; the
+	 * last stage holds one plus the fp32 logits 4*s*b*V/t. */
+	per_layer = act_layer_bytes(c, l, tokens, l->recompute);
+	in_flight = 1.0;
+	if (l->pp > 1) {
+		in_flight = fmin((double)m_micro, (double)l->pp);
+		if (l->vp > 1)
+			in_flight *= 1.0 + (double)(l->pp - 1) /
+						   ((double)l->pp * (double)l->vp);
+	}
+	logits = 4.0 * tokens * c->V / (double)l->tp;
+	first = in_flight * (double)ls * per_layer +
+		in_flight * tokens * c->h * c->act_b * 1.5; /* embedding out */
+	last = (double)ls * per_layer + logits;
+	act = l->pp == 1 ? first + logits : fmax(first, last);
+	if (l->recompute == ENG_RC_FULL) /* one layer rebuilt at a time */
+		act += act_layer_bytes(c, l, tokens, ENG_RC_NONE);
+
+	over = OVERHEAD_FIXED_BYTES;
+	if ((long)l->tp * l->pp * l->dp * l->cp > 1)
+		over += OVERHEAD_COMM_BYTES;
+	over += OVERHEAD_FRAG * (w + g + o + act);
+
+	p->memory.weights_gib = w / GIB;
+	p->memory.gradients_gib = g / GIB;
+	p->memory.optimizer_gib = o / GIB;
+	p->memory.activations_gib = act / GIB;
+	p->memory.overhead_gib = over / GIB;
+	p->memory.total_gib = (w + g + o + act + over) / GIB;
+	p->memory.capacity_gib = c->capacity / GIB;
+	p->memory.host_gib = host / GIB;
+	p->fits = w + g + o + act + over <= c->capacity;
+	p->layers_per_stage_max = ls;
+	p->uneven_stages = (c->rq->model.layers % l->pp) != 0;
+}
+
+/* Bandwidth (B/s) of a group whose members are `stride` ranks apart and
+ * span `span` consecutive ranks: inside a node it rides the intra-node
+ * link, otherwise each GPU's share of the node's NICs (MODEL.md §4). */
+static double group_bw(const struct ctx *c, long span)
+{
+	return span <= c->gpn ? c->intra : c->inter;
+}
+
+static double ring_s(double bytes, double n, double bw)
+{
+	if (n <= 1.0)
+		return 0.0;
+	if (bw <= 0.0)
+		return INFINITY;
+	return 2.0 * (n - 1.0) / n * bytes / bw + COLL_LATENCY_S;
+}
+
+/* Per layer, per micro-batch, per GPU: compute (GEMMs, attention,
+ * elementwise) and tensor-parallel communication. MODEL.md §4. */
+static void layer_time(const struct ctx *c, const struct trn_layout *l,
+		       double tokens, double *comp_s, double *tp_s)
+{
+	double t = (double)l->tp;
+	double f_lin = lin_shape_factor(c, l->tp, tokens);
+	double lin_fwd = 2.0 * tokens * c->active_layer / t /
+			 (c->r_lin * f_lin);
+	double attn_fwd_flops = tokens * c->attn_fwd_layer_token / t;
+	double attn_eff = l->flash_attention
+				  ? FLASH_ATTN_FACTOR
+				  : hw_gemm_shape_factor(fmin(c->dqk, c->dv));
+	double attn_fwd, ew_unit, ew, lin_passes, attn_passes, ew_passes;
+
+	/* Causal flash attention skips the masked half of the blocks; the
+	 * FLOP accounting (MFU) keeps the full count. */
+	if (l->flash_attention)
+		attn_fwd_flops *= 0.5;
+	attn_fwd = attn_fwd_flops / (c->r_attn * attn_eff);
+	ew_unit = act_layer_bytes(c, l, tokens, ENG_RC_NONE) / c->hbm;
+
+	/* forward 1 + backward 2 (LoRA: input gradients only, 1). */
+	lin_passes = c->lora ? 2.0 : 3.0;
+	attn_passes = 3.0;
+	ew_passes = EW_PASSES;
+	if (l->recompute == ENG_RC_FULL) {
+		lin_passes += 1.0;
+		attn_passes += 1.0;
+		ew_passes += 1.0;
+	} else if (l->recompute == ENG_RC_SELECTIVE) {
+		attn_passes += 1.0;
+	}
+	ew = ew_passes * ew_unit;
+	*comp_s = lin_passes * lin_fwd + attn_passes * attn_fwd + ew;
+
+	*tp_s = 0.0;
+	if (l->tp > 1) {
+		/* 2 all-reduces forward, 2 backward (+2 recomputed forward) of
+		 * b*s*h values; SP turns each into reduce-scatter + all-gather
+		 * of the same volume (SIZING.md §4). */
+		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
+		double bytes = tokens * c->h * c->act_b;
+		*tp_s = n * ring_s(bytes, t, c->intra);
+	}
+}
+
+/* LM head per micro-batch on the last stage: 2*tokens*V*h/t forward. */
+static double head_time(const struct ctx *c, const struct trn_layout *l,
+			double tokens)
+{
+	double t = (double)l->tp;
+	double f = hw_gemm_shape_factor(fmin(c->V / t, fmin(c->h, tokens)));
+	double fwd = 2.0 * tokens * c->head / t / (c->r_lin * f);
+	double ew = 3.0 * 4.0 * tokens * c->V / t / c->hbm; /* logits */
+
+	return (c->lora ? 2.0 : 3.0) * fwd + ew;
+}
+
+static void time_of(const struct ctx *c, const struct trn_layout *l,
+		    long m_micro, struct trn_plan *p)
+{
+	int ls = p->layers_per_stage_max;
+	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
+	double m = (double)m_micro;
+	double lc, ltp, head, t_mb, lep = 0.0, lcp = 0.0;
+	struct stage_params sp = stage_params(c, l, ls);
+	struct trn_time *T = &p->time;
+	long span_tc = (long)l->tp * l->cp;
+	double dp = (double)l->dp;
+
+	memset(T, 0, sizeof(*T));
+	layer_time(c, l, tokens, &lc, &ltp);
+	head = head_time(c, l, tokens);
+
+	/* MoE: dispatch + combine all-to-all, forward and backward (+ the
+	 * recomputed forward), over the EP group (inside dp). */
+	if (l->ep > 1 && c->moe_frac > 0) {
+		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
+		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
+		double bw = group_bw(c, span_tc * l->ep);
+		lep = c->moe_frac * n *
+		      (bytes * ((double)l->ep - 1.0) / (double)l->ep / bw +
+		       COLL_LATENCY_S);
+	}
+	/* Context parallel (ring attention): K and V chunks travel cp-1
+	 * hops forward, twice that backward; hidden behind attention. */
+	if (l->cp > 1) {
+		double kvb = c->mla ? c->kv_lora_cols
+				    : 2.0 * ceil_div(c->k, l->tp) * c->d;
+		double bytes = tokens * kvb * c->act_b;
+		double comm = 3.0 * ((double)l->cp - 1.0) * bytes /
+			      group_bw(c, span_tc);
+		double attn = 3.0 * tokens * c->attn_fwd_layer_token * 0.5 /
+			      (double)l->tp / (c->r_attn * FLASH_ATTN_FACTOR);
+		lcp = fmax(0.0, comm - OVERLAP_EFF * attn);
+	}
+
+	t_mb = (double)ls * (lc + ltp + lep + lcp) + head;
+	T->compute_s = m * ((double)ls * lc + head);
+	T->tp_comm_s = m * (double)ls * ltp;
+	T->ep_comm_s = m * (double)ls * lep;
+	T->cp_comm_exposed_s = m * (double)ls * lcp;
+	/* Bubble (p-1)/v micro-batch slots of the slowest stage. */
+	T->pp_bubble_s = (double)(l->pp - 1) / (double)l->vp * t_mb;
+	if (l->pp > 1) {
+		/* activations forward + gradients backward per boundary,
+		 * scatter/gather over TP (Narayanan 2021 §4.1). */
+		double bytes = tokens * c->h * c->act_b / (double)l->tp;
+		double bw = group_bw(c, span_tc * l->dp * 2);
+		T->pp_p2p_s = m * (double)l->vp * 2.0 *
+			      (bytes / bw + COLL_LATENCY_S);
+	}
+
+	/* Data parallel (SIZING.md §4, MODEL.md §4). */
+	if (l->dp > 1) {
+		double bw = group_bw(c, span_tc * l->dp);
+		double edp = dp / (double)l->ep;
+		double gb_ne = (c->lora ? sp.trainable : sp.nonexp) * c->gb;
+		double gb_ex = c->lora ? 0.0 : sp.exp * c->gb;
+		double bwd_window = (2.0 / 3.0) * t_mb;
+
+		if (l->zero >= 3) {
+			/* per micro-batch: all-gather weights forward and
+			 * backward, prefetched behind compute; per step:
+			 * reduce-scatter of gradients (1.5x all-reduce). */
+			double wbytes = (c->lora ? (sp.nonexp + sp.exp) *
+							   c->base_b
+						 : (sp.nonexp + sp.exp) * c->wb);
+			double ag = 2.0 * (ring_s(wbytes, dp, bw) / 2.0);
+			double rs = ring_s(gb_ne, dp, bw) / 2.0 +
+				    ring_s(gb_ex, edp, bw) / 2.0;
+			T->dp_comm_exposed_s =
+				m * fmax(0.0, ag - OVERLAP_EFF * t_mb) +
+				fmax(0.0, rs - OVERLAP_EFF * bwd_window);
+		} else {
+			double ar = ring_s(gb_ne, dp, bw) + ring_s(gb_ex, edp, bw);
+			T->dp_comm_exposed_s =
+				fmax(0.0, ar - OVERLAP_EFF * bwd_window);
+		}
+	}
+
+	/* Optimizer step: memory-bound over the shard this GPU updates. */
+	{
+		double n_upd = c->lora ? sp.trainable : sp.nonexp + sp.exp;
+		if (l->zero >= 1)
+			n_upd = c->lora ? sp.trainable / dp
+					: sp.nonexp / dp +
+						  sp.exp / (dp / (double)l->ep);
+		if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
+			/* gradients down, weights up over PCIe; CPU Adam. */
+			T->optimizer_s = n_upd * (c->gb + c->wb) / c->host +
+					 n_upd * 2.0 * c->ob / HOST_OPT_BPS;
+		} else {
+			T->optimizer_s = n_upd * (2.0 * c->wb + c->gb +
+						  2.0 * c->ob) / c->hbm;
+		}
+		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+			double wbytes = (sp.nonexp + sp.exp) *
+					(c->lora ? c->base_b : c->wb);
+			T->optimizer_s +=
+				m * fmax(0.0, 2.0 * wbytes / c->host -
+						      OVERLAP_EFF * t_mb);
+		}
+	}
+
+	T->step_s = T->compute_s + T->tp_comm_s + T->pp_bubble_s + T->pp_p2p_s +
+		    T->dp_comm_exposed_s + T->ep_comm_s + T->cp_comm_exposed_s +
+		    T->optimizer_s;
+
+	/* Throughput and FLOP utilisation (MFU: model FLOPs; HFU: with
+	 * recompute; both over the datasheet dense peak of the precision). */
+	{
+		double tokens_step = (double)p->global_batch_size * c->s;
+		double hw = c->model_flops_token;
+		double G = (double)p->gpus;
+		double fwd_layers = (c->lora ? 2.0 : 2.0) *
+					    c->P.layers_active +
+				    c->L * c->attn_fwd_layer_token;
+
+		if (l->recompute == ENG_RC_FULL)
+			hw += fwd_layers;
+		else if (l->recompute == ENG_RC_SELECTIVE)
+			hw += c->L * c->attn_fwd_layer_token;
+		p->hardware_flops_per_token = hw;
+		p->tokens_per_s = tokens_step / T->step_s;
+		p->tokens_per_s_per_gpu = p->tokens_per_s / G;
+		p->mfu = c->model_flops_token * p->tokens_per_s / (G * c->peak);
+		p->hfu = hw * p->tokens_per_s / (G * c->peak);
+		if (c->rq->train_tokens > 0) {
+			double secs = c->rq->train_tokens / p->tokens_per_s;
+			p->days = secs / 86400.0;
+			p->gpu_hours = secs / 3600.0 * G;
+			p->cost = p->gpu_hours * c->price;
+		}
+	}
+}
+
+/* Fills a plan for layout l; returns 0, or -1 when the layout breaks a
+ * divisibility rule (why in *why). Memory always; time only when want_time
+ * (the search skips timing of layouts that do not fit). */
+static int plan_of(const struct ctx *c, const struct trn_layout *l,
+		   struct trn_plan *p, bool want_time, const char **why)
+{
+	long per_dp, m_micro;
+
+	memset(p, 0, sizeof(*p));
+	p->layout = *l;
+	p->gpus = (long)l->tp * l->pp * l->dp * l->cp;
+	p->nodes = (p->gpus + c->gpn - 1) / c->gpn;
+	p->global_batch_size = c->gbs;
+	if (c->gbs % l->dp != 0) {
+		*why = "global_batch_size";
+		return -1;
+	}
+	per_dp = c->gbs / l->dp;
+	if (per_dp % l->micro_batch != 0) {
+		*why = "global_batch_size";
+		return -1;
+	}
+	m_micro = per_dp / l->micro_batch;
+	if (l->vp > 1 && m_micro % l->pp != 0) {
+		*why = "strategies.vp"; /* Megatron: m multiple of p */
+		return -1;
+	}
+	p->grad_accum = m_micro;
+	memory_of(c, l, m_micro, p);
+	if (want_time)
+		time_of(c, l, m_micro, p);
+	return 0;
+}

@@ -1,0 +1,185 @@
+/* training.h - size a training or fine-tuning job (issue 3, SIZING.md §2-5).
+ *
+ * Usage: trn_request_init(&rq); fill rq (model, gpu, workload, limits);
+ * trn_size(&rq, &res, &err). Pure: no I/O, no globals, no allocation; safe
+ * to call from many threads at once. The result is a plain struct (a few
+ * KiB); caller owns it.
+ */
+#ifndef GPUSIZER_ENGINE_TRAINING_H
+#define GPUSIZER_ENGINE_TRAINING_H
+
+#include <stdbool.h>
+
+#include "errors.h"
+#include "formulas.h"
+#include "hw.h"
+#include "model.h"
+
+enum trn_optimizer {
+	TRN_ADAMW,
+	TRN_ADAMW_8BIT,
+	TRN_SGD, /* with momentum */
+	TRN_ADAFACTOR,
+	TRN_OPTIMIZER_COUNT
+};
+enum trn_method { TRN_FULL, TRN_LORA, TRN_QLORA, TRN_METHOD_COUNT };
+/* CPU offload (ZeRO-Offload / ZeRO-Infinity): optimizer state, or optimizer
+ * state and weights. */
+enum trn_offload {
+	TRN_OFFLOAD_NONE,
+	TRN_OFFLOAD_OPTIMIZER,
+	TRN_OFFLOAD_OPTIMIZER_WEIGHTS,
+	TRN_OFFLOAD_COUNT
+};
+enum trn_objective { TRN_OBJ_TIME, TRN_OBJ_COST, TRN_OBJ_GPUS, TRN_OBJ_COUNT };
+enum eng_binding {
+	ENG_BIND_COMPUTE,
+	ENG_BIND_MEMORY,
+	ENG_BIND_COMMUNICATION,
+	ENG_BIND_DEADLINE,
+	ENG_BIND_BANDWIDTH, /* inference: HBM bandwidth */
+	ENG_BIND_LATENCY,   /* inference: latency target */
+	ENG_BIND_COUNT
+};
+
+/* Names as they appear in JSON, and parsers (0 / -1). */
+const char *trn_optimizer_name(enum trn_optimizer o);
+int trn_optimizer_parse(const char *s, enum trn_optimizer *out);
+const char *trn_method_name(enum trn_method m);
+int trn_method_parse(const char *s, enum trn_method *out);
+const char *trn_offload_name(enum trn_offload o);
+int trn_offload_parse(const char *s, enum trn_offload *out);
+const char *trn_objective_name(enum trn_objective o);
+int trn_objective_parse(const char *s, enum trn_objective *out);
+const char *eng_binding_name(enum eng_binding b);
+
+/* An allowed-value list; n == 0 lets the engine choose (see MODEL.md §6).
+ * recompute holds enum eng_recompute, offload enum trn_offload,
+ * sequence_parallel / flash_attention hold 0/1. */
+#define TRN_MAX_CHOICES 24
+struct trn_choices {
+	int n;
+	int v[TRN_MAX_CHOICES];
+};
+
+struct trn_strategies {
+	struct trn_choices tp, pp, dp, ep, cp, vp, zero, recompute,
+		sequence_parallel, flash_attention, micro_batch, offload;
+};
+
+struct trn_request {
+	struct model_arch model;
+	long seq_len;
+	double train_tokens;	    /* 0: per-step figures only */
+	long global_batch_size;	    /* sequences; 0: from tokens */
+	double global_batch_tokens; /* 0: engine default (~4M tokens) */
+	enum eng_dtype precision;   /* fp32|tf32|fp16|bf16|fp8 */
+	enum trn_optimizer optimizer;
+	enum eng_dtype gradient_precision; /* bf16 (default, 16 B/param) | fp32 */
+	enum trn_method method;
+	long lora_rank; /* default 16 */
+	struct hw_spec gpu;
+	int gpus_per_node; /* 0: gpu.max_gpus_per_node */
+	long gpus;	   /* fixed count, or 0 */
+	long max_gpus;	   /* upper bound when gpus == 0 */
+	double deadline_days;	   /* 0: none */
+	double price_per_gpu_hour; /* 0: gpu.price_per_gpu_hour */
+	double inter_node_gbps;	   /* 0: gpu.inter_node_gbps */
+	struct trn_strategies strategies;
+	int top; /* plans to return, 1..TRN_MAX_TOP (default 5) */
+	enum trn_objective objective;
+};
+
+/* One layout to evaluate (what a plan is made of). */
+struct trn_layout {
+	int tp, pp, dp, ep, cp, vp, zero;
+	enum eng_recompute recompute;
+	bool sequence_parallel, flash_attention;
+	int micro_batch;
+	enum trn_offload offload;
+};
+
+struct trn_memory {
+	double weights_gib, gradients_gib, optimizer_gib, activations_gib,
+		overhead_gib, total_gib, capacity_gib;
+	double host_gib; /* host memory per GPU when offloading */
+};
+
+struct trn_time {
+	double compute_s; /* layers + LM head, all micro-batches */
+	double tp_comm_s;
+	double pp_bubble_s;
+	double pp_p2p_s;
+	double dp_comm_exposed_s; /* incl. ZeRO-3 gathers not hidden */
+	double ep_comm_s;
+	double cp_comm_exposed_s;
+	double optimizer_s; /* optimizer step (+ offload transfers) */
+	double step_s;
+};
+
+struct trn_plan {
+	long gpus, nodes;
+	struct trn_layout layout;
+	long grad_accum; /* micro-batches per step per pipeline */
+	long global_batch_size;
+	bool uneven_stages;
+	int layers_per_stage_max;
+	struct trn_memory memory;
+	struct trn_time time;
+	double tokens_per_s, tokens_per_s_per_gpu;
+	double mfu, hfu; /* model / hardware FLOPs over datasheet peak */
+	double hardware_flops_per_token;
+	double days, gpu_hours, cost;
+	bool fits, meets_deadline;
+	enum eng_binding binding;
+};
+
+#define TRN_MAX_TOP 16
+#define ENG_MAX_WARNINGS 8
+#define ENG_WARNING_LEN 240
+
+struct trn_tmax_check {
+	double t_max;	     /* 6h / (B * peak / bw) */
+	double peak_tflops;  /* the rate used: datasheet dense for precision */
+	double link_gbps;    /* intra-node, one direction */
+	char rate_name[64];  /* e.g. "bf16 dense (FP32 accumulate)" */
+	int tp_of_best_plan;
+	bool ok;
+};
+
+struct trn_result {
+	struct model_params params;
+	double model_flops_per_token, model_flops_total;
+	double hardware_flops_per_token, hardware_flops_total; /* best plan */
+	long global_batch_size; /* resolved, sequences */
+	long min_gpus;		/* fewest GPUs of any plan that fits */
+	int n_plans;
+	struct trn_plan plans[TRN_MAX_TOP];
+	struct trn_tmax_check t_max;
+	enum eng_binding binding; /* of the best plan */
+	int n_warnings;
+	char warnings[ENG_MAX_WARNINGS][ENG_WARNING_LEN];
+	struct hw_basis basis;
+	long layouts_evaluated;
+};
+
+/* Defaults: bf16, adamw, bf16 gradients, full, rank 16, top 5, time. */
+void trn_request_init(struct trn_request *rq);
+
+/* Validates, searches, ranks. 0, or ENG_EINVAL / ENG_EINFEASIBLE /
+ * ENG_EUNSUPPORTED with err naming the request field. */
+int trn_size(const struct trn_request *rq, struct trn_result *res,
+	     struct eng_error *err);
+
+/* Evaluates one layout for rq (memory and time, fits or not); global batch
+ * and divisibility are checked. Used for what-if answers and tests. */
+int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
+		 struct trn_plan *plan, struct eng_error *err);
+
+/* Bytes per parameter of the optimizer state (incl. fp32 master weights
+ * when the weights are 16-bit), for weight bytes wb; h = hidden size (for
+ * Adafactor's factored moments). SIZING.md §3. */
+double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb,
+				     double h);
+
+#endif

@@ -1,0 +1,35 @@
+/* api.h - the REST endpoint handlers, one per route (see openapi.yaml).
+ * Each follows handler_fn: validate, call engine/ or storage/, fill res.
+ */
+#ifndef GPUSIZER_HANDLERS_API_H
+#define GPUSIZER_HANDLERS_API_H
+
+#include "handlers/handler.h"
+
+/* health.c */
+void h_healthz(struct app *app, const struct request *req,
+	       struct response *res);
+void h_readyz(struct app *app, const struct request *req,
+	      struct response *res);
+void h_openapi(struct app *app, const struct request *req,
+	       struct response *res);
+
+/* catalog.c */
+void h_gpus_list(struct app *app, const struct request *req,
+		 struct response *res);
+void h_gpu_get(struct app *app, const struct request *req,
+	       struct response *res);
+void h_gpu_put(struct app *app, const struct request *req,
+	       struct response *res);
+void h_models_list(struct app *app, const struct request *req,
+		   struct response *res);
+void h_model_get(struct app *app, const struct request *req,
+		 struct response *res);
+
+/* recs.c */
+void h_recs_list(struct app *app, const struct request *req,
+		 struct response *res);
+void h_rec_get(struct app *app, const struct request *req,
+	       struct response *res);
+
+#endif

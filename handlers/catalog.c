@@ -1,0 +1,181 @@
+/* catalog.c - GET/PUT /v1/gpus[/{name}], GET /v1/models[/{name}]. */
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/api.h"
+#include "handlers/arch.h"
+#include "handlers/jsonv.h"
+#include "handlers/problem.h"
+#include "storage/catalog.h"
+
+static const char *const link_kinds[] = {"nvlink", "pcie", "infinity_fabric",
+					 NULL};
+
+/* PUT /v1/gpus/{name} body: one rule per catalog field. Ranges are wide
+ * sanity bounds (no GPU has 100 PFLOP/s dense or 1 PB of memory yet).
+ */
+static const struct jv_rule gpu_rules[] = {
+	{"name", JV_STR, false, 0, 64, NULL, false},
+	{"display_name", JV_STR, true, 0, 128, NULL, false},
+	{"vendor", JV_STR, true, 0, 64, NULL, false},
+	{"architecture", JV_STR, true, 0, 128, NULL, false},
+	{"compute_capability", JV_STR, false, 0, 8, NULL, true},
+	{"memory_gib", JV_NUM, true, 0.001, 1e6, NULL, false},
+	{"memory_type", JV_STR, false, 0, 64, NULL, true},
+	{"memory_bandwidth_gbps", JV_NUM, true, 0.001, 1e6, NULL, false},
+	{"fp64_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+	{"fp32_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+	{"tf32_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+	{"fp16_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+	{"bf16_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+	{"fp8_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+	{"int8_tops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+	{"intra_node_link", JV_ENUM, true, 0, 0, link_kinds, false},
+	{"intra_node_gbps", JV_NUM, true, 0.001, 1e6, NULL, false},
+	{"max_gpus_per_node", JV_INT, false, 1, 1024, NULL, false},
+	{"inter_node_gbps", JV_NUM, false, 0.001, 1e6, NULL, false},
+	{"pcie_gen", JV_INT, false, 1, 7, NULL, true},
+	{"pcie_width", JV_INT, false, 1, 16, NULL, true},
+	{"power_w", JV_INT, false, 1, 100000, NULL, true},
+	{"price_per_gpu_hour", JV_NUM, false, 0, 1e4, NULL, true},
+	{"source", JV_STR, true, 0, 1000, NULL, false},
+	{"notes", JV_STR, false, 0, 4000, NULL, true},
+	/* Read-only fields a client may echo back from a GET. */
+	{"created_at", JV_STR, false, 0, 64, NULL, true},
+	{"updated_at", JV_STR, false, 0, 64, NULL, true},
+};
+
+/* Catalog names: lowercase slugs, the CHECK of migrations/0001. */
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return 0;
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+void h_gpus_list(struct app *app, const struct request *req,
+		 struct response *res)
+{
+	struct store_err e;
+	json_t *items;
+
+	(void)req;
+	if (store_gpu_list(app->db, &items, &e) != STORE_OK) {
+		problem_store(res, &e, "gpus");
+		return;
+	}
+	res_json(res, 200, json_pack("{s:o}", "items", items));
+}
+
+void h_gpu_get(struct app *app, const struct request *req,
+	       struct response *res)
+{
+	struct store_err e;
+	json_t *gpu;
+
+	if (store_gpu_get(app->db, req->params[0], &gpu, &e) != STORE_OK) {
+		problem_store(res, &e, "no GPU by that name; GET /v1/gpus "
+				       "lists the catalog");
+		return;
+	}
+	res_json(res, 200, gpu);
+}
+
+void h_gpu_put(struct app *app, const struct request *req,
+	       struct response *res)
+{
+	const char *name = req->params[0];
+	struct jv v = {.res = res};
+	struct store_err e;
+	json_t *body, *stored = NULL, *given;
+	int created = 0;
+
+	if (!valid_name(name)) {
+		problem_field(res, "name",
+			      "must be a lowercase slug of 1 to 64 "
+			      "characters [a-z0-9._-]");
+		return;
+	}
+	body = jv_parse_body(req, res);
+	if (!body)
+		return;
+	jv_check_rules(&v, body, gpu_rules,
+		       (int)(sizeof(gpu_rules) / sizeof(gpu_rules[0])));
+	given = json_object_get(body, "name");
+	if (json_is_string(given) && strcmp(json_string_value(given), name))
+		jv_error(&v, "name", "must match the name in the path");
+	if (problem_field_count(res) > 0)
+		goto out;
+	if (store_gpu_put(app->db, name, body, &created, &stored, &e) !=
+	    STORE_OK) {
+		problem_store(res, &e, "gpu");
+		goto out;
+	}
+	res_json(res, created ? 201 : 200, stored);
+	if (created)
+		snprintf(res->location, sizeof(res->location), "/v1/gpus/%s",
+			 name);
+out:
+	json_decref(body);
+}
+
+/* Adds computed parameter counts to a preset row; a preset whose stored
+ * architecture is invalid is reported, not hidden.
+ */
+static void add_params(json_t *row, struct response *scratch)
+{
+	struct model_arch m;
+
+	if (arch_parse(json_object_get(row, "arch"), "arch.", &m, scratch) ==
+	    0)
+		json_object_set_new(row, "params", arch_params_json(&m));
+	else
+		json_object_set(row, "arch_errors",
+				json_object_get(scratch->json, "errors"));
+	res_release(scratch);
+}
+
+void h_models_list(struct app *app, const struct request *req,
+		   struct response *res)
+{
+	struct store_err e;
+	json_t *items, *row;
+	size_t i;
+
+	(void)req;
+	if (store_model_list(app->db, &items, &e) != STORE_OK) {
+		problem_store(res, &e, "models");
+		return;
+	}
+	json_array_foreach(items, i, row) {
+		struct response scratch = {0};
+		add_params(row, &scratch);
+	}
+	res_json(res, 200, json_pack("{s:o}", "items", items));
+}
+
+void h_model_get(struct app *app, const struct request *req,
+		 struct response *res)
+{
+	struct store_err e;
+	struct response scratch = {0};
+	json_t *row;
+
+	if (store_model_get(app->db, req->params[0], &row, &e) != STORE_OK) {
+		problem_store(res, &e, "no model preset by that name; GET "
+				       "/v1/models lists them");
+		return;
+	}
+	add_params(row, &scratch);
+	res_json(res, 200, row);
+}

@@ -1,0 +1,286 @@
+/* jsonv.c - JSON field validation. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/jsonv.h"
+#include "handlers/problem.h"
+
+/* Deeper bodies are refused: no request of this API nests more than a few
+ * levels, and a bound keeps parsing cost and recursion predictable.
+ */
+#define MAX_DEPTH 32
+
+static int depth_ok(const char *s, size_t n)
+{
+	int depth = 0, in_str = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > MAX_DEPTH)
+				return 0;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		}
+	}
+	return 1;
+}
+
+json_t *jv_parse_body(const struct request *req, struct response *res)
+{
+	json_error_t err;
+	json_t *o;
+
+	if (!req->body || req->body_len == 0) {
+		problem(res, 400, "malformed-json", "Malformed JSON",
+			"the request body is empty; send a JSON object");
+		return NULL;
+	}
+	if (!depth_ok(req->body, req->body_len)) {
+		problem(res, 400, "malformed-json", "Malformed JSON",
+			"the request body nests deeper than %d levels",
+			MAX_DEPTH);
+		return NULL;
+	}
+	/* jansson validates UTF-8 and rejects NaN/Infinity literals;
+	 * numbers that overflow a double or int64 are errors too.
+	 */
+	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &err);
+	if (!o) {
+		problem(res, 400, "malformed-json", "Malformed JSON",
+			"invalid JSON at line %d, column %d: %s", err.line,
+			err.column, err.text);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		problem(res, 400, "malformed-json", "Malformed JSON",
+			"the request body must be a JSON object");
+		return NULL;
+	}
+	return o;
+}
+
+void jv_error(struct jv *v, const char *key, const char *fmt, ...)
+{
+	char field[160], msg[400];
+	va_list ap;
+
+	snprintf(field, sizeof(field), "%s%s", v->prefix, key);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	problem_field(v->res, field, "%s", msg);
+}
+
+static const json_t *member(struct jv *v, const json_t *o, const char *key,
+			    bool required, int *rc)
+{
+	const json_t *m = json_object_get(o, key);
+
+	*rc = 0;
+	if (!m || json_is_null(m)) {
+		if (required) {
+			jv_error(v, key, "is required");
+			*rc = -1;
+		}
+		return NULL;
+	}
+	return m;
+}
+
+int jv_int(struct jv *v, const json_t *o, const char *key, bool required,
+	   long long min, long long max, long long *out)
+{
+	int rc;
+	const json_t *m = member(v, o, key, required, &rc);
+	long long x;
+
+	if (!m)
+		return rc;
+	if (json_is_integer(m)) {
+		x = json_integer_value(m);
+	} else if (json_is_real(m) && json_real_value(m) == floor(json_real_value(m)) &&
+		   fabs(json_real_value(m)) < 9.0e15) {
+		/* 1e12 is a whole number written as a real: accept it. */
+		x = (long long)json_real_value(m);
+	} else {
+		jv_error(v, key, "must be an integer in [%lld, %lld]", min, max);
+		return -1;
+	}
+	if (x < min || x > max) {
+		jv_error(v, key, "must be an integer in [%lld, %lld], got %lld",
+			 min, max, x);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+int jv_num(struct jv *v, const json_t *o, const char *key, bool required,
+	   double min, double max, double *out)
+{
+	int rc;
+	const json_t *m = member(v, o, key, required, &rc);
+	double x;
+
+	if (!m)
+		return rc;
+	if (!json_is_number(m)) {
+		jv_error(v, key, "must be a number in [%g, %g]", min, max);
+		return -1;
+	}
+	x = json_number_value(m);
+	if (!isfinite(x) || x < min || x > max) {
+		jv_error(v, key, "must be a number in [%g, %g], got %g", min,
+			 max, x);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+int jv_bool(struct jv *v, const json_t *o, const char *key, bool *out)
+{
+	int rc;
+	const json_t *m = member(v, o, key, false, &rc);
+
+	if (!m)
+		return rc;
+	if (!json_is_boolean(m)) {
+		jv_error(v, key, "must be true or false");
+		return -1;
+	}
+	*out = json_is_true(m);
+	return 0;
+}
+
+int jv_str(struct jv *v, const json_t *o, const char *key, bool required,
+	   size_t max_len, const char **out)
+{
+	int rc;
+	const json_t *m = member(v, o, key, required, &rc);
+
+	if (!m)
+		return rc;
+	if (!json_is_string(m)) {
+		jv_error(v, key, "must be a string");
+		return -1;
+	}
+	if (json_string_length(m) == 0 || json_string_length(m) > max_len ||
+	    strlen(json_string_value(m)) != json_string_length(m)) {
+		jv_error(v, key, "must be a string of 1 to %zu characters "
+				 "without NUL",
+			 max_len);
+		return -1;
+	}
+	*out = json_string_value(m);
+	return 0;
+}
+
+static void list_choices(const char *const *choices, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; choices[i] && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? ", " : "", choices[i]);
+}
+
+int jv_enum(struct jv *v, const json_t *o, const char *key, bool required,
+	    const char *const *choices, int *out)
+{
+	int rc;
+	const json_t *m = member(v, o, key, required, &rc);
+	char all[256];
+
+	if (!m)
+		return rc;
+	if (json_is_string(m))
+		for (int i = 0; choices[i]; i++)
+			if (strcmp(json_string_value(m), choices[i]) == 0) {
+				*out = i;
+				return 0;
+			}
+	list_choices(choices, all, sizeof(all));
+	jv_error(v, key, "must be one of: %s", all);
+	return -1;
+}
+
+int jv_reject_unknown(struct jv *v, const json_t *o,
+		      const char *const *known)
+{
+	const char *key;
+	json_t *val;
+	int n = 0;
+
+	json_object_foreach((json_t *)o, key, val) {
+		int ok = 0;
+		(void)val;
+		for (int i = 0; known[i] && !ok; i++)
+			ok = strcmp(key, known[i]) == 0;
+		if (!ok) {
+			char shown[64];
+			/* Never echo a huge key back. */
+			snprintf(shown, sizeof(shown), "%s", key);
+			jv_error(v, shown, "is not a known field");
+			n++;
+		}
+	}
+	return n;
+}
+
+int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
+		   int n)
+{
+	const char *known[64];
+	int errors = 0;
+
+	for (int i = 0; i < n && i < 63; i++) {
+		const struct jv_rule *r = &rules[i];
+		const json_t *m = json_object_get(o, r->key);
+		long long ix;
+		double dx;
+		bool bx;
+		const char *sx;
+		int ex;
+
+		known[i] = r->key;
+		if (m && json_is_null(m) && r->nullable)
+			continue;
+		switch (r->kind) {
+		case JV_INT:
+			errors += jv_int(v, o, r->key, r->required,
+					 (long long)r->min, (long long)r->max,
+					 &ix) != 0;
+			break;
+		case JV_NUM:
+			errors += jv_num(v, o, r->key, r->required, r->min,
+					 r->max, &dx) != 0;
+			break;
+		case JV_BOOL:
+			errors += jv_bool(v, o, r->key, &bx) != 0;
+			break;
+		case JV_STR:
+			errors += jv_str(v, o, r->key, r->required,
+					 (size_t)r->max, &sx) != 0;
+			break;
+		case JV_ENUM:
+			errors += jv_enum(v, o, r->key, r->required,
+					  r->choices, &ex) != 0;
+			break;
+		}
+	}
+	known[n < 63 ? n : 63] = NULL;
+	return errors + jv_reject_unknown(v, o, known);
+}

@@ -1,0 +1,63 @@
+/* jsonv.h - field validation of request bodies, errors named by path.
+ *
+ * Each getter reads one member of an object, checks its type and range,
+ * stores it, and on failure records a field error ("model.hidden_size:
+ * must be an integer in [1, 1048576]") in the response. Getters return 0 on
+ * success or absence (defaults applied), -1 after recording an error, so a
+ * handler can validate every field and report all errors at once.
+ */
+#ifndef GPUSIZER_HANDLERS_JSONV_H
+#define GPUSIZER_HANDLERS_JSONV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "handlers/handler.h"
+
+struct jv {
+	struct response *res;
+	char prefix[64]; /* "model." for nested objects, "" at top level */
+};
+
+/* Parses req->body as one JSON object. On failure fills a 400 problem
+ * (malformed, duplicate key, invalid UTF-8, too deep) and returns NULL.
+ * Caller decrefs.
+ */
+json_t *jv_parse_body(const struct request *req, struct response *res);
+
+int jv_int(struct jv *v, const json_t *o, const char *key, bool required,
+	   long long min, long long max, long long *out);
+int jv_num(struct jv *v, const json_t *o, const char *key, bool required,
+	   double min, double max, double *out);
+int jv_bool(struct jv *v, const json_t *o, const char *key, bool *out);
+int jv_str(struct jv *v, const json_t *o, const char *key, bool required,
+	   size_t max_len, const char **out);
+/* choices is NULL-terminated; *out = index of the match. */
+int jv_enum(struct jv *v, const json_t *o, const char *key, bool required,
+	    const char *const *choices, int *out);
+/* Records an error for every member of o not in known (NULL-terminated),
+ * catching typos such as "seqlen". Returns the number found.
+ */
+int jv_reject_unknown(struct jv *v, const json_t *o,
+		      const char *const *known);
+/* Records an error for field key of this object. */
+void jv_error(struct jv *v, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Table-driven validation of a flat object: one rule per field. */
+enum jv_kind { JV_INT, JV_NUM, JV_BOOL, JV_STR, JV_ENUM };
+struct jv_rule {
+	const char *key;
+	enum jv_kind kind;
+	bool required;
+	double min, max;             /* JV_INT / JV_NUM range; JV_STR max len */
+	const char *const *choices;  /* JV_ENUM */
+	bool nullable;               /* JSON null allowed (unknown value) */
+};
+/* Validates o against rules (n of them) and rejects unknown members;
+ * returns the number of errors recorded.
+ */
+int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
+		   int n);
+
+#endif

@@ -1,0 +1,93 @@
+/* problem.c - RFC 9457 problem builder. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "handlers/problem.h"
+
+static json_t *make(int status, const char *slug, const char *title,
+		    const char *detail)
+{
+	char type[96];
+
+	snprintf(type, sizeof(type), "/problems/%s", slug);
+	return json_pack("{s:s, s:s, s:i, s:s}", "type", type, "title", title,
+			 "status", status, "detail", detail);
+}
+
+void problem(struct response *res, int status, const char *slug,
+	     const char *title, const char *detail_fmt, ...)
+{
+	char detail[512];
+	va_list ap;
+
+	va_start(ap, detail_fmt);
+	vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+	va_end(ap);
+	res_json(res, status, make(status, slug, title, detail));
+	res->is_problem = 1;
+}
+
+void problem_field(struct response *res, const char *field,
+		   const char *msg_fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	json_t *errors;
+
+	va_start(ap, msg_fmt);
+	vsnprintf(msg, sizeof(msg), msg_fmt, ap);
+	va_end(ap);
+	if (!res->is_problem || !json_object_get(res->json, "errors")) {
+		problem(res, 400, "validation", "Invalid request",
+			"the request has invalid fields; see errors");
+		json_object_set_new(res->json, "errors", json_array());
+	}
+	errors = json_object_get(res->json, "errors");
+	json_array_append_new(errors, json_pack("{s:s, s:s}", "field", field,
+						"message", msg));
+	/* The detail names the first bad field, for humans reading curl. */
+	if (json_array_size(errors) == 1) {
+		char detail[600];
+		snprintf(detail, sizeof(detail), "%s: %s", field, msg);
+		json_object_set_new(res->json, "detail", json_string(detail));
+	}
+}
+
+int problem_field_count(const struct response *res)
+{
+	if (!res->is_problem)
+		return 0;
+	return (int)json_array_size(json_object_get(res->json, "errors"));
+}
+
+void problem_store(struct response *res, const struct store_err *e,
+		   const char *what)
+{
+	switch (e->status) {
+	case STORE_OK:
+		break;
+	case STORE_NOT_FOUND:
+		problem(res, 404, "not-found", "Not found", "%s", what);
+		break;
+	case STORE_CONFLICT:
+		problem(res, 409, "conflict", "Conflict", "%s", e->message);
+		break;
+	case STORE_INVALID:
+		problem(res, 422, "unprocessable", "Rejected by a constraint",
+			"%s", e->message);
+		break;
+	case STORE_UNAVAILABLE:
+		problem(res, 503, "unavailable", "Service unavailable",
+			"%s; retry later", e->message);
+		res->retry_after_s = 2;
+		break;
+	case STORE_ERROR:
+	default:
+		problem(res, 500, "internal", "Internal error",
+			"the request failed inside the service; the log has "
+			"the details under this request id");
+		snprintf(res->log_detail, sizeof(res->log_detail), "%s",
+			 e->message);
+		break;
+	}
+}

@@ -1,0 +1,35 @@
+/* problem.h - RFC 9457 problem details, the one error shape of the API.
+ *
+ * Every error is application/problem+json: {type, title, status, detail,
+ * instance?, request_id, errors?: [{field, message}]}. type is a relative
+ * URI "/problems/<slug>" documented in openapi.yaml and docs/API.md.
+ */
+#ifndef GPUSIZER_HANDLERS_PROBLEM_H
+#define GPUSIZER_HANDLERS_PROBLEM_H
+
+#include "handlers/handler.h"
+#include "storage/db.h"
+
+/* Replaces the response with a problem. slug names the type. */
+void problem(struct response *res, int status, const char *slug,
+	     const char *title, const char *detail_fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Appends {field, message} to errors[]; starts a 400 validation problem
+ * if the response is not one yet.
+ */
+void problem_field(struct response *res, const char *field,
+		   const char *msg_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Number of field errors recorded so far. */
+int problem_field_count(const struct response *res);
+
+/* Maps a storage failure: not_found 404, conflict 409, invalid 422,
+ * unavailable 503 (+Retry-After), error 500 (detail only in the log).
+ * what names the resource for the 404 detail.
+ */
+void problem_store(struct response *res, const struct store_err *e,
+		   const char *what);
+
+#endif

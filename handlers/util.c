@@ -1,0 +1,98 @@
+/* util.c - ids, timestamps, paging. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "handlers/problem.h"
+#include "handlers/util.h"
+
+void uuid_v4(char out[UUID_TEXT])
+{
+	unsigned char b[16];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+		if (n > 0)
+			got += (size_t)n;
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	snprintf(out, UUID_TEXT,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+		 b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+int uuid_valid(const char *s)
+{
+	static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
+	if (strlen(s) != sizeof(shape) - 1)
+		return 0;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int digits(const char *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int rfc3339_valid(const char *s)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	if (n < 10 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
+	    s[7] != '-' || !digits(s + 8, 2))
+		return 0;
+	if (atoi(s + 5) < 1 || atoi(s + 5) > 12 || atoi(s + 8) < 1 ||
+	    atoi(s + 8) > 31)
+		return 0;
+	if (n == 10)
+		return 1;
+	p = s + 10;
+	if ((*p != 'T' && *p != 't' && *p != ' ') || !digits(p + 1, 2) ||
+	    p[3] != ':' || !digits(p + 4, 2) || p[6] != ':' ||
+	    !digits(p + 7, 2))
+		return 0;
+	if (atoi(p + 1) > 23 || atoi(p + 4) > 59 || atoi(p + 7) > 60)
+		return 0;
+	p += 9;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
+		return 1;
+	return (*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' &&
+	       digits(p + 4, 2) && p[6] == '\0';
+}
+
+int query_limit(const struct request *req, struct response *res)
+{
+	const char *s = req_query(req, "limit");
+	char *end;
+	long v;
+
+	if (!s)
+		return 50;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || v < 1 || v > 500) {
+		problem_field(res, "limit", "must be an integer in [1, 500]");
+		return -1;
+	}
+	return (int)v;
+}

@@ -1,0 +1,22 @@
+/* util.h - small helpers shared by handlers: ids, timestamps, paging. */
+#ifndef GPUSIZER_HANDLERS_UTIL_H
+#define GPUSIZER_HANDLERS_UTIL_H
+
+#include "handlers/handler.h"
+
+#define UUID_TEXT 37
+
+/* Writes a random (version 4) UUID, lowercase, to out. */
+void uuid_v4(char out[UUID_TEXT]);
+/* 1 when s is a canonical 8-4-4-4-12 hex UUID. */
+int uuid_valid(const char *s);
+/* 1 when s is an RFC 3339 date-time ("2026-11-21T00:00:00Z", offsets and
+ * fractions allowed) or a plain date "2026-11-21".
+ */
+int rfc3339_valid(const char *s);
+/* Reads ?limit= (default 50, 1..500). Returns the value, or -1 after
+ * recording a field error.
+ */
+int query_limit(const struct request *req, struct response *res);
+
+#endif

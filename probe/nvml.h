@@ -1,0 +1,68 @@
+/* NVML, loaded at run time with dlopen("libnvidia-ml.so.1") (plain C).
+ * No build-time dependency: the few types used are declared here. When
+ * the library or a symbol is missing, the functions report "unknown". */
+#ifndef GPUSIZER_PROBE_NVML_H
+#define GPUSIZER_PROBE_NVML_H
+
+#include <stddef.h>
+
+#include "report.h"
+
+struct probe_nvml;
+
+/* One NVML reading of a device. Fields < 0 are unknown. */
+struct probe_nvml_sample {
+	double t_s;
+	double sm_clock_mhz;
+	double mem_clock_mhz;
+	double power_w;
+	double temperature_c;
+	long long reasons; /* -1 unknown */
+	int pcie_gen;
+	int pcie_width;
+};
+
+/* Loads and initialises NVML. Returns NULL with a message in err. */
+struct probe_nvml *probe_nvml_load(char *err, size_t errlen);
+void probe_nvml_unload(struct probe_nvml *n);
+
+/* Node facts; return 0 or -1. */
+int probe_nvml_driver_version(struct probe_nvml *n, char *out, size_t len);
+int probe_nvml_cuda_driver_version(struct probe_nvml *n, int *v);
+
+/* Device handle by UUID ("GPU-...") or, failing that, PCI bus id. */
+void *probe_nvml_device(struct probe_nvml *n, const char *uuid,
+			const char *pci_bus_id);
+
+/* Fills the NVML parts of the inventory (PCIe, NVLink, ECC, MIG, power
+ * limit, max SM clock, other compute processes). cc_major/minor come from
+ * CUDA and pick the NVLink per-link speed. */
+void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev,
+			 struct probe_gpu *g);
+
+/* One reading; returns 0 (fields may still be unknown) or -1. */
+int probe_nvml_read(struct probe_nvml *n, void *dev,
+		    struct probe_nvml_sample *s);
+
+/* Aggregates samples into telemetry: median SM and memory clock, mean
+ * power, max temperature, OR of reasons, the last PCIe gen/width seen
+ * (links train down when idle, so the last reading during the transfer
+ * is the informative one). valid = 0 when n == 0. */
+void probe_telemetry_aggregate(const struct probe_nvml_sample *s, size_t n,
+			       struct probe_telemetry *out);
+
+/* Background sampler (100 ms period) over a set of devices. */
+struct probe_sampler;
+struct probe_sampler *probe_sampler_start(struct probe_nvml *n,
+					  void *const *devs, size_t ndevs,
+					  int period_ms);
+/* Stops and aggregates (over all devices); frees the sampler. */
+void probe_sampler_stop(struct probe_sampler *s, struct probe_telemetry *out);
+
+/* Reads sysfs facts of a PCI device ("0000:5d:00.0"): numa node (-1
+ * when none) and the PCI device id ("0x2330"). root is "/sys" normally
+ * (tests pass a fixture tree). 0 or -1. */
+int probe_sysfs_pci(const char *root, const char *bus_id, int *numa_node,
+		    char *device_id, size_t idlen);
+
+#endif

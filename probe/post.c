@@ -1,0 +1,298 @@
+#define _POSIX_C_SOURCE 200809L
+#include "post.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spool.h"
+#include "util.h"
+
+enum probe_post_outcome probe_post_classify(long s)
+{
+	if (s >= 200 && s <= 299)
+		return PROBE_POST_DELIVERED;
+	if (s == 0 || s == 408 || s == 429 || (s >= 500 && s <= 599))
+		return PROBE_POST_RETRY;
+	if (s >= 400 && s <= 499)
+		return PROBE_POST_REJECTED;
+	return PROBE_POST_KEEP;
+}
+
+long probe_backoff_ms(int attempt, long base_ms, long max_ms)
+{
+	long d = base_ms;
+	int i;
+
+	if (base_ms <= 0)
+		return 0;
+	for (i = 0; i < attempt && d < max_ms; i++)
+		d *= 2;
+	return d > max_ms ? max_ms : d;
+}
+
+int probe_benchmarks_url(const char *server, char *out, size_t outlen)
+{
+	size_t n = strlen(server);
+	int w;
+
+	while (n > 0 && server[n - 1] == '/')
+		n--;
+	w = snprintf(out, outlen, "%.*s/v1/benchmarks", (int)n, server);
+	return (w < 0 || (size_t)w >= outlen) ? -1 : 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+struct sink {
+	char buf[1024];
+	size_t len;
+};
+
+static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	struct sink *s = ud;
+	size_t n = size * nmemb, room = sizeof(s->buf) - 1 - s->len;
+
+	if (n < room)
+		room = n;
+	memcpy(s->buf + s->len, ptr, room);
+	s->len += room;
+	s->buf[s->len] = '\0';
+	return n;
+}
+
+/* The "detail" (RFC 9457) or the first line of the answer body. */
+static void body_summary(const char *body, char *out, size_t outlen)
+{
+	json_t *j = json_loads(body, 0, NULL);
+	const char *d = NULL;
+
+	if (j) {
+		d = json_string_value(json_object_get(j, "detail"));
+		if (d == NULL)
+			d = json_string_value(json_object_get(j, "title"));
+	}
+	if (d) {
+		probe_strlcpy(out, d, outlen);
+	} else {
+		probe_strlcpy(out, body, outlen);
+		out[strcspn(out, "\r\n")] = '\0';
+	}
+	json_decref(j);
+}
+
+static long one_attempt(const struct probe_post_opts *o, const char *url,
+			const char *body, size_t len, char *msg,
+			size_t msglen)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	struct sink sink = {.len = 0};
+	char auth[4200], errbuf[CURL_ERROR_SIZE] = "";
+	long status = 0;
+	CURLcode rc;
+
+	if (c == NULL) {
+		snprintf(msg, msglen, "curl_easy_init failed");
+		return 0;
+	}
+	h = curl_slist_append(h, "Content-Type: application/json");
+	h = curl_slist_append(h, "Accept: application/json");
+	if (o->token && *o->token) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s",
+			 o->token);
+		h = curl_slist_append(h, auth);
+		memset(auth, 0, sizeof(auth));
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o->timeout_ms);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "gpusizer-probe");
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		snprintf(msg, msglen, "%s", errbuf[0] ? errbuf
+						      : curl_easy_strerror(rc));
+		status = 0;
+	} else {
+		char summary[400];
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		body_summary(sink.buf, summary, sizeof(summary));
+		snprintf(msg, msglen, "HTTP %ld%s%s", status,
+			 summary[0] ? ": " : "", summary);
+	}
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return status;
+}
+
+enum probe_post_outcome probe_post(const struct probe_post_opts *o,
+				   const char *body, size_t len,
+				   struct probe_post_result *res)
+{
+	char url[4200];
+	int attempt;
+
+	memset(res, 0, sizeof(*res));
+	if (probe_benchmarks_url(o->server, url, sizeof(url))) {
+		snprintf(res->message, sizeof(res->message),
+			 "server URL too long");
+		res->outcome = PROBE_POST_KEEP;
+		return res->outcome;
+	}
+	for (attempt = 0;; attempt++) {
+		res->http_status = one_attempt(o, url, body, len, res->message,
+					       sizeof(res->message));
+		res->attempts = attempt + 1;
+		res->outcome = probe_post_classify(res->http_status);
+		if (res->outcome != PROBE_POST_RETRY || attempt >= o->retries)
+			break;
+		long d = probe_backoff_ms(attempt, o->backoff_ms,
+					  o->backoff_max_ms > 0
+						  ? o->backoff_max_ms
+						  : 60000);
+		if (o->log)
+			fprintf(o->log,
+				"probe: POST %s failed (%s); retry %d/%d in "
+				"%ld ms\n",
+				url, res->message, attempt + 1, o->retries, d);
+		sleep_ms(d);
+	}
+	return res->outcome;
+}
+
+enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
+				      const char *spool_dir,
+				      const char *run_id, const char *body,
+				      size_t len, int *spool_failed)
+{
+	struct probe_post_result res;
+	char err[512], rdir[4200];
+	enum probe_post_outcome out = probe_post(o, body, len, &res);
+
+	*spool_failed = 0;
+	if (out == PROBE_POST_DELIVERED) {
+		if (o->log)
+			fprintf(o->log, "probe: report %s delivered (%s)\n",
+				run_id, res.message);
+		return out;
+	}
+	if (out == PROBE_POST_REJECTED) {
+		snprintf(rdir, sizeof(rdir), "%s/rejected", spool_dir);
+		if (probe_spool_write(rdir, run_id, body, len, err,
+				      sizeof(err))) {
+			*spool_failed = 1;
+			if (o->log)
+				fprintf(o->log,
+					"probe: report %s REJECTED by the "
+					"server (%s); could not keep a copy: "
+					"%s\n",
+					run_id, res.message, err);
+		} else if (o->log) {
+			fprintf(o->log,
+				"probe: report %s REJECTED by the server (%s); "
+				"kept in %s/%s.json\n",
+				run_id, res.message, rdir, run_id);
+		}
+		return out;
+	}
+	if (probe_spool_write(spool_dir, run_id, body, len, err,
+			      sizeof(err))) {
+		*spool_failed = 1;
+		if (o->log)
+			fprintf(o->log,
+				"probe: report %s not delivered (%s) and NOT "
+				"spooled: %s\n",
+				run_id, res.message, err);
+	} else if (o->log) {
+		fprintf(o->log,
+			"probe: report %s not delivered (%s); spooled in "
+			"%s/%s.json\n",
+			run_id, res.message, spool_dir, run_id);
+	}
+	return out;
+}
+
+int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
+		      struct probe_flush_counts *counts)
+{
+	char **names = NULL, err[512], path[4400];
+	size_t n = 0, i;
+
+	memset(counts, 0, sizeof(*counts));
+	if (probe_spool_list(spool_dir, &names, &n, err, sizeof(err))) {
+		if (o->log)
+			fprintf(o->log, "probe: %s\n", err);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct probe_post_result res;
+		size_t len;
+		char *body;
+
+		snprintf(path, sizeof(path), "%s/%s", spool_dir, names[i]);
+		body = probe_read_file(path, &len);
+		if (body == NULL) {
+			counts->unreadable++;
+			continue;
+		}
+		switch (probe_post(o, body, len, &res)) {
+		case PROBE_POST_DELIVERED:
+			if (probe_spool_remove(spool_dir, names[i], err,
+					       sizeof(err)) &&
+			    o->log)
+				fprintf(o->log, "probe: %s\n", err);
+			counts->delivered++;
+			if (o->log)
+				fprintf(o->log,
+					"probe: spooled %s delivered (%s)\n",
+					names[i], res.message);
+			break;
+		case PROBE_POST_REJECTED:
+			if (probe_spool_reject(spool_dir, names[i], err,
+					       sizeof(err)) &&
+			    o->log)
+				fprintf(o->log, "probe: %s\n", err);
+			counts->rejected++;
+			if (o->log)
+				fprintf(o->log,
+					"probe: spooled %s REJECTED by the "
+					"server (%s); moved to %s/rejected/\n",
+					names[i], res.message, spool_dir);
+			break;
+		default:
+			counts->kept++;
+			if (o->log)
+				fprintf(o->log,
+					"probe: spooled %s kept (%s)\n",
+					names[i], res.message);
+			break;
+		}
+		free(body);
+		if (res.outcome == PROBE_POST_RETRY && res.http_status == 0) {
+			/* Unreachable: keep the rest for the next run. */
+			counts->kept += (int)(n - i - 1);
+			break;
+		}
+	}
+	probe_spool_list_free(names, n);
+	return 0;
+}

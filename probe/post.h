@@ -1,0 +1,68 @@
+/* Delivering reports: libcurl POST with retries and backoff, and the
+ * spool around it (plain C). */
+#ifndef GPUSIZER_PROBE_POST_H
+#define GPUSIZER_PROBE_POST_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+struct probe_post_opts {
+	const char *server;      /* base URL; "/v1/benchmarks" is appended */
+	const char *token;       /* bearer token or NULL (never logged) */
+	long timeout_ms;         /* CURLOPT_TIMEOUT_MS per attempt */
+	long connect_timeout_ms; /* CURLOPT_CONNECTTIMEOUT_MS */
+	int retries;             /* attempts after the first */
+	long backoff_ms;         /* delay before the first retry */
+	long backoff_max_ms;     /* cap on one delay */
+	FILE *log;               /* progress lines, or NULL */
+};
+
+enum probe_post_outcome {
+	PROBE_POST_DELIVERED = 0, /* 2xx */
+	PROBE_POST_RETRY = 1,     /* network error, 408, 429, 5xx: keep */
+	PROBE_POST_REJECTED = 2,  /* other 4xx: the server refused it */
+	PROBE_POST_KEEP = 3,      /* 1xx/3xx/odd: keep, do not retry now */
+};
+
+struct probe_post_result {
+	enum probe_post_outcome outcome;
+	long http_status; /* 0: no HTTP answer */
+	int attempts;
+	char message[512];
+};
+
+/* Outcome of one HTTP status (0 = transport failure). */
+enum probe_post_outcome probe_post_classify(long http_status);
+
+/* Delay before retry number attempt (0-based): base x 2^attempt, capped. */
+long probe_backoff_ms(int attempt, long base_ms, long max_ms);
+
+/* "http://h:1/x/" -> "http://h:1/x/v1/benchmarks". 0 or -1 (too long). */
+int probe_benchmarks_url(const char *server, char *out, size_t outlen);
+
+/* POSTs body (application/json) with retries on PROBE_POST_RETRY.
+ * curl_global_init must have been called. Returns the final outcome. */
+enum probe_post_outcome probe_post(const struct probe_post_opts *o,
+				   const char *body, size_t len,
+				   struct probe_post_result *res);
+
+/* Posts one report; on RETRY/KEEP writes it to the spool, on REJECTED to
+ * spool/rejected/ (and says so on o->log). run_id names the spool file.
+ * Returns the outcome; *spool_failed set when the spool write failed. */
+enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
+				      const char *spool_dir,
+				      const char *run_id, const char *body,
+				      size_t len, int *spool_failed);
+
+struct probe_flush_counts {
+	int delivered, kept, rejected, unreadable;
+};
+
+/* Resends every spooled report, oldest first: 2xx deletes it, a rejecting
+ * 4xx moves it to rejected/, anything else keeps it (and stops the flush
+ * after a transport failure, since the server is unreachable).
+ * Returns 0, or -1 when the spool could not be listed. */
+int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
+		      struct probe_flush_counts *counts);
+
+#endif

@@ -1,0 +1,160 @@
+/* The probe's report: in-memory form and its JSON encoding (plain C).
+ *
+ * docs/PROBE.md "Report format" is the contract; probe/report.schema.json
+ * is its JSON Schema. Nullable numbers use a sentinel in memory: NaN for
+ * doubles, -1 for counts, indexes and sizes; "" for strings.
+ */
+#ifndef GPUSIZER_PROBE_REPORT_H
+#define GPUSIZER_PROBE_REPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+#define PROBE_SCHEMA_VERSION 1
+#ifndef PROBE_VERSION
+#define PROBE_VERSION "0.1.0"
+#endif
+
+struct probe_telemetry {
+	int valid;                   /* 0: emitted as null */
+	double sm_clock_mhz;         /* median of samples */
+	double mem_clock_mhz;        /* median of samples */
+	double power_w;              /* mean of samples, per GPU */
+	double temperature_c;        /* max of samples */
+	unsigned long long reasons;  /* OR of clock-event-reason masks */
+	int samples;                 /* number of NVML samples */
+	int pcie_gen;                /* during the measurement, -1 unknown */
+	int pcie_width;
+};
+
+struct probe_result {
+	int gpu_index;      /* -1: node-wide (null) */
+	char gpu_uuid[96];  /* "" when node-wide */
+	int peer_index;     /* -1: none */
+	char peer_uuid[96];
+	char metric[48];
+	char dtype[16];     /* "" -> null */
+	char method[16];    /* "cublaslt", "sm", "ce", "memcpy", "nccl" */
+	char bytes_convention[12]; /* "once", "sum", "" -> null */
+	int64_t size_bytes; /* -1 -> null */
+	int64_t m, n, k;    /* m <= 0 -> shape null */
+	int nranks;         /* NCCL ranks, -1 -> null */
+	int concurrent;     /* 1: other GPUs were measured at the same time */
+	char unit[12];
+	char status[12];    /* "ok", "skipped", "failed" */
+	char reason[256];   /* for skipped/failed, "" -> null */
+	struct probe_stats stats;
+	double *samples;    /* owned; NULL -> [] */
+	size_t n_samples;
+	double limit;       /* NaN -> null */
+	char limit_basis[24];
+	char limit_source[128];
+	double limit_clock_adjusted;
+	char note[160];
+	struct probe_telemetry telemetry;
+	int partial;        /* in memory only: a skip/failure that makes the
+			       run "partial" (not merely not applicable) */
+	int lib_missing;    /* in memory only: skipped for a missing library */
+};
+
+struct probe_gpu {
+	int index;
+	char uuid[96];
+	char name[256];
+	char pci_bus_id[32];      /* "0000:5d:00.0" */
+	char pci_device_id[8];    /* "0x2330", "" -> null */
+	char compute_capability[8];
+	int sm_count;
+	int64_t memory_total_bytes;
+	int pcie_gen_current, pcie_gen_max, pcie_width_current,
+		pcie_width_max;
+	double pcie_limit_gbps;
+	int nvlink_active_links;  /* -1 unknown */
+	int nvlink_version;
+	double nvlink_per_link_gbps;
+	double nvlink_limit_gbps;
+	int numa_node;            /* -1 unknown / none */
+	int ecc_enabled;          /* -1 unknown, 0, 1 */
+	int mig_mode;             /* -1 unknown, 0, 1 */
+	double power_limit_w;
+	double sm_clock_max_mhz;
+	int compute_processes;    /* other compute processes at start, -1 */
+};
+
+struct probe_node {
+	char hostname[256];
+	char cpu_model[256];
+	char driver_version[64];     /* NVML, "" -> null */
+	int cuda_driver_version;     /* e.g. 13000, -1 -> null */
+	int cuda_runtime_version;
+	int cublaslt_version;
+	int nvml_available;
+	int nccl_version;            /* e.g. 22703, -1 -> null */
+	int gpu_count;
+};
+
+struct probe_report {
+	char run_id[40];
+	char status[16];     /* "ok", "partial", "no_device", "failed" */
+	char mode[16];       /* "quick", "full", "custom" */
+	char sizing[16];     /* "quick", "full" */
+	char only[128];      /* comma list, "" -> null */
+	char started_at[40];
+	char finished_at[40];
+	char probe_version[64];
+	int synthetic;
+	char error_code[64]; /* "" -> error null */
+	char error_message[512];
+	struct probe_node node;
+	struct probe_gpu *gpus;
+	size_t n_gpus;
+	struct probe_result *results;
+	size_t n_results, cap_results;
+};
+
+/* Zero/sentinel initialisation. */
+void probe_report_init(struct probe_report *r);
+void probe_report_free(struct probe_report *r);
+void probe_result_init(struct probe_result *res);
+void probe_gpu_init(struct probe_gpu *g, int index);
+
+/* Appends a copy of *res (ownership of res->samples moves to the report).
+ * Returns a pointer to the stored result or NULL on allocation failure. */
+struct probe_result *probe_report_add(struct probe_report *r,
+				      struct probe_result *res);
+
+/* Sets samples (copied), stats, efficiency inputs. Returns 0 or -1. */
+int probe_result_set_samples(struct probe_result *res, const double *s,
+			     size_t n);
+
+/* Sets status "skipped"/"failed" with a reason (printf-style). */
+void probe_result_skip(struct probe_result *res, int partial,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void probe_result_fail(struct probe_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Derives the report status from its results: "ok" when none is partial
+ * or failed, "failed" when no result is ok and one failed or is partial,
+ * else "partial". Leaves "no_device" alone. */
+void probe_report_finalize_status(struct probe_report *r);
+
+/* Encodes the report; returns a new reference or NULL. */
+json_t *probe_report_to_json(const struct probe_report *r);
+
+/* Compact JSON text (caller frees), or NULL. */
+char *probe_report_dumps(const struct probe_report *r);
+
+/* Checks the parts of a report the server relies on (schema_version 1,
+ * run_id a UUID, status/mode enums, node object, gpus and results arrays,
+ * each result's metric/unit/status). Returns 0 or -1 with a message that
+ * names the field. Used by --post before sending and by the tests. */
+int probe_report_check(const json_t *root, char *err, size_t errlen);
+
+/* 1 when metric is one of the documented metric names. */
+int probe_metric_known(const char *metric);
+
+#endif

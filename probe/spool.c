@@ -1,0 +1,280 @@
+#define _POSIX_C_SOURCE 200809L
+#include "spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int probe_mkdirs(const char *dir, char *err, size_t errlen)
+{
+	char buf[4096];
+	size_t i, n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(buf)) {
+		snprintf(err, errlen, "spool directory path is empty or too "
+				      "long");
+		return -1;
+	}
+	probe_strlcpy(buf, dir, sizeof(buf));
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char saved = buf[i];
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s: %s", buf,
+				 strerror(errno));
+			return -1;
+		}
+		buf[i] = saved;
+	}
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int probe_write_atomic(const char *path, const char *text, size_t len,
+		       char *err, size_t errlen)
+{
+	char tmp[4200], dirbuf[4096], *base;
+	const char *dir;
+	size_t off = 0;
+	int fd;
+
+	if (strlen(path) >= sizeof(dirbuf)) {
+		snprintf(err, errlen, "path too long");
+		return -1;
+	}
+	probe_strlcpy(dirbuf, path, sizeof(dirbuf));
+	base = strrchr(dirbuf, '/');
+	if (base) {
+		*base++ = '\0';
+		dir = dirbuf[0] ? dirbuf : "/";
+		snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.tmp", dir, base,
+			 (long)getpid());
+	} else {
+		base = dirbuf;
+		dir = ".";
+		snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", base,
+			 (long)getpid());
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp,
+			 strerror(errno));
+		return -1;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "cannot write %s: %s", tmp,
+				 strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		snprintf(err, errlen, "cannot fsync %s: %s", tmp,
+			 strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd) != 0) {
+		snprintf(err, errlen, "cannot close %s: %s", tmp,
+			 strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path,
+			 strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	fsync_dir(dir);
+	return 0;
+}
+
+int probe_spool_write(const char *dir, const char *run_id, const char *text,
+		      size_t len, char *err, size_t errlen)
+{
+	char path[4200];
+
+	if (!probe_uuid_is_v4(run_id)) {
+		snprintf(err, errlen, "run_id is not a UUID; not spooling");
+		return -1;
+	}
+	if (probe_mkdirs(dir, err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s.json", dir, run_id);
+	return probe_write_atomic(path, text, len, err, errlen);
+}
+
+struct entry {
+	char *name;
+	struct timespec mtime;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int is_report_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".json") == 0;
+}
+
+int probe_spool_list(const char *dir, char ***names_out, size_t *n_out,
+		     char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct entry *ents = NULL;
+	size_t n = 0, cap = 0, i;
+	char **names;
+
+	*names_out = NULL;
+	*n_out = 0;
+	if (d == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "cannot open spool %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char path[4400];
+		struct stat st;
+
+		if (!is_report_name(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct entry *ne = realloc(ents, ncap * sizeof(*ne));
+			if (ne == NULL)
+				goto oom;
+			ents = ne;
+			cap = ncap;
+		}
+		ents[n].name = strdup(de->d_name);
+		if (ents[n].name == NULL)
+			goto oom;
+		ents[n].mtime = st.st_mtim;
+		n++;
+	}
+	closedir(d);
+	d = NULL;
+	if (n == 0) {
+		free(ents);
+		return 0;
+	}
+	qsort(ents, n, sizeof(*ents), cmp_entry);
+	names = malloc(n * sizeof(*names));
+	if (names == NULL)
+		goto oom;
+	for (i = 0; i < n; i++)
+		names[i] = ents[i].name;
+	free(ents);
+	*names_out = names;
+	*n_out = n;
+	return 0;
+oom:
+	if (d)
+		closedir(d);
+	for (i = 0; i < n; i++)
+		free(ents[i].name);
+	free(ents);
+	snprintf(err, errlen, "out of memory listing %s", dir);
+	return -1;
+}
+
+void probe_spool_list_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int safe_name(const char *name, char *err, size_t errlen)
+{
+	if (!is_report_name(name) || strchr(name, '/') != NULL) {
+		snprintf(err, errlen, "not a spool file name: %.80s", name);
+		return 0;
+	}
+	return 1;
+}
+
+int probe_spool_remove(const char *dir, const char *name, char *err,
+		       size_t errlen)
+{
+	char path[4400];
+
+	if (!safe_name(name, err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (unlink(path) != 0) {
+		snprintf(err, errlen, "cannot remove %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	fsync_dir(dir);
+	return 0;
+}
+
+int probe_spool_reject(const char *dir, const char *name, char *err,
+		       size_t errlen)
+{
+	char from[4400], rdir[4200], to[4400];
+
+	if (!safe_name(name, err, errlen))
+		return -1;
+	snprintf(rdir, sizeof(rdir), "%s/rejected", dir);
+	if (probe_mkdirs(rdir, err, errlen))
+		return -1;
+	snprintf(from, sizeof(from), "%s/%s", dir, name);
+	snprintf(to, sizeof(to), "%s/%s", rdir, name);
+	if (rename(from, to) != 0) {
+		snprintf(err, errlen, "cannot move %s to %s: %s", from, to,
+			 strerror(errno));
+		return -1;
+	}
+	fsync_dir(rdir);
+	fsync_dir(dir);
+	return 0;
+}

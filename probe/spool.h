@@ -1,0 +1,39 @@
+/* The spool: reports that could not be delivered yet (plain C).
+ *
+ * Layout: DIR/<run_id>.json (pending), DIR/rejected/<run_id>.json (the
+ * server answered 4xx other than 408/429). Files are written atomically:
+ * DIR/.<run_id>.json.tmp, fsync, rename, fsync(DIR).
+ */
+#ifndef GPUSIZER_PROBE_SPOOL_H
+#define GPUSIZER_PROBE_SPOOL_H
+
+#include <stddef.h>
+
+/* Creates dir (and parents) with mode 0700 when missing. 0 or -1. */
+int probe_mkdirs(const char *dir, char *err, size_t errlen);
+
+/* Atomically writes text as DIR/<run_id>.json (run_id must be a UUID, so
+ * it is safe as a file name). Returns 0 or -1 with a message. */
+int probe_spool_write(const char *dir, const char *run_id, const char *text,
+		      size_t len, char *err, size_t errlen);
+
+/* Pending reports, oldest first (mtime, then name): malloc'd array of
+ * malloc'd file names (not paths). A missing dir is an empty list.
+ * Returns 0 or -1. Free with probe_spool_list_free. */
+int probe_spool_list(const char *dir, char ***names, size_t *n, char *err,
+		     size_t errlen);
+void probe_spool_list_free(char **names, size_t n);
+
+/* Removes DIR/name. 0 or -1. */
+int probe_spool_remove(const char *dir, const char *name, char *err,
+		       size_t errlen);
+
+/* Moves DIR/name to DIR/rejected/name. 0 or -1. */
+int probe_spool_reject(const char *dir, const char *name, char *err,
+		       size_t errlen);
+
+/* Atomic write of any file (tmp in the same dir + fsync + rename). */
+int probe_write_atomic(const char *path, const char *text, size_t len,
+		       char *err, size_t errlen);
+
+#endif

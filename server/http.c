@@ -1,0 +1,601 @@
+/* http.c - libmicrohttpd glue: body accumulation, routing, rendering. */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "handlers/problem.h"
+#include "server/http.h"
+#include "server/log.h"
+#include "server/metrics.h"
+#include "server/routes.h"
+
+/* A chunked stream that keeps sending this many times the cap after it
+ * was refused is cut off (we cannot answer mid-upload in 0.9.75).
+ */
+#define ABUSE_FACTOR 8
+#define PATH_MAX_BYTES 1024
+
+struct http_server {
+	struct MHD_Daemon *daemon;
+	struct app *app;
+	int max_body_bytes;
+	int port;
+	MHD_socket quiesced_fd;
+};
+
+/* Per-request state, freed when MHD reports the request completed. */
+struct req_state {
+	struct timespec t0;
+	char request_id[40];
+	int route;        /* index into the route table, or -1 */
+	int decided;      /* res already holds the answer (an error) */
+	int body_allowed; /* route reads a body */
+	char *body;
+	size_t len, cap;
+	size_t discarded;
+	struct request req;
+	struct response res;
+	char path_buf[PATH_MAX_BYTES];
+	char token_name[72];
+	char allow[64];
+};
+
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* UTF-8 well-formedness (RFC 3629: no overlongs, surrogates or > U+10FFFF)
+ * and no control characters: what we accept in paths and query strings.
+ */
+static int text_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned c = *p;
+		int n;
+		unsigned cp;
+
+		if (c < 0x20 || c == 0x7f)
+			return 0;
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return 0;
+		for (int i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
+static void new_request_id(struct MHD_Connection *c, char out[40])
+{
+	const char *given =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
+	unsigned char b[8] = {0};
+	size_t n;
+
+	/* Reuse a caller's id when it is short and tame, so logs join up. */
+	if (given && (n = strlen(given)) > 0 && n < 40 &&
+	    strspn(given, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			  "0123456789._-") == n) {
+		memcpy(out, given, n + 1);
+		return;
+	}
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b))
+		memset(b, 0, sizeof(b));
+	snprintf(out, 40, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7]);
+}
+
+static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	struct req_state *st = cls;
+
+	(void)kind;
+	if (st->req.nquery < REQ_MAX_QUERY) {
+		st->req.query[st->req.nquery].key = key;
+		st->req.query[st->req.nquery].value = value ? value : "";
+		st->req.nquery++;
+	}
+	return MHD_YES;
+}
+
+static void add_header(struct MHD_Response *r, const char *k, const char *v)
+{
+	if (MHD_add_response_header(r, k, v) != MHD_YES)
+		log_event(LOG_WARN, "cannot add response header", "header", k,
+			  NULL);
+}
+
+/* Renders st->res and queues it. Always called from the access handler,
+ * the only place 0.9.75 accepts a response.
+ */
+static enum MHD_Result respond(struct http_server *s,
+			       struct MHD_Connection *c, struct req_state *st)
+{
+	struct response *res = &st->res;
+	const char *ctype = res->content_type;
+	char *buf = NULL;
+	size_t len = 0;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	int nroutes;
+	const struct route *table = routes_table(&nroutes);
+
+	if (res->status == 0 || (res->status >= 500 && !res->json &&
+				 !res->text)) {
+		/* A handler that forgot to answer is a bug: say so. */
+		if (!res->log_detail[0])
+			snprintf(res->log_detail, sizeof(res->log_detail),
+				 "handler set no response");
+		problem(res, 500, "internal", "Internal error",
+			"the request failed inside the service; the log has "
+			"the details under this request id");
+	}
+	if (res->is_problem && res->json) {
+		json_object_set_new(res->json, "request_id",
+				    json_string(st->request_id));
+		/* NULL (not set) when the path is not valid UTF-8. */
+		if (st->req.path)
+			json_object_set_new(res->json, "instance",
+					    json_string(st->req.path));
+	}
+	if (res->json) {
+		char *j = json_dumps(res->json,
+				     JSON_COMPACT | JSON_REAL_PRECISION(12));
+		if (j) {
+			len = strlen(j);
+			buf = malloc(len + 2);
+			if (buf) {
+				memcpy(buf, j, len);
+				buf[len++] = '\n';
+				buf[len] = '\0';
+			}
+			free(j);
+		}
+		ctype = res->is_problem ? "application/problem+json"
+					: "application/json";
+	} else if (res->text) {
+		buf = res->text;
+		len = strlen(buf);
+		res->text = NULL;
+	}
+	if (!buf && res->status != 204) {
+		buf = strdup("");
+		len = 0;
+	}
+	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	if (ctype)
+		add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	add_header(r, "X-Request-Id", st->request_id);
+	add_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (res->location[0])
+		add_header(r, MHD_HTTP_HEADER_LOCATION, res->location);
+	if (res->allow[0])
+		add_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
+	if (res->www_authenticate)
+		add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+			   "Bearer realm=\"gpusizer\"");
+	if (res->retry_after_s > 0) {
+		char ra[16];
+		snprintf(ra, sizeof(ra), "%d", res->retry_after_s);
+		add_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+	}
+	if (atomic_load(&s->app->draining))
+		add_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(c, (unsigned)res->status, r);
+	MHD_destroy_response(r);
+
+	{
+		double secs = elapsed_s(&st->t0);
+		struct log_request lr = {
+			.method = st->req.method ? st->req.method : "?",
+			.path = st->req.path ? st->req.path : "?",
+			.route = st->route >= 0 ? table[st->route].pattern
+						: "unmatched",
+			.status = res->status,
+			.duration_ms = secs * 1e3,
+			.request_id = st->request_id,
+			.token_name = st->token_name,
+			.detail = res->log_detail,
+		};
+		metrics_observe(st->route >= 0 ? st->route : nroutes,
+				res->status, secs);
+		log_request_line(&lr);
+	}
+	return ret;
+}
+
+/* First call: headers only. Decide everything that does not need the
+ * body; answer at once only where the body must not be read (413, bad
+ * framing), since an early answer closes the connection.
+ */
+static enum MHD_Result on_headers(struct http_server *s,
+				  struct MHD_Connection *c,
+				  struct req_state *st, const char *url,
+				  const char *method, int *early)
+{
+	const char *te =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	const char *cl = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *ctype = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	int nroutes, idx;
+	const struct route *table = routes_table(&nroutes);
+
+	*early = 0;
+	st->req.method = method;
+	st->req.path = url;
+	st->req.request_id = st->request_id;
+	st->req.accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_ACCEPT);
+	st->route = -1;
+	/* 0.9.75 accepts these framings (SERVICE.md finding 4): refuse. */
+	if (te && (strcasecmp(te, "chunked") != 0 || cl)) {
+		problem(&st->res, 400, "bad-request", "Bad request",
+			cl ? "Content-Length and Transfer-Encoding together "
+			     "are ambiguous"
+			   : "only Transfer-Encoding: chunked is supported");
+		*early = 1;
+		return MHD_YES;
+	}
+	if (!text_ok(url)) {
+		problem(&st->res, 400, "bad-request", "Bad request",
+			"the path is not valid UTF-8 text");
+		st->decided = 1;
+		return MHD_YES;
+	}
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_query, st);
+	for (int i = 0; i < st->req.nquery; i++)
+		if (!text_ok(st->req.query[i].key) ||
+		    !text_ok(st->req.query[i].value)) {
+			problem_field(&st->res, "query",
+				      "query parameters must be valid UTF-8 "
+				      "text");
+			st->decided = 1;
+			return MHD_YES;
+		}
+	idx = routes_match(method, url, st->path_buf, sizeof(st->path_buf),
+			   &st->req, st->allow, sizeof(st->allow));
+	if (idx == -405) {
+		problem(&st->res, 405, "method-not-allowed",
+			"Method not allowed", "%s is not allowed on %s; use %s",
+			method, url, st->allow);
+		snprintf(st->res.allow, sizeof(st->res.allow), "%s",
+			 st->allow);
+		st->decided = 1;
+		return MHD_YES;
+	}
+	if (idx < 0) {
+		problem(&st->res, 404, "not-found", "Not found",
+			"no such endpoint; GET /openapi.yaml lists them");
+		st->decided = 1;
+		return MHD_YES;
+	}
+	st->route = idx;
+	st->body_allowed = table[idx].has_body;
+	if (table[idx].scope != SCOPE_NONE && !atomic_load(&s->app->ready)) {
+		problem(&st->res, 503, "unavailable", "Service unavailable",
+			"starting: the database schema is not ready yet");
+		st->res.retry_after_s = 2;
+		st->decided = 1;
+		return MHD_YES;
+	}
+	if (st->body_allowed && cl) {
+		char *end;
+		unsigned long long n = strtoull(cl, &end, 10);
+		if (*end == '\0' && n > (unsigned long long)s->max_body_bytes) {
+			problem(&st->res, 413, "too-large",
+				"Request body too large",
+				"the body has %llu bytes; the limit is %d", n,
+				s->max_body_bytes);
+			*early = 1;
+			return MHD_YES;
+		}
+	}
+	if (st->body_allowed && ctype &&
+	    (strncasecmp(ctype, "multipart/", 10) == 0)) {
+		problem(&st->res, 415, "unsupported-media-type",
+			"Unsupported media type",
+			"send the body as application/json");
+		st->decided = 1;
+		return MHD_YES;
+	}
+	if (auth_check(s->app, table[idx].scope,
+		       MHD_lookup_connection_value(
+			       c, MHD_HEADER_KIND,
+			       MHD_HTTP_HEADER_AUTHORIZATION),
+		       st->token_name, sizeof(st->token_name),
+		       &st->res) != 0) {
+		st->decided = 1;
+		return MHD_YES;
+	}
+	st->req.token_name = st->token_name;
+	return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_server *s = cls;
+	struct req_state *st = *con_cls;
+	int nroutes;
+	const struct route *table = routes_table(&nroutes);
+
+	(void)version;
+	if (!st) {
+		int early = 0;
+
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return MHD_NO;
+		*con_cls = st;
+		clock_gettime(CLOCK_MONOTONIC, &st->t0);
+		metrics_in_flight(1);
+		new_request_id(c, st->request_id);
+		if (on_headers(s, c, st, url, method, &early) != MHD_YES)
+			return MHD_NO;
+		if (early) {
+			st->decided = 1;
+			return respond(s, c, st);
+		}
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		size_t n = *upload_size;
+
+		*upload_size = 0;
+		if (st->decided || !st->body_allowed) {
+			st->discarded += n;
+			return st->discarded > (size_t)s->max_body_bytes *
+						       ABUSE_FACTOR
+				       ? MHD_NO
+				       : MHD_YES;
+		}
+		if (st->len + n > (size_t)s->max_body_bytes) {
+			problem(&st->res, 413, "too-large",
+				"Request body too large",
+				"the body exceeds the limit of %d bytes",
+				s->max_body_bytes);
+			st->decided = 1;
+			st->discarded += st->len + n;
+			free(st->body);
+			st->body = NULL;
+			st->len = st->cap = 0;
+			return MHD_YES;
+		}
+		if (st->len + n + 1 > st->cap) {
+			size_t cap = st->cap ? st->cap : 4096;
+			char *p;
+			while (cap < st->len + n + 1)
+				cap *= 2;
+			p = realloc(st->body, cap);
+			if (!p)
+				return MHD_NO;
+			st->body = p;
+			st->cap = cap;
+		}
+		memcpy(st->body + st->len, upload, n);
+		st->len += n;
+		st->body[st->len] = '\0';
+		return MHD_YES;
+	}
+	/* Final call: the whole request is here. */
+	if (!st->decided) {
+		st->req.body = st->body;
+		st->req.body_len = st->len;
+		table[st->route].fn(s->app, &st->req, &st->res);
+	}
+	return respond(s, c, st);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct req_state *st = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (!st)
+		return;
+	res_release(&st->res);
+	free(st->body);
+	free(st);
+	*con_cls = NULL;
+	metrics_in_flight(-1);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	log_event(LOG_WARN, "libmicrohttpd", "detail", msg, NULL);
+}
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss,
+			socklen_t *sslen, int *ipv6, char *err, size_t errlen)
+{
+	char host[128];
+	const char *colon = strrchr(listen, ':');
+	const char *port;
+	struct addrinfo hints = {0}, *ai = NULL;
+	size_t hl;
+	int rc;
+
+	if (!colon) {
+		snprintf(err, errlen, "listen: expected HOST:PORT");
+		return -1;
+	}
+	hl = (size_t)(colon - listen);
+	if (hl >= sizeof(host)) {
+		snprintf(err, errlen, "listen: host too long");
+		return -1;
+	}
+	memcpy(host, listen, hl);
+	host[hl] = '\0';
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = '\0';
+	}
+	port = colon + 1;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
+	if (rc != 0) {
+		snprintf(err, errlen, "listen \"%s\": %s", listen,
+			 gai_strerror(rc));
+		return -1;
+	}
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sslen = ai->ai_addrlen;
+	*ipv6 = ai->ai_family == AF_INET6;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int http_start(const struct http_config *cfg, struct app *app,
+	       struct http_server **out, char *err, size_t errlen)
+{
+	struct http_server *s = calloc(1, sizeof(*s));
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	int ipv6 = 0;
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+			 MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	int nroutes;
+	const struct route *table = routes_table(&nroutes);
+	static const char *methods[METRICS_MAX_ROUTES];
+	static const char *patterns[METRICS_MAX_ROUTES];
+
+	*out = NULL;
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < nroutes && i < METRICS_MAX_ROUTES; i++) {
+		methods[i] = table[i].method;
+		patterns[i] = table[i].pattern;
+	}
+	metrics_init(nroutes, methods, patterns);
+	if (parse_listen(cfg->listen, &ss, &sslen, &ipv6, err, errlen) != 0) {
+		free(s);
+		return -1;
+	}
+	(void)sslen;
+	if (ipv6)
+		flags |= MHD_USE_IPv6;
+	s->app = app;
+	s->max_body_bytes = cfg->max_body_bytes;
+	s->quiesced_fd = MHD_INVALID_SOCKET;
+	s->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)cfg->connection_limit,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip_limit,
+		MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)cfg->connection_timeout_s,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+		MHD_OPTION_THREAD_STACK_SIZE, (size_t)2 * 1024 * 1024,
+		MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+		MHD_OPTION_END);
+	if (!s->daemon) {
+		snprintf(err, errlen,
+			 "cannot listen on %s (address in use or not "
+			 "permitted?)",
+			 cfg->listen);
+		free(s);
+		return -1;
+	}
+	info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : 0;
+	*out = s;
+	return 0;
+}
+
+int http_port(const struct http_server *s)
+{
+	return s->port;
+}
+
+void http_quiesce(struct http_server *s)
+{
+	atomic_store(&s->app->draining, 1);
+	if (s->quiesced_fd != MHD_INVALID_SOCKET)
+		return; /* quiesce once: 0.9.75 misreports a second call */
+	s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
+	/* A quiesced socket still queues connects in the kernel backlog,
+	 * where clients would hang: shut it so they are refused at once.
+	 */
+	if (s->quiesced_fd != MHD_INVALID_SOCKET)
+		shutdown(s->quiesced_fd, SHUT_RDWR);
+}
+
+unsigned http_connections(struct http_server *s)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(
+		s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	return info ? info->num_connections : 0;
+}
+
+void http_stop(struct http_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->daemon);
+	/* The header: close the quiesced socket only after stopping. */
+	if (s->quiesced_fd != MHD_INVALID_SOCKET)
+		close(s->quiesced_fd);
+	free(s);
+}

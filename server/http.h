@@ -1,0 +1,43 @@
+/* http.h - the HTTP front: libmicrohttpd 0.9.75 glue, the only file that
+ * includes <microhttpd.h>.
+ *
+ * Thread per connection (handlers block on PostgreSQL; SERVICE.md finding
+ * 2), responses queued on the final access-handler call so keep-alive
+ * holds (finding 1), explicit connection limit, idle timeout and body cap
+ * (finding 3), Transfer-Encoding other than chunked and CL+TE refused with
+ * 400 (finding 4), MHD_USE_ITC for quiescing (finding 5).
+ */
+#ifndef GPUSIZER_SERVER_HTTP_H
+#define GPUSIZER_SERVER_HTTP_H
+
+#include <stddef.h>
+
+#include "handlers/handler.h"
+
+struct http_config {
+	const char *listen;       /* HOST:PORT; port 0 picks a free one */
+	int max_body_bytes;       /* larger bodies get 413 */
+	int connection_limit;     /* concurrent connections */
+	int per_ip_limit;         /* 0 = none */
+	int connection_timeout_s; /* idle connections are closed */
+};
+
+struct http_server;
+
+/* Starts serving on cfg->listen with app's handlers. Returns 0, or -1 with
+ * err filled. Caller stops with http_stop().
+ */
+int http_start(const struct http_config *cfg, struct app *app,
+	       struct http_server **out, char *err, size_t errlen);
+/* The port actually bound. */
+int http_port(const struct http_server *s);
+/* Stops accepting: new connects are refused at once, /readyz says 503,
+ * and responses carry "Connection: close" from now on.
+ */
+void http_quiesce(struct http_server *s);
+/* Connections still open (in flight or idle keep-alive). */
+unsigned http_connections(struct http_server *s);
+/* Stops the daemon (after draining, or abruptly) and frees s. */
+void http_stop(struct http_server *s);
+
+#endif

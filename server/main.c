@@ -1,0 +1,369 @@
+/* main.c - gpusizerd: argv, signals, lifecycle.
+ *
+ *   gpusizerd [serve] [options]        serve the API (default)
+ *   gpusizerd migrate [options]        apply pending migrations and exit
+ *   gpusizerd token create --name NAME --scopes probe,admin [options]
+ *   gpusizerd token revoke NAME [options]
+ *
+ * Signals are blocked in every thread and taken synchronously here
+ * (sigtimedwait), so shutdown runs in one place: SIGTERM/SIGINT drain
+ * in-flight requests and exit 0; a second signal exits at once.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/config.h"
+#include "server/http.h"
+#include "server/log.h"
+#include "storage/migrate.h"
+#include "storage/tokens.h"
+
+#define GPUSIZER_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gpusizerd [serve] [options]\n"
+		"       gpusizerd migrate [options]\n"
+		"       gpusizerd token create --name NAME --scopes "
+		"probe,admin [options]\n"
+		"       gpusizerd token revoke NAME [options]\n"
+		"       gpusizerd --version\n\n"
+		"options (each also read from its environment variable):\n");
+	config_usage(f);
+}
+
+/* systemd Type=notify without libsystemd: one datagram to NOTIFY_SOCKET. */
+static void sd_notify_msg(const char *msg)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	socklen_t len;
+	int fd;
+
+	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, strlen(path));
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0'; /* abstract namespace */
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			  strlen(path));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, msg, strlen(msg), 0, (struct sockaddr *)&sa, len) < 0)
+		log_event(LOG_WARN, "sd_notify failed", "error",
+			  strerror(errno), NULL);
+	close(fd);
+}
+
+/* Waits up to ms for SIGINT/SIGTERM; returns the signal or 0. */
+static int wait_signal(const sigset_t *set, long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	int sig;
+
+	do
+		sig = sigtimedwait(set, NULL, &ts);
+	while (sig < 0 && errno == EINTR);
+	return sig < 0 ? 0 : sig;
+}
+
+/* Applies migrations, retrying while the database is unreachable.
+ * Returns 0 when applied, 1 on a fatal error, 2 when a signal came first.
+ */
+static int migrate_until_done(const struct config *cfg,
+			      const struct migration_set *set,
+			      const sigset_t *sigs, int retry)
+{
+	char err[1024];
+	int applied, fatal;
+	long wait_ms = 250;
+
+	for (;;) {
+		if (migrate_apply(cfg->database_url, set, &applied, &fatal, err,
+				  sizeof(err)) == 0) {
+			char n[16], total[16];
+			snprintf(n, sizeof(n), "%d", applied);
+			snprintf(total, sizeof(total), "%d", set->n);
+			log_event(LOG_INFO, "migrations up to date", "applied",
+				  n, "known", total, NULL);
+			return 0;
+		}
+		if (fatal || !retry) {
+			log_event(LOG_ERROR, "cannot migrate the database",
+				  "error", err, NULL);
+			return 1;
+		}
+		log_event(LOG_WARN, "database not ready; retrying", "error",
+			  err, NULL);
+		if (wait_signal(sigs, wait_ms))
+			return 2;
+		if (wait_ms < 5000)
+			wait_ms *= 2;
+	}
+}
+
+static int cmd_serve(struct config *cfg, int migrate_only)
+{
+	struct migration_set *set = NULL;
+	struct db_pool *pool = NULL;
+	struct http_server *http = NULL;
+	struct app app = {0};
+	sigset_t sigs;
+	char err[1024];
+	int rc = 1, sig;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	/* Before any thread exists, so every thread inherits the mask. */
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	json_object_seed(0);
+	config_log(cfg);
+
+	if (migration_set_load(cfg->migrations_dir, &set, err, sizeof(err))) {
+		log_event(LOG_ERROR, "cannot load migrations", "error", err,
+			  NULL);
+		goto out;
+	}
+	if (migrate_only) {
+		rc = migrate_until_done(cfg, set, &sigs, 0);
+		goto out;
+	}
+	struct db_config dbc = {
+		.conninfo = cfg->database_url,
+		.size = cfg->db_pool_size,
+		.acquire_timeout_ms = cfg->db_acquire_timeout_ms,
+		.statement_timeout_ms = cfg->statement_timeout_ms,
+	};
+	if (db_pool_new(&dbc, &pool, err, sizeof(err)) != 0) {
+		log_event(LOG_ERROR, "cannot create the database pool",
+			  "error", err, NULL);
+		goto out;
+	}
+	app.db = pool;
+	app.migrations = set;
+	app.openapi_file = cfg->openapi_file;
+	app.auth_reads = cfg->auth_reads;
+	struct http_config hc = {
+		.listen = cfg->listen,
+		.max_body_bytes = cfg->max_body_bytes,
+		.connection_limit = cfg->connection_limit,
+		.per_ip_limit = cfg->per_ip_connection_limit,
+		.connection_timeout_s = cfg->connection_timeout_s,
+	};
+	if (http_start(&hc, &app, &http, err, sizeof(err)) != 0) {
+		log_event(LOG_ERROR, "cannot start HTTP", "error", err, NULL);
+		goto out;
+	}
+	{
+		char port[16];
+		snprintf(port, sizeof(port), "%d", http_port(http));
+		log_event(LOG_INFO, "listening", "listen", cfg->listen, "port",
+			  port, "version", GPUSIZER_VERSION, NULL);
+	}
+	/* Serve /healthz at once; /v1 answers 503 until the schema is in. */
+	switch (migrate_until_done(cfg, set, &sigs, 1)) {
+	case 0:
+		break;
+	case 2:
+		rc = 0;
+		goto out;
+	default:
+		goto out;
+	}
+	atomic_store(&app.ready, 1);
+	sd_notify_msg("READY=1");
+
+	while (!(sig = wait_signal(&sigs, 60000)))
+		;
+	log_event(LOG_INFO, "shutting down: draining", "signal",
+		  sig == SIGINT ? "SIGINT" : "SIGTERM", NULL);
+	sd_notify_msg("STOPPING=1");
+	atomic_store(&app.draining, 1);
+	if (cfg->drain_delay_s > 0 &&
+	    wait_signal(&sigs, cfg->drain_delay_s * 1000L)) {
+		log_event(LOG_WARN, "second signal: exiting now", NULL);
+		rc = 0;
+		goto out;
+	}
+	http_quiesce(http);
+	{
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (http_connections(http) > 0) {
+			if (wait_signal(&sigs, 20)) {
+				log_event(LOG_WARN, "second signal: exiting now",
+					  NULL);
+				break;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec >= cfg->drain_timeout_s) {
+				log_event(LOG_WARN,
+					  "drain timeout: closing open "
+					  "connections",
+					  NULL);
+				break;
+			}
+		}
+	}
+	rc = 0;
+out:
+	http_stop(http);
+	db_pool_free(pool);
+	migration_set_free(set);
+	if (rc == 0)
+		log_event(LOG_INFO, "stopped", NULL);
+	return rc;
+}
+
+/* Removes "--key value" / "--key=value" from argv, returning the value. */
+static const char *take_opt(int *argc, char **argv, int first,
+			    const char *key)
+{
+	size_t n = strlen(key);
+
+	for (int i = first; i < *argc; i++) {
+		const char *v = NULL;
+		int used = 0;
+		if (!strncmp(argv[i], key, n) && argv[i][n] == '=') {
+			v = argv[i] + n + 1;
+			used = 1;
+		} else if (!strcmp(argv[i], key) && i + 1 < *argc) {
+			v = argv[i + 1];
+			used = 2;
+		}
+		if (used) {
+			memmove(&argv[i], &argv[i + used],
+				(size_t)(*argc - i - used) * sizeof(char *));
+			*argc -= used;
+			return v;
+		}
+	}
+	return NULL;
+}
+
+static int valid_scopes(const char *s)
+{
+	char buf[128], *save = NULL;
+
+	if (!s || strlen(s) >= sizeof(buf) || !*s)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *t = strtok_r(buf, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save))
+		if (strcmp(t, "probe") != 0 && strcmp(t, "admin") != 0)
+			return 0;
+	return s[strlen(s) - 1] != ',';
+}
+
+static int cmd_token(int argc, char **argv)
+{
+	struct config cfg;
+	struct db_pool *pool = NULL;
+	struct store_err e;
+	char err[1024];
+	int rc = 1;
+	const char *verb = argc > 2 ? argv[2] : "";
+	const char *name = NULL, *scopes = NULL;
+
+	if (!strcmp(verb, "create")) {
+		name = take_opt(&argc, argv, 3, "--name");
+		scopes = take_opt(&argc, argv, 3, "--scopes");
+		if (!name || !*name || strlen(name) > 64 ||
+		    !valid_scopes(scopes)) {
+			fprintf(stderr,
+				"gpusizerd: token create needs --name NAME (1 "
+				"to 64 characters) and --scopes from "
+				"probe,admin\n");
+			return 2;
+		}
+	} else if (!strcmp(verb, "revoke")) {
+		if (argc < 4 || argv[3][0] == '-') {
+			fprintf(stderr, "gpusizerd: token revoke NAME\n");
+			return 2;
+		}
+		name = argv[3];
+		memmove(&argv[3], &argv[4], (size_t)(argc - 4) * sizeof(char *));
+		argc--;
+	} else {
+		fprintf(stderr, "gpusizerd: token create|revoke\n");
+		return 2;
+	}
+	if (config_load(&cfg, argc, argv, 3, err, sizeof(err)) != 0) {
+		fprintf(stderr, "gpusizerd: %s\n", err);
+		return 2;
+	}
+	struct db_config dbc = {cfg.database_url, 1, cfg.db_acquire_timeout_ms,
+				cfg.statement_timeout_ms};
+	if (db_pool_new(&dbc, &pool, err, sizeof(err)) != 0) {
+		fprintf(stderr, "gpusizerd: %s\n", err);
+		return 1;
+	}
+	if (!strcmp(verb, "create")) {
+		char token[TOKEN_TEXT_MAX];
+		if (store_token_create(pool, name, scopes, token, &e) ==
+		    STORE_OK) {
+			/* The only time the token is ever shown. */
+			printf("%s\n", token);
+			fprintf(stderr,
+				"gpusizerd: token \"%s\" created with scopes "
+				"%s; store it now, it cannot be shown again\n",
+				name, scopes);
+			rc = 0;
+		}
+	} else if (store_token_revoke(pool, name, &e) == STORE_OK) {
+		fprintf(stderr, "gpusizerd: token \"%s\" revoked\n", name);
+		rc = 0;
+	}
+	if (rc != 0)
+		fprintf(stderr, "gpusizerd: token %s \"%s\": %s\n", verb, name,
+			e.message[0] ? e.message : store_status_name(e.status));
+	db_pool_free(pool);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	char err[1024];
+	const char *cmd = argc > 1 ? argv[1] : "serve";
+	int first = 2;
+
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("gpusizerd %s\n", GPUSIZER_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "token"))
+		return cmd_token(argc, argv);
+	if (cmd[0] == '-') {
+		cmd = "serve";
+		first = 1;
+	}
+	if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0) {
+		fprintf(stderr, "gpusizerd: unknown command \"%s\"\n\n", cmd);
+		usage(stderr);
+		return 2;
+	}
+	if (config_load(&cfg, argc, argv, first, err, sizeof(err)) != 0) {
+		fprintf(stderr, "gpusizerd: %s\n", err);
+		return 2;
+	}
+	log_set_level((enum log_level)log_level_parse(cfg.log_level));
+	return cmd_serve(&cfg, !strcmp(cmd, "migrate"));
+}

@@ -1,0 +1,305 @@
+/* db.c - connection pool with reconnect (see db.h and SERVICE.md 2.11). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "storage/pgconn.h"
+
+/* After a failed reconnect, callers fail fast for this long instead of each
+ * waiting on connect_timeout while the database is down.
+ */
+#define RECONNECT_BACKOFF_MS 500
+
+struct slot {
+	PGconn *conn;
+	int busy;
+	long long last_fail_ms; /* monotonic time of the last failed connect */
+};
+
+struct db_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *conninfo; /* with our options appended */
+	int size;
+	int acquire_timeout_ms;
+	int waiting;
+	long long acquire_timeouts;
+	long long reconnects;
+	long long connection_errors;
+	struct slot *slots;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void store_err_clear(struct store_err *e)
+{
+	e->status = STORE_OK;
+	e->message[0] = '\0';
+}
+
+const char *store_status_name(enum store_status s)
+{
+	static const char *const names[] = {
+		[STORE_OK] = "ok",
+		[STORE_NOT_FOUND] = "not_found",
+		[STORE_CONFLICT] = "conflict",
+		[STORE_INVALID] = "invalid",
+		[STORE_UNAVAILABLE] = "unavailable",
+		[STORE_ERROR] = "error",
+	};
+	if ((unsigned)s < sizeof(names) / sizeof(names[0]))
+		return names[s];
+	return "error";
+}
+
+int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
+		size_t errlen)
+{
+	struct db_pool *p = NULL;
+	size_t len;
+
+	*out = NULL;
+	if (!cfg->conninfo || !*cfg->conninfo || cfg->size < 1) {
+		snprintf(err, errlen, "database: no conninfo or pool size < 1");
+		return -1;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto oom;
+	p->slots = calloc((size_t)cfg->size, sizeof(*p->slots));
+	len = strlen(cfg->conninfo) + 256;
+	p->conninfo = malloc(len);
+	if (!p->slots || !p->conninfo)
+		goto oom;
+	/* Options in the conninfo survive PQreset (SERVICE.md 2.11). A URI
+	 * takes them as query parameters, a keyword string as pairs.
+	 */
+	if (strstr(cfg->conninfo, "://")) {
+		snprintf(p->conninfo, len,
+			 "%s%cconnect_timeout=5&application_name=gpusizerd"
+			 "&options=-c%%20statement_timeout%%3D%d"
+			 "%%20-c%%20lock_timeout%%3D2000%%20-c%%20TimeZone%%3DUTC",
+			 cfg->conninfo, strchr(cfg->conninfo, '?') ? '&' : '?',
+			 cfg->statement_timeout_ms);
+	} else {
+		snprintf(p->conninfo, len,
+			 "%s connect_timeout=5 application_name=gpusizerd "
+			 "options='-c statement_timeout=%d -c lock_timeout=2000 -c TimeZone=UTC'",
+			 cfg->conninfo, cfg->statement_timeout_ms);
+	}
+	p->size = cfg->size;
+	p->acquire_timeout_ms = cfg->acquire_timeout_ms;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	*out = p;
+	return 0;
+oom:
+	if (p) {
+		free(p->slots);
+		free(p->conninfo);
+	}
+	free(p);
+	snprintf(err, errlen, "database: out of memory");
+	return -1;
+}
+
+void db_pool_free(struct db_pool *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->size; i++)
+		if (p->slots[i].conn)
+			PQfinish(p->slots[i].conn);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	free(p->slots);
+	free(p->conninfo);
+	free(p);
+}
+
+void db_pool_stats(struct db_pool *p, struct db_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&p->mu);
+	out->size = p->size;
+	out->waiting = p->waiting;
+	for (int i = 0; i < p->size; i++) {
+		out->in_use += p->slots[i].busy;
+		if (p->slots[i].conn &&
+		    PQstatus(p->slots[i].conn) == CONNECTION_OK)
+			out->connected++;
+	}
+	out->acquire_timeouts = p->acquire_timeouts;
+	out->reconnects = p->reconnects;
+	out->connection_errors = p->connection_errors;
+	pthread_mutex_unlock(&p->mu);
+}
+
+static struct slot *acquire(struct db_pool *p, struct store_err *e)
+{
+	struct timespec deadline;
+	struct slot *s = NULL;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += p->acquire_timeout_ms / 1000;
+	deadline.tv_nsec += (long)(p->acquire_timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		/* Prefer a live connection, then any free slot. */
+		for (int i = 0; i < p->size && !s; i++)
+			if (!p->slots[i].busy && p->slots[i].conn &&
+			    PQstatus(p->slots[i].conn) == CONNECTION_OK)
+				s = &p->slots[i];
+		for (int i = 0; i < p->size && !s; i++)
+			if (!p->slots[i].busy)
+				s = &p->slots[i];
+		if (s)
+			break;
+		p->waiting++;
+		int rc = pthread_cond_timedwait(&p->cv, &p->mu, &deadline);
+		p->waiting--;
+		if (rc == ETIMEDOUT) {
+			p->acquire_timeouts++;
+			pthread_mutex_unlock(&p->mu);
+			e->status = STORE_UNAVAILABLE;
+			snprintf(e->message, sizeof(e->message),
+				 "database busy: no connection free within "
+				 "%d ms",
+				 p->acquire_timeout_ms);
+			return NULL;
+		}
+	}
+	s->busy = 1;
+	pthread_mutex_unlock(&p->mu);
+	return s;
+}
+
+static void release(struct db_pool *p, struct slot *s)
+{
+	pthread_mutex_lock(&p->mu);
+	s->busy = 0;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Makes s->conn usable: connects or resets as needed. Called with the slot
+ * held (not the pool mutex). Returns 0 when the connection is OK.
+ */
+static int ensure_connected(struct db_pool *p, struct slot *s,
+			    struct store_err *e)
+{
+	long long t = now_ms();
+
+	if (s->conn && PQstatus(s->conn) == CONNECTION_OK)
+		return 0;
+	if (s->last_fail_ms && t - s->last_fail_ms < RECONNECT_BACKOFF_MS)
+		goto fail;
+	if (!s->conn)
+		s->conn = PQconnectdb(p->conninfo);
+	else
+		PQreset(s->conn);
+	if (s->conn && PQstatus(s->conn) == CONNECTION_OK) {
+		s->last_fail_ms = 0;
+		pthread_mutex_lock(&p->mu);
+		p->reconnects++;
+		pthread_mutex_unlock(&p->mu);
+		return 0;
+	}
+	s->last_fail_ms = t ? t : 1;
+fail:
+	e->status = STORE_UNAVAILABLE;
+	snprintf(e->message, sizeof(e->message),
+		 "database unavailable: cannot connect");
+	return -1;
+}
+
+enum store_status db_classify(PGconn *conn, const PGresult *res,
+			      struct store_err *e)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
+				: NULL;
+	const char *detail =
+		res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	/* A lost connection yields a result without SQLSTATE (measured). */
+	if (!state || (conn && PQstatus(conn) != CONNECTION_OK)) {
+		e->status = STORE_UNAVAILABLE;
+		snprintf(e->message, sizeof(e->message),
+			 "database unavailable: connection lost");
+	} else if (!strcmp(state, "23505")) {
+		e->status = STORE_CONFLICT;
+	} else if (!strncmp(state, "23", 2) || !strncmp(state, "22", 2)) {
+		e->status = STORE_INVALID;
+	} else if (!strncmp(state, "08", 2) || !strncmp(state, "53", 2) ||
+		   !strncmp(state, "57", 2) || !strcmp(state, "40001") ||
+		   !strcmp(state, "40P01") || !strcmp(state, "55P03")) {
+		/* connection exceptions, resources, operator intervention
+		 * (statement_timeout 57014, shutdown 57P01), serialization,
+		 * deadlock, lock_timeout: transient, retry later.
+		 */
+		e->status = STORE_UNAVAILABLE;
+		snprintf(e->message, sizeof(e->message),
+			 "database unavailable: %s (SQLSTATE %s)",
+			 detail ? detail : "transient error", state);
+	} else {
+		e->status = STORE_ERROR;
+	}
+	if (e->status != STORE_UNAVAILABLE)
+		snprintf(e->message, sizeof(e->message), "%s (SQLSTATE %s)",
+			 detail ? detail : "database error", state);
+	return e->status;
+}
+
+enum store_status db_exec(struct db_pool *p, const char *sql, int n,
+			  const char *const *params, int idempotent,
+			  PGresult **out, struct store_err *e)
+{
+	struct slot *s;
+	PGresult *res = NULL;
+	int attempts = idempotent ? 2 : 1;
+
+	*out = NULL;
+	store_err_clear(e);
+	s = acquire(p, e);
+	if (!s)
+		return e->status;
+	for (int a = 0; a < attempts; a++) {
+		if (ensure_connected(p, s, e) != 0)
+			break;
+		res = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL,
+				   0);
+		ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+		if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+			store_err_clear(e);
+			*out = res;
+			break;
+		}
+		db_classify(s->conn, res, e);
+		PQclear(res);
+		res = NULL;
+		if (e->status != STORE_UNAVAILABLE ||
+		    PQstatus(s->conn) == CONNECTION_OK)
+			break;
+		/* The connection died under us: count it, let the next
+		 * attempt (or the next request) reconnect.
+		 */
+		pthread_mutex_lock(&p->mu);
+		p->connection_errors++;
+		pthread_mutex_unlock(&p->mu);
+		s->last_fail_ms = 0;
+	}
+	release(p, s);
+	return e->status;
+}

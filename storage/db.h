@@ -1,0 +1,64 @@
+/* db.h - the PostgreSQL connection pool shared by the HTTP worker threads.
+ *
+ * Only storage/ includes libpq; other modules see an opaque pool, a status
+ * and a message. A fixed set of connections guarded by a mutex and condvar
+ * (libpq: "no two threads manipulate the same PGconn at the same time");
+ * acquisition waits at most acquire_timeout_ms, then fails as unavailable.
+ * A lost connection is reset on its next use, so the daemon recovers from a
+ * database restart without restarting itself (SERVICE.md 2.11).
+ */
+#ifndef GPUSIZER_STORAGE_DB_H
+#define GPUSIZER_STORAGE_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What went wrong, in the terms handlers map to HTTP statuses. */
+enum store_status {
+	STORE_OK = 0,
+	STORE_NOT_FOUND,   /* no such row */
+	STORE_CONFLICT,    /* unique violation (23505) */
+	STORE_INVALID,     /* data rejected by a constraint (22xxx, 23xxx) */
+	STORE_UNAVAILABLE, /* database down, pool exhausted, timeout */
+	STORE_ERROR,       /* anything else: a bug, logged */
+};
+
+struct store_err {
+	enum store_status status;
+	char message[256]; /* user-safe description, never SQL parameters */
+};
+
+struct db_config {
+	const char *conninfo;     /* libpq conninfo or URI; copied */
+	int size;                 /* connections in the pool, >= 1 */
+	int acquire_timeout_ms;   /* wait for a free connection at most this */
+	int statement_timeout_ms; /* server-side statement_timeout */
+};
+
+struct db_stats {
+	int size;                    /* connections configured */
+	int in_use;                  /* connections lent out now */
+	int waiting;                 /* threads waiting for one now */
+	int connected;               /* connections currently CONNECTION_OK */
+	long long acquire_timeouts;  /* acquisitions that gave up, total */
+	long long reconnects;        /* successful resets after a loss, total */
+	long long connection_errors; /* queries that found the database gone */
+};
+
+struct db_pool;
+
+/* Creates a pool; connections are opened lazily, so this succeeds while the
+ * database is down. Returns 0, or -1 with err filled. Caller frees with
+ * db_pool_free().
+ */
+int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
+		size_t errlen);
+void db_pool_free(struct db_pool *pool);
+void db_pool_stats(struct db_pool *pool, struct db_stats *out);
+
+/* Sets *e to OK with an empty message. */
+void store_err_clear(struct store_err *e);
+/* Human name of a status ("unavailable", ...). Static string. */
+const char *store_status_name(enum store_status s);
+
+#endif

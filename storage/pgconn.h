@@ -1,0 +1,27 @@
+/* pgconn.h - internal to storage/: running statements on the pool.
+ *
+ * Every statement is parameterised (PQexecParams: one statement per call,
+ * so a stray ';' in a parameter can never start a second one).
+ */
+#ifndef GPUSIZER_STORAGE_PGCONN_H
+#define GPUSIZER_STORAGE_PGCONN_H
+
+#include <libpq-fe.h>
+
+#include "storage/db.h"
+
+/* Runs sql with n text parameters (NULL entries are SQL NULL) on a pooled
+ * connection. On success returns STORE_OK and *out holds a result of status
+ * PGRES_TUPLES_OK or PGRES_COMMAND_OK (caller PQclear()s it). Otherwise
+ * *out is NULL and e says why. idempotent: the statement may be retried
+ * once on a fresh connection when the old one turned out to be dead.
+ */
+enum store_status db_exec(struct db_pool *pool, const char *sql, int n,
+			  const char *const *params, int idempotent,
+			  PGresult **out, struct store_err *e);
+
+/* Maps a failed result (or NULL) on conn to a status and message. */
+enum store_status db_classify(PGconn *conn, const PGresult *res,
+			      struct store_err *e);
+
+#endif

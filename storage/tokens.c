@@ -1,0 +1,124 @@
+/* tokens.c - token creation, revocation and lookup. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "storage/pgconn.h"
+#include "storage/sha256.h"
+#include "storage/tokens.h"
+
+static void to_hex(const unsigned char *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* bytea input in hex form: "\x" + 64 digits. */
+static void digest_param(const char *token, char out[2 + 64 + 1])
+{
+	unsigned char d[SHA256_BYTES];
+
+	sha256(token, strlen(token), d);
+	out[0] = '\\';
+	out[1] = 'x';
+	to_hex(d, sizeof(d), out + 2);
+}
+
+enum store_status store_token_create(struct db_pool *pool, const char *name,
+				     const char *scopes, char *token,
+				     struct store_err *e)
+{
+	unsigned char raw[32];
+	char digest[67];
+	const char *params[3] = {name, digest, scopes};
+	PGresult *r = NULL;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message),
+			 "no randomness for a token");
+		return e->status;
+	}
+	memcpy(token, "gsz_", 4);
+	to_hex(raw, sizeof(raw), token + 4);
+	digest_param(token, digest);
+	if (db_exec(pool,
+		    "INSERT INTO api_tokens (name, token_sha256, scopes)"
+		    " VALUES ($1, $2::bytea, string_to_array($3, ','))",
+		    3, params, 0, &r, e) == STORE_CONFLICT)
+		snprintf(e->message, sizeof(e->message),
+			 "a token named \"%s\" already exists", name);
+	PQclear(r);
+	if (e->status != STORE_OK)
+		token[0] = '\0';
+	return e->status;
+}
+
+enum store_status store_token_revoke(struct db_pool *pool, const char *name,
+				     struct store_err *e)
+{
+	const char *params[1] = {name};
+	PGresult *r = NULL;
+
+	if (db_exec(pool,
+		    "UPDATE api_tokens SET revoked_at = now()"
+		    " WHERE name = $1 AND revoked_at IS NULL",
+		    1, params, 0, &r, e) != STORE_OK)
+		return e->status;
+	if (strcmp(PQcmdTuples(r), "0") == 0) {
+		e->status = STORE_NOT_FOUND;
+		snprintf(e->message, sizeof(e->message),
+			 "no active token named \"%s\"", name);
+	}
+	PQclear(r);
+	return e->status;
+}
+
+enum store_status store_token_check(struct db_pool *pool, const char *token,
+				    char *scopes, size_t scopes_len,
+				    char *name, size_t name_len,
+				    struct store_err *e)
+{
+	char digest[67];
+	const char *params[1] = {digest};
+	unsigned char want[SHA256_BYTES];
+	PGresult *r = NULL;
+
+	digest_param(token, digest);
+	sha256(token, strlen(token), want);
+	if (db_exec(pool,
+		    "SELECT array_to_string(scopes, ','), name,"
+		    " encode(token_sha256, 'hex') FROM api_tokens"
+		    " WHERE token_sha256 = $1::bytea AND revoked_at IS NULL",
+		    1, params, 1, &r, e) != STORE_OK)
+		return e->status;
+	if (PQntuples(r) != 1) {
+		e->status = STORE_NOT_FOUND;
+		snprintf(e->message, sizeof(e->message), "unknown token");
+	} else {
+		char hex[65];
+
+		to_hex(want, sizeof(want), hex);
+		/* The index found it by digest; compare again without
+		 * data-dependent timing before trusting the row.
+		 */
+		if (!sha256_equal((const uint8_t *)hex,
+				  (const uint8_t *)PQgetvalue(r, 0, 2)) ||
+		    !sha256_equal((const uint8_t *)hex + 32,
+				  (const uint8_t *)PQgetvalue(r, 0, 2) + 32)) {
+			e->status = STORE_NOT_FOUND;
+			snprintf(e->message, sizeof(e->message),
+				 "unknown token");
+		} else {
+			snprintf(scopes, scopes_len, "%s", PQgetvalue(r, 0, 0));
+			snprintf(name, name_len, "%s", PQgetvalue(r, 0, 1));
+		}
+	}
+	PQclear(r);
+	return e->status;
+}

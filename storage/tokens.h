@@ -1,0 +1,30 @@
+/* tokens.h - API bearer tokens, stored only as SHA-256 digests. */
+#ifndef GPUSIZER_STORAGE_TOKENS_H
+#define GPUSIZER_STORAGE_TOKENS_H
+
+#include <stddef.h>
+
+#include "storage/db.h"
+
+#define TOKEN_TEXT_MAX 80 /* "gsz_" + 64 hex digits + NUL fits */
+
+/* Creates token name with scopes (comma-separated, e.g. "probe,admin") and
+ * writes the token, shown to the user once, to token[TOKEN_TEXT_MAX].
+ * STORE_CONFLICT when an active or revoked token already has that name.
+ */
+enum store_status store_token_create(struct db_pool *pool, const char *name,
+				     const char *scopes, char *token,
+				     struct store_err *e);
+/* Revokes token name: STORE_NOT_FOUND when there is no active one. */
+enum store_status store_token_revoke(struct db_pool *pool, const char *name,
+				     struct store_err *e);
+/* Looks token up: STORE_OK with its comma-separated scopes and name, or
+ * STORE_NOT_FOUND when unknown or revoked. The digest found is compared
+ * again in constant time. The token itself is never logged or stored.
+ */
+enum store_status store_token_check(struct db_pool *pool, const char *token,
+				    char *scopes, size_t scopes_len,
+				    char *name, size_t name_len,
+				    struct store_err *e);
+
+#endif
