@@ -95,7 +95,6 @@ $(BUILD)/bench/bench_engine: bench/bench_engine.c $(ENGINE_OBJS)
 	$(CC) $(ALL_CFLAGS) $^ -lm -o $@
 
 -include probe/probe.mk
-probe::
 
 run: $(BUILD)/gpusizerd
 	@BUILD=$(BUILD) deploy/dev/run.sh

@@ -7,6 +7,7 @@
 #include "training.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -200,7 +201,6 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 {
 	const struct model_arch *m = &rq->model;
 	struct hw_rate r;
-	double E = (double)m->moe.experts;
 	double moe_layers;
 
 	memset(c, 0, sizeof(*c));
@@ -662,8 +662,7 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		double tokens_step = (double)p->global_batch_size * c->s;
 		double hw = c->model_flops_token;
 		double G = (double)p->gpus;
-		double fwd_layers = (c->lora ? 2.0 : 2.0) *
-					    c->P.layers_active +
+		double fwd_layers = 2.0 * c->P.layers_active +
 				    c->L * c->attn_fwd_layer_token;
 
 		if (l->recompute == ENG_RC_FULL)
@@ -715,5 +714,717 @@ static int plan_of(const struct ctx *c, const struct trn_layout *l,
 	memory_of(c, l, m_micro, p);
 	if (want_time)
 		time_of(c, l, m_micro, p);
+	return 0;
+}
+
+/* ---- validation ------------------------------------------------------- */
+
+static int fail_model(struct eng_error *err, const char *msg)
+{
+	char field[64];
+	size_t n = strcspn(msg, ":");
+
+	if (n >= sizeof(field))
+		n = sizeof(field) - 1;
+	memcpy(field, msg, n);
+	field[n] = '\0';
+	return eng_fail(err, ENG_EINVAL, field, "%s", msg);
+}
+
+static int check_list(const struct trn_choices *ch, const char *field, int lo,
+		      int hi, struct eng_error *err)
+{
+	if (ch->n < 0 || ch->n > TRN_MAX_CHOICES)
+		return eng_fail(err, ENG_EINVAL, field,
+				"at most %d values allowed", TRN_MAX_CHOICES);
+	for (int i = 0; i < ch->n; i++)
+		if (ch->v[i] < lo || ch->v[i] > hi)
+			return eng_fail(err, ENG_EINVAL, field,
+					"value %d out of range %d..%d",
+					ch->v[i], lo, hi);
+	return 0;
+}
+
+static bool finite_nonneg(double x)
+{
+	return isfinite(x) && x >= 0.0;
+}
+
+static int validate(const struct trn_request *rq, struct eng_error *err)
+{
+	char msg[256];
+	const struct model_arch *m = &rq->model;
+	const struct trn_strategies *st = &rq->strategies;
+	const struct hw_spec *g = &rq->gpu;
+	int gpn = rq->gpus_per_node > 0 ? rq->gpus_per_node
+					: g->max_gpus_per_node;
+	int rc;
+
+	if (model_validate(m, msg, sizeof(msg)))
+		return fail_model(err, msg);
+	if (rq->seq_len <= 0 || rq->seq_len > 10000000)
+		return eng_fail(err, ENG_EINVAL, "seq_len",
+				"must be between 1 and 10000000");
+	if (m->learned_pos_emb && rq->seq_len > m->max_seq_len)
+		return eng_fail(err, ENG_EINVAL, "seq_len",
+				"exceeds model.max_seq_len (%ld) of a model "
+				"with learned positions",
+				m->max_seq_len);
+	if (!finite_nonneg(rq->train_tokens))
+		return eng_fail(err, ENG_EINVAL, "train_tokens",
+				"must be a finite number >= 0");
+	if (rq->global_batch_size < 0)
+		return eng_fail(err, ENG_EINVAL, "global_batch_size",
+				"must be positive");
+	if (!finite_nonneg(rq->global_batch_tokens))
+		return eng_fail(err, ENG_EINVAL, "global_batch_tokens",
+				"must be a finite number >= 0");
+	switch (rq->precision) {
+	case ENG_FP32:
+	case ENG_TF32:
+	case ENG_FP16:
+	case ENG_BF16:
+	case ENG_FP8:
+		break;
+	default:
+		return eng_fail(err, ENG_EINVAL, "precision",
+				"must be fp32, tf32, fp16, bf16 or fp8");
+	}
+	if (rq->gradient_precision != ENG_BF16 &&
+	    rq->gradient_precision != ENG_FP32 &&
+	    rq->gradient_precision != ENG_FP16)
+		return eng_fail(err, ENG_EINVAL, "gradient_precision",
+				"must be bf16 or fp32");
+	if ((unsigned)rq->optimizer >= TRN_OPTIMIZER_COUNT)
+		return eng_fail(err, ENG_EINVAL, "optimizer",
+				"must be adamw, adamw_8bit, sgd or adafactor");
+	if ((unsigned)rq->method >= TRN_METHOD_COUNT)
+		return eng_fail(err, ENG_EINVAL, "method",
+				"must be full, lora or qlora");
+	if (rq->method != TRN_FULL &&
+	    (rq->lora_rank <= 0 || rq->lora_rank > m->hidden_size))
+		return eng_fail(err, ENG_EINVAL, "lora_rank",
+				"must be between 1 and hidden_size");
+	if ((unsigned)rq->objective >= TRN_OBJ_COUNT)
+		return eng_fail(err, ENG_EINVAL, "objective",
+				"must be time, cost or gpus");
+	if (rq->top < 0 || rq->top > TRN_MAX_TOP)
+		return eng_fail(err, ENG_EINVAL, "top",
+				"must be between 1 and %d", TRN_MAX_TOP);
+	if (!(g->memory_gib > 0) || !isfinite(g->memory_gib))
+		return eng_fail(err, ENG_EINVAL, "gpu.memory_gib",
+				"must be positive");
+	if (!(g->memory_bandwidth_gbps > 0))
+		return eng_fail(err, ENG_EINVAL, "gpu.memory_bandwidth_gbps",
+				"must be positive");
+	if (gpn <= 0 || gpn > 1024)
+		return eng_fail(err, ENG_EINVAL, "gpus_per_node",
+				"must be between 1 and 1024");
+	if (rq->gpus < 0 || rq->max_gpus < 0 || rq->gpus > 10000000 ||
+	    rq->max_gpus > 10000000)
+		return eng_fail(err, ENG_EINVAL, rq->gpus ? "gpus" : "max_gpus",
+				"must be between 1 and 10000000");
+	if (rq->gpus == 0 && rq->max_gpus == 0)
+		return eng_fail(err, ENG_EINVAL, "max_gpus",
+				"give gpus or max_gpus");
+	if (!finite_nonneg(rq->deadline_days))
+		return eng_fail(err, ENG_EINVAL, "deadline_days",
+				"must be a finite number >= 0");
+	if (!finite_nonneg(rq->price_per_gpu_hour))
+		return eng_fail(err, ENG_EINVAL, "price_per_gpu_hour",
+				"must be a finite number >= 0");
+	if (!finite_nonneg(rq->inter_node_gbps))
+		return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
+				"must be a finite number >= 0");
+	if (!hw_supports(g, rq->precision)) {
+		if (rq->precision == ENG_FP8)
+			return eng_fail(
+				err, ENG_EUNSUPPORTED, "precision",
+				"fp8 needs FP8 tensor cores (Ada sm_89, Hopper "
+				"sm_90, Blackwell); %s (compute capability "
+				"%d.%d) has none - use bf16",
+				g->name, g->cc_major, g->cc_minor);
+		return eng_fail(err, ENG_EUNSUPPORTED, "precision",
+				"%s has no datasheet %s rate", g->name,
+				eng_dtype_name(rq->precision));
+	}
+
+	if ((rc = check_list(&st->tp, "strategies.tp", 1, 1024, err)) ||
+	    (rc = check_list(&st->pp, "strategies.pp", 1, (int)m->layers,
+			     err)) ||
+	    (rc = check_list(&st->dp, "strategies.dp", 1, 10000000, err)) ||
+	    (rc = check_list(&st->ep, "strategies.ep", 1, 100000, err)) ||
+	    (rc = check_list(&st->cp, "strategies.cp", 1, 1024, err)) ||
+	    (rc = check_list(&st->vp, "strategies.vp", 1, 64, err)) ||
+	    (rc = check_list(&st->zero, "strategies.zero", 0, 3, err)) ||
+	    (rc = check_list(&st->recompute, "strategies.recompute", 0,
+			     ENG_RC_COUNT - 1, err)) ||
+	    (rc = check_list(&st->sequence_parallel,
+			     "strategies.sequence_parallel", 0, 1, err)) ||
+	    (rc = check_list(&st->flash_attention,
+			     "strategies.flash_attention", 0, 1, err)) ||
+	    (rc = check_list(&st->micro_batch, "strategies.micro_batch", 1,
+			     1000000, err)) ||
+	    (rc = check_list(&st->offload, "strategies.offload", 0,
+			     TRN_OFFLOAD_COUNT - 1, err)))
+		return rc;
+	for (int i = 0; i < st->tp.n; i++) {
+		int t = st->tp.v[i];
+		if (m->heads % t != 0)
+			return eng_fail(err, ENG_EINVAL, "strategies.tp",
+					"model.heads (%ld) is not divisible by "
+					"tp %d",
+					m->heads, t);
+		if (t > gpn)
+			return eng_fail(err, ENG_EINVAL, "strategies.tp",
+					"tp %d exceeds gpus_per_node %d: tensor "
+					"parallelism stays inside one node",
+					t, gpn);
+	}
+	for (int i = 0; i < st->ep.n; i++) {
+		int e = st->ep.v[i];
+		if (e > 1 && (m->moe.experts == 0 || m->moe.experts % e != 0))
+			return eng_fail(err, ENG_EINVAL, "strategies.ep",
+					"model.moe.experts (%ld) is not "
+					"divisible by ep %d",
+					m->moe.experts, e);
+	}
+	for (int i = 0; i < st->cp.n; i++)
+		if (rq->seq_len % st->cp.v[i] != 0)
+			return eng_fail(err, ENG_EINVAL, "strategies.cp",
+					"seq_len (%ld) is not divisible by cp "
+					"%d",
+					rq->seq_len, st->cp.v[i]);
+	return 0;
+}
+
+static long resolve_gbs(const struct trn_request *rq)
+{
+	double tok;
+
+	if (rq->global_batch_size > 0)
+		return rq->global_batch_size;
+	tok = rq->global_batch_tokens > 0 ? rq->global_batch_tokens
+					  : DEFAULT_BATCH_TOKENS;
+	return (long)fmax(1.0, floor(tok / (double)rq->seq_len + 0.5));
+}
+
+/* ---- search ----------------------------------------------------------- */
+
+static void push(struct trn_choices *c, int v)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i] == v)
+			return;
+	if (c->n < TRN_MAX_CHOICES)
+		c->v[c->n++] = v;
+}
+
+static void sort_choices(struct trn_choices *c)
+{
+	for (int i = 1; i < c->n; i++)
+		for (int j = i; j > 0 && c->v[j - 1] > c->v[j]; j--) {
+			int x = c->v[j];
+			c->v[j] = c->v[j - 1];
+			c->v[j - 1] = x;
+		}
+}
+
+struct lists {
+	struct trn_choices tp, pp, ep, cp, vp, zero, rc, sp, fa, mb, off;
+};
+
+/* Engine defaults for lists the request left empty (MODEL.md §6). */
+static void default_lists(const struct ctx *c, struct lists *L)
+{
+	const struct trn_request *rq = c->rq;
+	const struct trn_strategies *st = &rq->strategies;
+	const struct model_arch *m = &rq->model;
+	long gmax = rq->gpus > 0 ? rq->gpus : rq->max_gpus;
+
+	memset(L, 0, sizeof(*L));
+	L->tp = st->tp;
+	if (!L->tp.n)
+		for (int t = 1; t <= c->gpn && t <= m->heads && t <= gmax; t *= 2)
+			if (m->heads % t == 0)
+				push(&L->tp, t);
+	L->pp = st->pp;
+	if (!L->pp.n) {
+		for (long p = 1; p <= m->layers && p <= gmax; p *= 2)
+			push(&L->pp, (int)p);
+		for (long p = 3; p <= m->layers && p <= gmax; p++)
+			if (m->layers % p == 0)
+				push(&L->pp, (int)p);
+		/* 126 layers on 16 stages style: uneven stages allowed */
+	}
+	sort_choices(&L->pp);
+	L->ep = st->ep;
+	if (!L->ep.n) {
+		push(&L->ep, 1);
+		for (long e = 2; m->moe.experts > 0 && e <= m->moe.experts &&
+				 e <= gmax && e <= 256;
+		     e *= 2)
+			if (m->moe.experts % e == 0)
+				push(&L->ep, (int)e);
+	}
+	L->cp = st->cp;
+	if (!L->cp.n) {
+		push(&L->cp, 1);
+		for (long cp = 2; rq->seq_len >= 32768 && cp <= 16; cp *= 2)
+			if (rq->seq_len % cp == 0)
+				push(&L->cp, (int)cp);
+	}
+	L->vp = st->vp;
+	if (!L->vp.n)
+		for (int v = 1; v <= 4; v++)
+			push(&L->vp, v);
+	L->zero = st->zero;
+	if (!L->zero.n)
+		for (int z = 0; z <= 3; z++)
+			push(&L->zero, z);
+	sort_choices(&L->zero);
+	L->rc = st->recompute;
+	if (!L->rc.n)
+		for (int r = 0; r < ENG_RC_COUNT; r++)
+			push(&L->rc, r);
+	sort_choices(&L->rc);
+	L->sp = st->sequence_parallel;
+	if (!L->sp.n)
+		push(&L->sp, 1);
+	L->fa = st->flash_attention;
+	if (!L->fa.n)
+		push(&L->fa, 1);
+	L->mb = st->micro_batch;
+	if (!L->mb.n)
+		for (int b = 1; b <= 16; b *= 2)
+			push(&L->mb, b);
+	L->off = st->offload;
+	if (!L->off.n)
+		for (int o = 0; o < TRN_OFFLOAD_COUNT; o++)
+			push(&L->off, o);
+	sort_choices(&L->off);
+}
+
+struct search {
+	const struct ctx *c;
+	int top;
+	int n;
+	struct trn_plan best[TRN_MAX_TOP];
+	double key[TRN_MAX_TOP][3];
+	long evaluated, divisible, fitting, min_gpus;
+	bool have_small;
+	struct trn_plan smallest; /* least memory of all, for the error */
+	bool need_inter_skipped;
+};
+
+static void plan_key(const struct ctx *c, const struct trn_plan *p, double k[3])
+{
+	double miss = p->meets_deadline ? 0.0 : 1.0;
+	double spt = 1.0 / p->tokens_per_s; /* seconds per token */
+
+	k[0] = miss;
+	switch (c->rq->objective) {
+	case TRN_OBJ_COST:
+		k[1] = spt * (double)p->gpus; /* GPU-seconds per token */
+		k[2] = spt;
+		break;
+	case TRN_OBJ_GPUS:
+		k[1] = (double)p->gpus;
+		k[2] = spt;
+		break;
+	default:
+		k[1] = spt;
+		k[2] = (double)p->gpus;
+		break;
+	}
+}
+
+static bool key_less(const double a[3], const double b[3])
+{
+	for (int i = 0; i < 3; i++) {
+		if (a[i] < b[i])
+			return true;
+		if (a[i] > b[i])
+			return false;
+	}
+	return false;
+}
+
+static void consider(struct search *S, const struct trn_plan *p)
+{
+	double k[3];
+	int pos;
+
+	plan_key(S->c, p, k);
+	if (S->n == S->top && !key_less(k, S->key[S->n - 1]))
+		return;
+	pos = S->n < S->top ? S->n++ : S->n - 1;
+	while (pos > 0 && key_less(k, S->key[pos - 1])) {
+		S->best[pos] = S->best[pos - 1];
+		memcpy(S->key[pos], S->key[pos - 1], sizeof(k));
+		pos--;
+	}
+	S->best[pos] = *p;
+	memcpy(S->key[pos], k, sizeof(k));
+}
+
+/* For one (tp, cp, pp, vp, dp, ep, mb, sp, fa): each ZeRO stage with the
+ * cheapest recompute that fits; offload only when nothing fits without. */
+static void try_layout(struct search *S, const struct lists *L,
+		       struct trn_layout *l)
+{
+	const struct ctx *c = S->c;
+	const char *why = NULL;
+	bool explicit_zero = c->rq->strategies.zero.n > 0;
+
+	for (int zi = 0; zi < L->zero.n; zi++) {
+		bool found = false;
+
+		l->zero = L->zero.v[zi];
+		if (l->zero > 0 && l->dp == 1 && !explicit_zero)
+			continue; /* same as ZeRO-0 */
+		if (l->zero >= 2 && l->pp > 1)
+			continue; /* ZeRO-2/3 do not combine with PP */
+		for (int oi = 0; oi < L->off.n && !found; oi++) {
+			l->offload = (enum trn_offload)L->off.v[oi];
+			for (int ri = 0; ri < L->rc.n; ri++) {
+				struct trn_plan p;
+
+				l->recompute = (enum eng_recompute)L->rc.v[ri];
+				if (plan_of(c, l, &p, false, &why))
+					return;
+				S->evaluated++;
+				S->divisible++;
+				if (!S->have_small ||
+				    p.memory.total_gib <
+					    S->smallest.memory.total_gib) {
+					S->smallest = p;
+					S->have_small = true;
+				}
+				if (!p.fits)
+					continue;
+				time_of(c, l, p.grad_accum, &p);
+				p.meets_deadline =
+					c->rq->deadline_days <= 0 ||
+					p.days <= c->rq->deadline_days;
+				S->fitting++;
+				if (S->min_gpus == 0 || p.gpus < S->min_gpus)
+					S->min_gpus = p.gpus;
+				consider(S, &p);
+				found = true;
+				break;
+			}
+		}
+	}
+}
+
+static void search_all(struct search *S, const struct lists *L)
+{
+	const struct ctx *c = S->c;
+	const struct trn_request *rq = c->rq;
+	long gbs = c->gbs;
+	long gmax = rq->gpus > 0 ? rq->gpus : rq->max_gpus;
+	struct trn_layout l;
+
+	memset(&l, 0, sizeof(l));
+	for (int ti = 0; ti < L->tp.n; ti++) {
+		l.tp = L->tp.v[ti];
+		for (int ci = 0; ci < L->cp.n; ci++) {
+			l.cp = L->cp.v[ci];
+			for (int pi = 0; pi < L->pp.n; pi++) {
+				long mp;
+				l.pp = L->pp.v[pi];
+				mp = (long)l.tp * l.cp * l.pp;
+				if (mp > gmax)
+					break;
+				for (int vi = 0; vi < L->vp.n; vi++) {
+					l.vp = L->vp.v[vi];
+					if (l.vp > 1 &&
+					    (l.pp == 1 ||
+					     rq->model.layers % ((long)l.pp * l.vp)))
+						continue;
+					/* dp candidates */
+					for (long dp = 1; dp <= gmax / mp; dp++) {
+						long g = mp * dp;
+						if (rq->gpus > 0 && g != rq->gpus)
+							continue;
+						if (rq->strategies.dp.n) {
+							bool ok = false;
+							for (int i = 0;
+							     i < rq->strategies.dp.n; i++)
+								ok |= rq->strategies.dp.v[i] == dp;
+							if (!ok)
+								continue;
+						}
+						if (gbs % dp != 0)
+							continue;
+						if (g > c->gpn && c->inter <= 0) {
+							S->need_inter_skipped = true;
+							continue;
+						}
+						l.dp = (int)dp;
+						for (int ei = 0; ei < L->ep.n; ei++) {
+							l.ep = L->ep.v[ei];
+							if (dp % l.ep)
+								continue;
+							for (int bi = 0; bi < L->mb.n; bi++) {
+								l.micro_batch = L->mb.v[bi];
+								if ((gbs / dp) % l.micro_batch)
+									continue;
+								for (int si = 0; si < L->sp.n; si++) {
+									l.sequence_parallel = L->sp.v[si] && l.tp > 1;
+									if (l.tp == 1 && si > 0)
+										continue;
+									for (int fi = 0; fi < L->fa.n; fi++) {
+										l.flash_attention = L->fa.v[fi];
+										try_layout(S, L, &l);
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+/* ---- result ----------------------------------------------------------- */
+
+static void warn(struct trn_result *r, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static void warn(struct trn_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->n_warnings >= ENG_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->warnings[r->n_warnings++], ENG_WARNING_LEN, fmt, ap);
+	va_end(ap);
+}
+
+static enum eng_binding plan_binding(const struct ctx *c,
+				     const struct trn_plan *p)
+{
+	const struct trn_time *T = &p->time;
+	double comm = T->tp_comm_s + T->pp_p2p_s + T->dp_comm_exposed_s +
+		      T->ep_comm_s + T->cp_comm_exposed_s + T->pp_bubble_s;
+
+	if (!p->meets_deadline)
+		return ENG_BIND_DEADLINE;
+	if (p->layout.recompute == ENG_RC_FULL || p->layout.zero == 3 ||
+	    p->layout.offload != TRN_OFFLOAD_NONE ||
+	    p->memory.total_gib > 0.9 * p->memory.capacity_gib)
+		return ENG_BIND_MEMORY;
+	if (comm > 0.25 * T->step_s)
+		return ENG_BIND_COMMUNICATION;
+	(void)c;
+	return ENG_BIND_COMPUTE;
+}
+
+static void fill_tmax(const struct ctx *c, struct trn_result *r)
+{
+	const struct trn_request *rq = c->rq;
+	struct trn_tmax_check *t = &r->t_max;
+	bool geforce_like = rq->gpu.intra_node_link == HW_LINK_PCIE &&
+			    rq->gpu.cc_major == 8 && rq->gpu.cc_minor >= 6;
+
+	t->peak_tflops = rq->gpu.peak_tflops[rq->precision];
+	t->link_gbps = rq->gpu.intra_node_gbps;
+	t->t_max = t->link_gbps > 0 ? fx_tp_t_max(c->h, c->act_b,
+						  t->peak_tflops, t->link_gbps)
+				    : 0.0;
+	snprintf(t->rate_name, sizeof(t->rate_name), "%s dense datasheet%s",
+		 eng_dtype_name(rq->precision),
+		 geforce_like ? " (FP32 accumulate)" : "");
+	t->tp_of_best_plan = r->n_plans ? r->plans[0].layout.tp : 0;
+	t->ok = t->tp_of_best_plan <= 1 || t->tp_of_best_plan <= t->t_max;
+}
+
+void trn_request_init(struct trn_request *rq)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->precision = ENG_BF16;
+	rq->optimizer = TRN_ADAMW;
+	rq->gradient_precision = ENG_BF16;
+	rq->method = TRN_FULL;
+	rq->lora_rank = 16;
+	rq->top = 5;
+	rq->objective = TRN_OBJ_TIME;
+}
+
+int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
+		 struct trn_plan *plan, struct eng_error *err)
+{
+	struct ctx c;
+	const char *why = NULL;
+	int rc;
+	struct trn_layout l = *lay;
+
+	eng_error_clear(err);
+	if ((rc = validate(rq, err)))
+		return rc;
+	ctx_init(&c, rq);
+	c.gbs = resolve_gbs(rq);
+	if (l.tp < 1 || rq->model.heads % l.tp)
+		return eng_fail(err, ENG_EINVAL, "strategies.tp",
+				"model.heads (%ld) is not divisible by tp %d",
+				rq->model.heads, l.tp);
+	if (l.pp < 1 || l.pp > rq->model.layers)
+		return eng_fail(err, ENG_EINVAL, "strategies.pp",
+				"must be between 1 and model.layers");
+	if (l.dp < 1 || l.cp < 1 || l.micro_batch < 1 || l.zero < 0 ||
+	    l.zero > 3)
+		return eng_fail(err, ENG_EINVAL, "strategies",
+				"dp, cp, micro_batch must be >= 1, zero 0..3");
+	if (l.ep < 1)
+		l.ep = 1;
+	if (l.vp < 1)
+		l.vp = 1;
+	if (l.dp % l.ep)
+		return eng_fail(err, ENG_EINVAL, "strategies.ep",
+				"ep %d must divide dp %d", l.ep, l.dp);
+	if (l.tp == 1)
+		l.sequence_parallel = false;
+	if (plan_of(&c, &l, plan, true, &why))
+		return eng_fail(err, ENG_EINVAL, why,
+				"global batch %ld is not divisible by dp (%d) x "
+				"micro_batch (%d)%s",
+				c.gbs, l.dp, l.micro_batch,
+				strcmp(why, "strategies.vp") == 0
+					? " x pp for the interleaved schedule"
+					: "");
+	plan->meets_deadline = rq->deadline_days <= 0 ||
+			       plan->days <= rq->deadline_days;
+	plan->binding = plan_binding(&c, plan);
+	return 0;
+}
+
+int trn_size(const struct trn_request *rq, struct trn_result *res,
+	     struct eng_error *err)
+{
+	struct ctx c;
+	struct lists L;
+	struct search S;
+	int rc;
+
+	eng_error_clear(err);
+	memset(res, 0, sizeof(*res));
+	if ((rc = validate(rq, err)))
+		return rc;
+	ctx_init(&c, rq);
+	c.gbs = resolve_gbs(rq);
+	default_lists(&c, &L);
+
+	memset(&S, 0, sizeof(S));
+	S.c = &c;
+	S.top = rq->top > 0 ? rq->top : 5;
+	search_all(&S, &L);
+
+	res->params = c.P;
+	res->global_batch_size = c.gbs;
+	res->model_flops_per_token = c.model_flops_token;
+	res->model_flops_total = c.model_flops_token * rq->train_tokens;
+	res->basis.gemm_tflops = hw_gemm_rate(&rq->gpu, rq->precision);
+	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
+	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
+	res->basis.inter_node_gbps =
+		hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c.gpn);
+	res->layouts_evaluated = S.evaluated;
+
+	if (S.divisible == 0) {
+		if (S.need_inter_skipped)
+			return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
+					"the job needs more than one node of %d "
+					"GPUs but no inter-node bandwidth is "
+					"known",
+					c.gpn);
+		if (rq->gpus > 0)
+			return eng_fail(
+				err, ENG_EINVAL, "global_batch_size",
+				"global batch %ld sequences cannot be split "
+				"into dp x micro_batch for any allowed layout "
+				"on %ld GPUs",
+				c.gbs, rq->gpus);
+		return eng_fail(err, ENG_EINVAL, "global_batch_size",
+				"global batch %ld sequences cannot be split "
+				"into dp x micro_batch for any allowed layout "
+				"up to %ld GPUs",
+				c.gbs, rq->max_gpus);
+	}
+	if (S.fitting == 0) {
+		const struct trn_plan *p = &S.smallest;
+		return eng_fail(
+			err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
+			"does not fit even at the largest allowed scale: the "
+			"smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
+			"pp %d dp %d zero %d, recompute %s, offload %s) vs "
+			"%.1f GiB capacity",
+			p->memory.total_gib, p->gpus, p->layout.tp,
+			p->layout.pp, p->layout.dp, p->layout.zero,
+			eng_recompute_name(p->layout.recompute),
+			trn_offload_name(p->layout.offload),
+			p->memory.capacity_gib);
+	}
+
+	res->n_plans = S.n;
+	for (int i = 0; i < S.n; i++) {
+		res->plans[i] = S.best[i];
+		res->plans[i].binding = plan_binding(&c, &res->plans[i]);
+	}
+	res->min_gpus = S.min_gpus;
+	res->hardware_flops_per_token = res->plans[0].hardware_flops_per_token;
+	res->hardware_flops_total =
+		res->hardware_flops_per_token * rq->train_tokens;
+	res->binding = res->plans[0].binding;
+	fill_tmax(&c, res);
+
+	/* warnings, plain language */
+	{
+		const struct trn_plan *b = &res->plans[0];
+		if (!res->t_max.ok)
+			warn(res,
+			     "TP %d across %s starves %s: t_max ~ %.1f at "
+			     "their %.0f TFLOP/s %s rate",
+			     b->layout.tp, hw_link_name(rq->gpu.intra_node_link),
+			     rq->gpu.name, res->t_max.t_max,
+			     res->t_max.peak_tflops, res->t_max.rate_name);
+		if (!b->meets_deadline)
+			warn(res,
+			     "no plan meets the %.1f-day deadline; the best "
+			     "takes %.1f days",
+			     rq->deadline_days, b->days);
+		if (b->uneven_stages)
+			warn(res,
+			     "uneven pipeline: %ld layers on %d stages; the "
+			     "largest stage (%d layers) sets memory and time",
+			     rq->model.layers, b->layout.pp,
+			     b->layers_per_stage_max);
+		if (b->layout.offload != TRN_OFFLOAD_NONE)
+			warn(res,
+			     "%s offloaded to host memory: %.1f GiB of host "
+			     "RAM per GPU, transfers over the host link each "
+			     "step",
+			     trn_offload_name(b->layout.offload),
+			     b->memory.host_gib);
+		if (b->time.pp_bubble_s > 0.2 * b->time.step_s)
+			warn(res,
+			     "pipeline bubble is %.0f %% of the step: raise "
+			     "the global batch or interleave stages",
+			     100.0 * b->time.pp_bubble_s / b->time.step_s);
+		if (rq->precision == ENG_FP8)
+			warn(res, "fp8 speeds up the linear-layer GEMMs only; "
+				  "attention and elementwise work stay 16-bit");
+		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
+			warn(res,
+			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "
+			     "training scaled 90.8 %% on RTX 4090 and 85.9 %% "
+			     "on RTX 3090 (arXiv 2311.03687)");
+	}
 	return 0;
 }

@@ -179,6 +179,12 @@ static const struct migration *find(const struct migration_set *set, int v)
 	return NULL;
 }
 
+static void quiet_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
 static int apply_one(PGconn *c, const struct migration *m, char *err,
 		     size_t errlen)
 {
@@ -244,6 +250,10 @@ int migrate_apply(const char *conninfo, const struct migration_set *set,
 			 PQerrorMessage(c));
 		goto out;
 	}
+	/* NOTICEs ("already exists, skipping") are not news: keep stderr
+	 * for our JSON log lines.
+	 */
+	PQsetNoticeProcessor(c, quiet_notice, NULL);
 	if (run(c, "SET lock_timeout = '60s'", msg, sizeof(msg)) != 0 ||
 	    run(c, "SELECT pg_advisory_lock(" MIGRATE_LOCK_KEY ")", msg,
 		sizeof(msg)) != 0) {

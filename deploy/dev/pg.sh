@@ -6,6 +6,8 @@
 #                            the libpq conninfo on stdout
 #   pg.sh stop DIR           fast shutdown
 #   pg.sh restart DIR        stop then start (used by the database-restart test)
+#   pg.sh createdb DIR PORT NAME   an extra database (tests)
+#   pg.sh psql DIR PORT DB SQL     one statement through psql (tests)
 #
 # PostgreSQL refuses to run as root, so as root the cluster runs as the
 # "postgres" system user (created by Debian's postgresql package) and DIR is
@@ -64,6 +66,16 @@ stop)
 restart)
 	"$0" stop "$dir"
 	"$0" start "$dir" "$port"
+	;;
+createdb)
+	# pg.sh createdb DIR PORT NAME: an extra empty database (tests)
+	name=${4:?usage: pg.sh createdb DIR PORT NAME}
+	as_pg "$bindir/createdb" -h "$dir" -p "$port" -U "$pguser" "$name"
+	echo "host=$dir port=$port dbname=$name user=$pguser"
+	;;
+psql)
+	# pg.sh psql DIR PORT DBNAME SQL: run one statement (tests)
+	as_pg "$bindir/psql" -h "$dir" -p "$port" -U "$pguser" -d "${4:?}" -v ON_ERROR_STOP=1 -Atqc "${5:?}"
 	;;
 *)
 	echo "pg.sh: unknown command $cmd" >&2

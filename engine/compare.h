@@ -1,0 +1,50 @@
+/* compare.h - the same job across GPU types: ratios and a verdict a
+ * capacity meeting can read. Handlers size the job per GPU type
+ * (trn_size / inf_size), fill one cmp_entry each, then call cmp_rank.
+ */
+#ifndef GPUSIZER_ENGINE_COMPARE_H
+#define GPUSIZER_ENGINE_COMPARE_H
+
+#include <stdbool.h>
+
+#include "errors.h"
+
+#define CMP_MAX_ENTRIES 32
+#define CMP_VERDICT_LEN 1024
+
+enum cmp_kind { CMP_TRAINING, CMP_INFERENCE };
+
+struct cmp_entry {
+	char name[64];
+	bool ok;	  /* false: the job cannot run on this GPU */
+	char reason[128]; /* why not, when !ok */
+	/* training: time_s = wall time of the job; inference: time_s =
+	 * time per output token. */
+	double time_s;
+	long gpus;
+	double cost; /* training: job cost; inference: per 1M tokens */
+	double throughput; /* tokens/s (total) */
+};
+
+struct cmp_row {
+	double speedup_vs_cheapest;  /* cheapest time / this time */
+	double cost_vs_cheapest;     /* this cost / cheapest cost */
+	double speedup_vs_fastest;   /* fastest time / this time (<= 1) */
+	double cost_vs_fastest;
+	bool cheapest, fastest;
+	char verdict[CMP_VERDICT_LEN];
+};
+
+struct cmp_result {
+	int n;
+	int cheapest, fastest; /* indexes into the entries, -1 if none ok */
+	struct cmp_row rows[CMP_MAX_ENTRIES];
+	char summary[CMP_VERDICT_LEN];
+};
+
+/* 0, or ENG_EINVAL (n out of range) / ENG_EINFEASIBLE (no GPU type can
+ * run the job; message lists why for the first). */
+int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
+	     struct cmp_result *out, struct eng_error *err);
+
+#endif

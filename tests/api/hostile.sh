@@ -1,0 +1,95 @@
+# hostile.sh - the bad-input corpus, applied to any endpoint with a body.
+# Sourced by t_badinput.sh after lib.sh.
+
+# expect_4xx NAME: a 4xx problem+json (never 5xx, never a hang).
+expect_4xx() {
+	local ct
+	ct=$(header Content-Type)
+	if [[ $STATUS =~ ^4[0-9][0-9]$ ]] && [ "$ct" = "application/problem+json" ] &&
+		jq -e '.type and .title and .status and .detail' "$T/body" >/dev/null 2>&1; then
+		ok "$1"
+	else
+		not_ok "$1" "status $STATUS ct '$ct': $(head -c 300 "$T/body")"
+	fi
+}
+
+# expect_not_5xx NAME: anything but a server error; a 4xx must be a problem.
+expect_not_5xx() {
+	if [[ $STATUS =~ ^2 ]]; then
+		ok "$1"
+	else
+		expect_4xx "$1"
+	fi
+}
+
+# corpus METHOD PATH VALID_BODY [curl args...]: malformed, truncated,
+# wrongly typed, out-of-range, huge, deep, invalid UTF-8 and injection
+# bodies, each one a check; then the daemon must still answer.
+corpus() {
+	local m=$1 p=$2 valid=$3
+	shift 3
+	local tag="$m $p"
+	printf '%s' "$valid" >"$T/valid.json"
+
+	req "$m" "$p" "$@" --data-binary ''
+	expect_4xx "$tag: empty body"
+	req "$m" "$p" "$@" --data-binary '{'
+	expect_4xx "$tag: malformed JSON"
+	req "$m" "$p" "$@" --data-binary "$(head -c $(( ${#valid} / 2 )) "$T/valid.json")"
+	expect_4xx "$tag: truncated JSON"
+	for b in '[]' '"x"' '1' 'null' 'true'; do
+		req "$m" "$p" "$@" --data-binary "$b"
+		expect_4xx "$tag: body $b is not an object"
+	done
+	req "$m" "$p" "$@" --data-binary '{"a":NaN}'
+	expect_4xx "$tag: NaN literal"
+	req "$m" "$p" "$@" --data-binary '{"a":Infinity}'
+	expect_4xx "$tag: Infinity literal"
+	req "$m" "$p" "$@" --data-binary '{"a":1e400}'
+	expect_4xx "$tag: number overflowing a double"
+	req "$m" "$p" "$@" --data-binary '{"a":123456789012345678901234567890}'
+	expect_4xx "$tag: integer overflowing int64"
+	req "$m" "$p" "$@" --data-binary '{"a":1,"a":2}'
+	expect_4xx "$tag: duplicate keys"
+	printf '{"a":"\xff\xfe"}' >"$T/bad-utf8.json"
+	req "$m" "$p" "$@" --data-binary @"$T/bad-utf8.json"
+	expect_4xx "$tag: invalid UTF-8"
+	printf '{"a":"\\u0000"}' >"$T/nul.json"
+	req "$m" "$p" "$@" --data-binary @"$T/nul.json"
+	expect_4xx "$tag: NUL escape"
+	head -c 20000 /dev/zero | tr '\0' '[' >"$T/deep.json"
+	req "$m" "$p" "$@" --data-binary @"$T/deep.json"
+	expect_4xx "$tag: 20000-deep nesting"
+	head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$T/big.json"
+	req "$m" "$p" "$@" --data-binary @"$T/big.json"
+	[ "$STATUS" = 413 ] && expect_4xx "$tag: 2 MiB body is 413" || not_ok "$tag: 2 MiB body is 413" "got $STATUS"
+	req "$m" "$p" "$@" -H 'Transfer-Encoding: chunked' --data-binary @"$T/big.json"
+	[ "$STATUS" = 413 ] && expect_4xx "$tag: 2 MiB chunked body is 413" || not_ok "$tag: 2 MiB chunked body is 413" "got $STATUS"
+	req "$m" "$p" "$@" -H 'Content-Type: multipart/form-data; boundary=x' --data-binary "$valid"
+	expect_4xx "$tag: multipart body is 415"
+
+	# Every top-level field, replaced by each hostile value.
+	local keys k v
+	keys=$(jq -r 'keys[]' "$T/valid.json")
+	for k in $keys; do
+		for v in '"x"' '-1' '0' '1e300' '-1e300' '0.5' 'null' '[]' '{}' 'true' \
+			"\"'; DROP TABLE gpus; --\"" '"\u202e\ud83d\ude00"' "\"$(head -c 3000 /dev/zero | tr '\0' 'A')\""; do
+			jq -c --arg k "$k" --argjson v "$v" '.[$k] = $v' "$T/valid.json" >"$T/mut.json"
+			req "$m" "$p" "$@" -H 'Content-Type: application/json' --data-binary @"$T/mut.json"
+			expect_not_5xx "$tag: $k = $(printf '%.24s' "$v")"
+		done
+	done
+	req "$m" "$p" "$@" -H 'Content-Type: application/json' --data-binary "$(jq -c '.zzz_unknown = 1' "$T/valid.json")"
+	expect_4xx "$tag: unknown field is rejected"
+	check_alive "$tag: daemon alive after the corpus"
+}
+
+# raw_http REQUEST: sends bytes on a fresh TCP connection, prints the
+# status line (empty on a hang past 5 s).
+raw_http() {
+	local port=${GSZ_URL##*:}
+	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+	printf '%b' "$1" >&3
+	timeout 5 head -n 1 <&3 | tr -d '\r'
+	exec 3<&-
+}

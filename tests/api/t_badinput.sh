@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Hostile input on every endpoint: 4xx problem+json naming the problem,
+# never a 5xx, never a crash, never a hang.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hostile.sh"
+start_daemon || { not_ok "daemon starts"; exit 1; }
+admin=$(create_token "hostile-$RANDOM$RANDOM" admin)
+auth=(-H "Authorization: Bearer $admin")
+
+gpu='{"display_name":"Fuzz GPU","vendor":"Acme","architecture":"Test","memory_gib":48,"memory_bandwidth_gbps":1000,"bf16_tflops":200,"intra_node_link":"pcie","intra_node_gbps":32,"source":"fuzz","notes":"n"}'
+corpus PUT /v1/gpus/fuzz-gpu "$gpu" "${auth[@]}"
+for f in tests/api/bodies/*.json; do
+	[ -f "$f" ] || continue
+	ep=$(basename "$f" .json | tr '_' '/')
+	corpus POST "/v1/$ep" "$(cat "$f")" "${auth[@]}"
+done
+
+# Query strings.
+for q in 'limit=abc' 'limit=0' 'limit=501' 'limit=-5' 'limit=1e3' 'since=yesterday' 'since=2026-13-01' \
+	'cursor=zz' 'cursor=00' 'cursor=4142' 'kind=bogus' "model=$(head -c 200 /dev/zero | tr '\0' 'm')" \
+	'limit=%FF' 'kind=%00'; do
+	req GET "/v1/recommendations?$q"
+	expect_4xx "GET /v1/recommendations?${q:0:40}"
+done
+req GET "/v1/recommendations?model=x%27%3B%20DROP%20TABLE%20recommendations%3B--"
+check "injection in a filter is just a value" 200 '.items == []'
+req GET /v1/recommendations/not-a-uuid
+expect_4xx "recommendation id that is not a UUID"
+req GET /v1/recommendations/00000000-0000-4000-8000-000000000000
+check_problem "unknown recommendation id is 404" 404
+req GET /v1/gpus/%FF%FE
+expect_4xx "invalid UTF-8 in a path parameter"
+req GET "/v1/gpus/x%27%3B%20DROP%20TABLE%20gpus%3B--"
+check_problem "injection in a path parameter is a 404" 404
+req GET /v1/gpus
+check "the catalog survived every injection attempt" 200 '(.items | length) >= 15'
+
+# HTTP framing that libmicrohttpd 0.9.75 would accept or hang on.
+line=$(raw_http "POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+[[ $line == *" 400 "* ]] && ok "Content-Length with Transfer-Encoding is 400" || not_ok "Content-Length with Transfer-Encoding is 400" "$line"
+line=$(raw_http "POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")
+[[ $line == *" 400 "* ]] && ok "Transfer-Encoding: gzip is 400, not a hang" || not_ok "Transfer-Encoding: gzip is 400, not a hang" "$line"
+line=$(raw_http "GET /healthz HTTP/1.1\r\n\r\n")
+[[ $line == *" 400 "* ]] && ok "a request without Host is 400" || not_ok "a request without Host is 400" "$line"
+line=$(raw_http "GARBAGE\r\n\r\n")
+[[ -z $line || $line == *" 400 "* ]] && ok "a garbage request line is refused" || not_ok "a garbage request line is refused" "$line"
+req GET /healthz -H "X-Big: $(head -c 70000 /dev/zero | tr '\0' 'h')"
+[[ $STATUS =~ ^4 ]] && ok "a 70 KB header is refused with 4xx" || not_ok "a 70 KB header is refused with 4xx" "$STATUS"
+check_alive "daemon alive after framing attacks"
+
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"

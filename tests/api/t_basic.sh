@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Health, readiness, metrics, the spec, the catalog and model presets,
+# routing errors, request ids and keep-alive.
+. "$(dirname "$0")/lib.sh"
+start_daemon || { not_ok "daemon starts"; exit 1; }
+ok "daemon starts and becomes ready"
+
+req GET /healthz
+check "healthz 200" 200 '.status == "ok"'
+req GET /readyz
+check "readyz 200 with migrations applied" 200 '.status == "ready" and .migrations >= 3'
+[ -n "$(header X-Request-Id)" ] && ok "responses carry X-Request-Id" || not_ok "responses carry X-Request-Id"
+req GET /healthz -H 'X-Request-Id: abc-123'
+[ "$(header X-Request-Id)" = "abc-123" ] && ok "a caller's X-Request-Id is echoed" || not_ok "a caller's X-Request-Id is echoed" "$(header X-Request-Id)"
+
+req GET /openapi.yaml
+check "openapi.yaml served" 200
+grep -q '^openapi: 3.1' "$T/body" && ok "openapi.yaml is OpenAPI 3.1" || not_ok "openapi.yaml is OpenAPI 3.1"
+
+req GET /v1/gpus
+check "GET /v1/gpus lists the catalog" 200 '(.items | length) >= 15'
+for g in a100-sxm4-40gb a100-sxm4-80gb a100-pcie-40gb a100-pcie-80gb a800-sxm4-80gb h100-sxm5-80gb h100-pcie-80gb h100-nvl-94gb h800-sxm5-80gb h200-sxm-141gb b200-sxm-180gb l40s-48gb l4-24gb rtx-3090-24gb rtx-4090-24gb rtx-5090-32gb mi300x-192gb; do
+	jq -e --arg g "$g" '[.items[].name] | index($g) != null' "$T/body" >/dev/null &&
+		ok "catalog has $g" || not_ok "catalog has $g"
+done
+req GET /v1/gpus/h100-sxm5-80gb
+check "GET /v1/gpus/{name}: H100 SXM dense bf16 989.4, NVLink 450 one way" 200 \
+	'.bf16_tflops == 989.4 and .fp8_tflops == 1978.9 and .intra_node_gbps == 450 and .memory_gib == 80 and .intra_node_link == "nvlink"'
+req GET /v1/gpus/a100-sxm4-80gb
+check "A100 has no FP8 (null, not 0)" 200 '.fp8_tflops == null and .bf16_tflops == 312'
+req GET /v1/gpus/rtx-4090-24gb
+check "RTX 4090 bf16 at the FP32-accumulate rate 165.2" 200 '.bf16_tflops == 165.2 and .intra_node_link == "pcie"'
+req GET /v1/gpus/no-such-gpu
+check_problem "unknown GPU is a 404 problem" 404
+
+req GET /v1/models
+check "GET /v1/models lists presets with parameter counts" 200 \
+	'(.items | length) >= 12 and all(.items[]; .params.total > 0)'
+req GET /v1/models/llama-2-70b
+check "Llama-2-70B has ~68.98e9 parameters" 200 \
+	'(.params.total - 68.98e9 | fabs) < 0.02e9 and .params.active == .params.total'
+req GET /v1/models/llama-2-7b
+check "Llama-2-7B has ~6.74e9 parameters" 200 '(.params.total - 6.74e9 | fabs) < 0.01e9'
+req GET /v1/models/mixtral-8x7b
+check "Mixtral 8x7B: ~46.7e9 total, ~12.9e9 active" 200 \
+	'(.params.total - 46.7e9 | fabs) < 0.3e9 and (.params.active - 12.9e9 | fabs) < 0.2e9'
+req GET /v1/models/deepseek-v3
+check "DeepSeek-V3: ~671e9 total, ~37e9 active" 200 \
+	'(.params.total - 671e9 | fabs) < 5e9 and (.params.active - 37e9 | fabs) < 1.5e9'
+req GET /v1/models/nope
+check_problem "unknown model is a 404 problem" 404
+
+req GET /v1/does-not-exist
+check_problem "unknown route is a 404 problem" 404
+req DELETE /v1/gpus
+check_problem "wrong method is a 405 problem" 405
+[ "$(header Allow)" = "GET, HEAD" ] && ok "405 carries Allow" || not_ok "405 carries Allow" "$(header Allow)"
+req POST /v1/models/llama-2-7b -d '{}'
+check_problem "POST on a read-only resource is 405" 405
+req GET //v1/gpus
+check_problem "empty path segment is 404" 404
+s=$(curl -s -I -o /dev/null -w '%{http_code}' "$GSZ_URL/v1/gpus")
+[ "$s" = 200 ] && ok "HEAD works like GET" || not_ok "HEAD works like GET" "$s"
+
+req GET /metrics
+check "metrics served" 200
+grep -q '^gpusizer_http_requests_total{route="/v1/gpus",method="GET",status="200"} [1-9]' "$T/body" &&
+	ok "metrics count requests by route and status" || not_ok "metrics count requests by route and status"
+grep -q '^gpusizer_http_request_duration_seconds_bucket{route="/v1/gpus",method="GET",le="+Inf"}' "$T/body" &&
+	ok "metrics have a latency histogram" || not_ok "metrics have a latency histogram"
+grep -q '^gpusizer_db_pool_connections{state="configured"} [0-9]' "$T/body" &&
+	ok "metrics have database pool gauges" || not_ok "metrics have database pool gauges"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$T/body" >/dev/null 2>&1 && ok "promtool accepts /metrics" || not_ok "promtool accepts /metrics" "$(promtool check metrics <"$T/body" 2>&1 | head -3)"
+fi
+
+# Keep-alive: answering on the final call keeps the connection open.
+n=$(curl -s -o /dev/null -o /dev/null -o /dev/null -w '%{num_connects}\n' \
+	"$GSZ_URL/healthz" "$GSZ_URL/v1/gpus" "$GSZ_URL/healthz" | awk '{s += $1} END {print s}')
+[ "$n" = 1 ] && ok "three requests reuse one keep-alive connection" || not_ok "three requests reuse one keep-alive connection" "connects=$n"
+
+# Log lines are JSON, one per request, without tokens.
+tail -n 3 "$GSZ_LOG" | jq -e 'select(.msg=="request") | .method and .path and .status and (.duration_ms|type=="number") and .request_id' >/dev/null &&
+	ok "one JSON log line per request" || not_ok "one JSON log line per request" "$(tail -n 2 "$GSZ_LOG")"
+
+stop_daemon && ok "SIGTERM: clean exit 0" || not_ok "SIGTERM: clean exit 0" "$(tail -n 5 "$GSZ_LOG")"
+sanitizer_clean "no sanitizer reports"

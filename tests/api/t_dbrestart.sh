@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# PostgreSQL restarted under a running daemon: 503 problems during the
+# outage, /healthz stays up, recovery afterwards without a daemon restart.
+. "$(dirname "$0")/lib.sh"
+start_daemon --db-pool-size 4 || { not_ok "daemon starts"; exit 1; }
+req GET /v1/gpus
+check "serving before the outage" 200
+
+"$TOP/deploy/dev/pg.sh" stop "$GSZ_PGDIR"
+req GET /v1/gpus
+check_problem "database down: GET /v1/gpus is 503" 503
+[ -n "$(header Retry-After)" ] && ok "503 carries Retry-After" || not_ok "503 carries Retry-After"
+req GET /readyz
+check_problem "database down: /readyz is 503" 503
+req GET /healthz
+check "database down: /healthz still 200" 200
+for i in 1 2 3 4 5 6 7 8; do req GET /v1/models; done
+check_problem "database down: repeated requests stay 503" 503
+check_alive "daemon alive through the outage"
+
+"$TOP/deploy/dev/pg.sh" start "$GSZ_PGDIR" "$GSZ_PGPORT" >/dev/null
+recovered=""
+for i in $(seq 1 50); do
+	req GET /v1/gpus
+	[ "$STATUS" = 200 ] && { recovered=1; break; }
+	sleep 0.1
+done
+[ -n "$recovered" ] && ok "database back: GET /v1/gpus recovers without a daemon restart" ||
+	not_ok "database back: GET /v1/gpus recovers without a daemon restart" "$STATUS $(body)"
+# Every pooled connection was lost; each must be re-established.
+for i in $(seq 1 12); do req GET /v1/models; [ "$STATUS" = 200 ] || break; done
+check "database back: every pooled connection works again" 200
+req GET /readyz
+check "database back: /readyz is 200" 200
+req GET /metrics
+grep -q '^gpusizer_db_connection_errors_total [1-9]' "$T/body" && ok "metrics count the lost connections" || not_ok "metrics count the lost connections"
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
