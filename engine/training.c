@@ -451,9 +451,9 @@ static void memory_of(const struct ctx *c, const struct trn_layout *l,
 	if (l->recompute == ENG_RC_FULL) /* one layer rebuilt at a time */
 		act += act_layer_bytes(c, l, tokens, ENG_RC_NONE);
 
-	over = OVERHEAD_FIXED_BYTES;
-	if ((long)l->tp * l->pp * l->dp * l->cp > 1)
-		over += OVERHEAD_COMM_BYTES;
+	/* NCCL buffers counted always, so that adding data-parallel ranks
+	 * never raises memory per GPU. */
+	over = OVERHEAD_FIXED_BYTES + OVERHEAD_COMM_BYTES;
 	over += OVERHEAD_FRAG * (w + g + o + act);
 
 	p->memory.weights_gib = w / GIB;

@@ -32,4 +32,8 @@ void h_recs_list(struct app *app, const struct request *req,
 void h_rec_get(struct app *app, const struct request *req,
 	       struct response *res);
 
+/* sizing_training.c, sizing_inference.c, sizing_compare.c */
+void h_sizing_training(struct app *app, const struct request *req,
+		       struct response *res);
+
 #endif

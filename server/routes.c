@@ -16,6 +16,7 @@ static const struct route table[] = {
 	{"PUT", "/v1/gpus/{name}", h_gpu_put, SCOPE_ADMIN, 1},
 	{"GET", "/v1/models", h_models_list, SCOPE_READ, 0},
 	{"GET", "/v1/models/{name}", h_model_get, SCOPE_READ, 0},
+	{"POST", "/v1/sizing/training", h_sizing_training, SCOPE_READ, 1},
 	{"GET", "/v1/recommendations", h_recs_list, SCOPE_READ, 0},
 	{"GET", "/v1/recommendations/{id}", h_rec_get, SCOPE_READ, 0},
 };

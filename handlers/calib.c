@@ -1,0 +1,58 @@
+/* calib.c - fleet medians -> struct hw_spec measured fields. */
+#include <string.h>
+
+#include "handlers/calib.h"
+#include "handlers/problem.h"
+#include "storage/bench.h"
+
+int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
+		struct hw_spec *hw, struct calib_info *ci, const char *field,
+		struct response *res)
+{
+	struct fleet_medians fm;
+	struct store_err e;
+	int any = 0;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->mode = mode;
+	ci->window_days = CALIB_WINDOW_DAYS;
+	if (mode == CALIB_DATASHEET)
+		return 0;
+	if (store_fleet_medians(app->db, gpu, CALIB_WINDOW_DAYS, &fm, &e) !=
+	    STORE_OK) {
+		problem_store(res, &e, "fleet measurements");
+		return -1;
+	}
+	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++)
+		if (fm.gemm_tflops[t].samples > 0) {
+			hw->gemm_tflops[t].value = fm.gemm_tflops[t].value;
+			hw->gemm_tflops[t].samples = fm.gemm_tflops[t].samples;
+			any = 1;
+		}
+	if (fm.hbm_gbps.samples > 0) {
+		hw->hbm_gbps.value = fm.hbm_gbps.value;
+		hw->hbm_gbps.samples = fm.hbm_gbps.samples;
+		any = 1;
+	}
+	if (fm.allreduce_busbw_gbps.samples > 0) {
+		hw->intra_node_busbw_gbps.value = fm.allreduce_busbw_gbps.value;
+		hw->intra_node_busbw_gbps.samples =
+			fm.allreduce_busbw_gbps.samples;
+		any = 1;
+	}
+	ci->runs = fm.runs;
+	if (mode == CALIB_MEASURED && !any) {
+		problem(res, 422, "not-measured", "No measurements",
+			"%s: no probe has measured a \"%s\" in the last %d "
+			"days; use \"calibration\": \"auto\" or "
+			"\"datasheet\"",
+			field, gpu, CALIB_WINDOW_DAYS);
+		json_object_set_new(res->json, "errors",
+				    json_pack("[{s:s, s:s}]", "field",
+					      "calibration", "message",
+					      "no measurements for this GPU "
+					      "type"));
+		return -1;
+	}
+	return 0;
+}

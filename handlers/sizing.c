@@ -1,0 +1,252 @@
+/* sizing.c - shared plumbing of the sizing endpoints. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "handlers/calib.h"
+#include "handlers/problem.h"
+#include "handlers/sizing.h"
+#include "handlers/util.h"
+#include "storage/catalog.h"
+#include "storage/recs.h"
+
+const char *const calib_mode_names[] = {"auto", "datasheet", "measured",
+					NULL};
+
+json_t *sizing_real(double x, int digits)
+{
+	double scale;
+
+	if (!isfinite(x))
+		return json_null();
+	if (x == 0)
+		return json_real(0);
+	scale = pow(10, digits - 1 - (int)floor(log10(fabs(x))));
+	return json_real(round(x * scale) / scale);
+}
+
+static double num_or0(const json_t *row, const char *key)
+{
+	const json_t *v = json_object_get(row, key);
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* Catalog fields -> engine hardware description. */
+static void row_to_hw(const json_t *row, struct hw_spec *hw)
+{
+	static const struct {
+		const char *key;
+		enum eng_dtype t;
+	} peaks[] = {
+		{"fp64_tflops", ENG_FP64}, {"fp32_tflops", ENG_FP32},
+		{"tf32_tflops", ENG_TF32}, {"fp16_tflops", ENG_FP16},
+		{"bf16_tflops", ENG_BF16}, {"fp8_tflops", ENG_FP8},
+		{"int8_tops", ENG_INT8},
+	};
+	const char *link = json_string_value(json_object_get(row,
+							     "intra_node_link"));
+	const char *cc = json_string_value(json_object_get(row,
+							   "compute_capability"));
+
+	memset(hw, 0, sizeof(*hw));
+	snprintf(hw->name, sizeof(hw->name), "%s",
+		 json_string_value(json_object_get(row, "name")));
+	hw->memory_gib = num_or0(row, "memory_gib");
+	for (size_t i = 0; i < sizeof(peaks) / sizeof(peaks[0]); i++)
+		hw->peak_tflops[peaks[i].t] = num_or0(row, peaks[i].key);
+	hw->memory_bandwidth_gbps = num_or0(row, "memory_bandwidth_gbps");
+	hw->intra_node_link = !link			      ? HW_LINK_NONE
+			      : !strcmp(link, "nvlink")	      ? HW_LINK_NVLINK
+			      : !strcmp(link, "infinity_fabric") ? HW_LINK_XGMI
+								 : HW_LINK_PCIE;
+	hw->intra_node_gbps = num_or0(row, "intra_node_gbps");
+	hw->max_gpus_per_node = (int)num_or0(row, "max_gpus_per_node");
+	hw->inter_node_gbps = num_or0(row, "inter_node_gbps");
+	hw->price_per_gpu_hour = num_or0(row, "price_per_gpu_hour");
+	/* PCIe per direction from the generation: 128b/130b at 8/16/32 GT/s
+	 * (PROBE.md section 3), x16 unless stated.
+	 */
+	{
+		int gen = (int)num_or0(row, "pcie_gen");
+		int width = (int)num_or0(row, "pcie_width");
+		static const double gts[] = {0, 2.5, 5, 8, 16, 32, 64, 64};
+		if (gen >= 3 && gen <= 6)
+			hw->host_link_gbps = gts[gen] * (width ? width : 16) *
+					     128.0 / 130.0 / 8.0;
+	}
+	if (cc && sscanf(cc, "%d.%d", &hw->cc_major, &hw->cc_minor) != 2)
+		hw->cc_major = hw->cc_minor = 0;
+}
+
+int sizing_load_gpu(struct app *app, const char *name, const char *field,
+		    enum calib_mode mode, struct hw_spec *hw,
+		    struct calib_info *ci, json_t **gpu_row,
+		    struct response *res)
+{
+	struct store_err e;
+	json_t *row = NULL;
+
+	*gpu_row = NULL;
+	if (store_gpu_get(app->db, name, &row, &e) != STORE_OK) {
+		if (e.status == STORE_NOT_FOUND)
+			problem_field(res, field,
+				      "unknown GPU \"%.64s\"; GET /v1/gpus lists "
+				      "the catalog",
+				      name);
+		else
+			problem_store(res, &e, "gpu");
+		return -1;
+	}
+	row_to_hw(row, hw);
+	if (calib_apply(app, name, mode, hw, ci, field, res) != 0) {
+		json_decref(row);
+		return -1;
+	}
+	*gpu_row = row;
+	return 0;
+}
+
+void sizing_engine_problem(struct response *res, const struct eng_error *err)
+{
+	const char *field = err->field[0] ? err->field : "request";
+
+	if (err->code == ENG_EINVAL) {
+		problem_field(res, field, "%s", err->message);
+		return;
+	}
+	if (err->code == ENG_EUNSUPPORTED)
+		problem(res, 422, "unsupported", "Not supported by this GPU",
+			"%s: %s", field, err->message);
+	else
+		problem(res, 422, "infeasible", "No plan satisfies the request",
+			"%s: %s", field, err->message);
+	json_object_set_new(res->json, "errors",
+			    json_pack("[{s:s, s:s}]", "field", field,
+				      "message", err->message));
+}
+
+static json_t *rate_json(const struct hw_rate *r, const char *unit,
+			 const struct calib_info *ci)
+{
+	json_t *o = json_pack("{s:o, s:s, s:o}", "value",
+			      sizing_real(r->value, 4), "unit", unit,
+			      "datasheet", sizing_real(r->datasheet, 5));
+	if (r->measured) {
+		json_object_set_new(o, "source", json_string("measured"));
+		json_object_set_new(o, "samples", json_integer(r->samples));
+		json_object_set_new(o, "window_days",
+				    json_integer(ci ? ci->window_days : 0));
+	} else {
+		json_object_set_new(o, "source",
+				    json_string("datasheet×efficiency"));
+		json_object_set_new(o, "efficiency",
+				    sizing_real(r->efficiency, 3));
+	}
+	return o;
+}
+
+json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
+{
+	json_t *o = json_pack(
+		"{s:o, s:o, s:o, s:o}", "gemm_tflops",
+		rate_json(&b->gemm_tflops, "TFLOP/s", ci), "hbm_gbps",
+		rate_json(&b->hbm_gbps, "GB/s", ci), "intra_node_gbps",
+		rate_json(&b->intra_node_gbps, "GB/s", ci), "inter_node_gbps",
+		rate_json(&b->inter_node_gbps, "GB/s", ci));
+
+	json_object_set_new(o, "calibration",
+			    json_string(calib_mode_names[ci->mode]));
+	json_object_set_new(o, "probe_runs", json_integer(ci->runs));
+	return o;
+}
+
+void sizing_persist(struct app *app, const struct request *req,
+		    const char *kind, const char *model, const char *gpu,
+		    json_t *response, json_t *summary, struct response *res)
+{
+	char id[UUID_TEXT], ts[40];
+	time_t now = time(NULL);
+	struct tm tm;
+	struct store_err e;
+	char *text = NULL, *sum = NULL;
+	json_t *full;
+
+	uuid_v4(id);
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* id, kind and created_at first: what a reader looks for. */
+	full = json_pack("{s:s, s:s, s:s}", "id", id, "kind", kind,
+			 "created_at", ts);
+	json_object_update(full, response);
+	json_decref(response);
+	text = json_dumps(full, JSON_COMPACT | JSON_REAL_PRECISION(12));
+	sum = json_dumps(summary, JSON_COMPACT | JSON_REAL_PRECISION(12));
+	json_decref(full);
+	json_decref(summary);
+	if (!text || !sum) {
+		problem(res, 500, "internal", "Internal error",
+			"cannot render the answer");
+		goto out;
+	}
+	struct rec_new rec = {
+		.id = id,
+		.kind = kind,
+		.model = model,
+		.gpu = gpu,
+		.request = req->body,
+		.response = text,
+		.summary = sum,
+	};
+	if (store_rec_insert(app->db, &rec, &e) != STORE_OK) {
+		problem_store(res, &e, "recommendation");
+		goto out;
+	}
+	res_text(res, 201, "application/json", text, strlen(text));
+	snprintf(res->location, sizeof(res->location),
+		 "/v1/recommendations/%s", id);
+out:
+	free(text);
+	free(sum);
+}
+
+int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
+		    long max, int *out, int cap)
+{
+	const json_t *arr = json_object_get(o, key), *x;
+	size_t i;
+	int n = 0;
+
+	if (!arr || json_is_null(arr))
+		return 0;
+	if (json_is_integer(arr)) {
+		/* A single value pins it: "tp": 8 means [8]. */
+		long long one = json_integer_value(arr);
+		if (one < min || one > max) {
+			jv_error(v, key, "must be in [%ld, %ld]", min, max);
+			return -1;
+		}
+		out[0] = (int)one;
+		return 1;
+	}
+	if (!json_is_array(arr) || json_array_size(arr) == 0 ||
+	    json_array_size(arr) > (size_t)cap) {
+		jv_error(v, key,
+			 "must be a list of 1 to %d allowed values (integers "
+			 "in [%ld, %ld])",
+			 cap, min, max);
+		return -1;
+	}
+	json_array_foreach(arr, i, x) {
+		long long val;
+		if (!json_is_integer(x) || (val = json_integer_value(x)) < min ||
+		    val > max) {
+			jv_error(v, key, "values must be integers in [%ld, %ld]",
+				 min, max);
+			return -1;
+		}
+		out[n++] = (int)val;
+	}
+	return n;
+}

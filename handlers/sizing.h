@@ -1,0 +1,65 @@
+/* sizing.h - what the three sizing endpoints share: the GPU catalog row
+ * turned into engine hardware (with fleet calibration), engine errors as
+ * problems, the basis block, and persisting an answer as a recommendation.
+ */
+#ifndef GPUSIZER_HANDLERS_SIZING_H
+#define GPUSIZER_HANDLERS_SIZING_H
+
+#include <jansson.h>
+
+#include "engine/errors.h"
+#include "engine/hw.h"
+#include "handlers/handler.h"
+#include "handlers/jsonv.h"
+
+/* Where hardware numbers come from (request "calibration"). */
+enum calib_mode {
+	CALIB_AUTO,      /* measured fleet medians where they exist */
+	CALIB_DATASHEET, /* datasheet x default efficiency only */
+	CALIB_MEASURED,  /* measured or 422 */
+};
+extern const char *const calib_mode_names[];
+
+/* What calibration found for one GPU type (for the basis block). */
+struct calib_info {
+	enum calib_mode mode;
+	int runs;         /* probe runs contributing */
+	int window_days;  /* how far back medians look */
+};
+
+/* Loads catalog GPU name into *hw (field error under field when unknown),
+ * then applies fleet medians per mode. Returns 0 or -1 with res filled.
+ */
+int sizing_load_gpu(struct app *app, const char *name, const char *field,
+		    enum calib_mode mode, struct hw_spec *hw,
+		    struct calib_info *ci, json_t **gpu_row,
+		    struct response *res);
+
+/* Engine failure -> 400 (invalid) or 422 (infeasible/unsupported) problem
+ * naming err->field.
+ */
+void sizing_engine_problem(struct response *res, const struct eng_error *err);
+
+/* The basis block: each hardware number, its value and where it came
+ * from (datasheet x efficiency, or measured with sample counts).
+ */
+json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci);
+
+/* Stores response as a recommendation and answers 201 with Location and
+ * the exact stored text. Adds "id", "kind" and "created_at" to response
+ * (stolen), summary (stolen) for list views.
+ */
+void sizing_persist(struct app *app, const struct request *req,
+		    const char *kind, const char *model, const char *gpu,
+		    json_t *response, json_t *summary, struct response *res);
+
+/* Parses an allowed-values list: strategies.<key> as [int, ...] within
+ * [min, max]. Returns count (0 when absent) or -1 after a field error.
+ */
+int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
+		    long max, int *out, int cap);
+
+/* A number rounded to digits significant digits (keeps JSON readable). */
+json_t *sizing_real(double x, int digits);
+
+#endif

@@ -1,0 +1,396 @@
+/* sizing_training.c - POST /v1/sizing/training (issue 3). */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/training.h"
+#include "handlers/api.h"
+#include "handlers/arch.h"
+#include "handlers/problem.h"
+#include "handlers/sizing.h"
+
+static const char *const top_keys[] = {
+	"model",	      "seq_len",	"train_tokens",
+	"global_batch_size",  "global_batch_tokens", "precision",
+	"optimizer",	      "gradient_precision", "method",
+	"lora_rank",	      "gpu",		"gpus_per_node",
+	"gpus",		      "max_gpus",	"deadline_days",
+	"price_per_gpu_hour", "inter_node_gbps",	"strategies",
+	"top",		      "objective",	"calibration",
+	NULL,
+};
+static const char *const strategy_keys[] = {
+	"tp",		    "pp",	      "dp",	     "ep",
+	"cp",		    "vp",	      "zero",	     "recompute",
+	"sequence_parallel", "flash_attention", "micro_batch", "offload",
+	NULL,
+};
+static const char *const precisions[] = {"fp32", "tf32", "fp16", "bf16",
+					 "fp8", NULL};
+static const enum eng_dtype precision_types[] = {ENG_FP32, ENG_TF32, ENG_FP16,
+						 ENG_BF16, ENG_FP8};
+static const char *const grad_precisions[] = {"bf16", "fp32", NULL};
+static const char *const optimizers[] = {"adamw", "adamw_8bit", "sgd",
+					 "adafactor", NULL};
+static const char *const methods[] = {"full", "lora", "qlora", NULL};
+static const char *const objectives[] = {"time", "cost", "gpus", NULL};
+static const char *const recomputes[] = {"none", "selective", "full", NULL};
+static const char *const offloads[] = {"none", "optimizer",
+				       "optimizer+weights", NULL};
+
+/* Integer allowed-value lists: name, range, where it goes. */
+static const struct {
+	const char *key;
+	long min, max;
+	size_t offset;
+} int_lists[] = {
+	{"tp", 1, 1024, offsetof(struct trn_strategies, tp)},
+	{"pp", 1, 1024, offsetof(struct trn_strategies, pp)},
+	{"dp", 1, 1 << 20, offsetof(struct trn_strategies, dp)},
+	{"ep", 1, 1024, offsetof(struct trn_strategies, ep)},
+	{"cp", 1, 1024, offsetof(struct trn_strategies, cp)},
+	{"vp", 1, 64, offsetof(struct trn_strategies, vp)},
+	{"zero", 0, 3, offsetof(struct trn_strategies, zero)},
+	{"micro_batch", 1, 65536, offsetof(struct trn_strategies, micro_batch)},
+};
+
+/* A list of strings from choices, or booleans, into c. */
+static void enum_list(struct jv *v, const json_t *o, const char *key,
+		      const char *const *choices, struct trn_choices *c)
+{
+	const json_t *arr = json_object_get(o, key), *x;
+	size_t i;
+
+	if (!arr || json_is_null(arr))
+		return;
+	if (!json_is_array(arr))
+		arr = json_pack("[O]", arr); /* one value pins it */
+	else
+		json_incref((json_t *)arr);
+	if (json_array_size(arr) == 0 ||
+	    json_array_size(arr) > TRN_MAX_CHOICES) {
+		jv_error(v, key, "must be a non-empty list of allowed values");
+		goto out;
+	}
+	json_array_foreach(arr, i, x) {
+		int found = -1;
+		if (!choices && json_is_boolean(x))
+			found = json_is_true(x);
+		for (int k = 0; choices && choices[k] && json_is_string(x); k++)
+			if (!strcmp(json_string_value(x), choices[k]))
+				found = k;
+		if (found < 0) {
+			if (choices)
+				jv_error(v, key,
+					 "values must be among: %s%s%s%s%s",
+					 choices[0], choices[1] ? ", " : "",
+					 choices[1] ? choices[1] : "",
+					 choices[1] && choices[2] ? ", " : "",
+					 choices[1] && choices[2] ? choices[2]
+								  : "");
+			else
+				jv_error(v, key, "values must be true or false");
+			goto out;
+		}
+		c->v[c->n++] = found;
+	}
+out:
+	json_decref((json_t *)arr);
+}
+
+static void parse_strategies(const json_t *s, struct trn_strategies *st,
+			     struct response *res)
+{
+	struct jv v = {.res = res, .prefix = "strategies."};
+
+	if (!s || json_is_null(s))
+		return;
+	if (!json_is_object(s)) {
+		problem_field(res, "strategies",
+			      "must be an object of allowed-value lists");
+		return;
+	}
+	jv_reject_unknown(&v, s, strategy_keys);
+	for (size_t i = 0; i < sizeof(int_lists) / sizeof(int_lists[0]); i++) {
+		struct trn_choices *c =
+			(struct trn_choices *)((char *)st + int_lists[i].offset);
+		int n = sizing_int_list(&v, s, int_lists[i].key,
+					int_lists[i].min, int_lists[i].max,
+					c->v, TRN_MAX_CHOICES);
+		c->n = n > 0 ? n : 0;
+	}
+	enum_list(&v, s, "recompute", recomputes, &st->recompute);
+	enum_list(&v, s, "offload", offloads, &st->offload);
+	enum_list(&v, s, "sequence_parallel", NULL, &st->sequence_parallel);
+	enum_list(&v, s, "flash_attention", NULL, &st->flash_attention);
+}
+
+/* Request JSON -> engine request. Field errors accumulate in res. */
+static int parse(struct app *app, const json_t *b, struct trn_request *rq,
+		 const char **model_name, const char **gpu_name,
+		 enum calib_mode *calib, json_t **gpu_row,
+		 struct calib_info *ci, struct response *res)
+{
+	struct jv v = {.res = res};
+	long long x;
+	double d;
+	int e;
+	json_t *arch = NULL;
+
+	trn_request_init(rq);
+	jv_reject_unknown(&v, b, top_keys);
+	/* Field errors accumulate; anything else (503) ends parsing. */
+	if (arch_resolve(app, json_object_get(b, "model"), &rq->model,
+			 model_name, &arch, res) != 0 &&
+	    !json_object_get(res->json, "errors"))
+		return -1;
+	json_decref(arch);
+	if (jv_int(&v, b, "seq_len", true, 1, 1 << 22, &x) == 0 && x)
+		rq->seq_len = (long)x;
+	if (jv_num(&v, b, "train_tokens", false, 0, 1e18, &d) == 0)
+		rq->train_tokens = json_object_get(b, "train_tokens") ? d : 0;
+	if (json_object_get(b, "global_batch_size") &&
+	    json_object_get(b, "global_batch_tokens"))
+		jv_error(&v, "global_batch_tokens",
+			 "give global_batch_size or global_batch_tokens, not "
+			 "both");
+	x = 0;
+	if (jv_int(&v, b, "global_batch_size", false, 1, 1 << 26, &x) == 0 && x)
+		rq->global_batch_size = (long)x;
+	d = 0;
+	if (jv_num(&v, b, "global_batch_tokens", false, 1, 1e12, &d) == 0 && d)
+		rq->global_batch_tokens = d;
+	e = 3;
+	if (jv_enum(&v, b, "precision", false, precisions, &e) == 0)
+		rq->precision = precision_types[e];
+	e = 0;
+	if (jv_enum(&v, b, "gradient_precision", false, grad_precisions, &e) ==
+	    0)
+		rq->gradient_precision = e ? ENG_FP32 : ENG_BF16;
+	e = 0;
+	if (jv_enum(&v, b, "optimizer", false, optimizers, &e) == 0)
+		rq->optimizer = (enum trn_optimizer)e;
+	e = 0;
+	if (jv_enum(&v, b, "method", false, methods, &e) == 0)
+		rq->method = (enum trn_method)e;
+	x = rq->lora_rank;
+	if (jv_int(&v, b, "lora_rank", false, 1, 65536, &x) == 0)
+		rq->lora_rank = (long)x;
+	x = 0;
+	if (jv_int(&v, b, "gpus_per_node", false, 1, 1024, &x) == 0 && x)
+		rq->gpus_per_node = (int)x;
+	if (json_object_get(b, "gpus") && json_object_get(b, "max_gpus"))
+		jv_error(&v, "max_gpus", "give gpus or max_gpus, not both");
+	x = 0;
+	if (jv_int(&v, b, "gpus", false, 1, 1 << 20, &x) == 0 && x)
+		rq->gpus = (long)x;
+	x = 0;
+	if (jv_int(&v, b, "max_gpus", false, 1, 1 << 20, &x) == 0 && x)
+		rq->max_gpus = (long)x;
+	if (!rq->gpus && !rq->max_gpus)
+		rq->max_gpus = 1024; /* stated in the answer's assumptions */
+	d = 0;
+	if (jv_num(&v, b, "deadline_days", false, 1e-6, 1e6, &d) == 0 && d)
+		rq->deadline_days = d;
+	d = 0;
+	if (jv_num(&v, b, "price_per_gpu_hour", false, 0, 1e4, &d) == 0 && d)
+		rq->price_per_gpu_hour = d;
+	d = 0;
+	if (jv_num(&v, b, "inter_node_gbps", false, 1e-3, 1e6, &d) == 0 && d)
+		rq->inter_node_gbps = d;
+	parse_strategies(json_object_get(b, "strategies"), &rq->strategies,
+			 res);
+	x = rq->top;
+	if (jv_int(&v, b, "top", false, 1, TRN_MAX_TOP, &x) == 0)
+		rq->top = (int)x;
+	e = 0;
+	if (jv_enum(&v, b, "objective", false, objectives, &e) == 0)
+		rq->objective = (enum trn_objective)e;
+	e = 0;
+	jv_enum(&v, b, "calibration", false, calib_mode_names, &e);
+	*calib = (enum calib_mode)e;
+	if (jv_str(&v, b, "gpu", true, 64, gpu_name) != 0)
+		return -1;
+	if (problem_field_count(res) > 0)
+		return -1;
+	return sizing_load_gpu(app, *gpu_name, "gpu", *calib, &rq->gpu, ci,
+			       gpu_row, res);
+}
+
+static json_t *plan_json(const struct trn_plan *p)
+{
+	const struct trn_layout *l = &p->layout;
+	json_t *o = json_pack(
+		"{s:I, s:I, s:i, s:i, s:i, s:i, s:s, s:b, s:b, s:i, s:I, s:I}",
+		"gpus", (json_int_t)p->gpus, "nodes", (json_int_t)p->nodes,
+		"tp", l->tp, "pp", l->pp, "dp", l->dp, "zero", l->zero,
+		"recompute", eng_recompute_name(l->recompute),
+		"sequence_parallel", l->sequence_parallel, "flash_attention",
+		l->flash_attention, "micro_batch", l->micro_batch, "grad_accum",
+		(json_int_t)p->grad_accum, "global_batch_size",
+		(json_int_t)p->global_batch_size);
+
+	if (l->ep > 1)
+		json_object_set_new(o, "ep", json_integer(l->ep));
+	if (l->cp > 1)
+		json_object_set_new(o, "cp", json_integer(l->cp));
+	if (l->vp > 1)
+		json_object_set_new(o, "vp", json_integer(l->vp));
+	json_object_set_new(o, "offload",
+			    json_string(trn_offload_name(l->offload)));
+	if (p->uneven_stages) {
+		json_object_set_new(o, "uneven_stages", json_true());
+		json_object_set_new(o, "layers_per_stage_max",
+				    json_integer(p->layers_per_stage_max));
+	}
+	json_t *mem = json_pack(
+		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "weights",
+		sizing_real(p->memory.weights_gib, 4), "gradients",
+		sizing_real(p->memory.gradients_gib, 4), "optimizer",
+		sizing_real(p->memory.optimizer_gib, 4), "activations",
+		sizing_real(p->memory.activations_gib, 4), "overhead",
+		sizing_real(p->memory.overhead_gib, 4), "total",
+		sizing_real(p->memory.total_gib, 4), "capacity",
+		sizing_real(p->memory.capacity_gib, 4));
+	if (l->offload != TRN_OFFLOAD_NONE)
+		json_object_set_new(mem, "host",
+				    sizing_real(p->memory.host_gib, 4));
+	json_object_set_new(o, "memory_gib", mem);
+	json_t *t = json_pack("{s:o, s:o, s:o, s:o, s:o}", "compute",
+			      sizing_real(p->time.compute_s, 4), "tp_comm",
+			      sizing_real(p->time.tp_comm_s, 4), "pp_bubble",
+			      sizing_real(p->time.pp_bubble_s, 4),
+			      "dp_comm_exposed",
+			      sizing_real(p->time.dp_comm_exposed_s, 4), "step",
+			      sizing_real(p->time.step_s, 4));
+	if (p->time.pp_p2p_s > 0)
+		json_object_set_new(t, "pp_p2p",
+				    sizing_real(p->time.pp_p2p_s, 4));
+	if (p->time.ep_comm_s > 0)
+		json_object_set_new(t, "ep_comm",
+				    sizing_real(p->time.ep_comm_s, 4));
+	if (p->time.cp_comm_exposed_s > 0)
+		json_object_set_new(t, "cp_comm_exposed",
+				    sizing_real(p->time.cp_comm_exposed_s, 4));
+	if (p->time.optimizer_s > 0)
+		json_object_set_new(t, "optimizer",
+				    sizing_real(p->time.optimizer_s, 4));
+	json_object_set_new(o, "time_s", t);
+	json_object_set_new(o, "tokens_per_s", sizing_real(p->tokens_per_s, 4));
+	json_object_set_new(o, "tokens_per_s_per_gpu",
+			    sizing_real(p->tokens_per_s_per_gpu, 4));
+	json_object_set_new(o, "mfu", sizing_real(p->mfu, 3));
+	json_object_set_new(o, "hfu", sizing_real(p->hfu, 3));
+	json_object_set_new(o, "days", sizing_real(p->days, 4));
+	json_object_set_new(o, "gpu_hours", sizing_real(p->gpu_hours, 4));
+	json_object_set_new(o, "cost", sizing_real(p->cost, 4));
+	json_object_set_new(o, "meets_deadline", json_boolean(p->meets_deadline));
+	json_object_set_new(o, "binding",
+			    json_string(eng_binding_name(p->binding)));
+	return o;
+}
+
+/* The engine result as the API's JSON (without id/kind/created_at). */
+static json_t *result_json(const struct trn_request *rq,
+			   const struct trn_result *r, const char *model_name,
+			   const char *gpu_name, const struct calib_info *ci)
+{
+	json_t *plans = json_array(), *warnings = json_array();
+
+	for (int i = 0; i < r->n_plans; i++)
+		json_array_append_new(plans, plan_json(&r->plans[i]));
+	for (int i = 0; i < r->n_warnings; i++)
+		json_array_append_new(warnings, json_string(r->warnings[i]));
+	json_t *model = json_pack(
+		"{s:s, s:{s:o, s:o}}", "name", model_name, "params", "total",
+		sizing_real(r->params.total, 6), "active",
+		sizing_real(r->params.active, 6));
+	json_t *flops = json_pack(
+		"{s:o, s:o, s:o, s:o, s:s}", "model_per_token",
+		sizing_real(r->model_flops_per_token, 5), "model_total",
+		sizing_real(r->model_flops_total, 5), "hardware_per_token",
+		sizing_real(r->hardware_flops_per_token, 5), "hardware_total",
+		sizing_real(r->hardware_flops_total, 5), "convention",
+		"model = 6·N_active + 12·L·h·s per token (attention without "
+		"causal halving; PaLM/Megatron MFU accounting); hardware adds "
+		"recomputation of the best plan");
+	json_t *checks = json_pack(
+		"{s:{s:o, s:o, s:o, s:s, s:i, s:b}, s:s, s:o}", "tensor_parallel",
+		"t_max", sizing_real(r->t_max.t_max, 3), "peak_tflops",
+		sizing_real(r->t_max.peak_tflops, 4), "link_gbps_one_direction",
+		sizing_real(r->t_max.link_gbps, 4), "rate", r->t_max.rate_name,
+		"tp_of_best_plan", r->t_max.tp_of_best_plan, "ok", r->t_max.ok,
+		"binding", eng_binding_name(r->binding), "warnings", warnings);
+	json_t *assumptions = json_pack(
+		"{s:s, s:s, s:s, s:I, s:I}", "precision",
+		eng_dtype_name(rq->precision), "gradient_precision",
+		eng_dtype_name(rq->gradient_precision), "optimizer",
+		trn_optimizer_name(rq->optimizer), "max_gpus",
+		(json_int_t)(rq->gpus ? rq->gpus : rq->max_gpus), "seq_len",
+		(json_int_t)rq->seq_len);
+	json_object_set_new(assumptions, "method",
+			    json_string(trn_method_name(rq->method)));
+	json_object_set_new(assumptions, "objective",
+			    json_string(trn_objective_name(rq->objective)));
+	json_object_set_new(assumptions, "memory_units",
+			    json_string("GiB (2^30 B)"));
+	return json_pack("{s:o, s:s, s:I, s:o, s:I, s:I, s:o, s:o, s:o, s:o}",
+			 "model", model, "gpu", gpu_name, "global_batch_size",
+			 (json_int_t)r->global_batch_size, "flops", flops,
+			 "min_gpus", (json_int_t)r->min_gpus,
+			 "layouts_evaluated", (json_int_t)r->layouts_evaluated,
+			 "plans", plans, "checks", checks, "basis",
+			 sizing_basis_json(&r->basis, ci), "assumptions",
+			 assumptions);
+}
+
+void h_sizing_training(struct app *app, const struct request *req,
+		       struct response *res)
+{
+	struct trn_request rq;
+	struct trn_result *r = NULL;
+	struct eng_error err;
+	struct calib_info ci;
+	const char *model_name = "custom", *gpu_name = NULL;
+	enum calib_mode calib = CALIB_AUTO;
+	json_t *body, *gpu_row = NULL;
+
+	body = jv_parse_body(req, res);
+	if (!body)
+		return;
+	if (parse(app, body, &rq, &model_name, &gpu_name, &calib, &gpu_row,
+		  &ci, res) != 0)
+		goto out;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		problem(res, 503, "unavailable", "Service unavailable",
+			"out of memory");
+		goto out;
+	}
+	if (trn_size(&rq, r, &err) != 0) {
+		sizing_engine_problem(res, &err);
+		goto out;
+	}
+	{
+		json_t *summary = json_object();
+		if (r->n_plans > 0) {
+			const struct trn_plan *p = &r->plans[0];
+			json_decref(summary);
+			summary = json_pack(
+				"{s:I, s:i, s:i, s:i, s:o, s:o, s:o}", "gpus",
+				(json_int_t)p->gpus, "tp", p->layout.tp, "pp",
+				p->layout.pp, "dp", p->layout.dp, "days",
+				sizing_real(p->days, 4), "cost",
+				sizing_real(p->cost, 4), "mfu",
+				sizing_real(p->mfu, 3));
+		}
+		sizing_persist(app, req, "training", model_name, gpu_name,
+			       result_json(&rq, r, model_name, gpu_name, &ci),
+			       summary, res);
+	}
+out:
+	free(r);
+	json_decref(gpu_row);
+	json_decref(body);
+}

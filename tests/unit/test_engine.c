@@ -1,0 +1,516 @@
+/* test_engine.c - SIZING.md §1 and §7 worked numbers, errors, plan search.
+ * Build: cc ... -Iengine engine/[all].c tests/unit/test_engine.c -lm */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "formulas.h"
+#include "inference.h"
+#include "model.h"
+#include "testlib.h"
+#include "training.h"
+
+static struct model_arch llama2_70b(void)
+{
+	struct model_arch m;
+	memset(&m, 0, sizeof(m));
+	m.layers = 80;
+	m.hidden_size = 8192;
+	m.heads = 64;
+	m.kv_heads = 8;
+	m.ffn_hidden_size = 28672;
+	m.vocab_size = 32000;
+	m.gated_mlp = true;
+	return m;
+}
+
+static struct model_arch llama2_7b(void)
+{
+	struct model_arch m = llama2_70b();
+	m.layers = 32;
+	m.hidden_size = 4096;
+	m.heads = 32;
+	m.kv_heads = 32;
+	m.ffn_hidden_size = 11008;
+	return m;
+}
+
+static struct hw_spec gpu_h100(void)
+{
+	struct hw_spec g;
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "H100 SXM");
+	g.memory_gib = 80;
+	g.peak_tflops[ENG_FP32] = 67;
+	g.peak_tflops[ENG_TF32] = 494.7;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 989.4;
+	g.peak_tflops[ENG_FP8] = g.peak_tflops[ENG_INT8] = 1978.9;
+	g.memory_bandwidth_gbps = 3350;
+	g.intra_node_link = HW_LINK_NVLINK;
+	g.intra_node_gbps = 450;
+	g.max_gpus_per_node = 8;
+	g.inter_node_gbps = 400;
+	g.price_per_gpu_hour = 4.0;
+	g.cc_major = 9;
+	return g;
+}
+
+static struct hw_spec gpu_a100(void)
+{
+	struct hw_spec g = gpu_h100();
+	strcpy(g.name, "A100 80GB");
+	g.peak_tflops[ENG_FP32] = 19.5;
+	g.peak_tflops[ENG_TF32] = 156;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 312;
+	g.peak_tflops[ENG_FP8] = 0;
+	g.peak_tflops[ENG_INT8] = 624;
+	g.memory_bandwidth_gbps = 2039;
+	g.intra_node_gbps = 300;
+	g.inter_node_gbps = 200;
+	g.price_per_gpu_hour = 2.0;
+	g.cc_major = 8;
+	return g;
+}
+
+static struct hw_spec gpu_4090(void)
+{
+	struct hw_spec g = gpu_a100();
+	strcpy(g.name, "RTX 4090");
+	g.memory_gib = 24;
+	g.peak_tflops[ENG_FP32] = 82.6;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 165.2;
+	g.peak_tflops[ENG_FP8] = 330.3;
+	g.memory_bandwidth_gbps = 1008;
+	g.intra_node_link = HW_LINK_PCIE;
+	g.intra_node_gbps = 32;
+	g.inter_node_gbps = 25;
+	g.price_per_gpu_hour = 0.7;
+	g.cc_major = 8;
+	g.cc_minor = 9;
+	return g;
+}
+
+/* §1 */
+static void test_params(void)
+{
+	struct model_params p;
+	struct model_arch m = llama2_70b();
+	char err[128];
+
+	CHECK(model_validate(&m, err, sizeof(err)) == 0);
+	model_count_params(&m, &p);
+	CHECK_NEAR(p.total, 68.98e9, 0.001);
+	CHECK_NEAR(model_params_textbook(&m), 68.98e9, 0.001);
+	m = llama2_7b();
+	model_count_params(&m, &p);
+	CHECK_NEAR(p.total, 6.74e9, 0.001);
+	CHECK(p.active == p.total);
+}
+
+/* Mixtral 8x7B: 46.7B total, 12.9B active (Mistral AI model card). */
+static void test_params_moe(void)
+{
+	struct model_arch m = llama2_7b();
+	struct model_params p;
+
+	m.kv_heads = 8;
+	m.ffn_hidden_size = 0;
+	m.moe.experts = 8;
+	m.moe.top_k = 2;
+	m.moe.expert_ffn_hidden_size = 14336;
+	m.vocab_size = 32000;
+	model_count_params(&m, &p);
+	CHECK_NEAR(p.total, 46.7e9, 0.01);
+	CHECK_NEAR(p.active, 12.9e9, 0.01);
+}
+
+/* DeepSeek-V3: 671B total, 37B active (DeepSeek-V3 report, §1). */
+static void test_params_mla(void)
+{
+	struct model_arch m;
+	struct model_params p;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = 61;
+	m.hidden_size = 7168;
+	m.heads = 128;
+	m.kv_heads = 128;
+	m.ffn_hidden_size = 18432;
+	m.vocab_size = 129280;
+	m.gated_mlp = true;
+	m.moe.experts = 256;
+	m.moe.top_k = 8;
+	m.moe.expert_ffn_hidden_size = 2048;
+	m.moe.shared_experts = 1;
+	m.moe.dense_layers = 3;
+	m.mla.q_lora_rank = 1536;
+	m.mla.kv_lora_rank = 512;
+	m.mla.qk_nope_head_dim = 128;
+	m.mla.qk_rope_head_dim = 64;
+	m.mla.v_head_dim = 128;
+	model_count_params(&m, &p);
+	CHECK_NEAR(p.total, 671e9, 0.01);
+	CHECK_NEAR(p.active, 37e9, 0.03);
+	/* MLA cache: (512 + 64) * 61 layers * 2 B */
+	CHECK_NEAR(model_kv_bytes_per_token(&m, 2.0, 8), 576.0 * 61 * 2, 1e-9);
+}
+
+/* §7.1 */
+static void test_71_one_head(void)
+{
+	double fpb = fx_tp_flops_per_byte(128, 2);
+	CHECK_NEAR(fpb, 384, 1e-12);
+	CHECK_NEAR(fx_tp_link_needed_gbps(330, fpb), 859, 0.001);
+	CHECK(2 * fx_tp_link_needed_gbps(330, fpb) > 900);
+}
+
+/* §7.2 and the 4090 warning figure */
+static void test_72_tmax(void)
+{
+	CHECK_NEAR(fx_tp_t_max(8192, 2, 330, 32), 2.38, 0.005);
+	CHECK_NEAR(fx_tp_t_max(8192, 2, 989, 450), 11.18, 0.005);
+	CHECK_NEAR(fx_tp_t_max(8192, 2, 165.2, 32), 4.76, 0.005);
+}
+
+/* §7.3 */
+static void test_73_memory(void)
+{
+	double act = 80 * fx_act_bytes_per_layer(4096, 8, 8192, 64, 1, false,
+						 ENG_RC_SELECTIVE);
+	struct fx_train_memory m = fx_train_memory(70e9, 2, 2, 12, act);
+
+	CHECK_NEAR(m.weights_bytes, 140e9, 1e-9);
+	CHECK_NEAR(m.gradients_bytes, 140e9, 1e-9);
+	CHECK_NEAR(m.optimizer_bytes, 840e9, 1e-9);
+	CHECK_NEAR(act, 730e9, 0.005);
+	CHECK_NEAR(m.total_bytes, 1850e9, 0.005);
+	CHECK(fx_min_gpus(m.total_bytes, 80e9) == 24);
+	CHECK(fx_min_gpus(m.total_bytes, 24e9) == 78);
+	CHECK_NEAR(trn_optimizer_bytes_per_param(TRN_ADAMW, 2, 8192), 12, 1e-12);
+	CHECK_NEAR(trn_optimizer_bytes_per_param(TRN_ADAMW, 4, 8192), 8, 1e-12);
+}
+
+/* Korthikanti Table 2 forms */
+static void test_korthikanti_forms(void)
+{
+	double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;
+	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 1, false, ENG_RC_NONE),
+		   sbh * (34 + 5 * a * s / h), 1e-12);
+	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 8, false, ENG_RC_NONE),
+		   sbh * (10 + 24.0 / 8 + 5 * a * s / (h * 8)), 1e-12);
+	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 8, true, ENG_RC_NONE),
+		   sbh * (34 + 5 * a * s / h) / 8, 1e-12);
+	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 8, true,
+					  ENG_RC_SELECTIVE),
+		   sbh * 34 / 8, 1e-12);
+	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 8, false, ENG_RC_FULL),
+		   2 * sbh, 1e-12);
+}
+
+/* §7.4 */
+static void test_74_step(void)
+{
+	double flops = 8.0 * 4096 * 6 * 1e9;
+	CHECK_NEAR(flops, 196.6e12, 0.001);
+	CHECK_NEAR(fx_train_flops_6nd(1e9, 8.0 * 4096), flops, 1e-12);
+	CHECK_NEAR(fx_compute_s(flops, 330), 0.60, 0.01);
+	CHECK_NEAR(4e9 / 32e9, 0.125, 1e-12);
+	CHECK_NEAR(fx_send_receive_s(4e9, 32), 0.25, 1e-12);
+	CHECK_NEAR(fx_ring_allreduce_s(4e9, 2, 32), 0.125, 1e-12);
+}
+
+/* §7.5 */
+static void test_75_batch(void)
+{
+	double upd = fx_updates_per_epoch(1000, 10);
+	CHECK_NEAR(upd, 100, 1e-12);
+	CHECK_NEAR(fx_micro_steps(upd, 2), 200, 1e-12);
+	CHECK(fx_global_batch(2, 1, 1, 5, 1, 1) == 10);
+	CHECK(fx_global_batch(4, 2, 8, 1, 8, 2) == 4);
+}
+
+/* §7.6 */
+static void test_76_bubble(void)
+{
+	CHECK_NEAR(fx_pipeline_idle_fraction(4, 12), 3.0 / 15.0, 1e-12);
+	CHECK_NEAR(fx_bubble_fraction(4, 12, 1), 0.25, 1e-12);
+	CHECK_NEAR(fx_bubble_fraction(4, 12, 2), 0.125, 1e-12);
+	CHECK(fx_pipeline_idle_fraction(80, 80) < 0.5);
+	CHECK(fx_pipeline_idle_fraction(80, 79) > fx_pipeline_idle_fraction(80, 80));
+}
+
+static void base_train(struct trn_request *rq)
+{
+	trn_request_init(rq);
+	rq->model = llama2_70b();
+	rq->seq_len = 4096;
+	rq->global_batch_size = 1024;
+	rq->train_tokens = 2e12;
+	rq->gpu = gpu_h100();
+	rq->max_gpus = 1024;
+}
+
+/* §7.7 */
+static void test_77_fp8_errors(void)
+{
+	struct trn_request rq;
+	struct trn_result *res = calloc(1, sizeof(*res));
+	struct inf_request iq;
+	struct inf_result ires;
+	struct eng_error e;
+
+	base_train(&rq);
+	rq.precision = ENG_FP8;
+	rq.gpu = gpu_a100();
+	CHECK(trn_size(&rq, res, &e) == ENG_EUNSUPPORTED);
+	CHECK(strcmp(e.field, "precision") == 0);
+	rq.gpu = gpu_h100();
+	CHECK(trn_size(&rq, res, &e) == 0);
+	rq.gpu = gpu_4090(); /* Ada sm_89 has FP8 */
+	rq.max_gpus = 64;
+	rq.gpu.cc_minor = 9;
+	CHECK(trn_size(&rq, res, &e) != ENG_EUNSUPPORTED);
+
+	inf_request_init(&iq);
+	iq.model = llama2_7b();
+	iq.gpu = gpu_a100();
+	iq.weight_precision = ENG_FP8;
+	CHECK(inf_size(&iq, &ires, &e) == ENG_EUNSUPPORTED);
+	CHECK(strcmp(e.field, "weight_precision") == 0);
+	free(res);
+}
+
+/* §7.8 and the Databricks KV table */
+static void test_78_kv(void)
+{
+	struct model_arch m7 = llama2_7b(), m70 = llama2_70b();
+
+	CHECK_NEAR(model_kv_bytes_per_token(&m7, 2, 1), 524288, 1e-12);
+	CHECK_NEAR(model_kv_bytes_per_token(&m70, 2, 1), 327680, 1e-12);
+	CHECK_NEAR(fx_kv_bytes_per_token(80, 8, 128, 2), 327680, 1e-12);
+	CHECK_NEAR(1024 * model_kv_bytes_per_token(&m70, 2, 1) / 1073741824.0,
+		   0.3125, 1e-12);
+	/* tp 8: one KV head per GPU; tp 16 would still keep one */
+	CHECK_NEAR(model_kv_bytes_per_token(&m70, 2, 8), 327680 / 8, 1e-12);
+	CHECK_NEAR(model_kv_bytes_per_token(&m70, 2, 16), 327680 / 8, 1e-12);
+}
+
+static void test_errors_fields(void)
+{
+	struct trn_request rq;
+	struct trn_result *res = calloc(1, sizeof(*res));
+	struct eng_error e;
+
+	base_train(&rq);
+	rq.strategies.tp.n = 1;
+	rq.strategies.tp.v[0] = 3;
+	CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+	CHECK(strcmp(e.field, "strategies.tp") == 0);
+
+	base_train(&rq);
+	rq.model.heads = 0;
+	CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+	CHECK(strcmp(e.field, "model.heads") == 0);
+
+	base_train(&rq);
+	rq.global_batch_size = 1000; /* dp 64 cannot divide 1000 */
+	rq.strategies.tp.n = rq.strategies.pp.n = 1;
+	rq.strategies.tp.v[0] = rq.strategies.pp.v[0] = 1;
+	rq.gpus = 64;
+	rq.max_gpus = 0;
+	CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+	CHECK(strcmp(e.field, "global_batch_size") == 0);
+
+	base_train(&rq); /* 70B on 8 x 24 GB cannot fit without offload */
+	rq.gpu = gpu_4090();
+	rq.strategies.offload.n = 1;
+	rq.gpus = 0;
+	rq.max_gpus = 8;
+	CHECK(trn_size(&rq, res, &e) == ENG_EINFEASIBLE);
+	CHECK(strcmp(e.field, "max_gpus") == 0);
+	CHECK(strstr(e.message, "GiB") != NULL);
+
+	base_train(&rq);
+	rq.top = 99;
+	CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+	CHECK(strcmp(e.field, "top") == 0);
+	free(res);
+}
+
+static void test_search_70b(void)
+{
+	struct trn_request rq;
+	struct trn_result *res = calloc(1, sizeof(*res));
+	struct eng_error e;
+	int rc;
+
+	base_train(&rq);
+	rc = trn_size(&rq, res, &e);
+	CHECK(rc == 0);
+	if (rc)
+		printf("# %s: %s\n", e.field, e.message);
+	CHECK(res->n_plans == 5);
+	printf("# min_gpus %ld\n", res->min_gpus);
+	CHECK(res->min_gpus >= 1 && res->min_gpus <= 64);
+	for (int i = 0; i < res->n_plans; i++) {
+		const struct trn_plan *p = &res->plans[i];
+		CHECK(p->fits);
+		CHECK(p->memory.total_gib <= p->memory.capacity_gib);
+		CHECK(p->layout.tp * p->layout.pp * p->layout.dp *
+			      p->layout.cp ==
+		      p->gpus);
+		CHECK(p->grad_accum * p->layout.dp * p->layout.micro_batch ==
+		      1024);
+		CHECK(p->mfu > 0.2 && p->mfu < 0.75);
+		CHECK(p->hfu >= p->mfu);
+		if (i)
+			CHECK(p->tokens_per_s <= res->plans[i - 1].tokens_per_s);
+	}
+	printf("# 70B/H100 best: %ld GPUs tp%d pp%d dp%d z%d %s mb%d "
+	       "mfu %.3f %.1f days, %.1f GiB, %ld layouts\n",
+	       res->plans[0].gpus, res->plans[0].layout.tp,
+	       res->plans[0].layout.pp, res->plans[0].layout.dp,
+	       res->plans[0].layout.zero,
+	       eng_recompute_name(res->plans[0].layout.recompute),
+	       res->plans[0].layout.micro_batch, res->plans[0].mfu,
+	       res->plans[0].days, res->plans[0].memory.total_gib,
+	       res->layouts_evaluated);
+	/* t_max check on H100 NVLink is fine for h = 8192 */
+	CHECK(res->t_max.ok);
+	CHECK_NEAR(res->t_max.t_max, 11.2, 0.01);
+	/* the model FLOPs per token: 6N + 12 L h s (Megatron/PaLM) */
+	CHECK_NEAR(res->model_flops_per_token,
+		   6 * (68.98e9 - 32000.0 * 8192) + 12.0 * 80 * 8192 * 4096,
+		   0.002);
+	free(res);
+}
+
+static void test_tmax_warning_4090(void)
+{
+	struct trn_request rq;
+	struct trn_result *res = calloc(1, sizeof(*res));
+	struct eng_error e;
+	int rc;
+
+	trn_request_init(&rq);
+	rq.model = llama2_70b();
+	rq.seq_len = 4096;
+	rq.global_batch_size = 64;
+	rq.gpu = gpu_4090();
+	rq.max_gpus = 512;
+	rq.strategies.tp.n = 1;
+	rq.strategies.tp.v[0] = 8;
+	rc = trn_size(&rq, res, &e);
+	CHECK(rc == 0);
+	if (rc)
+		printf("# %s: %s\n", e.field, e.message);
+	CHECK(!res->t_max.ok);
+	CHECK_NEAR(res->t_max.t_max, 4.8, 0.01);
+	CHECK(res->n_warnings > 0 && strstr(res->warnings[0], "TP 8") != NULL);
+	if (res->n_warnings)
+		printf("# warning: %s\n", res->warnings[0]);
+	free(res);
+}
+
+static void test_uneven_stages(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = {8, 16, 1, 1, 1, 1, 1, ENG_RC_FULL, true, true,
+			       1, TRN_OFFLOAD_NONE};
+	struct trn_plan p;
+	struct eng_error e;
+
+	trn_request_init(&rq); /* Llama 3 405B: 126 layers on 16 stages */
+	rq.model = llama2_70b();
+	rq.model.layers = 126;
+	rq.model.hidden_size = 16384;
+	rq.model.heads = 128;
+	rq.model.ffn_hidden_size = 53248;
+	rq.model.vocab_size = 128256;
+	rq.seq_len = 8192;
+	rq.global_batch_size = 16;
+	rq.gpu = gpu_h100();
+	rq.gpus = 128;
+	CHECK(trn_evaluate(&rq, &l, &p, &e) == 0);
+	CHECK(p.uneven_stages);
+	CHECK(p.layers_per_stage_max == 8);
+}
+
+static void test_inference_basic(void)
+{
+	struct inf_request rq;
+	struct inf_result res;
+	struct eng_error e;
+	int rc;
+
+	inf_request_init(&rq);
+	rq.model = llama2_70b();
+	rq.gpu = gpu_h100();
+	rq.prompt_tokens = 1024;
+	rq.output_tokens = 256;
+	rq.load_kind = INF_LOAD_REQUESTS_PER_S;
+	rq.load_value = 10;
+	rq.tpot_ms = 50;
+	rc = inf_size(&rq, &res, &e);
+	CHECK(rc == 0);
+	if (rc)
+		printf("# %s: %s\n", e.field, e.message);
+	CHECK(res.min_tp == 2); /* 138 GB of bf16 weights need 2 x 80 GB */
+	CHECK_NEAR(res.weights_bytes, 68.98e9 * 2, 0.001);
+	CHECK(res.n_plans >= 1);
+	for (int i = 0; i < res.n_plans; i++) {
+		CHECK(res.plans[i].tpot_ms <= 50);
+		CHECK(res.plans[i].total_output_tokens_per_s >= 10 * 256 * 0.999);
+	}
+	rq.tpot_ms = 1; /* impossible */
+	CHECK(inf_size(&rq, &res, &e) == ENG_EINFEASIBLE);
+	CHECK(strcmp(e.field, "tpot_ms") == 0);
+	CHECK(strstr(e.message, "best achievable") != NULL);
+}
+
+static void test_compare(void)
+{
+	struct cmp_entry e[2];
+	struct cmp_result r;
+	struct eng_error err;
+
+	memset(e, 0, sizeof(e));
+	strcpy(e[0].name, "A100 80GB");
+	e[0].ok = true;
+	e[0].time_s = 2.6;
+	e[0].cost = 100;
+	strcpy(e[1].name, "H100 SXM");
+	e[1].ok = true;
+	e[1].time_s = 1.0;
+	e[1].cost = 130;
+	CHECK(cmp_rank(e, 2, CMP_TRAINING, &r, &err) == 0);
+	CHECK(r.cheapest == 0 && r.fastest == 1);
+	CHECK_NEAR(r.rows[1].speedup_vs_cheapest, 2.6, 1e-12);
+	CHECK_NEAR(r.rows[1].cost_vs_cheapest, 1.3, 1e-12);
+	CHECK(strcmp(r.rows[1].verdict, "H100 SXM: 2.6x faster, 1.3x the cost "
+					"of A100 80GB for this job") == 0);
+	printf("# %s\n", r.rows[1].verdict);
+}
+
+int main(void)
+{
+	RUN(test_params);
+	RUN(test_params_moe);
+	RUN(test_params_mla);
+	RUN(test_71_one_head);
+	RUN(test_72_tmax);
+	RUN(test_73_memory);
+	RUN(test_korthikanti_forms);
+	RUN(test_74_step);
+	RUN(test_75_batch);
+	RUN(test_76_bubble);
+	RUN(test_77_fp8_errors);
+	RUN(test_78_kv);
+	RUN(test_errors_fields);
+	RUN(test_search_70b);
+	RUN(test_tmax_warning_4090);
+	RUN(test_uneven_stages);
+	RUN(test_inference_basic);
+	RUN(test_compare);
+	return testlib_finish();
+}

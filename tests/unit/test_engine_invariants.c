@@ -1,0 +1,205 @@
+/* test_engine_invariants.c - properties over many generated configurations
+ * (DESIGN.md "Testing"): memory monotone in dp / zero / recompute, fp8 never
+ * above bf16, every ranked plan fits, batch arithmetic holds, inference
+ * batch monotone in memory, quantised weights never need more GPUs, decode
+ * never beats the weight-read roofline. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inference.h"
+#include "model.h"
+#include "testlib.h"
+#include "training.h"
+
+static unsigned long rng = 12345;
+static long pick(long n)
+{
+	rng = rng * 6364136223846793005UL + 1442695040888963407UL;
+	return (long)((rng >> 33) % (unsigned long)n);
+}
+
+static struct hw_spec gpu(int kind)
+{
+	struct hw_spec g;
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, kind ? "H100" : "L40S");
+	g.memory_gib = kind ? 80 : 48;
+	g.peak_tflops[ENG_FP32] = kind ? 67 : 91.6;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = kind ? 989.4 : 181;
+	g.peak_tflops[ENG_FP8] = kind ? 1978.9 : 362;
+	g.memory_bandwidth_gbps = kind ? 3350 : 864;
+	g.intra_node_link = kind ? HW_LINK_NVLINK : HW_LINK_PCIE;
+	g.intra_node_gbps = kind ? 450 : 32;
+	g.max_gpus_per_node = 8;
+	g.inter_node_gbps = kind ? 400 : 50;
+	g.price_per_gpu_hour = kind ? 4 : 1.5;
+	g.cc_major = kind ? 9 : 8;
+	g.cc_minor = kind ? 0 : 9;
+	return g;
+}
+
+static struct model_arch random_model(void)
+{
+	static const long hs[] = {2048, 4096, 5120, 8192};
+	struct model_arch m;
+	memset(&m, 0, sizeof(m));
+	m.hidden_size = hs[pick(4)];
+	m.heads = m.hidden_size / 128;
+	m.kv_heads = pick(2) ? m.heads : 8;
+	m.layers = 16 + 8 * pick(8);
+	m.ffn_hidden_size = m.hidden_size * (pick(2) ? 4 : 3);
+	m.gated_mlp = pick(2);
+	m.vocab_size = 32000 + 96000 * pick(2);
+	if (pick(4) == 0) {
+		m.moe.experts = 8;
+		m.moe.top_k = 2;
+		m.moe.expert_ffn_hidden_size = m.ffn_hidden_size;
+	}
+	return m;
+}
+
+static void test_training_memory_monotone(void)
+{
+	int checked = 0;
+	for (int it = 0; it < 300; it++) {
+		struct trn_request rq;
+		struct trn_layout l;
+		struct trn_plan a, b;
+		struct eng_error e;
+
+		trn_request_init(&rq);
+		rq.model = random_model();
+		rq.seq_len = 1024L << pick(3);
+		rq.global_batch_size = 256;
+		rq.gpu = gpu((int)pick(2));
+		rq.max_gpus = 4096;
+		memset(&l, 0, sizeof(l));
+		l.tp = 1 << pick(4);
+		l.pp = 1 << pick(3);
+		l.dp = 1 << pick(4);
+		l.ep = 1;
+		l.cp = 1;
+		l.vp = 1;
+		l.zero = (int)pick(4);
+		l.recompute = (enum eng_recompute)pick(3);
+		l.sequence_parallel = pick(2);
+		l.flash_attention = pick(2);
+		l.micro_batch = 1 << pick(3);
+		if (trn_evaluate(&rq, &l, &a, &e))
+			continue;
+		/* more dp */
+		l.dp *= 2;
+		if (trn_evaluate(&rq, &l, &b, &e) == 0) {
+			CHECK(b.memory.total_gib <= a.memory.total_gib + 1e-9);
+			checked++;
+		}
+		l.dp /= 2;
+		if (l.zero < 3) {
+			l.zero++;
+			CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);
+			CHECK(b.memory.total_gib <= a.memory.total_gib + 1e-9);
+			l.zero--;
+		}
+		if (l.recompute < ENG_RC_FULL) {
+			l.recompute++;
+			CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);
+			CHECK(b.memory.total_gib <= a.memory.total_gib + 1e-9);
+			l.recompute--;
+		}
+		rq.precision = ENG_FP8;
+		CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);
+		CHECK(b.memory.total_gib <= a.memory.total_gib + 1e-9);
+		/* batch arithmetic */
+		CHECK(a.grad_accum * l.dp * l.micro_batch == 256);
+		CHECK(a.gpus == (long)l.tp * l.pp * l.dp * l.cp);
+		CHECK(a.time.step_s > 0 && a.tokens_per_s > 0);
+	}
+	printf("# %d dp-doubling comparisons\n", checked);
+	CHECK(checked > 100);
+}
+
+static void test_ranked_plans_fit(void)
+{
+	struct trn_result *res = calloc(1, sizeof(*res));
+	for (int it = 0; it < 30; it++) {
+		struct trn_request rq;
+		struct eng_error e;
+		trn_request_init(&rq);
+		rq.model = random_model();
+		rq.seq_len = 2048;
+		rq.global_batch_size = 512;
+		rq.train_tokens = 1e11;
+		rq.gpu = gpu((int)pick(2));
+		rq.max_gpus = 64L << pick(4);
+		rq.objective = (enum trn_objective)pick(3);
+		rq.deadline_days = pick(2) ? 30 : 0;
+		if (trn_size(&rq, res, &e)) {
+			CHECK(e.code == ENG_EINFEASIBLE);
+			continue;
+		}
+		for (int i = 0; i < res->n_plans; i++) {
+			const struct trn_plan *p = &res->plans[i];
+			CHECK(p->fits);
+			CHECK(p->memory.total_gib <= p->memory.capacity_gib);
+			CHECK(p->gpus <= rq.max_gpus);
+			CHECK(p->gpus >= res->min_gpus);
+			CHECK(p->grad_accum * p->layout.dp * p->layout.micro_batch ==
+			      512);
+			CHECK(p->mfu > 0 && p->mfu < 1 && p->hfu >= p->mfu - 1e-12);
+		}
+	}
+	free(res);
+}
+
+static void test_inference_invariants(void)
+{
+	for (int it = 0; it < 200; it++) {
+		struct inf_request rq;
+		struct inf_plan p, q;
+		struct inf_result r1, r2;
+		struct eng_error e;
+		int tp = 1 << pick(4);
+
+		inf_request_init(&rq);
+		rq.model = random_model();
+		rq.gpu = gpu((int)pick(2));
+		rq.prompt_tokens = 128L << pick(5);
+		rq.output_tokens = 64L << pick(5);
+		rq.weight_precision = pick(2) ? ENG_BF16 : ENG_FP16;
+		if (rq.model.heads % tp)
+			continue;
+		/* more memory never lowers the batch that fits */
+		CHECK(inf_evaluate(&rq, tp, 1, 1, &p, &e) == 0);
+		rq.gpu.memory_gib *= 1.5;
+		CHECK(inf_evaluate(&rq, tp, 1, 1, &q, &e) == 0);
+		CHECK(q.max_batch_fit >= p.max_batch_fit);
+		rq.gpu.memory_gib /= 1.5;
+		/* decode never beats weight bytes / (tp * bandwidth) */
+		for (long b = 1; b <= 256; b *= 4) {
+			double floor_ms;
+			CHECK(inf_evaluate(&rq, tp, 1, b, &p, &e) == 0);
+			floor_ms = inf_weight_bytes(&rq.model, rq.weight_precision) /
+				   (tp * rq.gpu.memory_bandwidth_gbps * 1e9) * 1e3;
+			if (rq.model.moe.experts == 0)
+				CHECK(p.tpot_ms >= floor_ms);
+			CHECK(p.mbu <= 1.0);
+		}
+		/* fp8 / int4 weights never need more GPUs than bf16 */
+		{
+			int r = inf_size(&rq, &r1, &e);
+			rq.weight_precision = pick(2) ? ENG_FP8 : ENG_INT4;
+			if (inf_size(&rq, &r2, &e) == 0 && r == 0)
+				CHECK(r2.min_tp <= r1.min_tp);
+			CHECK(inf_weight_bytes(&rq.model, rq.weight_precision) <
+			      inf_weight_bytes(&rq.model, ENG_BF16));
+		}
+	}
+}
+
+int main(void)
+{
+	RUN(test_training_memory_monotone);
+	RUN(test_ranked_plans_fit);
+	RUN(test_inference_invariants);
+	return testlib_finish();
+}
