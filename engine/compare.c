@@ -42,10 +42,10 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		}
 		r->speedup_vs_cheapest = e[ch].time_s / e[i].time_s;
 		r->cost_vs_cheapest =
-			e[ch].cost > 0 ? e[i].cost / e[ch].cost : 0.0;
+		    e[ch].cost > 0 ? e[i].cost / e[ch].cost : 0.0;
 		r->speedup_vs_fastest = e[fa].time_s / e[i].time_s;
 		r->cost_vs_fastest =
-			e[fa].cost > 0 ? e[i].cost / e[fa].cost : 0.0;
+		    e[fa].cost > 0 ? e[i].cost / e[fa].cost : 0.0;
 		r->cheapest = i == ch;
 		r->fastest = i == fa;
 		if (i == ch)
@@ -57,8 +57,8 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 				 "%s: %.1fx %s, %.1fx the cost of %s for %s",
 				 e[i].name,
 				 r->speedup_vs_cheapest >= 1.0
-					 ? r->speedup_vs_cheapest
-					 : 1.0 / r->speedup_vs_cheapest,
+				     ? r->speedup_vs_cheapest
+				     : 1.0 / r->speedup_vs_cheapest,
 				 r->speedup_vs_cheapest >= 1.0 ? "faster"
 							       : "slower",
 				 r->cost_vs_cheapest, e[ch].name, job);
@@ -72,6 +72,7 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 			 "%s is fastest (%.1fx %s at %.1fx its cost); %s is "
 			 "cheapest",
 			 e[fa].name, out->rows[fa].speedup_vs_cheapest,
-			 e[ch].name, out->rows[fa].cost_vs_cheapest, e[ch].name);
+			 e[ch].name, out->rows[fa].cost_vs_cheapest,
+			 e[ch].name);
 	return 0;
 }

@@ -22,14 +22,14 @@ struct cmp_entry {
 	 * time per output token. */
 	double time_s;
 	long gpus;
-	double cost; /* training: job cost; inference: per 1M tokens */
+	double cost;	   /* training: job cost; inference: per 1M tokens */
 	double throughput; /* tokens/s (total) */
 };
 
 struct cmp_row {
-	double speedup_vs_cheapest;  /* cheapest time / this time */
-	double cost_vs_cheapest;     /* this cost / cheapest cost */
-	double speedup_vs_fastest;   /* fastest time / this time (<= 1) */
+	double speedup_vs_cheapest; /* cheapest time / this time */
+	double cost_vs_cheapest;    /* this cost / cheapest cost */
+	double speedup_vs_fastest;  /* fastest time / this time (<= 1) */
 	double cost_vs_fastest;
 	bool cheapest, fastest;
 	char verdict[CMP_VERDICT_LEN];

@@ -28,9 +28,9 @@ struct eng_error {
 int eng_fail(struct eng_error *e, int code, const char *field, const char *fmt,
 	     ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 4, 5)))
 #endif
-	;
+    ;
 
 /* Clears *e to ENG_OK with empty strings. */
 void eng_error_clear(struct eng_error *e);

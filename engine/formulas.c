@@ -5,9 +5,9 @@
 #include <string.h>
 
 static const char *const rc_names[ENG_RC_COUNT] = {
-	[ENG_RC_NONE] = "none",
-	[ENG_RC_SELECTIVE] = "selective",
-	[ENG_RC_FULL] = "full",
+    [ENG_RC_NONE] = "none",
+    [ENG_RC_SELECTIVE] = "selective",
+    [ENG_RC_FULL] = "full",
 };
 
 const char *eng_recompute_name(enum eng_recompute r)
@@ -72,8 +72,8 @@ struct fx_train_memory fx_train_memory(double n_params, double weight_b,
 	m.gradients_bytes = n_params * grad_b;
 	m.optimizer_bytes = n_params * optim_b;
 	m.activations_bytes = activations_bytes;
-	m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes +
-			m.activations_bytes;
+	m.total_bytes = m.weights_bytes + m.gradients_bytes +
+			m.optimizer_bytes + m.activations_bytes;
 	return m;
 }
 

@@ -9,12 +9,7 @@
 
 #include <stdbool.h>
 
-enum eng_recompute {
-	ENG_RC_NONE,
-	ENG_RC_SELECTIVE,
-	ENG_RC_FULL,
-	ENG_RC_COUNT
-};
+enum eng_recompute { ENG_RC_NONE, ENG_RC_SELECTIVE, ENG_RC_FULL, ENG_RC_COUNT };
 const char *eng_recompute_name(enum eng_recompute r);
 int eng_recompute_parse(const char *name, enum eng_recompute *out);
 

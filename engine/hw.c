@@ -7,10 +7,10 @@ static const struct {
 	const char *name;
 	double bytes;
 } dtype_table[ENG_DTYPE_COUNT] = {
-	[ENG_FP64] = {"fp64", 8.0}, [ENG_FP32] = {"fp32", 4.0},
-	[ENG_TF32] = {"tf32", 4.0}, [ENG_FP16] = {"fp16", 2.0},
-	[ENG_BF16] = {"bf16", 2.0}, [ENG_FP8] = {"fp8", 1.0},
-	[ENG_INT8] = {"int8", 1.0}, [ENG_INT4] = {"int4", 0.5},
+    [ENG_FP64] = {"fp64", 8.0}, [ENG_FP32] = {"fp32", 4.0},
+    [ENG_TF32] = {"tf32", 4.0}, [ENG_FP16] = {"fp16", 2.0},
+    [ENG_BF16] = {"bf16", 2.0}, [ENG_FP8] = {"fp8", 1.0},
+    [ENG_INT8] = {"int8", 1.0}, [ENG_INT4] = {"int4", 0.5},
 };
 
 /* Achieved fraction of the dense datasheet peak for large GEMMs.
@@ -20,26 +20,25 @@ static const struct {
  * ~1300 of 1979 TFLOP/s (~0.65-0.7): the doubled rate hits the power cap and
  * the scaling epilogue costs more. */
 static const double gemm_eff_table[ENG_DTYPE_COUNT] = {
-	[ENG_FP64] = 0.80, [ENG_FP32] = 0.80, [ENG_TF32] = 0.75,
-	[ENG_FP16] = 0.75, [ENG_BF16] = 0.75, [ENG_FP8] = 0.65,
-	[ENG_INT8] = 0.65, [ENG_INT4] = 0.60,
+    [ENG_FP64] = 0.80, [ENG_FP32] = 0.80, [ENG_TF32] = 0.75, [ENG_FP16] = 0.75,
+    [ENG_BF16] = 0.75, [ENG_FP8] = 0.65,  [ENG_INT8] = 0.65, [ENG_INT4] = 0.60,
 };
 
 /* NCCL all-reduce bus bandwidth vs one-direction link rate: DGX A100
  * ~230/300, DGX H100 ~360/450 (nccl-tests); PCIe P2P ~25/32; xGMI mesh
  * reaches less of its per-link peak. */
 static const double link_eff_table[] = {
-	[HW_LINK_NONE] = 0.50,
-	[HW_LINK_PCIE] = 0.75,
-	[HW_LINK_NVLINK] = 0.80,
-	[HW_LINK_XGMI] = 0.70,
+    [HW_LINK_NONE] = 0.50,
+    [HW_LINK_PCIE] = 0.75,
+    [HW_LINK_NVLINK] = 0.80,
+    [HW_LINK_XGMI] = 0.70,
 };
 
 static const char *const link_names[] = {
-	[HW_LINK_NONE] = "none",
-	[HW_LINK_PCIE] = "pcie",
-	[HW_LINK_NVLINK] = "nvlink",
-	[HW_LINK_XGMI] = "xgmi",
+    [HW_LINK_NONE] = "none",
+    [HW_LINK_PCIE] = "pcie",
+    [HW_LINK_NVLINK] = "nvlink",
+    [HW_LINK_XGMI] = "xgmi",
 };
 
 double eng_dtype_bytes(enum eng_dtype t)
@@ -176,7 +175,7 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
 	double node = override_gbps > 0.0 ? override_gbps : g->inter_node_gbps;
 	int n = gpus_per_node > 0 ? gpus_per_node : 1;
 	const struct hw_measured *m =
-		override_gbps > 0.0 ? NULL : &g->inter_node_busbw_gbps;
+	    override_gbps > 0.0 ? NULL : &g->inter_node_busbw_gbps;
 
 	r = rate_from(node, hw_default_inter_efficiency(), m);
 	r.value /= n;

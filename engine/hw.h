@@ -49,8 +49,8 @@ struct hw_spec {
 	enum hw_link intra_node_link;
 	double intra_node_gbps; /* one direction per GPU */
 	int max_gpus_per_node;
-	double inter_node_gbps;	 /* per node, one direction; 0 = none */
-	double host_link_gbps;	 /* GPU<->host, one direction; 0 = 25 */
+	double inter_node_gbps;	   /* per node, one direction; 0 = none */
+	double host_link_gbps;	   /* GPU<->host, one direction; 0 = 25 */
 	double price_per_gpu_hour; /* currency units; 0 = unknown */
 	int cc_major, cc_minor;	   /* compute capability; 0.0 = not NVIDIA */
 

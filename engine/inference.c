@@ -13,16 +13,15 @@
  * residual, norm, gate/up, act, down), each with ~5 us of launch and tail
  * latency even under CUDA graphs; this is why batch-1 decode reaches only
  * 50-60 % of roofline bandwidth (Databricks MBU; MODEL.md §7). */
-#define KERNELS_PER_LAYER 10.0
-#define KERNEL_OVERHEAD_S 5e-6
-#define ALLREDUCE_LATENCY_S 10e-6
+#define KERNELS_PER_LAYER	   10.0
+#define KERNEL_OVERHEAD_S	   5e-6
+#define ALLREDUCE_LATENCY_S	   10e-6
 #define DEFAULT_MEMORY_UTILIZATION 0.9
 /* Fused attention kernels reach ~85 % of the GEMM rate (training.c). */
 #define ATTN_FACTOR 0.85
 
 static const char *const load_names[INF_LOAD_COUNT] = {
-	"none", "requests_per_s", "concurrent_sequences",
-	"output_tokens_per_s"};
+    "none", "requests_per_s", "concurrent_sequences", "output_tokens_per_s"};
 
 const char *inf_load_kind_name(enum inf_load_kind k)
 {
@@ -35,9 +34,9 @@ static const struct {
 	bool allowed;
 	double scale_bytes;
 } weight_table[ENG_DTYPE_COUNT] = {
-	[ENG_FP32] = {true, 0.0}, [ENG_FP16] = {true, 0.0},
-	[ENG_BF16] = {true, 0.0}, [ENG_FP8] = {true, 0.0},
-	[ENG_INT8] = {true, 0.0}, [ENG_INT4] = {true, 4.0 / 128.0},
+    [ENG_FP32] = {true, 0.0}, [ENG_FP16] = {true, 0.0},
+    [ENG_BF16] = {true, 0.0}, [ENG_FP8] = {true, 0.0},
+    [ENG_INT8] = {true, 0.0}, [ENG_INT4] = {true, 4.0 / 128.0},
 };
 
 double inf_weight_bytes(const struct model_arch *m, enum eng_dtype w)
@@ -167,9 +166,9 @@ static double prefill_s(const struct ictx *c, int tp, int pp, double n_seq)
 	double gemm_flops = 2.0 * c->P.matmul_active * n;
 	/* causal attention: half the blocks are computed */
 	double attn_flops =
-		n * model_attn_fwd_flops_per_token(&c->rq->model, I) * 0.5;
-	double f = hw_gemm_shape_factor(
-		fmin(n, fmin(c->h, c->f_width / (double)tp)));
+	    n * model_attn_fwd_flops_per_token(&c->rq->model, I) * 0.5;
+	double f =
+	    hw_gemm_shape_factor(fmin(n, fmin(c->h, c->f_width / (double)tp)));
 	double t_gemm = fmax(gemm_flops / (double)tp / (c->R * f),
 			     weights_read(c, tp, n) / c->hbm);
 	double t_attn = attn_flops / (double)tp / (c->R_attn * ATTN_FACTOR);
@@ -186,9 +185,8 @@ static double decode_s(const struct ictx *c, int tp, int pp, double b,
 	double kv = model_kv_bytes_per_token(&c->rq->model, c->kvB, tp);
 	double w = weights_read(c, tp, b), kvb = b * ctx * kv;
 	double gemm_flops = 2.0 * c->P.matmul_active * b / (double)tp;
-	double attn_flops = b *
-			    model_attn_fwd_flops_per_token(&c->rq->model, ctx) /
-			    (double)tp;
+	double attn_flops =
+	    b * model_attn_fwd_flops_per_token(&c->rq->model, ctx) / (double)tp;
 	double f = hw_gemm_shape_factor(fmin(c->h, c->f_width / (double)tp));
 	double gm = w / c->hbm, gc = gemm_flops / (c->R * f);
 	double am = kvb / c->hbm, ac = attn_flops / (c->R_attn * ATTN_FACTOR);
@@ -208,14 +206,14 @@ static void memory_point(const struct ictx *c, int tp, int pp,
 						 : DEFAULT_MEMORY_UTILIZATION;
 	double side = pp > 1 ? c->W_side / 2.0 : c->W_side;
 	double w = (c->W_layers / (double)pp + side) / (double)tp;
-	double kv_tok = model_kv_bytes_per_token(&rq->model, c->kvB, tp) /
-			(double)pp;
+	double kv_tok =
+	    model_kv_bytes_per_token(&rq->model, c->kvB, tp) / (double)pp;
 	double seq = (double)(rq->prompt_tokens + rq->output_tokens);
 	/* prefill activations of one prompt: hidden states and the FFN
 	 * intermediate in 16-bit, plus the workspace */
 	double ws = WORKSPACE_FIXED_BYTES +
 		    (double)rq->prompt_tokens *
-			    (8.0 * c->h + 4.0 * c->f_width / (double)tp);
+			(8.0 * c->h + 4.0 * c->f_width / (double)tp);
 	double usable = c->capacity * util;
 	double room = usable - w - ws;
 
@@ -232,8 +230,8 @@ static void perf_point(const struct ictx *c, int tp, int pp, long batch,
 	const struct inf_request *rq = c->rq;
 	double I = (double)rq->prompt_tokens, O = (double)rq->output_tokens;
 	double b = (double)batch, tm, tc;
-	double kv_tok = model_kv_bytes_per_token(&rq->model, c->kvB, tp) /
-			(double)pp;
+	double kv_tok =
+	    model_kv_bytes_per_token(&rq->model, c->kvB, tp) / (double)pp;
 	double tpot = decode_s(c, tp, pp, b, I + O / 2.0, &tm, &tc);
 	double ttft = prefill_s(c, tp, pp, 1.0);
 	double batch_pf = prefill_s(c, tp, pp, b);
@@ -248,8 +246,9 @@ static void perf_point(const struct ictx *c, int tp, int pp, long batch,
 	/* Steady state, static or continuous batching: each sequence costs
 	 * its share of a batched prefill plus O decode steps. */
 	p->output_tokens_per_s = b * O / (batch_pf + O * tpot);
-	p->mbu = (weights_read(c, tp, b) + b * (I + O / 2.0) *
-			   model_kv_bytes_per_token(&rq->model, c->kvB, tp)) /
+	p->mbu = (weights_read(c, tp, b) +
+		  b * (I + O / 2.0) *
+		      model_kv_bytes_per_token(&rq->model, c->kvB, tp)) /
 		 tpot / (rq->gpu.memory_bandwidth_gbps * 1e9);
 	p->decode_bound = tm >= tc ? ENG_BIND_BANDWIDTH : ENG_BIND_COMPUTE;
 	p->meets_targets = (rq->tpot_ms <= 0 || p->tpot_ms <= rq->tpot_ms) &&
@@ -280,7 +279,7 @@ static void finish_load(const struct ictx *c, struct inf_plan *p)
 	p->total_output_tokens_per_s = per * (double)p->replicas;
 	p->cost_per_hour = (double)p->gpus * c->price;
 	p->cost_per_million_output_tokens =
-		p->cost_per_hour / (p->total_output_tokens_per_s * 3600.0) * 1e6;
+	    p->cost_per_hour / (p->total_output_tokens_per_s * 3600.0) * 1e6;
 }
 
 static int validate(const struct inf_request *rq, struct eng_error *err)
@@ -350,12 +349,11 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 	    hw_gemm_rate(&rq->gpu, compute_dtype(rq)).value <= 0) {
 		if (rq->weight_precision == ENG_FP8)
 			return eng_fail(
-				err, ENG_EUNSUPPORTED, "weight_precision",
-				"fp8 needs FP8 tensor cores (Ada sm_89, Hopper "
-				"sm_90, Blackwell); %s (compute capability "
-				"%d.%d) has none - use fp16, int8 or int4",
-				rq->gpu.name, rq->gpu.cc_major,
-				rq->gpu.cc_minor);
+			    err, ENG_EUNSUPPORTED, "weight_precision",
+			    "fp8 needs FP8 tensor cores (Ada sm_89, Hopper "
+			    "sm_90, Blackwell); %s (compute capability "
+			    "%d.%d) has none - use fp16, int8 or int4",
+			    rq->gpu.name, rq->gpu.cc_major, rq->gpu.cc_minor);
 		return eng_fail(err, ENG_EUNSUPPORTED, "weight_precision",
 				"%s has no %s rate", rq->gpu.name,
 				eng_dtype_name(rq->weight_precision));
@@ -394,17 +392,17 @@ int inf_evaluate(const struct inf_request *rq, int tp, int pp, long batch,
 	ictx_init(&c, rq);
 	memory_point(&c, tp, pp, p);
 	perf_point(&c, tp, pp, batch, p);
-	p->binding = batch >= p->max_batch_fit ? ENG_BIND_MEMORY
-					       : ENG_BIND_LATENCY;
+	p->binding =
+	    batch >= p->max_batch_fit ? ENG_BIND_MEMORY : ENG_BIND_LATENCY;
 	finish_load(&c, p);
 	return 0;
 }
 
 static void iwarn(struct inf_result *r, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-	;
+    ;
 static void iwarn(struct inf_result *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -447,10 +445,11 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	ictx_init(&c, rq);
 	res->params = c.P;
 	res->weights_bytes = c.W;
-	res->kv_bytes_per_token = model_kv_bytes_per_token(&rq->model, c.kvB, 1);
+	res->kv_bytes_per_token =
+	    model_kv_bytes_per_token(&rq->model, c.kvB, 1);
 	res->kv_bytes_per_sequence =
-		res->kv_bytes_per_token *
-		(double)(rq->prompt_tokens + rq->output_tokens);
+	    res->kv_bytes_per_token *
+	    (double)(rq->prompt_tokens + rq->output_tokens);
 	res->basis.gemm_tflops = hw_gemm_rate(&rq->gpu, compute_dtype(rq));
 	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
 	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
@@ -505,7 +504,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			p.binding = lo >= p.max_batch_fit ? ENG_BIND_MEMORY
 							  : ENG_BIND_LATENCY;
 			if (lo < p.max_batch_fit && lo == upper)
-				p.binding = ENG_BIND_MEMORY; /* capped by load */
+				p.binding =
+				    ENG_BIND_MEMORY; /* capped by load */
 			finish_load(&c, &p);
 			if (gmax > 0 && p.gpus > gmax) {
 				if (!have_over || p.gpus < over.gpus)
@@ -515,16 +515,17 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			}
 			/* insert into top list */
 			{
-				int pos = res->n_plans < top ? res->n_plans++
-							     : top;
+				int pos =
+				    res->n_plans < top ? res->n_plans++ : top;
 				if (pos == top) {
 					if (!plan_better(rq, &p,
 							 &res->plans[top - 1]))
 						continue;
 					pos = top - 1;
 				}
-				while (pos > 0 &&
-				       plan_better(rq, &p, &res->plans[pos - 1])) {
+				while (
+				    pos > 0 &&
+				    plan_better(rq, &p, &res->plans[pos - 1])) {
 					res->plans[pos] = res->plans[pos - 1];
 					pos--;
 				}
@@ -536,19 +537,16 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	}
 
 	if (!any_fit)
-		return eng_fail(err, ENG_EINFEASIBLE,
-				gmax > 0 ? "max_gpus" : "model",
-				"does not fit: weights need %.1f GiB plus KV "
-				"cache for one %ld-token sequence; %s%ld GPUs "
-				"x %.1f GiB x %.2f usable are not enough",
-				c.W / GIB,
-				rq->prompt_tokens + rq->output_tokens,
-				gmax > 0 ? "" : "up to ",
-				gmax > 0 ? gmax : 64L * c.gpn,
-				rq->gpu.memory_gib,
-				rq->memory_utilization > 0
-					? rq->memory_utilization
-					: DEFAULT_MEMORY_UTILIZATION);
+		return eng_fail(
+		    err, ENG_EINFEASIBLE, gmax > 0 ? "max_gpus" : "model",
+		    "does not fit: weights need %.1f GiB plus KV "
+		    "cache for one %ld-token sequence; %s%ld GPUs "
+		    "x %.1f GiB x %.2f usable are not enough",
+		    c.W / GIB, rq->prompt_tokens + rq->output_tokens,
+		    gmax > 0 ? "" : "up to ", gmax > 0 ? gmax : 64L * c.gpn,
+		    rq->gpu.memory_gib,
+		    rq->memory_utilization > 0 ? rq->memory_utilization
+					       : DEFAULT_MEMORY_UTILIZATION);
 	if (res->n_plans == 0 && !have_over) {
 		bool tpot_bad = rq->tpot_ms > 0 && best_tpot > rq->tpot_ms;
 		return eng_fail(err, ENG_EINFEASIBLE,
@@ -576,12 +574,14 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			      b->batch, rq->prompt_tokens + rq->output_tokens);
 		if (rq->weight_precision == ENG_INT4 ||
 		    rq->weight_precision == ENG_INT8)
-			iwarn(res, "%s is weight-only quantisation: GEMMs run "
-				   "in 16-bit, decode reads fewer bytes",
+			iwarn(res,
+			      "%s is weight-only quantisation: GEMMs run "
+			      "in 16-bit, decode reads fewer bytes",
 			      eng_dtype_name(rq->weight_precision));
 		if (b->pp > 1)
-			iwarn(res, "pipeline across %d nodes: latency adds "
-				   "stage by stage",
+			iwarn(res,
+			      "pipeline across %d nodes: latency adds "
+			      "stage by stage",
 			      b->pp);
 	}
 	return 0;

@@ -48,7 +48,7 @@ struct inf_plan {
 	long replicas, gpus;
 	double cost_per_hour, cost_per_million_output_tokens;
 	double weights_gib, kv_cache_gib, workspace_gib, total_gib,
-		usable_gib; /* per GPU */
+	    usable_gib;	    /* per GPU */
 	long max_batch_fit; /* sequences that fit in memory */
 	double mbu;	    /* decode bandwidth utilisation at this batch */
 	enum eng_binding binding; /* memory | latency (what limits batch) */
@@ -60,10 +60,10 @@ struct inf_plan {
 
 struct inf_result {
 	struct model_params params;
-	double weights_bytes;		/* whole model, incl. scales */
-	double kv_bytes_per_token;	/* whole model (tp = 1) */
-	double kv_bytes_per_sequence;	/* prompt + output */
-	int min_tp;			/* smallest tp (x pp) that fits */
+	double weights_bytes;	      /* whole model, incl. scales */
+	double kv_bytes_per_token;    /* whole model (tp = 1) */
+	double kv_bytes_per_sequence; /* prompt + output */
+	int min_tp;		      /* smallest tp (x pp) that fits */
 	int n_plans;
 	struct inf_plan plans[INF_MAX_TOP];
 	int n_warnings;

@@ -60,8 +60,9 @@ int model_validate(const struct model_arch *m, char *err, size_t errlen)
 		FAIL("model.max_seq_len: must not be negative");
 	if (m->learned_pos_emb && m->max_seq_len <= 0)
 		FAIL("model.max_seq_len: required with learned_pos_emb");
-	if (m->moe.experts < 0 || m->moe.top_k < 0 || m->moe.shared_experts < 0 ||
-	    m->moe.dense_layers < 0 || m->moe.expert_ffn_hidden_size < 0)
+	if (m->moe.experts < 0 || m->moe.top_k < 0 ||
+	    m->moe.shared_experts < 0 || m->moe.dense_layers < 0 ||
+	    m->moe.expert_ffn_hidden_size < 0)
 		FAIL("model.moe: values must not be negative");
 	if (is_moe(m)) {
 		if (m->moe.top_k < 1 || m->moe.top_k > m->moe.experts)
@@ -78,8 +79,9 @@ int model_validate(const struct model_arch *m, char *err, size_t errlen)
 	    m->mla.qk_nope_head_dim < 0 || m->mla.qk_rope_head_dim < 0 ||
 	    m->mla.v_head_dim < 0)
 		FAIL("model.mla: values must not be negative");
-	if (is_mla(m) && (m->mla.qk_nope_head_dim <= 0 ||
-			  m->mla.qk_rope_head_dim <= 0 || m->mla.v_head_dim <= 0))
+	if (is_mla(m) &&
+	    (m->mla.qk_nope_head_dim <= 0 || m->mla.qk_rope_head_dim <= 0 ||
+	     m->mla.v_head_dim <= 0))
 		FAIL("model.mla: qk_nope_head_dim, qk_rope_head_dim and "
 		     "v_head_dim are required with kv_lora_rank");
 	return 0;
@@ -94,8 +96,8 @@ static double attn_params(const struct model_arch *m)
 	double p;
 
 	if (is_mla(m)) {
-		double dqk = (double)(m->mla.qk_nope_head_dim +
-				      m->mla.qk_rope_head_dim);
+		double dqk =
+		    (double)(m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim);
 		double dv = (double)m->mla.v_head_dim;
 		double ql = (double)m->mla.q_lora_rank;
 		double kl = (double)m->mla.kv_lora_rank;
@@ -161,9 +163,10 @@ void model_count_params(const struct model_arch *m, struct model_params *out)
 		dense_ffn = ffn_params(m, (double)m->ffn_hidden_size);
 
 	out->attn_layer = attn;
-	out->layers = L * attn + dense_layers * dense_ffn + moe_layers * moe_total;
+	out->layers =
+	    L * attn + dense_layers * dense_ffn + moe_layers * moe_total;
 	out->layers_active =
-		L * attn + dense_layers * dense_ffn + moe_layers * moe_active;
+	    L * attn + dense_layers * dense_ffn + moe_layers * moe_active;
 	out->routed_expert = moe_layers * routed;
 	out->per_layer = out->layers / L;
 	out->embedding = V * h;
@@ -171,10 +174,10 @@ void model_count_params(const struct model_arch *m, struct model_params *out)
 		out->embedding += (double)m->max_seq_len * h;
 	out->lm_head = m->tied_embeddings ? 0.0 : V * h;
 	/* + final norm */
-	out->total = out->layers + out->embedding + out->lm_head +
-		     norm_params(m);
-	out->active = out->layers_active + out->embedding + out->lm_head +
-		      norm_params(m);
+	out->total =
+	    out->layers + out->embedding + out->lm_head + norm_params(m);
+	out->active =
+	    out->layers_active + out->embedding + out->lm_head + norm_params(m);
 	out->matmul_active = out->layers_active + V * h;
 }
 
@@ -184,7 +187,8 @@ double model_attn_fwd_flops_per_token(const struct model_arch *m, double ctx)
 	double dqk, dv;
 
 	if (is_mla(m)) {
-		dqk = (double)(m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim);
+		dqk =
+		    (double)(m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim);
 		dv = (double)m->mla.v_head_dim;
 	} else {
 		dqk = dv = (double)model_head_dim(m);
@@ -197,7 +201,8 @@ double model_train_flops_per_token(const struct model_arch *m, double s)
 	struct model_params p;
 
 	model_count_params(m, &p);
-	return 6.0 * p.matmul_active + 3.0 * model_attn_fwd_flops_per_token(m, s);
+	return 6.0 * p.matmul_active +
+	       3.0 * model_attn_fwd_flops_per_token(m, s);
 }
 
 double model_kv_bytes_per_token(const struct model_arch *m, double bytes,
@@ -220,8 +225,8 @@ double model_params_textbook(const struct model_arch *m)
 	double h = (double)m->hidden_size, f = (double)m->ffn_hidden_size;
 	double k = (double)model_kv_heads(m), d = (double)model_head_dim(m);
 	double V = (double)m->vocab_size;
-	double layer = h * (2.0 * h + 2.0 * k * d) +
-		       (m->gated_mlp ? 3.0 : 2.0) * h * f;
+	double layer =
+	    h * (2.0 * h + 2.0 * k * d) + (m->gated_mlp ? 3.0 : 2.0) * h * f;
 
 	return (double)m->layers * layer +
 	       (m->tied_embeddings ? 1.0 : 2.0) * V * h;

@@ -21,36 +21,37 @@ struct model_mla {
 
 /* Mixture of experts. experts == 0 means a dense model. */
 struct model_moe {
-	long experts;                /* routed experts per MoE layer */
-	long top_k;                  /* routed experts active per token */
+	long experts;		     /* routed experts per MoE layer */
+	long top_k;		     /* routed experts active per token */
 	long expert_ffn_hidden_size; /* FFN width of one expert */
-	long shared_experts;         /* always-active experts per MoE layer */
-	long dense_layers;           /* leading layers with a dense FFN */
+	long shared_experts;	     /* always-active experts per MoE layer */
+	long dense_layers;	     /* leading layers with a dense FFN */
 };
 
 struct model_arch {
-	long layers;          /* L */
+	long layers;	      /* L */
 	long hidden_size;     /* h */
-	long heads;           /* a, attention (query) heads */
-	long kv_heads;        /* k, key/value heads (== heads without GQA) */
-	long head_dim;        /* d; 0 means hidden_size / heads */
+	long heads;	      /* a, attention (query) heads */
+	long kv_heads;	      /* k, key/value heads (== heads without GQA) */
+	long head_dim;	      /* d; 0 means hidden_size / heads */
 	long ffn_hidden_size; /* f, dense FFN width */
 	long vocab_size;      /* V */
-	bool gated_mlp;       /* SwiGLU-style 3 matrices instead of 2 */
+	bool gated_mlp;	      /* SwiGLU-style 3 matrices instead of 2 */
 	bool tied_embeddings; /* output head shares the input embedding */
-	bool learned_pos_emb; /* GPT-style learned positions (adds s*h params) */
-	long max_seq_len;     /* for learned positions; 0 = unknown */
-	bool linear_biases;   /* GPT-style biases on every linear layer */
+	bool
+	    learned_pos_emb; /* GPT-style learned positions (adds s*h params) */
+	long max_seq_len;    /* for learned positions; 0 = unknown */
+	bool linear_biases;  /* GPT-style biases on every linear layer */
 	struct model_moe moe;
 	struct model_mla mla;
 };
 
 /* Parameter counts, in parameters (not bytes). */
 struct model_params {
-	double total;      /* every parameter, all experts */
-	double active;     /* parameters touched per token (top_k experts) */
+	double total;	   /* every parameter, all experts */
+	double active;	   /* parameters touched per token (top_k experts) */
 	double embedding;  /* input embedding (+ learned positions) */
-	double lm_head;    /* output projection, 0 when tied */
+	double lm_head;	   /* output projection, 0 when tied */
 	double per_layer;  /* mean parameters of one transformer layer */
 	double attn_layer; /* attention parameters of one layer */
 	/* Added by the engine (docs/MODEL.md §1): */

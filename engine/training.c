@@ -16,9 +16,10 @@
 /* Engine-chosen default global batch when neither size nor tokens is given:
  * 4M tokens (Llama 2/3, GPT-3 175B used 2-4M). MODEL.md §6. */
 #define DEFAULT_BATCH_TOKENS 4194304.0
-/* Fixed per-GPU overhead: CUDA context + cuBLAS/NCCL workspaces (MODEL.md §3). */
+/* Fixed per-GPU overhead: CUDA context + cuBLAS/NCCL workspaces (MODEL.md §3).
+ */
 #define OVERHEAD_FIXED_BYTES (1.0 * GIB)
-#define OVERHEAD_COMM_BYTES (0.5 * GIB)
+#define OVERHEAD_COMM_BYTES  (0.5 * GIB)
 /* PyTorch caching allocator fragmentation, fraction of the rest. */
 #define OVERHEAD_FRAG 0.05
 /* Collective launch latency, seconds (NCCL ring, small messages). */
@@ -34,22 +35,22 @@
 #define EW_PASSES 3.0
 /* CPU optimizer step (ZeRO-Offload CPU Adam) bytes/s per GPU's share of
  * the host, and the default host link when the spec has none. */
-#define HOST_OPT_BPS 10e9
+#define HOST_OPT_BPS	       10e9
 #define HOST_LINK_DEFAULT_GBPS 25.0
 
 /* ---- names ------------------------------------------------------------ */
 
 static const char *const optimizer_names[TRN_OPTIMIZER_COUNT] = {
-	"adamw", "adamw_8bit", "sgd", "adafactor"};
+    "adamw", "adamw_8bit", "sgd", "adafactor"};
 static const char *const method_names[TRN_METHOD_COUNT] = {"full", "lora",
-							    "qlora"};
+							   "qlora"};
 static const char *const offload_names[TRN_OFFLOAD_COUNT] = {
-	"none", "optimizer", "optimizer+weights"};
+    "none", "optimizer", "optimizer+weights"};
 static const char *const objective_names[TRN_OBJ_COUNT] = {"time", "cost",
-							    "gpus"};
+							   "gpus"};
 static const char *const binding_names[ENG_BIND_COUNT] = {
-	"compute",  "memory",		"communication",
-	"deadline", "memory_bandwidth", "latency"};
+    "compute",	"memory",	    "communication",
+    "deadline", "memory_bandwidth", "latency"};
 
 static const char *name_of(const char *const *t, int n, int i)
 {
@@ -126,10 +127,10 @@ static const struct {
 	double state_bytes; /* per parameter, beyond weights and gradients */
 	bool factored;	    /* Adafactor: 4*(rows+cols) B per matrix */
 } optimizer_table[TRN_OPTIMIZER_COUNT] = {
-	[TRN_ADAMW] = {8.0, false},	 /* m, v in fp32 */
-	[TRN_ADAMW_8BIT] = {2.0, false}, /* m, v blockwise 8-bit */
-	[TRN_SGD] = {4.0, false},	 /* fp32 momentum */
-	[TRN_ADAFACTOR] = {0.0, true},	 /* factored v, no momentum */
+    [TRN_ADAMW] = {8.0, false},	     /* m, v in fp32 */
+    [TRN_ADAMW_8BIT] = {2.0, false}, /* m, v blockwise 8-bit */
+    [TRN_SGD] = {4.0, false},	     /* fp32 momentum */
+    [TRN_ADAFACTOR] = {0.0, true},   /* factored v, no momentum */
 };
 
 double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
@@ -148,7 +149,7 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 /* Frozen base weight bytes per parameter for LoRA (16-bit) and QLoRA (NF4
  * 0.5 B + double-quantised scales ~0.127 bit/param, Dettmers et al. 2023). */
 static const double lora_base_bytes[TRN_METHOD_COUNT] = {
-	[TRN_FULL] = 0.0, [TRN_LORA] = 2.0, [TRN_QLORA] = 0.5 + 0.127 / 8.0};
+    [TRN_FULL] = 0.0, [TRN_LORA] = 2.0, [TRN_QLORA] = 0.5 + 0.127 / 8.0};
 
 /* ---- request context --------------------------------------------------- */
 
@@ -160,15 +161,15 @@ struct ctx {
 	double s, h, a, d, k, V, L;
 	double wb, gb, ob, act_b; /* bytes: weight, grad, optimizer, act */
 	bool lora;
-	double base_b, adapter_layer; /* LoRA */
+	double base_b, adapter_layer;		      /* LoRA */
 	double nonexp_layer, exp_layer, active_layer; /* per layer, mean */
 	double emb, head;
 	double moe_frac, a2a_token_bytes; /* MoE dispatch bytes per token */
 	double mlp_act;			  /* per token per layer, before /t */
 	double dqk, dv, kv_lora_cols;
 	bool mla;
-	double attn_fwd_layer_token; /* attention fwd FLOPs, ctx = s */
-	double r_lin, r_attn;	     /* achieved large-GEMM rates, FLOP/s */
+	double attn_fwd_layer_token;	/* attention fwd FLOPs, ctx = s */
+	double r_lin, r_attn;		/* achieved large-GEMM rates, FLOP/s */
 	double hbm, intra, inter, host; /* B/s */
 	double peak;			/* datasheet FLOP/s for MFU */
 	double model_flops_token;
@@ -218,11 +219,12 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 	c->V = (double)m->vocab_size;
 	c->L = (double)m->layers;
 	c->mla = m->mla.kv_lora_rank > 0;
-	c->dqk = c->mla ? (double)(m->mla.qk_nope_head_dim +
-				   m->mla.qk_rope_head_dim)
-			: c->d;
+	c->dqk =
+	    c->mla ? (double)(m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim)
+		   : c->d;
 	c->dv = c->mla ? (double)m->mla.v_head_dim : c->d;
-	c->kv_lora_cols = (double)(m->mla.kv_lora_rank + m->mla.qk_rope_head_dim);
+	c->kv_lora_cols =
+	    (double)(m->mla.kv_lora_rank + m->mla.qk_rope_head_dim);
 
 	/* bytes per parameter (MODEL.md §3): FP8 training keeps 16-bit
 	 * weights (Transformer Engine casts per GEMM). */
@@ -235,7 +237,8 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 	c->lora = rq->method != TRN_FULL;
 	c->base_b = lora_base_bytes[rq->method];
 
-	moe_layers = m->moe.experts > 0 ? c->L - (double)m->moe.dense_layers : 0;
+	moe_layers =
+	    m->moe.experts > 0 ? c->L - (double)m->moe.dense_layers : 0;
 	c->moe_frac = moe_layers / c->L;
 	c->exp_layer = c->P.routed_expert / c->L;
 	c->nonexp_layer = (c->P.layers - c->P.routed_expert) / c->L;
@@ -265,10 +268,10 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 
 		if (m->moe.experts > 0) {
 			double fe = (double)m->moe.expert_ffn_hidden_size;
-			double ne = (double)(m->moe.top_k +
-					     m->moe.shared_experts);
-			act_ffn = c->moe_frac * ne * fe +
-				  (1.0 - c->moe_frac) * f;
+			double ne =
+			    (double)(m->moe.top_k + m->moe.shared_experts);
+			act_ffn =
+			    c->moe_frac * ne * fe + (1.0 - c->moe_frac) * f;
 			c->ffn_width = fe;
 		} else {
 			act_ffn = f;
@@ -290,20 +293,21 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->n_down = c->ffn_width;
 	}
 
-	c->attn_fwd_layer_token = model_attn_fwd_flops_per_token(m, c->s) / c->L;
+	c->attn_fwd_layer_token =
+	    model_attn_fwd_flops_per_token(m, c->s) / c->L;
 
 	r = hw_gemm_rate(&rq->gpu, rq->precision);
 	c->r_lin = r.value * 1e12;
 	/* Attention scores run in 16-bit even in FP8 recipes (TE). */
 	{
-		enum eng_dtype at = rq->precision == ENG_FP8 ? ENG_BF16
-							     : rq->precision;
+		enum eng_dtype at =
+		    rq->precision == ENG_FP8 ? ENG_BF16 : rq->precision;
 		c->r_attn = hw_gemm_rate(&rq->gpu, at).value * 1e12;
 	}
 	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
 	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
-	c->inter = hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c->gpn).value *
-		   1e9;
+	c->inter =
+	    hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c->gpn).value * 1e9;
 	c->host = (rq->gpu.host_link_gbps > 0 ? rq->gpu.host_link_gbps
 					      : HOST_LINK_DEFAULT_GBPS) *
 		  1e9 * 0.8;
@@ -316,8 +320,8 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 	if (c->lora) {
 		double rk = (double)rq->lora_rank;
 		double f = m->moe.experts > 0
-				   ? (double)m->moe.expert_ffn_hidden_size
-				   : (double)m->ffn_hidden_size;
+			       ? (double)m->moe.expert_ffn_hidden_size
+			       : (double)m->ffn_hidden_size;
 		double qkv = c->h + (c->a + 2.0 * c->k) * c->d;
 		double o = c->a * c->dv + c->h;
 		double mlp = (m->gated_mlp ? 3.0 : 2.0) * (c->h + f);
@@ -356,7 +360,8 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 		repl /= t;
 	par = 2.0 * c->a * c->dqk / t + 2.0 * c->a * c->dv / t;
 	if (c->mla)
-		par += 2.0 * c->a * (c->dqk + c->dv) / t + 2.0 * c->kv_lora_cols;
+		par +=
+		    2.0 * c->a * (c->dqk + c->dv) / t + 2.0 * c->kv_lora_cols;
 	else
 		par += 4.0 * kv_heads_gpu * c->d;
 	par += c->mlp_act / t;
@@ -377,13 +382,14 @@ static struct stage_params stage_params(const struct ctx *c,
 	double emb_stage;
 
 	if (l->pp == 1)
-		emb_stage = c->emb + (c->rq->model.tied_embeddings ? 0 : c->head);
+		emb_stage =
+		    c->emb + (c->rq->model.tied_embeddings ? 0 : c->head);
 	else /* first stage: embedding; last: head (a copy when tied) */
 		emb_stage = fmax(c->emb, c->head);
 	sp.nonexp = ((double)ls * c->nonexp_layer + emb_stage) / t;
 	sp.exp = (double)ls * c->exp_layer / (t * (double)l->ep);
-	sp.trainable = c->lora ? (double)ls * c->adapter_layer / t
-			       : sp.nonexp + sp.exp;
+	sp.trainable =
+	    c->lora ? (double)ls * c->adapter_layer / t : sp.nonexp + sp.exp;
 	return sp;
 }
 
@@ -441,7 +447,7 @@ static void memory_of(const struct ctx *c, const struct trn_layout *l,
 		in_flight = fmin((double)m_micro, (double)l->pp);
 		if (l->vp > 1)
 			in_flight *= 1.0 + (double)(l->pp - 1) /
-						   ((double)l->pp * (double)l->vp);
+					       ((double)l->pp * (double)l->vp);
 	}
 	logits = 4.0 * tokens * c->V / (double)l->tp;
 	first = in_flight * (double)ls * per_layer +
@@ -493,12 +499,12 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 {
 	double t = (double)l->tp;
 	double f_lin = lin_shape_factor(c, l->tp, tokens);
-	double lin_fwd = 2.0 * tokens * c->active_layer / t /
-			 (c->r_lin * f_lin);
+	double lin_fwd =
+	    2.0 * tokens * c->active_layer / t / (c->r_lin * f_lin);
 	double attn_fwd_flops = tokens * c->attn_fwd_layer_token / t;
 	double attn_eff = l->flash_attention
-				  ? FLASH_ATTN_FACTOR
-				  : hw_gemm_shape_factor(fmin(c->dqk, c->dv));
+			      ? FLASH_ATTN_FACTOR
+			      : hw_gemm_shape_factor(fmin(c->dqk, c->dv));
 	double attn_fwd, ew_unit, ew, lin_passes, attn_passes, ew_passes;
 
 	/* Causal flash attention skips the masked half of the blocks; the
@@ -577,8 +583,8 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		double kvb = c->mla ? c->kv_lora_cols
 				    : 2.0 * ceil_div(c->k, l->tp) * c->d;
 		double bytes = tokens * kvb * c->act_b;
-		double comm = 3.0 * ((double)l->cp - 1.0) * bytes /
-			      group_bw(c, span_tc);
+		double comm =
+		    3.0 * ((double)l->cp - 1.0) * bytes / group_bw(c, span_tc);
 		double attn = 3.0 * tokens * c->attn_fwd_layer_token * 0.5 /
 			      (double)l->tp / (c->r_attn * FLASH_ATTN_FACTOR);
 		lcp = fmax(0.0, comm - OVERLAP_EFF * attn);
@@ -596,8 +602,8 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		 * scatter/gather over TP (Narayanan 2021 §4.1). */
 		double bytes = tokens * c->h * c->act_b / (double)l->tp;
 		double bw = group_bw(c, span_tc * l->dp * 2);
-		T->pp_p2p_s = m * (double)l->vp * 2.0 *
-			      (bytes / bw + COLL_LATENCY_S);
+		T->pp_p2p_s =
+		    m * (double)l->vp * 2.0 * (bytes / bw + COLL_LATENCY_S);
 	}
 
 	/* Data parallel (SIZING.md §4, MODEL.md §4). */
@@ -612,19 +618,20 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 			/* per micro-batch: all-gather weights forward and
 			 * backward, prefetched behind compute; per step:
 			 * reduce-scatter of gradients (1.5x all-reduce). */
-			double wbytes = (c->lora ? (sp.nonexp + sp.exp) *
-							   c->base_b
-						 : (sp.nonexp + sp.exp) * c->wb);
+			double wbytes =
+			    (c->lora ? (sp.nonexp + sp.exp) * c->base_b
+				     : (sp.nonexp + sp.exp) * c->wb);
 			double ag = 2.0 * (ring_s(wbytes, dp, bw) / 2.0);
 			double rs = ring_s(gb_ne, dp, bw) / 2.0 +
 				    ring_s(gb_ex, edp, bw) / 2.0;
 			T->dp_comm_exposed_s =
-				m * fmax(0.0, ag - OVERLAP_EFF * t_mb) +
-				fmax(0.0, rs - OVERLAP_EFF * bwd_window);
+			    m * fmax(0.0, ag - OVERLAP_EFF * t_mb) +
+			    fmax(0.0, rs - OVERLAP_EFF * bwd_window);
 		} else {
-			double ar = ring_s(gb_ne, dp, bw) + ring_s(gb_ex, edp, bw);
+			double ar =
+			    ring_s(gb_ne, dp, bw) + ring_s(gb_ex, edp, bw);
 			T->dp_comm_exposed_s =
-				fmax(0.0, ar - OVERLAP_EFF * bwd_window);
+			    fmax(0.0, ar - OVERLAP_EFF * bwd_window);
 		}
 	}
 
@@ -634,21 +641,21 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		if (l->zero >= 1)
 			n_upd = c->lora ? sp.trainable / dp
 					: sp.nonexp / dp +
-						  sp.exp / (dp / (double)l->ep);
+					      sp.exp / (dp / (double)l->ep);
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
 			/* gradients down, weights up over PCIe; CPU Adam. */
 			T->optimizer_s = n_upd * (c->gb + c->wb) / c->host +
 					 n_upd * 2.0 * c->ob / HOST_OPT_BPS;
 		} else {
-			T->optimizer_s = n_upd * (2.0 * c->wb + c->gb +
-						  2.0 * c->ob) / c->hbm;
+			T->optimizer_s = n_upd *
+					 (2.0 * c->wb + c->gb + 2.0 * c->ob) /
+					 c->hbm;
 		}
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
 			double wbytes = (sp.nonexp + sp.exp) *
 					(c->lora ? c->base_b : c->wb);
-			T->optimizer_s +=
-				m * fmax(0.0, 2.0 * wbytes / c->host -
-						      OVERLAP_EFF * t_mb);
+			T->optimizer_s += m * fmax(0.0, 2.0 * wbytes / c->host -
+							    OVERLAP_EFF * t_mb);
 		}
 	}
 
@@ -662,8 +669,8 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		double tokens_step = (double)p->global_batch_size * c->s;
 		double hw = c->model_flops_token;
 		double G = (double)p->gpus;
-		double fwd_layers = 2.0 * c->P.layers_active +
-				    c->L * c->attn_fwd_layer_token;
+		double fwd_layers =
+		    2.0 * c->P.layers_active + c->L * c->attn_fwd_layer_token;
 
 		if (l->recompute == ENG_RC_FULL)
 			hw += fwd_layers;
@@ -756,8 +763,8 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 	const struct model_arch *m = &rq->model;
 	const struct trn_strategies *st = &rq->strategies;
 	const struct hw_spec *g = &rq->gpu;
-	int gpn = rq->gpus_per_node > 0 ? rq->gpus_per_node
-					: g->max_gpus_per_node;
+	int gpn =
+	    rq->gpus_per_node > 0 ? rq->gpus_per_node : g->max_gpus_per_node;
 	int rc;
 
 	if (model_validate(m, msg, sizeof(msg)))
@@ -839,11 +846,11 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 	if (!hw_supports(g, rq->precision)) {
 		if (rq->precision == ENG_FP8)
 			return eng_fail(
-				err, ENG_EUNSUPPORTED, "precision",
-				"fp8 needs FP8 tensor cores (Ada sm_89, Hopper "
-				"sm_90, Blackwell); %s (compute capability "
-				"%d.%d) has none - use bf16",
-				g->name, g->cc_major, g->cc_minor);
+			    err, ENG_EUNSUPPORTED, "precision",
+			    "fp8 needs FP8 tensor cores (Ada sm_89, Hopper "
+			    "sm_90, Blackwell); %s (compute capability "
+			    "%d.%d) has none - use bf16",
+			    g->name, g->cc_major, g->cc_minor);
 		return eng_fail(err, ENG_EUNSUPPORTED, "precision",
 				"%s has no datasheet %s rate", g->name,
 				eng_dtype_name(rq->precision));
@@ -861,8 +868,8 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 			     ENG_RC_COUNT - 1, err)) ||
 	    (rc = check_list(&st->sequence_parallel,
 			     "strategies.sequence_parallel", 0, 1, err)) ||
-	    (rc = check_list(&st->flash_attention,
-			     "strategies.flash_attention", 0, 1, err)) ||
+	    (rc = check_list(&st->flash_attention, "strategies.flash_attention",
+			     0, 1, err)) ||
 	    (rc = check_list(&st->micro_batch, "strategies.micro_batch", 1,
 			     1000000, err)) ||
 	    (rc = check_list(&st->offload, "strategies.offload", 0,
@@ -876,10 +883,11 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 					"tp %d",
 					m->heads, t);
 		if (t > gpn)
-			return eng_fail(err, ENG_EINVAL, "strategies.tp",
-					"tp %d exceeds gpus_per_node %d: tensor "
-					"parallelism stays inside one node",
-					t, gpn);
+			return eng_fail(
+			    err, ENG_EINVAL, "strategies.tp",
+			    "tp %d exceeds gpus_per_node %d: tensor "
+			    "parallelism stays inside one node",
+			    t, gpn);
 	}
 	for (int i = 0; i < st->ep.n; i++) {
 		int e = st->ep.v[i];
@@ -945,7 +953,8 @@ static void default_lists(const struct ctx *c, struct lists *L)
 	memset(L, 0, sizeof(*L));
 	L->tp = st->tp;
 	if (!L->tp.n)
-		for (int t = 1; t <= c->gpn && t <= m->heads && t <= gmax; t *= 2)
+		for (int t = 1; t <= c->gpn && t <= m->heads && t <= gmax;
+		     t *= 2)
 			if (m->heads % t == 0)
 				push(&L->tp, t);
 	L->pp = st->pp;
@@ -1097,7 +1106,7 @@ static void try_layout(struct search *S, const struct lists *L,
 				S->divisible++;
 				if (!S->have_small ||
 				    p.memory.total_gib <
-					    S->smallest.memory.total_gib) {
+					S->smallest.memory.total_gib) {
 					S->smallest = p;
 					S->have_small = true;
 				}
@@ -1105,8 +1114,8 @@ static void try_layout(struct search *S, const struct lists *L,
 					continue;
 				time_of(c, l, p.grad_accum, &p);
 				p.meets_deadline =
-					c->rq->deadline_days <= 0 ||
-					p.days <= c->rq->deadline_days;
+				    c->rq->deadline_days <= 0 ||
+				    p.days <= c->rq->deadline_days;
 				S->fitting++;
 				if (S->min_gpus == 0 || p.gpus < S->min_gpus)
 					S->min_gpus = p.gpus;
@@ -1141,43 +1150,80 @@ static void search_all(struct search *S, const struct lists *L)
 					l.vp = L->vp.v[vi];
 					if (l.vp > 1 &&
 					    (l.pp == 1 ||
-					     rq->model.layers % ((long)l.pp * l.vp)))
+					     rq->model.layers %
+						 ((long)l.pp * l.vp)))
 						continue;
 					/* dp candidates */
-					for (long dp = 1; dp <= gmax / mp; dp++) {
+					for (long dp = 1; dp <= gmax / mp;
+					     dp++) {
 						long g = mp * dp;
-						if (rq->gpus > 0 && g != rq->gpus)
+						if (rq->gpus > 0 &&
+						    g != rq->gpus)
 							continue;
 						if (rq->strategies.dp.n) {
 							bool ok = false;
 							for (int i = 0;
-							     i < rq->strategies.dp.n; i++)
-								ok |= rq->strategies.dp.v[i] == dp;
+							     i < rq->strategies
+								     .dp.n;
+							     i++)
+								ok |=
+								    rq->strategies
+									.dp
+									.v[i] ==
+								    dp;
 							if (!ok)
 								continue;
 						}
 						if (gbs % dp != 0)
 							continue;
-						if (g > c->gpn && c->inter <= 0) {
-							S->need_inter_skipped = true;
+						if (g > c->gpn &&
+						    c->inter <= 0) {
+							S->need_inter_skipped =
+							    true;
 							continue;
 						}
 						l.dp = (int)dp;
-						for (int ei = 0; ei < L->ep.n; ei++) {
+						for (int ei = 0; ei < L->ep.n;
+						     ei++) {
 							l.ep = L->ep.v[ei];
 							if (dp % l.ep)
 								continue;
-							for (int bi = 0; bi < L->mb.n; bi++) {
-								l.micro_batch = L->mb.v[bi];
-								if ((gbs / dp) % l.micro_batch)
+							for (int bi = 0;
+							     bi < L->mb.n;
+							     bi++) {
+								l.micro_batch =
+								    L->mb.v[bi];
+								if ((gbs / dp) %
+								    l.micro_batch)
 									continue;
-								for (int si = 0; si < L->sp.n; si++) {
-									l.sequence_parallel = L->sp.v[si] && l.tp > 1;
-									if (l.tp == 1 && si > 0)
+								for (int si = 0;
+								     si <
+								     L->sp.n;
+								     si++) {
+									l.sequence_parallel =
+									    L->sp
+										.v[si] &&
+									    l.tp >
+										1;
+									if (l.tp ==
+										1 &&
+									    si >
+										0)
 										continue;
-									for (int fi = 0; fi < L->fa.n; fi++) {
-										l.flash_attention = L->fa.v[fi];
-										try_layout(S, L, &l);
+									for (
+									    int fi =
+										0;
+									    fi <
+									    L->fa
+										.n;
+									    fi++) {
+										l.flash_attention =
+										    L->fa
+											.v[fi];
+										try_layout(
+										    S,
+										    L,
+										    &l);
 									}
 								}
 							}
@@ -1193,9 +1239,9 @@ static void search_all(struct search *S, const struct lists *L)
 
 static void warn(struct trn_result *r, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-	;
+    ;
 
 static void warn(struct trn_result *r, const char *fmt, ...)
 {
@@ -1292,15 +1338,16 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 	if (l.tp == 1)
 		l.sequence_parallel = false;
 	if (plan_of(&c, &l, plan, true, &why))
-		return eng_fail(err, ENG_EINVAL, why,
-				"global batch %ld is not divisible by dp (%d) x "
-				"micro_batch (%d)%s",
-				c.gbs, l.dp, l.micro_batch,
-				strcmp(why, "strategies.vp") == 0
-					? " x pp for the interleaved schedule"
-					: "");
-	plan->meets_deadline = rq->deadline_days <= 0 ||
-			       plan->days <= rq->deadline_days;
+		return eng_fail(
+		    err, ENG_EINVAL, why,
+		    "global batch %ld is not divisible by dp (%d) x "
+		    "micro_batch (%d)%s",
+		    c.gbs, l.dp, l.micro_batch,
+		    strcmp(why, "strategies.vp") == 0
+			? " x pp for the interleaved schedule"
+			: "");
+	plan->meets_deadline =
+	    rq->deadline_days <= 0 || plan->days <= rq->deadline_days;
 	plan->binding = plan_binding(&c, plan);
 	return 0;
 }
@@ -1334,23 +1381,24 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
 	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
 	res->basis.inter_node_gbps =
-		hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c.gpn);
+	    hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c.gpn);
 	res->layouts_evaluated = S.evaluated;
 
 	if (S.divisible == 0) {
 		if (S.need_inter_skipped)
-			return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
-					"the job needs more than one node of %d "
-					"GPUs but no inter-node bandwidth is "
-					"known",
-					c.gpn);
+			return eng_fail(
+			    err, ENG_EINVAL, "inter_node_gbps",
+			    "the job needs more than one node of %d "
+			    "GPUs but no inter-node bandwidth is "
+			    "known",
+			    c.gpn);
 		if (rq->gpus > 0)
 			return eng_fail(
-				err, ENG_EINVAL, "global_batch_size",
-				"global batch %ld sequences cannot be split "
-				"into dp x micro_batch for any allowed layout "
-				"on %ld GPUs",
-				c.gbs, rq->gpus);
+			    err, ENG_EINVAL, "global_batch_size",
+			    "global batch %ld sequences cannot be split "
+			    "into dp x micro_batch for any allowed layout "
+			    "on %ld GPUs",
+			    c.gbs, rq->gpus);
 		return eng_fail(err, ENG_EINVAL, "global_batch_size",
 				"global batch %ld sequences cannot be split "
 				"into dp x micro_batch for any allowed layout "
@@ -1360,16 +1408,16 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	if (S.fitting == 0) {
 		const struct trn_plan *p = &S.smallest;
 		return eng_fail(
-			err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
-			"does not fit even at the largest allowed scale: the "
-			"smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
-			"pp %d dp %d zero %d, recompute %s, offload %s) vs "
-			"%.1f GiB capacity",
-			p->memory.total_gib, p->gpus, p->layout.tp,
-			p->layout.pp, p->layout.dp, p->layout.zero,
-			eng_recompute_name(p->layout.recompute),
-			trn_offload_name(p->layout.offload),
-			p->memory.capacity_gib);
+		    err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
+		    "does not fit even at the largest allowed scale: the "
+		    "smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
+		    "pp %d dp %d zero %d, recompute %s, offload %s) vs "
+		    "%.1f GiB capacity",
+		    p->memory.total_gib, p->gpus, p->layout.tp, p->layout.pp,
+		    p->layout.dp, p->layout.zero,
+		    eng_recompute_name(p->layout.recompute),
+		    trn_offload_name(p->layout.offload),
+		    p->memory.capacity_gib);
 	}
 
 	res->n_plans = S.n;
@@ -1380,7 +1428,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->min_gpus = S.min_gpus;
 	res->hardware_flops_per_token = res->plans[0].hardware_flops_per_token;
 	res->hardware_flops_total =
-		res->hardware_flops_per_token * rq->train_tokens;
+	    res->hardware_flops_per_token * rq->train_tokens;
 	res->binding = res->plans[0].binding;
 	fill_tmax(&c, res);
 
@@ -1391,7 +1439,8 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			warn(res,
 			     "TP %d across %s starves %s: t_max ~ %.1f at "
 			     "their %.0f TFLOP/s %s rate",
-			     b->layout.tp, hw_link_name(rq->gpu.intra_node_link),
+			     b->layout.tp,
+			     hw_link_name(rq->gpu.intra_node_link),
 			     rq->gpu.name, res->t_max.t_max,
 			     res->t_max.peak_tflops, res->t_max.rate_name);
 		if (!b->meets_deadline)

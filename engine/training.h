@@ -64,7 +64,7 @@ struct trn_choices {
 
 struct trn_strategies {
 	struct trn_choices tp, pp, dp, ep, cp, vp, zero, recompute,
-		sequence_parallel, flash_attention, micro_batch, offload;
+	    sequence_parallel, flash_attention, micro_batch, offload;
 };
 
 struct trn_request {
@@ -75,13 +75,14 @@ struct trn_request {
 	double global_batch_tokens; /* 0: engine default (~4M tokens) */
 	enum eng_dtype precision;   /* fp32|tf32|fp16|bf16|fp8 */
 	enum trn_optimizer optimizer;
-	enum eng_dtype gradient_precision; /* bf16 (default, 16 B/param) | fp32 */
+	enum eng_dtype
+	    gradient_precision; /* bf16 (default, 16 B/param) | fp32 */
 	enum trn_method method;
 	long lora_rank; /* default 16 */
 	struct hw_spec gpu;
-	int gpus_per_node; /* 0: gpu.max_gpus_per_node */
-	long gpus;	   /* fixed count, or 0 */
-	long max_gpus;	   /* upper bound when gpus == 0 */
+	int gpus_per_node;	   /* 0: gpu.max_gpus_per_node */
+	long gpus;		   /* fixed count, or 0 */
+	long max_gpus;		   /* upper bound when gpus == 0 */
 	double deadline_days;	   /* 0: none */
 	double price_per_gpu_hour; /* 0: gpu.price_per_gpu_hour */
 	double inter_node_gbps;	   /* 0: gpu.inter_node_gbps */
@@ -101,7 +102,7 @@ struct trn_layout {
 
 struct trn_memory {
 	double weights_gib, gradients_gib, optimizer_gib, activations_gib,
-		overhead_gib, total_gib, capacity_gib;
+	    overhead_gib, total_gib, capacity_gib;
 	double host_gib; /* host memory per GPU when offloading */
 };
 
@@ -134,15 +135,15 @@ struct trn_plan {
 	enum eng_binding binding;
 };
 
-#define TRN_MAX_TOP 16
+#define TRN_MAX_TOP	 16
 #define ENG_MAX_WARNINGS 8
-#define ENG_WARNING_LEN 240
+#define ENG_WARNING_LEN	 240
 
 struct trn_tmax_check {
-	double t_max;	     /* 6h / (B * peak / bw) */
-	double peak_tflops;  /* the rate used: datasheet dense for precision */
-	double link_gbps;    /* intra-node, one direction */
-	char rate_name[64];  /* e.g. "bf16 dense (FP32 accumulate)" */
+	double t_max;	    /* 6h / (B * peak / bw) */
+	double peak_tflops; /* the rate used: datasheet dense for precision */
+	double link_gbps;   /* intra-node, one direction */
+	char rate_name[64]; /* e.g. "bf16 dense (FP32 accumulate)" */
 	int tp_of_best_plan;
 	bool ok;
 };
@@ -179,7 +180,6 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 /* Bytes per parameter of the optimizer state (incl. fp32 master weights
  * when the weights are 16-bit), for weight bytes wb; h = hidden size (for
  * Adafactor's factored moments). SIZING.md §3. */
-double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb,
-				     double h);
+double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h);
 
 #endif

@@ -36,4 +36,18 @@ void h_rec_get(struct app *app, const struct request *req,
 void h_sizing_training(struct app *app, const struct request *req,
 		       struct response *res);
 
+/* benchmarks.c */
+void h_bench_post(struct app *app, const struct request *req,
+		  struct response *res);
+void h_bench_list(struct app *app, const struct request *req,
+		  struct response *res);
+void h_bench_get(struct app *app, const struct request *req,
+		 struct response *res);
+void h_nodes_list(struct app *app, const struct request *req,
+		  struct response *res);
+void h_node_get(struct app *app, const struct request *req,
+		struct response *res);
+void h_fleet(struct app *app, const struct request *req,
+	     struct response *res);
+
 #endif

@@ -129,6 +129,9 @@ CREATE TABLE benchmark_results (
     gpu_type    text,
     metric      text NOT NULL,
     dtype       text,
+    method      text,          -- e.g. cublaslt, sm, ce, nccl
+    peer_index  integer,       -- P2P results: the other GPU
+    size_bytes  bigint,        -- transfer or message size of sweeps
     unit        text NOT NULL,
     status      text NOT NULL DEFAULT 'ok',
     median      double precision,

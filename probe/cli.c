@@ -13,9 +13,9 @@ static const struct {
 	const char *name;
 	int bit;
 } only_names[] = {
-	{"gemm", PROBE_ONLY_GEMM}, {"hbm", PROBE_ONLY_HBM},
-	{"h2d", PROBE_ONLY_H2D},   {"p2p", PROBE_ONLY_P2P},
-	{"nccl", PROBE_ONLY_NCCL},
+    {"gemm", PROBE_ONLY_GEMM}, {"hbm", PROBE_ONLY_HBM},
+    {"h2d", PROBE_ONLY_H2D},   {"p2p", PROBE_ONLY_P2P},
+    {"nccl", PROBE_ONLY_NCCL},
 };
 
 #define N_ONLY (sizeof(only_names) / sizeof(only_names[0]))
@@ -169,8 +169,7 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 		int takes;
 
 		if (strncmp(a, "--", 2) != 0) {
-			snprintf(err, errlen, "unexpected argument '%.60s'",
-				 a);
+			snprintf(err, errlen, "unexpected argument '%.60s'", a);
 			return -1;
 		}
 		eq = strchr(a, '=');

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define GPU_OK   0
+#define GPU_OK	 0
 #define GPU_SKIP 1
 #define GPU_FAIL (-1)
 
@@ -32,7 +32,7 @@ struct gpu_sampling {
 
 struct gpu_info {
 	char name[256];
-	char uuid[96];       /* "GPU-xxxxxxxx-xxxx-..." */
+	char uuid[96];	     /* "GPU-xxxxxxxx-xxxx-..." */
 	char pci_bus_id[32]; /* lower case "0000:5d:00.0" */
 	int cc_major, cc_minor;
 	int64_t memory_total_bytes;
@@ -55,8 +55,8 @@ enum gpu_hbm_kind {
 	GPU_HBM_COPY_CE,  /* cudaMemcpyAsync device to device */
 };
 int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
-	    const struct gpu_sampling *smp, double *samples, int *n,
-	    char *err, size_t errlen);
+	    const struct gpu_sampling *smp, double *samples, int *n, char *err,
+	    size_t errlen);
 
 /* Host <-> device copies, GB/s. BIDIR reports the sum of both directions.
  * pageable: malloc'd host memory with cudaMemcpy (synchronous). */

@@ -13,7 +13,8 @@
 		cudaError_t e_ = (call);                                       \
 		if (e_ != cudaSuccess) {                                       \
 			snprintf(err, errlen, "%s: %s (%s)", #call,            \
-				 cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+				 cudaGetErrorName(e_),                         \
+				 cudaGetErrorString(e_));                      \
 			rc = GPU_FAIL;                                         \
 			goto out;                                              \
 		}                                                              \
@@ -48,10 +49,9 @@ int gpu_run_samples(const gpu_sampling *smp, double *samples, int *n,
 			return GPU_FAIL;
 		samples[i] = v;
 		*n = i + 1;
-		if (probe_samples_enough(samples, (size_t)*n,
-					 (size_t)smp->min_samples,
-					 (size_t)smp->max_samples,
-					 smp->cv_target))
+		if (probe_samples_enough(
+			samples, (size_t)*n, (size_t)smp->min_samples,
+			(size_t)smp->max_samples, smp->cv_target))
 			break;
 	}
 	return GPU_OK;

@@ -23,9 +23,8 @@ __global__ void spin_kernel(volatile int *flag, long long timeout_cycles)
 cudaError_t gpu_gate_create(gpu_gate *g)
 {
 	void *h = nullptr;
-	cudaError_t e = cudaHostAlloc(&h, sizeof(int),
-				      cudaHostAllocMapped |
-					      cudaHostAllocPortable);
+	cudaError_t e = cudaHostAlloc(
+	    &h, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable);
 	if (e != cudaSuccess)
 		return e;
 	g->host = (volatile int *)h;
@@ -63,8 +62,8 @@ __global__ void fill_u32_kernel(uint32_t *p, size_t n, unsigned seed)
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
 	     i += stride) {
-		uint32_t x = (uint32_t)(i * 2654435761u) ^ seed ^
-			     (uint32_t)(i >> 32);
+		uint32_t x =
+		    (uint32_t)(i * 2654435761u) ^ seed ^ (uint32_t)(i >> 32);
 		x ^= x << 13;
 		x ^= x >> 17;
 		x ^= x << 5;
@@ -78,8 +77,7 @@ __global__ void fill_u32_kernel(uint32_t *p, size_t n, unsigned seed)
 cudaError_t gpu_fill_random_u32(void *p, size_t words, unsigned seed,
 				cudaStream_t s)
 {
-	fill_u32_kernel<<<1024, 256, 0, s>>>((uint32_t *)p, words,
-					     seed | 1u);
+	fill_u32_kernel<<<1024, 256, 0, s>>>((uint32_t *)p, words, seed | 1u);
 	return cudaGetLastError();
 }
 
@@ -196,8 +194,7 @@ __global__ void write_kernel(uint4 *__restrict__ dst, size_t n, unsigned seed)
 	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	for (; i < n; i += stride) {
 		uint32_t x = (uint32_t)i * 2654435761u ^ seed;
-		dst[i] = make_uint4(x, x ^ 0x5bd1e995u, x * 0x27d4eb2du,
-				    ~x);
+		dst[i] = make_uint4(x, x ^ 0x5bd1e995u, x * 0x27d4eb2du, ~x);
 	}
 }
 
@@ -218,8 +215,8 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 	bytes &= ~(size_t)4095;
 	nvec = bytes / sizeof(uint4);
 	GPU_CHECK(cudaSetDevice(dev));
-	GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-					 dev));
+	GPU_CHECK(
+	    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	blocks = sms * 8;
 	GPU_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	GPU_CHECK(cudaEventCreate(&e0));
@@ -236,20 +233,19 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 			switch (kind) {
 			case GPU_HBM_COPY_SM:
 				copy_kernel<<<blocks, 256, 0, s>>>(
-					(const uint4 *)a, (uint4 *)b, nvec);
+				    (const uint4 *)a, (uint4 *)b, nvec);
 				return cudaGetLastError();
 			case GPU_HBM_READ_SM:
 				read_kernel<<<blocks, 256, 0, s>>>(
-					(const uint4 *)a, nvec, sink);
+				    (const uint4 *)a, nvec, sink);
 				return cudaGetLastError();
 			case GPU_HBM_WRITE_SM:
 				write_kernel<<<blocks, 256, 0, s>>>(
-					(uint4 *)b, nvec, 0xabcdu);
+				    (uint4 *)b, nvec, 0xabcdu);
 				return cudaGetLastError();
 			case GPU_HBM_COPY_CE:
-				return cudaMemcpyAsync(b, a, bytes,
-						       cudaMemcpyDeviceToDevice,
-						       s);
+				return cudaMemcpyAsync(
+				    b, a, bytes, cudaMemcpyDeviceToDevice, s);
 			}
 			return cudaErrorInvalidValue;
 		};
@@ -354,8 +350,8 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 	if (pinned) {
 		GPU_CHECK(cudaHostAlloc(&h1, bytes, cudaHostAllocDefault));
 		if (nbuf == 2)
-			GPU_CHECK(cudaHostAlloc(&h2, bytes,
-						cudaHostAllocDefault));
+			GPU_CHECK(
+			    cudaHostAlloc(&h2, bytes, cudaHostAllocDefault));
 	} else {
 		h1 = malloc(bytes);
 		if (h1 == nullptr) {
@@ -378,12 +374,12 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 				double t0 = now_ms();
 				for (int i = 0; i < l; i++) {
 					e = dir == GPU_H2D
-						    ? cudaMemcpy(
-							      d1, h1, bytes,
-							      cudaMemcpyHostToDevice)
-						    : cudaMemcpy(
-							      h1, d1, bytes,
-							      cudaMemcpyDeviceToHost);
+						? cudaMemcpy(
+						      d1, h1, bytes,
+						      cudaMemcpyHostToDevice)
+						: cudaMemcpy(
+						      h1, d1, bytes,
+						      cudaMemcpyDeviceToHost);
 					if (e != cudaSuccess)
 						return e;
 				}
@@ -398,16 +394,16 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 			for (int i = 0; e == cudaSuccess && i < l; i++) {
 				if (dir == GPU_H2D || dir == GPU_BIDIR)
 					e = cudaMemcpyAsync(
-						d1, h1, bytes,
-						cudaMemcpyHostToDevice, s1);
+					    d1, h1, bytes,
+					    cudaMemcpyHostToDevice, s1);
 				else
 					e = cudaMemcpyAsync(
-						h1, d1, bytes,
-						cudaMemcpyDeviceToHost, s1);
+					    h1, d1, bytes,
+					    cudaMemcpyDeviceToHost, s1);
 				if (e == cudaSuccess && dir == GPU_BIDIR)
 					e = cudaMemcpyAsync(
-						h2, d2, bytes,
-						cudaMemcpyDeviceToHost, s2);
+					    h2, d2, bytes,
+					    cudaMemcpyDeviceToHost, s2);
 			}
 			if (e == cudaSuccess && dir == GPU_BIDIR) {
 				e = cudaEventRecord(e2, s2);
@@ -484,7 +480,8 @@ extern "C" void gpu_enable_peers(const int *devs, int ndevs)
 		if (cudaSetDevice(devs[i]) != cudaSuccess)
 			continue;
 		for (int j = 0; j < ndevs; j++) {
-			if (i == j || gpu_can_access_peer(devs[i], devs[j]) != 1)
+			if (i == j ||
+			    gpu_can_access_peer(devs[i], devs[j]) != 1)
 				continue;
 			cudaError_t e = cudaDeviceEnablePeerAccess(devs[j], 0);
 			if (e == cudaErrorPeerAccessAlreadyEnabled)
@@ -607,7 +604,8 @@ extern "C" int gpu_p2p_bw(int src, int dst, int bidir, size_t bytes,
 	loops = gpu_loops_for(ms, smp->sample_ms, 1000);
 	rc = gpu_run_samples(smp, samples, n, [&](double *v) -> int {
 		float t = 0;
-		cudaError_t e = p2p_batch(&b, src, dst, bidir, bytes, loops, &t);
+		cudaError_t e =
+		    p2p_batch(&b, src, dst, bidir, bytes, loops, &t);
 		if (e != cudaSuccess) {
 			snprintf(err, errlen, "%s", cudaGetErrorString(e));
 			return -1;
@@ -620,9 +618,9 @@ out:
 	return rc;
 }
 
-extern "C" int gpu_p2p_latency(int src, int dst,
-			       const struct gpu_sampling *smp, double *samples,
-			       int *n, char *err, size_t errlen)
+extern "C" int gpu_p2p_latency(int src, int dst, const struct gpu_sampling *smp,
+			       double *samples, int *n, char *err,
+			       size_t errlen)
 {
 	p2p_bufs b;
 	int rc;
@@ -670,8 +668,8 @@ extern "C" int gpu_warmup(int dev, double seconds, char *err, size_t errlen)
 	double t0;
 
 	GPU_CHECK(cudaSetDevice(dev));
-	GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-					 dev));
+	GPU_CHECK(
+	    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	GPU_CHECK(cudaMalloc(&sink, sizeof(float)));
 	t0 = now_ms();
 	while (now_ms() - t0 < seconds * 1e3) {

@@ -15,9 +15,10 @@
 #include "gpu_common.cuh"
 
 #define STR2(x) #x
-#define STR(x)  STR2(x)
+#define STR(x)	STR2(x)
 
-namespace {
+namespace
+{
 
 struct lt_api {
 	void *lib = nullptr;
@@ -58,26 +59,26 @@ void lt_load(void)
 			break;
 	}
 	if (!lt.lib) {
-		snprintf(lt.why, sizeof(lt.why),
-			 "libcublasLt.so." STR(CUBLAS_VER_MAJOR) " not found (%s)",
-			 dlerror());
+		snprintf(
+		    lt.why, sizeof(lt.why),
+		    "libcublasLt.so." STR(CUBLAS_VER_MAJOR) " not found (%s)",
+		    dlerror());
 		return;
 	}
-	bool ok = load_sym(&lt.create, "cublasLtCreate") &&
-		  load_sym(&lt.destroy, "cublasLtDestroy") &&
-		  load_sym(&lt.get_version, "cublasLtGetVersion") &&
-		  load_sym(&lt.desc_create, "cublasLtMatmulDescCreate") &&
-		  load_sym(&lt.desc_destroy, "cublasLtMatmulDescDestroy") &&
-		  load_sym(&lt.desc_set, "cublasLtMatmulDescSetAttribute") &&
-		  load_sym(&lt.layout_create, "cublasLtMatrixLayoutCreate") &&
-		  load_sym(&lt.layout_destroy, "cublasLtMatrixLayoutDestroy") &&
-		  load_sym(&lt.pref_create, "cublasLtMatmulPreferenceCreate") &&
-		  load_sym(&lt.pref_destroy,
-			   "cublasLtMatmulPreferenceDestroy") &&
-		  load_sym(&lt.pref_set,
-			   "cublasLtMatmulPreferenceSetAttribute") &&
-		  load_sym(&lt.heuristic, "cublasLtMatmulAlgoGetHeuristic") &&
-		  load_sym(&lt.matmul, "cublasLtMatmul");
+	bool ok =
+	    load_sym(&lt.create, "cublasLtCreate") &&
+	    load_sym(&lt.destroy, "cublasLtDestroy") &&
+	    load_sym(&lt.get_version, "cublasLtGetVersion") &&
+	    load_sym(&lt.desc_create, "cublasLtMatmulDescCreate") &&
+	    load_sym(&lt.desc_destroy, "cublasLtMatmulDescDestroy") &&
+	    load_sym(&lt.desc_set, "cublasLtMatmulDescSetAttribute") &&
+	    load_sym(&lt.layout_create, "cublasLtMatrixLayoutCreate") &&
+	    load_sym(&lt.layout_destroy, "cublasLtMatrixLayoutDestroy") &&
+	    load_sym(&lt.pref_create, "cublasLtMatmulPreferenceCreate") &&
+	    load_sym(&lt.pref_destroy, "cublasLtMatmulPreferenceDestroy") &&
+	    load_sym(&lt.pref_set, "cublasLtMatmulPreferenceSetAttribute") &&
+	    load_sym(&lt.heuristic, "cublasLtMatmulAlgoGetHeuristic") &&
+	    load_sym(&lt.matmul, "cublasLtMatmul");
 	if (!ok) {
 		snprintf(lt.why, sizeof(lt.why),
 			 "libcublasLt lacks a needed symbol");
@@ -100,35 +101,50 @@ dt_cfg cfg_of(enum gpu_dtype dt)
 {
 	switch (dt) {
 	case GPU_DT_BF16:
-		return {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F,
-			CUBLAS_COMPUTE_32F, 2, 2, 80, "bf16"};
+		return {
+		    CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+		    2,		 2,	      80,	  "bf16"};
 	case GPU_DT_FP16:
 		return {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-			2, 2, 70, "fp16"};
+			2,	    2,		70,	    "fp16"};
 	case GPU_DT_FP8_E4M3:
-		return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F,
-			CUBLAS_COMPUTE_32F, 1, 2, 89, "fp8_e4m3"};
+		return {CUDA_R_8F_E4M3,
+			CUDA_R_16BF,
+			CUDA_R_32F,
+			CUBLAS_COMPUTE_32F,
+			1,
+			2,
+			89,
+			"fp8_e4m3"};
 	case GPU_DT_TF32:
-		return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
-			CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, 80, "tf32"};
+		return {CUDA_R_32F, CUDA_R_32F,
+			CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
+			4,	    4,
+			80,	    "tf32"};
 	case GPU_DT_FP32:
 		return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-			4, 4, 0, "fp32"};
+			4,	    4,		0,	    "fp32"};
 	case GPU_DT_FP64:
 		return {CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F,
-			8, 8, 0, "fp64"};
+			8,	    8,		0,	    "fp64"};
 	case GPU_DT_INT8:
 		return {CUDA_R_8I, CUDA_R_32I, CUDA_R_32I, CUBLAS_COMPUTE_32I,
-			1, 4, 75, "int8"};
+			1,	   4,	       75,	   "int8"};
 	}
-	return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4,
-		0, "?"};
+	return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+		4,	    4,		0,	    "?"};
 }
 
 // Uniform values in [-1, 1) written as the element type.
 template <class T> __device__ T from_float(float f);
-template <> __device__ float from_float<float>(float f) { return f; }
-template <> __device__ double from_float<double>(float f) { return f; }
+template <> __device__ float from_float<float>(float f)
+{
+	return f;
+}
+template <> __device__ double from_float<double>(float f)
+{
+	return f;
+}
 template <> __device__ __half from_float<__half>(float f)
 {
 	return __float2half(f);
@@ -146,8 +162,7 @@ template <> __device__ int8_t from_float<int8_t>(float f)
 	return (int8_t)(f * 127.0f);
 }
 
-template <class T>
-__global__ void fill_typed(T *p, size_t n, unsigned seed)
+template <class T> __global__ void fill_typed(T *p, size_t n, unsigned seed)
 {
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -253,12 +268,10 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 	if (max_algos < 1)
 		max_algos = 1;
 	GPU_CHECK(cudaSetDevice(dev));
-	GPU_CHECK(cudaDeviceGetAttribute(&major,
-					 cudaDevAttrComputeCapabilityMajor,
-					 dev));
-	GPU_CHECK(cudaDeviceGetAttribute(&minor,
-					 cudaDevAttrComputeCapabilityMinor,
-					 dev));
+	GPU_CHECK(cudaDeviceGetAttribute(
+	    &major, cudaDevAttrComputeCapabilityMajor, dev));
+	GPU_CHECK(cudaDeviceGetAttribute(
+	    &minor, cudaDevAttrComputeCapabilityMinor, dev));
 	cc = major * 10 + minor;
 	if (cc < c.min_cc) {
 		snprintf(err, errlen,
@@ -303,8 +316,8 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 				     &sa, sizeof(sa)));
 		LT_CHECK(lt.desc_set(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
 				     &sb, sizeof(sb)));
-		LT_CHECK(lt.desc_set(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
-				     &fast, sizeof(fast)));
+		LT_CHECK(lt.desc_set(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+				     sizeof(fast)));
 	}
 	// TN: A is k x m (op T), B is k x n, C/D m x n, column major.
 	LT_CHECK(lt.layout_create(&la, c.ab, k, m, k));
@@ -392,8 +405,8 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 				 "(#%d)%s",
 				 returned, best,
 				 dt == GPU_DT_FP8_E4M3
-					 ? "; scales 1.0, fast_accum 0"
-					 : "");
+				     ? "; scales 1.0, fast_accum 0"
+				     : "");
 		rc = gpu_run_samples(smp, samples, n, [&](double *v) -> int {
 			float t = 0;
 			if (run(best, loops, &t) != 0)

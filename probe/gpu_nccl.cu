@@ -12,7 +12,8 @@
 #include "gpu.h"
 #include "gpu_common.cuh"
 
-namespace {
+namespace
+{
 
 struct nccl_api {
 	void *lib = nullptr;
@@ -41,8 +42,8 @@ void nc_load(void)
 {
 	nc.lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
 	if (!nc.lib) {
-		snprintf(nc.why, sizeof(nc.why),
-			 "libnccl.so.2 not found (%s)", dlerror());
+		snprintf(nc.why, sizeof(nc.why), "libnccl.so.2 not found (%s)",
+			 dlerror());
 		return;
 	}
 	bool ok = load_sym(&nc.get_version, "ncclGetVersion") &&
@@ -123,8 +124,8 @@ extern "C" int gpu_nccl_allreduce(const int *devs, int ndevs, size_t bytes,
 						    cudaStreamNonBlocking));
 		GPU_CHECK(cudaMalloc(&send[i], count * sizeof(float)));
 		GPU_CHECK(cudaMalloc(&recv[i], count * sizeof(float)));
-		GPU_CHECK(gpu_fill_random_u32(send[i], count, 9u + i,
-					      streams[i]));
+		GPU_CHECK(
+		    gpu_fill_random_u32(send[i], count, 9u + i, streams[i]));
 	}
 	NC_CHECK(nc.init_all(comms, ndevs, devs));
 	have_comms = true;
@@ -134,10 +135,9 @@ extern "C" int gpu_nccl_allreduce(const int *devs, int ndevs, size_t bytes,
 				ncclResult_t r = nc.group_start();
 				for (int i = 0; r == ncclSuccess && i < ndevs;
 				     i++)
-					r = nc.all_reduce(send[i], recv[i],
-							  count, ncclFloat,
-							  ncclSum, comms[i],
-							  streams[i]);
+					r = nc.all_reduce(
+					    send[i], recv[i], count, ncclFloat,
+					    ncclSum, comms[i], streams[i]);
 				ncclResult_t r2 = nc.group_end();
 				if (r == ncclSuccess)
 					r = r2;
@@ -164,15 +164,14 @@ extern "C" int gpu_nccl_allreduce(const int *devs, int ndevs, size_t bytes,
 			rc = GPU_FAIL;
 			goto out;
 		}
-		rc = gpu_run_samples(smp, samples_us, n,
-				     [&](double *val) -> int {
-					     double t0 = now_s();
-					     if (ops(iters) != 0)
-						     return -1;
-					     *val = (now_s() - t0) * 1e6 /
-						    iters;
-					     return 0;
-				     });
+		rc = gpu_run_samples(
+		    smp, samples_us, n, [&](double *val) -> int {
+			    double t0 = now_s();
+			    if (ops(iters) != 0)
+				    return -1;
+			    *val = (now_s() - t0) * 1e6 / iters;
+			    return 0;
+		    });
 	}
 out:
 	for (int i = 0; i < ndevs && i < MAXG; i++) {

@@ -36,8 +36,7 @@ double probe_nvlink_per_link_gbps(int cc_major, int cc_minor)
 {
 	if (cc_major == 6 && cc_minor == 0)
 		return 20.0;
-	if ((cc_major == 7 || cc_major == 8 || cc_major == 9) &&
-	    cc_minor == 0)
+	if ((cc_major == 7 || cc_major == 8 || cc_major == 9) && cc_minor == 0)
 		return 25.0;
 	if (cc_major == 10)
 		return 50.0;
@@ -46,8 +45,7 @@ double probe_nvlink_per_link_gbps(int cc_major, int cc_minor)
 
 double probe_nvlink_gbps(int active_links, double per_link_gbps)
 {
-	if (active_links <= 0 || !isfinite(per_link_gbps) ||
-	    per_link_gbps <= 0)
+	if (active_links <= 0 || !isfinite(per_link_gbps) || per_link_gbps <= 0)
 		return NAN;
 	return (double)active_links * per_link_gbps;
 }
@@ -106,14 +104,14 @@ double probe_clock_adjusted(double spec, double measured_clock_mhz,
 /* Public datasheets (dense). H100/H200 tensor peaks are quoted at
  * 1830 MHz (528 TCs x 1024 FLOP/clk); A100 at 1410 MHz. */
 static const struct probe_datasheet datasheets[] = {
-	{0x2330, "NVIDIA H100 SXM5 80GB", 3350, 989.4, 989.4, 1978.9, 494.7,
-	 66.9, 66.9, 1978.9, 1830},
-	{0x2335, "NVIDIA H200 141GB", 4800, 989.4, 989.4, 1978.9, 494.7, 66.9,
-	 66.9, 1978.9, 1830},
-	{0x20b0, "NVIDIA A100 SXM4 40GB", 1555, 312, 312, NAN, 156, 19.5, 19.5,
-	 624, 1410},
-	{0x20b2, "NVIDIA A100 SXM4 80GB", 2039, 312, 312, NAN, 156, 19.5, 19.5,
-	 624, 1410},
+    {0x2330, "NVIDIA H100 SXM5 80GB", 3350, 989.4, 989.4, 1978.9, 494.7, 66.9,
+     66.9, 1978.9, 1830},
+    {0x2335, "NVIDIA H200 141GB", 4800, 989.4, 989.4, 1978.9, 494.7, 66.9, 66.9,
+     1978.9, 1830},
+    {0x20b0, "NVIDIA A100 SXM4 40GB", 1555, 312, 312, NAN, 156, 19.5, 19.5, 624,
+     1410},
+    {0x20b2, "NVIDIA A100 SXM4 80GB", 2039, 312, 312, NAN, 156, 19.5, 19.5, 624,
+     1410},
 };
 
 const struct probe_datasheet *probe_datasheet_lookup(unsigned pci_device_id)
@@ -126,8 +124,7 @@ const struct probe_datasheet *probe_datasheet_lookup(unsigned pci_device_id)
 	return NULL;
 }
 
-double probe_datasheet_gemm(const struct probe_datasheet *d,
-			    const char *dtype)
+double probe_datasheet_gemm(const struct probe_datasheet *d, const char *dtype)
 {
 	if (d == NULL || dtype == NULL)
 		return NAN;

@@ -67,15 +67,15 @@ double probe_clock_adjusted(double spec, double measured_clock_mhz,
 struct probe_datasheet {
 	unsigned pci_device_id;
 	const char *name;
-	double hbm_gbps;        /* DRAM traffic, GB/s */
+	double hbm_gbps; /* DRAM traffic, GB/s */
 	double tflops_bf16;
 	double tflops_fp16;
 	double tflops_fp8;
 	double tflops_tf32;
 	double tflops_fp32;
-	double tflops_fp64;     /* tensor-core FP64 where it exists */
+	double tflops_fp64; /* tensor-core FP64 where it exists */
 	double tops_int8;
-	double spec_clock_mhz;  /* clock the tensor peaks are quoted at */
+	double spec_clock_mhz; /* clock the tensor peaks are quoted at */
 };
 
 /* Returns the entry or NULL. */
@@ -83,8 +83,7 @@ const struct probe_datasheet *probe_datasheet_lookup(unsigned pci_device_id);
 
 /* The datasheet peak for a GEMM dtype name ("bf16", "fp16", "fp8_e4m3",
  * "tf32", "fp32", "fp64", "int8"); NaN when unknown. */
-double probe_datasheet_gemm(const struct probe_datasheet *d,
-			    const char *dtype);
+double probe_datasheet_gemm(const struct probe_datasheet *d, const char *dtype);
 
 #ifdef __cplusplus
 }

@@ -22,26 +22,26 @@
 #include "spool.h"
 #include "util.h"
 
-#define EXIT_OK          0
-#define EXIT_FAILED      1
-#define EXIT_PARTIAL     2
-#define EXIT_NO_DEVICE   3
+#define EXIT_OK		 0
+#define EXIT_FAILED	 1
+#define EXIT_PARTIAL	 2
+#define EXIT_NO_DEVICE	 3
 #define EXIT_LIB_MISSING 4
 #define EXIT_UNDELIVERED 5
-#define EXIT_REJECTED    6
-#define EXIT_USAGE       64
+#define EXIT_REJECTED	 6
+#define EXIT_USAGE	 64
 
-#define MAXG       PROBE_MAX_DEVICES
+#define MAXG	   PROBE_MAX_DEVICES
 #define MAXSAMPLES 64
-#define MiB        ((size_t)1 << 20)
-#define GiB        ((size_t)1 << 30)
+#define MiB	   ((size_t)1 << 20)
+#define GiB	   ((size_t)1 << 30)
 
 struct ctx {
 	struct probe_cli cli;
 	struct probe_report rep;
 	struct probe_nvml *nvml;
 	int ndev;
-	int devs[MAXG];             /* CUDA ordinals */
+	int devs[MAXG];		    /* CUDA ordinals */
 	struct gpu_info info[MAXG]; /* by position in devs */
 	void *nvdev[MAXG];
 	const struct probe_datasheet *ds[MAXG];
@@ -101,12 +101,16 @@ static void set_peer(struct ctx *c, struct probe_result *r, int pos)
 	probe_strlcpy(r->peer_uuid, c->info[pos].uuid, sizeof(r->peer_uuid));
 }
 
-/* Status from a gpu_* return code; ownership of nothing moves. */
-static void finish(struct ctx *c, struct probe_result *r, int rc,
+/* Status from a gpu_* return code; stops tel (when not NULL) into the
+ * result's telemetry; stores the result. Returns its index, or -1. */
+static long finish(struct ctx *c, struct probe_result *r, int rc,
 		   const double *samples, int n, const char *err,
 		   struct probe_sampler *tel)
 {
-	probe_sampler_stop(tel, &r->telemetry);
+	long idx = -1;
+
+	if (tel)
+		probe_sampler_stop(tel, &r->telemetry);
 	if (rc == GPU_OK && n > 0) {
 		if (probe_result_set_samples(r, samples, (size_t)n) != 0)
 			probe_result_fail(r, "could not compute statistics");
@@ -116,19 +120,23 @@ static void finish(struct ctx *c, struct probe_result *r, int rc,
 		probe_result_fail(r, "%s", err[0] ? err : "measurement failed");
 	}
 	pthread_mutex_lock(&c->mu);
-	if (strcmp(r->status, "ok") == 0)
-		logf_("%s%s%s gpu %d%s%.0d: median %.4g %s (n=%d)", r->metric,
-		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index,
-		      r->peer_index >= 0 ? " -> " : "",
-		      r->peer_index >= 0 ? r->peer_index : 0, r->stats.median,
-		      r->unit, r->stats.n);
-	else
+	if (strcmp(r->status, "ok") == 0) {
+		char peer[24] = "";
+		if (r->peer_index >= 0)
+			snprintf(peer, sizeof(peer), " -> %d", r->peer_index);
+		logf_("%s%s%s gpu %d%s: median %.4g %s (n=%d)", r->metric,
+		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index, peer,
+		      r->stats.median, r->unit, r->stats.n);
+	} else
 		logf_("%s%s%s gpu %d: %s: %s", r->metric,
-		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index,
-		      r->status, r->reason);
+		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index, r->status,
+		      r->reason);
 	if (probe_report_add(&c->rep, r) == NULL)
 		logf_("out of memory storing a result");
+	else
+		idx = (long)c->rep.n_results - 1;
 	pthread_mutex_unlock(&c->mu);
+	return idx;
 }
 
 static void add_skipped(struct ctx *c, struct probe_result *r, int partial,
@@ -158,10 +166,10 @@ struct dtype_plan {
 };
 
 static const struct shape big_full[] = {
-	{8192, 8192, 8192},
-	{4096, 4096, 16384},
-	{2048, 2048, 13312},
-	{16384, 8192, 8192},
+    {8192, 8192, 8192},
+    {4096, 4096, 16384},
+    {2048, 2048, 13312},
+    {16384, 8192, 8192},
 };
 static const struct shape tf32_full[] = {{8192, 8192, 8192},
 					 {4096, 4096, 4096}};
@@ -171,22 +179,22 @@ static const struct shape cube4k[] = {{4096, 4096, 4096}};
 static void gemm_plan(int quick, struct dtype_plan *p)
 {
 	const struct dtype_plan full[7] = {
-		{GPU_DT_BF16, "bf16", "TFLOP/s", big_full, 4},
-		{GPU_DT_FP16, "fp16", "TFLOP/s", big_full, 4},
-		{GPU_DT_FP8_E4M3, "fp8_e4m3", "TFLOP/s", big_full, 4},
-		{GPU_DT_TF32, "tf32", "TFLOP/s", tf32_full, 2},
-		{GPU_DT_FP32, "fp32", "TFLOP/s", cube8k, 1},
-		{GPU_DT_FP64, "fp64", "TFLOP/s", cube8k, 1},
-		{GPU_DT_INT8, "int8", "TOP/s", big_full, 4},
+	    {GPU_DT_BF16, "bf16", "TFLOP/s", big_full, 4},
+	    {GPU_DT_FP16, "fp16", "TFLOP/s", big_full, 4},
+	    {GPU_DT_FP8_E4M3, "fp8_e4m3", "TFLOP/s", big_full, 4},
+	    {GPU_DT_TF32, "tf32", "TFLOP/s", tf32_full, 2},
+	    {GPU_DT_FP32, "fp32", "TFLOP/s", cube8k, 1},
+	    {GPU_DT_FP64, "fp64", "TFLOP/s", cube8k, 1},
+	    {GPU_DT_INT8, "int8", "TOP/s", big_full, 4},
 	};
 	const struct dtype_plan q[7] = {
-		{GPU_DT_BF16, "bf16", "TFLOP/s", cube8k, 1},
-		{GPU_DT_FP16, "fp16", "TFLOP/s", cube8k, 1},
-		{GPU_DT_FP8_E4M3, "fp8_e4m3", "TFLOP/s", cube8k, 1},
-		{GPU_DT_TF32, "tf32", "TFLOP/s", cube8k, 1},
-		{GPU_DT_FP32, "fp32", "TFLOP/s", cube4k, 1},
-		{GPU_DT_FP64, "fp64", "TFLOP/s", cube4k, 1},
-		{GPU_DT_INT8, "int8", "TOP/s", cube8k, 1},
+	    {GPU_DT_BF16, "bf16", "TFLOP/s", cube8k, 1},
+	    {GPU_DT_FP16, "fp16", "TFLOP/s", cube8k, 1},
+	    {GPU_DT_FP8_E4M3, "fp8_e4m3", "TFLOP/s", cube8k, 1},
+	    {GPU_DT_TF32, "tf32", "TFLOP/s", cube8k, 1},
+	    {GPU_DT_FP32, "fp32", "TFLOP/s", cube4k, 1},
+	    {GPU_DT_FP64, "fp64", "TFLOP/s", cube4k, 1},
+	    {GPU_DT_INT8, "int8", "TOP/s", cube8k, 1},
 	};
 	memcpy(p, quick ? q : full, sizeof(full));
 }
@@ -204,9 +212,8 @@ static void gemm_limits(struct ctx *c, int pos, struct probe_result *r)
 		 "datasheet %s dense %s at %.0f MHz", d->name, r->dtype,
 		 d->spec_clock_mhz);
 	if (r->telemetry.valid)
-		r->limit_clock_adjusted =
-			probe_clock_adjusted(spec, r->telemetry.sm_clock_mhz,
-					     d->spec_clock_mhz);
+		r->limit_clock_adjusted = probe_clock_adjusted(
+		    spec, r->telemetry.sm_clock_mhz, d->spec_clock_mhz);
 }
 
 static void run_gemm(struct ctx *c, int pos)
@@ -220,9 +227,12 @@ static void run_gemm(struct ctx *c, int pos)
 		struct probe_result best;
 		int have_best = 0;
 
+		probe_result_init(&best);
+
 		if (!c->gemm_lib_ok) {
 			struct probe_result r;
-			result_for_gpu(c, &r, pos, "gemm_tflops", plan[di].unit);
+			result_for_gpu(c, &r, pos, "gemm_tflops",
+				       plan[di].unit);
 			probe_strlcpy(r.dtype, plan[di].name, sizeof(r.dtype));
 			probe_strlcpy(r.method, "cublaslt", sizeof(r.method));
 			add_skipped(c, &r, 1, 1, c->gemm_lib_err);
@@ -233,13 +243,14 @@ static void run_gemm(struct ctx *c, int pos)
 			double samples[MAXSAMPLES];
 			char err[512] = "", note[160] = "";
 			int n = 0, rc;
+			long idx;
 			struct probe_result r;
 			struct probe_sampler *tel;
 
 			result_for_gpu(c, &r, pos,
 				       plan[di].nshapes > 1
-					       ? "gemm_sweep_tflops"
-					       : "gemm_tflops",
+					   ? "gemm_sweep_tflops"
+					   : "gemm_tflops",
 				       plan[di].unit);
 			probe_strlcpy(r.dtype, plan[di].name, sizeof(r.dtype));
 			probe_strlcpy(r.method, "cublaslt", sizeof(r.method));
@@ -269,12 +280,12 @@ static void run_gemm(struct ctx *c, int pos)
 				have_best = -1;
 				continue;
 			}
-			finish(c, &r, rc, samples, n, err, NULL);
+			idx = finish(c, &r, rc, samples, n, err, NULL);
 			/* The summary: the shape with the best median. */
 			pthread_mutex_lock(&c->mu);
-			{
+			if (idx >= 0) {
 				struct probe_result *last =
-					&c->rep.results[c->rep.n_results - 1];
+				    &c->rep.results[idx];
 				if (strcmp(last->status, "ok") == 0 &&
 				    (!have_best ||
 				     last->stats.median > best.stats.median)) {
@@ -297,7 +308,8 @@ static void run_gemm(struct ctx *c, int pos)
 			pthread_mutex_unlock(&c->mu);
 		} else if (have_best == 0) {
 			struct probe_result r;
-			result_for_gpu(c, &r, pos, "gemm_tflops", plan[di].unit);
+			result_for_gpu(c, &r, pos, "gemm_tflops",
+				       plan[di].unit);
 			probe_strlcpy(r.dtype, plan[di].name, sizeof(r.dtype));
 			probe_strlcpy(r.method, "cublaslt", sizeof(r.method));
 			probe_result_fail(&r, "every shape failed");
@@ -317,10 +329,10 @@ static void run_hbm(struct ctx *c, int pos)
 		const char *metric, *method;
 		int half;
 	} kinds[] = {
-		{GPU_HBM_COPY_SM, "hbm_copy_gbps", "sm", 1},
-		{GPU_HBM_READ_SM, "hbm_read_gbps", "sm", 0},
-		{GPU_HBM_WRITE_SM, "hbm_write_gbps", "sm", 0},
-		{GPU_HBM_COPY_CE, "hbm_copy_ce_gbps", "ce", 1},
+	    {GPU_HBM_COPY_SM, "hbm_copy_gbps", "sm", 1},
+	    {GPU_HBM_READ_SM, "hbm_read_gbps", "sm", 0},
+	    {GPU_HBM_WRITE_SM, "hbm_write_gbps", "sm", 0},
+	    {GPU_HBM_COPY_CE, "hbm_copy_ce_gbps", "ce", 1},
 	};
 	size_t bytes = c->cli.quick ? 512 * MiB : 2 * GiB;
 	size_t i;
@@ -342,13 +354,13 @@ static void run_hbm(struct ctx *c, int pos)
 		r.size_bytes = (int64_t)bytes;
 		r.concurrent = !c->cli.isolated && c->ndev > 1;
 		if (c->ds[pos] && isfinite(c->ds[pos]->hbm_gbps)) {
-			r.limit = c->ds[pos]->hbm_gbps /
-				  (kinds[i].half ? 2.0 : 1.0);
+			r.limit =
+			    c->ds[pos]->hbm_gbps / (kinds[i].half ? 2.0 : 1.0);
 			probe_strlcpy(r.limit_basis, "datasheet",
 				      sizeof(r.limit_basis));
 			snprintf(r.limit_source, sizeof(r.limit_source),
-				 "datasheet %s HBM %.0f GB/s%s", c->ds[pos]->name,
-				 c->ds[pos]->hbm_gbps,
+				 "datasheet %s HBM %.0f GB/s%s",
+				 c->ds[pos]->name, c->ds[pos]->hbm_gbps,
 				 kinds[i].half ? " / 2 (a copy reads and "
 						 "writes each byte)"
 					       : "");
@@ -437,11 +449,11 @@ static void run_h2d(struct ctx *c)
 		int pinned;
 		const char *metric, *conv;
 	} kinds[] = {
-		{GPU_H2D, 1, "h2d_pinned_gbps", "once"},
-		{GPU_D2H, 1, "d2h_pinned_gbps", "once"},
-		{GPU_BIDIR, 1, "bidir_pinned_gbps", "sum"},
-		{GPU_H2D, 0, "h2d_pageable_gbps", "once"},
-		{GPU_D2H, 0, "d2h_pageable_gbps", "once"},
+	    {GPU_H2D, 1, "h2d_pinned_gbps", "once"},
+	    {GPU_D2H, 1, "d2h_pinned_gbps", "once"},
+	    {GPU_BIDIR, 1, "bidir_pinned_gbps", "sum"},
+	    {GPU_H2D, 0, "h2d_pageable_gbps", "once"},
+	    {GPU_D2H, 0, "d2h_pageable_gbps", "once"},
 	};
 	int pos;
 	size_t i;
@@ -454,8 +466,8 @@ static void run_h2d(struct ctx *c)
 			struct probe_result r;
 			struct probe_sampler *tel;
 			size_t bytes = kinds[i].pinned
-					       ? (c->cli.quick ? 256 : 512) * MiB
-					       : (c->cli.quick ? 128 : 512) * MiB;
+					   ? (c->cli.quick ? 256 : 512) * MiB
+					   : (c->cli.quick ? 128 : 512) * MiB;
 
 			result_for_gpu(c, &r, pos, kinds[i].metric, "GB/s");
 			probe_strlcpy(r.method, "ce", sizeof(r.method));
@@ -533,8 +545,8 @@ static void run_p2p(struct ctx *c)
 
 			if (a == b)
 				continue;
-			peer_ok = gpu_can_access_peer(c->devs[a], c->devs[b]) ==
-				  1;
+			peer_ok =
+			    gpu_can_access_peer(c->devs[a], c->devs[b]) == 1;
 			for (bidir = 0; bidir < 2; bidir++) {
 				double samples[MAXSAMPLES];
 				char err[512] = "";
@@ -682,12 +694,12 @@ static void run_nccl(struct ctx *c)
 							    : "PCIe");
 		}
 		tel = tel_start(c, all, c->ndev);
-		rc = gpu_nccl_allreduce(c->devs, c->ndev, sizes[s], 5, 20,
-					&smp, t_us, &n, err, sizeof(err));
+		rc = gpu_nccl_allreduce(c->devs, c->ndev, sizes[s], 5, 20, &smp,
+					t_us, &n, err, sizeof(err));
 		probe_sampler_stop(tel, &t);
 		for (j = 0; j < n; j++) {
-			algbw[j] = probe_algbw_gbps((double)sizes[s],
-						    t_us[j] * 1e-6);
+			algbw[j] =
+			    probe_algbw_gbps((double)sizes[s], t_us[j] * 1e-6);
 			busbw[j] = algbw[j] * factor;
 		}
 		rb.telemetry = t;
@@ -755,8 +767,8 @@ static void inventory(struct ctx *c)
 			id = (unsigned)strtoul(devid, NULL, 16);
 		}
 		c->ds[i] = probe_datasheet_lookup(id);
-		c->nvdev[i] = probe_nvml_device(c->nvml, in->uuid,
-						in->pci_bus_id);
+		c->nvdev[i] =
+		    probe_nvml_device(c->nvml, in->uuid, in->pci_bus_id);
 		probe_nvml_fill_gpu(c->nvml, c->nvdev[i], g);
 		if (g->compute_processes > 0)
 			logf_("gpu %d: %d other compute process(es) running: "
@@ -969,8 +981,7 @@ int main(int argc, char **argv)
 	now_rfc3339(c.rep.started_at, sizeof(c.rep.started_at));
 	probe_strlcpy(c.rep.sizing, c.cli.quick ? "quick" : "full",
 		      sizeof(c.rep.sizing));
-	probe_strlcpy(c.rep.mode,
-		      c.cli.only_given ? "custom" : c.rep.sizing,
+	probe_strlcpy(c.rep.mode, c.cli.only_given ? "custom" : c.rep.sizing,
 		      sizeof(c.rep.mode));
 	if (c.cli.only_given)
 		probe_strlcpy(c.rep.only, c.cli.only_text, sizeof(c.rep.only));
@@ -988,9 +999,10 @@ int main(int argc, char **argv)
 			      sizeof(c.rep.error_message));
 	}
 	if (c.rep.error_code[0]) {
-		fprintf(stderr,
-			"gpusizer-probe: FATAL: no usable NVIDIA GPU (%s: %s)\n",
-			c.rep.error_code, c.rep.error_message);
+		fprintf(
+		    stderr,
+		    "gpusizer-probe: FATAL: no usable NVIDIA GPU (%s: %s)\n",
+		    c.rep.error_code, c.rep.error_message);
 		probe_strlcpy(c.rep.status, "no_device", sizeof(c.rep.status));
 		gethostname(c.rep.node.hostname,
 			    sizeof(c.rep.node.hostname) - 1);
@@ -1035,14 +1047,14 @@ int main(int argc, char **argv)
 	c.smp.sample_ms = c.cli.quick ? 10 : 50;
 	c.smp.warmup_ops = c.cli.quick ? 2 : 4;
 	if (c.cli.only_mask & PROBE_ONLY_GEMM) {
-		c.gemm_lib_ok = gpu_gemm_load(&c.rep.node.cublaslt_version,
-					      c.gemm_lib_err,
-					      sizeof(c.gemm_lib_err)) == GPU_OK;
+		c.gemm_lib_ok =
+		    gpu_gemm_load(&c.rep.node.cublaslt_version, c.gemm_lib_err,
+				  sizeof(c.gemm_lib_err)) == GPU_OK;
 	}
 	if (c.cli.only_mask & PROBE_ONLY_NCCL) {
-		c.nccl_lib_ok = gpu_nccl_load(&c.rep.node.nccl_version,
-					      c.nccl_lib_err,
-					      sizeof(c.nccl_lib_err)) == GPU_OK;
+		c.nccl_lib_ok =
+		    gpu_nccl_load(&c.rep.node.nccl_version, c.nccl_lib_err,
+				  sizeof(c.nccl_lib_err)) == GPU_OK;
 	}
 	if (c.cli.only_mask & (PROBE_ONLY_GEMM | PROBE_ONLY_HBM))
 		run_per_gpu(&c, c.cli.only_mask);

@@ -16,12 +16,12 @@
 typedef int nvml_ret;
 typedef void *nvml_dev;
 
-#define NVML_SUCCESS               0
+#define NVML_SUCCESS		   0
 #define NVML_ERROR_INSUFFICIENT_SZ 7
-#define NVML_CLOCK_SM              1
-#define NVML_CLOCK_MEM             2
-#define NVML_TEMPERATURE_GPU       0
-#define NVML_NVLINK_MAX_LINKS      18
+#define NVML_CLOCK_SM		   1
+#define NVML_CLOCK_MEM		   2
+#define NVML_TEMPERATURE_GPU	   0
+#define NVML_NVLINK_MAX_LINKS	   18
 
 struct probe_nvml {
 	void *lib;
@@ -158,8 +158,7 @@ void *probe_nvml_device(struct probe_nvml *n, const char *uuid,
 
 	if (n == NULL)
 		return NULL;
-	if (uuid && *uuid && n->by_uuid &&
-	    n->by_uuid(uuid, &d) == NVML_SUCCESS)
+	if (uuid && *uuid && n->by_uuid && n->by_uuid(uuid, &d) == NVML_SUCCESS)
 		return d;
 	if (pci_bus_id && *pci_bus_id && n->by_pci &&
 	    n->by_pci(pci_bus_id, &d) == NVML_SUCCESS)
@@ -176,8 +175,7 @@ static int get_u(nvml_ret (*fn)(nvml_dev, unsigned *), nvml_dev d)
 	return (int)v;
 }
 
-void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev,
-			 struct probe_gpu *g)
+void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev, struct probe_gpu *g)
 {
 	unsigned u, pending;
 	int cur, pend, cc_major = -1, cc_minor = -1;
@@ -188,8 +186,8 @@ void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev,
 	g->pcie_gen_max = get_u(n->pcie_gen_max, dev);
 	g->pcie_width_current = get_u(n->pcie_width_cur, dev);
 	g->pcie_width_max = get_u(n->pcie_width_max, dev);
-	g->pcie_limit_gbps = probe_pcie_gbps(g->pcie_gen_max,
-					     g->pcie_width_max);
+	g->pcie_limit_gbps =
+	    probe_pcie_gbps(g->pcie_gen_max, g->pcie_width_max);
 	if (n->nvlink_state) {
 		int active = 0;
 		unsigned link;
@@ -199,9 +197,10 @@ void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev,
 				continue;
 			if (st) {
 				active++;
-				if (g->nvlink_version < 0 && n->nvlink_version &&
+				if (g->nvlink_version < 0 &&
+				    n->nvlink_version &&
 				    n->nvlink_version(dev, link, &u) ==
-					    NVML_SUCCESS)
+					NVML_SUCCESS)
 					g->nvlink_version = (int)u;
 			}
 		}
@@ -210,9 +209,9 @@ void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev,
 	sscanf(g->compute_capability, "%d.%d", &cc_major, &cc_minor);
 	if (g->nvlink_active_links > 0) {
 		g->nvlink_per_link_gbps =
-			probe_nvlink_per_link_gbps(cc_major, cc_minor);
+		    probe_nvlink_per_link_gbps(cc_major, cc_minor);
 		g->nvlink_limit_gbps = probe_nvlink_gbps(
-			g->nvlink_active_links, g->nvlink_per_link_gbps);
+		    g->nvlink_active_links, g->nvlink_per_link_gbps);
 	}
 	if (n->ecc_mode && n->ecc_mode(dev, &cur, &pend) == NVML_SUCCESS)
 		g->ecc_enabled = cur ? 1 : 0;
@@ -220,8 +219,8 @@ void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev,
 		g->mig_mode = u ? 1 : 0;
 	if (n->power_limit && n->power_limit(dev, &u) == NVML_SUCCESS)
 		g->power_limit_w = u / 1000.0;
-	if (n->max_clock && n->max_clock(dev, NVML_CLOCK_SM, &u) ==
-				    NVML_SUCCESS)
+	if (n->max_clock &&
+	    n->max_clock(dev, NVML_CLOCK_SM, &u) == NVML_SUCCESS)
 		g->sm_clock_max_mhz = u;
 	if (n->procs) {
 		unsigned count = 0;
@@ -345,7 +344,7 @@ static void sampler_take(struct probe_sampler *p)
 		if (p->n == p->cap) {
 			size_t ncap = p->cap ? p->cap * 2 : 256;
 			struct probe_nvml_sample *ns =
-				realloc(p->s, ncap * sizeof(*ns));
+			    realloc(p->s, ncap * sizeof(*ns));
 			if (ns == NULL)
 				return;
 			p->s = ns;

@@ -37,8 +37,7 @@ void *probe_nvml_device(struct probe_nvml *n, const char *uuid,
 /* Fills the NVML parts of the inventory (PCIe, NVLink, ECC, MIG, power
  * limit, max SM clock, other compute processes). cc_major/minor come from
  * CUDA and pick the NVLink per-link speed. */
-void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev,
-			 struct probe_gpu *g);
+void probe_nvml_fill_gpu(struct probe_nvml *n, void *dev, struct probe_gpu *g);
 
 /* One reading; returns 0 (fields may still be unknown) or -1. */
 int probe_nvml_read(struct probe_nvml *n, void *dev,

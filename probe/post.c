@@ -92,8 +92,7 @@ static void body_summary(const char *body, char *out, size_t outlen)
 }
 
 static long one_attempt(const struct probe_post_opts *o, const char *url,
-			const char *body, size_t len, char *msg,
-			size_t msglen)
+			const char *body, size_t len, char *msg, size_t msglen)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
@@ -129,8 +128,8 @@ static long one_attempt(const struct probe_post_opts *o, const char *url,
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "gpusizer-probe");
 	rc = curl_easy_perform(c);
 	if (rc != CURLE_OK) {
-		snprintf(msg, msglen, "%s", errbuf[0] ? errbuf
-						      : curl_easy_strerror(rc));
+		snprintf(msg, msglen, "%s",
+			 errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		status = 0;
 	} else {
 		char summary[400];
@@ -165,10 +164,9 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 		res->outcome = probe_post_classify(res->http_status);
 		if (res->outcome != PROBE_POST_RETRY || attempt >= o->retries)
 			break;
-		long d = probe_backoff_ms(attempt, o->backoff_ms,
-					  o->backoff_max_ms > 0
-						  ? o->backoff_max_ms
-						  : 60000);
+		long d = probe_backoff_ms(
+		    attempt, o->backoff_ms,
+		    o->backoff_max_ms > 0 ? o->backoff_max_ms : 60000);
 		if (o->log)
 			fprintf(o->log,
 				"probe: POST %s failed (%s); retry %d/%d in "
@@ -180,9 +178,9 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 }
 
 enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
-				      const char *spool_dir,
-				      const char *run_id, const char *body,
-				      size_t len, int *spool_failed)
+				      const char *spool_dir, const char *run_id,
+				      const char *body, size_t len,
+				      int *spool_failed)
 {
 	struct probe_post_result res;
 	char err[512], rdir[4200];
@@ -214,8 +212,7 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 		}
 		return out;
 	}
-	if (probe_spool_write(spool_dir, run_id, body, len, err,
-			      sizeof(err))) {
+	if (probe_spool_write(spool_dir, run_id, body, len, err, sizeof(err))) {
 		*spool_failed = 1;
 		if (o->log)
 			fprintf(o->log,
@@ -281,8 +278,7 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		default:
 			counts->kept++;
 			if (o->log)
-				fprintf(o->log,
-					"probe: spooled %s kept (%s)\n",
+				fprintf(o->log, "probe: spooled %s kept (%s)\n",
 					names[i], res.message);
 			break;
 		}

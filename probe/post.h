@@ -7,21 +7,21 @@
 #include <stddef.h>
 
 struct probe_post_opts {
-	const char *server;      /* base URL; "/v1/benchmarks" is appended */
-	const char *token;       /* bearer token or NULL (never logged) */
-	long timeout_ms;         /* CURLOPT_TIMEOUT_MS per attempt */
+	const char *server;	 /* base URL; "/v1/benchmarks" is appended */
+	const char *token;	 /* bearer token or NULL (never logged) */
+	long timeout_ms;	 /* CURLOPT_TIMEOUT_MS per attempt */
 	long connect_timeout_ms; /* CURLOPT_CONNECTTIMEOUT_MS */
-	int retries;             /* attempts after the first */
-	long backoff_ms;         /* delay before the first retry */
-	long backoff_max_ms;     /* cap on one delay */
-	FILE *log;               /* progress lines, or NULL */
+	int retries;		 /* attempts after the first */
+	long backoff_ms;	 /* delay before the first retry */
+	long backoff_max_ms;	 /* cap on one delay */
+	FILE *log;		 /* progress lines, or NULL */
 };
 
 enum probe_post_outcome {
 	PROBE_POST_DELIVERED = 0, /* 2xx */
-	PROBE_POST_RETRY = 1,     /* network error, 408, 429, 5xx: keep */
+	PROBE_POST_RETRY = 1,	  /* network error, 408, 429, 5xx: keep */
 	PROBE_POST_REJECTED = 2,  /* other 4xx: the server refused it */
-	PROBE_POST_KEEP = 3,      /* 1xx/3xx/odd: keep, do not retry now */
+	PROBE_POST_KEEP = 3,	  /* 1xx/3xx/odd: keep, do not retry now */
 };
 
 struct probe_post_result {
@@ -50,9 +50,9 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
  * spool/rejected/ (and says so on o->log). run_id names the spool file.
  * Returns the outcome; *spool_failed set when the spool write failed. */
 enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
-				      const char *spool_dir,
-				      const char *run_id, const char *body,
-				      size_t len, int *spool_failed);
+				      const char *spool_dir, const char *run_id,
+				      const char *body, size_t len,
+				      int *spool_failed);
 
 struct probe_flush_counts {
 	int delivered, kept, rejected, unreadable;

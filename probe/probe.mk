@@ -25,7 +25,7 @@ PROBE_OBJDIR := build/probe
 # Warnings the project requires; appended to whatever CFLAGS the caller set.
 PROBE_WARN := -std=c11 -Wall -Wextra -Werror -Wvla -Wstrict-prototypes \
 	-Wold-style-definition -Wformat-security -Wwrite-strings \
-	-Wpointer-arith
+	-Wpointer-arith -Wshadow
 PROBE_CFLAGS := $(CFLAGS) $(PROBE_WARN) -O2 -g -Iprobe \
 	-DPROBE_VERSION=\"$(PROBE_VERSION)\"
 PROBE_SANITIZE ?= -fsanitize=address,undefined -fno-omit-frame-pointer \

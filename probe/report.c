@@ -11,14 +11,22 @@
 #include "util.h"
 
 static const char *const known_metrics[] = {
-	"gemm_tflops",         "gemm_sweep_tflops",
-	"hbm_copy_gbps",       "hbm_read_gbps",
-	"hbm_write_gbps",      "hbm_copy_ce_gbps",
-	"h2d_pinned_gbps",     "d2h_pinned_gbps",
-	"bidir_pinned_gbps",   "h2d_pageable_gbps",
-	"d2h_pageable_gbps",   "p2p_unidir_gbps",
-	"p2p_bidir_gbps",      "p2p_latency_us",
-	"nccl_allreduce_busbw_gbps", "nccl_allreduce_algbw_gbps",
+    "gemm_tflops",
+    "gemm_sweep_tflops",
+    "hbm_copy_gbps",
+    "hbm_read_gbps",
+    "hbm_write_gbps",
+    "hbm_copy_ce_gbps",
+    "h2d_pinned_gbps",
+    "d2h_pinned_gbps",
+    "bidir_pinned_gbps",
+    "h2d_pageable_gbps",
+    "d2h_pageable_gbps",
+    "p2p_unidir_gbps",
+    "p2p_bidir_gbps",
+    "p2p_latency_us",
+    "nccl_allreduce_busbw_gbps",
+    "nccl_allreduce_algbw_gbps",
 };
 
 int probe_metric_known(const char *metric)
@@ -99,8 +107,7 @@ struct probe_result *probe_report_add(struct probe_report *r,
 {
 	if (r->n_results == r->cap_results) {
 		size_t ncap = r->cap_results ? r->cap_results * 2 : 64;
-		struct probe_result *n =
-			realloc(r->results, ncap * sizeof(*n));
+		struct probe_result *n = realloc(r->results, ncap * sizeof(*n));
 		if (n == NULL)
 			return NULL;
 		r->results = n;
@@ -128,8 +135,8 @@ int probe_result_set_samples(struct probe_result *res, const double *s,
 	return probe_stats_compute(s, n, &res->stats);
 }
 
-void probe_result_skip(struct probe_result *res, int partial,
-		       const char *fmt, ...)
+void probe_result_skip(struct probe_result *res, int partial, const char *fmt,
+		       ...)
 {
 	va_list ap;
 
@@ -284,16 +291,14 @@ static json_t *result_json(const struct probe_result *x)
 			    isfinite(x->limit) ? jstr(x->limit_source)
 					       : json_null());
 	json_object_set_new(
-		o, "efficiency",
-		jnum6(ok ? probe_efficiency(x->stats.median, x->limit)
-			 : NAN));
+	    o, "efficiency",
+	    jnum6(ok ? probe_efficiency(x->stats.median, x->limit) : NAN));
 	json_object_set_new(o, "limit_clock_adjusted",
 			    jnum6(x->limit_clock_adjusted));
-	json_object_set_new(
-		o, "efficiency_clock_adjusted",
-		jnum6(ok ? probe_efficiency(x->stats.median,
-					       x->limit_clock_adjusted)
-			 : NAN));
+	json_object_set_new(o, "efficiency_clock_adjusted",
+			    jnum6(ok ? probe_efficiency(x->stats.median,
+							x->limit_clock_adjusted)
+				     : NAN));
 	json_object_set_new(o, "telemetry", telemetry_json(&x->telemetry));
 	json_object_set_new(o, "note", jstr(x->note));
 	arr = json_array();
@@ -327,18 +332,15 @@ static json_t *gpu_json(const struct probe_gpu *g)
 	l = json_object();
 	json_object_set_new(l, "active_links", jint(g->nvlink_active_links));
 	json_object_set_new(l, "version", jint(g->nvlink_version));
-	json_object_set_new(l, "per_link_gbps",
-			    jnum6(g->nvlink_per_link_gbps));
+	json_object_set_new(l, "per_link_gbps", jnum6(g->nvlink_per_link_gbps));
 	json_object_set_new(l, "limit_gbps", jnum6(g->nvlink_limit_gbps));
 	json_object_set_new(o, "nvlink", l);
 	json_object_set_new(o, "numa_node", jint(g->numa_node));
 	json_object_set_new(o, "ecc_enabled", jtri(g->ecc_enabled));
 	json_object_set_new(o, "mig_mode", jtri(g->mig_mode));
 	json_object_set_new(o, "power_limit_w", jnum6(g->power_limit_w));
-	json_object_set_new(o, "sm_clock_max_mhz",
-			    jnum6(g->sm_clock_max_mhz));
-	json_object_set_new(o, "compute_processes",
-			    jint(g->compute_processes));
+	json_object_set_new(o, "sm_clock_max_mhz", jnum6(g->sm_clock_max_mhz));
+	json_object_set_new(o, "compute_processes", jint(g->compute_processes));
 	return o;
 }
 
@@ -476,9 +478,9 @@ int probe_report_check(const json_t *root, char *err, size_t errlen)
 						NULL};
 	static const char *const units[] = {"TFLOP/s", "TOP/s", "GB/s", "us",
 					    NULL};
-	static const char *const stat_keys[] = {"median", "max", "mean", "p10",
-						"p90",    "cv",  "limit",
-						"efficiency", NULL};
+	static const char *const stat_keys[] = {"median", "max",	"mean",
+						"p10",	  "p90",	"cv",
+						"limit",  "efficiency", NULL};
 	const json_t *v, *node, *gpus, *results, *x;
 	size_t i;
 

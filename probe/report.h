@@ -19,89 +19,88 @@
 #endif
 
 struct probe_telemetry {
-	int valid;                   /* 0: emitted as null */
-	double sm_clock_mhz;         /* median of samples */
-	double mem_clock_mhz;        /* median of samples */
-	double power_w;              /* mean of samples, per GPU */
-	double temperature_c;        /* max of samples */
-	unsigned long long reasons;  /* OR of clock-event-reason masks */
-	int samples;                 /* number of NVML samples */
-	int pcie_gen;                /* during the measurement, -1 unknown */
+	int valid;		    /* 0: emitted as null */
+	double sm_clock_mhz;	    /* median of samples */
+	double mem_clock_mhz;	    /* median of samples */
+	double power_w;		    /* mean of samples, per GPU */
+	double temperature_c;	    /* max of samples */
+	unsigned long long reasons; /* OR of clock-event-reason masks */
+	int samples;		    /* number of NVML samples */
+	int pcie_gen;		    /* during the measurement, -1 unknown */
 	int pcie_width;
 };
 
 struct probe_result {
-	int gpu_index;      /* -1: node-wide (null) */
-	char gpu_uuid[96];  /* "" when node-wide */
-	int peer_index;     /* -1: none */
+	int gpu_index;	   /* -1: node-wide (null) */
+	char gpu_uuid[96]; /* "" when node-wide */
+	int peer_index;	   /* -1: none */
 	char peer_uuid[96];
 	char metric[48];
-	char dtype[16];     /* "" -> null */
-	char method[16];    /* "cublaslt", "sm", "ce", "memcpy", "nccl" */
+	char dtype[16];	 /* "" -> null */
+	char method[16]; /* "cublaslt", "sm", "ce", "memcpy", "nccl" */
 	char bytes_convention[12]; /* "once", "sum", "" -> null */
-	int64_t size_bytes; /* -1 -> null */
-	int64_t m, n, k;    /* m <= 0 -> shape null */
-	int nranks;         /* NCCL ranks, -1 -> null */
-	int concurrent;     /* 1: other GPUs were measured at the same time */
+	int64_t size_bytes;	   /* -1 -> null */
+	int64_t m, n, k;	   /* m <= 0 -> shape null */
+	int nranks;		   /* NCCL ranks, -1 -> null */
+	int concurrent; /* 1: other GPUs were measured at the same time */
 	char unit[12];
-	char status[12];    /* "ok", "skipped", "failed" */
-	char reason[256];   /* for skipped/failed, "" -> null */
+	char status[12];  /* "ok", "skipped", "failed" */
+	char reason[256]; /* for skipped/failed, "" -> null */
 	struct probe_stats stats;
-	double *samples;    /* owned; NULL -> [] */
+	double *samples; /* owned; NULL -> [] */
 	size_t n_samples;
-	double limit;       /* NaN -> null */
+	double limit; /* NaN -> null */
 	char limit_basis[24];
 	char limit_source[128];
 	double limit_clock_adjusted;
 	char note[160];
 	struct probe_telemetry telemetry;
-	int partial;        /* in memory only: a skip/failure that makes the
-			       run "partial" (not merely not applicable) */
-	int lib_missing;    /* in memory only: skipped for a missing library */
+	int partial;	 /* in memory only: a skip/failure that makes the
+			    run "partial" (not merely not applicable) */
+	int lib_missing; /* in memory only: skipped for a missing library */
 };
 
 struct probe_gpu {
 	int index;
 	char uuid[96];
 	char name[256];
-	char pci_bus_id[32];      /* "0000:5d:00.0" */
-	char pci_device_id[8];    /* "0x2330", "" -> null */
+	char pci_bus_id[32];   /* "0000:5d:00.0" */
+	char pci_device_id[8]; /* "0x2330", "" -> null */
 	char compute_capability[8];
 	int sm_count;
 	int64_t memory_total_bytes;
-	int pcie_gen_current, pcie_gen_max, pcie_width_current,
-		pcie_width_max;
+	int pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
 	double pcie_limit_gbps;
-	int nvlink_active_links;  /* -1 unknown */
+	int nvlink_active_links; /* -1 unknown */
 	int nvlink_version;
 	double nvlink_per_link_gbps;
 	double nvlink_limit_gbps;
-	int numa_node;            /* -1 unknown / none */
-	int ecc_enabled;          /* -1 unknown, 0, 1 */
-	int mig_mode;             /* -1 unknown, 0, 1 */
+	int numa_node;	 /* -1 unknown / none */
+	int ecc_enabled; /* -1 unknown, 0, 1 */
+	int mig_mode;	 /* -1 unknown, 0, 1 */
 	double power_limit_w;
 	double sm_clock_max_mhz;
-	int compute_processes;    /* other compute processes at start, -1 */
+	int compute_processes; /* other compute processes at start, -1 */
 };
 
 struct probe_node {
 	char hostname[256];
 	char cpu_model[256];
-	char driver_version[64];     /* NVML, "" -> null */
-	int cuda_driver_version;     /* e.g. 13000, -1 -> null */
+	char driver_version[64]; /* NVML, "" -> null */
+	int cuda_driver_version; /* e.g. 13000, -1 -> null */
 	int cuda_runtime_version;
 	int cublaslt_version;
 	int nvml_available;
-	int nccl_version;            /* e.g. 22703, -1 -> null */
+	int nccl_version; /* e.g. 22703, -1 -> null */
 	int gpu_count;
 };
 
 struct probe_report {
 	char run_id[40];
-	char status[16];     /* "ok", "partial", "no_device", "failed" */
-	char mode[16];       /* "quick", "full", "custom" */
-	char sizing[16];     /* "quick", "full" */
-	char only[128];      /* comma list, "" -> null */
+	char status[16]; /* "ok", "partial", "no_device", "failed" */
+	char mode[16];	 /* "quick", "full", "custom" */
+	char sizing[16]; /* "quick", "full" */
+	char only[128];	 /* comma list, "" -> null */
 	char started_at[40];
 	char finished_at[40];
 	char probe_version[64];
@@ -131,11 +130,10 @@ int probe_result_set_samples(struct probe_result *res, const double *s,
 			     size_t n);
 
 /* Sets status "skipped"/"failed" with a reason (printf-style). */
-void probe_result_skip(struct probe_result *res, int partial,
-		       const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void probe_result_skip(struct probe_result *res, int partial, const char *fmt,
+		       ...) __attribute__((format(printf, 3, 4)));
 void probe_result_fail(struct probe_result *res, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Derives the report status from its results: "ok" when none is partial
  * or failed, "failed" when no result is ok and one failed or is partial,

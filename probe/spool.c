@@ -18,8 +18,9 @@ int probe_mkdirs(const char *dir, char *err, size_t errlen)
 	size_t i, n = strlen(dir);
 
 	if (n == 0 || n >= sizeof(buf)) {
-		snprintf(err, errlen, "spool directory path is empty or too "
-				      "long");
+		snprintf(err, errlen,
+			 "spool directory path is empty or too "
+			 "long");
 		return -1;
 	}
 	probe_strlcpy(buf, dir, sizeof(buf));
@@ -72,8 +73,7 @@ int probe_write_atomic(const char *path, const char *text, size_t len,
 	} else {
 		base = dirbuf;
 		dir = ".";
-		snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", base,
-			 (long)getpid());
+		snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", base, (long)getpid());
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {

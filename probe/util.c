@@ -262,15 +262,15 @@ size_t probe_clock_event_reason_names(unsigned long long mask,
 		unsigned long long bit;
 		const char *name;
 	} bits[] = {
-		{0x1ULL, "gpu_idle"},
-		{0x2ULL, "applications_clocks_setting"},
-		{0x4ULL, "sw_power_cap"},
-		{0x8ULL, "hw_slowdown"},
-		{0x10ULL, "sync_boost"},
-		{0x20ULL, "sw_thermal_slowdown"},
-		{0x40ULL, "hw_thermal_slowdown"},
-		{0x80ULL, "hw_power_brake_slowdown"},
-		{0x100ULL, "display_clock_setting"},
+	    {0x1ULL, "gpu_idle"},
+	    {0x2ULL, "applications_clocks_setting"},
+	    {0x4ULL, "sw_power_cap"},
+	    {0x8ULL, "hw_slowdown"},
+	    {0x10ULL, "sync_boost"},
+	    {0x20ULL, "sw_thermal_slowdown"},
+	    {0x40ULL, "hw_thermal_slowdown"},
+	    {0x80ULL, "hw_power_brake_slowdown"},
+	    {0x100ULL, "display_clock_setting"},
 	};
 	size_t i, n = 0;
 	unsigned long long known = 0;

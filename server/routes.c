@@ -19,6 +19,12 @@ static const struct route table[] = {
 	{"POST", "/v1/sizing/training", h_sizing_training, SCOPE_READ, 1},
 	{"GET", "/v1/recommendations", h_recs_list, SCOPE_READ, 0},
 	{"GET", "/v1/recommendations/{id}", h_rec_get, SCOPE_READ, 0},
+	{"POST", "/v1/benchmarks", h_bench_post, SCOPE_PROBE, 1},
+	{"GET", "/v1/benchmarks", h_bench_list, SCOPE_READ, 0},
+	{"GET", "/v1/benchmarks/{run_id}", h_bench_get, SCOPE_READ, 0},
+	{"GET", "/v1/nodes", h_nodes_list, SCOPE_READ, 0},
+	{"GET", "/v1/nodes/{hostname}", h_node_get, SCOPE_READ, 0},
+	{"GET", "/v1/fleet", h_fleet, SCOPE_READ, 0},
 };
 
 const struct route *routes_table(int *n)

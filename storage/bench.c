@@ -21,19 +21,25 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 
 	memset(out, 0, sizeof(*out));
 	snprintf(days, sizeof(days), "%d", window_days);
-	/* One value per run first (the run's median over its GPUs), then the
+	/* Sweeps count at their largest size (the asymptotic rate). One
+	 * value per run first (the run's median over its GPUs), then the
 	 * median over runs: a node with 8 GPUs counts once per run.
 	 */
 	if (db_exec(pool,
-		    "WITH per_run AS ("
-		    " SELECT metric, coalesce(dtype, '') AS dtype, run_id,"
-		    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v"
+		    "WITH rows AS ("
+		    " SELECT metric, coalesce(dtype, '') AS dtype, run_id, median,"
+		    "  coalesce(size_bytes, 0) AS sz, max(coalesce(size_bytes, 0))"
+		    "  OVER (PARTITION BY run_id, metric, coalesce(dtype, '')) AS mx"
 		    " FROM benchmark_results"
 		    " WHERE gpu_type = $1 AND status = 'ok' AND median > 0"
 		    "  AND measured_at > now() - make_interval(days => $2::int)"
 		    "  AND metric IN ('gemm_tflops', 'hbm_read_gbps',"
-		    "   'nccl_allreduce_busbw_gbps', 'p2p_unidir_gbps')"
-		    " GROUP BY 1, 2, 3)"
+		    "   'nccl_allreduce_busbw_gbps', 'p2p_unidir_gbps')),"
+		    " per_run AS ("
+		    " SELECT metric, CASE dtype WHEN 'fp8_e4m3' THEN 'fp8'"
+		    "  ELSE dtype END AS dtype, run_id,"
+		    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v"
+		    " FROM rows WHERE sz = mx GROUP BY 1, 2, 3)"
 		    " SELECT metric, dtype,"
 		    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY v),"
 		    "  count(*), (SELECT count(DISTINCT run_id) FROM per_run)"
@@ -60,4 +66,383 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	}
 	PQclear(r);
 	return STORE_OK;
+}
+
+enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
+				     const char *report_text,
+				     const char *sha256,
+				     struct bench_ingest *out,
+				     struct store_err *e)
+{
+	const char *params[2] = {report_text, sha256};
+	const char *p1[2] = {run_id, sha256};
+	PGresult *r = NULL;
+
+	memset(out, 0, sizeof(*out));
+	/* One statement, so one transaction: the run, its node, GPUs and
+	 * results are stored together or not at all. Every CTE after "run"
+	 * reads run's output, so a replayed run_id stores nothing.
+	 */
+	if (db_exec(pool,
+		    "WITH rep AS (SELECT $1::jsonb AS r),"
+		    " types AS ("
+		    "  SELECT g->>'uuid' AS uuid,"
+		    "   coalesce(c.name, m.gpu) AS t"
+		    "  FROM rep, jsonb_array_elements(coalesce(r->'gpus', '[]')) g"
+		    "  LEFT JOIN gpus c ON c.name = g->>'gpu_type'"
+		    "  LEFT JOIN gpu_name_map m ON m.nvml_name = g->>'name'),"
+		    " node_type AS (SELECT CASE WHEN count(DISTINCT t) = 1"
+		    "  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
+		    " run AS ("
+		    "  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
+		    "   started_at, finished_at, report, report_sha256)"
+		    "  SELECT (r->>'run_id')::uuid, r->'node'->>'hostname',"
+		    "   r->>'status', r->>'mode', (r->>'started_at')::timestamptz,"
+		    "   (r->>'finished_at')::timestamptz, r, $2 FROM rep"
+		    "  ON CONFLICT (run_id) DO NOTHING"
+		    "  RETURNING run_id, hostname, received_at),"
+		    " node AS ("
+		    "  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
+		    "   cuda_version, inventory, last_seen, last_run_id)"
+		    "  SELECT run.hostname, r->'node'->>'cpu_model',"
+		    "   r->'node'->>'driver_version',"
+		    "   r->'node'->>'cuda_driver_version',"
+		    "   jsonb_build_object('node', r->'node', 'gpus', r->'gpus'),"
+		    "   now(), run.run_id FROM rep, run"
+		    "  ON CONFLICT (hostname) DO UPDATE SET"
+		    "   cpu_model = EXCLUDED.cpu_model,"
+		    "   driver_version = EXCLUDED.driver_version,"
+		    "   cuda_version = EXCLUDED.cuda_version,"
+		    "   inventory = EXCLUDED.inventory, last_seen = now(),"
+		    "   last_run_id = EXCLUDED.last_run_id"
+		    "  RETURNING 1),"
+		    " gpu AS ("
+		    "  INSERT INTO node_gpus AS ng (uuid, hostname, gpu_index, name,"
+		    "   gpu_type, pci_bus_id, info, last_seen)"
+		    "  SELECT g->>'uuid', run.hostname, (g->>'index')::int,"
+		    "   g->>'name', types.t, g->>'pci_bus_id', g, now()"
+		    "  FROM rep, run, jsonb_array_elements(coalesce(r->'gpus', '[]')) g"
+		    "  JOIN types ON types.uuid = g->>'uuid'"
+		    "  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
+		    "   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
+		    "   gpu_type = EXCLUDED.gpu_type,"
+		    "   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
+		    "   last_seen = now()"
+		    "  RETURNING 1),"
+		    " res AS ("
+		    "  INSERT INTO benchmark_results (run_id, hostname, gpu_uuid,"
+		    "   gpu_type, metric, dtype, method, peer_index, size_bytes,"
+		    "   unit, status, median, max, mean, p10, p90, cv, n,"
+		    "   limit_value, efficiency, detail, measured_at)"
+		    "  SELECT run.run_id, run.hostname, x->>'gpu_uuid',"
+		    "   CASE WHEN x->>'gpu_uuid' IS NULL THEN (SELECT t FROM node_type)"
+		    "    ELSE (SELECT t FROM types WHERE uuid = x->>'gpu_uuid') END,"
+		    "   x->>'metric', x->>'dtype', x->>'method',"
+		    "   (x->>'peer_index')::int, (x->>'size_bytes')::bigint,"
+		    "   x->>'unit', coalesce(x->>'status', 'ok'),"
+		    "   (x->>'median')::float8, (x->>'max')::float8,"
+		    "   (x->>'mean')::float8, (x->>'p10')::float8,"
+		    "   (x->>'p90')::float8, (x->>'cv')::float8, (x->>'n')::int,"
+		    "   (x->>'limit')::float8, (x->>'efficiency')::float8,"
+		    "   x - 'samples', coalesce((r->>'finished_at')::timestamptz,"
+		    "    run.received_at)"
+		    "  FROM rep, run,"
+		    "   jsonb_array_elements(coalesce(r->'results', '[]')) x"
+		    "  RETURNING 1)"
+		    " SELECT (SELECT count(*) FROM run),"
+		    "  (SELECT count(*) FROM gpu), (SELECT count(*) FROM res),"
+		    "  (SELECT count(*) FROM node)",
+		    2, params, 0, &r, e) != STORE_OK)
+		return e->status;
+	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
+	out->gpus = atoi(PQgetvalue(r, 0, 1));
+	out->results = atoi(PQgetvalue(r, 0, 2));
+	PQclear(r);
+	r = NULL;
+	/* Describe the stored run (new or replayed) the same way. */
+	if (db_exec(pool,
+		    "SELECT hostname, status, to_char(received_at AT TIME ZONE"
+		    " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
+		    " report_sha256 = $2,"
+		    " (SELECT count(*) FROM benchmark_results b"
+		    "  WHERE b.run_id = r.run_id),"
+		    " jsonb_array_length(coalesce(report->'gpus', '[]'))"
+		    " FROM benchmark_runs r WHERE run_id = $1::uuid",
+		    2, p1, 1, &r, e) != STORE_OK)
+		return e->status;
+	if (PQntuples(r) != 1) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message),
+			 "run vanished after ingestion");
+	} else {
+		snprintf(out->hostname, sizeof(out->hostname), "%s",
+			 PQgetvalue(r, 0, 0));
+		snprintf(out->status, sizeof(out->status), "%s",
+			 PQgetvalue(r, 0, 1));
+		snprintf(out->received_at, sizeof(out->received_at), "%s",
+			 PQgetvalue(r, 0, 2));
+		out->same_report = PQgetvalue(r, 0, 3)[0] == 't';
+		out->results = atoi(PQgetvalue(r, 0, 4));
+		out->gpus = atoi(PQgetvalue(r, 0, 5));
+	}
+	PQclear(r);
+	return e->status;
+}
+
+/* Parses the single json value in row 0 column 0 (NOT_FOUND if none). */
+static enum store_status one_json(PGresult *r, json_t **out,
+				  struct store_err *e)
+{
+	json_error_t jerr;
+
+	*out = NULL;
+	if (PQntuples(r) == 0 || PQgetisnull(r, 0, 0)) {
+		e->status = STORE_NOT_FOUND;
+		snprintf(e->message, sizeof(e->message), "not found");
+	} else if (!(*out = json_loads(PQgetvalue(r, 0, 0), 0, &jerr))) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message), "invalid JSON: %s",
+			 jerr.text);
+	}
+	PQclear(r);
+	return e->status;
+}
+
+enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
+				  json_t **out, struct store_err *e)
+{
+	const char *params[1] = {run_id};
+	PGresult *r = NULL;
+
+	*out = NULL;
+	if (db_exec(pool,
+		    "SELECT json_build_object('run_id', run_id, 'hostname',"
+		    " hostname, 'status', status, 'mode', mode, 'started_at',"
+		    " started_at, 'finished_at', finished_at, 'received_at',"
+		    " received_at, 'report', report)"
+		    " FROM benchmark_runs WHERE run_id = $1::uuid",
+		    1, params, 1, &r, e) != STORE_OK)
+		return e->status;
+	return one_json(r, out, e);
+}
+
+enum store_status store_bench_list(struct db_pool *pool,
+				   const struct bench_filter *f, json_t **items,
+				   char next[BENCH_CURSOR_MAX],
+				   struct store_err *e)
+{
+	char limit[16];
+	const char *params[8];
+	PGresult *r = NULL;
+	json_error_t jerr;
+	int rows;
+
+	*items = NULL;
+	next[0] = '\0';
+	snprintf(limit, sizeof(limit), "%d", f->limit + 1);
+	params[0] = f->hostname;
+	params[1] = f->gpu_type;
+	params[2] = f->metric;
+	params[3] = f->dtype;
+	params[4] = f->since;
+	params[5] = f->cursor;
+	params[6] = limit;
+	params[7] = f->run_id;
+	/* Keyset pagination on the serial id: newest first, stable. */
+	if (db_exec(pool,
+		    "SELECT json_build_object('id', id, 'run_id', run_id,"
+		    " 'hostname', hostname, 'gpu_uuid', gpu_uuid, 'gpu_type',"
+		    " gpu_type, 'metric', metric, 'dtype', dtype, 'method', method,"
+		    " 'peer_index', peer_index, 'size_bytes', size_bytes, 'unit',"
+		    " unit, 'status', status, 'median', median, 'max', max,"
+		    " 'mean', mean, 'p10', p10, 'p90', p90, 'cv', cv, 'n', n,"
+		    " 'limit', limit_value, 'efficiency', efficiency,"
+		    " 'measured_at', measured_at)::text, id"
+		    " FROM benchmark_results"
+		    " WHERE ($1::text IS NULL OR hostname = $1)"
+		    " AND ($2::text IS NULL OR gpu_type = $2)"
+		    " AND ($3::text IS NULL OR metric = $3)"
+		    " AND ($4::text IS NULL OR dtype = $4)"
+		    " AND ($5::timestamptz IS NULL OR measured_at >= $5)"
+		    " AND ($6::bigint IS NULL OR id < $6::bigint)"
+		    " AND ($8::uuid IS NULL OR run_id = $8::uuid)"
+		    " ORDER BY id DESC LIMIT $7::int",
+		    8, params, 1, &r, e) != STORE_OK)
+		return e->status;
+	rows = PQntuples(r);
+	*items = json_array();
+	for (int i = 0; i < rows && i < f->limit; i++) {
+		json_t *o = json_loads(PQgetvalue(r, i, 0), 0, &jerr);
+		if (o)
+			json_array_append_new(*items, o);
+	}
+	if (rows > f->limit)
+		snprintf(next, BENCH_CURSOR_MAX, "%s",
+			 PQgetvalue(r, f->limit - 1, 1));
+	PQclear(r);
+	return STORE_OK;
+}
+
+enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
+				   struct store_err *e)
+{
+	PGresult *r = NULL;
+
+	*out = NULL;
+	if (db_exec(pool,
+		    "SELECT json_build_object('items', coalesce(json_agg("
+		    " json_build_object('hostname', n.hostname, 'cpu_model',"
+		    " n.cpu_model, 'driver_version', n.driver_version,"
+		    " 'cuda_version', n.cuda_version, 'first_seen', n.first_seen,"
+		    " 'last_seen', n.last_seen, 'last_run_id', n.last_run_id,"
+		    " 'gpus', (SELECT count(*) FROM node_gpus g"
+		    "  WHERE g.hostname = n.hostname),"
+		    " 'gpu_types', (SELECT coalesce(json_agg(DISTINCT"
+		    "  coalesce(g.gpu_type, g.name)), '[]') FROM node_gpus g"
+		    "  WHERE g.hostname = n.hostname),"
+		    " 'href', '/v1/nodes/' || n.hostname)"
+		    " ORDER BY n.hostname), '[]'))"
+		    " FROM nodes n",
+		    0, NULL, 1, &r, e) != STORE_OK)
+		return e->status;
+	return one_json(r, out, e);
+}
+
+enum store_status store_node_get(struct db_pool *pool, const char *hostname,
+				 json_t **out, struct store_err *e)
+{
+	const char *params[1] = {hostname};
+	PGresult *r = NULL;
+
+	*out = NULL;
+	if (db_exec(pool,
+		    "SELECT json_build_object('hostname', n.hostname,"
+		    " 'cpu_model', n.cpu_model, 'driver_version',"
+		    " n.driver_version, 'cuda_version', n.cuda_version,"
+		    " 'first_seen', n.first_seen, 'last_seen', n.last_seen,"
+		    " 'last_run_id', n.last_run_id, 'node', n.inventory->'node',"
+		    " 'gpus', (SELECT coalesce(json_agg(json_build_object("
+		    "  'uuid', g.uuid, 'index', g.gpu_index, 'name', g.name,"
+		    "  'gpu_type', g.gpu_type, 'pci_bus_id', g.pci_bus_id,"
+		    "  'pcie', g.info->'pcie', 'nvlink', g.info->'nvlink',"
+		    "  'numa_node', g.info->'numa_node', 'ecc_enabled',"
+		    "  g.info->'ecc_enabled', 'mig_mode', g.info->'mig_mode',"
+		    "  'last_seen', g.last_seen) ORDER BY g.gpu_index), '[]')"
+		    "  FROM node_gpus g WHERE g.hostname = n.hostname),"
+		    " 'runs', (SELECT coalesce(json_agg(json_build_object("
+		    "  'run_id', b.run_id, 'status', b.status, 'mode', b.mode,"
+		    "  'received_at', b.received_at, 'href', '/v1/benchmarks/'"
+		    "  || b.run_id) ORDER BY b.received_at DESC), '[]') FROM"
+		    "  (SELECT * FROM benchmark_runs WHERE hostname = n.hostname"
+		    "   ORDER BY received_at DESC LIMIT 20) b))"
+		    " FROM nodes n WHERE n.hostname = $1",
+		    1, params, 1, &r, e) != STORE_OK)
+		return e->status;
+	return one_json(r, out, e);
+}
+
+enum store_status store_fleet(struct db_pool *pool, int window_days,
+			      double threshold, json_t **out,
+			      struct store_err *e)
+{
+	char days[16], thr[32];
+	const char *params[2] = {days, thr};
+	PGresult *r = NULL;
+
+	*out = NULL;
+	snprintf(days, sizeof(days), "%d", window_days);
+	snprintf(thr, sizeof(thr), "%.6f", threshold);
+	/* Each GPU's latest run in the window; sweeps reduced to their
+	 * largest size (the asymptotic rate); a GPU's value is the median
+	 * over its results (e.g. over P2P peers); the type's figure is the
+	 * median over its GPUs. A GPU is degraded when it is more than
+	 * threshold under its type's median (over, for latencies), when its
+	 * PCIe link trained below its maximum, or when hardware or thermal
+	 * slowdowns fired while it was measured.
+	 */
+	if (db_exec(pool,
+		    "WITH win AS (SELECT now() - make_interval(days => $1::int) AS t0),"
+		    " gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
+		    "  g.gpu_type, coalesce(g.gpu_type, 'nvml:' || g.name) AS k,"
+		    "  g.info FROM node_gpus g, win WHERE g.last_seen >= win.t0),"
+		    " latest AS (SELECT DISTINCT ON (b.gpu_uuid) b.gpu_uuid, b.run_id"
+		    "  FROM benchmark_results b, win WHERE b.gpu_uuid IS NOT NULL"
+		    "  AND b.measured_at >= win.t0"
+		    "  ORDER BY b.gpu_uuid, b.measured_at DESC),"
+		    " sized AS (SELECT b.gpu_uuid, gl.k, b.metric,"
+		    "  coalesce(b.dtype, '') AS dtype, b.unit, b.median,"
+		    "  b.limit_value, coalesce(b.size_bytes, 0) AS sz,"
+		    "  max(coalesce(b.size_bytes, 0)) OVER (PARTITION BY b.gpu_uuid,"
+		    "   b.metric, coalesce(b.dtype, '')) AS max_sz,"
+		    "  b.detail->'telemetry'->'clock_event_reasons' AS reasons"
+		    "  FROM benchmark_results b JOIN latest l USING (gpu_uuid, run_id)"
+		    "  JOIN gl ON gl.uuid = b.gpu_uuid"
+		    "  WHERE b.status = 'ok' AND b.median IS NOT NULL),"
+		    " per_gpu AS (SELECT gpu_uuid, k, metric, dtype, max(unit) AS unit,"
+		    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v,"
+		    "  max(limit_value) AS lim FROM sized WHERE sz = max_sz"
+		    "  GROUP BY 1, 2, 3, 4),"
+		    " per_type AS (SELECT k, metric, dtype, max(unit) AS unit,"
+		    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,"
+		    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY lim) AS lim,"
+		    "  count(*) AS n FROM per_gpu GROUP BY 1, 2, 3),"
+		    " flags AS ("
+		    "  SELECT p.gpu_uuid, format('%s%s %s %s is %s%% %s the fleet"
+		    "   median %s', p.metric, CASE WHEN p.dtype <> '' THEN ' ' ||"
+		    "   p.dtype ELSE '' END, round(p.v::numeric, 2), p.unit,"
+		    "   round(abs(1 - p.v / t.med)::numeric * 100),"
+		    "   CASE WHEN p.v < t.med THEN 'under' ELSE 'over' END,"
+		    "   round(t.med::numeric, 2)) AS why"
+		    "  FROM per_gpu p JOIN per_type t USING (k, metric, dtype)"
+		    "  WHERE t.n >= 2 AND t.med > 0 AND CASE WHEN p.metric LIKE"
+		    "   '%latency%' THEN p.v > (1 + $2::float8) * t.med"
+		    "   ELSE p.v < (1 - $2::float8) * t.med END"
+		    "  UNION ALL"
+		    "  SELECT uuid, format('PCIe link trained at Gen%s x%s, below"
+		    "   its maximum Gen%s x%s', info->'pcie'->>'gen_current',"
+		    "   info->'pcie'->>'width_current', info->'pcie'->>'gen_max',"
+		    "   info->'pcie'->>'width_max') FROM gl"
+		    "  WHERE (info->'pcie'->>'gen_current')::int"
+		    "   < (info->'pcie'->>'gen_max')::int"
+		    "   OR (info->'pcie'->>'width_current')::int"
+		    "   < (info->'pcie'->>'width_max')::int"
+		    "  UNION ALL"
+		    "  SELECT gpu_uuid, 'clock slowdowns while measured: ' ||"
+		    "   string_agg(DISTINCT reason, ', ' ORDER BY reason)"
+		    "  FROM sized, jsonb_array_elements_text(coalesce(reasons, '[]'))"
+		    "   reason WHERE reason IN ('hw_slowdown', 'hw_thermal_slowdown',"
+		    "   'sw_thermal_slowdown', 'hw_power_brake_slowdown')"
+		    "  GROUP BY gpu_uuid),"
+		    " types AS (SELECT k, bool_or(gpu_type IS NOT NULL) AS in_catalog,"
+		    "  count(*) AS gpus, count(DISTINCT hostname) AS nodes"
+		    "  FROM gl GROUP BY k)"
+		    " SELECT json_build_object('window_days', $1::int,"
+		    " 'degraded_threshold', $2::float8, 'items', coalesce(json_agg("
+		    "  json_build_object('gpu_type', t.k, 'in_catalog', t.in_catalog,"
+		    "  'gpus', t.gpus, 'nodes', t.nodes,"
+		    "  'metrics', (SELECT coalesce(json_agg(json_build_object("
+		    "   'metric', m.metric, 'dtype', nullif(m.dtype, ''), 'unit',"
+		    "   m.unit, 'fleet_median', round(m.med::numeric, 3), 'limit',"
+		    "   m.lim, 'efficiency', round((m.med / nullif(m.lim, 0))::numeric,"
+		    "   4), 'datasheet', CASE WHEN m.metric = 'gemm_tflops' THEN"
+		    "   CASE m.dtype WHEN 'fp64' THEN c.fp64_tflops WHEN 'fp32' THEN"
+		    "   c.fp32_tflops WHEN 'tf32' THEN c.tf32_tflops WHEN 'fp16'"
+		    "   THEN c.fp16_tflops WHEN 'bf16' THEN c.bf16_tflops WHEN"
+		    "   'fp8_e4m3' THEN c.fp8_tflops WHEN 'fp8' THEN c.fp8_tflops"
+		    "   WHEN 'int8' THEN c.int8_tops END WHEN m.metric LIKE 'hbm_%'"
+		    "   THEN c.memory_bandwidth_gbps WHEN m.metric LIKE 'p2p_%gbps'"
+		    "   THEN c.intra_node_gbps END, 'gpus', m.n)"
+		    "   ORDER BY m.metric, m.dtype), '[]')"
+		    "   FROM per_type m LEFT JOIN gpus c ON c.name = m.k"
+		    "   WHERE m.k = t.k),"
+		    "  'degraded', (SELECT coalesce(json_agg(json_build_object("
+		    "   'uuid', g.uuid, 'hostname', g.hostname, 'index', g.gpu_index,"
+		    "   'reasons', (SELECT json_agg(f.why ORDER BY f.why) FROM flags f"
+		    "    WHERE f.gpu_uuid = g.uuid)) ORDER BY g.hostname,"
+		    "   g.gpu_index), '[]') FROM gl g WHERE g.k = t.k AND EXISTS"
+		    "   (SELECT 1 FROM flags f WHERE f.gpu_uuid = g.uuid)))"
+		    "  ORDER BY t.k), '[]')) FROM types t",
+		    2, params, 1, &r, e) != STORE_OK)
+		return e->status;
+	return one_json(r, out, e);
 }

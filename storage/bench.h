@@ -32,4 +32,57 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 				      struct fleet_medians *out,
 				      struct store_err *e);
 
+/* Outcome of storing one report. */
+struct bench_ingest {
+	int created;        /* 1: stored now; 0: run_id already stored */
+	int same_report;    /* for a replay: the stored report is identical */
+	int gpus, results;  /* rows stored for this run */
+	char hostname[256];
+	char status[32];
+	char received_at[64];
+};
+
+/* Stores report_text (a validated report, see docs/PROBE.md) in one
+ * statement: node upsert, GPU inventory, run, results; nothing if run_id
+ * exists (then *out describes the stored run). sha256 is the report's
+ * digest, to tell a replay from a different report reusing a run_id.
+ */
+enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
+				     const char *report_text,
+				     const char *sha256,
+				     struct bench_ingest *out,
+				     struct store_err *e);
+
+/* One run: {run_id, hostname, status, mode, started_at, finished_at,
+ * received_at, report} (the report as posted). NOT_FOUND when absent.
+ */
+enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
+				  json_t **out, struct store_err *e);
+
+#define BENCH_CURSOR_MAX 64
+struct bench_filter {
+	const char *hostname, *gpu_type, *metric, *dtype, *since, *run_id;
+	const char *cursor; /* from a previous page */
+	int limit;
+};
+/* Result rows, newest first, as an array; next = cursor or "". */
+enum store_status store_bench_list(struct db_pool *pool,
+				   const struct bench_filter *f, json_t **items,
+				   char next[BENCH_CURSOR_MAX],
+				   struct store_err *e);
+
+/* Nodes seen by probes ({items}), or one node with its GPUs. */
+enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
+				   struct store_err *e);
+enum store_status store_node_get(struct db_pool *pool, const char *hostname,
+				 json_t **out, struct store_err *e);
+
+/* Per GPU type: counts, fleet medians beside limits and datasheet, and
+ * degraded GPUs with reasons (window_days of runs; threshold = fraction
+ * under the type's median that flags a GPU, e.g. 0.10).
+ */
+enum store_status store_fleet(struct db_pool *pool, int window_days,
+			      double threshold, json_t **out,
+			      struct store_err *e);
+
 #endif

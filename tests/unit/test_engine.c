@@ -186,7 +186,8 @@ static void test_73_memory(void)
 	CHECK_NEAR(m.total_bytes, 1850e9, 0.005);
 	CHECK(fx_min_gpus(m.total_bytes, 80e9) == 24);
 	CHECK(fx_min_gpus(m.total_bytes, 24e9) == 78);
-	CHECK_NEAR(trn_optimizer_bytes_per_param(TRN_ADAMW, 2, 8192), 12, 1e-12);
+	CHECK_NEAR(trn_optimizer_bytes_per_param(TRN_ADAMW, 2, 8192), 12,
+		   1e-12);
 	CHECK_NEAR(trn_optimizer_bytes_per_param(TRN_ADAMW, 4, 8192), 8, 1e-12);
 }
 
@@ -200,9 +201,9 @@ static void test_korthikanti_forms(void)
 		   sbh * (10 + 24.0 / 8 + 5 * a * s / (h * 8)), 1e-12);
 	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 8, true, ENG_RC_NONE),
 		   sbh * (34 + 5 * a * s / h) / 8, 1e-12);
-	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 8, true,
-					  ENG_RC_SELECTIVE),
-		   sbh * 34 / 8, 1e-12);
+	CHECK_NEAR(
+	    fx_act_bytes_per_layer(s, b, h, a, 8, true, ENG_RC_SELECTIVE),
+	    sbh * 34 / 8, 1e-12);
 	CHECK_NEAR(fx_act_bytes_per_layer(s, b, h, a, 8, false, ENG_RC_FULL),
 		   2 * sbh, 1e-12);
 }
@@ -236,7 +237,8 @@ static void test_76_bubble(void)
 	CHECK_NEAR(fx_bubble_fraction(4, 12, 1), 0.25, 1e-12);
 	CHECK_NEAR(fx_bubble_fraction(4, 12, 2), 0.125, 1e-12);
 	CHECK(fx_pipeline_idle_fraction(80, 80) < 0.5);
-	CHECK(fx_pipeline_idle_fraction(80, 79) > fx_pipeline_idle_fraction(80, 80));
+	CHECK(fx_pipeline_idle_fraction(80, 79) >
+	      fx_pipeline_idle_fraction(80, 80));
 }
 
 static void base_train(struct trn_request *rq)
@@ -357,14 +359,15 @@ static void test_search_70b(void)
 		CHECK(p->fits);
 		CHECK(p->memory.total_gib <= p->memory.capacity_gib);
 		CHECK(p->layout.tp * p->layout.pp * p->layout.dp *
-			      p->layout.cp ==
+			  p->layout.cp ==
 		      p->gpus);
 		CHECK(p->grad_accum * p->layout.dp * p->layout.micro_batch ==
 		      1024);
 		CHECK(p->mfu > 0.2 && p->mfu < 0.75);
 		CHECK(p->hfu >= p->mfu);
 		if (i)
-			CHECK(p->tokens_per_s <= res->plans[i - 1].tokens_per_s);
+			CHECK(p->tokens_per_s <=
+			      res->plans[i - 1].tokens_per_s);
 	}
 	printf("# 70B/H100 best: %ld GPUs tp%d pp%d dp%d z%d %s mb%d "
 	       "mfu %.3f %.1f days, %.1f GiB, %ld layouts\n",
@@ -415,8 +418,8 @@ static void test_tmax_warning_4090(void)
 static void test_uneven_stages(void)
 {
 	struct trn_request rq;
-	struct trn_layout l = {8, 16, 1, 1, 1, 1, 1, ENG_RC_FULL, true, true,
-			       1, TRN_OFFLOAD_NONE};
+	struct trn_layout l = {8, 16,	       1,    1,	   1, 1,
+			       1, ENG_RC_FULL, true, true, 1, TRN_OFFLOAD_NONE};
 	struct trn_plan p;
 	struct eng_error e;
 
@@ -460,7 +463,8 @@ static void test_inference_basic(void)
 	CHECK(res.n_plans >= 1);
 	for (int i = 0; i < res.n_plans; i++) {
 		CHECK(res.plans[i].tpot_ms <= 50);
-		CHECK(res.plans[i].total_output_tokens_per_s >= 10 * 256 * 0.999);
+		CHECK(res.plans[i].total_output_tokens_per_s >=
+		      10 * 256 * 0.999);
 	}
 	rq.tpot_ms = 1; /* impossible */
 	CHECK(inf_size(&rq, &res, &e) == ENG_EINFEASIBLE);

@@ -143,9 +143,11 @@ static void test_ranked_plans_fit(void)
 			CHECK(p->memory.total_gib <= p->memory.capacity_gib);
 			CHECK(p->gpus <= rq.max_gpus);
 			CHECK(p->gpus >= res->min_gpus);
-			CHECK(p->grad_accum * p->layout.dp * p->layout.micro_batch ==
+			CHECK(p->grad_accum * p->layout.dp *
+				  p->layout.micro_batch ==
 			      512);
-			CHECK(p->mfu > 0 && p->mfu < 1 && p->hfu >= p->mfu - 1e-12);
+			CHECK(p->mfu > 0 && p->mfu < 1 &&
+			      p->hfu >= p->mfu - 1e-12);
 		}
 	}
 	free(res);
@@ -178,8 +180,9 @@ static void test_inference_invariants(void)
 		for (long b = 1; b <= 256; b *= 4) {
 			double floor_ms;
 			CHECK(inf_evaluate(&rq, tp, 1, b, &p, &e) == 0);
-			floor_ms = inf_weight_bytes(&rq.model, rq.weight_precision) /
-				   (tp * rq.gpu.memory_bandwidth_gbps * 1e9) * 1e3;
+			floor_ms =
+			    inf_weight_bytes(&rq.model, rq.weight_precision) /
+			    (tp * rq.gpu.memory_bandwidth_gbps * 1e9) * 1e3;
 			if (rq.model.moe.experts == 0)
 				CHECK(p.tpot_ms >= floor_ms);
 			CHECK(p.mbu <= 1.0);

@@ -152,8 +152,8 @@ static void test_efficiency_and_gemm(void)
 	CHECK_NEAR(probe_datasheet_gemm(d, "bf16"), 989.4, 1e-12);
 	CHECK_NEAR(probe_datasheet_gemm(d, "fp8_e4m3"), 1978.9, 1e-12);
 	CHECK(isnan(probe_datasheet_gemm(d, "fp4")));
-	CHECK(isnan(probe_datasheet_gemm(probe_datasheet_lookup(0x20b2),
-					 "fp8_e4m3")));
+	CHECK(isnan(
+	    probe_datasheet_gemm(probe_datasheet_lookup(0x20b2), "fp8_e4m3")));
 	CHECK(probe_datasheet_lookup(0x1234) == NULL);
 	CHECK_NEAR(probe_clock_adjusted(989.4, 1755, 1830), 948.85, 1e-4);
 	CHECK(isnan(probe_clock_adjusted(989.4, -1, 1830)));
@@ -241,18 +241,15 @@ static void test_token(void)
 	fd = open(path, O_WRONLY | O_TRUNC);
 	CHECK(write(fd, "\n", 1) == 1);
 	close(fd);
-	CHECK(probe_read_token(path, tok, sizeof(tok), err, sizeof(err)) ==
-	      -1);
+	CHECK(probe_read_token(path, tok, sizeof(tok), err, sizeof(err)) == -1);
 	CHECK(strstr(err, "empty") != NULL);
 	fd = open(path, O_WRONLY | O_TRUNC);
 	CHECK(write(fd, "a b\n", 4) == 4);
 	close(fd);
-	CHECK(probe_read_token(path, tok, sizeof(tok), err, sizeof(err)) ==
-	      -1);
+	CHECK(probe_read_token(path, tok, sizeof(tok), err, sizeof(err)) == -1);
 	CHECK(strstr(err, "a b") == NULL); /* never echo the token */
 	unlink(path);
-	CHECK(probe_read_token(path, tok, sizeof(tok), err, sizeof(err)) ==
-	      -1);
+	CHECK(probe_read_token(path, tok, sizeof(tok), err, sizeof(err)) == -1);
 }
 
 static void test_sysfs(void)
@@ -272,9 +269,9 @@ static void test_sysfs(void)
 static void test_telemetry_aggregate(void)
 {
 	struct probe_nvml_sample s[3] = {
-		{0, 1755, 2619, 690, 60, 0x4, 5, 16},
-		{0, 1980, 2619, 650, 64, 0x0, 5, 16},
-		{0, 1800, -1, -1, 62, 0x20, 4, 8},
+	    {0, 1755, 2619, 690, 60, 0x4, 5, 16},
+	    {0, 1980, 2619, 650, 64, 0x0, 5, 16},
+	    {0, 1800, -1, -1, 62, 0x20, 4, 8},
 	};
 	struct probe_telemetry t;
 
@@ -396,21 +393,20 @@ static void test_report_roundtrip(void)
 	CHECK(json_is_false(json_object_get(j, "synthetic")));
 	CHECK(json_is_null(json_object_get(j, "error")));
 	CHECK(json_integer_value(json_object_get(
-		      json_object_get(j, "node"), "cuda_driver_version")) ==
-	      13000);
-	CHECK(json_is_null(json_object_get(json_object_get(j, "node"),
-					   "nccl_version")));
+		  json_object_get(j, "node"), "cuda_driver_version")) == 13000);
+	CHECK(json_is_null(
+	    json_object_get(json_object_get(j, "node"), "nccl_version")));
 	g1 = json_array_get(json_object_get(j, "gpus"), 1);
 	CHECK(json_integer_value(json_object_get(g1, "index")) == 1);
-	CHECK(json_integer_value(json_object_get(
-		      json_object_get(g1, "pcie"), "gen_max")) == 5);
+	CHECK(json_integer_value(json_object_get(json_object_get(g1, "pcie"),
+						 "gen_max")) == 5);
 	CHECK_NEAR(json_real_value(json_object_get(json_object_get(g1, "pcie"),
 						   "limit_gbps")),
 		   63.0154, 1e-6);
-	CHECK(json_integer_value(json_object_get(
-		      json_object_get(g1, "nvlink"), "active_links")) == 18);
-	CHECK(json_is_null(json_object_get(json_object_get(g1, "nvlink"),
-					   "per_link_gbps")));
+	CHECK(json_integer_value(json_object_get(json_object_get(g1, "nvlink"),
+						 "active_links")) == 18);
+	CHECK(json_is_null(
+	    json_object_get(json_object_get(g1, "nvlink"), "per_link_gbps")));
 	CHECK(json_is_true(json_object_get(g1, "ecc_enabled")));
 	CHECK(json_is_false(json_object_get(g1, "mig_mode")));
 	CHECK(json_is_null(json_object_get(g1, "numa_node")));
@@ -418,8 +414,7 @@ static void test_report_roundtrip(void)
 	res0 = json_array_get(json_object_get(j, "results"), 0);
 	CHECK_NEAR(json_number_value(json_object_get(res0, "median")), 795,
 		   1e-12);
-	CHECK_NEAR(json_number_value(json_object_get(res0, "max")), 800,
-		   1e-12);
+	CHECK_NEAR(json_number_value(json_object_get(res0, "max")), 800, 1e-12);
 	CHECK_NEAR(json_number_value(json_object_get(res0, "mean")), 795.2,
 		   1e-12);
 	CHECK_NEAR(json_number_value(json_object_get(res0, "p10")), 791.2,
@@ -428,17 +423,17 @@ static void test_report_roundtrip(void)
 		   795 / 989.4, 1e-5);
 	CHECK(json_integer_value(json_object_get(res0, "n")) == 5);
 	CHECK(json_array_size(json_object_get(res0, "samples")) == 5);
-	CHECK(json_integer_value(json_object_get(
-		      json_object_get(res0, "shape"), "k")) == 13312);
+	CHECK(json_integer_value(json_object_get(json_object_get(res0, "shape"),
+						 "k")) == 13312);
 	CHECK(json_is_null(json_object_get(res0, "peer_index")));
 	CHECK(json_is_null(json_object_get(res0, "size_bytes")));
 	CHECK(strcmp(json_string_value(json_array_get(
-			     json_object_get(json_object_get(res0, "telemetry"),
-					     "clock_event_reasons"),
-			     0)),
+			 json_object_get(json_object_get(res0, "telemetry"),
+					 "clock_event_reasons"),
+			 0)),
 		     "sw_power_cap") == 0);
-	CHECK(json_is_null(json_object_get(
-		json_object_get(res0, "telemetry"), "mem_clock_mhz")));
+	CHECK(json_is_null(json_object_get(json_object_get(res0, "telemetry"),
+					   "mem_clock_mhz")));
 
 	res1 = json_array_get(json_object_get(j, "results"), 1);
 	CHECK(strcmp(json_string_value(json_object_get(res1, "status")),
@@ -557,25 +552,25 @@ static void test_fixture_keys_match_encoder(void)
 	if (!mine || !fix)
 		goto out;
 	json_object_foreach(mine, key, v) missing +=
-		json_object_get(fix, key) == NULL;
+	    json_object_get(fix, key) == NULL;
 	json_object_foreach(fix, key, v) missing +=
-		json_object_get(mine, key) == NULL;
+	    json_object_get(mine, key) == NULL;
 	a = json_array_get(json_object_get(mine, "results"), 0);
 	b = json_array_get(json_object_get(fix, "results"), 0);
-	json_object_foreach(a, key, v) missing += json_object_get(b, key) ==
-						  NULL;
-	json_object_foreach(b, key, v) missing += json_object_get(a, key) ==
-						  NULL;
+	json_object_foreach(a, key, v) missing +=
+	    json_object_get(b, key) == NULL;
+	json_object_foreach(b, key, v) missing +=
+	    json_object_get(a, key) == NULL;
 	a = json_array_get(json_object_get(mine, "gpus"), 0);
 	b = json_array_get(json_object_get(fix, "gpus"), 0);
-	json_object_foreach(a, key, v) missing += json_object_get(b, key) ==
-						  NULL;
-	json_object_foreach(b, key, v) missing += json_object_get(a, key) ==
-						  NULL;
+	json_object_foreach(a, key, v) missing +=
+	    json_object_get(b, key) == NULL;
+	json_object_foreach(b, key, v) missing +=
+	    json_object_get(a, key) == NULL;
 	a = json_object_get(mine, "node");
 	b = json_object_get(fix, "node");
-	json_object_foreach(a, key, v) missing += json_object_get(b, key) ==
-						  NULL;
+	json_object_foreach(a, key, v) missing +=
+	    json_object_get(b, key) == NULL;
 	CHECK(missing == 0);
 out:
 	json_decref(mine);
@@ -585,8 +580,8 @@ out:
 
 /* ---- CLI ----------------------------------------------------------- */
 
-static int parse(struct probe_cli *c, const char *env, char *err,
-		 size_t errlen, int argc, ...)
+static int parse(struct probe_cli *c, const char *env, char *err, size_t errlen,
+		 int argc, ...)
 {
 	char *argv[32];
 	va_list ap;
@@ -611,8 +606,8 @@ static void test_cli_ok(void)
 	CHECK(c.output == NULL && c.server == NULL);
 	CHECK(c.retries == 4 && c.timeout_ms == 30000);
 
-	CHECK(parse(&c, "/env/spool", err, sizeof(err), 6, "--quick",
-		    "--only", "p2p,gemm", "--output=/tmp/r.json", "--devices",
+	CHECK(parse(&c, "/env/spool", err, sizeof(err), 6, "--quick", "--only",
+		    "p2p,gemm", "--output=/tmp/r.json", "--devices",
 		    "0,2") == 0);
 	CHECK(c.quick && c.only_given);
 	CHECK(c.only_mask == (PROBE_ONLY_GEMM | PROBE_ONLY_P2P));
@@ -663,19 +658,17 @@ static void test_cli_errors(void)
 			 NULL, NULL);
 	expect_cli_error("--token-file needs --server", 2, "--token-file", "t",
 			 NULL);
-	expect_cli_error("--server: expected an http", 2, "--server",
-			 "ftp://x", NULL);
-	expect_cli_error("--retries: expected an integer", 2, "--retries",
-			 "-1", NULL);
-	expect_cli_error("--timeout-ms: expected an integer", 2,
-			 "--timeout-ms", "12ms", NULL);
+	expect_cli_error("--server: expected an http", 2, "--server", "ftp://x",
+			 NULL);
+	expect_cli_error("--retries: expected an integer", 2, "--retries", "-1",
+			 NULL);
+	expect_cli_error("--timeout-ms: expected an integer", 2, "--timeout-ms",
+			 "12ms", NULL);
 	expect_cli_error("--output: missing value", 1, "--output", NULL, NULL);
 	expect_cli_error("--devices: 1 given twice", 2, "--devices", "1,1",
 			 NULL);
-	expect_cli_error("--quick: takes no value", 1, "--quick=1", NULL,
-			 NULL);
-	expect_cli_error("unexpected argument 'quick'", 1, "quick", NULL,
-			 NULL);
+	expect_cli_error("--quick: takes no value", 1, "--quick=1", NULL, NULL);
+	expect_cli_error("unexpected argument 'quick'", 1, "quick", NULL, NULL);
 }
 
 /* ---- spool --------------------------------------------------------- */
@@ -737,8 +730,8 @@ static void test_spool(void)
 	CHECK(probe_write_atomic(path, "{}", 2, err, sizeof(err)) == 0);
 	CHECK(count_files(dir) == 2);
 	/* refuse a run_id that is not a UUID (it names the file) */
-	CHECK(probe_spool_write(dir, "../../evil", "{}", 2, err,
-				sizeof(err)) == -1);
+	CHECK(probe_spool_write(dir, "../../evil", "{}", 2, err, sizeof(err)) ==
+	      -1);
 	CHECK(probe_spool_remove(dir, "../x.json", err, sizeof(err)) == -1);
 	/* reject moves, remove deletes */
 	snprintf(path, sizeof(path), "%s.json", id2);
@@ -780,8 +773,8 @@ static void *fake_main(void *arg)
 		if (c < 0)
 			break;
 		for (;;) {
-			ssize_t r = recv(c, buf + got, sizeof(buf) - 1 - got,
-					 0);
+			ssize_t r =
+			    recv(c, buf + got, sizeof(buf) - 1 - got, 0);
 			if (r <= 0)
 				break;
 			got += (size_t)r;
@@ -791,15 +784,15 @@ static void *fake_main(void *arg)
 				char *cl = strcasestr(buf, "Content-Length:");
 				clen = cl ? atol(cl + 15) : 0;
 			}
-			if (hdr_end && (long)(got - (size_t)(hdr_end + 4 - buf)) >=
-					       clen)
+			if (hdr_end &&
+			    (long)(got - (size_t)(hdr_end + 4 - buf)) >= clen)
 				break;
 			if (got >= sizeof(buf) - 1)
 				break;
 		}
 		memcpy(s->last_request, buf, got + 1);
-		s->last_body_len = hdr_end ? got - (size_t)(hdr_end + 4 - buf)
-					   : 0;
+		s->last_body_len =
+		    hdr_end ? got - (size_t)(hdr_end + 4 - buf) : 0;
 		{
 			char *a = strcasestr(buf, "Authorization: ");
 			s->last_auth[0] = '\0';
@@ -816,11 +809,11 @@ static void *fake_main(void *arg)
 			char resp[512];
 			int st = s->statuses[s->served];
 			const char *body =
-				st == 422 ? "{\"type\":\"about:blank\","
-					    "\"title\":\"Unprocessable\","
-					    "\"status\":422,\"detail\":"
-					    "\"results[0].metric: unknown\"}"
-					  : "{\"run_id\":\"x\"}";
+			    st == 422 ? "{\"type\":\"about:blank\","
+					"\"title\":\"Unprocessable\","
+					"\"status\":422,\"detail\":"
+					"\"results[0].metric: unknown\"}"
+				      : "{\"run_id\":\"x\"}";
 			int n = snprintf(resp, sizeof(resp),
 					 "HTTP/1.1 %d X\r\nContent-Type: "
 					 "application/json\r\nContent-Length: "
@@ -864,8 +857,7 @@ static void fake_stop(struct fake_server *s)
 	close(s->fd);
 }
 
-static void opts(struct probe_post_opts *o, char *url, size_t urllen,
-		 int port)
+static void opts(struct probe_post_opts *o, char *url, size_t urllen, int port)
 {
 	snprintf(url, urllen, "http://127.0.0.1:%d/", port);
 	memset(o, 0, sizeof(*o));
@@ -916,8 +908,7 @@ static void test_post_retry_then_ok(void)
 
 	CHECK(fake_start(&s, st, 2) == 0);
 	opts(&o, url, sizeof(url), s.port);
-	CHECK(probe_post(&o, body, strlen(body), &res) ==
-	      PROBE_POST_DELIVERED);
+	CHECK(probe_post(&o, body, strlen(body), &res) == PROBE_POST_DELIVERED);
 	fake_stop(&s);
 	CHECK(res.attempts == 2 && res.http_status == 201);
 	CHECK(strcmp(s.last_auth, "Bearer tok-123") == 0);
