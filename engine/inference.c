@@ -331,6 +331,12 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 	if (!(isfinite(rq->tpot_ms) && rq->tpot_ms >= 0.0))
 		return eng_fail(err, ENG_EINVAL, "tpot_ms",
 				"must be a finite number >= 0");
+	if (rq->tp < 0 || (rq->tp > 0 && ((rq->tp & (rq->tp - 1)) ||
+					   rq->model.heads % rq->tp)))
+		return eng_fail(err, ENG_EINVAL, "tp",
+				"must be a power of two dividing the %ld "
+				"attention heads",
+				rq->model.heads);
 	if (rq->max_gpus < 0 || rq->max_batch < 0)
 		return eng_fail(err, ENG_EINVAL,
 				rq->max_gpus < 0 ? "max_gpus" : "max_batch",
@@ -463,6 +469,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			long lo, hi, upper;
 
 			if (rq->model.heads % tp)
+				continue;
+			if (rq->tp > 0 && tp != rq->tp)
 				continue;
 			if (gmax > 0 && (long)tp * pp > gmax)
 				break;

@@ -36,6 +36,8 @@ struct inf_request {
 	long max_gpus;	   /* 0: no limit */
 	double price_per_gpu_hour;
 	long max_batch; /* 0: no limit */
+	int tp;		/* 0: searched; else the pinned tensor-parallel
+			   degree (a power of two dividing heads) */
 	int top;	/* default 5 */
 };
 

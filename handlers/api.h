@@ -35,6 +35,10 @@ void h_rec_get(struct app *app, const struct request *req,
 /* sizing_training.c, sizing_inference.c, sizing_compare.c */
 void h_sizing_training(struct app *app, const struct request *req,
 		       struct response *res);
+void h_sizing_inference(struct app *app, const struct request *req,
+			struct response *res);
+void h_sizing_compare(struct app *app, const struct request *req,
+		      struct response *res);
 
 /* benchmarks.c */
 void h_bench_post(struct app *app, const struct request *req,

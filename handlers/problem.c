@@ -53,6 +53,21 @@ void problem_field(struct response *res, const char *field,
 	}
 }
 
+void problem_merge_fields(struct response *res, const struct response *inner,
+			  const char *prefix)
+{
+	const json_t *errs = json_object_get(inner->json, "errors"), *x;
+	size_t i;
+
+	json_array_foreach(errs, i, x) {
+		char field[256];
+		snprintf(field, sizeof(field), "%s%s", prefix,
+			 json_string_value(json_object_get(x, "field")));
+		problem_field(res, field, "%s",
+			      json_string_value(json_object_get(x, "message")));
+	}
+}
+
 int problem_field_count(const struct response *res)
 {
 	if (!res->is_problem)

@@ -22,6 +22,12 @@ void problem_field(struct response *res, const char *field,
 		   const char *msg_fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Appends inner's field errors to res with prefix before each field
+ * name (a nested body validated on its own).
+ */
+void problem_merge_fields(struct response *res, const struct response *inner,
+			  const char *prefix);
+
 /* Number of field errors recorded so far. */
 int problem_field_count(const struct response *res);
 

@@ -9,6 +9,7 @@
 #include "handlers/arch.h"
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
+#include "handlers/sizing_parse.h"
 
 static const char *const top_keys[] = {
 	"model",	      "seq_len",	"train_tokens",
@@ -127,10 +128,10 @@ static void parse_strategies(const json_t *s, struct trn_strategies *st,
 }
 
 /* Request JSON -> engine request. Field errors accumulate in res. */
-static int parse(struct app *app, const json_t *b, struct trn_request *rq,
-		 const char **model_name, const char **gpu_name,
-		 enum calib_mode *calib, json_t **gpu_row,
-		 struct calib_info *ci, struct response *res)
+int training_parse(struct app *app, const json_t *b, bool gpu_required,
+		   struct trn_request *rq, const char **model_name,
+		   const char **gpu_name, enum calib_mode *calib,
+		   struct response *res)
 {
 	struct jv v = {.res = res};
 	long long x;
@@ -210,12 +211,12 @@ static int parse(struct app *app, const json_t *b, struct trn_request *rq,
 	e = 0;
 	jv_enum(&v, b, "calibration", false, calib_mode_names, &e);
 	*calib = (enum calib_mode)e;
-	if (jv_str(&v, b, "gpu", true, 64, gpu_name) != 0)
-		return -1;
-	if (problem_field_count(res) > 0)
-		return -1;
-	return sizing_load_gpu(app, *gpu_name, "gpu", *calib, &rq->gpu, ci,
-			       gpu_row, res);
+	if (gpu_required)
+		jv_str(&v, b, "gpu", true, 64, gpu_name);
+	else if (json_object_get(b, "gpu"))
+		jv_error(&v, "gpu", "compare sizes the job on the GPU types "
+				    "listed in the top-level \"gpus\"");
+	return problem_field_count(res) > 0 ? -1 : 0;
 }
 
 static json_t *plan_json(const struct trn_plan *p)
@@ -292,7 +293,7 @@ static json_t *plan_json(const struct trn_plan *p)
 }
 
 /* The engine result as the API's JSON (without id/kind/created_at). */
-static json_t *result_json(const struct trn_request *rq,
+json_t *training_result_json(const struct trn_request *rq,
 			   const struct trn_result *r, const char *model_name,
 			   const char *gpu_name, const struct calib_info *ci)
 {
@@ -359,8 +360,10 @@ void h_sizing_training(struct app *app, const struct request *req,
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
-	if (parse(app, body, &rq, &model_name, &gpu_name, &calib, &gpu_row,
-		  &ci, res) != 0)
+	if (training_parse(app, body, true, &rq, &model_name, &gpu_name,
+			   &calib, res) != 0 ||
+	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci,
+			    &gpu_row, res) != 0)
 		goto out;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -386,7 +389,7 @@ void h_sizing_training(struct app *app, const struct request *req,
 				sizing_real(p->mfu, 3));
 		}
 		sizing_persist(app, req, "training", model_name, gpu_name,
-			       result_json(&rq, r, model_name, gpu_name, &ci),
+			       training_result_json(&rq, r, model_name, gpu_name, &ci),
 			       summary, res);
 	}
 out:

@@ -17,6 +17,8 @@ static const struct route table[] = {
 	{"GET", "/v1/models", h_models_list, SCOPE_READ, 0},
 	{"GET", "/v1/models/{name}", h_model_get, SCOPE_READ, 0},
 	{"POST", "/v1/sizing/training", h_sizing_training, SCOPE_READ, 1},
+	{"POST", "/v1/sizing/inference", h_sizing_inference, SCOPE_READ, 1},
+	{"POST", "/v1/sizing/compare", h_sizing_compare, SCOPE_READ, 1},
 	{"GET", "/v1/recommendations", h_recs_list, SCOPE_READ, 0},
 	{"GET", "/v1/recommendations/{id}", h_rec_get, SCOPE_READ, 0},
 	{"POST", "/v1/benchmarks", h_bench_post, SCOPE_PROBE, 1},

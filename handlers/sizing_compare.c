@@ -1,0 +1,435 @@
+/* sizing_compare.c - POST /v1/sizing/compare (issue 4): one training or
+ * inference job sized on several GPU types, side by side, with ratios
+ * against the cheapest and the fastest and a verdict a meeting can read.
+ * Accept: text/csv answers the same table as CSV.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/compare.h"
+#include "handlers/api.h"
+#include "handlers/problem.h"
+#include "handlers/sizing.h"
+#include "handlers/sizing_parse.h"
+#include "storage/catalog.h"
+
+static const char *const top_keys[] = {"training", "inference", "gpus",
+				       "prices", NULL};
+
+/* Per GPU type: the engine's request and result for one job kind. */
+struct one {
+	char gpu[64];
+	struct hw_spec hw;
+	struct calib_info ci;
+	int ok;
+	char reason[400];
+	union {
+		struct trn_result trn;
+		struct inf_result inf;
+	} r;
+};
+
+/* The GPU list: as given, or every catalog GPU with a price. */
+static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
+		    char names[][64], int *n, struct response *res)
+{
+	const json_t *g = json_object_get(b, "gpus"), *x;
+	struct store_err e;
+	json_t *all = NULL;
+	size_t i;
+
+	*n = 0;
+	if (g && !json_is_null(g)) {
+		if (!json_is_array(g) || json_array_size(g) == 0 ||
+		    json_array_size(g) > CMP_MAX_ENTRIES) {
+			problem_field(res, "gpus",
+				      "must be a list of 1 to %d catalog GPU "
+				      "names",
+				      CMP_MAX_ENTRIES);
+			return -1;
+		}
+		json_array_foreach(g, i, x) {
+			if (!json_is_string(x) || json_string_length(x) == 0 ||
+			    json_string_length(x) > 63) {
+				problem_field(res, "gpus",
+					      "entries must be GPU names "
+					      "(GET /v1/gpus)");
+				return -1;
+			}
+			for (int k = 0; k < *n; k++)
+				if (!strcmp(names[k], json_string_value(x))) {
+					problem_field(res, "gpus",
+						      "\"%s\" is listed twice",
+						      names[k]);
+					return -1;
+				}
+			snprintf(names[(*n)++], 64, "%s", json_string_value(x));
+		}
+		return 0;
+	}
+	if (store_gpu_list(app->db, &all, &e) != STORE_OK) {
+		problem_store(res, &e, "gpus");
+		return -1;
+	}
+	json_array_foreach(all, i, x) {
+		const char *name = json_string_value(json_object_get(x, "name"));
+		if (*n < CMP_MAX_ENTRIES &&
+		    (json_is_number(json_object_get(x, "price_per_gpu_hour")) ||
+		     json_object_get(prices, name)))
+			snprintf(names[(*n)++], 64, "%s", name);
+	}
+	json_decref(all);
+	if (*n == 0) {
+		problem_field(res, "gpus",
+			      "no catalog GPU has a price; list the GPUs and "
+			      "give prices");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_prices(const json_t *prices, struct response *res)
+{
+	const char *k;
+	const json_t *v;
+
+	if (!prices || json_is_null(prices))
+		return 0;
+	if (!json_is_object(prices)) {
+		problem_field(res, "prices",
+			      "must be an object: GPU name -> price per "
+			      "GPU-hour");
+		return -1;
+	}
+	json_object_foreach((json_t *)prices, k, v) {
+		if (!json_is_number(v) || json_number_value(v) < 0 ||
+		    json_number_value(v) > 1e4) {
+			char field[96];
+			snprintf(field, sizeof(field), "prices.%.60s", k);
+			problem_field(res, field,
+				      "must be a number in [0, 10000]");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void csv_field(char **buf, size_t *len, size_t *cap, const char *s,
+		      int last)
+{
+	size_t need = strlen(s) * 2 + 4;
+
+	if (*len + need >= *cap) {
+		size_t ncap = (*cap + need) * 2;
+		char *p = realloc(*buf, ncap);
+		if (!p)
+			return;
+		*buf = p;
+		*cap = ncap;
+	}
+	/* RFC 4180: quote every field, double inner quotes. */
+	(*buf)[(*len)++] = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			(*buf)[(*len)++] = '"';
+		(*buf)[(*len)++] = *s;
+	}
+	(*buf)[(*len)++] = '"';
+	(*buf)[(*len)++] = last ? '\n' : ',';
+	(*buf)[*len] = '\0';
+}
+
+/* The rows as CSV: one header line, one line per GPU type. */
+static char *to_csv(const json_t *rows, const char *const *cols)
+{
+	size_t len = 0, cap = 1024, i;
+	char *buf = malloc(cap);
+	const json_t *row;
+
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (int c = 0; cols[c]; c++)
+		csv_field(&buf, &len, &cap, cols[c], !cols[c + 1]);
+	json_array_foreach(rows, i, row) {
+		for (int c = 0; cols[c]; c++) {
+			const json_t *v = json_object_get(row, cols[c]);
+			char tmp[1200];
+			if (json_is_string(v))
+				snprintf(tmp, sizeof(tmp), "%s",
+					 json_string_value(v));
+			else if (json_is_integer(v))
+				snprintf(tmp, sizeof(tmp), "%lld",
+					 (long long)json_integer_value(v));
+			else if (json_is_real(v))
+				snprintf(tmp, sizeof(tmp), "%.6g",
+					 json_real_value(v));
+			else if (json_is_boolean(v))
+				snprintf(tmp, sizeof(tmp), "%s",
+					 json_is_true(v) ? "true" : "false");
+			else
+				tmp[0] = '\0';
+			csv_field(&buf, &len, &cap, tmp, !cols[c + 1]);
+		}
+	}
+	return buf;
+}
+
+static const char *const training_cols[] = {
+	"gpu", "ok", "gpus", "nodes", "tp", "pp", "dp", "days", "gpu_hours",
+	"cost", "tokens_per_s", "mfu", "price_per_gpu_hour",
+	"speedup_vs_cheapest", "cost_vs_cheapest", "speedup_vs_fastest",
+	"cost_vs_fastest", "cheapest", "fastest", "verdict", "reason", NULL};
+static const char *const inference_cols[] = {
+	"gpu", "ok", "gpus", "tp", "replicas", "batch", "ttft_ms", "tpot_ms",
+	"total_output_tokens_per_s", "cost_per_hour",
+	"cost_per_million_output_tokens", "price_per_gpu_hour",
+	"speedup_vs_cheapest", "cost_vs_cheapest", "speedup_vs_fastest",
+	"cost_vs_fastest", "cheapest", "fastest", "verdict", "reason", NULL};
+
+void h_sizing_compare(struct app *app, const struct request *req,
+		      struct response *res)
+{
+	char names[CMP_MAX_ENTRIES][64];
+	struct cmp_entry entries[CMP_MAX_ENTRIES];
+	struct cmp_result cmp;
+	struct eng_error err;
+	struct trn_request trq;
+	struct inf_request irq;
+	struct one *runs = NULL;
+	const char *model_name = "custom", *unused = NULL;
+	enum calib_mode calib = CALIB_AUTO;
+	const json_t *job, *prices;
+	json_t *body, *rows = NULL;
+	int n = 0, training;
+	struct jv v = {.res = res};
+
+	body = jv_parse_body(req, res);
+	if (!body)
+		return;
+	jv_reject_unknown(&v, body, top_keys);
+	training = json_object_get(body, "training") != NULL;
+	if (training == (json_object_get(body, "inference") != NULL)) {
+		problem_field(res, "training",
+			      "give exactly one job: \"training\" or "
+			      "\"inference\" (the body of that endpoint, "
+			      "without \"gpu\")");
+		goto out;
+	}
+	job = json_object_get(body, training ? "training" : "inference");
+	if (!json_is_object(job)) {
+		problem_field(res, training ? "training" : "inference",
+			      "must be an object");
+		goto out;
+	}
+	prices = json_object_get(body, "prices");
+	if (check_prices(prices, res) != 0)
+		goto out;
+	{
+		/* The job's field errors are named under its key. */
+		struct response inner = {0};
+		int rc = training ? training_parse(app, job, false, &trq,
+						   &model_name, &unused,
+						   &calib, &inner)
+				  : inference_parse(app, job, false, &irq,
+						    &model_name, &unused,
+						    &calib, &inner);
+		if (rc != 0) {
+			if (!json_object_get(inner.json, "errors")) {
+				*res = inner; /* 503 and such, as is */
+				goto out;
+			}
+			problem_merge_fields(res, &inner,
+					     training ? "training."
+						      : "inference.");
+			res_release(&inner);
+			goto out;
+		}
+	}
+	if (gpu_list(app, body, prices, names, &n, res) != 0)
+		goto out;
+	runs = calloc((size_t)n, sizeof(*runs));
+	if (!runs) {
+		problem(res, 503, "unavailable", "Service unavailable",
+			"out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		struct one *o = &runs[i];
+		json_t *row = NULL;
+		char field[32];
+		const json_t *price = json_object_get(prices, names[i]);
+
+		snprintf(o->gpu, sizeof(o->gpu), "%s", names[i]);
+		snprintf(field, sizeof(field), "gpus[%d]", i);
+		if (sizing_load_gpu(app, names[i], field, calib, &o->hw, &o->ci,
+				    &row, res) != 0)
+			goto out;
+		json_decref(row);
+		if (price)
+			o->hw.price_per_gpu_hour = json_number_value(price);
+		memset(&entries[i], 0, sizeof(entries[i]));
+		snprintf(entries[i].name, sizeof(entries[i].name), "%s",
+			 names[i]);
+		if (training) {
+			struct trn_request rq = trq;
+			rq.gpu = o->hw;
+			rq.price_per_gpu_hour = 0;
+			o->ok = trn_size(&rq, &o->r.trn, &err) == 0;
+			if (o->ok) {
+				const struct trn_plan *p = &o->r.trn.plans[0];
+				entries[i].time_s = p->days * 86400;
+				entries[i].gpus = p->gpus;
+				entries[i].cost = p->cost;
+				entries[i].throughput = p->tokens_per_s;
+			}
+		} else {
+			struct inf_request rq = irq;
+			struct response scratch = {0};
+			rq.gpu = o->hw;
+			rq.price_per_gpu_hour = 0;
+			if (inference_check_gpu(&rq, "tp", &scratch) != 0) {
+				o->ok = 0;
+				snprintf(err.message, sizeof(err.message),
+					 "tp %d exceeds its GPUs per node",
+					 rq.tp);
+				res_release(&scratch);
+			} else {
+				o->ok = inf_size(&rq, &o->r.inf, &err) == 0;
+			}
+			if (o->ok) {
+				const struct inf_plan *p = &o->r.inf.plans[0];
+				entries[i].time_s = p->tpot_ms / 1e3;
+				entries[i].gpus = p->gpus;
+				entries[i].cost =
+					p->cost_per_million_output_tokens;
+				entries[i].throughput =
+					p->total_output_tokens_per_s;
+			}
+		}
+		entries[i].ok = o->ok;
+		if (!o->ok) {
+			snprintf(o->reason, sizeof(o->reason), "%s%s%s",
+				 err.field, err.field[0] ? ": " : "",
+				 err.message);
+			snprintf(entries[i].reason, sizeof(entries[i].reason),
+				 "%s", o->reason);
+		}
+	}
+	if (cmp_rank(entries, n,
+		     training ? CMP_TRAINING : CMP_INFERENCE, &cmp,
+		     &err) != 0) {
+		sizing_engine_problem(res, &err);
+		goto out;
+	}
+	rows = json_array();
+	for (int i = 0; i < n; i++) {
+		const struct one *o = &runs[i];
+		const struct cmp_row *c = &cmp.rows[i];
+		json_t *row = json_pack("{s:s, s:b, s:o}", "gpu", o->gpu, "ok",
+					o->ok, "price_per_gpu_hour",
+					sizing_real(o->hw.price_per_gpu_hour,
+						    4));
+		if (!o->ok) {
+			json_object_set_new(row, "reason",
+					    json_string(o->reason));
+			json_array_append_new(rows, row);
+			continue;
+		}
+		if (training) {
+			const struct trn_plan *p = &o->r.trn.plans[0];
+			json_object_update_missing(
+				row,
+				json_pack("{s:I, s:I, s:i, s:i, s:i, s:o, s:o, "
+					  "s:o, s:o, s:o}",
+					  "gpus", (json_int_t)p->gpus, "nodes",
+					  (json_int_t)p->nodes, "tp",
+					  p->layout.tp, "pp", p->layout.pp,
+					  "dp", p->layout.dp, "days",
+					  sizing_real(p->days, 4), "gpu_hours",
+					  sizing_real(p->gpu_hours, 4), "cost",
+					  sizing_real(p->cost, 4),
+					  "tokens_per_s",
+					  sizing_real(p->tokens_per_s, 4),
+					  "mfu", sizing_real(p->mfu, 3)));
+		} else {
+			const struct inf_plan *p = &o->r.inf.plans[0];
+			json_object_update_missing(
+				row,
+				json_pack("{s:I, s:i, s:I, s:I, s:o, s:o, s:o, "
+					  "s:o, s:o}",
+					  "gpus", (json_int_t)p->gpus, "tp",
+					  p->tp, "replicas",
+					  (json_int_t)p->replicas, "batch",
+					  (json_int_t)p->batch, "ttft_ms",
+					  sizing_real(p->ttft_ms, 4),
+					  "tpot_ms", sizing_real(p->tpot_ms, 4),
+					  "total_output_tokens_per_s",
+					  sizing_real(
+						  p->total_output_tokens_per_s,
+						  4),
+					  "cost_per_hour",
+					  sizing_real(p->cost_per_hour, 4),
+					  "cost_per_million_output_tokens",
+					  sizing_real(
+						  p->cost_per_million_output_tokens,
+						  4)));
+		}
+		json_object_set_new(row, "speedup_vs_cheapest",
+				    sizing_real(c->speedup_vs_cheapest, 3));
+		json_object_set_new(row, "cost_vs_cheapest",
+				    sizing_real(c->cost_vs_cheapest, 3));
+		json_object_set_new(row, "speedup_vs_fastest",
+				    sizing_real(c->speedup_vs_fastest, 3));
+		json_object_set_new(row, "cost_vs_fastest",
+				    sizing_real(c->cost_vs_fastest, 3));
+		json_object_set_new(row, "cheapest", json_boolean(c->cheapest));
+		json_object_set_new(row, "fastest", json_boolean(c->fastest));
+		json_object_set_new(row, "verdict", json_string(c->verdict));
+		json_object_set_new(row, "basis", json_string(
+			o->ci.runs > 0 ? "measured fleet medians"
+				       : "datasheet×efficiency"));
+		json_array_append_new(rows, row);
+	}
+	{
+		char gpus_csv[CMP_MAX_ENTRIES * 65] = "";
+		size_t off = 0;
+		json_t *summary, *answer;
+		const char *accept = req->accept;
+		int want_csv = accept && strstr(accept, "text/csv") &&
+			       !strstr(accept, "application/json");
+
+		for (int i = 0; i < n; i++)
+			off += (size_t)snprintf(gpus_csv + off,
+						sizeof(gpus_csv) - off, "%s%s",
+						i ? "," : "", names[i]);
+		summary = json_pack(
+			"{s:s, s:s, s:s}", "kind",
+			training ? "training" : "inference", "cheapest",
+			cmp.cheapest >= 0 ? names[cmp.cheapest] : "",
+			"fastest", cmp.fastest >= 0 ? names[cmp.fastest] : "");
+		answer = json_pack("{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
+				   training ? "training" : "inference", "model",
+				   "name", model_name, "verdict", cmp.summary,
+				   "rows", rows, "time_basis",
+				   training ? "days = wall time of the whole job"
+					    : "tpot_ms = time per output token "
+					      "of the best plan");
+		sizing_persist(app, req, "compare", model_name, gpus_csv,
+			       answer, summary, res);
+		if (want_csv && res->status == 201) {
+			char *csv = to_csv(rows, training ? training_cols
+							  : inference_cols);
+			if (csv) {
+				res_text(res, 201, "text/csv; charset=utf-8",
+					 csv, strlen(csv));
+				free(csv);
+			}
+		}
+	}
+out:
+	json_decref(rows);
+	free(runs);
+	json_decref(body);
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# lint.sh - `make lint`: static checks of the C code and the API contract.
+#
+#   1. clang-format   every tracked *.c *.h *.cu *.cuh matches .clang-format (clang-format 14)
+#   2. cppcheck       server/ handlers/ storage/ engine/ (warning, performance, portability)
+#   3. yamllint       openapi.yaml, the linter configs and deploy/ (rules in .yamllint)
+#   4. redocly        `redocly lint openapi.yaml` (rules in .redocly.yaml)
+#   5. spectral       `spectral lint openapi.yaml` (rules in .spectral.yaml)
+#
+# Each check prints PASS, FAIL or SKIP; the last lines are a summary. Exit status 1 when any check
+# fails. A check whose tool cannot be had is a SKIP, not a failure (LINT_STRICT=1 makes it one):
+# missing Debian tools are installed with apt-get when run as root, otherwise the command is
+# printed; the Node tools (versions pinned in tools/package.json + tools/package-lock.json) are
+# installed with `npm ci` on first use, and are skipped when npm or its registry is unreachable.
+#
+# Environment: LINT_STRICT=1 (SKIP fails too), LINT_VERBOSE=1 (show every clang-format diagnostic),
+# LINT_NODE_DIR=DIR (where the Node tools are installed; see node_dir below).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+
+strict=${LINT_STRICT:-0}
+verbose=${LINT_VERBOSE:-0}
+summary=()
+failed=0
+skipped=0
+
+say() { printf '%s\n' "$*"; }
+section() { printf '\n== %s\n' "$*"; }
+pass() { summary+=("PASS  $1${2:+  ($2)}"); say "PASS $1${2:+: $2}"; }
+fail() { summary+=("FAIL  $1${2:+  ($2)}"); say "FAIL $1${2:+: $2}"; failed=$((failed + 1)); }
+skip() { summary+=("SKIP  $1${2:+  ($2)}"); say "SKIP $1${2:+: $2}"; skipped=$((skipped + 1)); }
+
+# need CMD DEBIAN_PACKAGE: succeeds when CMD exists, installing the package first when run as root.
+need() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		say "installing $2 (apt-get)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null 2>&1 ||
+			{ apt-get update -q >/dev/null 2>&1 &&
+				DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null 2>&1; }
+	fi
+	command -v "$1" >/dev/null 2>&1
+}
+
+# Tracked files matching the patterns that exist in the working tree (or every such file when
+# this is not a git checkout).
+source_files() {
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -- "$@"
+	else
+		local args=() p
+		for p in "$@"; do args+=(-o -name "$p"); done
+		find . -path ./build -prune -o -path ./tools/node_modules -prune \
+			-o -type f \( "${args[@]:1}" \) -print | sed 's|^\./||'
+	fi | while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done
+}
+
+# ---------------------------------------------------------------------------------------------
+section "clang-format"
+cf=""
+for c in clang-format-14 clang-format; do
+	command -v "$c" >/dev/null 2>&1 && { cf=$c; break; }
+done
+if [ -z "$cf" ] && need clang-format clang-format; then cf=clang-format; fi
+if [ -z "$cf" ]; then
+	skip clang-format "not installed: apt-get install -y clang-format"
+else
+	cf_version=$("$cf" --version | grep -o 'version [0-9][0-9.]*' | head -n 1)
+	case $cf_version in
+	"version 14."*) ;;
+	*) say "note: .clang-format is pinned to clang-format 14; this is $cf_version" ;;
+	esac
+	mapfile -t cfiles < <(source_files '*.c' '*.h' '*.cu' '*.cuh')
+	bad=()
+	for f in "${cfiles[@]}"; do
+		if ! out=$("$cf" --dry-run -Werror "$f" 2>&1); then
+			n=$(printf '%s\n' "$out" | grep -c 'error:')
+			bad+=("$f")
+			say "  $f: $n place(s) not clang-formatted"
+			[ "$verbose" = 1 ] && printf '%s\n' "$out" | sed 's/^/    /'
+		fi
+	done
+	if [ ${#bad[@]} -eq 0 ]; then
+		pass clang-format "${#cfiles[@]} files"
+	else
+		say "  see one file's diff: $cf FILE | diff -u FILE -; fix all: make format"
+		fail clang-format "${#bad[@]} of ${#cfiles[@]} files"
+	fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+section "cppcheck"
+# Suppressed checks (genuine false positives only; say why):
+#   varFuncNullUB  log_event(level, msg, key, value, ..., NULL): a NULL sentinel ends the variadic
+#                  key/value list, as with execl(3). In C with glibc, NULL is ((void *)0), and
+#                  va_arg(ap, const char *) may read a void * (C11 7.16.1.1p2), so there is no UB
+#                  on the platforms we build for. (The warning is about C++/platforms where NULL is
+#                  a plain 0.)
+# A one-off false positive is suppressed in the code with `// cppcheck-suppress <id>` on the line
+# before (--inline-suppr), with a comment saying why.
+cppcheck_dirs=()
+for d in server handlers storage engine; do [ -d "$d" ] && cppcheck_dirs+=("$d"); done
+if ! need cppcheck cppcheck; then
+	skip cppcheck "not installed: apt-get install -y cppcheck"
+elif [ ${#cppcheck_dirs[@]} -eq 0 ]; then
+	skip cppcheck "no source directories"
+else
+	say "$(cppcheck --version), over ${cppcheck_dirs[*]}"
+	if cppcheck --enable=warning,performance,portability --error-exitcode=1 --inline-suppr -q \
+		--suppress=varFuncNullUB -I. "${cppcheck_dirs[@]}"; then
+		pass cppcheck
+	else
+		fail cppcheck "findings above"
+	fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+section "yamllint"
+yaml_targets=()
+for f in openapi.yaml .yamllint .redocly.yaml .spectral.yaml; do [ -f "$f" ] && yaml_targets+=("$f"); done
+[ -d deploy ] && yaml_targets+=(deploy) # yamllint finds *.yaml/*.yml inside, minus .yamllint's ignore
+if ! need yamllint yamllint; then
+	skip yamllint "not installed: apt-get install -y yamllint"
+elif [ ${#yaml_targets[@]} -eq 0 ]; then
+	skip yamllint "no YAML files"
+elif yamllint -c .yamllint -f parsable "${yaml_targets[@]}"; then
+	pass yamllint "${yaml_targets[*]}"
+else
+	fail yamllint "findings above"
+fi
+
+# ---------------------------------------------------------------------------------------------
+section "OpenAPI (redocly, spectral)"
+# Where `npm ci` installs the pinned tools: tools/node_modules once .gitignore ignores it,
+# otherwise build/tools/node_modules (build/ is ignored), so that the 80 MB of Node modules can
+# never be committed by accident.
+node_dir=${LINT_NODE_DIR:-}
+if [ -z "$node_dir" ]; then
+	if git check-ignore -q tools/node_modules 2>/dev/null; then
+		node_dir=tools
+	else
+		node_dir=build/tools
+	fi
+fi
+export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true NO_UPDATE_NOTIFIER=1 \
+	SCARF_ANALYTICS=false npm_config_update_notifier=false npm_config_fund=false \
+	npm_config_audit=false
+node_ok=1
+if [ ! -f tools/package.json ] || [ ! -f tools/package-lock.json ]; then
+	fail node-tools "tools/package.json or tools/package-lock.json is missing"
+	node_ok=0
+elif ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+	skip redocly "npm/node not installed (apt-get install -y npm)"
+	skip spectral "npm/node not installed"
+	node_ok=0
+else
+	mkdir -p "$node_dir"
+	if [ "$node_dir" != tools ]; then
+		cp tools/package.json tools/package-lock.json "$node_dir/"
+	fi
+	stamp=$node_dir/node_modules/.gpusizer-lock
+	if [ ! -x "$node_dir/node_modules/.bin/redocly" ] || ! cmp -s tools/package-lock.json "$stamp"; then
+		if ! timeout 20 npm ping >/dev/null 2>&1; then
+			skip redocly "the npm registry is unreachable; cannot install tools/package.json"
+			skip spectral "the npm registry is unreachable"
+			node_ok=0
+		else
+			say "npm ci --prefix $node_dir ($(node --version), npm $(npm --version 2>/dev/null))"
+			if timeout 600 npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >"$node_dir/npm-ci.log" 2>&1; then
+				cp tools/package-lock.json "$stamp"
+			else
+				tail -n 20 "$node_dir/npm-ci.log" | sed 's/^/  /'
+				fail node-tools "npm ci failed (log: $node_dir/npm-ci.log)"
+				node_ok=0
+			fi
+		fi
+	fi
+fi
+if [ "$node_ok" = 1 ]; then
+	bin=$node_dir/node_modules/.bin
+	# Redocly prints a boxed Node.js deprecation notice on Node 20; drop the box, keep the rest.
+	out=$("$bin/redocly" lint --config .redocly.yaml --format=stylish openapi.yaml 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '[║╔╚]' | sed '/^[[:space:]]*$/d'
+	if [ $rc -eq 0 ]; then
+		pass redocly "$("$bin/redocly" --version 2>/dev/null | tail -n 1)"
+	else
+		fail redocly "findings above"
+	fi
+	if [ -x "$bin/spectral" ]; then
+		if "$bin/spectral" lint --ruleset .spectral.yaml --fail-severity error openapi.yaml; then
+			pass spectral "$("$bin/spectral" --version 2>/dev/null)"
+		else
+			fail spectral "findings above"
+		fi
+	else
+		skip spectral "not in tools/package.json"
+	fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+printf '\n== lint summary\n'
+printf '  %s\n' "${summary[@]}"
+if [ "$strict" = 1 ] && [ "$skipped" -gt 0 ]; then
+	say "lint: $failed failed, $skipped skipped (LINT_STRICT=1: skips fail)"
+	exit 1
+fi
+say "lint: $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
