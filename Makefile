@@ -80,11 +80,14 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 $(BUILD)/gpusizerd: $(DAEMON_OBJS)
 	$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_ALL) -o $@
 
-$(BUILD)/tests/test_engine%: tests/unit/test_engine%.c $(ENGINE_OBJS)
+# Engine tests and bench see only the engine (it includes only itself).
+UNIT_ENGINE_BINS := $(UNIT_ENGINE_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+$(UNIT_ENGINE_BINS): $(BUILD)/tests/%: tests/unit/%.c $(ENGINE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $^ -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Iengine $^ -lm -o $@
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
+UNIT_LIB_BINS := $(UNIT_LIB_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+$(UNIT_LIB_BINS): $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ $(LDLIBS_ALL) -o $@
 
@@ -92,7 +95,7 @@ unit: $(UNIT_BINS)
 
 $(BUILD)/bench/bench_engine: bench/bench_engine.c $(ENGINE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $^ -lm -o $@
+	$(CC) $(ALL_CFLAGS) -Iengine $^ -lm -o $@
 
 -include probe/probe.mk
 

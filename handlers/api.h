@@ -9,8 +9,7 @@
 /* health.c */
 void h_healthz(struct app *app, const struct request *req,
 	       struct response *res);
-void h_readyz(struct app *app, const struct request *req,
-	      struct response *res);
+void h_readyz(struct app *app, const struct request *req, struct response *res);
 void h_openapi(struct app *app, const struct request *req,
 	       struct response *res);
 
@@ -51,7 +50,6 @@ void h_nodes_list(struct app *app, const struct request *req,
 		  struct response *res);
 void h_node_get(struct app *app, const struct request *req,
 		struct response *res);
-void h_fleet(struct app *app, const struct request *req,
-	     struct response *res);
+void h_fleet(struct app *app, const struct request *req, struct response *res);
 
 #endif

@@ -10,22 +10,32 @@
 /* Bounds generous enough for any published model and small enough that
  * products of them cannot overflow a double's exact integer range.
  */
-#define MAX_DIM 1048576LL
+#define MAX_DIM	   1048576LL
 #define MAX_LAYERS 4096LL
-#define MAX_VOCAB 4194304LL
+#define MAX_VOCAB  4194304LL
 
 static const char *const arch_keys[] = {
-	"layers",	   "hidden_size",     "heads",		 "kv_heads",
-	"head_dim",	   "ffn_hidden_size", "vocab_size",	 "gated_mlp",
-	"tied_embeddings", "learned_pos_emb", "max_seq_len",	 "moe",
-	"mla",		   NULL,
+    "layers",
+    "hidden_size",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "ffn_hidden_size",
+    "vocab_size",
+    "gated_mlp",
+    "tied_embeddings",
+    "learned_pos_emb",
+    "max_seq_len",
+    "moe",
+    "mla",
+    NULL,
 };
-static const char *const moe_keys[] = {"experts", "top_k",
-				       "expert_ffn_hidden_size",
-				       "shared_experts", "dense_layers", NULL};
-static const char *const mla_keys[] = {"q_lora_rank", "kv_lora_rank",
+static const char *const moe_keys[] = {
+    "experts",	      "top_k",	      "expert_ffn_hidden_size",
+    "shared_experts", "dense_layers", NULL};
+static const char *const mla_keys[] = {"q_lora_rank",	   "kv_lora_rank",
 				       "qk_nope_head_dim", "qk_rope_head_dim",
-				       "v_head_dim", NULL};
+				       "v_head_dim",	   NULL};
 
 static int get_long(struct jv *v, const json_t *o, const char *key,
 		    bool required, long long min, long long max, long *out)
@@ -79,8 +89,8 @@ int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 				 MAX_DIM * 8, &m->moe.expert_ffn_hidden_size);
 			get_long(&mv, moe, "shared_experts", false, 0, 65536,
 				 &m->moe.shared_experts);
-			get_long(&mv, moe, "dense_layers", false, 0,
-				 MAX_LAYERS, &m->moe.dense_layers);
+			get_long(&mv, moe, "dense_layers", false, 0, MAX_LAYERS,
+				 &m->moe.dense_layers);
 		}
 	}
 	mla = json_object_get(o, "mla");
@@ -97,7 +107,7 @@ int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 				 &m->mla.kv_lora_rank);
 			get_long(&lv, mla, "qk_nope_head_dim", true, 1, 65536,
 				 &m->mla.qk_nope_head_dim);
-			get_long(&lv, mla, "qk_rope_head_dim", true, 0, 65536,
+			get_long(&lv, mla, "qk_rope_head_dim", true, 1, 65536,
 				 &m->mla.qk_rope_head_dim);
 			get_long(&lv, mla, "v_head_dim", true, 1, 65536,
 				 &m->mla.v_head_dim);
@@ -111,8 +121,14 @@ int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 		char field[96];
 
 		if (colon && (size_t)(colon - err) < 64) {
+			/* The engine names fields "model.x"; re-root them
+			 * under this object's prefix.
+			 */
+			const char *f = err;
+			if (!strncmp(f, "model.", 6))
+				f += 6;
 			snprintf(field, sizeof(field), "%s%.*s", prefix,
-				 (int)(colon - err), err);
+				 (int)(colon - f), f);
 			problem_field(res, field, "%s", colon + 2);
 		} else {
 			problem_field(res, prefix[0] ? "model" : "arch", "%s",
@@ -153,11 +169,12 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 	if (store_model_get(app->db, json_string_value(model), &row, &e) !=
 	    STORE_OK) {
 		if (e.status == STORE_NOT_FOUND)
-			problem_field(res, "model",
-				      "unknown preset \"%.64s\"; GET /v1/models "
-				      "lists them, or send an architecture "
-				      "object",
-				      json_string_value(model));
+			problem_field(
+			    res, "model",
+			    "unknown preset \"%.64s\"; GET /v1/models "
+			    "lists them, or send an architecture "
+			    "object",
+			    json_string_value(model));
 		else
 			problem_store(res, &e, "model");
 		return -1;

@@ -7,9 +7,10 @@
 #include "handlers/problem.h"
 #include "storage/tokens.h"
 
-static const char *const scope_names[] = {
-	[SCOPE_NONE] = "", [SCOPE_READ] = "", [SCOPE_PROBE] = "probe",
-	[SCOPE_ADMIN] = "admin"};
+static const char *const scope_names[] = {[SCOPE_NONE] = "",
+					  [SCOPE_READ] = "",
+					  [SCOPE_PROBE] = "probe",
+					  [SCOPE_ADMIN] = "admin"};
 
 static int has_scope(const char *scopes, const char *want)
 {

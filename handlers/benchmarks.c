@@ -13,33 +13,39 @@
 #include "storage/bench.h"
 #include "storage/sha256.h"
 
-#define MAX_GPUS 256
-#define MAX_RESULTS 20000
-#define FLEET_WINDOW_DAYS 30
+#define MAX_GPUS	   256
+#define MAX_RESULTS	   20000
+#define FLEET_WINDOW_DAYS  30
 #define DEGRADED_THRESHOLD 0.10
 
 static const char *const run_statuses[] = {"ok", "partial", "no_device",
 					   "failed", NULL};
-static const char *const result_statuses[] = {"ok", "skipped", "failed",
-					      NULL};
+static const char *const result_statuses[] = {"ok", "skipped", "failed", NULL};
 /* Metrics the service understands; others are refused so a typo in a
  * probe cannot silently create an unqueryable series.
  */
 static const char *const metrics[] = {
-	"gemm_tflops",	    "hbm_copy_gbps",
-	"hbm_copy_ce_gbps", "hbm_read_gbps",
-	"hbm_write_gbps",   "h2d_pinned_gbps",
-	"d2h_pinned_gbps",  "bidir_pinned_gbps",
-	"h2d_pageable_gbps", "d2h_pageable_gbps",
-	"p2p_unidir_gbps",  "p2p_bidir_gbps",
-	"p2p_latency_us",   "nccl_allreduce_busbw_gbps",
-	"nccl_allreduce_algbw_gbps", NULL,
+    "gemm_tflops",
+    "hbm_copy_gbps",
+    "hbm_copy_ce_gbps",
+    "hbm_read_gbps",
+    "hbm_write_gbps",
+    "h2d_pinned_gbps",
+    "d2h_pinned_gbps",
+    "bidir_pinned_gbps",
+    "h2d_pageable_gbps",
+    "d2h_pageable_gbps",
+    "p2p_unidir_gbps",
+    "p2p_bidir_gbps",
+    "p2p_latency_us",
+    "nccl_allreduce_busbw_gbps",
+    "nccl_allreduce_algbw_gbps",
+    NULL,
 };
 
 /* Statistics of a result: finite numbers or null. */
-static const char *const stat_keys[] = {"median", "max",   "mean",
-					"p10",	  "p90",   "cv",
-					"limit",  "efficiency", NULL};
+static const char *const stat_keys[] = {
+    "median", "max", "mean", "p10", "p90", "cv", "limit", "efficiency", NULL};
 
 static int name_ok(const char *s)
 {
@@ -67,7 +73,8 @@ static void check_result(struct jv *v, const json_t *x, const json_t *uuids,
 	jv_enum(v, x, "metric", true, metrics, &e);
 	jv_str(v, x, "unit", true, 16, &s);
 	jv_enum(v, x, "status", false, result_statuses, &e);
-	if (json_object_get(x, "dtype") && !json_is_null(json_object_get(x, "dtype")))
+	if (json_object_get(x, "dtype") &&
+	    !json_is_null(json_object_get(x, "dtype")))
 		jv_str(v, x, "dtype", false, 16, &s);
 	if (json_object_get(x, "method") &&
 	    !json_is_null(json_object_get(x, "method")))
@@ -89,8 +96,7 @@ static void check_result(struct jv *v, const json_t *x, const json_t *uuids,
 /* Validates the report; the first errors are listed (capped, a broken
  * probe can produce thousands).
  */
-static int validate(const json_t *b, const char **run_id,
-		    struct response *res)
+static int validate(const json_t *b, const char **run_id, struct response *res)
 {
 	struct jv v = {.res = res};
 	const json_t *node, *gpus, *results, *x;
@@ -129,7 +135,8 @@ static int validate(const json_t *b, const char **run_id,
 		jv_error(&v, "gpus", "must be a list of at most %d GPUs",
 			 MAX_GPUS);
 	} else {
-		json_array_foreach(gpus, i, x) {
+		json_array_foreach(gpus, i, x)
+		{
 			struct jv gv = {.res = res};
 			long long idx;
 			snprintf(gv.prefix, sizeof(gv.prefix), "gpus[%zu].", i);
@@ -154,7 +161,8 @@ static int validate(const json_t *b, const char **run_id,
 		jv_error(&v, "results", "must be a list of at most %d results",
 			 MAX_RESULTS);
 	} else {
-		json_array_foreach(results, i, x) {
+		json_array_foreach(results, i, x)
+		{
 			struct jv rv = {.res = res};
 			snprintf(rv.prefix, sizeof(rv.prefix), "results[%zu].",
 				 i);
@@ -296,15 +304,15 @@ void h_node_get(struct app *app, const struct request *req,
 	json_t *out;
 
 	if (store_node_get(app->db, req->params[0], &out, &e) != STORE_OK) {
-		problem_store(res, &e, "no node by that hostname has "
-				       "reported");
+		problem_store(res, &e,
+			      "no node by that hostname has "
+			      "reported");
 		return;
 	}
 	res_json(res, 200, out);
 }
 
-void h_fleet(struct app *app, const struct request *req,
-	     struct response *res)
+void h_fleet(struct app *app, const struct request *req, struct response *res)
 {
 	struct store_err e;
 	json_t *out;

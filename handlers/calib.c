@@ -37,7 +37,7 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 	if (fm.allreduce_busbw_gbps.samples > 0) {
 		hw->intra_node_busbw_gbps.value = fm.allreduce_busbw_gbps.value;
 		hw->intra_node_busbw_gbps.samples =
-			fm.allreduce_busbw_gbps.samples;
+		    fm.allreduce_busbw_gbps.samples;
 		any = 1;
 	}
 	ci->runs = fm.runs;

@@ -15,34 +15,34 @@ static const char *const link_kinds[] = {"nvlink", "pcie", "infinity_fabric",
  * sanity bounds (no GPU has 100 PFLOP/s dense or 1 PB of memory yet).
  */
 static const struct jv_rule gpu_rules[] = {
-	{"name", JV_STR, false, 0, 64, NULL, false},
-	{"display_name", JV_STR, true, 0, 128, NULL, false},
-	{"vendor", JV_STR, true, 0, 64, NULL, false},
-	{"architecture", JV_STR, true, 0, 128, NULL, false},
-	{"compute_capability", JV_STR, false, 0, 8, NULL, true},
-	{"memory_gib", JV_NUM, true, 0.001, 1e6, NULL, false},
-	{"memory_type", JV_STR, false, 0, 64, NULL, true},
-	{"memory_bandwidth_gbps", JV_NUM, true, 0.001, 1e6, NULL, false},
-	{"fp64_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
-	{"fp32_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
-	{"tf32_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
-	{"fp16_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
-	{"bf16_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
-	{"fp8_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
-	{"int8_tops", JV_NUM, false, 1e-6, 1e5, NULL, true},
-	{"intra_node_link", JV_ENUM, true, 0, 0, link_kinds, false},
-	{"intra_node_gbps", JV_NUM, true, 0.001, 1e6, NULL, false},
-	{"max_gpus_per_node", JV_INT, false, 1, 1024, NULL, false},
-	{"inter_node_gbps", JV_NUM, false, 0.001, 1e6, NULL, false},
-	{"pcie_gen", JV_INT, false, 1, 7, NULL, true},
-	{"pcie_width", JV_INT, false, 1, 16, NULL, true},
-	{"power_w", JV_INT, false, 1, 100000, NULL, true},
-	{"price_per_gpu_hour", JV_NUM, false, 0, 1e4, NULL, true},
-	{"source", JV_STR, true, 0, 1000, NULL, false},
-	{"notes", JV_STR, false, 0, 4000, NULL, true},
-	/* Read-only fields a client may echo back from a GET. */
-	{"created_at", JV_STR, false, 0, 64, NULL, true},
-	{"updated_at", JV_STR, false, 0, 64, NULL, true},
+    {"name", JV_STR, false, 0, 64, NULL, false},
+    {"display_name", JV_STR, true, 0, 128, NULL, false},
+    {"vendor", JV_STR, true, 0, 64, NULL, false},
+    {"architecture", JV_STR, true, 0, 128, NULL, false},
+    {"compute_capability", JV_STR, false, 0, 8, NULL, true},
+    {"memory_gib", JV_NUM, true, 0.001, 1e6, NULL, false},
+    {"memory_type", JV_STR, false, 0, 64, NULL, true},
+    {"memory_bandwidth_gbps", JV_NUM, true, 0.001, 1e6, NULL, false},
+    {"fp64_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+    {"fp32_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+    {"tf32_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+    {"fp16_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+    {"bf16_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+    {"fp8_tflops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+    {"int8_tops", JV_NUM, false, 1e-6, 1e5, NULL, true},
+    {"intra_node_link", JV_ENUM, true, 0, 0, link_kinds, false},
+    {"intra_node_gbps", JV_NUM, true, 0.001, 1e6, NULL, false},
+    {"max_gpus_per_node", JV_INT, false, 1, 1024, NULL, false},
+    {"inter_node_gbps", JV_NUM, false, 0.001, 1e6, NULL, false},
+    {"pcie_gen", JV_INT, false, 1, 7, NULL, true},
+    {"pcie_width", JV_INT, false, 1, 16, NULL, true},
+    {"power_w", JV_INT, false, 1, 100000, NULL, true},
+    {"price_per_gpu_hour", JV_NUM, false, 0, 1e4, NULL, true},
+    {"source", JV_STR, true, 0, 1000, NULL, false},
+    {"notes", JV_STR, false, 0, 4000, NULL, true},
+    /* Read-only fields a client may echo back from a GET. */
+    {"created_at", JV_STR, false, 0, 64, NULL, true},
+    {"updated_at", JV_STR, false, 0, 64, NULL, true},
 };
 
 /* Catalog names: lowercase slugs, the CHECK of migrations/0001. */
@@ -77,22 +77,21 @@ void h_gpus_list(struct app *app, const struct request *req,
 	res_json(res, 200, json_pack("{s:o}", "items", items));
 }
 
-void h_gpu_get(struct app *app, const struct request *req,
-	       struct response *res)
+void h_gpu_get(struct app *app, const struct request *req, struct response *res)
 {
 	struct store_err e;
 	json_t *gpu;
 
 	if (store_gpu_get(app->db, req->params[0], &gpu, &e) != STORE_OK) {
-		problem_store(res, &e, "no GPU by that name; GET /v1/gpus "
-				       "lists the catalog");
+		problem_store(res, &e,
+			      "no GPU by that name; GET /v1/gpus "
+			      "lists the catalog");
 		return;
 	}
 	res_json(res, 200, gpu);
 }
 
-void h_gpu_put(struct app *app, const struct request *req,
-	       struct response *res)
+void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 {
 	const char *name = req->params[0];
 	struct jv v = {.res = res};
@@ -114,8 +113,17 @@ void h_gpu_put(struct app *app, const struct request *req,
 	given = json_object_get(body, "name");
 	if (json_is_string(given) && strcmp(json_string_value(given), name))
 		jv_error(&v, "name", "must match the name in the path");
+	{
+		const json_t *w = json_object_get(body, "pcie_width");
+		long long wv = json_is_integer(w) ? json_integer_value(w) : 16;
+		if (wv != 1 && wv != 2 && wv != 4 && wv != 8 && wv != 16)
+			jv_error(&v, "pcie_width", "must be 1, 2, 4, 8 or 16");
+	}
 	if (problem_field_count(res) > 0)
 		goto out;
+	/* Timestamps are the server's; an echoed GET body may carry them. */
+	json_object_del(body, "created_at");
+	json_object_del(body, "updated_at");
 	if (store_gpu_put(app->db, name, body, &created, &stored, &e) !=
 	    STORE_OK) {
 		problem_store(res, &e, "gpu");
@@ -136,8 +144,7 @@ static void add_params(json_t *row, struct response *scratch)
 {
 	struct model_arch m;
 
-	if (arch_parse(json_object_get(row, "arch"), "arch.", &m, scratch) ==
-	    0)
+	if (arch_parse(json_object_get(row, "arch"), "arch.", &m, scratch) == 0)
 		json_object_set_new(row, "params", arch_params_json(&m));
 	else
 		json_object_set(row, "arch_errors",
@@ -157,7 +164,8 @@ void h_models_list(struct app *app, const struct request *req,
 		problem_store(res, &e, "models");
 		return;
 	}
-	json_array_foreach(items, i, row) {
+	json_array_foreach(items, i, row)
+	{
 		struct response scratch = {0};
 		add_params(row, &scratch);
 	}
@@ -172,8 +180,9 @@ void h_model_get(struct app *app, const struct request *req,
 	json_t *row;
 
 	if (store_model_get(app->db, req->params[0], &row, &e) != STORE_OK) {
-		problem_store(res, &e, "no model preset by that name; GET "
-				       "/v1/models lists them");
+		problem_store(res, &e,
+			      "no model preset by that name; GET "
+			      "/v1/models lists them");
 		return;
 	}
 	add_params(row, &scratch);

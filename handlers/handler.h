@@ -16,16 +16,16 @@
 #include "storage/migrate.h"
 
 #define REQ_MAX_PARAMS 4
-#define REQ_MAX_QUERY 16
+#define REQ_MAX_QUERY  16
 
 /* Process-wide state handlers read; owned by server/main.c. */
 struct app {
 	struct db_pool *db;
 	const struct migration_set *migrations;
 	const char *openapi_file; /* path of openapi.yaml served as is */
-	int auth_reads;           /* reads and sizing need a token too */
-	atomic_int draining;      /* set on SIGTERM: /readyz says 503 */
-	atomic_int ready;         /* migrations applied: /v1 may serve */
+	int auth_reads;		  /* reads and sizing need a token too */
+	atomic_int draining;	  /* set on SIGTERM: /readyz says 503 */
+	atomic_int ready;	  /* migrations applied: /v1 may serve */
 };
 
 struct kv {
@@ -40,11 +40,11 @@ struct request {
 	int nparams;
 	struct kv query[REQ_MAX_QUERY]; /* query string, decoded */
 	int nquery;
-	const char *accept;       /* Accept header or NULL */
-	const char *body;         /* request body (NUL-terminated) or NULL */
+	const char *accept; /* Accept header or NULL */
+	const char *body;   /* request body (NUL-terminated) or NULL */
 	size_t body_len;
-	const char *request_id;   /* for logs and problem bodies */
-	const char *token_name;   /* authenticated token's name, or NULL */
+	const char *request_id; /* for logs and problem bodies */
+	const char *token_name; /* authenticated token's name, or NULL */
 };
 
 /* Filled by a handler. Exactly one of json / text is set, unless status is
@@ -52,15 +52,15 @@ struct request {
  */
 struct response {
 	int status;
-	json_t *json;             /* body; problem+json when is_problem */
-	char *text;               /* pre-rendered body with content_type */
+	json_t *json;		  /* body; problem+json when is_problem */
+	char *text;		  /* pre-rendered body with content_type */
 	const char *content_type; /* static string, for text */
 	int is_problem;
-	char location[256];       /* Location header when non-empty */
-	char allow[64];           /* Allow header when non-empty */
-	int retry_after_s;        /* Retry-After when > 0 */
-	int www_authenticate;     /* add WWW-Authenticate: Bearer (401) */
-	char log_detail[256];     /* internal detail for the log, never sent */
+	char location[256];   /* Location header when non-empty */
+	char allow[64];	      /* Allow header when non-empty */
+	int retry_after_s;    /* Retry-After when > 0 */
+	int www_authenticate; /* add WWW-Authenticate: Bearer (401) */
+	char log_detail[256]; /* internal detail for the log, never sent */
 };
 
 typedef void (*handler_fn)(struct app *app, const struct request *req,

@@ -5,8 +5,7 @@
 #include "handlers/api.h"
 #include "handlers/problem.h"
 
-void h_healthz(struct app *app, const struct request *req,
-	       struct response *res)
+void h_healthz(struct app *app, const struct request *req, struct response *res)
 {
 	(void)app;
 	(void)req;
@@ -14,8 +13,7 @@ void h_healthz(struct app *app, const struct request *req,
 }
 
 /* Ready = not draining, database reachable, every migration applied. */
-void h_readyz(struct app *app, const struct request *req,
-	      struct response *res)
+void h_readyz(struct app *app, const struct request *req, struct response *res)
 {
 	struct store_err e;
 	int pending = -1;
@@ -44,8 +42,7 @@ void h_readyz(struct app *app, const struct request *req,
 			   "ok", "migrations", app->migrations->n));
 }
 
-void h_openapi(struct app *app, const struct request *req,
-	       struct response *res)
+void h_openapi(struct app *app, const struct request *req, struct response *res)
 {
 	FILE *f = fopen(app->openapi_file, "rb");
 	char *buf = NULL;

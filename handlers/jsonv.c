@@ -109,12 +109,14 @@ int jv_int(struct jv *v, const json_t *o, const char *key, bool required,
 		return rc;
 	if (json_is_integer(m)) {
 		x = json_integer_value(m);
-	} else if (json_is_real(m) && json_real_value(m) == floor(json_real_value(m)) &&
+	} else if (json_is_real(m) &&
+		   json_real_value(m) == floor(json_real_value(m)) &&
 		   fabs(json_real_value(m)) < 9.0e15) {
 		/* 1e12 is a whole number written as a real: accept it. */
 		x = (long long)json_real_value(m);
 	} else {
-		jv_error(v, key, "must be an integer in [%lld, %lld]", min, max);
+		jv_error(v, key, "must be an integer in [%lld, %lld]", min,
+			 max);
 		return -1;
 	}
 	if (x < min || x > max) {
@@ -178,8 +180,9 @@ int jv_str(struct jv *v, const json_t *o, const char *key, bool required,
 	}
 	if (json_string_length(m) == 0 || json_string_length(m) > max_len ||
 	    strlen(json_string_value(m)) != json_string_length(m)) {
-		jv_error(v, key, "must be a string of 1 to %zu characters "
-				 "without NUL",
+		jv_error(v, key,
+			 "must be a string of 1 to %zu characters "
+			 "without NUL",
 			 max_len);
 		return -1;
 	}
@@ -217,14 +220,14 @@ int jv_enum(struct jv *v, const json_t *o, const char *key, bool required,
 	return -1;
 }
 
-int jv_reject_unknown(struct jv *v, const json_t *o,
-		      const char *const *known)
+int jv_reject_unknown(struct jv *v, const json_t *o, const char *const *known)
 {
 	const char *key;
 	json_t *val;
 	int n = 0;
 
-	json_object_foreach((json_t *)o, key, val) {
+	json_object_foreach((json_t *)o, key, val)
+	{
 		int ok = 0;
 		(void)val;
 		for (int i = 0; known[i] && !ok; i++)
@@ -256,13 +259,21 @@ int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 		int ex;
 
 		known[i] = r->key;
-		if (m && json_is_null(m) && r->nullable)
+		if (m && json_is_null(m)) {
+			if (!r->nullable) {
+				jv_error(v, r->key, "must not be null%s",
+					 r->required ? ""
+						     : " (omit it for the "
+						       "default)");
+				errors++;
+			}
 			continue;
+		}
 		switch (r->kind) {
 		case JV_INT:
-			errors += jv_int(v, o, r->key, r->required,
-					 (long long)r->min, (long long)r->max,
-					 &ix) != 0;
+			errors +=
+			    jv_int(v, o, r->key, r->required, (long long)r->min,
+				   (long long)r->max, &ix) != 0;
 			break;
 		case JV_NUM:
 			errors += jv_num(v, o, r->key, r->required, r->min,
@@ -276,8 +287,8 @@ int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 					 (size_t)r->max, &sx) != 0;
 			break;
 		case JV_ENUM:
-			errors += jv_enum(v, o, r->key, r->required,
-					  r->choices, &ex) != 0;
+			errors += jv_enum(v, o, r->key, r->required, r->choices,
+					  &ex) != 0;
 			break;
 		}
 	}

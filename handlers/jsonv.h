@@ -38,11 +38,10 @@ int jv_enum(struct jv *v, const json_t *o, const char *key, bool required,
 /* Records an error for every member of o not in known (NULL-terminated),
  * catching typos such as "seqlen". Returns the number found.
  */
-int jv_reject_unknown(struct jv *v, const json_t *o,
-		      const char *const *known);
+int jv_reject_unknown(struct jv *v, const json_t *o, const char *const *known);
 /* Records an error for field key of this object. */
 void jv_error(struct jv *v, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Table-driven validation of a flat object: one rule per field. */
 enum jv_kind { JV_INT, JV_NUM, JV_BOOL, JV_STR, JV_ENUM };
@@ -50,9 +49,9 @@ struct jv_rule {
 	const char *key;
 	enum jv_kind kind;
 	bool required;
-	double min, max;             /* JV_INT / JV_NUM range; JV_STR max len */
-	const char *const *choices;  /* JV_ENUM */
-	bool nullable;               /* JSON null allowed (unknown value) */
+	double min, max;	    /* JV_INT / JV_NUM range; JV_STR max len */
+	const char *const *choices; /* JV_ENUM */
+	bool nullable;		    /* JSON null allowed (unknown value) */
 };
 /* Validates o against rules (n of them) and rejects unknown members;
  * returns the number of errors recorded.

@@ -27,8 +27,8 @@ void problem(struct response *res, int status, const char *slug,
 	res->is_problem = 1;
 }
 
-void problem_field(struct response *res, const char *field,
-		   const char *msg_fmt, ...)
+void problem_field(struct response *res, const char *field, const char *msg_fmt,
+		   ...)
 {
 	char msg[512];
 	va_list ap;
@@ -43,8 +43,8 @@ void problem_field(struct response *res, const char *field,
 		json_object_set_new(res->json, "errors", json_array());
 	}
 	errors = json_object_get(res->json, "errors");
-	json_array_append_new(errors, json_pack("{s:s, s:s}", "field", field,
-						"message", msg));
+	json_array_append_new(
+	    errors, json_pack("{s:s, s:s}", "field", field, "message", msg));
 	/* The detail names the first bad field, for humans reading curl. */
 	if (json_array_size(errors) == 1) {
 		char detail[600];
@@ -59,7 +59,8 @@ void problem_merge_fields(struct response *res, const struct response *inner,
 	const json_t *errs = json_object_get(inner->json, "errors"), *x;
 	size_t i;
 
-	json_array_foreach(errs, i, x) {
+	json_array_foreach(errs, i, x)
+	{
 		char field[256];
 		snprintf(field, sizeof(field), "%s%s", prefix,
 			 json_string_value(json_object_get(x, "field")));

@@ -13,14 +13,13 @@
 /* Replaces the response with a problem. slug names the type. */
 void problem(struct response *res, int status, const char *slug,
 	     const char *title, const char *detail_fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 
 /* Appends {field, message} to errors[]; starts a 400 validation problem
  * if the response is not one yet.
  */
-void problem_field(struct response *res, const char *field,
-		   const char *msg_fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void problem_field(struct response *res, const char *field, const char *msg_fmt,
+		   ...) __attribute__((format(printf, 3, 4)));
 
 /* Appends inner's field errors to res with prefix before each field
  * name (a nested body validated on its own).

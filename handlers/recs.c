@@ -53,8 +53,7 @@ void h_recs_list(struct app *app, const struct request *req,
 	res_json(res, 200, body);
 }
 
-void h_rec_get(struct app *app, const struct request *req,
-	       struct response *res)
+void h_rec_get(struct app *app, const struct request *req, struct response *res)
 {
 	struct store_err e;
 	char *text = NULL;

@@ -12,8 +12,7 @@
 #include "storage/catalog.h"
 #include "storage/recs.h"
 
-const char *const calib_mode_names[] = {"auto", "datasheet", "measured",
-					NULL};
+const char *const calib_mode_names[] = {"auto", "datasheet", "measured", NULL};
 
 json_t *sizing_real(double x, int digits)
 {
@@ -40,15 +39,15 @@ static void row_to_hw(const json_t *row, struct hw_spec *hw)
 		const char *key;
 		enum eng_dtype t;
 	} peaks[] = {
-		{"fp64_tflops", ENG_FP64}, {"fp32_tflops", ENG_FP32},
-		{"tf32_tflops", ENG_TF32}, {"fp16_tflops", ENG_FP16},
-		{"bf16_tflops", ENG_BF16}, {"fp8_tflops", ENG_FP8},
-		{"int8_tops", ENG_INT8},
+	    {"fp64_tflops", ENG_FP64}, {"fp32_tflops", ENG_FP32},
+	    {"tf32_tflops", ENG_TF32}, {"fp16_tflops", ENG_FP16},
+	    {"bf16_tflops", ENG_BF16}, {"fp8_tflops", ENG_FP8},
+	    {"int8_tops", ENG_INT8},
 	};
-	const char *link = json_string_value(json_object_get(row,
-							     "intra_node_link"));
-	const char *cc = json_string_value(json_object_get(row,
-							   "compute_capability"));
+	const char *link =
+	    json_string_value(json_object_get(row, "intra_node_link"));
+	const char *cc =
+	    json_string_value(json_object_get(row, "compute_capability"));
 
 	memset(hw, 0, sizeof(*hw));
 	snprintf(hw->name, sizeof(hw->name), "%s",
@@ -57,8 +56,8 @@ static void row_to_hw(const json_t *row, struct hw_spec *hw)
 	for (size_t i = 0; i < sizeof(peaks) / sizeof(peaks[0]); i++)
 		hw->peak_tflops[peaks[i].t] = num_or0(row, peaks[i].key);
 	hw->memory_bandwidth_gbps = num_or0(row, "memory_bandwidth_gbps");
-	hw->intra_node_link = !link			      ? HW_LINK_NONE
-			      : !strcmp(link, "nvlink")	      ? HW_LINK_NVLINK
+	hw->intra_node_link = !link			? HW_LINK_NONE
+			      : !strcmp(link, "nvlink") ? HW_LINK_NVLINK
 			      : !strcmp(link, "infinity_fabric") ? HW_LINK_XGMI
 								 : HW_LINK_PCIE;
 	hw->intra_node_gbps = num_or0(row, "intra_node_gbps");
@@ -91,10 +90,11 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 	*gpu_row = NULL;
 	if (store_gpu_get(app->db, name, &row, &e) != STORE_OK) {
 		if (e.status == STORE_NOT_FOUND)
-			problem_field(res, field,
-				      "unknown GPU \"%.64s\"; GET /v1/gpus lists "
-				      "the catalog",
-				      name);
+			problem_field(
+			    res, field,
+			    "unknown GPU \"%.64s\"; GET /v1/gpus lists "
+			    "the catalog",
+			    name);
 		else
 			problem_store(res, &e, "gpu");
 		return -1;
@@ -122,17 +122,17 @@ void sizing_engine_problem(struct response *res, const struct eng_error *err)
 	else
 		problem(res, 422, "infeasible", "No plan satisfies the request",
 			"%s: %s", field, err->message);
-	json_object_set_new(res->json, "errors",
-			    json_pack("[{s:s, s:s}]", "field", field,
-				      "message", err->message));
+	json_object_set_new(
+	    res->json, "errors",
+	    json_pack("[{s:s, s:s}]", "field", field, "message", err->message));
 }
 
 static json_t *rate_json(const struct hw_rate *r, const char *unit,
 			 const struct calib_info *ci)
 {
-	json_t *o = json_pack("{s:o, s:s, s:o}", "value",
-			      sizing_real(r->value, 4), "unit", unit,
-			      "datasheet", sizing_real(r->datasheet, 5));
+	json_t *o =
+	    json_pack("{s:o, s:s, s:o}", "value", sizing_real(r->value, 4),
+		      "unit", unit, "datasheet", sizing_real(r->datasheet, 5));
 	if (r->measured) {
 		json_object_set_new(o, "source", json_string("measured"));
 		json_object_set_new(o, "samples", json_integer(r->samples));
@@ -150,11 +150,11 @@ static json_t *rate_json(const struct hw_rate *r, const char *unit,
 json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 {
 	json_t *o = json_pack(
-		"{s:o, s:o, s:o, s:o}", "gemm_tflops",
-		rate_json(&b->gemm_tflops, "TFLOP/s", ci), "hbm_gbps",
-		rate_json(&b->hbm_gbps, "GB/s", ci), "intra_node_gbps",
-		rate_json(&b->intra_node_gbps, "GB/s", ci), "inter_node_gbps",
-		rate_json(&b->inter_node_gbps, "GB/s", ci));
+	    "{s:o, s:o, s:o, s:o}", "gemm_tflops",
+	    rate_json(&b->gemm_tflops, "TFLOP/s", ci), "hbm_gbps",
+	    rate_json(&b->hbm_gbps, "GB/s", ci), "intra_node_gbps",
+	    rate_json(&b->intra_node_gbps, "GB/s", ci), "inter_node_gbps",
+	    rate_json(&b->inter_node_gbps, "GB/s", ci));
 
 	json_object_set_new(o, "calibration",
 			    json_string(calib_mode_names[ci->mode]));
@@ -191,21 +191,21 @@ void sizing_persist(struct app *app, const struct request *req,
 		goto out;
 	}
 	struct rec_new rec = {
-		.id = id,
-		.kind = kind,
-		.model = model,
-		.gpu = gpu,
-		.request = req->body,
-		.response = text,
-		.summary = sum,
+	    .id = id,
+	    .kind = kind,
+	    .model = model,
+	    .gpu = gpu,
+	    .request = req->body,
+	    .response = text,
+	    .summary = sum,
 	};
 	if (store_rec_insert(app->db, &rec, &e) != STORE_OK) {
 		problem_store(res, &e, "recommendation");
 		goto out;
 	}
 	res_text(res, 201, "application/json", text, strlen(text));
-	snprintf(res->location, sizeof(res->location),
-		 "/v1/recommendations/%s", id);
+	snprintf(res->location, sizeof(res->location), "/v1/recommendations/%s",
+		 id);
 out:
 	free(text);
 	free(sum);
@@ -238,12 +238,14 @@ int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
 			 cap, min, max);
 		return -1;
 	}
-	json_array_foreach(arr, i, x) {
+	json_array_foreach(arr, i, x)
+	{
 		long long val;
-		if (!json_is_integer(x) || (val = json_integer_value(x)) < min ||
-		    val > max) {
-			jv_error(v, key, "values must be integers in [%ld, %ld]",
-				 min, max);
+		if (!json_is_integer(x) ||
+		    (val = json_integer_value(x)) < min || val > max) {
+			jv_error(v, key,
+				 "values must be integers in [%ld, %ld]", min,
+				 max);
 			return -1;
 		}
 		out[n++] = (int)val;

@@ -14,17 +14,17 @@
 
 /* Where hardware numbers come from (request "calibration"). */
 enum calib_mode {
-	CALIB_AUTO,      /* measured fleet medians where they exist */
+	CALIB_AUTO,	 /* measured fleet medians where they exist */
 	CALIB_DATASHEET, /* datasheet x default efficiency only */
-	CALIB_MEASURED,  /* measured or 422 */
+	CALIB_MEASURED,	 /* measured or 422 */
 };
 extern const char *const calib_mode_names[];
 
 /* What calibration found for one GPU type (for the basis block). */
 struct calib_info {
 	enum calib_mode mode;
-	int runs;         /* probe runs contributing */
-	int window_days;  /* how far back medians look */
+	int runs;	 /* probe runs contributing */
+	int window_days; /* how far back medians look */
 };
 
 /* Loads catalog GPU name into *hw (field error under field when unknown),
@@ -43,7 +43,8 @@ void sizing_engine_problem(struct response *res, const struct eng_error *err);
 /* The basis block: each hardware number, its value and where it came
  * from (datasheet x efficiency, or measured with sample counts).
  */
-json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci);
+json_t *sizing_basis_json(const struct hw_basis *b,
+			  const struct calib_info *ci);
 
 /* Stores response as a recommendation and answers 201 with Location and
  * the exact stored text. Adds "id", "kind" and "created_at" to response

@@ -49,7 +49,8 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 				      CMP_MAX_ENTRIES);
 			return -1;
 		}
-		json_array_foreach(g, i, x) {
+		json_array_foreach(g, i, x)
+		{
 			if (!json_is_string(x) || json_string_length(x) == 0 ||
 			    json_string_length(x) > 63) {
 				problem_field(res, "gpus",
@@ -72,8 +73,10 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 		problem_store(res, &e, "gpus");
 		return -1;
 	}
-	json_array_foreach(all, i, x) {
-		const char *name = json_string_value(json_object_get(x, "name"));
+	json_array_foreach(all, i, x)
+	{
+		const char *name =
+		    json_string_value(json_object_get(x, "name"));
 		if (*n < CMP_MAX_ENTRIES &&
 		    (json_is_number(json_object_get(x, "price_per_gpu_hour")) ||
 		     json_object_get(prices, name)))
@@ -102,7 +105,8 @@ static int check_prices(const json_t *prices, struct response *res)
 			      "GPU-hour");
 		return -1;
 	}
-	json_object_foreach((json_t *)prices, k, v) {
+	json_object_foreach((json_t *)prices, k, v)
+	{
 		if (!json_is_number(v) || json_number_value(v) < 0 ||
 		    json_number_value(v) > 1e4) {
 			char field[96];
@@ -152,7 +156,8 @@ static char *to_csv(const json_t *rows, const char *const *cols)
 	buf[0] = '\0';
 	for (int c = 0; cols[c]; c++)
 		csv_field(&buf, &len, &cap, cols[c], !cols[c + 1]);
-	json_array_foreach(rows, i, row) {
+	json_array_foreach(rows, i, row)
+	{
 		for (int c = 0; cols[c]; c++) {
 			const json_t *v = json_object_get(row, cols[c]);
 			char tmp[1200];
@@ -176,17 +181,49 @@ static char *to_csv(const json_t *rows, const char *const *cols)
 	return buf;
 }
 
-static const char *const training_cols[] = {
-	"gpu", "ok", "gpus", "nodes", "tp", "pp", "dp", "days", "gpu_hours",
-	"cost", "tokens_per_s", "mfu", "price_per_gpu_hour",
-	"speedup_vs_cheapest", "cost_vs_cheapest", "speedup_vs_fastest",
-	"cost_vs_fastest", "cheapest", "fastest", "verdict", "reason", NULL};
-static const char *const inference_cols[] = {
-	"gpu", "ok", "gpus", "tp", "replicas", "batch", "ttft_ms", "tpot_ms",
-	"total_output_tokens_per_s", "cost_per_hour",
-	"cost_per_million_output_tokens", "price_per_gpu_hour",
-	"speedup_vs_cheapest", "cost_vs_cheapest", "speedup_vs_fastest",
-	"cost_vs_fastest", "cheapest", "fastest", "verdict", "reason", NULL};
+static const char *const training_cols[] = {"gpu",
+					    "ok",
+					    "gpus",
+					    "nodes",
+					    "tp",
+					    "pp",
+					    "dp",
+					    "days",
+					    "gpu_hours",
+					    "cost",
+					    "tokens_per_s",
+					    "mfu",
+					    "price_per_gpu_hour",
+					    "speedup_vs_cheapest",
+					    "cost_vs_cheapest",
+					    "speedup_vs_fastest",
+					    "cost_vs_fastest",
+					    "cheapest",
+					    "fastest",
+					    "verdict",
+					    "reason",
+					    NULL};
+static const char *const inference_cols[] = {"gpu",
+					     "ok",
+					     "gpus",
+					     "tp",
+					     "replicas",
+					     "batch",
+					     "ttft_ms",
+					     "tpot_ms",
+					     "total_output_tokens_per_s",
+					     "cost_per_hour",
+					     "cost_per_million_output_tokens",
+					     "price_per_gpu_hour",
+					     "speedup_vs_cheapest",
+					     "cost_vs_cheapest",
+					     "speedup_vs_fastest",
+					     "cost_vs_fastest",
+					     "cheapest",
+					     "fastest",
+					     "verdict",
+					     "reason",
+					     NULL};
 
 void h_sizing_compare(struct app *app, const struct request *req,
 		      struct response *res)
@@ -229,20 +266,19 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	{
 		/* The job's field errors are named under its key. */
 		struct response inner = {0};
-		int rc = training ? training_parse(app, job, false, &trq,
-						   &model_name, &unused,
-						   &calib, &inner)
-				  : inference_parse(app, job, false, &irq,
-						    &model_name, &unused,
-						    &calib, &inner);
+		int rc =
+		    training
+			? training_parse(app, job, false, &trq, &model_name,
+					 &unused, &calib, &inner)
+			: inference_parse(app, job, false, &irq, &model_name,
+					  &unused, &calib, &inner);
 		if (rc != 0) {
 			if (!json_object_get(inner.json, "errors")) {
 				*res = inner; /* 503 and such, as is */
 				goto out;
 			}
-			problem_merge_fields(res, &inner,
-					     training ? "training."
-						      : "inference.");
+			problem_merge_fields(
+			    res, &inner, training ? "training." : "inference.");
 			res_release(&inner);
 			goto out;
 		}
@@ -303,9 +339,9 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				entries[i].time_s = p->tpot_ms / 1e3;
 				entries[i].gpus = p->gpus;
 				entries[i].cost =
-					p->cost_per_million_output_tokens;
+				    p->cost_per_million_output_tokens;
 				entries[i].throughput =
-					p->total_output_tokens_per_s;
+				    p->total_output_tokens_per_s;
 			}
 		}
 		entries[i].ok = o->ok;
@@ -313,12 +349,13 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			snprintf(o->reason, sizeof(o->reason), "%s%s%s",
 				 err.field, err.field[0] ? ": " : "",
 				 err.message);
-			snprintf(entries[i].reason, sizeof(entries[i].reason),
-				 "%s", o->reason);
+			/* The engine's copy is shorter; the row keeps all. */
+			memcpy(entries[i].reason, o->reason,
+			       sizeof(entries[i].reason) - 1);
+			entries[i].reason[sizeof(entries[i].reason) - 1] = '\0';
 		}
 	}
-	if (cmp_rank(entries, n,
-		     training ? CMP_TRAINING : CMP_INFERENCE, &cmp,
+	if (cmp_rank(entries, n, training ? CMP_TRAINING : CMP_INFERENCE, &cmp,
 		     &err) != 0) {
 		sizing_engine_problem(res, &err);
 		goto out;
@@ -327,10 +364,10 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	for (int i = 0; i < n; i++) {
 		const struct one *o = &runs[i];
 		const struct cmp_row *c = &cmp.rows[i];
-		json_t *row = json_pack("{s:s, s:b, s:o}", "gpu", o->gpu, "ok",
-					o->ok, "price_per_gpu_hour",
-					sizing_real(o->hw.price_per_gpu_hour,
-						    4));
+		json_t *row =
+		    json_pack("{s:s, s:b, s:o}", "gpu", o->gpu, "ok", o->ok,
+			      "price_per_gpu_hour",
+			      sizing_real(o->hw.price_per_gpu_hour, 4));
 		if (!o->ok) {
 			json_object_set_new(row, "reason",
 					    json_string(o->reason));
@@ -339,42 +376,38 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		}
 		if (training) {
 			const struct trn_plan *p = &o->r.trn.plans[0];
-			json_object_update_missing(
-				row,
-				json_pack("{s:I, s:I, s:i, s:i, s:i, s:o, s:o, "
-					  "s:o, s:o, s:o}",
-					  "gpus", (json_int_t)p->gpus, "nodes",
-					  (json_int_t)p->nodes, "tp",
-					  p->layout.tp, "pp", p->layout.pp,
-					  "dp", p->layout.dp, "days",
-					  sizing_real(p->days, 4), "gpu_hours",
-					  sizing_real(p->gpu_hours, 4), "cost",
-					  sizing_real(p->cost, 4),
-					  "tokens_per_s",
-					  sizing_real(p->tokens_per_s, 4),
-					  "mfu", sizing_real(p->mfu, 3)));
+			json_object_update_missing_new(
+			    row,
+			    json_pack("{s:I, s:I, s:i, s:i, s:i, s:o, s:o, "
+				      "s:o, s:o, s:o}",
+				      "gpus", (json_int_t)p->gpus, "nodes",
+				      (json_int_t)p->nodes, "tp", p->layout.tp,
+				      "pp", p->layout.pp, "dp", p->layout.dp,
+				      "days", sizing_real(p->days, 4),
+				      "gpu_hours", sizing_real(p->gpu_hours, 4),
+				      "cost", sizing_real(p->cost, 4),
+				      "tokens_per_s",
+				      sizing_real(p->tokens_per_s, 4), "mfu",
+				      sizing_real(p->mfu, 3)));
 		} else {
 			const struct inf_plan *p = &o->r.inf.plans[0];
-			json_object_update_missing(
-				row,
-				json_pack("{s:I, s:i, s:I, s:I, s:o, s:o, s:o, "
-					  "s:o, s:o}",
-					  "gpus", (json_int_t)p->gpus, "tp",
-					  p->tp, "replicas",
-					  (json_int_t)p->replicas, "batch",
-					  (json_int_t)p->batch, "ttft_ms",
-					  sizing_real(p->ttft_ms, 4),
-					  "tpot_ms", sizing_real(p->tpot_ms, 4),
-					  "total_output_tokens_per_s",
-					  sizing_real(
-						  p->total_output_tokens_per_s,
-						  4),
-					  "cost_per_hour",
-					  sizing_real(p->cost_per_hour, 4),
-					  "cost_per_million_output_tokens",
-					  sizing_real(
-						  p->cost_per_million_output_tokens,
-						  4)));
+			json_object_update_missing_new(
+			    row,
+			    json_pack(
+				"{s:I, s:i, s:I, s:I, s:o, s:o, s:o, "
+				"s:o, s:o}",
+				"gpus", (json_int_t)p->gpus, "tp", p->tp,
+				"replicas", (json_int_t)p->replicas, "batch",
+				(json_int_t)p->batch, "ttft_ms",
+				sizing_real(p->ttft_ms, 4), "tpot_ms",
+				sizing_real(p->tpot_ms, 4),
+				"total_output_tokens_per_s",
+				sizing_real(p->total_output_tokens_per_s, 4),
+				"cost_per_hour",
+				sizing_real(p->cost_per_hour, 4),
+				"cost_per_million_output_tokens",
+				sizing_real(p->cost_per_million_output_tokens,
+					    4)));
 		}
 		json_object_set_new(row, "speedup_vs_cheapest",
 				    sizing_real(c->speedup_vs_cheapest, 3));
@@ -387,9 +420,10 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		json_object_set_new(row, "cheapest", json_boolean(c->cheapest));
 		json_object_set_new(row, "fastest", json_boolean(c->fastest));
 		json_object_set_new(row, "verdict", json_string(c->verdict));
-		json_object_set_new(row, "basis", json_string(
-			o->ci.runs > 0 ? "measured fleet medians"
-				       : "datasheet×efficiency"));
+		json_object_set_new(row, "basis",
+				    json_string(o->ci.runs > 0
+						    ? "measured fleet medians"
+						    : "datasheet×efficiency"));
 		json_array_append_new(rows, row);
 	}
 	{
@@ -405,17 +439,18 @@ void h_sizing_compare(struct app *app, const struct request *req,
 						sizeof(gpus_csv) - off, "%s%s",
 						i ? "," : "", names[i]);
 		summary = json_pack(
-			"{s:s, s:s, s:s}", "kind",
-			training ? "training" : "inference", "cheapest",
-			cmp.cheapest >= 0 ? names[cmp.cheapest] : "",
-			"fastest", cmp.fastest >= 0 ? names[cmp.fastest] : "");
-		answer = json_pack("{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
-				   training ? "training" : "inference", "model",
-				   "name", model_name, "verdict", cmp.summary,
-				   "rows", rows, "time_basis",
-				   training ? "days = wall time of the whole job"
-					    : "tpot_ms = time per output token "
-					      "of the best plan");
+		    "{s:s, s:s, s:s}", "kind",
+		    training ? "training" : "inference", "cheapest",
+		    cmp.cheapest >= 0 ? names[cmp.cheapest] : "", "fastest",
+		    cmp.fastest >= 0 ? names[cmp.fastest] : "");
+		answer =
+		    json_pack("{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
+			      training ? "training" : "inference", "model",
+			      "name", model_name, "verdict", cmp.summary,
+			      "rows", rows, "time_basis",
+			      training ? "days = wall time of the whole job"
+				       : "tpot_ms = time per output token "
+					 "of the best plan");
 		sizing_persist(app, req, "compare", model_name, gpus_csv,
 			       answer, summary, res);
 		if (want_csv && res->status == 201) {

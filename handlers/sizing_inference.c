@@ -11,31 +11,44 @@
 #include "handlers/sizing_parse.h"
 
 static const char *const top_keys[] = {
-	"model",	"weight_precision",   "kv_cache_precision",
-	"prompt_tokens", "output_tokens",     "requests_per_s",
-	"concurrent_sequences", "output_tokens_per_s", "ttft_ms",
-	"tpot_ms",	"gpu",		      "gpus_per_node",
-	"tp",		"max_gpus",	      "price_per_gpu_hour",
-	"memory_utilization", "max_batch",    "top",
-	"calibration",	NULL,
+    "model",
+    "weight_precision",
+    "kv_cache_precision",
+    "prompt_tokens",
+    "output_tokens",
+    "requests_per_s",
+    "concurrent_sequences",
+    "output_tokens_per_s",
+    "ttft_ms",
+    "tpot_ms",
+    "gpu",
+    "gpus_per_node",
+    "tp",
+    "max_gpus",
+    "price_per_gpu_hour",
+    "memory_utilization",
+    "max_batch",
+    "top",
+    "calibration",
+    NULL,
 };
 static const char *const weight_precisions[] = {"fp32", "bf16", "fp16", "fp8",
 						"int8", "int4", NULL};
 static const enum eng_dtype weight_types[] = {ENG_FP32, ENG_BF16, ENG_FP16,
 					      ENG_FP8,	ENG_INT8, ENG_INT4};
-static const char *const kv_precisions[] = {"fp32", "bf16", "fp16", "fp8",
-					    "int8", NULL};
-static const enum eng_dtype kv_types[] = {ENG_FP32, ENG_BF16, ENG_FP16,
-					  ENG_FP8, ENG_INT8};
+static const char *const kv_precisions[] = {"fp32", "bf16", "fp16",
+					    "fp8",  "int8", NULL};
+static const enum eng_dtype kv_types[] = {ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8,
+					  ENG_INT8};
 /* The three ways to state load; at most one. */
 static const struct {
 	const char *key;
 	enum inf_load_kind kind;
 	double max;
 } loads[] = {
-	{"requests_per_s", INF_LOAD_REQUESTS_PER_S, 1e7},
-	{"concurrent_sequences", INF_LOAD_CONCURRENT_SEQUENCES, 1e8},
-	{"output_tokens_per_s", INF_LOAD_OUTPUT_TOKENS_PER_S, 1e10},
+    {"requests_per_s", INF_LOAD_REQUESTS_PER_S, 1e7},
+    {"concurrent_sequences", INF_LOAD_CONCURRENT_SEQUENCES, 1e8},
+    {"output_tokens_per_s", INF_LOAD_OUTPUT_TOKENS_PER_S, 1e10},
 };
 
 int inference_parse(struct app *app, const json_t *b, bool gpu_required,
@@ -62,7 +75,7 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		rq->weight_precision = weight_types[e];
 	e = -1;
 	if (jv_enum(&v, b, "kv_cache_precision", false, kv_precisions, &e) ==
-		    0 &&
+		0 &&
 	    e >= 0)
 		rq->kv_precision = kv_types[e];
 	if (jv_int(&v, b, "prompt_tokens", true, 1, 1 << 24, &x) == 0)
@@ -118,16 +131,17 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (gpu_required)
 		jv_str(&v, b, "gpu", true, 64, gpu_name);
 	else if (json_object_get(b, "gpu"))
-		jv_error(&v, "gpu", "compare sizes the job on the GPU types "
-				    "listed in the top-level \"gpus\"");
+		jv_error(&v, "gpu",
+			 "compare sizes the job on the GPU types "
+			 "listed in the top-level \"gpus\"");
 	return problem_field_count(res) > 0 ? -1 : 0;
 }
 
 int inference_check_gpu(const struct inf_request *rq, const char *field,
 			struct response *res)
 {
-	int gpn = rq->gpus_per_node ? rq->gpus_per_node
-				    : rq->gpu.max_gpus_per_node;
+	int gpn =
+	    rq->gpus_per_node ? rq->gpus_per_node : rq->gpu.max_gpus_per_node;
 
 	if (rq->tp > gpn) {
 		problem_field(res, field,
@@ -142,26 +156,25 @@ int inference_check_gpu(const struct inf_request *rq, const char *field,
 static json_t *plan_json(const struct inf_plan *p)
 {
 	json_t *o = json_pack(
-		"{s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}", "tp",
-		p->tp, "pp", p->pp, "batch", (json_int_t)p->batch, "ttft_ms",
-		sizing_real(p->ttft_ms, 4), "tpot_ms",
-		sizing_real(p->tpot_ms, 4), "output_tokens_per_s",
-		sizing_real(p->output_tokens_per_s, 4),
-		"total_output_tokens_per_s",
-		sizing_real(p->total_output_tokens_per_s, 4), "replicas",
-		(json_int_t)p->replicas, "gpus", (json_int_t)p->gpus,
-		"cost_per_hour", sizing_real(p->cost_per_hour, 4),
-		"cost_per_million_output_tokens",
-		sizing_real(p->cost_per_million_output_tokens, 4));
+	    "{s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}", "tp",
+	    p->tp, "pp", p->pp, "batch", (json_int_t)p->batch, "ttft_ms",
+	    sizing_real(p->ttft_ms, 4), "tpot_ms", sizing_real(p->tpot_ms, 4),
+	    "output_tokens_per_s", sizing_real(p->output_tokens_per_s, 4),
+	    "total_output_tokens_per_s",
+	    sizing_real(p->total_output_tokens_per_s, 4), "replicas",
+	    (json_int_t)p->replicas, "gpus", (json_int_t)p->gpus,
+	    "cost_per_hour", sizing_real(p->cost_per_hour, 4),
+	    "cost_per_million_output_tokens",
+	    sizing_real(p->cost_per_million_output_tokens, 4));
 
 	json_object_set_new(
-		o, "memory_gib",
-		json_pack("{s:o, s:o, s:o, s:o, s:o}", "weights",
-			  sizing_real(p->weights_gib, 4), "kv_cache",
-			  sizing_real(p->kv_cache_gib, 4), "workspace",
-			  sizing_real(p->workspace_gib, 4), "total",
-			  sizing_real(p->total_gib, 4), "usable",
-			  sizing_real(p->usable_gib, 4)));
+	    o, "memory_gib",
+	    json_pack("{s:o, s:o, s:o, s:o, s:o}", "weights",
+		      sizing_real(p->weights_gib, 4), "kv_cache",
+		      sizing_real(p->kv_cache_gib, 4), "workspace",
+		      sizing_real(p->workspace_gib, 4), "total",
+		      sizing_real(p->total_gib, 4), "usable",
+		      sizing_real(p->usable_gib, 4)));
 	json_object_set_new(o, "max_batch_fit", json_integer(p->max_batch_fit));
 	json_object_set_new(o, "mbu", sizing_real(p->mbu, 3));
 	json_object_set_new(o, "binding",
@@ -177,21 +190,20 @@ static json_t *tradeoff(const struct inf_plan *best, const struct inf_plan *p)
 {
 	char s[320];
 
-	snprintf(s, sizeof(s),
-		 "TP %d x %ld replica%s vs TP %d x %ld: %.2fx the throughput "
-		 "per GPU, tpot %.1f vs %.1f ms, ttft %.0f vs %.0f ms, $%.2f "
-		 "vs $%.2f per million output tokens",
-		 p->tp, p->replicas, p->replicas == 1 ? "" : "s", best->tp,
-		 best->replicas,
-		 best->total_output_tokens_per_s > 0 && p->gpus > 0 &&
-				 best->gpus > 0
-			 ? (p->total_output_tokens_per_s / (double)p->gpus) /
-				   (best->total_output_tokens_per_s /
-				    (double)best->gpus)
-			 : 0.0,
-		 p->tpot_ms, best->tpot_ms, p->ttft_ms, best->ttft_ms,
-		 p->cost_per_million_output_tokens,
-		 best->cost_per_million_output_tokens);
+	snprintf(
+	    s, sizeof(s),
+	    "TP %d x %ld replica%s vs TP %d x %ld: %.2fx the throughput "
+	    "per GPU, tpot %.1f vs %.1f ms, ttft %.0f vs %.0f ms, $%.2f "
+	    "vs $%.2f per million output tokens",
+	    p->tp, p->replicas, p->replicas == 1 ? "" : "s", best->tp,
+	    best->replicas,
+	    best->total_output_tokens_per_s > 0 && p->gpus > 0 && best->gpus > 0
+		? (p->total_output_tokens_per_s / (double)p->gpus) /
+		      (best->total_output_tokens_per_s / (double)best->gpus)
+		: 0.0,
+	    p->tpot_ms, best->tpot_ms, p->ttft_ms, best->ttft_ms,
+	    p->cost_per_million_output_tokens,
+	    best->cost_per_million_output_tokens);
 	return json_string(s);
 }
 
@@ -205,31 +217,33 @@ json_t *inference_result_json(const struct inf_request *rq,
 	for (int i = 0; i < r->n_plans; i++) {
 		json_t *p = plan_json(&r->plans[i]);
 		if (i > 0)
-			json_object_set_new(p, "tradeoff",
-					    tradeoff(&r->plans[0],
-						     &r->plans[i]));
+			json_object_set_new(
+			    p, "tradeoff",
+			    tradeoff(&r->plans[0], &r->plans[i]));
 		json_array_append_new(plans, p);
 	}
 	for (int i = 0; i < r->n_warnings; i++)
 		json_array_append_new(warnings, json_string(r->warnings[i]));
-	json_t *model = json_pack("{s:s, s:{s:o, s:o}}", "name", model_name,
-				  "params", "total",
-				  sizing_real(r->params.total, 6), "active",
-				  sizing_real(r->params.active, 6));
+	json_t *model =
+	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
+		      "total", sizing_real(r->params.total, 6), "active",
+		      sizing_real(r->params.active, 6));
+	/* Byte counts are exact integers (SIZING.md 7.8 pins them). */
 	json_t *mem = json_pack(
-		"{s:o, s:o, s:o, s:o, s:i}", "weights_bytes",
-		sizing_real(r->weights_bytes, 6), "weights_gib",
-		sizing_real(r->weights_bytes / 1073741824.0, 5),
-		"kv_cache_bytes_per_token", sizing_real(r->kv_bytes_per_token, 6),
-		"kv_cache_bytes_per_sequence",
-		sizing_real(r->kv_bytes_per_sequence, 6), "min_tp", r->min_tp);
+	    "{s:I, s:o, s:I, s:I, s:i}", "weights_bytes",
+	    (json_int_t)(r->weights_bytes + 0.5), "weights_gib",
+	    sizing_real(r->weights_bytes / 1073741824.0, 5),
+	    "kv_cache_bytes_per_token",
+	    (json_int_t)(r->kv_bytes_per_token + 0.5),
+	    "kv_cache_bytes_per_sequence",
+	    (json_int_t)(r->kv_bytes_per_sequence + 0.5), "min_tp", r->min_tp);
 	json_t *assumptions = json_pack(
-		"{s:s, s:f, s:s, s:s}", "weight_precision",
-		eng_dtype_name(rq->weight_precision), "memory_utilization",
-		rq->memory_utilization, "load",
-		inf_load_kind_name(rq->load_kind), "batching",
-		"continuous batching at steady state: every sequence in flight "
-		"decodes each step; prefill of new requests shares the GPU");
+	    "{s:s, s:f, s:s, s:s}", "weight_precision",
+	    eng_dtype_name(rq->weight_precision), "memory_utilization",
+	    rq->memory_utilization, "load", inf_load_kind_name(rq->load_kind),
+	    "batching",
+	    "continuous batching at steady state: every sequence in flight "
+	    "decodes each step; prefill of new requests shares the GPU");
 	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "model", model,
 			 "gpu", gpu_name, "memory", mem, "plans", plans,
 			 "warnings", warnings, "basis",
@@ -253,8 +267,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 		return;
 	if (inference_parse(app, body, true, &rq, &model_name, &gpu_name,
 			    &calib, res) != 0 ||
-	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci,
-			    &gpu_row, res) != 0 ||
+	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci, &gpu_row,
+			    res) != 0 ||
 	    inference_check_gpu(&rq, "tp", res) != 0)
 		goto out;
 	r = calloc(1, sizeof(*r));
@@ -270,17 +284,17 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	{
 		const struct inf_plan *p = &r->plans[0];
 		json_t *summary = json_pack(
-			"{s:i, s:I, s:I, s:o, s:o, s:o}", "tp", p->tp,
-			"replicas", (json_int_t)p->replicas, "gpus",
-			(json_int_t)p->gpus, "tpot_ms",
-			sizing_real(p->tpot_ms, 4), "total_output_tokens_per_s",
-			sizing_real(p->total_output_tokens_per_s, 4),
-			"cost_per_million_output_tokens",
-			sizing_real(p->cost_per_million_output_tokens, 4));
-		sizing_persist(app, req, "inference", model_name, gpu_name,
-			       inference_result_json(&rq, r, model_name,
-						     gpu_name, &ci),
-			       summary, res);
+		    "{s:i, s:I, s:I, s:o, s:o, s:o}", "tp", p->tp, "replicas",
+		    (json_int_t)p->replicas, "gpus", (json_int_t)p->gpus,
+		    "tpot_ms", sizing_real(p->tpot_ms, 4),
+		    "total_output_tokens_per_s",
+		    sizing_real(p->total_output_tokens_per_s, 4),
+		    "cost_per_million_output_tokens",
+		    sizing_real(p->cost_per_million_output_tokens, 4));
+		sizing_persist(
+		    app, req, "inference", model_name, gpu_name,
+		    inference_result_json(&rq, r, model_name, gpu_name, &ci),
+		    summary, res);
 	}
 out:
 	free(r);

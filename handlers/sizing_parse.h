@@ -22,9 +22,8 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 		   const char **gpu_name, enum calib_mode *calib,
 		   struct response *res);
 json_t *training_result_json(const struct trn_request *rq,
-			     const struct trn_result *r,
-			     const char *model_name, const char *gpu_name,
-			     const struct calib_info *ci);
+			     const struct trn_result *r, const char *model_name,
+			     const char *gpu_name, const struct calib_info *ci);
 
 int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		    struct inf_request *rq, const char **model_name,

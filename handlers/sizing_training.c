@@ -12,23 +12,46 @@
 #include "handlers/sizing_parse.h"
 
 static const char *const top_keys[] = {
-	"model",	      "seq_len",	"train_tokens",
-	"global_batch_size",  "global_batch_tokens", "precision",
-	"optimizer",	      "gradient_precision", "method",
-	"lora_rank",	      "gpu",		"gpus_per_node",
-	"gpus",		      "max_gpus",	"deadline_days",
-	"price_per_gpu_hour", "inter_node_gbps",	"strategies",
-	"top",		      "objective",	"calibration",
-	NULL,
+    "model",
+    "seq_len",
+    "train_tokens",
+    "global_batch_size",
+    "global_batch_tokens",
+    "precision",
+    "optimizer",
+    "gradient_precision",
+    "method",
+    "lora_rank",
+    "gpu",
+    "gpus_per_node",
+    "gpus",
+    "max_gpus",
+    "deadline_days",
+    "price_per_gpu_hour",
+    "inter_node_gbps",
+    "strategies",
+    "top",
+    "objective",
+    "calibration",
+    NULL,
 };
 static const char *const strategy_keys[] = {
-	"tp",		    "pp",	      "dp",	     "ep",
-	"cp",		    "vp",	      "zero",	     "recompute",
-	"sequence_parallel", "flash_attention", "micro_batch", "offload",
-	NULL,
+    "tp",
+    "pp",
+    "dp",
+    "ep",
+    "cp",
+    "vp",
+    "zero",
+    "recompute",
+    "sequence_parallel",
+    "flash_attention",
+    "micro_batch",
+    "offload",
+    NULL,
 };
-static const char *const precisions[] = {"fp32", "tf32", "fp16", "bf16",
-					 "fp8", NULL};
+static const char *const precisions[] = {"fp32", "tf32", "fp16",
+					 "bf16", "fp8",	 NULL};
 static const enum eng_dtype precision_types[] = {ENG_FP32, ENG_TF32, ENG_FP16,
 						 ENG_BF16, ENG_FP8};
 static const char *const grad_precisions[] = {"bf16", "fp32", NULL};
@@ -37,8 +60,8 @@ static const char *const optimizers[] = {"adamw", "adamw_8bit", "sgd",
 static const char *const methods[] = {"full", "lora", "qlora", NULL};
 static const char *const objectives[] = {"time", "cost", "gpus", NULL};
 static const char *const recomputes[] = {"none", "selective", "full", NULL};
-static const char *const offloads[] = {"none", "optimizer",
-				       "optimizer+weights", NULL};
+static const char *const offloads[] = {"none", "optimizer", "optimizer+weights",
+				       NULL};
 
 /* Integer allowed-value lists: name, range, where it goes. */
 static const struct {
@@ -46,14 +69,14 @@ static const struct {
 	long min, max;
 	size_t offset;
 } int_lists[] = {
-	{"tp", 1, 1024, offsetof(struct trn_strategies, tp)},
-	{"pp", 1, 1024, offsetof(struct trn_strategies, pp)},
-	{"dp", 1, 1 << 20, offsetof(struct trn_strategies, dp)},
-	{"ep", 1, 1024, offsetof(struct trn_strategies, ep)},
-	{"cp", 1, 1024, offsetof(struct trn_strategies, cp)},
-	{"vp", 1, 64, offsetof(struct trn_strategies, vp)},
-	{"zero", 0, 3, offsetof(struct trn_strategies, zero)},
-	{"micro_batch", 1, 65536, offsetof(struct trn_strategies, micro_batch)},
+    {"tp", 1, 1024, offsetof(struct trn_strategies, tp)},
+    {"pp", 1, 1024, offsetof(struct trn_strategies, pp)},
+    {"dp", 1, 1 << 20, offsetof(struct trn_strategies, dp)},
+    {"ep", 1, 1024, offsetof(struct trn_strategies, ep)},
+    {"cp", 1, 1024, offsetof(struct trn_strategies, cp)},
+    {"vp", 1, 64, offsetof(struct trn_strategies, vp)},
+    {"zero", 0, 3, offsetof(struct trn_strategies, zero)},
+    {"micro_batch", 1, 65536, offsetof(struct trn_strategies, micro_batch)},
 };
 
 /* A list of strings from choices, or booleans, into c. */
@@ -74,7 +97,8 @@ static void enum_list(struct jv *v, const json_t *o, const char *key,
 		jv_error(v, key, "must be a non-empty list of allowed values");
 		goto out;
 	}
-	json_array_foreach(arr, i, x) {
+	json_array_foreach(arr, i, x)
+	{
 		int found = -1;
 		if (!choices && json_is_boolean(x))
 			found = json_is_true(x);
@@ -83,15 +107,15 @@ static void enum_list(struct jv *v, const json_t *o, const char *key,
 				found = k;
 		if (found < 0) {
 			if (choices)
-				jv_error(v, key,
-					 "values must be among: %s%s%s%s%s",
-					 choices[0], choices[1] ? ", " : "",
-					 choices[1] ? choices[1] : "",
-					 choices[1] && choices[2] ? ", " : "",
-					 choices[1] && choices[2] ? choices[2]
-								  : "");
+				jv_error(
+				    v, key, "values must be among: %s%s%s%s%s",
+				    choices[0], choices[1] ? ", " : "",
+				    choices[1] ? choices[1] : "",
+				    choices[1] && choices[2] ? ", " : "",
+				    choices[1] && choices[2] ? choices[2] : "");
 			else
-				jv_error(v, key, "values must be true or false");
+				jv_error(v, key,
+					 "values must be true or false");
 			goto out;
 		}
 		c->v[c->n++] = found;
@@ -115,10 +139,10 @@ static void parse_strategies(const json_t *s, struct trn_strategies *st,
 	jv_reject_unknown(&v, s, strategy_keys);
 	for (size_t i = 0; i < sizeof(int_lists) / sizeof(int_lists[0]); i++) {
 		struct trn_choices *c =
-			(struct trn_choices *)((char *)st + int_lists[i].offset);
-		int n = sizing_int_list(&v, s, int_lists[i].key,
-					int_lists[i].min, int_lists[i].max,
-					c->v, TRN_MAX_CHOICES);
+		    (struct trn_choices *)((char *)st + int_lists[i].offset);
+		int n =
+		    sizing_int_list(&v, s, int_lists[i].key, int_lists[i].min,
+				    int_lists[i].max, c->v, TRN_MAX_CHOICES);
 		c->n = n > 0 ? n : 0;
 	}
 	enum_list(&v, s, "recompute", recomputes, &st->recompute);
@@ -149,8 +173,9 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	json_decref(arch);
 	if (jv_int(&v, b, "seq_len", true, 1, 1 << 22, &x) == 0 && x)
 		rq->seq_len = (long)x;
+	d = 0;
 	if (jv_num(&v, b, "train_tokens", false, 0, 1e18, &d) == 0)
-		rq->train_tokens = json_object_get(b, "train_tokens") ? d : 0;
+		rq->train_tokens = d;
 	if (json_object_get(b, "global_batch_size") &&
 	    json_object_get(b, "global_batch_tokens"))
 		jv_error(&v, "global_batch_tokens",
@@ -214,8 +239,9 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (gpu_required)
 		jv_str(&v, b, "gpu", true, 64, gpu_name);
 	else if (json_object_get(b, "gpu"))
-		jv_error(&v, "gpu", "compare sizes the job on the GPU types "
-				    "listed in the top-level \"gpus\"");
+		jv_error(&v, "gpu",
+			 "compare sizes the job on the GPU types "
+			 "listed in the top-level \"gpus\"");
 	return problem_field_count(res) > 0 ? -1 : 0;
 }
 
@@ -223,14 +249,14 @@ static json_t *plan_json(const struct trn_plan *p)
 {
 	const struct trn_layout *l = &p->layout;
 	json_t *o = json_pack(
-		"{s:I, s:I, s:i, s:i, s:i, s:i, s:s, s:b, s:b, s:i, s:I, s:I}",
-		"gpus", (json_int_t)p->gpus, "nodes", (json_int_t)p->nodes,
-		"tp", l->tp, "pp", l->pp, "dp", l->dp, "zero", l->zero,
-		"recompute", eng_recompute_name(l->recompute),
-		"sequence_parallel", l->sequence_parallel, "flash_attention",
-		l->flash_attention, "micro_batch", l->micro_batch, "grad_accum",
-		(json_int_t)p->grad_accum, "global_batch_size",
-		(json_int_t)p->global_batch_size);
+	    "{s:I, s:I, s:i, s:i, s:i, s:i, s:s, s:b, s:b, s:i, s:I, s:I}",
+	    "gpus", (json_int_t)p->gpus, "nodes", (json_int_t)p->nodes, "tp",
+	    l->tp, "pp", l->pp, "dp", l->dp, "zero", l->zero, "recompute",
+	    eng_recompute_name(l->recompute), "sequence_parallel",
+	    l->sequence_parallel, "flash_attention", l->flash_attention,
+	    "micro_batch", l->micro_batch, "grad_accum",
+	    (json_int_t)p->grad_accum, "global_batch_size",
+	    (json_int_t)p->global_batch_size);
 
 	if (l->ep > 1)
 		json_object_set_new(o, "ep", json_integer(l->ep));
@@ -245,26 +271,26 @@ static json_t *plan_json(const struct trn_plan *p)
 		json_object_set_new(o, "layers_per_stage_max",
 				    json_integer(p->layers_per_stage_max));
 	}
-	json_t *mem = json_pack(
-		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "weights",
-		sizing_real(p->memory.weights_gib, 4), "gradients",
-		sizing_real(p->memory.gradients_gib, 4), "optimizer",
-		sizing_real(p->memory.optimizer_gib, 4), "activations",
-		sizing_real(p->memory.activations_gib, 4), "overhead",
-		sizing_real(p->memory.overhead_gib, 4), "total",
-		sizing_real(p->memory.total_gib, 4), "capacity",
-		sizing_real(p->memory.capacity_gib, 4));
+	json_t *mem =
+	    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "weights",
+		      sizing_real(p->memory.weights_gib, 4), "gradients",
+		      sizing_real(p->memory.gradients_gib, 4), "optimizer",
+		      sizing_real(p->memory.optimizer_gib, 4), "activations",
+		      sizing_real(p->memory.activations_gib, 4), "overhead",
+		      sizing_real(p->memory.overhead_gib, 4), "total",
+		      sizing_real(p->memory.total_gib, 4), "capacity",
+		      sizing_real(p->memory.capacity_gib, 4));
 	if (l->offload != TRN_OFFLOAD_NONE)
 		json_object_set_new(mem, "host",
 				    sizing_real(p->memory.host_gib, 4));
 	json_object_set_new(o, "memory_gib", mem);
-	json_t *t = json_pack("{s:o, s:o, s:o, s:o, s:o}", "compute",
-			      sizing_real(p->time.compute_s, 4), "tp_comm",
-			      sizing_real(p->time.tp_comm_s, 4), "pp_bubble",
-			      sizing_real(p->time.pp_bubble_s, 4),
-			      "dp_comm_exposed",
-			      sizing_real(p->time.dp_comm_exposed_s, 4), "step",
-			      sizing_real(p->time.step_s, 4));
+	json_t *t =
+	    json_pack("{s:o, s:o, s:o, s:o, s:o}", "compute",
+		      sizing_real(p->time.compute_s, 4), "tp_comm",
+		      sizing_real(p->time.tp_comm_s, 4), "pp_bubble",
+		      sizing_real(p->time.pp_bubble_s, 4), "dp_comm_exposed",
+		      sizing_real(p->time.dp_comm_exposed_s, 4), "step",
+		      sizing_real(p->time.step_s, 4));
 	if (p->time.pp_p2p_s > 0)
 		json_object_set_new(t, "pp_p2p",
 				    sizing_real(p->time.pp_p2p_s, 4));
@@ -286,7 +312,8 @@ static json_t *plan_json(const struct trn_plan *p)
 	json_object_set_new(o, "days", sizing_real(p->days, 4));
 	json_object_set_new(o, "gpu_hours", sizing_real(p->gpu_hours, 4));
 	json_object_set_new(o, "cost", sizing_real(p->cost, 4));
-	json_object_set_new(o, "meets_deadline", json_boolean(p->meets_deadline));
+	json_object_set_new(o, "meets_deadline",
+			    json_boolean(p->meets_deadline));
 	json_object_set_new(o, "binding",
 			    json_string(eng_binding_name(p->binding)));
 	return o;
@@ -294,8 +321,8 @@ static json_t *plan_json(const struct trn_plan *p)
 
 /* The engine result as the API's JSON (without id/kind/created_at). */
 json_t *training_result_json(const struct trn_request *rq,
-			   const struct trn_result *r, const char *model_name,
-			   const char *gpu_name, const struct calib_info *ci)
+			     const struct trn_result *r, const char *model_name,
+			     const char *gpu_name, const struct calib_info *ci)
 {
 	json_t *plans = json_array(), *warnings = json_array();
 
@@ -303,33 +330,33 @@ json_t *training_result_json(const struct trn_request *rq,
 		json_array_append_new(plans, plan_json(&r->plans[i]));
 	for (int i = 0; i < r->n_warnings; i++)
 		json_array_append_new(warnings, json_string(r->warnings[i]));
-	json_t *model = json_pack(
-		"{s:s, s:{s:o, s:o}}", "name", model_name, "params", "total",
-		sizing_real(r->params.total, 6), "active",
-		sizing_real(r->params.active, 6));
+	json_t *model =
+	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
+		      "total", sizing_real(r->params.total, 6), "active",
+		      sizing_real(r->params.active, 6));
 	json_t *flops = json_pack(
-		"{s:o, s:o, s:o, s:o, s:s}", "model_per_token",
-		sizing_real(r->model_flops_per_token, 5), "model_total",
-		sizing_real(r->model_flops_total, 5), "hardware_per_token",
-		sizing_real(r->hardware_flops_per_token, 5), "hardware_total",
-		sizing_real(r->hardware_flops_total, 5), "convention",
-		"model = 6·N_active + 12·L·h·s per token (attention without "
-		"causal halving; PaLM/Megatron MFU accounting); hardware adds "
-		"recomputation of the best plan");
+	    "{s:o, s:o, s:o, s:o, s:s}", "model_per_token",
+	    sizing_real(r->model_flops_per_token, 5), "model_total",
+	    sizing_real(r->model_flops_total, 5), "hardware_per_token",
+	    sizing_real(r->hardware_flops_per_token, 5), "hardware_total",
+	    sizing_real(r->hardware_flops_total, 5), "convention",
+	    "model = 6·N_active + 12·L·h·s per token (attention without "
+	    "causal halving; PaLM/Megatron MFU accounting); hardware adds "
+	    "recomputation of the best plan");
 	json_t *checks = json_pack(
-		"{s:{s:o, s:o, s:o, s:s, s:i, s:b}, s:s, s:o}", "tensor_parallel",
-		"t_max", sizing_real(r->t_max.t_max, 3), "peak_tflops",
-		sizing_real(r->t_max.peak_tflops, 4), "link_gbps_one_direction",
-		sizing_real(r->t_max.link_gbps, 4), "rate", r->t_max.rate_name,
-		"tp_of_best_plan", r->t_max.tp_of_best_plan, "ok", r->t_max.ok,
-		"binding", eng_binding_name(r->binding), "warnings", warnings);
-	json_t *assumptions = json_pack(
-		"{s:s, s:s, s:s, s:I, s:I}", "precision",
-		eng_dtype_name(rq->precision), "gradient_precision",
-		eng_dtype_name(rq->gradient_precision), "optimizer",
-		trn_optimizer_name(rq->optimizer), "max_gpus",
-		(json_int_t)(rq->gpus ? rq->gpus : rq->max_gpus), "seq_len",
-		(json_int_t)rq->seq_len);
+	    "{s:{s:o, s:o, s:o, s:s, s:i, s:b}, s:s, s:o}", "tensor_parallel",
+	    "t_max", sizing_real(r->t_max.t_max, 3), "peak_tflops",
+	    sizing_real(r->t_max.peak_tflops, 4), "link_gbps_one_direction",
+	    sizing_real(r->t_max.link_gbps, 4), "rate", r->t_max.rate_name,
+	    "tp_of_best_plan", r->t_max.tp_of_best_plan, "ok", r->t_max.ok,
+	    "binding", eng_binding_name(r->binding), "warnings", warnings);
+	json_t *assumptions =
+	    json_pack("{s:s, s:s, s:s, s:I, s:I}", "precision",
+		      eng_dtype_name(rq->precision), "gradient_precision",
+		      eng_dtype_name(rq->gradient_precision), "optimizer",
+		      trn_optimizer_name(rq->optimizer), "max_gpus",
+		      (json_int_t)(rq->gpus ? rq->gpus : rq->max_gpus),
+		      "seq_len", (json_int_t)rq->seq_len);
 	json_object_set_new(assumptions, "method",
 			    json_string(trn_method_name(rq->method)));
 	json_object_set_new(assumptions, "objective",
@@ -360,10 +387,10 @@ void h_sizing_training(struct app *app, const struct request *req,
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
-	if (training_parse(app, body, true, &rq, &model_name, &gpu_name,
-			   &calib, res) != 0 ||
-	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci,
-			    &gpu_row, res) != 0)
+	if (training_parse(app, body, true, &rq, &model_name, &gpu_name, &calib,
+			   res) != 0 ||
+	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci, &gpu_row,
+			    res) != 0)
 		goto out;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -381,16 +408,17 @@ void h_sizing_training(struct app *app, const struct request *req,
 			const struct trn_plan *p = &r->plans[0];
 			json_decref(summary);
 			summary = json_pack(
-				"{s:I, s:i, s:i, s:i, s:o, s:o, s:o}", "gpus",
-				(json_int_t)p->gpus, "tp", p->layout.tp, "pp",
-				p->layout.pp, "dp", p->layout.dp, "days",
-				sizing_real(p->days, 4), "cost",
-				sizing_real(p->cost, 4), "mfu",
-				sizing_real(p->mfu, 3));
+			    "{s:I, s:i, s:i, s:i, s:o, s:o, s:o}", "gpus",
+			    (json_int_t)p->gpus, "tp", p->layout.tp, "pp",
+			    p->layout.pp, "dp", p->layout.dp, "days",
+			    sizing_real(p->days, 4), "cost",
+			    sizing_real(p->cost, 4), "mfu",
+			    sizing_real(p->mfu, 3));
 		}
-		sizing_persist(app, req, "training", model_name, gpu_name,
-			       training_result_json(&rq, r, model_name, gpu_name, &ci),
-			       summary, res);
+		sizing_persist(
+		    app, req, "training", model_name, gpu_name,
+		    training_result_json(&rq, r, model_name, gpu_name, &ci),
+		    summary, res);
 	}
 out:
 	free(r);

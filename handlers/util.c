@@ -34,7 +34,8 @@ int uuid_valid(const char *s)
 	if (strlen(s) != sizeof(shape) - 1)
 		return 0;
 	for (size_t i = 0; shape[i]; i++)
-		if (shape[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+		if (shape[i] == '-' ? s[i] != '-'
+				    : !isxdigit((unsigned char)s[i]))
 			return 0;
 	return 1;
 }
@@ -55,9 +56,15 @@ int rfc3339_valid(const char *s)
 	if (n < 10 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
 	    s[7] != '-' || !digits(s + 8, 2))
 		return 0;
-	if (atoi(s + 5) < 1 || atoi(s + 5) > 12 || atoi(s + 8) < 1 ||
-	    atoi(s + 8) > 31)
-		return 0;
+	{
+		static const int mdays[] = {31, 29, 31, 30, 31, 30,
+					    31, 31, 30, 31, 30, 31};
+		int y = atoi(s), mo = atoi(s + 5), d = atoi(s + 8);
+		int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+		if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+		    (mo == 2 && d == 29 && !leap))
+			return 0;
+	}
 	if (n == 10)
 		return 1;
 	p = s + 10;

@@ -26,44 +26,44 @@ struct key {
 #define I(f) offsetof(struct config, f), sizeof(int)
 
 static const struct key keys[] = {
-	{"listen", "GPUSIZER_LISTEN", K_STR, S(listen), 0, 0,
-	 "127.0.0.1:8080", "address and port to serve HTTP on"},
-	{"database-url", "DATABASE_URL", K_STR, S(database_url), 0, 0, "",
-	 "PostgreSQL conninfo or URI (required)"},
-	{"migrations-dir", "GPUSIZER_MIGRATIONS_DIR", K_STR,
-	 S(migrations_dir), 0, 0, "migrations", "directory of NNNN_name.sql"},
-	{"openapi-file", "GPUSIZER_OPENAPI_FILE", K_STR, S(openapi_file), 0, 0,
-	 "openapi.yaml", "the contract served at /openapi.yaml"},
-	{"log-level", "GPUSIZER_LOG_LEVEL", K_STR, S(log_level), 0, 0, "info",
-	 "debug, info, warn or error"},
-	{"max-body-bytes", "GPUSIZER_MAX_BODY_BYTES", K_INT, I(max_body_bytes),
-	 1024, 64L << 20, "1048576", "request body cap; larger gets 413"},
-	{"connection-limit", "GPUSIZER_CONNECTION_LIMIT", K_INT,
-	 I(connection_limit), 4, 60000, "512",
-	 "concurrent HTTP connections (one thread each)"},
-	{"per-ip-connection-limit", "GPUSIZER_PER_IP_CONNECTION_LIMIT", K_INT,
-	 I(per_ip_connection_limit), 0, 60000, "0",
-	 "connections per client address; 0 = no limit (use 0 behind a "
-	 "proxy)"},
-	{"connection-timeout", "GPUSIZER_CONNECTION_TIMEOUT", K_INT,
-	 I(connection_timeout_s), 1, 3600, "15",
-	 "seconds of client silence before a connection is closed"},
-	{"db-pool-size", "GPUSIZER_DB_POOL_SIZE", K_INT, I(db_pool_size), 1,
-	 1000, "8", "PostgreSQL connections shared by all requests"},
-	{"db-acquire-timeout-ms", "GPUSIZER_DB_ACQUIRE_TIMEOUT_MS", K_INT,
-	 I(db_acquire_timeout_ms), 1, 600000, "2000",
-	 "wait for a free database connection, then 503"},
-	{"statement-timeout-ms", "GPUSIZER_STATEMENT_TIMEOUT_MS", K_INT,
-	 I(statement_timeout_ms), 1, 3600000, "5000",
-	 "PostgreSQL statement_timeout of every query"},
-	{"drain-delay", "GPUSIZER_DRAIN_DELAY", K_INT, I(drain_delay_s), 0, 300,
-	 "0",
-	 "seconds between SIGTERM (readyz turns 503) and refusing new "
-	 "connections"},
-	{"drain-timeout", "GPUSIZER_DRAIN_TIMEOUT", K_INT, I(drain_timeout_s),
-	 0, 3600, "20", "seconds to wait for in-flight requests on shutdown"},
-	{"auth-reads", "GPUSIZER_AUTH_READS", K_BOOL, I(auth_reads), 0, 1, "0",
-	 "require a token for reads and sizing too"},
+    {"listen", "GPUSIZER_LISTEN", K_STR, S(listen), 0, 0, "127.0.0.1:8080",
+     "address and port to serve HTTP on"},
+    {"database-url", "DATABASE_URL", K_STR, S(database_url), 0, 0, "",
+     "PostgreSQL conninfo or URI (required)"},
+    {"migrations-dir", "GPUSIZER_MIGRATIONS_DIR", K_STR, S(migrations_dir), 0,
+     0, "migrations", "directory of NNNN_name.sql"},
+    {"openapi-file", "GPUSIZER_OPENAPI_FILE", K_STR, S(openapi_file), 0, 0,
+     "openapi.yaml", "the contract served at /openapi.yaml"},
+    {"log-level", "GPUSIZER_LOG_LEVEL", K_STR, S(log_level), 0, 0, "info",
+     "debug, info, warn or error"},
+    {"max-body-bytes", "GPUSIZER_MAX_BODY_BYTES", K_INT, I(max_body_bytes),
+     1024, 64L << 20, "1048576", "request body cap; larger gets 413"},
+    {"connection-limit", "GPUSIZER_CONNECTION_LIMIT", K_INT,
+     I(connection_limit), 4, 60000, "512",
+     "concurrent HTTP connections (one thread each)"},
+    {"per-ip-connection-limit", "GPUSIZER_PER_IP_CONNECTION_LIMIT", K_INT,
+     I(per_ip_connection_limit), 0, 60000, "0",
+     "connections per client address; 0 = no limit (use 0 behind a "
+     "proxy)"},
+    {"connection-timeout", "GPUSIZER_CONNECTION_TIMEOUT", K_INT,
+     I(connection_timeout_s), 1, 3600, "15",
+     "seconds of client silence before a connection is closed"},
+    {"db-pool-size", "GPUSIZER_DB_POOL_SIZE", K_INT, I(db_pool_size), 1, 1000,
+     "8", "PostgreSQL connections shared by all requests"},
+    {"db-acquire-timeout-ms", "GPUSIZER_DB_ACQUIRE_TIMEOUT_MS", K_INT,
+     I(db_acquire_timeout_ms), 1, 600000, "2000",
+     "wait for a free database connection, then 503"},
+    {"statement-timeout-ms", "GPUSIZER_STATEMENT_TIMEOUT_MS", K_INT,
+     I(statement_timeout_ms), 1, 3600000, "5000",
+     "PostgreSQL statement_timeout of every query"},
+    {"drain-delay", "GPUSIZER_DRAIN_DELAY", K_INT, I(drain_delay_s), 0, 300,
+     "0",
+     "seconds between SIGTERM (readyz turns 503) and refusing new "
+     "connections"},
+    {"drain-timeout", "GPUSIZER_DRAIN_TIMEOUT", K_INT, I(drain_timeout_s), 0,
+     3600, "20", "seconds to wait for in-flight requests on shutdown"},
+    {"auth-reads", "GPUSIZER_AUTH_READS", K_BOOL, I(auth_reads), 0, 1, "0",
+     "require a token for reads and sizing too"},
 };
 #define NKEYS (int)(sizeof(keys) / sizeof(keys[0]))
 
@@ -75,25 +75,27 @@ static int set(struct config *c, const struct key *k, const char *v,
 	switch (k->kind) {
 	case K_STR:
 		if (strlen(v) >= k->size) {
-			snprintf(err, errlen, "%s \"%s\": longer than %zu bytes",
-				 origin, k->flag, k->size - 1);
+			snprintf(err, errlen,
+				 "%s \"%s\": longer than %zu bytes", origin,
+				 k->flag, k->size - 1);
 			return -1;
 		}
 		memcpy(p, v, strlen(v) + 1);
 		return 0;
 	case K_BOOL:
-		if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") ||
-		    !strcmp(v, "on")) {
+		if (!strcmp(v, "1") || !strcmp(v, "true") ||
+		    !strcmp(v, "yes") || !strcmp(v, "on")) {
 			*(int *)p = 1;
 			return 0;
 		}
-		if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") ||
-		    !strcmp(v, "off")) {
+		if (!strcmp(v, "0") || !strcmp(v, "false") ||
+		    !strcmp(v, "no") || !strcmp(v, "off")) {
 			*(int *)p = 0;
 			return 0;
 		}
-		snprintf(err, errlen, "%s \"%s\": expected true or false, got "
-				      "\"%.40s\"",
+		snprintf(err, errlen,
+			 "%s \"%s\": expected true or false, got "
+			 "\"%.40s\"",
 			 origin, k->flag, v);
 		return -1;
 	case K_INT: {
@@ -113,8 +115,8 @@ static int set(struct config *c, const struct key *k, const char *v,
 	return -1;
 }
 
-int config_load(struct config *c, int argc, char **argv, int first,
-		char *err, size_t errlen)
+int config_load(struct config *c, int argc, char **argv, int first, char *err,
+		size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < NKEYS; i++)
@@ -144,8 +146,9 @@ int config_load(struct config *c, int argc, char **argv, int first,
 				k = &keys[i];
 		}
 		if (!k) {
-			snprintf(err, errlen, "unknown option \"%.60s\" (see "
-					      "--help)",
+			snprintf(err, errlen,
+				 "unknown option \"%.60s\" (see "
+				 "--help)",
 				 arg);
 			return -1;
 		}
@@ -171,13 +174,15 @@ int config_load(struct config *c, int argc, char **argv, int first,
 		return -1;
 	}
 	if (log_level_parse(c->log_level) < 0) {
-		snprintf(err, errlen, "\"log-level\": expected debug, info, "
-				      "warn or error");
+		snprintf(err, errlen,
+			 "\"log-level\": expected debug, info, "
+			 "warn or error");
 		return -1;
 	}
 	if (!strrchr(c->listen, ':')) {
-		snprintf(err, errlen, "\"listen\": expected HOST:PORT, got "
-				      "\"%.60s\"",
+		snprintf(err, errlen,
+			 "\"listen\": expected HOST:PORT, got "
+			 "\"%.60s\"",
 			 c->listen);
 		return -1;
 	}
@@ -208,8 +213,8 @@ static void redact(const char *in, char *out, size_t len)
 		if (off < len)
 			snprintf(out + off, len - off, "***%s", end ? end : "");
 	} else if (scheme && at && at > scheme) {
-		const char *colon = memchr(scheme + 3, ':',
-					   (size_t)(at - scheme - 3));
+		const char *colon =
+		    memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
 		if (colon) {
 			size_t off = (size_t)(colon - in) + 1;
 			if (off < len)
@@ -221,11 +226,16 @@ static void redact(const char *in, char *out, size_t len)
 void config_log(const struct config *c)
 {
 	char url[1100], n[16][16];
-	int ints[] = {c->max_body_bytes,	c->connection_limit,
-		      c->per_ip_connection_limit, c->connection_timeout_s,
-		      c->db_pool_size,		c->db_acquire_timeout_ms,
-		      c->statement_timeout_ms,	c->drain_delay_s,
-		      c->drain_timeout_s,	c->auth_reads};
+	int ints[] = {c->max_body_bytes,
+		      c->connection_limit,
+		      c->per_ip_connection_limit,
+		      c->connection_timeout_s,
+		      c->db_pool_size,
+		      c->db_acquire_timeout_ms,
+		      c->statement_timeout_ms,
+		      c->drain_delay_s,
+		      c->drain_timeout_s,
+		      c->auth_reads};
 
 	redact(c->database_url, url, sizeof(url));
 	for (int i = 0; i < 10; i++)
@@ -234,8 +244,8 @@ void config_log(const struct config *c)
 		  "database_url", url, "migrations_dir", c->migrations_dir,
 		  "openapi_file", c->openapi_file, "log_level", c->log_level,
 		  "max_body_bytes", n[0], "connection_limit", n[1],
-		  "per_ip_connection_limit", n[2], "connection_timeout_s",
-		  n[3], "db_pool_size", n[4], "db_acquire_timeout_ms", n[5],
+		  "per_ip_connection_limit", n[2], "connection_timeout_s", n[3],
+		  "db_pool_size", n[4], "db_acquire_timeout_ms", n[5],
 		  "statement_timeout_ms", n[6], "drain_delay_s", n[7],
 		  "drain_timeout_s", n[8], "auth_reads", n[9], NULL);
 }

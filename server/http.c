@@ -1,5 +1,6 @@
 /* http.c - libmicrohttpd glue: body accumulation, routing, rendering. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -21,7 +22,7 @@
 /* A chunked stream that keeps sending this many times the cap after it
  * was refused is cut off (we cannot answer mid-upload in 0.9.75).
  */
-#define ABUSE_FACTOR 8
+#define ABUSE_FACTOR   8
 #define PATH_MAX_BYTES 1024
 
 struct http_server {
@@ -36,8 +37,8 @@ struct http_server {
 struct req_state {
 	struct timespec t0;
 	char request_id[40];
-	int route;        /* index into the route table, or -1 */
-	int decided;      /* res already holds the answer (an error) */
+	int route;	  /* index into the route table, or -1 */
+	int decided;	  /* res already holds the answer (an error) */
 	int body_allowed; /* route reads a body */
 	char *body;
 	size_t len, cap;
@@ -89,7 +90,8 @@ static int text_ok(const char *s)
 				return 0;
 			cp = (cp << 6) | (p[i] & 0x3f);
 		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		if ((n == 2 &&
+		     (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
 		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
 			return 0;
 		p += n + 1;
@@ -97,10 +99,32 @@ static int text_ok(const char *s)
 	return 1;
 }
 
+/* Bodies are JSON. Besides application/json (and +json types) we take
+ * what "curl -d" sends by default (application/x-www-form-urlencoded) and
+ * text/plain, since job scripts post JSON that way; anything else (forms,
+ * multipart, XML) is refused with 415 rather than misread.
+ */
+static int json_content_type(const char *ctype)
+{
+	static const char *const ok[] = {
+	    "application/json", "text/json", "text/plain",
+	    "application/x-www-form-urlencoded", NULL};
+	size_t n = strcspn(ctype, "; \t");
+	const char *plus;
+
+	for (int i = 0; ok[i]; i++)
+		if (strlen(ok[i]) == n && !strncasecmp(ctype, ok[i], n))
+			return 1;
+	plus = memchr(ctype, '+', n);
+	return !strncasecmp(ctype, "application/", 12) && plus &&
+	       n - (size_t)(plus - ctype) == 5 &&
+	       !strncasecmp(plus, "+json", 5);
+}
+
 static void new_request_id(struct MHD_Connection *c, char out[40])
 {
 	const char *given =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
 	unsigned char b[8] = {0};
 	size_t n;
 
@@ -113,8 +137,8 @@ static void new_request_id(struct MHD_Connection *c, char out[40])
 	}
 	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b))
 		memset(b, 0, sizeof(b));
-	snprintf(out, 40, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1],
-		 b[2], b[3], b[4], b[5], b[6], b[7]);
+	snprintf(out, 40, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+		 b[3], b[4], b[5], b[6], b[7]);
 }
 
 static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind,
@@ -141,8 +165,8 @@ static void add_header(struct MHD_Response *r, const char *k, const char *v)
 /* Renders st->res and queues it. Always called from the access handler,
  * the only place 0.9.75 accepts a response.
  */
-static enum MHD_Result respond(struct http_server *s,
-			       struct MHD_Connection *c, struct req_state *st)
+static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
+			       struct req_state *st)
 {
 	struct response *res = &st->res;
 	const char *ctype = res->content_type;
@@ -153,8 +177,8 @@ static enum MHD_Result respond(struct http_server *s,
 	int nroutes;
 	const struct route *table = routes_table(&nroutes);
 
-	if (res->status == 0 || (res->status >= 500 && !res->json &&
-				 !res->text)) {
+	if (res->status == 0 ||
+	    (res->status >= 500 && !res->json && !res->text)) {
 		/* A handler that forgot to answer is a bug: say so. */
 		if (!res->log_detail[0])
 			snprintf(res->log_detail, sizeof(res->log_detail),
@@ -224,15 +248,15 @@ static enum MHD_Result respond(struct http_server *s,
 	{
 		double secs = elapsed_s(&st->t0);
 		struct log_request lr = {
-			.method = st->req.method ? st->req.method : "?",
-			.path = st->req.path ? st->req.path : "?",
-			.route = st->route >= 0 ? table[st->route].pattern
-						: "unmatched",
-			.status = res->status,
-			.duration_ms = secs * 1e3,
-			.request_id = st->request_id,
-			.token_name = st->token_name,
-			.detail = res->log_detail,
+		    .method = st->req.method ? st->req.method : "?",
+		    .path = st->req.path ? st->req.path : "?",
+		    .route =
+			st->route >= 0 ? table[st->route].pattern : "unmatched",
+		    .status = res->status,
+		    .duration_ms = secs * 1e3,
+		    .request_id = st->request_id,
+		    .token_name = st->token_name,
+		    .detail = res->log_detail,
 		};
 		metrics_observe(st->route >= 0 ? st->route : nroutes,
 				res->status, secs);
@@ -250,13 +274,12 @@ static enum MHD_Result on_headers(struct http_server *s,
 				  struct req_state *st, const char *url,
 				  const char *method, int *early)
 {
-	const char *te =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					    MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	const char *te = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	const char *cl = MHD_lookup_connection_value(
-		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *ctype = MHD_lookup_connection_value(
-		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	int nroutes, idx;
 	const struct route *table = routes_table(&nroutes);
 
@@ -298,8 +321,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 		problem(&st->res, 405, "method-not-allowed",
 			"Method not allowed", "%s is not allowed on %s; use %s",
 			method, url, st->allow);
-		snprintf(st->res.allow, sizeof(st->res.allow), "%s",
-			 st->allow);
+		snprintf(st->res.allow, sizeof(st->res.allow), "%s", st->allow);
 		st->decided = 1;
 		return MHD_YES;
 	}
@@ -330,8 +352,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 			return MHD_YES;
 		}
 	}
-	if (st->body_allowed && ctype &&
-	    (strncasecmp(ctype, "multipart/", 10) == 0)) {
+	if (st->body_allowed && ctype && !json_content_type(ctype)) {
 		problem(&st->res, 415, "unsupported-media-type",
 			"Unsupported media type",
 			"send the body as application/json");
@@ -340,10 +361,8 @@ static enum MHD_Result on_headers(struct http_server *s,
 	}
 	if (auth_check(s->app, table[idx].scope,
 		       MHD_lookup_connection_value(
-			       c, MHD_HEADER_KIND,
-			       MHD_HTTP_HEADER_AUTHORIZATION),
-		       st->token_name, sizeof(st->token_name),
-		       &st->res) != 0) {
+			   c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+		       st->token_name, sizeof(st->token_name), &st->res) != 0) {
 		st->decided = 1;
 		return MHD_YES;
 	}
@@ -386,10 +405,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*upload_size = 0;
 		if (st->decided || !st->body_allowed) {
 			st->discarded += n;
-			return st->discarded > (size_t)s->max_body_bytes *
-						       ABUSE_FACTOR
-				       ? MHD_NO
-				       : MHD_YES;
+			return st->discarded >
+				       (size_t)s->max_body_bytes * ABUSE_FACTOR
+				   ? MHD_NO
+				   : MHD_YES;
 		}
 		if (st->len + n > (size_t)s->max_body_bytes) {
 			problem(&st->res, 413, "too-large",
@@ -443,6 +462,31 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	free(st);
 	*con_cls = NULL;
 	metrics_in_flight(-1);
+}
+
+/* Percent-decoding of the path and query (replaces MHD's): a decoded NUL
+ * would silently cut a string short ("/v1/gpus/a%00b" finding GPU "a"),
+ * so it becomes DEL, which text_ok() refuses with a 400.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *r = s, *w = s;
+
+	(void)cls;
+	(void)c;
+	while (*r) {
+		if (r[0] == '%' && isxdigit((unsigned char)r[1]) &&
+		    isxdigit((unsigned char)r[2])) {
+			char hex[3] = {r[1], r[2], 0};
+			char ch = (char)strtol(hex, NULL, 16);
+			*w++ = ch ? ch : 0x7f;
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -537,18 +581,17 @@ int http_start(const struct http_config *cfg, struct app *app,
 	s->max_body_bytes = cfg->max_body_bytes;
 	s->quiesced_fd = MHD_INVALID_SOCKET;
 	s->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)cfg->connection_limit,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip_limit,
-		MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned)cfg->connection_timeout_s,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-		MHD_OPTION_THREAD_STACK_SIZE, (size_t)2 * 1024 * 1024,
-		MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_NOTIFY_COMPLETED,
-		on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-		MHD_OPTION_END);
+	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)cfg->connection_timeout_s,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+	    MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_THREAD_STACK_SIZE,
+	    (size_t)2 * 1024 * 1024, MHD_OPTION_STRICT_FOR_CLIENT, 1,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!s->daemon) {
 		snprintf(err, errlen,
 			 "cannot listen on %s (address in use or not "
@@ -583,8 +626,8 @@ void http_quiesce(struct http_server *s)
 
 unsigned http_connections(struct http_server *s)
 {
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(
-		s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	const union MHD_DaemonInfo *info =
+	    MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 
 	return info ? info->num_connections : 0;
 }

@@ -15,10 +15,10 @@
 #include "handlers/handler.h"
 
 struct http_config {
-	const char *listen;       /* HOST:PORT; port 0 picks a free one */
-	int max_body_bytes;       /* larger bodies get 413 */
-	int connection_limit;     /* concurrent connections */
-	int per_ip_limit;         /* 0 = none */
+	const char *listen;	  /* HOST:PORT; port 0 picks a free one */
+	int max_body_bytes;	  /* larger bodies get 413 */
+	int connection_limit;	  /* concurrent connections */
+	int per_ip_limit;	  /* 0 = none */
 	int connection_timeout_s; /* idle connections are closed */
 };
 

@@ -117,8 +117,9 @@ void log_request_line(const struct log_request *r)
 	json_object_set_new(o, "path", safe_string(r->path));
 	json_object_set_new(o, "route", json_string(r->route));
 	json_object_set_new(o, "status", json_integer(r->status));
-	json_object_set_new(o, "duration_ms",
-			    json_real((double)(long)(r->duration_ms * 1000) / 1000));
+	json_object_set_new(
+	    o, "duration_ms",
+	    json_real((double)(long)(r->duration_ms * 1000) / 1000));
 	json_object_set_new(o, "request_id", json_string(r->request_id));
 	if (r->token_name && *r->token_name)
 		json_object_set_new(o, "token_name",

@@ -16,7 +16,8 @@ int log_level_parse(const char *s);
 /* A free-form event: {"ts","level","msg"} plus optional string pairs
  * (key, value, ..., NULL).
  */
-void log_event(enum log_level level, const char *msg, ...);
+void log_event(enum log_level level, const char *msg, ...)
+    __attribute__((sentinel));
 
 struct log_request {
 	const char *method;
@@ -26,7 +27,7 @@ struct log_request {
 	double duration_ms;
 	const char *request_id;
 	const char *token_name; /* the token's name, never its value */
-	const char *detail;     /* internal error detail, or NULL */
+	const char *detail;	/* internal error detail, or NULL */
 };
 void log_request_line(const struct log_request *r);
 

@@ -30,14 +30,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gpusizerd [serve] [options]\n"
-		"       gpusizerd migrate [options]\n"
-		"       gpusizerd token create --name NAME --scopes "
-		"probe,admin [options]\n"
-		"       gpusizerd token revoke NAME [options]\n"
-		"       gpusizerd --version\n\n"
-		"options (each also read from its environment variable):\n");
+	fprintf(f, "usage: gpusizerd [serve] [options]\n"
+		   "       gpusizerd migrate [options]\n"
+		   "       gpusizerd token create --name NAME --scopes "
+		   "probe,admin [options]\n"
+		   "       gpusizerd token revoke NAME [options]\n"
+		   "       gpusizerd --version\n\n"
+		   "options (each also read from its environment variable):\n");
 	config_usage(f);
 }
 
@@ -54,8 +53,8 @@ static void sd_notify_msg(const char *msg)
 	memcpy(sa.sun_path, path, strlen(path));
 	if (sa.sun_path[0] == '@')
 		sa.sun_path[0] = '\0'; /* abstract namespace */
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-			  strlen(path));
+	len =
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
@@ -141,14 +140,14 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 		goto out;
 	}
 	struct db_config dbc = {
-		.conninfo = cfg->database_url,
-		.size = cfg->db_pool_size,
-		.acquire_timeout_ms = cfg->db_acquire_timeout_ms,
-		.statement_timeout_ms = cfg->statement_timeout_ms,
+	    .conninfo = cfg->database_url,
+	    .size = cfg->db_pool_size,
+	    .acquire_timeout_ms = cfg->db_acquire_timeout_ms,
+	    .statement_timeout_ms = cfg->statement_timeout_ms,
 	};
 	if (db_pool_new(&dbc, &pool, err, sizeof(err)) != 0) {
-		log_event(LOG_ERROR, "cannot create the database pool",
-			  "error", err, NULL);
+		log_event(LOG_ERROR, "cannot create the database pool", "error",
+			  err, NULL);
 		goto out;
 	}
 	app.db = pool;
@@ -156,11 +155,11 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	app.openapi_file = cfg->openapi_file;
 	app.auth_reads = cfg->auth_reads;
 	struct http_config hc = {
-		.listen = cfg->listen,
-		.max_body_bytes = cfg->max_body_bytes,
-		.connection_limit = cfg->connection_limit,
-		.per_ip_limit = cfg->per_ip_connection_limit,
-		.connection_timeout_s = cfg->connection_timeout_s,
+	    .listen = cfg->listen,
+	    .max_body_bytes = cfg->max_body_bytes,
+	    .connection_limit = cfg->connection_limit,
+	    .per_ip_limit = cfg->per_ip_connection_limit,
+	    .connection_timeout_s = cfg->connection_timeout_s,
 	};
 	if (http_start(&hc, &app, &http, err, sizeof(err)) != 0) {
 		log_event(LOG_ERROR, "cannot start HTTP", "error", err, NULL);
@@ -203,8 +202,8 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		while (http_connections(http) > 0) {
 			if (wait_signal(&sigs, 20)) {
-				log_event(LOG_WARN, "second signal: exiting now",
-					  NULL);
+				log_event(LOG_WARN,
+					  "second signal: exiting now", NULL);
 				break;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &t);
@@ -228,8 +227,7 @@ out:
 }
 
 /* Removes "--key value" / "--key=value" from argv, returning the value. */
-static const char *take_opt(int *argc, char **argv, int first,
-			    const char *key)
+static const char *take_opt(int *argc, char **argv, int first, const char *key)
 {
 	size_t n = strlen(key);
 
@@ -294,7 +292,8 @@ static int cmd_token(int argc, char **argv)
 			return 2;
 		}
 		name = argv[3];
-		memmove(&argv[3], &argv[4], (size_t)(argc - 4) * sizeof(char *));
+		memmove(&argv[3], &argv[4],
+			(size_t)(argc - 4) * sizeof(char *));
 		argc--;
 	} else {
 		fprintf(stderr, "gpusizerd: token create|revoke\n");

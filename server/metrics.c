@@ -11,10 +11,10 @@
  * database round trips in about one, outages at the 5 s statement timeout.
  */
 static const double buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01,
-				  0.025,  0.05,  0.1,	 0.25,	0.5,
-				  1,	  2.5,	 5,	 10};
+				 0.025,	 0.05,	0.1,	0.25,  0.5,
+				 1,	 2.5,	5,	10};
 #define NBUCKETS (int)(sizeof(buckets) / sizeof(buckets[0]))
-#define NSTATUS 600
+#define NSTATUS	 600
 
 static int n_routes;
 static const char *const *route_methods;
@@ -58,7 +58,7 @@ struct buf {
 };
 
 static void put(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void put(struct buf *b, const char *fmt, ...)
 {
@@ -90,8 +90,7 @@ static void labels(int r, char *out, size_t len)
 			 route_patterns[r], route_methods[r]);
 }
 
-void h_metrics(struct app *app, const struct request *req,
-	       struct response *res)
+void h_metrics(struct app *app, const struct request *req, struct response *res)
 {
 	struct buf b = {malloc(16384), 0, 16384};
 	struct db_stats st;
@@ -142,7 +141,8 @@ void h_metrics(struct app *app, const struct request *req,
 		    l, cum);
 		put(&b, "gpusizer_http_request_duration_seconds_sum{%s} %.6f\n",
 		    l, (double)atomic_load(&sum_us[r]) / 1e6);
-		put(&b, "gpusizer_http_request_duration_seconds_count{%s} %lld\n",
+		put(&b,
+		    "gpusizer_http_request_duration_seconds_count{%s} %lld\n",
 		    l, cum);
 	}
 	put(&b,

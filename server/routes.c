@@ -7,26 +7,26 @@
 #include "server/routes.h"
 
 static const struct route table[] = {
-	{"GET", "/healthz", h_healthz, SCOPE_NONE, 0},
-	{"GET", "/readyz", h_readyz, SCOPE_NONE, 0},
-	{"GET", "/metrics", h_metrics, SCOPE_NONE, 0},
-	{"GET", "/openapi.yaml", h_openapi, SCOPE_NONE, 0},
-	{"GET", "/v1/gpus", h_gpus_list, SCOPE_READ, 0},
-	{"GET", "/v1/gpus/{name}", h_gpu_get, SCOPE_READ, 0},
-	{"PUT", "/v1/gpus/{name}", h_gpu_put, SCOPE_ADMIN, 1},
-	{"GET", "/v1/models", h_models_list, SCOPE_READ, 0},
-	{"GET", "/v1/models/{name}", h_model_get, SCOPE_READ, 0},
-	{"POST", "/v1/sizing/training", h_sizing_training, SCOPE_READ, 1},
-	{"POST", "/v1/sizing/inference", h_sizing_inference, SCOPE_READ, 1},
-	{"POST", "/v1/sizing/compare", h_sizing_compare, SCOPE_READ, 1},
-	{"GET", "/v1/recommendations", h_recs_list, SCOPE_READ, 0},
-	{"GET", "/v1/recommendations/{id}", h_rec_get, SCOPE_READ, 0},
-	{"POST", "/v1/benchmarks", h_bench_post, SCOPE_PROBE, 1},
-	{"GET", "/v1/benchmarks", h_bench_list, SCOPE_READ, 0},
-	{"GET", "/v1/benchmarks/{run_id}", h_bench_get, SCOPE_READ, 0},
-	{"GET", "/v1/nodes", h_nodes_list, SCOPE_READ, 0},
-	{"GET", "/v1/nodes/{hostname}", h_node_get, SCOPE_READ, 0},
-	{"GET", "/v1/fleet", h_fleet, SCOPE_READ, 0},
+    {"GET", "/healthz", h_healthz, SCOPE_NONE, 0},
+    {"GET", "/readyz", h_readyz, SCOPE_NONE, 0},
+    {"GET", "/metrics", h_metrics, SCOPE_NONE, 0},
+    {"GET", "/openapi.yaml", h_openapi, SCOPE_NONE, 0},
+    {"GET", "/v1/gpus", h_gpus_list, SCOPE_READ, 0},
+    {"GET", "/v1/gpus/{name}", h_gpu_get, SCOPE_READ, 0},
+    {"PUT", "/v1/gpus/{name}", h_gpu_put, SCOPE_ADMIN, 1},
+    {"GET", "/v1/models", h_models_list, SCOPE_READ, 0},
+    {"GET", "/v1/models/{name}", h_model_get, SCOPE_READ, 0},
+    {"POST", "/v1/sizing/training", h_sizing_training, SCOPE_READ, 1},
+    {"POST", "/v1/sizing/inference", h_sizing_inference, SCOPE_READ, 1},
+    {"POST", "/v1/sizing/compare", h_sizing_compare, SCOPE_READ, 1},
+    {"GET", "/v1/recommendations", h_recs_list, SCOPE_READ, 0},
+    {"GET", "/v1/recommendations/{id}", h_rec_get, SCOPE_READ, 0},
+    {"POST", "/v1/benchmarks", h_bench_post, SCOPE_PROBE, 1},
+    {"GET", "/v1/benchmarks", h_bench_list, SCOPE_READ, 0},
+    {"GET", "/v1/benchmarks/{run_id}", h_bench_get, SCOPE_READ, 0},
+    {"GET", "/v1/nodes", h_nodes_list, SCOPE_READ, 0},
+    {"GET", "/v1/nodes/{hostname}", h_node_get, SCOPE_READ, 0},
+    {"GET", "/v1/fleet", h_fleet, SCOPE_READ, 0},
 };
 
 const struct route *routes_table(int *n)
@@ -36,8 +36,7 @@ const struct route *routes_table(int *n)
 }
 
 /* Splits path into segments in buf; returns the count or -1. */
-static int split(const char *path, char *buf, size_t len, char **seg,
-		 int max)
+static int split(const char *path, char *buf, size_t len, char **seg, int max)
 {
 	int n = 0;
 	char *p;
@@ -83,8 +82,7 @@ static int pattern_matches(const char *pattern, char **seg, int nseg,
 }
 
 int routes_match(const char *method, const char *path, char *path_buf,
-		 size_t len, struct request *req, char *allow,
-		 size_t allow_len)
+		 size_t len, struct request *req, char *allow, size_t allow_len)
 {
 	char *seg[8];
 	int nseg = split(path, path_buf, len, seg, 8);

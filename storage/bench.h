@@ -20,9 +20,9 @@ struct fleet_value {
 };
 struct fleet_medians {
 	struct fleet_value gemm_tflops[FLEET_DTYPES];
-	struct fleet_value hbm_gbps;             /* streaming read rate */
+	struct fleet_value hbm_gbps;		 /* streaming read rate */
 	struct fleet_value allreduce_busbw_gbps; /* NCCL, intra-node */
-	struct fleet_value p2p_gbps;             /* one direction */
+	struct fleet_value p2p_gbps;		 /* one direction */
 	int runs;
 };
 
@@ -34,9 +34,9 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 
 /* Outcome of storing one report. */
 struct bench_ingest {
-	int created;        /* 1: stored now; 0: run_id already stored */
-	int same_report;    /* for a replay: the stored report is identical */
-	int gpus, results;  /* rows stored for this run */
+	int created;	   /* 1: stored now; 0: run_id already stored */
+	int same_report;   /* for a replay: the stored report is identical */
+	int gpus, results; /* rows stored for this run */
 	char hostname[256];
 	char status[32];
 	char received_at[64];

@@ -48,12 +48,12 @@ void store_err_clear(struct store_err *e)
 const char *store_status_name(enum store_status s)
 {
 	static const char *const names[] = {
-		[STORE_OK] = "ok",
-		[STORE_NOT_FOUND] = "not_found",
-		[STORE_CONFLICT] = "conflict",
-		[STORE_INVALID] = "invalid",
-		[STORE_UNAVAILABLE] = "unavailable",
-		[STORE_ERROR] = "error",
+	    [STORE_OK] = "ok",
+	    [STORE_NOT_FOUND] = "not_found",
+	    [STORE_CONFLICT] = "conflict",
+	    [STORE_INVALID] = "invalid",
+	    [STORE_UNAVAILABLE] = "unavailable",
+	    [STORE_ERROR] = "error",
 	};
 	if ((unsigned)s < sizeof(names) / sizeof(names[0]))
 		return names[s];
@@ -83,16 +83,18 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 	 * takes them as query parameters, a keyword string as pairs.
 	 */
 	if (strstr(cfg->conninfo, "://")) {
-		snprintf(p->conninfo, len,
-			 "%s%cconnect_timeout=5&application_name=gpusizerd"
-			 "&options=-c%%20statement_timeout%%3D%d"
-			 "%%20-c%%20lock_timeout%%3D2000%%20-c%%20TimeZone%%3DUTC",
-			 cfg->conninfo, strchr(cfg->conninfo, '?') ? '&' : '?',
-			 cfg->statement_timeout_ms);
+		snprintf(
+		    p->conninfo, len,
+		    "%s%cconnect_timeout=5&application_name=gpusizerd"
+		    "&options=-c%%20statement_timeout%%3D%d"
+		    "%%20-c%%20lock_timeout%%3D2000%%20-c%%20TimeZone%%3DUTC",
+		    cfg->conninfo, strchr(cfg->conninfo, '?') ? '&' : '?',
+		    cfg->statement_timeout_ms);
 	} else {
 		snprintf(p->conninfo, len,
 			 "%s connect_timeout=5 application_name=gpusizerd "
-			 "options='-c statement_timeout=%d -c lock_timeout=2000 -c TimeZone=UTC'",
+			 "options='-c statement_timeout=%d -c "
+			 "lock_timeout=2000 -c TimeZone=UTC'",
 			 cfg->conninfo, cfg->statement_timeout_ms);
 	}
 	p->size = cfg->size;
@@ -228,10 +230,10 @@ fail:
 enum store_status db_classify(PGconn *conn, const PGresult *res,
 			      struct store_err *e)
 {
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
-				: NULL;
+	const char *state =
+	    res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *detail =
-		res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	    res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
 	/* A lost connection yields a result without SQLSTATE (measured). */
 	if (!state || (conn && PQstatus(conn) != CONNECTION_OK)) {
@@ -278,9 +280,10 @@ enum store_status db_exec(struct db_pool *p, const char *sql, int n,
 	for (int a = 0; a < attempts; a++) {
 		if (ensure_connected(p, s, e) != 0)
 			break;
-		res = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL,
-				   0);
-		ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+		res =
+		    PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
+		ExecStatusType st =
+		    res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 		if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
 			store_err_clear(e);
 			*out = res;

@@ -17,10 +17,10 @@
 enum store_status {
 	STORE_OK = 0,
 	STORE_NOT_FOUND,   /* no such row */
-	STORE_CONFLICT,    /* unique violation (23505) */
-	STORE_INVALID,     /* data rejected by a constraint (22xxx, 23xxx) */
+	STORE_CONFLICT,	   /* unique violation (23505) */
+	STORE_INVALID,	   /* data rejected by a constraint (22xxx, 23xxx) */
 	STORE_UNAVAILABLE, /* database down, pool exhausted, timeout */
-	STORE_ERROR,       /* anything else: a bug, logged */
+	STORE_ERROR,	   /* anything else: a bug, logged */
 };
 
 struct store_err {
@@ -29,19 +29,19 @@ struct store_err {
 };
 
 struct db_config {
-	const char *conninfo;     /* libpq conninfo or URI; copied */
-	int size;                 /* connections in the pool, >= 1 */
-	int acquire_timeout_ms;   /* wait for a free connection at most this */
+	const char *conninfo;	  /* libpq conninfo or URI; copied */
+	int size;		  /* connections in the pool, >= 1 */
+	int acquire_timeout_ms;	  /* wait for a free connection at most this */
 	int statement_timeout_ms; /* server-side statement_timeout */
 };
 
 struct db_stats {
-	int size;                    /* connections configured */
-	int in_use;                  /* connections lent out now */
-	int waiting;                 /* threads waiting for one now */
-	int connected;               /* connections currently CONNECTION_OK */
+	int size;		     /* connections configured */
+	int in_use;		     /* connections lent out now */
+	int waiting;		     /* threads waiting for one now */
+	int connected;		     /* connections currently CONNECTION_OK */
 	long long acquire_timeouts;  /* acquisitions that gave up, total */
-	long long reconnects;        /* successful resets after a loss, total */
+	long long reconnects;	     /* successful resets after a loss, total */
 	long long connection_errors; /* queries that found the database gone */
 };
 

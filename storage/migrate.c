@@ -12,7 +12,7 @@
 
 /* Arbitrary constant naming our advisory lock; the same in every replica. */
 #define MIGRATE_LOCK_KEY "7268253401"
-#define NO_TX_MARKER "-- gpusizer:no-transaction"
+#define NO_TX_MARKER	 "-- gpusizer:no-transaction"
 
 static int by_version(const void *a, const void *b)
 {
@@ -102,9 +102,11 @@ int migration_set_load(const char *dir, struct migration_set **out, char *err,
 			continue;
 		if (set->n == cap) {
 			int ncap = cap ? cap * 2 : 16;
-			void *p = realloc(set->items, (size_t)ncap * sizeof(*m));
+			void *p =
+			    realloc(set->items, (size_t)ncap * sizeof(*m));
 			if (!p) {
-				snprintf(err, errlen, "migrations: out of memory");
+				snprintf(err, errlen,
+					 "migrations: out of memory");
 				goto out;
 			}
 			set->items = p;
@@ -132,10 +134,11 @@ int migration_set_load(const char *dir, struct migration_set **out, char *err,
 	qsort(set->items, (size_t)set->n, sizeof(set->items[0]), by_version);
 	for (int i = 1; i < set->n; i++)
 		if (set->items[i].version == set->items[i - 1].version) {
-			snprintf(err, errlen,
-				 "migrations: \"%s\" and \"%s\" share version %d",
-				 set->items[i - 1].name, set->items[i].name,
-				 set->items[i].version);
+			snprintf(
+			    err, errlen,
+			    "migrations: \"%s\" and \"%s\" share version %d",
+			    set->items[i - 1].name, set->items[i].name,
+			    set->items[i].version);
 			goto out;
 		}
 	rc = 0;
@@ -164,12 +167,12 @@ static int run(PGconn *c, const char *sql, char *err, size_t errlen)
 }
 
 static const char create_table_sql[] =
-	"CREATE TABLE IF NOT EXISTS schema_migrations ("
-	" version integer PRIMARY KEY,"
-	" name text NOT NULL,"
-	" sha256 text NOT NULL,"
-	" applied_at timestamptz NOT NULL DEFAULT now(),"
-	" duration_ms integer NOT NULL)";
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version integer PRIMARY KEY,"
+    " name text NOT NULL,"
+    " sha256 text NOT NULL,"
+    " applied_at timestamptz NOT NULL DEFAULT now(),"
+    " duration_ms integer NOT NULL)";
 
 static const struct migration *find(const struct migration_set *set, int v)
 {

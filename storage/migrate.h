@@ -16,9 +16,9 @@
 #include "storage/db.h"
 
 struct migration {
-	int version;     /* NNNN of the file name */
-	char *name;      /* file name, e.g. "0001_schema.sql" */
-	char *sql;       /* file contents */
+	int version;	 /* NNNN of the file name */
+	char *name;	 /* file name, e.g. "0001_schema.sql" */
+	char *sql;	 /* file contents */
 	char sha256[65]; /* hex digest of the contents */
 };
 

@@ -11,8 +11,8 @@ enum store_status store_rec_insert(struct db_pool *pool,
 				   const struct rec_new *rec,
 				   struct store_err *e)
 {
-	const char *params[7] = {rec->id,      rec->kind,    rec->model,
-				 rec->gpu,     rec->request, rec->response,
+	const char *params[7] = {rec->id,     rec->kind,    rec->model,
+				 rec->gpu,    rec->request, rec->response,
 				 rec->summary};
 	PGresult *r = NULL;
 
@@ -90,8 +90,7 @@ static int cursor_decode(const char *c, char *ts, size_t tslen, char *id,
 	}
 	plain[n / 2] = '\0';
 	bar = strchr(plain, '|');
-	if (!bar || (size_t)(bar - plain) >= tslen ||
-	    strlen(bar + 1) >= idlen)
+	if (!bar || (size_t)(bar - plain) >= tslen || strlen(bar + 1) >= idlen)
 		return -1;
 	*bar = '\0';
 	snprintf(ts, tslen, "%s", plain);
@@ -101,8 +100,7 @@ static int cursor_decode(const char *c, char *ts, size_t tslen, char *id,
 
 enum store_status store_rec_list(struct db_pool *pool,
 				 const struct rec_filter *f, json_t **items,
-				 char next[REC_CURSOR_MAX],
-				 struct store_err *e)
+				 char next[REC_CURSOR_MAX], struct store_err *e)
 {
 	char ts[96], id[96], limit[16];
 	const char *params[7];
@@ -112,8 +110,8 @@ enum store_status store_rec_list(struct db_pool *pool,
 
 	*items = NULL;
 	next[0] = '\0';
-	if (f->cursor && cursor_decode(f->cursor, ts, sizeof(ts), id,
-				       sizeof(id)) != 0) {
+	if (f->cursor &&
+	    cursor_decode(f->cursor, ts, sizeof(ts), id, sizeof(id)) != 0) {
 		e->status = STORE_INVALID;
 		snprintf(e->message, sizeof(e->message), "malformed cursor");
 		return e->status;
@@ -134,7 +132,8 @@ enum store_status store_rec_list(struct db_pool *pool,
 		    " WHERE ($1::text IS NULL OR kind = $1)"
 		    " AND ($2::text IS NULL OR model = $2)"
 		    " AND ($3::text IS NULL OR gpu = $3"
-		    "      OR (kind = 'compare' AND $3 = ANY(string_to_array(gpu, ','))))"
+		    "      OR (kind = 'compare' AND $3 = "
+		    "ANY(string_to_array(gpu, ','))))"
 		    " AND ($4::timestamptz IS NULL OR created_at >= $4)"
 		    " AND ($5::timestamptz IS NULL"
 		    "      OR (created_at, id) < ($5::timestamptz, $6::uuid))"

@@ -80,9 +80,8 @@ enum store_status store_token_revoke(struct db_pool *pool, const char *name,
 }
 
 enum store_status store_token_check(struct db_pool *pool, const char *token,
-				    char *scopes, size_t scopes_len,
-				    char *name, size_t name_len,
-				    struct store_err *e)
+				    char *scopes, size_t scopes_len, char *name,
+				    size_t name_len, struct store_err *e)
 {
 	char digest[67];
 	const char *params[1] = {digest};

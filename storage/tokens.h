@@ -23,8 +23,7 @@ enum store_status store_token_revoke(struct db_pool *pool, const char *name,
  * again in constant time. The token itself is never logged or stored.
  */
 enum store_status store_token_check(struct db_pool *pool, const char *token,
-				    char *scopes, size_t scopes_len,
-				    char *name, size_t name_len,
-				    struct store_err *e);
+				    char *scopes, size_t scopes_len, char *name,
+				    size_t name_len, struct store_err *e);
 
 #endif

@@ -42,7 +42,9 @@ run_tap() { # NAME CMD...: runs a TAP-printing command, records its lines
 	fi
 }
 
-for t in build/san/tests/test_*; do
+# ONLY=pattern runs just the API tests whose name matches (development).
+only=${ONLY:-}
+[ -z "$only" ] && for t in build/san/tests/test_*; do
 	[ -x "$t" ] && run_tap "unit/$(basename "$t")" "$t"
 done
 for t in build/san/test_probe build/test_probe; do
@@ -57,6 +59,7 @@ if DATABASE_URL=$(deploy/dev/pg.sh start "$pgdir" "$pgport" 2>"$log/pg.err"); th
 	export DATABASE_URL GSZ_PGDIR=$pgdir GSZ_PGPORT=$pgport
 	export GSZ_BIN=$top/build/san/gpusizerd
 	for t in tests/api/t_*.sh; do
+		[ -n "$only" ] && [[ $t != *$only* ]] && continue
 		run_tap "api/$(basename "$t" .sh)" bash "$t"
 	done
 	deploy/dev/pg.sh stop "$pgdir"
@@ -71,6 +74,6 @@ if [ "$failed" -gt 0 ]; then
 	echo "# failures:"
 	grep '^not ok ' "$results" | sed 's/^/#   /'
 fi
-rm -rf "$log"
+[ -n "${KEEP_LOGS:-}" ] && echo "# logs kept in $log" || rm -rf "$log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -111,7 +111,7 @@ check_problem() {
 		not_ok "$name" "content-type '$ct'"
 	elif ! jq -e --argjson s "$want" '(.type|type)=="string" and (.title|type)=="string" and .status==$s and (.detail|type)=="string"' "$T/body" >/dev/null 2>&1; then
 		not_ok "$name" "not a problem body: $(head -c 400 "$T/body")"
-	elif [ -n "$field" ] && ! jq -e --arg f "$field" '([.errors[]?.field] | index($f)) != null or (.detail | contains($f))' "$T/body" >/dev/null 2>&1; then
+	elif [ -n "$field" ] && ! jq -e --arg f "$field" 'if .errors then ([.errors[].field] | index($f)) != null else (.detail | contains($f)) end' "$T/body" >/dev/null 2>&1; then
 		not_ok "$name" "field '$field' not named: $(head -c 400 "$T/body")"
 	else
 		ok "$name"
@@ -135,6 +135,10 @@ create_token() {
 
 cleanup() {
 	[ -n "$GSZ_PID" ] && kill -KILL "$GSZ_PID" 2>/dev/null
+	# Keep the daemon log of a failing script for the CI output.
+	if [ -s "$GSZ_LOG" ] && grep -qE 'ERROR: |runtime error:' "$GSZ_LOG"; then
+		grep -A40 -E 'ERROR: |runtime error:' "$GSZ_LOG" | head -n 80 | sed 's/^/# /'
+	fi
 	rm -rf "$T"
 }
 trap cleanup EXIT

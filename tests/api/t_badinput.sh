@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hostile.sh"
 start_daemon || { not_ok "daemon starts"; exit 1; }
-admin=$(create_token "hostile-$RANDOM$RANDOM" admin)
+admin=$(create_token "hostile-$RANDOM$RANDOM" admin,probe)
 auth=(-H "Authorization: Bearer $admin")
 
 gpu='{"display_name":"Fuzz GPU","vendor":"Acme","architecture":"Test","memory_gib":48,"memory_bandwidth_gbps":1000,"bf16_tflops":200,"intra_node_link":"pcie","intra_node_gbps":32,"source":"fuzz","notes":"n"}'
@@ -30,6 +30,14 @@ req GET /v1/recommendations/00000000-0000-4000-8000-000000000000
 check_problem "unknown recommendation id is 404" 404
 req GET /v1/gpus/%FF%FE
 expect_4xx "invalid UTF-8 in a path parameter"
+req GET /v1/gpus/h100-sxm5-80gb%00junk
+check_problem "a %00 in the path is a 400, not a truncated lookup" 400
+req GET "/v1/recommendations?since=2026-02-31"
+check_problem "since on a day that does not exist is a 400" 400 since
+req POST /v1/sizing/training -H 'Content-Type: application/xml' -d '<job/>'
+check_problem "an XML body is 415" 415
+req POST /v1/sizing/training -H 'Content-Type: application/problem+json' -d '{}'
+[ "$STATUS" != 415 ] && ok "application/*+json bodies are accepted as JSON" || not_ok "application/*+json bodies are accepted as JSON"
 req GET "/v1/gpus/x%27%3B%20DROP%20TABLE%20gpus%3B--"
 check_problem "injection in a path parameter is a 404" 404
 req GET /v1/gpus

@@ -27,10 +27,10 @@ static const char *testlib_cur_name;
 #define CHECK_NEAR(got, want, rel)                                             \
 	do {                                                                   \
 		double g_ = (double)(got), w_ = (double)(want);                \
-		if (!(fabs(g_ - w_) <= (rel) * fabs(w_))) {                    \
+		if (!(fabs(g_ - w_) <= (rel)*fabs(w_))) {                      \
 			printf("# %s:%d: %s = %.6g, want %.6g (±%g%%)\n",      \
 			       __FILE__, __LINE__, #got, g_, w_,               \
-			       (double)(rel) * 100.0);                         \
+			       (double)(rel)*100.0);                           \
 			testlib_cur_failed = 1;                                \
 		}                                                              \
 	} while (0)

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Probe reports: ingestion (idempotent by run_id), queries, nodes, the fleet
+# view with degraded GPUs, and calibration of sizing from measurements.
+. "$(dirname "$0")/lib.sh"
+start_daemon || { not_ok "daemon starts"; exit 1; }
+probe=$(create_token "probe-$RANDOM$RANDOM" probe)
+admin=$(create_token "admin-$RANDOM$RANDOM" admin)
+P=(-H "Authorization: Bearer $probe" -H 'Content-Type: application/json')
+fixture=$TOP/tests/fixtures/probe/report_synthetic_h100x8.json
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+
+# The synthetic fixture, made recent, on a host of its own.
+host=node-$RANDOM$RANDOM
+run=$(cat /proc/sys/kernel/random/uuid)
+jq --arg now "$now" --arg h "$host" --arg r "$run" \
+	'.run_id = $r | .node.hostname = $h | .started_at = $now | .finished_at = $now' "$fixture" >"$T/r1.json"
+
+req POST /v1/benchmarks -H 'Content-Type: application/json' --data-binary @"$T/r1.json"
+check_problem "POST /v1/benchmarks without a token is 401" 401
+req POST /v1/benchmarks -H "Authorization: Bearer $admin" --data-binary @"$T/r1.json"
+check_problem "POST /v1/benchmarks with an admin-only token is 403" 403
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/r1.json"
+check "a probe report is stored: 201" 201 ".run_id == \"$run\" and .gpus == 8 and .results == 290 and .hostname == \"$host\""
+[ "$(header Location)" = "/v1/benchmarks/$run" ] && ok "201 carries Location" || not_ok "201 carries Location"
+cp "$T/body" "$T/a1.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/r1.json"
+check "the same run_id again answers the same" 201
+cmp -s "$T/body" "$T/a1.json" && ok "the replay's answer is identical" || not_ok "the replay's answer is identical" "$(body)"
+req GET "/v1/benchmarks?run_id=$run&limit=500"
+check "the replay stored nothing twice" 200 '(.items | length) == 290'
+jq '.results[0].median = 1' "$T/r1.json" >"$T/r1b.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/r1b.json"
+check_problem "a different report reusing a run_id is 409" 409
+
+req GET "/v1/benchmarks/$run"
+check "GET /v1/benchmarks/{run_id} returns the run and its report" 200 ".run_id == \"$run\" and .report.node.hostname == \"$host\" and (.report.results | length) == 290"
+req GET "/v1/benchmarks?node=$host&metric=gemm_tflops&dtype=bf16"
+check "results filter by node, metric and dtype" 200 '(.items | length) == 8 and all(.items[]; .metric == "gemm_tflops" and .dtype == "bf16" and .gpu_type == "h100-sxm5-80gb")'
+req GET "/v1/benchmarks?node=$host&limit=100"
+check "results page 1" 200 '(.items | length) == 100 and (.next_cursor | type) == "string"'
+c=$(jq -r .next_cursor "$T/body")
+req GET "/v1/benchmarks?node=$host&limit=500&cursor=$c"
+check "results page 2 holds the rest" 200 '(.items | length) == 190 and .next_cursor == null'
+req GET "/v1/benchmarks?since=garbage"
+check_problem "a bad since is a 400" 400 since
+req GET "/v1/benchmarks/00000000-0000-4000-8000-000000000000"
+check_problem "an unknown run is 404" 404
+
+req GET /v1/nodes
+check "GET /v1/nodes lists the node" 200 "[.items[].hostname] | index(\"$host\") != null"
+req GET "/v1/nodes/$host"
+check "GET /v1/nodes/{hostname}: inventory and runs" 200 "(.gpus | length) == 8 and .gpus[0].gpu_type == \"h100-sxm5-80gb\" and .gpus[0].pcie.gen_max == 5 and .runs[0].run_id == \"$run\""
+req GET /v1/nodes/nope.example
+check_problem "an unknown node is 404" 404
+
+# A second node whose GPU 3 is slow and trained down to PCIe Gen4.
+host2=node-$RANDOM$RANDOM
+run2=$(cat /proc/sys/kernel/random/uuid)
+jq --arg now "$now" --arg h "$host2" --arg r "$run2" '
+	.run_id = $r | .node.hostname = $h | .started_at = $now | .finished_at = $now
+	| .gpus |= map(.uuid |= sub("0000-4000"; "1111-4000"))
+	| .results |= map(if .gpu_uuid then .gpu_uuid |= sub("0000-4000"; "1111-4000") else . end)
+	| .gpus[3].pcie.gen_current = 4
+	| .results |= map(if .gpu_index == 3 and .metric == "gemm_tflops" then .median = .median * 0.7 else . end)' \
+	"$fixture" >"$T/r2.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/r2.json"
+check "a second node's report is stored" 201
+req GET /v1/fleet
+check "fleet: H100 type with 16 GPUs on 2 nodes" 200 '.items[] | select(.gpu_type == "h100-sxm5-80gb") | .gpus >= 16 and .nodes >= 2'
+jq -e '.items[] | select(.gpu_type == "h100-sxm5-80gb") | .metrics[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | (.fleet_median > 700 and .datasheet == 989.4 and .efficiency > 0.5)' "$T/body" >/dev/null &&
+	ok "fleet: measured median beside the datasheet" || not_ok "fleet: measured median beside the datasheet" "$(jq -c '.items[0].metrics[0]' "$T/body")"
+jq -e --arg h "$host2" '.items[] | select(.gpu_type == "h100-sxm5-80gb") | .degraded | map(select(.hostname == $h and .index == 3)) | length == 1' "$T/body" >/dev/null &&
+	ok "fleet: the slow GPU is flagged degraded" || not_ok "fleet: the slow GPU is flagged degraded" "$(jq -c '.items[0].degraded' "$T/body")"
+jq -e --arg h "$host2" '.items[] | select(.gpu_type == "h100-sxm5-80gb") | .degraded[] | select(.hostname == $h and .index == 3) | (.reasons | map(test("under the fleet median")) | any) and (.reasons | map(test("PCIe")) | any)' "$T/body" >/dev/null &&
+	ok "fleet: the reasons say why (30% under the median, PCIe Gen4 of Gen5)" || not_ok "fleet: the reasons say why" "$(jq -c '.items[0].degraded' "$T/body")"
+jq -e --arg h "$host2" '[.items[] | .degraded[] | select(.hostname == $h and .index != 3)] | length == 0' "$T/body" >/dev/null &&
+	ok "fleet: healthy GPUs are not flagged" || not_ok "fleet: healthy GPUs are not flagged"
+req GET '/v1/fleet?window_days=0'
+check_problem "fleet: a bad window is a 400" 400 window_days
+
+# Calibration: sizing now rests on the measured medians.
+job='{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1}'
+req POST /v1/sizing/training -d "$job"
+check "calibration auto: GEMM rate from the fleet, with sample counts" 201 \
+	'.basis.gemm_tflops.source == "measured" and .basis.gemm_tflops.samples >= 1 and (.basis.gemm_tflops.value - 792 | fabs) < 5 and .basis.probe_runs >= 2'
+req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.calibration = "datasheet"')"
+check "calibration datasheet: datasheet x efficiency" 201 '.basis.gemm_tflops.source | test("datasheet")'
+req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.calibration = "measured"')"
+check "calibration measured: accepted where measured" 201 '.basis.gemm_tflops.source == "measured"'
+req POST /v1/sizing/inference -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb"}'
+check "inference is calibrated too (HBM read rate)" 201 '.basis.hbm_gbps.source == "measured"'
+
+# A node without GPUs reports no_device; bad reports name the field.
+nd=$(cat /proc/sys/kernel/random/uuid)
+jq --arg r "$nd" '.run_id = $r' "$TOP/tests/fixtures/probe/report_synthetic_no_device.json" >"$T/nd.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/nd.json"
+check "a no_device report is stored" 201 '.status == "no_device" and .gpus == 0'
+for mut in 'del(.run_id)|run_id' '.run_id = "x"|run_id' '.schema_version = 2|schema_version' '.status = "great"|status' \
+	'del(.node)|node' '.node.hostname = "a b"|node.hostname' '.results = [{"metric":"vibes","unit":"x"}]|results[0].metric' \
+	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","gpu_uuid":"GPU-nope"}]|results[0].gpu_uuid' \
+	'.gpus = [{"index":0,"uuid":"a","name":"x"},{"index":1,"uuid":"a","name":"x"}]|gpus[1].uuid' \
+	'.results = [{"metric":"hbm_read_gbps","unit":"GB/s","median":"fast"}]|results[0].median'; do
+	f=${mut%|*}
+	field=${mut##*|}
+	jq --arg r "$(cat /proc/sys/kernel/random/uuid)" ".run_id = \$r | $f" "$T/nd.json" >"$T/bad.json"
+	req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/bad.json"
+	check_problem "a report with a bad $field is a 400 naming it" 400 "$field"
+done
+
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The sizing endpoints end to end: training, inference, compare; the
+# SIZING.md section 7 worked numbers through the API; impossible requests;
+# persistence and the recommendation history with cursor pagination.
+. "$(dirname "$0")/lib.sh"
+start_daemon || { not_ok "daemon starts"; exit 1; }
+J=(-H 'Content-Type: application/json')
+
+# --- training
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_size":1024,"gpu":"h100-sxm5-80gb","max_gpus":2048,"top":3,"calibration":"datasheet"}'
+check "training: 201 with ranked plans" 201 \
+	'.kind == "training" and (.plans | length) >= 1 and (.plans | length) <= 3 and .model.name == "llama-2-70b"'
+loc=$(header Location)
+id=$(jq -r .id "$T/body")
+[ "$loc" = "/v1/recommendations/$id" ] && ok "training: Location names the recommendation" || not_ok "training: Location names the recommendation" "$loc"
+cp "$T/body" "$T/first.json"
+jq -e '.plans[0] | .gpus > 0 and .nodes > 0 and .tp >= 1 and .pp >= 1 and .dp >= 1 and (.zero|type)=="number"
+	and (.recompute|type)=="string" and (.sequence_parallel|type)=="boolean" and .micro_batch >= 1 and .grad_accum >= 1
+	and .global_batch_size == 1024
+	and (.memory_gib | .weights >= 0 and .gradients >= 0 and .optimizer >= 0 and .activations >= 0 and .overhead >= 0 and .capacity == 80 and .total <= .capacity)
+	and (.time_s | .compute > 0 and .tp_comm >= 0 and .pp_bubble >= 0 and .dp_comm_exposed >= 0 and .step >= .compute)
+	and .tokens_per_s > 0 and .tokens_per_s_per_gpu > 0 and .mfu > 0 and .mfu < 1 and .hfu >= .mfu
+	and .days > 0 and .gpu_hours > 0 and .cost > 0' "$T/first.json" >/dev/null &&
+	ok "training: every plan field of the contract is present and sane" || not_ok "training: every plan field of the contract is present and sane" "$(jq -c '.plans[0]' "$T/first.json")"
+jq -e '[.plans[].memory_gib | .total <= .capacity] | all' "$T/first.json" >/dev/null && ok "training: every ranked plan fits" || not_ok "training: every ranked plan fits"
+jq -e '[.plans[] | .global_batch_size == .dp * .micro_batch * .grad_accum] | all' "$T/first.json" >/dev/null &&
+	ok "training: global batch = dp x micro_batch x grad_accum in every plan" || not_ok "training: global batch = dp x micro_batch x grad_accum in every plan" "$(jq -c '[.plans[] | {dp, micro_batch, grad_accum, global_batch_size}]' "$T/first.json")"
+jq -e '(.model.params.total - 68.98e9 | fabs) < 0.05e9 and (.flops.model_per_token > 6 * 68e9) and .min_gpus >= 1
+	and (.basis.gemm_tflops.source | test("datasheet")) and .basis.gemm_tflops.datasheet == 989.4' "$T/first.json" >/dev/null &&
+	ok "training: model, FLOPs, min_gpus and basis" || not_ok "training: model, FLOPs, min_gpus and basis"
+jq -e '(.checks.tensor_parallel.t_max - 11.18 | fabs) < 0.1 and .checks.tensor_parallel.link_gbps_one_direction == 450' "$T/first.json" >/dev/null &&
+	ok "section 7.2: H100 NVLink t_max ~ 11.18 for h=8192 bf16" || not_ok "section 7.2: H100 NVLink t_max ~ 11.18 for h=8192 bf16" "$(jq -c .checks "$T/first.json")"
+
+req GET "$loc"
+cmp -s "$T/body" <(tr -d '\n' <"$T/first.json") && ok "GET /v1/recommendations/{id} returns the answer byte for byte" ||
+	not_ok "GET /v1/recommendations/{id} returns the answer byte for byte" "$(head -c 200 "$T/body")"
+
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"rtx-4090-24gb","gpus_per_node":8,"strategies":{"tp":[8]},"max_gpus":512}'
+if [ "$STATUS" = 201 ]; then
+	jq -e '(.checks.tensor_parallel.t_max - 4.8 | fabs) < 0.1 and .checks.tensor_parallel.ok == false and
+		([.checks.warnings[] | test("4\\.8")] | any)' "$T/body" >/dev/null &&
+		ok "section 5: TP 8 on RTX 4090 warns t_max ~ 4.8 at 165 TFLOP/s" || not_ok "section 5: TP 8 on RTX 4090 warns t_max ~ 4.8 at 165 TFLOP/s" "$(jq -c .checks "$T/body")"
+else
+	check_problem "section 5: TP 8 on RTX 4090 (infeasible is acceptable only as a 422)" 422
+fi
+
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"a100-sxm4-80gb","precision":"fp8"}'
+check_problem "section 7.7: fp8 on an A100 is a 422 naming precision" 422 precision
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"rtx-3090-24gb","precision":"fp8"}'
+check_problem "section 7.7: fp8 on an RTX 3090 is a 422" 422 precision
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","precision":"fp8","max_gpus":64}'
+check "fp8 on an H100 is sized" 201 '.plans | length >= 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"h100-sxm5-80gb","strategies":{"tp":[3]}}'
+check_problem "heads not divisible by tp is a 400 naming strategies.tp" 400 strategies.tp
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","global_batch_size":7,"strategies":{"dp":[2],"tp":[1],"pp":[1],"micro_batch":[1]},"gpus":2}'
+check_problem "a global batch dp x micro-batch cannot divide is a 400" 400 global_batch_size
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"gpu":"l4-24gb","max_gpus":4,"strategies":{"offload":["none"]}}'
+check_problem "a model that cannot fit at the largest allowed scale is a 422" 422 max_gpus
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"global_batch_size":2048,"gpu":"h100-sxm5-80gb","gpus":16384,"strategies":{"tp":[8],"pp":[16]}}'
+check "Llama 3 405B on 16 stages: uneven stages allowed and flagged" 201 \
+	'.plans[0].pp == 16 and .plans[0].uneven_stages == true and ([.checks.warnings[] | test("stage")] | any)'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":16,"ffn_hidden_size":5504,"vocab_size":32000},"seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8,"method":"lora","lora_rank":8}'
+check "an inline architecture object is sized (LoRA)" 201 '.model.name == "custom" and (.plans|length) >= 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":15,"ffn_hidden_size":5504,"vocab_size":32000},"seq_len":2048,"gpu":"a100-sxm4-80gb"}'
+check_problem "an inconsistent architecture names model.heads" 400 model.heads
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-9-1t","seq_len":2048,"gpu":"a100-sxm4-80gb"}'
+check_problem "an unknown preset names model" 400 model
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"tpu-v9"}'
+check_problem "an unknown GPU names gpu" 400 gpu
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seqlen":2048,"gpu":"a100-sxm4-80gb"}'
+check_problem "a typo in a field name is reported (seqlen)" 400 seqlen
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":-5,"gpu":"a100-sxm4-80gb","top":0,"precision":"fp4"}'
+check_problem "all bad fields at once" 400 seq_len
+jq -e '[.errors[].field] | (index("top") != null) and (index("precision") != null)' "$T/body" >/dev/null && ok "errors list every bad field" || not_ok "errors list every bad field" "$(body)"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","calibration":"measured"}'
+check_problem "calibration measured without measurements is a 422" 422 calibration
+
+# --- inference
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","weight_precision":"fp16","kv_cache_precision":"fp16","prompt_tokens":1024,"output_tokens":256,"gpu":"h100-sxm5-80gb"}'
+check "section 7.8: Llama-2-7B KV cache = 524288 B/token in fp16" 201 '.memory.kv_cache_bytes_per_token == 524288'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","weight_precision":"fp16","kv_cache_precision":"fp16","prompt_tokens":512,"output_tokens":512,"requests_per_s":2,"gpu":"h100-sxm5-80gb","top":4}'
+check "section 7.8: Llama-2-70B (GQA) KV cache = 327680 B/token" 201 \
+	'.memory.kv_cache_bytes_per_token == 327680 and (.memory.kv_cache_bytes_per_sequence == 327680 * 1024) and .memory.min_tp >= 2'
+jq -e '.plans[0] | .tp >= 2 and .batch >= 1 and .ttft_ms > 0 and .tpot_ms > 0 and .output_tokens_per_s > 0
+	and .total_output_tokens_per_s >= .output_tokens_per_s and .replicas >= 1 and .gpus == .tp * .pp * .replicas
+	and .cost_per_hour > 0 and .cost_per_million_output_tokens > 0 and (.binding|type)=="string"' "$T/body" >/dev/null &&
+	ok "inference: every plan field of the contract" || not_ok "inference: every plan field of the contract" "$(jq -c '.plans[0]' "$T/body")"
+# decode never beats reading the weights once per token
+jq -e '[.plans[] | .tpot_ms >= (137.9e9 / .tp / 3350e9 * 1000) * 0.999] | all' "$T/body" >/dev/null &&
+	ok "inference: tpot never below weight bytes / (tp x HBM bandwidth)" || not_ok "inference: tpot never below weight bytes / (tp x HBM bandwidth)"
+[ "$(jq '[.plans[1:][] | select(.tradeoff)] | length' "$T/body")" = "$(jq '.plans | length - 1' "$T/body")" ] &&
+	ok "inference: alternatives explain their trade-off" || not_ok "inference: alternatives explain their trade-off"
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":512,"tpot_ms":0.5,"gpu":"a100-sxm4-80gb"}'
+check_problem "unreachable latency target is a 422 saying the best achievable" 422 tpot_ms
+grep -q "best achievable" "$T/body" && ok "the 422 says the best achievable" || not_ok "the 422 says the best achievable" "$(body)"
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","weight_precision":"fp8","prompt_tokens":512,"output_tokens":128,"gpu":"a100-sxm4-80gb"}'
+check_problem "inference fp8 weights on an A100 is a 422" 422 weight_precision
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","weight_precision":"bf16","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","max_gpus":4}'
+check_problem "a model that cannot fit in max_gpus is a 422" 422
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","tp":8}'
+check "inference: a pinned tp is honoured" 201 '[.plans[].tp] | all(. == 8)'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","tp":16}'
+check_problem "inference: tp beyond a node is a 400" 400 tp
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","requests_per_s":1,"concurrent_sequences":4}'
+check_problem "inference: two load forms at once is a 400" 400 concurrent_sequences
+
+# --- compare
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb","rtx-4090-24gb"],"prices":{"h100-sxm5-80gb":3.2}}'
+check "compare: one row per GPU type with ratios and verdicts" 201 \
+	'(.rows | length) == 3 and ([.rows[] | select(.ok) | .verdict | length > 10] | all) and (.verdict | length > 10)
+	 and ([.rows[] | select(.cheapest)] | length) == 1 and ([.rows[] | select(.fastest)] | length) == 1
+	 and ([.rows[] | select(.gpu == "h100-sxm5-80gb") | .price_per_gpu_hour] == [3.2])'
+jq -e '[.rows[] | select(.cheapest) | .cost_vs_cheapest] == [1]' "$T/body" >/dev/null && ok "compare: the cheapest row has cost ratio 1" || not_ok "compare: the cheapest row has cost ratio 1"
+req POST /v1/sizing/compare "${J[@]}" -H 'Accept: text/csv' -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10}}'
+ct=$(header Content-Type)
+[[ $STATUS == 201 && $ct == text/csv* ]] && head -n 1 "$T/body" | grep -q '"gpu","ok","gpus"' &&
+	ok "compare: Accept text/csv answers CSV" || not_ok "compare: Accept text/csv answers CSV" "$STATUS $ct"
+rows=$(($(wc -l <"$T/body") - 1))
+[ "$rows" -ge 15 ] && ok "compare: the default list is every priced catalog GPU ($rows)" || not_ok "compare: the default list is every priced catalog GPU" "$rows"
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb"},"gpus":["h100-sxm5-80gb"]}'
+check_problem "compare: a job naming its own gpu is a 400" 400 training.gpu
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"inference":{},"gpus":["h100-sxm5-80gb"]}'
+check_problem "compare: both jobs at once is a 400" 400
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":-1},"gpus":["h100-sxm5-80gb"]}'
+check_problem "compare: the job's bad fields are named under training." 400 training.seq_len
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"gpus":["h100-sxm5-80gb","nope"]}'
+check_problem "compare: an unknown GPU names gpus[1]" 400 'gpus[1]'
+
+# --- history
+req GET '/v1/recommendations?kind=training&model=llama-2-70b&limit=1'
+check "history: filter by kind and model" 200 '(.items | length) == 1 and all(.items[]; .kind == "training" and .model == "llama-2-70b") and (.next_cursor | type) == "string"'
+cur=$(jq -r .next_cursor "$T/body")
+first_ids=$(jq -r '[.items[].id] | join(",")' "$T/body")
+req GET "/v1/recommendations?kind=training&model=llama-2-70b&limit=1&cursor=$cur"
+check "history: the cursor continues where the page ended" 200 '(.items | length) >= 1'
+jq -e --arg ids "$first_ids" '[.items[].id] as $b | ($ids | split(",")) as $a | ($a - $b) == $a' "$T/body" >/dev/null &&
+	ok "history: pages do not repeat items" || not_ok "history: pages do not repeat items"
+req GET '/v1/recommendations?gpu=h100-sxm5-80gb&kind=compare'
+check "history: compare answers are found by any of their GPUs" 200 '(.items | length) >= 1'
+req GET "/v1/recommendations?since=2099-01-01T00:00:00Z"
+check "history: since in the future is empty" 200 '.items == [] and .next_cursor == null'
+
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
