@@ -26,6 +26,7 @@ static const char *const result_statuses[] = {"ok", "skipped", "failed", NULL};
  */
 static const char *const metrics[] = {
     "gemm_tflops",
+    "gemm_sweep_tflops",
     "hbm_copy_gbps",
     "hbm_copy_ce_gbps",
     "hbm_read_gbps",

@@ -21,6 +21,10 @@ make -s deps >/dev/null || fail_hard "make deps failed"
 jobs=$(nproc 2>/dev/null || echo 2)
 make -s -j"$jobs" SAN=1 build/san/gpusizerd unit >"$log/build.log" 2>&1 ||
 	{ cat "$log/build.log" >&2; fail_hard "build failed"; }
+# The probe itself whenever a CUDA toolkit is here (probe.mk skips it
+# with a notice otherwise); its report path is tested against the daemon.
+make -s probe >>"$log/build.log" 2>&1 ||
+	{ cat "$log/build.log" >&2; fail_hard "probe build failed"; }
 if ls tests/unit/test_probe*.c >/dev/null 2>&1; then
 	make -s SAN=1 probe-unit >>"$log/build.log" 2>&1 ||
 		{ cat "$log/build.log" >&2; fail_hard "probe unit build failed"; }
