@@ -1,4 +1,6 @@
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 199309L
+#endif
 /* bench_engine.c - median and p99 wall time of the engine's searches on one
  * core. Prints figures; never asserts timings. */
 #include <stdio.h>

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# run.sh - `make bench`: figures, never assertions.
+#
+# 1. the sizing engine's search speed (bench/bench_engine.c, one core);
+# 2. HTTP load with wrk on loopback against gpusizerd on a private
+#    PostgreSQL, and against a minimal libmicrohttpd server (bench/hello.c)
+#    built here as the ceiling on this machine; every figure is printed
+#    with its ratio to that ceiling, measured in the same run;
+# 3. daemon RSS before and after the load.
+# BENCH_SECONDS (default 10) sets each wrk run; BENCH_CONNECTIONS (64).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+secs=${BENCH_SECONDS:-10}
+conns=${BENCH_CONNECTIONS:-64}
+work=$(mktemp -d "${TMPDIR:-/tmp}/gsz-bench.XXXXXX")
+chmod 755 "$work"
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	deploy/dev/pg.sh stop "$work/pg" >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! command -v wrk >/dev/null; then
+	if [ "$(id -u)" = 0 ]; then
+		apt-get install -y -q wrk >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q wrk >/dev/null; }
+	fi
+	command -v wrk >/dev/null || { echo "bench: wrk missing (apt-get install wrk)"; exit 1; }
+fi
+make -s build/gpusizerd build/bench/bench_engine >/dev/null || exit 1
+cc -std=c11 -O2 -D_DEFAULT_SOURCE bench/hello.c $(pkg-config --cflags --libs libmicrohttpd) -o "$work/hello" || exit 1
+
+echo "== engine (one core; median and p99 over repeated runs)"
+taskset -c 0 build/bench/bench_engine 2>/dev/null || build/bench/bench_engine
+
+echo
+echo "== HTTP on loopback: wrk -t2 -c$conns -d${secs}s (client and server share $(nproc) cores)"
+pgport=$((30000 + RANDOM % 10000))
+DATABASE_URL=$(deploy/dev/pg.sh start "$work/pg" $pgport) || exit 1
+export DATABASE_URL
+port=$((40000 + RANDOM % 10000))
+# Request logging stays on (info), as in production: its cost is measured.
+build/gpusizerd serve --listen 127.0.0.1:$port --db-pool-size 8 \
+	--connection-limit 1024 >"$work/d.log" 2>&1 &
+pids+=($!)
+dpid=$!
+up=""
+for _ in $(seq 1 100); do
+	curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && { up=1; break; }
+	sleep 0.1
+done
+[ -n "$up" ] || { echo "bench: daemon did not start"; cat "$work/d.log"; exit 1; }
+"$work/hello" 18999 &
+pids+=($!)
+sleep 0.3
+token=$(build/gpusizerd token create --name bench --scopes probe 2>/dev/null)
+G=http://127.0.0.1:$port
+
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+run_wrk() { # NAME URL [wrk args...] -> prints a line; sets RPS
+	local name=$1 url=$2
+	shift 2
+	local out
+	out=$(wrk -t2 -c"$conns" -d"${secs}s" --latency "$@" "$url" 2>&1)
+	RPS=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+	local p50 p99 non2xx
+	p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
+	p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+	non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+	printf '%-34s %10s req/s  p50 %8s  p99 %8s  non-2xx %s\n' "$name" "$RPS" "$p50" "$p99" "${non2xx:-0}"
+}
+
+rss0=$(rss $dpid)
+run_wrk "ceiling: MHD hello-world" "http://127.0.0.1:18999/"
+ceiling=$RPS
+run_wrk "GET /healthz" "$G/healthz"
+r_health=$RPS
+run_wrk "GET /v1/gpus (catalog, SQL)" "$G/v1/gpus"
+r_gpus=$RPS
+echo '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_size":1024,"gpu":"h100-sxm5-80gb","max_gpus":1024,"top":3}' >"$work/train.json"
+BODY_FILE=$work/train.json run_wrk "POST /v1/sizing/training" "$G/v1/sizing/training" -s bench/post.lua
+r_train=$RPS
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+jq -c --arg now "$now" '.started_at = $now | .finished_at = $now' tests/fixtures/probe/report_synthetic_h100x8.json >"$work/report.json"
+BODY_FILE=$work/report.json TOKEN=$token run_wrk "POST /v1/benchmarks (290 results)" "$G/v1/benchmarks" -s bench/ingest.lua
+r_ingest=$RPS
+rss1=$(rss $dpid)
+
+echo
+ratio() { awk -v a="$1" -v b="$ceiling" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
+echo "== ratios to the ceiling measured above ($ceiling req/s)"
+printf '  GET /healthz             %s\n' "$(ratio "$r_health")"
+printf '  GET /v1/gpus             %s\n' "$(ratio "$r_gpus")"
+printf '  POST /v1/sizing/training %s\n' "$(ratio "$r_train")"
+printf '  POST /v1/benchmarks      %s\n' "$(ratio "$r_ingest")"
+echo
+echo "== gpusizerd RSS: ${rss0} KiB before load, ${rss1} KiB after"
+runs=$(deploy/dev/pg.sh psql "$work/pg" $pgport gpusizer "SELECT count(*) FROM benchmark_runs" 2>/dev/null || echo "?")
+size=$(deploy/dev/pg.sh psql "$work/pg" $pgport gpusizer "SELECT pg_database_size('gpusizer')" 2>/dev/null || echo "?")
+echo "== database after the ingestion run: $runs probe runs, $size bytes"
