@@ -42,11 +42,11 @@ int main(int argc, char **argv)
 {
 	unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 18999;
 	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			MHD_USE_POLL | MHD_USE_ITC,
-		(unsigned short)port, NULL, NULL, on_request, NULL,
-		MHD_OPTION_CONNECTION_LIMIT, 512u, MHD_OPTION_CONNECTION_TIMEOUT,
-		15u, MHD_OPTION_END);
+	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+		MHD_USE_POLL | MHD_USE_ITC,
+	    (unsigned short)port, NULL, NULL, on_request, NULL,
+	    MHD_OPTION_CONNECTION_LIMIT, 512u, MHD_OPTION_CONNECTION_TIMEOUT,
+	    15u, MHD_OPTION_END);
 	sigset_t s;
 	int sig;
 
