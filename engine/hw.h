@@ -101,6 +101,15 @@ double hw_gemm_shape_factor(double min_dim);
 
 /* Default efficiencies (datasheet -> achieved), documented in MODEL.md. */
 double hw_default_gemm_efficiency(enum eng_dtype t);
+/* Fused (FlashAttention-2-class) attention kernel: achieved fraction of the
+ * dense 16-bit datasheet peak, forward or backward pass, by architecture
+ * generation (compute capability; 0.0 = not NVIDIA). MODEL.md §5. */
+double hw_default_attn_efficiency(const struct hw_spec *g, bool backward);
+/* Achieved fused-attention rate (TFLOP/s), forward or backward: the
+ * default efficiency above x datasheet, scaled by measured / default when
+ * the probe measured the 16-bit GEMM rate (so a slow or power-capped GPU
+ * slows its attention too). */
+double hw_attn_tflops(const struct hw_spec *g, bool backward);
 double hw_default_hbm_efficiency(void);
 double hw_default_link_efficiency(enum hw_link l);
 double hw_default_inter_efficiency(void);

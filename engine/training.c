@@ -22,17 +22,26 @@
 #define OVERHEAD_COMM_BYTES  (0.5 * GIB)
 /* PyTorch caching allocator fragmentation, fraction of the rest. */
 #define OVERHEAD_FRAG 0.05
-/* Collective launch latency, seconds (NCCL ring, small messages). */
+/* Point-to-point / all-to-all launch latency, seconds (NCCL, one hop). */
 #define COLL_LATENCY_S 10e-6
+/* NCCL's own cost model for ring (and tree) collectives with the Simple
+ * protocol that large messages use (src/graph/tuning.cc, ncclTopoTuneModel):
+ * base latency 8.4 us, 3.4 us per intra-node NVLink step (5.7 PCIe), 14 us
+ * per inter-node step, at least 3 us per step once the ring leaves the node
+ * (3 x the 1 us network post overhead); tree all-reduce: 4.0 us per
+ * intra-node step and 14 us per tree level. MODEL.md §4. */
+#define NCCL_BASE_LAT_S	       8.4e-6
+#define NCCL_NVLINK_STEP_S     3.4e-6
+#define NCCL_PCIE_STEP_S       5.7e-6
+#define NCCL_NET_STEP_S	       14.0e-6
+#define NCCL_NET_OVERHEAD_S    3.0e-6
+#define NCCL_TREE_NVLINK_STEP_S 4.0e-6
 /* Share of a compute window that communication can hide behind (NCCL
  * kernels take SMs and HBM bandwidth). */
 #define OVERLAP_EFF 0.8
-/* Fused (flash) attention reaches ~85 % of the GEMM rate (FlashAttention-2:
- * 50-73 % of A100 peak). Unfused batched GEMMs use the shape factor of d. */
-#define FLASH_ATTN_FACTOR 0.85
-/* Elementwise traffic per stored activation byte: written in forward, read
- * in backward, its gradient written and read once (MODEL.md §4). */
-#define EW_PASSES 3.0
+/* FlashAttention's backward pass does 2.5x the forward FLOPs (it
+ * recomputes QK^T; FlashAttention-2 paper and benchmarks). */
+#define FLASH_BWD_FLOPS 2.5
 /* CPU optimizer step (ZeRO-Offload CPU Adam) bytes/s per GPU's share of
  * the host, and the default host link when the spec has none. */
 #define HOST_OPT_BPS	       10e9
@@ -170,6 +179,14 @@ struct ctx {
 	bool mla;
 	double attn_fwd_layer_token;	/* attention fwd FLOPs, ctx = s */
 	double r_lin, r_attn;		/* achieved large-GEMM rates, FLOP/s */
+	double r_fa_fwd, r_fa_bwd;	/* fused attention rates, FLOP/s */
+	/* Memory-bound kernels, bytes per token per layer (MODEL.md §4):
+	 * h-wide (norms, residual adds, dropout; /t with SP) and split
+	 * over TP (rotary, MLP activation, MoE permutes), forward and
+	 * backward; unfused softmax/dropout bytes per score element; loss. */
+	double ew_repl_fwd, ew_repl_bwd, ew_par_fwd, ew_par_bwd;
+	double ew_score_fwd, ew_score_bwd;
+	double loss_token;		/* fp32 cross-entropy, per token */
 	double hbm, intra, inter, host; /* B/s */
 	double peak;			/* datasheet FLOP/s for MFU */
 	double model_flops_token;

@@ -85,3 +85,31 @@ tail -n 3 "$GSZ_LOG" | jq -e 'select(.msg=="request") | .method and .path and .s
 
 stop_daemon && ok "SIGTERM: clean exit 0" || not_ok "SIGTERM: clean exit 0" "$(tail -n 5 "$GSZ_LOG")"
 sanitizer_clean "no sanitizer reports"
+
+# Draining: readyz turns 503 at once, in-flight work finishes, new
+# connections are refused (not left hanging), exit 0.
+start_daemon --drain-delay 2 || { not_ok "daemon starts for the drain test"; exit 1; }
+url=$GSZ_URL
+exec 5<>"/dev/tcp/127.0.0.1/${url##*:}"
+kill -TERM "$GSZ_PID"
+sleep 0.5
+req GET /readyz
+check_problem "draining: /readyz is 503 during the delay" 503
+req GET /healthz
+check "draining: /healthz still answers during the delay" 200
+# A request on a connection opened before SIGTERM is still served.
+printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n' >&5
+line=$(timeout 5 head -n 1 <&5 | tr -d '\r')
+[[ $line == *" 200 "* ]] && ok "draining: an open connection is still served" || not_ok "draining: an open connection is still served" "$line"
+exec 5<&-
+sleep 2.5
+t0=$(date +%s%N)
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url/healthz")
+t1=$(date +%s%N)
+[ "$code" = 000 ] && [ $(( (t1 - t0) / 1000000 )) -lt 2000 ] && ok "after the delay: new connections are refused at once" ||
+	not_ok "after the delay: new connections are refused at once" "code=$code in $(( (t1 - t0) / 1000000 )) ms"
+rc=0
+wait "$GSZ_PID" || rc=$?
+GSZ_PID=""
+[ $rc = 0 ] && ok "drained: exit 0" || not_ok "drained: exit 0" "rc=$rc"
+grep -q '"msg":"stopped"' "$GSZ_LOG" && ok "drained: logged stopped" || not_ok "drained: logged stopped"
