@@ -73,6 +73,13 @@ run_wrk() { # NAME URL [wrk args...] -> prints a line; sets RPS
 	printf '%-34s %10s req/s  p50 %8s  p99 %8s  non-2xx %s\n' "$name" "$RPS" "$p50" "$p99" "${non2xx:-0}"
 }
 
+# One compare over every priced catalog GPU, end to end (HTTP, catalog
+# reads, one sizing per GPU type, persistence): sequential latency.
+echo '{"inference":{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":256,"requests_per_s":20}}' >"$work/compare.json"
+for i in $(seq 1 60); do
+	curl -s -o /dev/null -w '%{time_total}\n' -X POST "$G/v1/sizing/compare" --data-binary @"$work/compare.json"
+done | sort -n | awk '{a[NR] = $1 * 1000} END {printf "%-34s median %6.2f ms  p99 %6.2f ms  (%d sequential requests, all catalog GPUs)\n", "POST /v1/sizing/compare (serving)", a[int(NR / 2) + 1], a[int(NR * 0.99) + (NR * 0.99 > int(NR * 0.99))], NR}'
+
 rss0=$(rss $dpid)
 run_wrk "ceiling: MHD hello-world" "http://127.0.0.1:18999/"
 ceiling=$RPS

@@ -215,6 +215,64 @@ static double lin_shape_factor(const struct ctx *c, int t, double tokens)
 	return sum_t > 0 ? sum_w / sum_t : 1.0;
 }
 
+/* Bytes moved by the memory-bound kernels of one layer, per token, forward
+ * and backward (MODEL.md §4 derives each term). ab = bytes per activation
+ * value (2, or 4 for fp32 training); masks are 1 byte.
+ *  h-wide, replicated unless SP: 2 norms (fwd read x + write y = 2h values,
+ *  bwd read dy, x + write dx = 3h), 2 residual adds (fwd read 2 + write 1 =
+ *  3h, bwd the gradient sum 3h), GPT-style bias-dropout-add masks (1 B,
+ *  written fwd, read bwd) when the model has linear biases.
+ *  split over TP: rotary on Q and K (read + write, fwd and bwd) unless the
+ *  model has learned positions; SwiGLU fwd read gate, up + write = 3f, bwd
+ *  read dy, gate, up + write 2 = 5f; GeLU fwd 2f, bwd 3f; MoE: per routed
+ *  expert plus the dispatch and combine permutes (read + write h, each,
+ *  fwd and bwd).
+ *  unfused attention, per score element: softmax fwd read + write, bwd read
+ *  dy, y + write; attention dropout fwd read + write + mask, bwd the same.
+ *  loss: fp32 cross-entropy over V (read logits, write fp32 probabilities,
+ *  one reduction pass, backward read + write the logit gradient). */
+static void ew_bytes_init(struct ctx *c)
+{
+	const struct model_arch *m = &c->rq->model;
+	double ab = c->act_b, h = c->h;
+	bool dropout = m->linear_biases;
+	double rope_cols, mlp_f, mlp_b, moe_f, moe_b, fe;
+
+	c->ew_repl_fwd = 2.0 * 2.0 * h * ab + 2.0 * 3.0 * h * ab;
+	c->ew_repl_bwd = 2.0 * 3.0 * h * ab + 2.0 * 3.0 * h * ab;
+	if (dropout) {
+		c->ew_repl_fwd += 2.0 * h;
+		c->ew_repl_bwd += 2.0 * h;
+	}
+	if (m->learned_pos_emb)
+		rope_cols = 0.0;
+	else if (c->mla)
+		rope_cols = (c->a + 1.0) * (double)m->mla.qk_rope_head_dim;
+	else
+		rope_cols = (c->a + c->k) * c->d;
+	c->ew_par_fwd = 2.0 * rope_cols * ab;
+	c->ew_par_bwd = 2.0 * rope_cols * ab;
+
+	/* MLP activation, per unit of FFN width */
+	mlp_f = (m->gated_mlp ? 3.0 : 2.0) * ab;
+	mlp_b = (m->gated_mlp ? 5.0 : 3.0) * ab;
+	fe = (double)m->moe.expert_ffn_hidden_size;
+	moe_f = (double)m->moe.top_k * (mlp_f * fe + 2.0 * 2.0 * h * ab) +
+		(double)m->moe.shared_experts * mlp_f * fe;
+	moe_b = (double)m->moe.top_k * (mlp_b * fe + 2.0 * 2.0 * h * ab) +
+		(double)m->moe.shared_experts * mlp_b * fe;
+	c->ew_par_fwd += (1.0 - c->moe_frac) * mlp_f *
+			     (double)m->ffn_hidden_size +
+			 c->moe_frac * moe_f;
+	c->ew_par_bwd += (1.0 - c->moe_frac) * mlp_b *
+			     (double)m->ffn_hidden_size +
+			 c->moe_frac * moe_b;
+
+	c->ew_score_fwd = 2.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
+	c->ew_score_bwd = 3.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
+	c->loss_token = (2.0 * ab + 12.0) * c->V;
+}
+
 static int ctx_init(struct ctx *c, const struct trn_request *rq)
 {
 	const struct model_arch *m = &rq->model;
@@ -321,6 +379,21 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 		    rq->precision == ENG_FP8 ? ENG_BF16 : rq->precision;
 		c->r_attn = hw_gemm_rate(&rq->gpu, at).value * 1e12;
 	}
+	/* Fused attention runs at its own efficiency (hw.c); the FP32/TF32
+	 * recipes scale it by their peak relative to 16-bit. */
+	{
+		const struct hw_spec *g = &rq->gpu;
+		double p16 = g->peak_tflops[ENG_BF16] > 0.0
+				 ? g->peak_tflops[ENG_BF16]
+				 : g->peak_tflops[ENG_FP16];
+		double scale = 1.0;
+		if ((rq->precision == ENG_FP32 || rq->precision == ENG_TF32) &&
+		    p16 > 0.0)
+			scale = g->peak_tflops[rq->precision] / p16;
+		c->r_fa_fwd = hw_attn_tflops(g, false) * scale * 1e12;
+		c->r_fa_bwd = hw_attn_tflops(g, true) * scale * 1e12;
+	}
+	ew_bytes_init(c);
 	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
 	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
 	c->inter =
@@ -492,80 +565,143 @@ static void memory_of(const struct ctx *c, const struct trn_layout *l,
 	p->uneven_stages = (c->rq->model.layers % l->pp) != 0;
 }
 
-/* Bandwidth (B/s) of a group whose members are `stride` ranks apart and
- * span `span` consecutive ranks: inside a node it rides the intra-node
- * link, otherwise each GPU's share of the node's NICs (MODEL.md §4). */
+/* Bandwidth (B/s) of a group whose members span `span` consecutive ranks:
+ * inside a node it rides the intra-node link, otherwise each GPU's share of
+ * the node's NICs (MODEL.md §4). */
 static double group_bw(const struct ctx *c, long span)
 {
 	return span <= c->gpn ? c->intra : c->inter;
 }
 
-static double ring_s(double bytes, double n, double bw)
+/* Nodes a group of n ranks, `stride` ranks apart (Megatron order tp-cp-dp-
+ * pp), spans. */
+static double group_nodes(const struct ctx *c, double n, long stride)
 {
+	double per_node = stride >= c->gpn ? 1.0 : floor((double)c->gpn /
+							  (double)stride);
+
+	if (per_node < 1.0)
+		per_node = 1.0;
+	return ceil(n / per_node - 1e-12);
+}
+
+enum coll_kind { COLL_AR, COLL_AG, COLL_RS };
+
+/* One ring collective over n ranks on `nodes` nodes: bandwidth term (ring
+ * volume over bw) + NCCL's latency model (NCCL_* above). bytes = the full
+ * buffer each rank ends with (all-gather) or starts with (reduce-scatter,
+ * all-reduce). All-reduce takes the lower of ring and tree latency, as
+ * NCCL's tuner does. */
+static double coll_s(const struct ctx *c, enum coll_kind k, double bytes,
+		     double n, double nodes, double bw)
+{
+	double vol, steps, inter, intra_step, lat;
+
 	if (n <= 1.0)
 		return 0.0;
 	if (bw <= 0.0)
 		return INFINITY;
-	return 2.0 * (n - 1.0) / n * bytes / bw + COLL_LATENCY_S;
+	vol = (k == COLL_AR ? 2.0 : 1.0) * (n - 1.0) / n * bytes;
+	steps = (k == COLL_AR ? 2.0 : 1.0) * (n - 1.0);
+	inter = nodes > 1.0 ? (k == COLL_AR ? 2.0 : 1.0) * (nodes - 1.0) : 0.0;
+	intra_step = c->rq->gpu.intra_node_link == HW_LINK_NVLINK
+			 ? NCCL_NVLINK_STEP_S
+			 : NCCL_PCIE_STEP_S;
+	if (nodes > 1.0)
+		intra_step = fmax(intra_step, NCCL_NET_OVERHEAD_S);
+	lat = NCCL_BASE_LAT_S + (steps - inter) * intra_step +
+	      inter * NCCL_NET_STEP_S;
+	if (k == COLL_AR && nodes > 1.0) {
+		double tree =
+		    NCCL_BASE_LAT_S +
+		    2.0 * ((n / nodes - 1.0) * NCCL_TREE_NVLINK_STEP_S +
+			   log2(nodes) * NCCL_NET_STEP_S);
+		lat = fmin(lat, tree);
+	}
+	return vol / bw + lat;
 }
 
-/* Per layer, per micro-batch, per GPU: compute (GEMMs, attention,
- * elementwise) and tensor-parallel communication. MODEL.md §4. */
+/* Per layer, per micro-batch, per GPU (MODEL.md §4). */
+struct layer_cost {
+	double gemm, attn, mem; /* compute parts, s */
+	double tp;		/* tensor-parallel collectives, s */
+	double attn_hide;	/* attention time CP traffic can hide behind */
+};
+
 static void layer_time(const struct ctx *c, const struct trn_layout *l,
-		       double tokens, double *comp_s, double *tp_s)
+		       double tokens, struct layer_cost *lc)
 {
 	double t = (double)l->tp;
 	double f_lin = lin_shape_factor(c, l->tp, tokens);
 	double lin_fwd =
 	    2.0 * tokens * c->active_layer / t / (c->r_lin * f_lin);
 	double attn_fwd_flops = tokens * c->attn_fwd_layer_token / t;
-	double attn_eff = l->flash_attention
-			      ? FLASH_ATTN_FACTOR
-			      : hw_gemm_shape_factor(fmin(c->dqk, c->dv));
-	double attn_fwd, ew_unit, ew, lin_passes, attn_passes, ew_passes;
+	double attn_f, attn_b, lin_passes, attn_fwd_passes = 1.0;
+	double repl = l->sequence_parallel ? t : 1.0;
+	double ew_f, ew_b, score_f = 0.0, score_b = 0.0;
 
-	/* Causal flash attention skips the masked half of the blocks; the
-	 * FLOP accounting (MFU) keeps the full count. */
-	if (l->flash_attention)
+	if (l->flash_attention) {
+		/* Causal flash attention skips the masked half of the
+		 * blocks; the FLOP accounting (MFU) keeps the full count. */
 		attn_fwd_flops *= 0.5;
-	attn_fwd = attn_fwd_flops / (c->r_attn * attn_eff);
-	ew_unit = act_layer_bytes(c, l, tokens, ENG_RC_NONE) / c->hbm;
+		attn_f = attn_fwd_flops / c->r_fa_fwd;
+		attn_b = FLASH_BWD_FLOPS * attn_fwd_flops / c->r_fa_bwd;
+	} else {
+		/* Unfused: batched GEMMs at the shape factor of d, the full
+		 * s x s scores, and the softmax/dropout kernels. */
+		double r = c->r_attn *
+			   hw_gemm_shape_factor(fmin(c->dqk, c->dv));
+		double elems = tokens * c->a * c->s / t;
+		attn_f = attn_fwd_flops / r;
+		attn_b = 2.0 * attn_fwd_flops / r;
+		score_f = elems * c->ew_score_fwd;
+		score_b = elems * c->ew_score_bwd;
+	}
+	ew_f = tokens * (c->ew_repl_fwd / repl + c->ew_par_fwd / t) + score_f;
+	ew_b = tokens * (c->ew_repl_bwd / repl + c->ew_par_bwd / t) + score_b;
 
 	/* forward 1 + backward 2 (LoRA: input gradients only, 1). */
 	lin_passes = c->lora ? 2.0 : 3.0;
-	attn_passes = 3.0;
-	ew_passes = EW_PASSES;
 	if (l->recompute == ENG_RC_FULL) {
 		lin_passes += 1.0;
-		attn_passes += 1.0;
-		ew_passes += 1.0;
+		attn_fwd_passes += 1.0;
+		ew_b += ew_f;
 	} else if (l->recompute == ENG_RC_SELECTIVE) {
-		attn_passes += 1.0;
+		attn_fwd_passes += 1.0;
+		ew_b += score_f;
 	}
-	ew = ew_passes * ew_unit;
-	*comp_s = lin_passes * lin_fwd + attn_passes * attn_fwd + ew;
+	lc->gemm = lin_passes * lin_fwd;
+	lc->attn = attn_fwd_passes * attn_f + attn_b;
+	lc->mem = (ew_f + ew_b) / c->hbm;
+	lc->attn_hide = attn_f + attn_b;
 
-	*tp_s = 0.0;
+	lc->tp = 0.0;
 	if (l->tp > 1) {
 		/* 2 all-reduces forward, 2 backward (+2 recomputed forward) of
 		 * b*s*h values; SP turns each into reduce-scatter + all-gather
 		 * of the same volume (SIZING.md §4). */
 		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
 		double bytes = tokens * c->h * c->act_b;
-		*tp_s = n * ring_s(bytes, t, c->intra);
+		double one =
+		    l->sequence_parallel
+			? coll_s(c, COLL_RS, bytes, t, 1.0, c->intra) +
+			      coll_s(c, COLL_AG, bytes, t, 1.0, c->intra)
+			: coll_s(c, COLL_AR, bytes, t, 1.0, c->intra);
+		lc->tp = n * one;
 	}
 }
 
-/* LM head per micro-batch on the last stage: 2*tokens*V*h/t forward. */
-static double head_time(const struct ctx *c, const struct trn_layout *l,
-			double tokens)
+/* LM head per micro-batch on the last stage: 2*tokens*V*h/t forward, plus
+ * the fp32 cross-entropy over the vocabulary (memory-bound). */
+static void head_time(const struct ctx *c, const struct trn_layout *l,
+		      double tokens, double *gemm, double *mem)
 {
 	double t = (double)l->tp;
 	double f = hw_gemm_shape_factor(fmin(c->V / t, fmin(c->h, tokens)));
 	double fwd = 2.0 * tokens * c->head / t / (c->r_lin * f);
-	double ew = 3.0 * 4.0 * tokens * c->V / t / c->hbm; /* logits */
 
-	return (c->lora ? 2.0 : 3.0) * fwd + ew;
+	*gemm = (c->lora ? 2.0 : 3.0) * fwd;
+	*mem = tokens * c->loss_token / t / c->hbm;
 }
 
 static void time_of(const struct ctx *c, const struct trn_layout *l,
@@ -573,16 +709,21 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 {
 	int ls = p->layers_per_stage_max;
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
-	double m = (double)m_micro;
-	double lc, ltp, head, t_mb, lep = 0.0, lcp = 0.0;
+	double m = (double)m_micro, L_s = (double)ls;
+	double head_g, head_m, head, t_mb, lep = 0.0, lcp = 0.0, cp_hidden = 0.0;
+	double lcomp, window, nic_busy = 0.0;
+	struct layer_cost lc;
 	struct stage_params sp = stage_params(c, l, ls);
 	struct trn_time *T = &p->time;
 	long span_tc = (long)l->tp * l->cp;
 	double dp = (double)l->dp;
+	bool ep_inter = false, cp_inter = span_tc > c->gpn;
 
 	memset(T, 0, sizeof(*T));
-	layer_time(c, l, tokens, &lc, &ltp);
-	head = head_time(c, l, tokens);
+	layer_time(c, l, tokens, &lc);
+	head_time(c, l, tokens, &head_g, &head_m);
+	head = head_g + head_m;
+	lcomp = lc.gemm + lc.attn + lc.mem;
 
 	/* MoE: dispatch + combine all-to-all, forward and backward (+ the
 	 * recomputed forward), over the EP group (inside dp). */
@@ -590,6 +731,7 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
 		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
 		double bw = group_bw(c, span_tc * l->ep);
+		ep_inter = span_tc * l->ep > c->gpn;
 		lep = c->moe_frac * n *
 		      (bytes * ((double)l->ep - 1.0) / (double)l->ep / bw +
 		       COLL_LATENCY_S);
@@ -602,54 +744,97 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		double bytes = tokens * kvb * c->act_b;
 		double comm =
 		    3.0 * ((double)l->cp - 1.0) * bytes / group_bw(c, span_tc);
-		double attn = 3.0 * tokens * c->attn_fwd_layer_token * 0.5 /
-			      (double)l->tp / (c->r_attn * FLASH_ATTN_FACTOR);
-		lcp = fmax(0.0, comm - OVERLAP_EFF * attn);
+		lcp = fmax(0.0, comm - OVERLAP_EFF * lc.attn_hide);
+		cp_hidden = comm - lcp;
 	}
 
-	t_mb = (double)ls * (lc + ltp + lep + lcp) + head;
-	T->compute_s = m * ((double)ls * lc + head);
-	T->tp_comm_s = m * (double)ls * ltp;
-	T->ep_comm_s = m * (double)ls * lep;
-	T->cp_comm_exposed_s = m * (double)ls * lcp;
+	t_mb = L_s * (lcomp + lc.tp + lep + lcp) + head;
+	T->compute_s = m * (L_s * lcomp + head);
+	T->attention_s = m * L_s * lc.attn;
+	T->memory_bound_s = m * (L_s * lc.mem + head_m);
+	T->tp_comm_s = m * L_s * lc.tp;
+	T->ep_comm_s = m * L_s * lep;
+	T->cp_comm_exposed_s = m * L_s * lcp;
 	/* Bubble (p-1)/v micro-batch slots of the slowest stage. */
 	T->pp_bubble_s = (double)(l->pp - 1) / (double)l->vp * t_mb;
 	if (l->pp > 1) {
 		/* activations forward + gradients backward per boundary,
-		 * scatter/gather over TP (Narayanan 2021 §4.1). */
+		 * scatter/gather over TP (Narayanan 2021 §4.1). Not overlapped,
+		 * so it never shares a window with DP traffic on the NIC. */
 		double bytes = tokens * c->h * c->act_b / (double)l->tp;
 		double bw = group_bw(c, span_tc * l->dp * 2);
 		T->pp_p2p_s =
 		    m * (double)l->vp * 2.0 * (bytes / bw + COLL_LATENCY_S);
 	}
 
-	/* Data parallel (SIZING.md §4, MODEL.md §4). */
+	/* Data parallel (SIZING.md §4, MODEL.md §4). All DP traffic of a step
+	 * shares one link (the node's NICs, or NVLink inside a node): its
+	 * total time can hide behind at most OVERLAP_EFF of the compute it
+	 * may overlap, less what ring attention already hides there when it
+	 * rides the same NICs. Phases where the NIC is busy on the critical
+	 * path (inter-node EP all-to-all) are not part of the window. */
 	if (l->dp > 1) {
 		double bw = group_bw(c, span_tc * l->dp);
 		double edp = dp / (double)l->ep;
+		double nodes = group_nodes(c, dp, span_tc);
+		double enodes = group_nodes(c, edp, span_tc);
 		double gb_ne = (c->lora ? sp.trainable : sp.nonexp) * c->gb;
 		double gb_ex = c->lora ? 0.0 : sp.exp * c->gb;
-		double bwd_window = (2.0 / 3.0) * t_mb;
+		double per_layer_ne = gb_ne / L_s, per_layer_ex = gb_ex / L_s;
+		double mb_window = t_mb - (ep_inter ? L_s * lep : 0.0);
+		double traffic;
 
 		if (l->zero >= 3) {
-			/* per micro-batch: all-gather weights forward and
-			 * backward, prefetched behind compute; per step:
-			 * reduce-scatter of gradients (1.5x all-reduce). */
-			double wbytes =
-			    (c->lora ? (sp.nonexp + sp.exp) * c->base_b
-				     : (sp.nonexp + sp.exp) * c->wb);
-			double ag = 2.0 * (ring_s(wbytes, dp, bw) / 2.0);
-			double rs = ring_s(gb_ne, dp, bw) / 2.0 +
-				    ring_s(gb_ex, edp, bw) / 2.0;
-			T->dp_comm_exposed_s =
-			    m * fmax(0.0, ag - OVERLAP_EFF * t_mb) +
-			    fmax(0.0, rs - OVERLAP_EFF * bwd_window);
+			/* per micro-batch and layer (FSDP units): all-gather
+			 * the weights forward and backward, reduce-scatter
+			 * the gradients; everything prefetched behind the
+			 * micro-batch's compute. */
+			double wb = c->lora ? c->base_b : c->wb;
+			double w_ne = sp.nonexp * wb;
+			double w_ex = sp.exp * wb;
+			double per =
+			    2.0 * coll_s(c, COLL_AG, w_ne / L_s, dp, nodes, bw) +
+			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw);
+			if (w_ex > 0.0)
+				per += 2.0 * coll_s(c, COLL_AG, w_ex / L_s, edp,
+						    enodes, bw) +
+				       coll_s(c, COLL_RS, per_layer_ex, edp,
+					      enodes, bw);
+			traffic = m * L_s * per;
+			window = m * mb_window;
+		} else if (l->zero == 2) {
+			/* gradients partitioned: reduce-scatter every
+			 * micro-batch's backward (DeepSpeed ZeRO-2); the
+			 * updated weights all-gathered once per step, behind
+			 * the next forward. */
+			double wb = c->lora ? 2.0 : c->wb;
+			double per = coll_s(c, COLL_RS, per_layer_ne, dp, nodes,
+					    bw) +
+				     coll_s(c, COLL_RS, per_layer_ex, edp,
+					    enodes, bw);
+			double ag = coll_s(c, COLL_AG,
+					   gb_ne / c->gb * wb / L_s, dp, nodes,
+					   bw) +
+				    coll_s(c, COLL_AG, gb_ex / c->gb * wb / L_s,
+					   edp, enodes, bw);
+			traffic = L_s * (m * per + ag);
+			window = m * (2.0 / 3.0) * mb_window +
+				 (1.0 / 3.0) * mb_window;
 		} else {
-			double ar =
-			    ring_s(gb_ne, dp, bw) + ring_s(gb_ex, edp, bw);
-			T->dp_comm_exposed_s =
-			    fmax(0.0, ar - OVERLAP_EFF * bwd_window);
+			/* one all-reduce per step (ZeRO-1: reduce-scatter +
+			 * all-gather, the same volume), bucketed per layer,
+			 * behind the last micro-batch's backward. */
+			double per =
+			    coll_s(c, COLL_AR, per_layer_ne, dp, nodes, bw) +
+			    coll_s(c, COLL_AR, per_layer_ex, edp, enodes, bw);
+			traffic = L_s * per;
+			window = (2.0 / 3.0) * mb_window;
 		}
+		if (cp_inter && bw == c->inter)
+			nic_busy = m * L_s * cp_hidden;
+		T->dp_comm_exposed_s =
+		    fmax(0.0, traffic - fmax(0.0, OVERLAP_EFF * window -
+						       nic_busy));
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */
@@ -1037,7 +1222,7 @@ struct search {
 	int n;
 	struct trn_plan best[TRN_MAX_TOP];
 	double key[TRN_MAX_TOP][3];
-	long evaluated, divisible, fitting, min_gpus;
+	long evaluated, divisible, fitting, min_gpus, min_gpus_no_offload;
 	bool have_small;
 	struct trn_plan smallest; /* least memory of all, for the error */
 	bool need_inter_skipped;
@@ -1136,6 +1321,10 @@ static void try_layout(struct search *S, const struct lists *L,
 				S->fitting++;
 				if (S->min_gpus == 0 || p.gpus < S->min_gpus)
 					S->min_gpus = p.gpus;
+				if (l->offload == TRN_OFFLOAD_NONE &&
+				    (S->min_gpus_no_offload == 0 ||
+				     p.gpus < S->min_gpus_no_offload))
+					S->min_gpus_no_offload = p.gpus;
 				consider(S, &p);
 				found = true;
 				break;
@@ -1443,6 +1632,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		res->plans[i].binding = plan_binding(&c, &res->plans[i]);
 	}
 	res->min_gpus = S.min_gpus;
+	res->min_gpus_no_offload = S.min_gpus_no_offload;
 	res->hardware_flops_per_token = res->plans[0].hardware_flops_per_token;
 	res->hardware_flops_total =
 	    res->hardware_flops_per_token * rq->train_tokens;

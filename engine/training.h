@@ -108,6 +108,11 @@ struct trn_memory {
 
 struct trn_time {
 	double compute_s; /* layers + LM head, all micro-batches */
+	/* parts of compute_s: fused/unfused attention kernels, and the
+	 * memory-bound kernels (norms, residuals, activations, rotary,
+	 * softmax, loss) priced at HBM bandwidth (MODEL.md §4) */
+	double attention_s;
+	double memory_bound_s;
 	double tp_comm_s;
 	double pp_bubble_s;
 	double pp_p2p_s;
@@ -153,7 +158,11 @@ struct trn_result {
 	double model_flops_per_token, model_flops_total;
 	double hardware_flops_per_token, hardware_flops_total; /* best plan */
 	long global_batch_size; /* resolved, sequences */
-	long min_gpus;		/* fewest GPUs of any plan that fits */
+	long min_gpus; /* fewest GPUs of any plan that fits, CPU offload
+			  included (MODEL.md §6) */
+	long min_gpus_no_offload; /* fewest GPUs of a plan that fits with
+				     no offload; 0 when none does within
+				     the limits (or offload was required) */
 	int n_plans;
 	struct trn_plan plans[TRN_MAX_TOP];
 	struct trn_tmax_check t_max;
