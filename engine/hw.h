@@ -101,6 +101,11 @@ double hw_gemm_shape_factor(double min_dim);
 
 /* Default efficiencies (datasheet -> achieved), documented in MODEL.md. */
 double hw_default_gemm_efficiency(enum eng_dtype t);
+/* The default for one GPU: tensor-core 16-bit/TF32 GEMMs by architecture
+ * generation (A100-calibrated 0.75, transferred to Hopper and Blackwell by
+ * the ratio of their measured best-shape GEMM efficiency, MODEL.md §5);
+ * other dtypes as hw_default_gemm_efficiency. */
+double hw_gemm_efficiency_for(const struct hw_spec *g, enum eng_dtype t);
 /* Fused (FlashAttention-2-class) attention kernel: achieved fraction of the
  * dense 16-bit datasheet peak, forward or backward pass, by architecture
  * generation (compute capability; 0.0 = not NVIDIA). MODEL.md §5. */

@@ -332,7 +332,7 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 		return eng_fail(err, ENG_EINVAL, "tpot_ms",
 				"must be a finite number >= 0");
 	if (rq->tp < 0 || (rq->tp > 0 && ((rq->tp & (rq->tp - 1)) ||
-					   rq->model.heads % rq->tp)))
+					  rq->model.heads % rq->tp)))
 		return eng_fail(err, ENG_EINVAL, "tp",
 				"must be a power of two dividing the %ld "
 				"attention heads",

@@ -30,11 +30,11 @@
  * per inter-node step, at least 3 us per step once the ring leaves the node
  * (3 x the 1 us network post overhead); tree all-reduce: 4.0 us per
  * intra-node step and 14 us per tree level. MODEL.md §4. */
-#define NCCL_BASE_LAT_S	       8.4e-6
-#define NCCL_NVLINK_STEP_S     3.4e-6
-#define NCCL_PCIE_STEP_S       5.7e-6
-#define NCCL_NET_STEP_S	       14.0e-6
-#define NCCL_NET_OVERHEAD_S    3.0e-6
+#define NCCL_BASE_LAT_S		8.4e-6
+#define NCCL_NVLINK_STEP_S	3.4e-6
+#define NCCL_PCIE_STEP_S	5.7e-6
+#define NCCL_NET_STEP_S		14.0e-6
+#define NCCL_NET_OVERHEAD_S	3.0e-6
 #define NCCL_TREE_NVLINK_STEP_S 4.0e-6
 /* Share of a compute window that communication can hide behind (NCCL
  * kernels take SMs and HBM bandwidth). */
@@ -177,9 +177,9 @@ struct ctx {
 	double mlp_act;			  /* per token per layer, before /t */
 	double dqk, dv, kv_lora_cols;
 	bool mla;
-	double attn_fwd_layer_token;	/* attention fwd FLOPs, ctx = s */
-	double r_lin, r_attn;		/* achieved large-GEMM rates, FLOP/s */
-	double r_fa_fwd, r_fa_bwd;	/* fused attention rates, FLOP/s */
+	double attn_fwd_layer_token; /* attention fwd FLOPs, ctx = s */
+	double r_lin, r_attn;	     /* achieved large-GEMM rates, FLOP/s */
+	double r_fa_fwd, r_fa_bwd;   /* fused attention rates, FLOP/s */
 	/* Memory-bound kernels, bytes per token per layer (MODEL.md §4):
 	 * h-wide (norms, residual adds, dropout; /t with SP) and split
 	 * over TP (rotary, MLP activation, MoE permutes), forward and
@@ -261,12 +261,12 @@ static void ew_bytes_init(struct ctx *c)
 		(double)m->moe.shared_experts * mlp_f * fe;
 	moe_b = (double)m->moe.top_k * (mlp_b * fe + 2.0 * 2.0 * h * ab) +
 		(double)m->moe.shared_experts * mlp_b * fe;
-	c->ew_par_fwd += (1.0 - c->moe_frac) * mlp_f *
-			     (double)m->ffn_hidden_size +
-			 c->moe_frac * moe_f;
-	c->ew_par_bwd += (1.0 - c->moe_frac) * mlp_b *
-			     (double)m->ffn_hidden_size +
-			 c->moe_frac * moe_b;
+	c->ew_par_fwd +=
+	    (1.0 - c->moe_frac) * mlp_f * (double)m->ffn_hidden_size +
+	    c->moe_frac * moe_f;
+	c->ew_par_bwd +=
+	    (1.0 - c->moe_frac) * mlp_b * (double)m->ffn_hidden_size +
+	    c->moe_frac * moe_b;
 
 	c->ew_score_fwd = 2.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
 	c->ew_score_bwd = 3.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
@@ -577,8 +577,8 @@ static double group_bw(const struct ctx *c, long span)
  * pp), spans. */
 static double group_nodes(const struct ctx *c, double n, long stride)
 {
-	double per_node = stride >= c->gpn ? 1.0 : floor((double)c->gpn /
-							  (double)stride);
+	double per_node =
+	    stride >= c->gpn ? 1.0 : floor((double)c->gpn / (double)stride);
 
 	if (per_node < 1.0)
 		per_node = 1.0;
@@ -649,8 +649,8 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	} else {
 		/* Unfused: batched GEMMs at the shape factor of d, the full
 		 * s x s scores, and the softmax/dropout kernels. */
-		double r = c->r_attn *
-			   hw_gemm_shape_factor(fmin(c->dqk, c->dv));
+		double r =
+		    c->r_attn * hw_gemm_shape_factor(fmin(c->dqk, c->dv));
 		double elems = tokens * c->a * c->s / t;
 		attn_f = attn_fwd_flops / r;
 		attn_b = 2.0 * attn_fwd_flops / r;
@@ -710,7 +710,8 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 	int ls = p->layers_per_stage_max;
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
 	double m = (double)m_micro, L_s = (double)ls;
-	double head_g, head_m, head, t_mb, lep = 0.0, lcp = 0.0, cp_hidden = 0.0;
+	double head_g, head_m, head, t_mb, lep = 0.0, lcp = 0.0,
+					   cp_hidden = 0.0;
 	double lcomp, window, nic_busy = 0.0;
 	struct layer_cost lc;
 	struct stage_params sp = stage_params(c, l, ls);
@@ -793,7 +794,8 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 			double w_ne = sp.nonexp * wb;
 			double w_ex = sp.exp * wb;
 			double per =
-			    2.0 * coll_s(c, COLL_AG, w_ne / L_s, dp, nodes, bw) +
+			    2.0 *
+				coll_s(c, COLL_AG, w_ne / L_s, dp, nodes, bw) +
 			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw);
 			if (w_ex > 0.0)
 				per += 2.0 * coll_s(c, COLL_AG, w_ex / L_s, edp,
@@ -808,13 +810,11 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 			 * updated weights all-gathered once per step, behind
 			 * the next forward. */
 			double wb = c->lora ? 2.0 : c->wb;
-			double per = coll_s(c, COLL_RS, per_layer_ne, dp, nodes,
-					    bw) +
-				     coll_s(c, COLL_RS, per_layer_ex, edp,
-					    enodes, bw);
-			double ag = coll_s(c, COLL_AG,
-					   gb_ne / c->gb * wb / L_s, dp, nodes,
-					   bw) +
+			double per =
+			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw) +
+			    coll_s(c, COLL_RS, per_layer_ex, edp, enodes, bw);
+			double ag = coll_s(c, COLL_AG, gb_ne / c->gb * wb / L_s,
+					   dp, nodes, bw) +
 				    coll_s(c, COLL_AG, gb_ex / c->gb * wb / L_s,
 					   edp, enodes, bw);
 			traffic = L_s * (m * per + ag);
@@ -832,9 +832,8 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		}
 		if (cp_inter && bw == c->inter)
 			nic_busy = m * L_s * cp_hidden;
-		T->dp_comm_exposed_s =
-		    fmax(0.0, traffic - fmax(0.0, OVERLAP_EFF * window -
-						       nic_busy));
+		T->dp_comm_exposed_s = fmax(
+		    0.0, traffic - fmax(0.0, OVERLAP_EFF * window - nic_busy));
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */
@@ -1186,9 +1185,11 @@ static void default_lists(const struct ctx *c, struct lists *L)
 				push(&L->cp, (int)cp);
 	}
 	L->vp = st->vp;
-	if (!L->vp.n)
-		for (int v = 1; v <= 4; v++)
-			push(&L->vp, v);
+	if (!L->vp.n) {
+		static const int vps[] = {1, 2, 3, 4, 6, 8};
+		for (size_t i = 0; i < sizeof(vps) / sizeof(vps[0]); i++)
+			push(&L->vp, vps[i]);
+	}
 	L->zero = st->zero;
 	if (!L->zero.n)
 		for (int z = 0; z <= 3; z++)
@@ -1214,6 +1215,21 @@ static void default_lists(const struct ctx *c, struct lists *L)
 		for (int o = 0; o < TRN_OFFLOAD_COUNT; o++)
 			push(&L->off, o);
 	sort_choices(&L->off);
+}
+
+/* Interleaving (v > 1) needs p > 1 and at least one layer per chunk, and
+ * must not enlarge the worst stage: v * ceil(L/(p v)) <= ceil(L/p). Even
+ * splits (L % (p v) == 0) always pass; 126 layers on 16 stages take v = 2,
+ * 4 or 8 with 7-8 layers per stage, as Llama 3 405B did (MODEL.md §6). */
+static bool vp_ok(long L, int p, int v)
+{
+	long chunks = (long)p * v;
+
+	if (v <= 1)
+		return true;
+	if (p <= 1 || L < chunks)
+		return false;
+	return (long)v * ((L + chunks - 1) / chunks) <= (L + p - 1) / p;
 }
 
 struct search {
@@ -1354,10 +1370,8 @@ static void search_all(struct search *S, const struct lists *L)
 					break;
 				for (int vi = 0; vi < L->vp.n; vi++) {
 					l.vp = L->vp.v[vi];
-					if (l.vp > 1 &&
-					    (l.pp == 1 ||
-					     rq->model.layers %
-						 ((long)l.pp * l.vp)))
+					if (!vp_ok(rq->model.layers, l.pp,
+						   l.vp))
 						continue;
 					/* dp candidates */
 					for (long dp = 1; dp <= gmax / mp;

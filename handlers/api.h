@@ -52,4 +52,8 @@ void h_node_get(struct app *app, const struct request *req,
 		struct response *res);
 void h_fleet(struct app *app, const struct request *req, struct response *res);
 
+/* report.c */
+void h_report_capacity(struct app *app, const struct request *req,
+		       struct response *res);
+
 #endif

@@ -291,6 +291,12 @@ static json_t *plan_json(const struct trn_plan *p)
 		      sizing_real(p->time.pp_bubble_s, 4), "dp_comm_exposed",
 		      sizing_real(p->time.dp_comm_exposed_s, 4), "step",
 		      sizing_real(p->time.step_s, 4));
+	if (p->time.attention_s > 0)
+		json_object_set_new(t, "compute_attention",
+				    sizing_real(p->time.attention_s, 4));
+	if (p->time.memory_bound_s > 0)
+		json_object_set_new(t, "compute_memory_bound",
+				    sizing_real(p->time.memory_bound_s, 4));
 	if (p->time.pp_p2p_s > 0)
 		json_object_set_new(t, "pp_p2p",
 				    sizing_real(p->time.pp_p2p_s, 4));
@@ -363,14 +369,16 @@ json_t *training_result_json(const struct trn_request *rq,
 			    json_string(trn_objective_name(rq->objective)));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
-	return json_pack("{s:o, s:s, s:I, s:o, s:I, s:I, s:o, s:o, s:o, s:o}",
-			 "model", model, "gpu", gpu_name, "global_batch_size",
-			 (json_int_t)r->global_batch_size, "flops", flops,
-			 "min_gpus", (json_int_t)r->min_gpus,
-			 "layouts_evaluated", (json_int_t)r->layouts_evaluated,
-			 "plans", plans, "checks", checks, "basis",
-			 sizing_basis_json(&r->basis, ci), "assumptions",
-			 assumptions);
+	return json_pack(
+	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "
+	    "s:o}",
+	    "model", model, "gpu", gpu_name, "global_batch_size",
+	    (json_int_t)r->global_batch_size, "flops", flops, "min_gpus",
+	    (json_int_t)r->min_gpus, "min_gpus_no_offload",
+	    (json_int_t)r->min_gpus_no_offload, "layouts_evaluated",
+	    (json_int_t)r->layouts_evaluated, "plans", plans, "checks", checks,
+	    "basis", sizing_basis_json(&r->basis, ci), "assumptions",
+	    assumptions);
 }
 
 void h_sizing_training(struct app *app, const struct request *req,

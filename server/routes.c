@@ -27,6 +27,7 @@ static const struct route table[] = {
     {"GET", "/v1/nodes", h_nodes_list, SCOPE_READ, 0},
     {"GET", "/v1/nodes/{hostname}", h_node_get, SCOPE_READ, 0},
     {"GET", "/v1/fleet", h_fleet, SCOPE_READ, 0},
+    {"GET", "/v1/reports/capacity", h_report_capacity, SCOPE_READ, 0},
 };
 
 const struct route *routes_table(int *n)

@@ -72,7 +72,13 @@ check_problem "a typo in a field name is reported (seqlen)" 400 seqlen
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":-5,"gpu":"a100-sxm4-80gb","top":0,"precision":"fp4"}'
 check_problem "all bad fields at once" 400 seq_len
 jq -e '[.errors[].field] | (index("top") != null) and (index("precision") != null)' "$T/body" >/dev/null && ok "errors list every bad field" || not_ok "errors list every bad field" "$(body)"
-req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","calibration":"measured"}'
+# A GPU type no probe has measured (created here, so no other test's
+# reports can calibrate it).
+fresh=fresh-gpu-$RANDOM$RANDOM
+admin=$(create_token "sizing-admin-$RANDOM$RANDOM" admin)
+req PUT "/v1/gpus/$fresh" -H "Authorization: Bearer $admin" -d "$(curl -s "$GSZ_URL/v1/gpus/a100-sxm4-80gb" | jq 'del(.name)')"
+check "a fresh GPU type for the calibration check" 201
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"'"$fresh"'","calibration":"measured"}'
 check_problem "calibration measured without measurements is a 422" 422 calibration
 
 # --- inference

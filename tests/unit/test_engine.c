@@ -352,8 +352,13 @@ static void test_search_70b(void)
 	if (rc)
 		printf("# %s: %s\n", e.field, e.message);
 	CHECK(res->n_plans == 5);
-	printf("# min_gpus %ld\n", res->min_gpus);
+	printf("# min_gpus %ld (offload included), %ld without offload\n",
+	       res->min_gpus, res->min_gpus_no_offload);
 	CHECK(res->min_gpus >= 1 && res->min_gpus <= 64);
+	/* without offload: 16 B/param x 69e9 = 1.1 TB of states alone needs
+	 * at least 14 x 80 GB; offload plans get below that */
+	CHECK(res->min_gpus_no_offload >= 14 && res->min_gpus_no_offload <= 64);
+	CHECK(res->min_gpus <= res->min_gpus_no_offload);
 	for (int i = 0; i < res->n_plans; i++) {
 		const struct trn_plan *p = &res->plans[i];
 		CHECK(p->fits);

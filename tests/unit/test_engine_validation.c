@@ -191,7 +191,9 @@ static void test_training_rows(void)
 		rq.gpu = a100(2039);
 		rq.gpus = (long)num(f, col(&t, "n_gpus"));
 		rq.precision = ENG_FP16;
-		rq.gradient_precision = ENG_FP32; /* Megatron fp32 main grads */
+		/* Megatron keeps fp32 main grads; DeepSpeed ZeRO-3 reduces
+		 * and shards gradients in the training dtype (fp16). */
+		rq.gradient_precision = zero3 ? ENG_FP16 : ENG_FP32;
 		rq.strategies.tp.n = rq.strategies.pp.n = rq.strategies.dp.n =
 		    1;
 		rq.strategies.tp.v[0] = (int)tp;

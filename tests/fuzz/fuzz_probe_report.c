@@ -1,0 +1,46 @@
+/* fuzz_probe_report.c - the probe's report checker, probe_report_check in
+ * probe/report.c (run by gpusizer-probe --post before sending and on
+ * spooled files), on any JSON the fuzzer makes.
+ *
+ * Properties: no crash; a refusal names the field in its message.
+ * With GSZ_FUZZ_DIFF=1 also a differential against the server's check
+ * (validate in handlers/benchmarks.c, included here): a report the probe
+ * accepts and sends must not be refused by the server, or the probe moves
+ * a good run to rejected/. Off by default: the two checkers differ on
+ * purpose in places (docs/PROBE.md), and run.sh keeps to crash-freedom.
+ */
+#include "handlers/benchmarks.c"
+#include "probe/report.h"
+
+#include "tests/fuzz/fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int diff = -1;
+	json_t *root = json_loadb((const char *)data, size, 0, NULL);
+	char err[512];
+
+	if (diff < 0)
+		diff = getenv("GSZ_FUZZ_DIFF") && *getenv("GSZ_FUZZ_DIFF") == '1';
+	if (!root)
+		return 0;
+	err[0] = '\0';
+	if (probe_report_check(root, err, sizeof(err)) != 0) {
+		if (!err[0] || !strchr(err, ':'))
+			FZ_FAIL("probe_report_check refused without naming "
+				"the field: \"%s\"",
+				err);
+	} else if (diff) {
+		struct response res = {0};
+		const char *run_id = NULL;
+		if (validate(root, &run_id, &res) != 0) {
+			char *t = json_dumps(res.json, JSON_COMPACT);
+			FZ_FAIL("the probe accepts a report the server "
+				"refuses: %s",
+				t ? t : "?");
+		}
+		res_release(&res);
+	}
+	json_decref(root);
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* stub_bench.c - stands in for storage/bench.c in the fuzz harnesses: no
+ * fleet measurements (sizing falls back to datasheet x efficiency), every
+ * report ingests as new, lists are empty, lookups are NOT_FOUND.
+ */
+#include <string.h>
+
+#include "storage/bench.h"
+#include "tests/fuzz/stubs/stub_common.h"
+
+enum store_status store_fleet_medians(struct db_pool *pool,
+				      const char *gpu_type, int window_days,
+				      struct fleet_medians *out,
+				      struct store_err *e)
+{
+	(void)pool;
+	(void)gpu_type;
+	(void)window_days;
+	memset(out, 0, sizeof(*out));
+	return stub_ok(e);
+}
+
+enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
+				     const char *report_text,
+				     const char *sha256,
+				     struct bench_ingest *out,
+				     struct store_err *e)
+{
+	(void)pool;
+	(void)run_id;
+	(void)report_text;
+	(void)sha256;
+	memset(out, 0, sizeof(*out));
+	out->created = 1;
+	out->same_report = 1;
+	snprintf(out->hostname, sizeof(out->hostname), "stub-host");
+	snprintf(out->status, sizeof(out->status), "ok");
+	snprintf(out->received_at, sizeof(out->received_at),
+		 "2026-01-01T00:00:00.000000Z");
+	return stub_ok(e);
+}
+
+enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
+				  json_t **out, struct store_err *e)
+{
+	(void)pool;
+	(void)run_id;
+	*out = NULL;
+	return stub_fail(e, STORE_NOT_FOUND, "not found");
+}
+
+enum store_status store_bench_list(struct db_pool *pool,
+				   const struct bench_filter *f, json_t **items,
+				   char next[BENCH_CURSOR_MAX],
+				   struct store_err *e)
+{
+	(void)pool;
+	(void)f;
+	*items = json_array();
+	next[0] = '\0';
+	return stub_ok(e);
+}
+
+enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
+				   struct store_err *e)
+{
+	(void)pool;
+	*out = json_pack("{s:[]}", "items");
+	return stub_ok(e);
+}
+
+enum store_status store_node_get(struct db_pool *pool, const char *hostname,
+				 json_t **out, struct store_err *e)
+{
+	(void)pool;
+	(void)hostname;
+	*out = NULL;
+	return stub_fail(e, STORE_NOT_FOUND, "not found");
+}
+
+enum store_status store_fleet(struct db_pool *pool, int window_days,
+			      double threshold, json_t **out,
+			      struct store_err *e)
+{
+	(void)pool;
+	(void)window_days;
+	(void)threshold;
+	*out = json_pack("{s:[]}", "items");
+	return stub_ok(e);
+}
