@@ -1,7 +1,9 @@
 /* catalog.c - GPU catalog and model preset queries. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "storage/catalog.h"
 #include "storage/pgconn.h"
@@ -16,6 +18,83 @@
 	"price_per_gpu_hour, source, notes, created_at, updated_at"
 
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
+
+/* A read-through cache of catalog JSON text. The catalog changes by hand
+ * and rarely, while every sizing request reads a GPU and a model from it:
+ * entries live CATALOG_TTL_MS, a PUT through this process clears them at
+ * once, and other replicas see a change within the TTL (docs/OPERATIONS.md).
+ */
+#define CATALOG_TTL_MS 2000
+#define CACHE_SLOTS    128
+
+struct cache_slot {
+	char key[80];
+	char *text; /* owned */
+	long long expires_ms;
+};
+
+static struct cache_slot cache[CACHE_SLOTS];
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A copy of the fresh text under key (caller frees), or NULL. */
+static char *cache_get(const char *key)
+{
+	long long now = mono_ms();
+	char *text = NULL;
+
+	pthread_mutex_lock(&cache_mu);
+	for (int i = 0; i < CACHE_SLOTS; i++)
+		if (cache[i].text && cache[i].expires_ms > now &&
+		    !strcmp(cache[i].key, key)) {
+			text = strdup(cache[i].text);
+			break;
+		}
+	pthread_mutex_unlock(&cache_mu);
+	return text;
+}
+
+static void cache_put(const char *key, const char *text)
+{
+	long long now = mono_ms();
+	int victim = 0;
+
+	if (strlen(key) >= sizeof(cache[0].key))
+		return;
+	pthread_mutex_lock(&cache_mu);
+	/* The same key, else an empty or expired slot, else the oldest. */
+	for (int i = 0; i < CACHE_SLOTS; i++) {
+		if (cache[i].text && !strcmp(cache[i].key, key)) {
+			victim = i;
+			break;
+		}
+		if (!cache[i].text || cache[i].expires_ms <= now ||
+		    cache[i].expires_ms < cache[victim].expires_ms)
+			victim = i;
+	}
+	free(cache[victim].text);
+	cache[victim].text = strdup(text);
+	snprintf(cache[victim].key, sizeof(cache[victim].key), "%s", key);
+	cache[victim].expires_ms = now + CATALOG_TTL_MS;
+	pthread_mutex_unlock(&cache_mu);
+}
+
+static void cache_clear(void)
+{
+	pthread_mutex_lock(&cache_mu);
+	for (int i = 0; i < CACHE_SLOTS; i++) {
+		free(cache[i].text);
+		cache[i].text = NULL;
+	}
+	pthread_mutex_unlock(&cache_mu);
+}
 
 /* Parses the single json value a query returned in row 0, column 0. */
 static enum store_status take_json(PGresult *r, json_t **out,
@@ -37,17 +116,27 @@ static enum store_status take_json(PGresult *r, json_t **out,
 	return e->status;
 }
 
-static enum store_status query_json(struct db_pool *pool, const char *sql,
-				    int n, const char *const *params,
-				    int idempotent, json_t **out,
+/* Runs a read returning one JSON value, through the cache under key. */
+static enum store_status query_json(struct db_pool *pool, const char *key,
+				    const char *sql, int n,
+				    const char *const *params, json_t **out,
 				    struct store_err *e)
 {
 	PGresult *r = NULL;
+	char *text = cache_get(key);
 
 	*out = NULL;
-	if (db_exec(pool, sql, n, params, idempotent, &r, e) != STORE_OK)
+	store_err_clear(e);
+	if (text) {
+		*out = json_loads(text, 0, NULL);
+		free(text);
+		if (*out)
+			return STORE_OK;
+	}
+	if (db_exec(pool, sql, n, params, 1, &r, e) != STORE_OK)
 		return e->status;
-	take_json(r, out, e);
+	if (take_json(r, out, e) == STORE_OK)
+		cache_put(key, PQgetvalue(r, 0, 0));
 	PQclear(r);
 	return e->status;
 }
@@ -55,21 +144,23 @@ static enum store_status query_json(struct db_pool *pool, const char *sql,
 enum store_status store_gpu_list(struct db_pool *pool, json_t **out,
 				 struct store_err *e)
 {
-	return query_json(pool,
+	return query_json(pool, "gpus",
 			  "SELECT coalesce(json_agg(g ORDER BY g.name), '[]')"
 			  " FROM (SELECT " GPU_FIELDS " FROM gpus) g",
-			  0, NULL, 1, out, e);
+			  0, NULL, out, e);
 }
 
 enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 				json_t **out, struct store_err *e)
 {
 	const char *params[1] = {name};
+	char key[96];
 
-	return query_json(pool,
+	snprintf(key, sizeof(key), "gpu:%s", name);
+	return query_json(pool, key,
 			  "SELECT row_to_json(g) FROM (SELECT " GPU_FIELDS
 			  " FROM gpus WHERE name = $1) g",
-			  1, params, 1, out, e);
+			  1, params, out, e);
 }
 
 enum store_status store_gpu_put(struct db_pool *pool, const char *name,
@@ -138,6 +229,7 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"(SELECT " GPU_FIELDS "  ) x) FROM up",
 		2, params, 0, &r, e) != STORE_OK)
 		goto out;
+	cache_clear();
 	*created = PQgetvalue(r, 0, 0)[0] == 't';
 	*out = json_loads(PQgetvalue(r, 0, 1), 0, &jerr);
 	if (!*out) {
@@ -154,19 +246,21 @@ out:
 enum store_status store_model_list(struct db_pool *pool, json_t **out,
 				   struct store_err *e)
 {
-	return query_json(pool,
+	return query_json(pool, "models",
 			  "SELECT coalesce(json_agg(m ORDER BY m.name), '[]')"
 			  " FROM (SELECT " MODEL_FIELDS " FROM models) m",
-			  0, NULL, 1, out, e);
+			  0, NULL, out, e);
 }
 
 enum store_status store_model_get(struct db_pool *pool, const char *name,
 				  json_t **out, struct store_err *e)
 {
 	const char *params[1] = {name};
+	char key[96];
 
-	return query_json(pool,
+	snprintf(key, sizeof(key), "model:%s", name);
+	return query_json(pool, key,
 			  "SELECT row_to_json(m) FROM (SELECT " MODEL_FIELDS
 			  " FROM models WHERE name = $1) m",
-			  1, params, 1, out, e);
+			  1, params, out, e);
 }

@@ -1,7 +1,8 @@
 /* catalog.h - the GPU catalog and model presets.
  *
  * Rows come back as jansson objects whose keys are the API's field names
- * (the columns are named for the API). Caller owns every json_t returned
+ * (the columns are named for the API). Reads go through a 2-second cache
+ * (every sizing request reads a GPU and a model); store_gpu_put clears it. Caller owns every json_t returned
  * through an out pointer and releases it with json_decref().
  */
 #ifndef GPUSIZER_STORAGE_CATALOG_H

@@ -6,6 +6,8 @@
 #   3. yamllint       openapi.yaml, the linter configs and deploy/ (rules in .yamllint)
 #   4. redocly        `redocly lint openapi.yaml` (rules in .redocly.yaml)
 #   5. spectral       `spectral lint openapi.yaml` (rules in .spectral.yaml)
+#   6. contract       tests/contract.sh: the real daemon behind Prism, every answer checked against
+#                     openapi.yaml (needs PostgreSQL and the Node tools)
 #
 # Each check prints PASS, FAIL or SKIP; the last lines are a summary. Exit status 1 when any check
 # fails. A check whose tool cannot be had is a SKIP, not a failure (LINT_STRICT=1 makes it one):
@@ -197,6 +199,23 @@ if [ "$node_ok" = 1 ]; then
 	else
 		skip spectral "not in tools/package.json"
 	fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+section "contract (tests/contract.sh: gpusizerd behind a validating Prism proxy)"
+out=$(LINT_NODE_DIR=$node_dir tests/contract.sh 2>&1)
+rc=$?
+if [ "$verbose" = 1 ]; then
+	printf '%s\n' "$out"
+else
+	printf '%s\n' "$out" | grep -v '^ok ' # failures, their violations and the summary
+fi
+if skip_line=$(printf '%s\n' "$out" | grep -m 1 '^1\.\.0 # SKIP'); then
+	skip contract "${skip_line#1..0 # SKIP contract: }"
+elif [ $rc -eq 0 ]; then
+	pass contract "$(printf '%s\n' "$out" | grep -m 1 '^# contract:' | sed 's/^# contract: //')"
+else
+	fail contract "$(printf '%s\n' "$out" | grep -m 1 '^# contract:' | sed 's/^# contract: //')"
 fi
 
 # ---------------------------------------------------------------------------------------------

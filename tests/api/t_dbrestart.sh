@@ -7,8 +7,14 @@ req GET /v1/gpus
 check "serving before the outage" 200
 
 "$TOP/deploy/dev/pg.sh" stop "$GSZ_PGDIR"
+req GET /v1/recommendations
+check_problem "database down: GET /v1/recommendations is 503" 503
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8}'
+check_problem "database down: a sizing request (which must persist) is 503, not 500" 503
+# The catalog is served from a 2-second cache; past it, reads fail too.
+sleep 2.2
 req GET /v1/gpus
-check_problem "database down: GET /v1/gpus is 503" 503
+check_problem "database down: GET /v1/gpus is 503 once the catalog cache expires" 503
 [ -n "$(header Retry-After)" ] && ok "503 carries Retry-After" || not_ok "503 carries Retry-After"
 req GET /readyz
 check_problem "database down: /readyz is 503" 503
