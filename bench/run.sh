@@ -37,7 +37,7 @@ echo "== engine (one core; median and p99 over repeated runs)"
 taskset -c 0 build/bench/bench_engine 2>/dev/null || build/bench/bench_engine
 
 echo
-echo "== HTTP on loopback: wrk -t2 -c$conns -d${secs}s (client and server share $(nproc) cores)"
+echo "== HTTP on loopback: wrk -t2 -c$conns -d${secs}s (client and server share $(nproc) cores; load average now $(cut -d' ' -f1 /proc/loadavg))"
 pgport=$((30000 + RANDOM % 10000))
 DATABASE_URL=$(deploy/dev/pg.sh start "$work/pg" $pgport) || exit 1
 export DATABASE_URL
@@ -53,7 +53,8 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 [ -n "$up" ] || { echo "bench: daemon did not start"; cat "$work/d.log"; exit 1; }
-"$work/hello" 18999 &
+hport=$((50000 + RANDOM % 10000))
+"$work/hello" $hport &
 pids+=($!)
 sleep 0.3
 token=$(build/gpusizerd token create --name bench --scopes probe 2>/dev/null)
@@ -81,7 +82,7 @@ for i in $(seq 1 60); do
 done | sort -n | awk '{a[NR] = $1 * 1000} END {printf "%-34s median %6.2f ms  p99 %6.2f ms  (%d sequential requests, all catalog GPUs)\n", "POST /v1/sizing/compare (serving)", a[int(NR / 2) + 1], a[int(NR * 0.99) + (NR * 0.99 > int(NR * 0.99))], NR}'
 
 rss0=$(rss $dpid)
-run_wrk "ceiling: MHD hello-world" "http://127.0.0.1:18999/"
+run_wrk "ceiling: MHD hello-world" "http://127.0.0.1:$hport/"
 ceiling=$RPS
 run_wrk "GET /healthz" "$G/healthz"
 r_health=$RPS

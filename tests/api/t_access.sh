@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# Access control and bounds (issue 7, part 3).
+#
+# 1. Every write route refuses, before it reads the body: no token (401 +
+#    WWW-Authenticate), a malformed Authorization header, an unknown token,
+#    a revoked token (401), a token of the wrong scope (403); the right
+#    token is served. Sizing POSTs are reads: open, or token-only with
+#    --auth-reads.
+# 2. No token (nor any part of one) ever reaches the daemon log.
+# 3. SQL is parameterised everywhere: a static check of storage/*.c (awk,
+#    below) that fails on SQL built with sprintf/strcat/snprintf, SQL that
+#    is not a constant, or a $N count that differs from the parameters
+#    passed; libpq is used nowhere outside storage/.
+# 4. Sizes are bounded: body cap (413, at the exact boundary too), header
+#    cap 64 KiB (MHD's own 431), request-target cap (414), list limits
+#    1..500 with at most 500 items answered, query parameter count.
+. "$(dirname "$0")/lib.sh"
+
+CAP=65536
+start_daemon --max-body-bytes $CAP || { not_ok "daemon starts"; exit 1; }
+sfx=$RANDOM$RANDOM
+admin=$(create_token "acc-admin-$sfx" admin)
+probe=$(create_token "acc-probe-$sfx" probe)
+gone_admin=$(create_token "acc-gone-admin-$sfx" admin)
+gone_probe=$(create_token "acc-gone-probe-$sfx" probe)
+"$GSZ_BIN" token revoke "acc-gone-admin-$sfx" --database-url "$DATABASE_URL" 2>/dev/null
+"$GSZ_BIN" token revoke "acc-gone-probe-$sfx" --database-url "$DATABASE_URL" 2>/dev/null
+unknown=gsz_$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+[[ $admin == gsz_* && $probe == gsz_* && $gone_admin == gsz_* ]] &&
+	ok "tokens created (admin, probe, two revoked)" || not_ok "tokens created" "$admin $probe"
+
+# --- 1. write routes ---------------------------------------------------
+gpu_name=acc-gpu-$sfx
+gpu_body='{"display_name":"Access GPU","vendor":"Acme","architecture":"Test","memory_gib":48,
+ "memory_bandwidth_gbps":1000,"bf16_tflops":200,"intra_node_link":"pcie","intra_node_gbps":32,
+ "source":"t_access"}'
+printf '%s' "$gpu_body" >"$T/gpu.json"
+run_id=$(cat /proc/sys/kernel/random/uuid)
+jq --arg r "$run_id" --arg h "acc-node-$sfx" '.run_id = $r | .node.hostname = $h' \
+	"$TOP/tests/fixtures/probe/report_synthetic_no_device.json" >"$T/report.json"
+
+# refuse NAME METHOD PATH BODYFILE RIGHT WRONG_SCOPE REVOKED
+refuse() {
+	local name=$1 m=$2 p=$3 f=$4 right=$5 wrong=$6 revoked=$7
+	local -a H=(-H 'Content-Type: application/json' --data-binary @"$f")
+	req "$m" "$p" "${H[@]}"
+	check_problem "$name: no token is 401" 401
+	case "$(header WWW-Authenticate)" in
+	Bearer*) ok "$name: 401 carries WWW-Authenticate: Bearer" ;;
+	*) not_ok "$name: 401 carries WWW-Authenticate: Bearer" "'$(header WWW-Authenticate)'" ;;
+	esac
+	local bad
+	for bad in "Bearer" "Bearer " "Bearer    " "Basic dXNlcjpwYXNz" "$right" "Token $right" \
+		"Bearer short" "Bearer ${right}x" "Bearer ${right:0:40}" "Bearer $right $right" \
+		"Bearer \"$right\""; do
+		req "$m" "$p" -H "Authorization: $bad" "${H[@]}"
+		if [ "$STATUS" = 401 ] && [ -n "$(header WWW-Authenticate)" ]; then
+			ok "$name: malformed Authorization '${bad:0:14}…' is 401"
+		else
+			not_ok "$name: malformed Authorization '${bad:0:14}…' is 401" "status $STATUS"
+		fi
+	done
+	req "$m" "$p" -H "Authorization: Bearer $unknown" "${H[@]}"
+	check_problem "$name: an unknown token is 401" 401
+	req "$m" "$p" -H "Authorization: Bearer $revoked" "${H[@]}"
+	check_problem "$name: a revoked token is 401" 401
+	req "$m" "$p" -H "Authorization: Bearer $wrong" "${H[@]}"
+	check_problem "$name: a token of the wrong scope is 403" 403
+}
+
+refuse "PUT /v1/gpus/{name}" PUT "/v1/gpus/$gpu_name" "$T/gpu.json" "$admin" "$probe" "$gone_admin"
+req GET "/v1/gpus/$gpu_name"
+check_problem "refused PUTs changed nothing in the catalog" 404
+req PUT "/v1/gpus/$gpu_name" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
+check "PUT /v1/gpus/{name} with the admin token: 201" 201
+req PUT "/v1/gpus/$gpu_name" -H "authorization: bearer $admin" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
+check "the Bearer scheme is case-insensitive (RFC 9110): 200" 200
+
+refuse "POST /v1/benchmarks" POST /v1/benchmarks "$T/report.json" "$probe" "$admin" "$gone_probe"
+req GET "/v1/benchmarks/$run_id"
+check_problem "refused reports stored nothing" 404
+req POST /v1/benchmarks -H "Authorization: Bearer $probe" -H 'Content-Type: application/json' --data-binary @"$T/report.json"
+check "POST /v1/benchmarks with the probe token: 201" 201
+
+# Sizing is a read: open by default.
+for ep in training inference compare; do
+	req POST "/v1/sizing/$ep" -H 'Content-Type: application/json' --data-binary @"$TOP/tests/api/bodies/sizing_$ep.json"
+	check "POST /v1/sizing/$ep without a token (reads open): 201" 201
+done
+req GET /v1/gpus
+check "GET /v1/gpus without a token (reads open): 200" 200
+
+# --- 2. tokens never logged ---------------------------------------------
+no_tokens_logged() { # PHASE
+	local t leaked=""
+	for t in "$admin" "$probe" "$gone_admin" "$gone_probe" "$unknown"; do
+		grep -qF -- "$t" "$GSZ_LOG" && leaked="$leaked ${t:0:8}…"
+		# no fragment either (a truncated token is still a secret)
+		grep -qF -- "${t:4:24}" "$GSZ_LOG" && leaked="$leaked ${t:0:8}…(part)"
+	done
+	grep -qiE 'authorization|bearer [a-z0-9_]' "$GSZ_LOG" && leaked="$leaked Authorization-header"
+	[ -z "$leaked" ] && ok "$1: no token or Authorization value in the daemon log" ||
+		not_ok "$1: no token or Authorization value in the daemon log" "$leaked"
+}
+no_tokens_logged "write routes"
+
+# --- 4. sizes ------------------------------------------------------------
+# Body cap, at the boundary: exactly CAP bytes is read, CAP+1 is 413.
+pad() { # FILE SIZE: a valid sizing body padded with spaces to SIZE bytes
+	local b
+	b=$(cat "$TOP/tests/api/bodies/sizing_training.json")
+	{ printf '%s' "$b"; head -c $(($2 - ${#b})) /dev/zero | tr '\0' ' '; } >"$1"
+}
+pad "$T/cap.json" $CAP
+pad "$T/cap1.json" $((CAP + 1))
+req POST /v1/sizing/training -H 'Content-Type: application/json' --data-binary @"$T/cap.json"
+check "a body of exactly --max-body-bytes is served: 201" 201
+req POST /v1/sizing/training -H 'Content-Type: application/json' --data-binary @"$T/cap1.json"
+check_problem "a body one byte over --max-body-bytes is 413" 413
+req POST /v1/sizing/training -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' --data-binary @"$T/cap1.json"
+check_problem "a chunked body one byte over the cap is 413" 413
+req PUT "/v1/gpus/$gpu_name" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' --data-binary @"$T/cap1.json"
+check_problem "an authorised PUT over the cap is 413" 413
+# Content-Length is checked before anything is read: a huge declared length
+# is refused at once, without sending it.
+st=$(exec 3<>"/dev/tcp/127.0.0.1/${GSZ_URL##*:}" &&
+	printf 'POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n' >&3 &&
+	timeout 5 head -n 1 <&3 | tr -d '\r')
+[[ $st == *" 413 "* ]] && ok "a declared 100 GB body is refused with 413 before it is sent" ||
+	not_ok "a declared 100 GB body is refused with 413 before it is sent" "'$st'"
+
+# Header cap: MHD_OPTION_CONNECTION_MEMORY_LIMIT 64 KiB per connection.
+head -c 32768 /dev/zero | tr '\0' 'h' | sed 's/^/X-Big: /' >"$T/h32"
+head -c 70000 /dev/zero | tr '\0' 'h' | sed 's/^/X-Big: /' >"$T/h70"
+req GET /v1/gpus -H @"$T/h32"
+check "a 32 KiB header is served" 200
+req GET /v1/gpus -H @"$T/h70"
+[ "$STATUS" = 431 ] && ok "a 70 KB header is 431 (libmicrohttpd's own page)" ||
+	not_ok "a 70 KB header is 431 (libmicrohttpd's own page)" "status $STATUS"
+for i in $(seq 1 600); do echo "X-H$i: $(head -c 100 /dev/zero | tr '\0' v)"; done >"$T/hmany"
+req GET /v1/gpus -H @"$T/hmany"
+[ "$STATUS" = 431 ] && ok "600 headers of 100 bytes (60 KB+) are 431" ||
+	not_ok "600 headers of 100 bytes (60 KB+) are 431" "status $STATUS"
+long=$(head -c 70000 /dev/zero | tr '\0' a)
+req GET "/v1/gpus?x=$long"
+[ "$STATUS" = 414 ] && ok "a 70 KB request target is 414" || not_ok "a 70 KB request target is 414" "status $STATUS"
+check_alive "daemon alive after the oversize requests"
+
+# List limits: 1..500, at most 500 items. Two 290-result reports make 580
+# rows, so limit=500 must cut and give a cursor.
+host=acc-lim-$sfx
+for i in 1 2; do
+	jq --arg r "$(cat /proc/sys/kernel/random/uuid)" --arg h "$host" '.run_id = $r | .node.hostname = $h' \
+		"$TOP/tests/fixtures/probe/report_synthetic_h100x8.json" >"$T/big$i.json"
+	req POST /v1/benchmarks -H "Authorization: Bearer $probe" -H 'Content-Type: application/json' --data-binary @"$T/big$i.json"
+	[ "$STATUS" = 201 ] || not_ok "limit fixture: report $i stored" "status $STATUS"
+done
+req GET "/v1/benchmarks?node=$host&limit=500"
+check "limit=500 answers exactly 500 of 580 items and a cursor" 200 '(.items|length) == 500 and (.next_cursor|type) == "string"'
+req GET "/v1/benchmarks?node=$host"
+check "no limit answers the default 50" 200 '(.items|length) == 50'
+for path in /v1/benchmarks /v1/recommendations; do
+	for l in 501 0 -1 abc 1e2 99999999999999999999; do
+		req GET "$path?limit=$l"
+		check_problem "GET $path?limit=$l is 400 naming limit" 400 limit
+	done
+	req GET "$path?limit=500"
+	check "GET $path?limit=500 is 200 with at most 500 items" 200 '(.items|length) <= 500'
+done
+# More query parameters than the server reads (REQ_MAX_QUERY = 16) must be
+# refused, not silently dropped: here the 17th is the filter.
+qs=$(for i in $(seq 1 16); do printf 'pad%d=x&' "$i"; done)
+req GET "/v1/benchmarks?${qs}node=$host&limit=1"
+if [ "$STATUS" = 400 ]; then
+	ok "a 17th query parameter is refused, not ignored"
+else
+	not_ok "a 17th query parameter is refused, not ignored" \
+		"status $STATUS: the node filter after 16 parameters was dropped ($(jq -c '[.items[].hostname]|unique' "$T/body" 2>/dev/null))"
+fi
+
+# --- 1b. --auth-reads ----------------------------------------------------
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports (open reads)"
+start_daemon --auth-reads --max-body-bytes $CAP || { not_ok "daemon starts with --auth-reads"; exit 1; }
+for ep in training inference compare; do
+	f=$TOP/tests/api/bodies/sizing_$ep.json
+	req POST "/v1/sizing/$ep" -H 'Content-Type: application/json' --data-binary @"$f"
+	check_problem "--auth-reads: POST /v1/sizing/$ep without a token is 401" 401
+	req POST "/v1/sizing/$ep" -H "Authorization: Basic dXNlcjpwYXNz" --data-binary @"$f"
+	check_problem "--auth-reads: POST /v1/sizing/$ep with a malformed header is 401" 401
+	req POST "/v1/sizing/$ep" -H "Authorization: Bearer $unknown" --data-binary @"$f"
+	check_problem "--auth-reads: POST /v1/sizing/$ep with an unknown token is 401" 401
+	req POST "/v1/sizing/$ep" -H "Authorization: Bearer $gone_probe" --data-binary @"$f"
+	check_problem "--auth-reads: POST /v1/sizing/$ep with a revoked token is 401" 401
+	req POST "/v1/sizing/$ep" -H "Authorization: Bearer $probe" -H 'Content-Type: application/json' --data-binary @"$f"
+	check "--auth-reads: POST /v1/sizing/$ep with any valid token is 201" 201
+done
+req GET "/v1/benchmarks/$run_id" -H "Authorization: Bearer $gone_admin"
+check_problem "--auth-reads: GET with a revoked token is 401" 401
+req GET /healthz
+check "--auth-reads: /healthz stays open" 200
+no_tokens_logged "--auth-reads"
+stop_daemon && ok "clean exit (--auth-reads)" || not_ok "clean exit (--auth-reads)"
+sanitizer_clean "no sanitizer reports (--auth-reads)"
+
+# --- 3. SQL is parameterised ---------------------------------------------
+# The rules, per storage/*.c (comments stripped, string literals kept):
+#  - the SQL argument of db_exec, PQexecParams, PQexec, PQprepare and
+#    PQsend* is a string literal, a concatenation of literals and macros
+#    that are #defined as literals, a "static const char x[]" literal, the
+#    migration file text m->sql (trusted by design), or a "const char *"
+#    parameter of the enclosing function; that function is then a wrapper
+#    and its own call sites are checked by the same rules;
+#  - the parameter count passed is a constant equal to the highest $N in
+#    the literal (0 when none), and parameters are not NULL when $N is used;
+#  - no sprintf, vsprintf, strcat, strncat, strcpy, stpcpy, asprintf in
+#    storage; snprintf only formats values (its format has no SQL keyword).
+cat >"$T/sqlcheck.awk" <<'AWK'
+function die(pos, msg) { print FILENAME ":" lineof(pos) ": " msg; bad++ }
+function lineof(pos,   k, l) { l = 1; for (k = 1; k <= nl; k++) if (nlpos[k] < pos) l++; else break; return l }
+function trim(s) { gsub(/^[ \t\n]+|[ \t\n]+$/, "", s); return s }
+# The balanced "(...)" at code position p: ARGS[1..NARGS]; returns its end.
+function args(p,   depth, i, c, s, q, cur) {
+	depth = 0; NARGS = 0; cur = ""
+	for (i = p; i <= length(code); i++) {
+		c = substr(code, i, 1)
+		if (c == "\"" || c == "'") {
+			q = c; s = c; i++
+			while (i <= length(code)) { c = substr(code, i, 1); s = s c
+				if (c == "\\") { i++; s = s substr(code, i, 1) } else if (c == q) break
+				i++ }
+			cur = cur s; continue
+		}
+		if (c == "(") { depth++; if (depth == 1) continue }
+		if (c == ")") { depth--; if (depth == 0) { ARGS[++NARGS] = trim(cur); return i } }
+		if (c == "," && depth == 1) { ARGS[++NARGS] = trim(cur); cur = ""; continue }
+		cur = cur c
+	}
+	return length(code)
+}
+# "lit" (literals and literal macros, text in LIT), "id" or "expr".
+function sqlkind(a,   rest, t, q) {
+	LIT = ""; rest = a
+	while (rest != "") {
+		rest = trim(rest)
+		if (substr(rest, 1, 1) == "\"") {
+			q = 2
+			while (q <= length(rest) && substr(rest, q, 1) != "\"") { if (substr(rest, q, 1) == "\\") q++; q++ }
+			LIT = LIT substr(rest, 2, q - 2); rest = substr(rest, q + 1); continue
+		}
+		if (match(rest, /^[A-Za-z_][A-Za-z_0-9]*/)) {
+			t = substr(rest, 1, RLENGTH)
+			if (t in strmacro) { LIT = LIT strmacro[t]; rest = substr(rest, RLENGTH + 1); continue }
+			if (RLENGTH == length(rest) && LIT == "") return "id"
+			return "expr"
+		}
+		return "expr"
+	}
+	return "lit"
+}
+function maxdollar(s,   m, v) {
+	m = 0
+	while (match(s, /\$[0-9]+/)) { v = substr(s, RSTART + 1, RLENGTH - 1) + 0; if (v > m) m = v; s = substr(s, RSTART + RLENGTH) }
+	return m
+}
+# One call at pos: SQL is argument si, its count ni (0: none), params pi.
+function check(pos, name, si, ni, pi,   k, m, found, plist, idx, seg, lastseg, wname) {
+	if (ARGS[si] in trusted) return
+	k = sqlkind(ARGS[si])
+	if (k == "lit") {
+		m = maxdollar(LIT)
+		if (ni == 0) { if (m > 0) die(pos, name ": $" m " placeholder but no parameters are passed") }
+		else if (ARGS[ni] !~ /^[0-9]+$/) die(pos, name ": parameter count \"" ARGS[ni] "\" is not a constant")
+		else if (ARGS[ni] + 0 != m) die(pos, name ": passes " ARGS[ni] " parameters for SQL using $1..$" m)
+		else if (m > 0 && pi && ARGS[pi] == "NULL") die(pos, name ": $" m " placeholders with NULL parameters")
+		return
+	}
+	if (k == "id") {
+		found = ""; plist = substr(code, 1, pos)
+		while (match(plist, /[A-Za-z_][A-Za-z_0-9]*\([^(){};]*const char \*[A-Za-z_][A-Za-z_0-9]*[,)][^(){};]*\)[ \t\n]*\{/)) {
+			seg = substr(plist, RSTART, RLENGTH); plist = substr(plist, RSTART + RLENGTH)
+			if (seg ~ ("const char \\*" ARGS[si] "[,)]")) { lastseg = seg; found = "y" }
+		}
+		if (found == "") { die(pos, name ": SQL from variable \"" ARGS[si] "\" that is not a parameter"); return }
+		match(lastseg, /^[A-Za-z_][A-Za-z_0-9]*/); wname = substr(lastseg, 1, RLENGTH)
+		plist = substr(lastseg, RLENGTH + 2); idx = 1
+		while (plist !~ ("^[ \t\n]*const char \\*" ARGS[si] "[,)]")) { sub(/^[^,]*,/, "", plist); if (++idx > 20) break }
+		wrap_si[wname] = idx; wrap_ni[wname] = (ni ? idx + 1 : 0)
+		return
+	}
+	die(pos, name ": SQL is an expression, not a constant: " substr(ARGS[si], 1, 80))
+}
+{
+	line = $0
+	if (cont) macrobody = macrobody " " line
+	else if (line ~ /^#define[ \t]+[A-Za-z_][A-Za-z_0-9]*[ \t]+("|\\$)/) macrobody = line
+	else macrobody = ""
+	cont = (macrobody != "" && line ~ /\\$/)
+	if (macrobody != "" && !cont) {
+		t = macrobody; sub(/^#define[ \t]+/, "", t); mname = t; sub(/[ \t].*/, "", mname)
+		sub(/^[A-Za-z_][A-Za-z_0-9]*/, "", t); body = ""
+		while (match(t, /"([^"\\]|\\.)*"/)) { body = body substr(t, RSTART + 1, RLENGTH - 2); t = substr(t, RSTART + RLENGTH) }
+		strmacro[mname] = body; macrobody = ""
+	}
+	if (line ~ /^static const char [A-Za-z_][A-Za-z_0-9]*\[\] =/) { t = line; sub(/^static const char /, "", t); sub(/\[.*/, "", t); trusted[t] = 1 }
+	out = ""
+	for (i = 1; i <= length(line); i++) {
+		c = substr(line, i, 1)
+		if (incomment) { if (substr(line, i, 2) == "*/") { incomment = 0; i++ } continue }
+		if (substr(line, i, 2) == "/*") { incomment = 1; i++; continue }
+		if (substr(line, i, 2) == "//") break
+		if (c == "\"" || c == "'") {
+			q = c; out = out c
+			for (i++; i <= length(line); i++) { c = substr(line, i, 1); out = out c
+				if (c == "\\") { i++; out = out substr(line, i, 1) } else if (c == q) break }
+			continue
+		}
+		out = out c
+	}
+	code = code out "\n"; nlpos[++nl] = length(code)
+}
+END {
+	trusted["m->sql"] = 1
+	rest = code; off = 0
+	while (match(rest, /(^|[^A-Za-z_0-9])(db_exec|PQexecParams|PQexec|PQprepare|PQsendQuery|PQsendQueryParams|PQsendPrepare)[ \t\n]*\(/)) {
+		name = substr(rest, RSTART, RLENGTH); sub(/^[^A-Za-z_]/, "", name); sub(/[ \t\n]*\($/, "", name)
+		p = off + RSTART + RLENGTH - 1
+		args(p)
+		if (ARGS[1] ~ /^(struct|const|PGconn|int) /) { }
+		else if (name == "db_exec") check(p, name, 2, 3, 4)
+		else if (name == "PQexecParams" || name == "PQsendQueryParams") check(p, name, 2, 3, 5)
+		else if (name == "PQexec" || name == "PQsendQuery") check(p, name, 2, 0, 0)
+		else check(p, name, 3, 4, 0)
+		off = p; rest = substr(code, off + 1)
+	}
+	for (w in wrap_si) {
+		rest = code; off = 0
+		while (match(rest, "(^|[^A-Za-z_0-9])" w "[ \t\n]*\\(")) {
+			p = off + RSTART + RLENGTH - 1
+			args(p)
+			if (ARGS[1] !~ /^(struct|const|PGconn|int) /) check(p, w, wrap_si[w], wrap_ni[w], wrap_ni[w] ? wrap_ni[w] + 1 : 0)
+			off = p; rest = substr(code, off + 1)
+		}
+	}
+	rest = code; off = 0
+	while (match(rest, /(^|[^A-Za-z_0-9])(sprintf|vsprintf|strcat|strncat|strcpy|stpcpy|asprintf|vasprintf)[ \t\n]*\(/)) {
+		p = off + RSTART + RLENGTH - 1
+		name = substr(rest, RSTART, RLENGTH - 1); sub(/^[^A-Za-z_]/, "", name)
+		die(p, "string building with " name "()")
+		off = p; rest = substr(code, off + 1)
+	}
+	rest = code; off = 0
+	while (match(rest, /(^|[^A-Za-z_0-9])v?snprintf[ \t\n]*\(/)) {
+		p = off + RSTART + RLENGTH - 1
+		args(p)
+		if (sqlkind(ARGS[3]) == "lit" && LIT ~ /(SELECT|INSERT|UPDATE|DELETE|WHERE|FROM|VALUES|INTO|ALTER|DROP|CREATE|TRUNCATE|GRANT|ORDER BY|UNION|JOIN)[ (]/)
+			die(p, "snprintf formats SQL: \"" substr(LIT, 1, 60) "\"")
+		off = p; rest = substr(code, off + 1)
+	}
+	exit bad > 0
+}
+AWK
+# The checker must catch what it is for: a file planted with violations.
+cat >"$T/planted.c" <<'C'
+#define COLS "a, b"
+static enum store_status f(struct db_pool *pool, const char *name)
+{
+	char sql[256];
+	const char *params[1] = {name};
+	snprintf(sql, sizeof(sql), "SELECT * FROM gpus WHERE name = '%s'", name);
+	db_exec(pool, sql, 0, NULL, 1, &r, e);
+	db_exec(pool, "SELECT " COLS " FROM t WHERE a = $1 AND b = $2", 1, params, 1, &r, e);
+	strcat(sql, " LIMIT 1");
+	PQexec(c, sql);
+	db_exec(pool, "SELECT $1", n, params, 1, &r, e);
+	db_exec(pool, "SELECT " COLS " FROM t WHERE a = $1", 1, params, 1, &r, e);
+	return 0;
+}
+C
+planted=$(awk -f "$T/sqlcheck.awk" "$T/planted.c" | wc -l)
+[ "$planted" = 6 ] && ok "the SQL checker finds all 6 planted violations (and passes the good call)" ||
+	not_ok "the SQL checker finds all 6 planted violations (and passes the good call)" "$(awk -f "$T/sqlcheck.awk" "$T/planted.c")"
+viol=""
+for f in "$TOP"/storage/*.c; do
+	viol="$viol$(awk -f "$T/sqlcheck.awk" "$f")"
+done
+[ -z "$viol" ] && ok "SQL is parameterised everywhere in storage/*.c ($(cat "$TOP"/storage/*.c | grep -cE '(db_exec|PQexecParams|PQexec)[[:space:]]*\(') call sites)" ||
+	not_ok "SQL is parameterised everywhere in storage/*.c" "$(echo "$viol" | head -n 5)"
+outside=$(grep -lE 'libpq-fe\.h|PQexec|PQprepare|PQsendQuery' "$TOP"/server/*.c "$TOP"/handlers/*.c "$TOP"/engine/*.c 2>/dev/null)
+[ -z "$outside" ] && ok "libpq is used only in storage/" || not_ok "libpq is used only in storage/" "$outside"
