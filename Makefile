@@ -109,7 +109,7 @@ bench: $(BUILD)/gpusizerd
 	@bench/run.sh
 
 lint: $(DEPS_STAMP)
-	@tests/lint.sh
+	@rc=0; tests/lint.sh || rc=1; deploy/lint.sh || rc=1; exit $$rc
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')

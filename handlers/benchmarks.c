@@ -146,7 +146,9 @@ static int validate(const json_t *b, const char **run_id, struct response *res)
 				break;
 			}
 			jv_int(&gv, x, "index", true, 0, MAX_GPUS, &idx);
-			jv_str(&gv, x, "name", true, 128, &s);
+			/* NVML may fail to name a GPU: null is allowed. */
+			if (jv_present(x, "name"))
+				jv_str(&gv, x, "name", false, 128, &s);
 			if (jv_str(&gv, x, "uuid", true, 96, &s) == 0) {
 				if (json_object_get(uuids, s))
 					jv_error(&gv, "uuid",
@@ -189,7 +191,21 @@ void h_bench_post(struct app *app, const struct request *req,
 		return;
 	if (validate(b, &run_id, res) != 0)
 		goto out;
-	sha256_hex(req->body, req->body_len, sha);
+	/* The digest of the canonical form (sorted keys, compact), so the
+	 * same report re-serialised on the way (a proxy, a resend from the
+	 * spool) is recognised as a replay, not a conflict.
+	 */
+	{
+		char *canon = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS |
+						JSON_REAL_PRECISION(17));
+		if (!canon) {
+			problem(res, 503, "unavailable", "Service unavailable",
+				"out of memory");
+			goto out;
+		}
+		sha256_hex(canon, strlen(canon), sha);
+		free(canon);
+	}
 	if (store_bench_ingest(app->db, run_id, req->body, sha, &in, &e) !=
 	    STORE_OK) {
 		problem_store(res, &e, "benchmark run");

@@ -43,10 +43,10 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 	ci->runs = fm.runs;
 	if (mode == CALIB_MEASURED && !any) {
 		problem(res, 422, "not-measured", "No measurements",
-			"%s: no probe has measured a \"%s\" in the last %d "
-			"days; use \"calibration\": \"auto\" or "
+			"calibration: no probe has measured a \"%s\" (%s) in "
+			"the last %d days; use \"calibration\": \"auto\" or "
 			"\"datasheet\"",
-			field, gpu, CALIB_WINDOW_DAYS);
+			gpu, field, CALIB_WINDOW_DAYS);
 		json_object_set_new(res->json, "errors",
 				    json_pack("[{s:s, s:s}]", "field",
 					      "calibration", "message",

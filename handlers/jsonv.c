@@ -70,12 +70,22 @@ json_t *jv_parse_body(const struct request *req, struct response *res)
 	return o;
 }
 
+int jv_present(const json_t *o, const char *key)
+{
+	const json_t *m = json_object_get(o, key);
+
+	return m && !json_is_null(m);
+}
+
 void jv_error(struct jv *v, const char *key, const char *fmt, ...)
 {
 	char field[160], msg[400];
 	va_list ap;
 
 	snprintf(field, sizeof(field), "%s%s", v->prefix, key);
+	/* An error about the whole entry ("results[1].") names the entry. */
+	if (!*key && field[0] && field[strlen(field) - 1] == '.')
+		field[strlen(field) - 1] = '\0';
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

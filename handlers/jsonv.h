@@ -39,6 +39,8 @@ int jv_enum(struct jv *v, const json_t *o, const char *key, bool required,
  * catching typos such as "seqlen". Returns the number found.
  */
 int jv_reject_unknown(struct jv *v, const json_t *o, const char *const *known);
+/* 1 when o has member key with a non-null value (null means "left out"). */
+int jv_present(const json_t *o, const char *key);
 /* Records an error for field key of this object. */
 void jv_error(struct jv *v, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,5 +1,6 @@
 /* sizing.c - shared plumbing of the sizing endpoints. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,13 +150,29 @@ static json_t *rate_json(const struct hw_rate *r, const char *unit,
 
 json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 {
-	json_t *o = json_pack(
-	    "{s:o, s:o, s:o, s:o}", "gemm_tflops",
-	    rate_json(&b->gemm_tflops, "TFLOP/s", ci), "hbm_gbps",
-	    rate_json(&b->hbm_gbps, "GB/s", ci), "intra_node_gbps",
-	    rate_json(&b->intra_node_gbps, "GB/s", ci), "inter_node_gbps",
-	    rate_json(&b->inter_node_gbps, "GB/s", ci));
+	static const struct {
+		const char *key, *unit;
+		size_t offset;
+	} rates[] = {
+	    {"gemm_tflops", "TFLOP/s", offsetof(struct hw_basis, gemm_tflops)},
+	    {"hbm_gbps", "GB/s", offsetof(struct hw_basis, hbm_gbps)},
+	    {"intra_node_gbps", "GB/s",
+	     offsetof(struct hw_basis, intra_node_gbps)},
+	    {"inter_node_gbps", "GB/s",
+	     offsetof(struct hw_basis, inter_node_gbps)},
+	};
+	json_t *o = json_object();
 
+	/* Rates a sizing did not use (inference has no inter-node traffic)
+	 * are left out rather than shown as zeros.
+	 */
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		const struct hw_rate *r =
+		    (const struct hw_rate *)((const char *)b + rates[i].offset);
+		if (r->value > 0 || r->datasheet > 0)
+			json_object_set_new(o, rates[i].key,
+					    rate_json(r, rates[i].unit, ci));
+	}
 	json_object_set_new(o, "calibration",
 			    json_string(calib_mode_names[ci->mode]));
 	json_object_set_new(o, "probe_runs", json_integer(ci->runs));

@@ -283,6 +283,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			goto out;
 		}
 	}
+	if (training && trq.train_tokens <= 0) {
+		problem_field(res, "training.train_tokens",
+			      "is required to compare: time and cost follow "
+			      "from the job's length");
+		goto out;
+	}
 	if (gpu_list(app, body, prices, names, &n, res) != 0)
 		goto out;
 	runs = calloc((size_t)n, sizeof(*runs));
@@ -305,6 +311,16 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		json_decref(row);
 		if (price)
 			o->hw.price_per_gpu_hour = json_number_value(price);
+		if (!(o->hw.price_per_gpu_hour > 0)) {
+			/* Without a price a GPU would look free, hence
+			 * "cheapest": ask instead of guessing.
+			 */
+			problem_field(res, field,
+				      "\"%s\" has no price in the catalog; "
+				      "give prices.%s",
+				      names[i], names[i]);
+			goto out;
+		}
 		memset(&entries[i], 0, sizeof(entries[i]));
 		snprintf(entries[i].name, sizeof(entries[i].name), "%s",
 			 names[i]);

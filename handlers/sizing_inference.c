@@ -83,7 +83,7 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_int(&v, b, "output_tokens", true, 1, 1 << 24, &x) == 0)
 		rq->output_tokens = (long)x;
 	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
-		if (!json_object_get(b, loads[i].key))
+		if (!jv_present(b, loads[i].key))
 			continue;
 		if (++nload > 1) {
 			jv_error(&v, loads[i].key,
@@ -130,7 +130,7 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		*calib = (enum calib_mode)e;
 	if (gpu_required)
 		jv_str(&v, b, "gpu", true, 64, gpu_name);
-	else if (json_object_get(b, "gpu"))
+	else if (jv_present(b, "gpu"))
 		jv_error(&v, "gpu",
 			 "compare sizes the job on the GPU types "
 			 "listed in the top-level \"gpus\"");

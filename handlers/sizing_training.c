@@ -176,8 +176,8 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	d = 0;
 	if (jv_num(&v, b, "train_tokens", false, 0, 1e18, &d) == 0)
 		rq->train_tokens = d;
-	if (json_object_get(b, "global_batch_size") &&
-	    json_object_get(b, "global_batch_tokens"))
+	if (jv_present(b, "global_batch_size") &&
+	    jv_present(b, "global_batch_tokens"))
 		jv_error(&v, "global_batch_tokens",
 			 "give global_batch_size or global_batch_tokens, not "
 			 "both");
@@ -206,7 +206,7 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = 0;
 	if (jv_int(&v, b, "gpus_per_node", false, 1, 1024, &x) == 0 && x)
 		rq->gpus_per_node = (int)x;
-	if (json_object_get(b, "gpus") && json_object_get(b, "max_gpus"))
+	if (jv_present(b, "gpus") && jv_present(b, "max_gpus"))
 		jv_error(&v, "max_gpus", "give gpus or max_gpus, not both");
 	x = 0;
 	if (jv_int(&v, b, "gpus", false, 1, 1 << 20, &x) == 0 && x)
@@ -225,6 +225,10 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	d = 0;
 	if (jv_num(&v, b, "inter_node_gbps", false, 1e-3, 1e6, &d) == 0 && d)
 		rq->inter_node_gbps = d;
+	if (rq->deadline_days > 0 && rq->train_tokens <= 0)
+		jv_error(&v, "train_tokens",
+			 "is required with deadline_days: the job's length "
+			 "decides whether a plan meets it");
 	parse_strategies(json_object_get(b, "strategies"), &rq->strategies,
 			 res);
 	x = rq->top;
@@ -238,7 +242,7 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	*calib = (enum calib_mode)e;
 	if (gpu_required)
 		jv_str(&v, b, "gpu", true, 64, gpu_name);
-	else if (json_object_get(b, "gpu"))
+	else if (jv_present(b, "gpu"))
 		jv_error(&v, "gpu",
 			 "compare sizes the job on the GPU types "
 			 "listed in the top-level \"gpus\"");

@@ -61,7 +61,7 @@ int rfc3339_valid(const char *s)
 					    31, 31, 30, 31, 30, 31};
 		int y = atoi(s), mo = atoi(s + 5), d = atoi(s + 8);
 		int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-		if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+		if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
 		    (mo == 2 && d == 29 && !leap))
 			return 0;
 	}

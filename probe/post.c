@@ -17,6 +17,11 @@ enum probe_post_outcome probe_post_classify(long s)
 		return PROBE_POST_DELIVERED;
 	if (s == 0 || s == 408 || s == 429 || (s >= 500 && s <= 599))
 		return PROBE_POST_RETRY;
+	/* A missing, revoked or under-scoped token is the node's setup, not
+	 * the report's fault: keep it spooled until the token is fixed.
+	 */
+	if (s == 401 || s == 403)
+		return PROBE_POST_KEEP;
 	if (s >= 400 && s <= 499)
 		return PROBE_POST_REJECTED;
 	return PROBE_POST_KEEP;

@@ -150,8 +150,11 @@ static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind,
 	if (st->req.nquery < REQ_MAX_QUERY) {
 		st->req.query[st->req.nquery].key = key;
 		st->req.query[st->req.nquery].value = value ? value : "";
-		st->req.nquery++;
 	}
+	/* Counted past the table too: more than it holds is refused,
+	 * never silently dropped (a dropped filter widens a query).
+	 */
+	st->req.nquery++;
 	return MHD_YES;
 }
 
@@ -296,7 +299,15 @@ static enum MHD_Result on_headers(struct http_server *s,
 			cl ? "Content-Length and Transfer-Encoding together "
 			     "are ambiguous"
 			   : "only Transfer-Encoding: chunked is supported");
-		*early = 1;
+		/* MHD cannot read a body it does not know how to frame:
+		 * answer now. A chunked body (with a stray Content-Length)
+		 * is read and dropped first, so the client is not reset
+		 * while still sending and sees the answer.
+		 */
+		if (strcasecmp(te, "chunked") != 0)
+			*early = 1;
+		else
+			st->decided = 1;
 		return MHD_YES;
 	}
 	if (!text_ok(url)) {
@@ -306,6 +317,14 @@ static enum MHD_Result on_headers(struct http_server *s,
 		return MHD_YES;
 	}
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_query, st);
+	if (st->req.nquery > REQ_MAX_QUERY) {
+		st->req.nquery = REQ_MAX_QUERY;
+		problem_field(&st->res, "query",
+			      "at most %d query parameters are accepted",
+			      REQ_MAX_QUERY);
+		st->decided = 1;
+		return MHD_YES;
+	}
 	for (int i = 0; i < st->req.nquery; i++)
 		if (!text_ok(st->req.query[i].key) ||
 		    !text_ok(st->req.query[i].value)) {

@@ -39,21 +39,23 @@ RUN apt-get update \
  && groupadd --system --gid 10001 gpusizer \
  && useradd --system --uid 10001 --gid 10001 --no-create-home \
       --home-dir /nonexistent --shell /usr/sbin/nologin gpusizer \
- && install -d -o 10001 -g 10001 -m 0700 /var/spool/gpusizer-probe
+ && install -d -o 10001 -g 10001 -m 0700 /var/lib/gpusizer-probe
 COPY --from=build /src/build/gpusizer-probe /usr/local/bin/gpusizer-probe
 COPY deploy/container/probe-loop.sh /usr/local/bin/gpusizer-probe-loop
 # compute for CUDA, utility for NVML and nvidia-smi.
 ENV NVIDIA_VISIBLE_DEVICES=all \
     NVIDIA_DRIVER_CAPABILITIES=compute,utility \
-    GPUSIZER_SPOOL_DIR=/var/spool/gpusizer-probe \
+    GPUSIZER_STATE_DIR=/var/lib/gpusizer-probe \
+    GPUSIZER_SPOOL_DIR=/var/lib/gpusizer-probe/spool \
     GPUSIZER_TOKEN_FILE=/run/secrets/probe.token \
     GPUSIZER_PROBE_INTERVAL=86400
 LABEL org.opencontainers.image.title="gpusizer-probe" \
       org.opencontainers.image.description="gpusizer: on-node GPU probe (CUDA, cuBLASLt, NVML, NCCL)" \
       org.opencontainers.image.version="0.1.0"
 USER 10001:10001
-VOLUME ["/var/spool/gpusizer-probe"]
-# In loop mode the script touches $GPUSIZER_SPOOL_DIR/.last-attempt before
+# spool/ (undelivered reports) and last-report.json.
+VOLUME ["/var/lib/gpusizer-probe"]
+# In loop mode the script touches $GPUSIZER_STATE_DIR/.last-attempt before
 # each run; healthy while that is younger than two intervals. A one-shot
 # run exits before the first check matters.
 HEALTHCHECK --interval=5m --timeout=10s --start-period=30m --retries=2 \

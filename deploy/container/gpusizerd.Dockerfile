@@ -37,10 +37,11 @@ RUN mkdir -p build \
  && build/gpusizerd --version
 
 FROM ${DEBIAN_IMAGE}
-# Runtime libraries only, plus curl for the health check.
+# Runtime libraries only (ldd build/gpusizerd), plus curl for the health
+# check.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libjansson4 libpq5 libcurl4 ca-certificates curl \
+      libmicrohttpd12 libjansson4 libpq5 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 gpusizer \
  && useradd --system --uid 10001 --gid 10001 --no-create-home \

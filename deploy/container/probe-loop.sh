@@ -7,13 +7,15 @@
 #   gpusizer-probe-loop ARGS...       gpusizer-probe ARGS... (one run)
 #
 # Environment: GPUSIZER_URL (required for loop), GPUSIZER_TOKEN_FILE,
-# GPUSIZER_SPOOL_DIR, GPUSIZER_PROBE_INTERVAL (seconds, default 86400),
+# GPUSIZER_STATE_DIR (spool/ for undelivered reports, last-report.json,
+# the health stamp), GPUSIZER_PROBE_INTERVAL (seconds, default 86400),
 # GPUSIZER_PROBE_ARGS (default --quick), GPUSIZER_PROBE_WHEN_BUSY (1: run
 # even when other processes use the GPUs; default 0: skip that round).
 set -u
+probe=${GPUSIZER_PROBE:-/usr/local/bin/gpusizer-probe}
 interval=${GPUSIZER_PROBE_INTERVAL:-86400}
-spool=${GPUSIZER_SPOOL_DIR:-/var/spool/gpusizer-probe}
-stamp=$spool/.last-attempt
+state=${GPUSIZER_STATE_DIR:-/var/lib/gpusizer-probe}
+stamp=$state/.last-attempt
 
 case ${1:-} in
 healthcheck)
@@ -23,12 +25,13 @@ healthcheck)
 	exit
 	;;
 loop) ;;
-*) exec /usr/local/bin/gpusizer-probe "$@" ;;
+*) exec "$probe" "$@" ;;
 esac
 
 : "${GPUSIZER_URL:?set GPUSIZER_URL to the service, e.g. http://gpusizer.gpusizer.svc}"
 token=${GPUSIZER_TOKEN_FILE:-/run/secrets/probe.token}
 [ -r "$token" ] || { echo "probe-loop: cannot read the token file $token" >&2; exit 64; }
+mkdir -p "$state" || exit 73
 child=""
 # SIGTERM (pod deletion, docker stop) ends the wait or the running probe.
 trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 0' TERM INT
@@ -42,8 +45,9 @@ while :; do
 		echo "probe-loop: GPUs in use by other processes; skipping this round" >&2
 	else
 		# shellcheck disable=SC2086 # GPUSIZER_PROBE_ARGS is a word list
-		/usr/local/bin/gpusizer-probe ${GPUSIZER_PROBE_ARGS:---quick} \
-			--server "$GPUSIZER_URL" --token-file "$token" --spool-dir "$spool" &
+		"$probe" ${GPUSIZER_PROBE_ARGS:---quick} \
+			--server "$GPUSIZER_URL" --token-file "$token" \
+			--spool-dir "$state/spool" --output "$state/last-report.json" &
 		child=$!
 		rc=0
 		wait "$child" || rc=$?

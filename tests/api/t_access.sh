@@ -16,8 +16,8 @@
 #    1..500 with at most 500 items answered, query parameter count.
 . "$(dirname "$0")/lib.sh"
 
-CAP=65536
-start_daemon --max-body-bytes $CAP || { not_ok "daemon starts"; exit 1; }
+CAP=1048576 # the default --max-body-bytes
+start_daemon || { not_ok "daemon starts"; exit 1; }
 sfx=$RANDOM$RANDOM
 admin=$(create_token "acc-admin-$sfx" admin)
 probe=$(create_token "acc-probe-$sfx" probe)
@@ -82,10 +82,19 @@ check_problem "refused reports stored nothing" 404
 req POST /v1/benchmarks -H "Authorization: Bearer $probe" -H 'Content-Type: application/json' --data-binary @"$T/report.json"
 check "POST /v1/benchmarks with the probe token: 201" 201
 
+# admitted NAME: the request got past authorisation (whatever the sizing
+# itself answered: its correctness is t_sizing's business).
+admitted() {
+	if [ "$STATUS" != 401 ] && [ "$STATUS" != 403 ] && [[ $STATUS =~ ^[24] ]]; then
+		ok "$1"
+	else
+		not_ok "$1" "status $STATUS: $(head -c 300 "$T/body")"
+	fi
+}
 # Sizing is a read: open by default.
 for ep in training inference compare; do
 	req POST "/v1/sizing/$ep" -H 'Content-Type: application/json' --data-binary @"$TOP/tests/api/bodies/sizing_$ep.json"
-	check "POST /v1/sizing/$ep without a token (reads open): 201" 201
+	admitted "POST /v1/sizing/$ep without a token is admitted (reads open)"
 done
 req GET /v1/gpus
 check "GET /v1/gpus without a token (reads open): 200" 200
@@ -170,18 +179,20 @@ done
 # More query parameters than the server reads (REQ_MAX_QUERY = 16) must be
 # refused, not silently dropped: here the 17th is the filter.
 qs=$(for i in $(seq 1 16); do printf 'pad%d=x&' "$i"; done)
-req GET "/v1/benchmarks?${qs}node=$host&limit=1"
+req GET "/v1/benchmarks?node=no-such-node-$sfx"
+check "control: a filter on a node that never reported answers no items" 200 '.items == []'
+req GET "/v1/benchmarks?${qs}node=no-such-node-$sfx"
 if [ "$STATUS" = 400 ]; then
 	ok "a 17th query parameter is refused, not ignored"
 else
 	not_ok "a 17th query parameter is refused, not ignored" \
-		"status $STATUS: the node filter after 16 parameters was dropped ($(jq -c '[.items[].hostname]|unique' "$T/body" 2>/dev/null))"
+		"status $STATUS with $(jq '.items|length' "$T/body" 2>/dev/null) items: the node filter (17th parameter) was silently dropped"
 fi
 
 # --- 1b. --auth-reads ----------------------------------------------------
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports (open reads)"
-start_daemon --auth-reads --max-body-bytes $CAP || { not_ok "daemon starts with --auth-reads"; exit 1; }
+start_daemon --auth-reads || { not_ok "daemon starts with --auth-reads"; exit 1; }
 for ep in training inference compare; do
 	f=$TOP/tests/api/bodies/sizing_$ep.json
 	req POST "/v1/sizing/$ep" -H 'Content-Type: application/json' --data-binary @"$f"
@@ -193,7 +204,7 @@ for ep in training inference compare; do
 	req POST "/v1/sizing/$ep" -H "Authorization: Bearer $gone_probe" --data-binary @"$f"
 	check_problem "--auth-reads: POST /v1/sizing/$ep with a revoked token is 401" 401
 	req POST "/v1/sizing/$ep" -H "Authorization: Bearer $probe" -H 'Content-Type: application/json' --data-binary @"$f"
-	check "--auth-reads: POST /v1/sizing/$ep with any valid token is 201" 201
+	admitted "--auth-reads: POST /v1/sizing/$ep with any valid token is admitted"
 done
 req GET "/v1/benchmarks/$run_id" -H "Authorization: Bearer $gone_admin"
 check_problem "--auth-reads: GET with a revoked token is 401" 401

@@ -66,7 +66,9 @@ grep -q "run_id" "$T/p6.out" && ok "the probe shows the server's reason" || not_
 printf 'gsz_not_a_real_token_000000000000000000000000000000000000000000000000' >"$T/badtok"
 "$probe_bin" --post "$T/r1.json" --server "$GSZ_URL" --token-file "$T/badtok" --spool-dir "$spool" >"$T/p7.out" 2>&1
 rc=$?
-[ $rc != 0 ] && ok "a bad token is not reported as delivered (exit $rc)" || not_ok "a bad token is not reported as delivered"
+n=$(find "$spool" -maxdepth 1 -name '*.json' | wc -l)
+[ $rc = 5 ] && [ "$n" = 1 ] && ok "a bad token (401) keeps the report spooled for a later run (exit 5)" ||
+	not_ok "a bad token (401) keeps the report spooled for a later run (exit 5)" "rc=$rc spooled=$n"
 
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

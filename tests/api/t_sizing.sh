@@ -129,8 +129,10 @@ req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq
 check_problem "compare: both jobs at once is a 400" 400
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":-1},"gpus":["h100-sxm5-80gb"]}'
 check_problem "compare: the job's bad fields are named under training." 400 training.seq_len
-req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"gpus":["h100-sxm5-80gb","nope"]}'
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11},"gpus":["h100-sxm5-80gb","nope"]}'
 check_problem "compare: an unknown GPU names gpus[1]" 400 'gpus[1]'
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"gpus":["h100-sxm5-80gb"]}'
+check_problem "compare: a training job needs train_tokens" 400 training.train_tokens
 
 # --- history
 req GET '/v1/recommendations?kind=training&model=llama-2-70b&limit=1'

@@ -882,7 +882,8 @@ static void test_post_helpers(void)
 	CHECK(probe_post_classify(429) == PROBE_POST_RETRY);
 	CHECK(probe_post_classify(503) == PROBE_POST_RETRY);
 	CHECK(probe_post_classify(400) == PROBE_POST_REJECTED);
-	CHECK(probe_post_classify(401) == PROBE_POST_REJECTED);
+	CHECK(probe_post_classify(401) == PROBE_POST_KEEP);
+	CHECK(probe_post_classify(403) == PROBE_POST_KEEP);
 	CHECK(probe_post_classify(422) == PROBE_POST_REJECTED);
 	CHECK(probe_post_classify(301) == PROBE_POST_KEEP);
 	CHECK(probe_backoff_ms(0, 1000, 30000) == 1000);
