@@ -1,5 +1,8 @@
 /* http.c - libmicrohttpd glue: body accumulation, routing, rendering. */
 #include <arpa/inet.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <ctype.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -25,12 +28,29 @@
 #define ABUSE_FACTOR   8
 #define PATH_MAX_BYTES 1024
 
+/* One open connection, for the request deadline (see reaper()). */
+struct conn_track {
+	MHD_socket fd;
+	atomic_llong since_ms; /* waiting for a complete request since */
+	int reaped;
+	struct conn_track *prev, *next;
+};
+
+/* No deadline while a request is being answered. */
+#define NO_DEADLINE LLONG_MAX
+
 struct http_server {
 	struct MHD_Daemon *daemon;
 	struct app *app;
 	int max_body_bytes;
 	int port;
 	MHD_socket quiesced_fd;
+	long long request_timeout_ms;
+	pthread_mutex_t conns_mu; /* guards the list and fd use */
+	struct conn_track conns;  /* list head */
+	pthread_t reaper;
+	atomic_int stopping;
+	int reaper_started;
 };
 
 /* Per-request state, freed when MHD reports the request completed. */
@@ -49,6 +69,22 @@ struct req_state {
 	char token_name[72];
 	char allow[64];
 };
+
+static struct conn_track *track_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
 
 static double elapsed_s(const struct timespec *t0)
 {
@@ -458,6 +494,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	/* Final call: the whole request is here. */
+	{
+		struct conn_track *t = track_of(c);
+		if (t)
+			atomic_store(&t->since_ms, NO_DEADLINE);
+	}
 	if (!st->decided) {
 		st->req.body = st->body;
 		st->req.body_len = st->len;
@@ -470,10 +511,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct req_state *st = *con_cls;
+	struct conn_track *t = track_of(c);
 
 	(void)cls;
-	(void)c;
 	(void)toe;
+	/* The next request on this connection has its own deadline. */
+	if (t)
+		atomic_store(&t->since_ms, mono_ms());
 	if (!st)
 		return;
 	res_release(&st->res);
@@ -506,6 +550,84 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 	}
 	*w = '\0';
 	return (size_t)(w - s);
+}
+
+/* Connection bookkeeping for the request deadline. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_server *s = cls;
+	struct conn_track *t = *ctx;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		    c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		t = calloc(1, sizeof(*t));
+		if (!t || !ci) {
+			free(t);
+			return;
+		}
+		t->fd = ci->connect_fd;
+		atomic_store(&t->since_ms, mono_ms());
+		pthread_mutex_lock(&s->conns_mu);
+		t->next = s->conns.next;
+		t->prev = &s->conns;
+		s->conns.next->prev = t;
+		s->conns.next = t;
+		pthread_mutex_unlock(&s->conns_mu);
+		*ctx = t;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && t) {
+		/* Called before MHD closes the socket: once unlinked under
+		 * the mutex, the reaper can no longer touch this fd.
+		 */
+		pthread_mutex_lock(&s->conns_mu);
+		t->prev->next = t->next;
+		t->next->prev = t->prev;
+		pthread_mutex_unlock(&s->conns_mu);
+		free(t);
+		*ctx = NULL;
+	}
+}
+
+/* libmicrohttpd 0.9.75's connection timeout is an idle timeout: a client
+ * that trickles a header byte every second keeps its slot (and thread)
+ * forever (slowloris; tests/api/t_slowloris.sh). The reaper gives every
+ * request a deadline: it must arrive whole within the connection timeout
+ * of the connection opening or the previous response. Past it, the socket
+ * is shut down; MHD then sees end-of-stream and closes the connection.
+ */
+static void *reaper(void *arg)
+{
+	struct http_server *s = arg;
+
+	while (!atomic_load(&s->stopping)) {
+		long long now = mono_ms();
+		int reaped = 0;
+
+		pthread_mutex_lock(&s->conns_mu);
+		for (struct conn_track *t = s->conns.next; t != &s->conns;
+		     t = t->next) {
+			long long since = atomic_load(&t->since_ms);
+			if (!t->reaped && since != NO_DEADLINE &&
+			    now - since > s->request_timeout_ms) {
+				shutdown(t->fd, SHUT_RDWR);
+				t->reaped = 1;
+				reaped++;
+			}
+		}
+		pthread_mutex_unlock(&s->conns_mu);
+		if (reaped) {
+			char n[16];
+			snprintf(n, sizeof(n), "%d", reaped);
+			metrics_reaped(reaped);
+			log_event(LOG_WARN,
+				  "closed connections that did not send a "
+				  "whole request in time",
+				  "connections", n, NULL);
+		}
+		usleep(200 * 1000);
+	}
+	return NULL;
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -598,6 +720,9 @@ int http_start(const struct http_config *cfg, struct app *app,
 		flags |= MHD_USE_IPv6;
 	s->app = app;
 	s->max_body_bytes = cfg->max_body_bytes;
+	s->request_timeout_ms = (long long)cfg->connection_timeout_s * 1000;
+	pthread_mutex_init(&s->conns_mu, NULL);
+	s->conns.next = s->conns.prev = &s->conns;
 	s->quiesced_fd = MHD_INVALID_SOCKET;
 	s->daemon = MHD_start_daemon(
 	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
@@ -610,17 +735,26 @@ int http_start(const struct http_config *cfg, struct app *app,
 	    (size_t)2 * 1024 * 1024, MHD_OPTION_STRICT_FOR_CLIENT, 1,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
 	if (!s->daemon) {
 		snprintf(err, errlen,
 			 "cannot listen on %s (address in use or not "
 			 "permitted?)",
 			 cfg->listen);
+		pthread_mutex_destroy(&s->conns_mu);
 		free(s);
 		return -1;
 	}
 	info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	s->port = info ? info->port : 0;
+	if (pthread_create(&s->reaper, NULL, reaper, s) == 0)
+		s->reaper_started = 1;
+	else
+		log_event(LOG_WARN,
+			  "no request-deadline thread: slow clients "
+			  "are limited by the idle timeout only",
+			  NULL);
 	*out = s;
 	return 0;
 }
@@ -655,7 +789,11 @@ void http_stop(struct http_server *s)
 {
 	if (!s)
 		return;
+	atomic_store(&s->stopping, 1);
+	if (s->reaper_started)
+		pthread_join(s->reaper, NULL);
 	MHD_stop_daemon(s->daemon);
+	pthread_mutex_destroy(&s->conns_mu);
 	/* The header: close the quiesced socket only after stopping. */
 	if (s->quiesced_fd != MHD_INVALID_SOCKET)
 		close(s->quiesced_fd);

@@ -43,7 +43,7 @@ static void timestamp(char out[64])
 static void emit(json_t *o)
 {
 	char *line = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII |
-					   JSON_REAL_PRECISION(6));
+				       JSON_REAL_PRECISION(6));
 
 	if (line) {
 		pthread_mutex_lock(&log_mu);

@@ -23,6 +23,7 @@ static atomic_llong counts[METRICS_MAX_ROUTES + 1][NSTATUS];
 static atomic_llong hist[METRICS_MAX_ROUTES + 1][NBUCKETS + 1];
 static atomic_llong sum_us[METRICS_MAX_ROUTES + 1];
 static atomic_int in_flight;
+static atomic_llong reaped;
 
 void metrics_init(int nroutes, const char *const *methods,
 		  const char *const *patterns)
@@ -50,6 +51,11 @@ void metrics_observe(int route, int status, double seconds)
 void metrics_in_flight(int delta)
 {
 	atomic_fetch_add(&in_flight, delta);
+}
+
+void metrics_reaped(int n)
+{
+	atomic_fetch_add(&reaped, n);
 }
 
 struct buf {
@@ -148,8 +154,13 @@ void h_metrics(struct app *app, const struct request *req, struct response *res)
 	put(&b,
 	    "# HELP gpusizer_http_requests_in_flight Requests being served.\n"
 	    "# TYPE gpusizer_http_requests_in_flight gauge\n"
-	    "gpusizer_http_requests_in_flight %d\n",
-	    atomic_load(&in_flight));
+	    "gpusizer_http_requests_in_flight %d\n"
+	    "# HELP gpusizer_http_connections_reaped_total Connections closed "
+	    "for not sending a whole request within the connection "
+	    "timeout.\n"
+	    "# TYPE gpusizer_http_connections_reaped_total counter\n"
+	    "gpusizer_http_connections_reaped_total %lld\n",
+	    atomic_load(&in_flight), atomic_load(&reaped));
 	db_pool_stats(app->db, &st);
 	put(&b,
 	    "# HELP gpusizer_db_pool_connections Database pool connections "

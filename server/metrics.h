@@ -16,6 +16,8 @@ void metrics_init(int nroutes, const char *const *methods,
 		  const char *const *patterns);
 void metrics_observe(int route, int status, double seconds);
 void metrics_in_flight(int delta);
+/* Connections closed for not sending a whole request in time. */
+void metrics_reaped(int n);
 
 /* GET /metrics in the Prometheus text format 0.0.4. */
 void h_metrics(struct app *app, const struct request *req,
