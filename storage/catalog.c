@@ -96,18 +96,52 @@ static void cache_clear(void)
 	pthread_mutex_unlock(&cache_mu);
 }
 
-/* Parses the single json value a query returned in row 0, column 0. */
-static enum store_status take_json(PGresult *r, json_t **out,
-				   struct store_err *e)
+/* Runs a read returning one JSON value as text (caller frees), through
+ * the cache under key.
+ */
+static enum store_status query_text(struct db_pool *pool, const char *key,
+				    const char *sql, int n,
+				    const char *const *params, char **text,
+				    struct store_err *e)
 {
-	json_error_t jerr;
+	PGresult *r = NULL;
 
+	store_err_clear(e);
+	*text = cache_get(key);
+	if (*text)
+		return STORE_OK;
+	if (db_exec(pool, sql, n, params, 1, &r, e) != STORE_OK)
+		return e->status;
 	if (PQntuples(r) == 0 || PQgetisnull(r, 0, 0)) {
 		e->status = STORE_NOT_FOUND;
 		snprintf(e->message, sizeof(e->message), "not found");
-		return e->status;
+	} else {
+		cache_put(key, PQgetvalue(r, 0, 0));
+		*text = strdup(PQgetvalue(r, 0, 0));
+		if (!*text) {
+			e->status = STORE_ERROR;
+			snprintf(e->message, sizeof(e->message),
+				 "out of memory");
+		}
 	}
-	*out = json_loads(PQgetvalue(r, 0, 0), 0, &jerr);
+	PQclear(r);
+	return e->status;
+}
+
+/* The same, parsed (caller decrefs). */
+static enum store_status query_json(struct db_pool *pool, const char *key,
+				    const char *sql, int n,
+				    const char *const *params, json_t **out,
+				    struct store_err *e)
+{
+	char *text = NULL;
+	json_error_t jerr;
+
+	*out = NULL;
+	if (query_text(pool, key, sql, n, params, &text, e) != STORE_OK)
+		return e->status;
+	*out = json_loads(text, 0, &jerr);
+	free(text);
 	if (!*out) {
 		e->status = STORE_ERROR;
 		snprintf(e->message, sizeof(e->message),
@@ -116,38 +150,20 @@ static enum store_status take_json(PGresult *r, json_t **out,
 	return e->status;
 }
 
-/* Runs a read returning one JSON value, through the cache under key. */
-static enum store_status query_json(struct db_pool *pool, const char *key,
-				    const char *sql, int n,
-				    const char *const *params, json_t **out,
-				    struct store_err *e)
-{
-	PGresult *r = NULL;
-	char *text = cache_get(key);
+#define GPU_LIST_SQL                                                           \
+	"SELECT coalesce(json_agg(g ORDER BY g.name), '[]')"                   \
+	" FROM (SELECT " GPU_FIELDS " FROM gpus) g"
 
-	*out = NULL;
-	store_err_clear(e);
-	if (text) {
-		*out = json_loads(text, 0, NULL);
-		free(text);
-		if (*out)
-			return STORE_OK;
-	}
-	if (db_exec(pool, sql, n, params, 1, &r, e) != STORE_OK)
-		return e->status;
-	if (take_json(r, out, e) == STORE_OK)
-		cache_put(key, PQgetvalue(r, 0, 0));
-	PQclear(r);
-	return e->status;
+enum store_status store_gpu_list_text(struct db_pool *pool, char **text,
+				      struct store_err *e)
+{
+	return query_text(pool, "gpus", GPU_LIST_SQL, 0, NULL, text, e);
 }
 
 enum store_status store_gpu_list(struct db_pool *pool, json_t **out,
 				 struct store_err *e)
 {
-	return query_json(pool, "gpus",
-			  "SELECT coalesce(json_agg(g ORDER BY g.name), '[]')"
-			  " FROM (SELECT " GPU_FIELDS " FROM gpus) g",
-			  0, NULL, out, e);
+	return query_json(pool, "gpus", GPU_LIST_SQL, 0, NULL, out, e);
 }
 
 enum store_status store_gpu_get(struct db_pool *pool, const char *name,

@@ -15,6 +15,11 @@
 /* Every GPU, ordered by name: *out is an array. */
 enum store_status store_gpu_list(struct db_pool *pool, json_t **out,
 				 struct store_err *e);
+/* The same list as JSON text, as cheap as the cache makes it: the read
+ * path of GET /v1/gpus (caller frees).
+ */
+enum store_status store_gpu_list_text(struct db_pool *pool, char **text,
+				      struct store_err *e);
 /* One GPU by name: STORE_NOT_FOUND when absent. */
 enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 				json_t **out, struct store_err *e);
