@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <ctype.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -157,6 +158,8 @@ static int json_content_type(const char *ctype)
 	       !strncasecmp(plus, "+json", 5);
 }
 
+static _Thread_local uint64_t id_state;
+
 static void new_request_id(struct MHD_Connection *c, char out[40])
 {
 	const char *given =
@@ -171,8 +174,22 @@ static void new_request_id(struct MHD_Connection *c, char out[40])
 		memcpy(out, given, n + 1);
 		return;
 	}
-	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b))
-		memset(b, 0, sizeof(b));
+	/* Ids need to be unique, not secret: a per-thread xorshift64*
+	 * seeded from the kernel once per thread (here: per connection),
+	 * not a system call per request.
+	 */
+	if (!id_state && getrandom(&id_state, sizeof(id_state),
+				   GRND_NONBLOCK) != (ssize_t)sizeof(id_state))
+		id_state = (uint64_t)mono_ms() ^ (uint64_t)(uintptr_t)out;
+	id_state |= 1;
+	id_state ^= id_state >> 12;
+	id_state ^= id_state << 25;
+	id_state ^= id_state >> 27;
+	{
+		uint64_t x = id_state * 0x2545F4914F6CDD1DULL;
+		for (int i = 0; i < 8; i++)
+			b[i] = (unsigned char)(x >> (8 * i));
+	}
 	snprintf(out, 40, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
 		 b[3], b[4], b[5], b[6], b[7]);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server/log.h"
 
@@ -107,25 +108,73 @@ void log_event(enum log_level level, const char *msg, ...)
 	emit(o);
 }
 
+/* Appends s as a JSON string body: printable ASCII as is (with " and \
+ * escaped), other bytes percent-escaped as in safe_string(). Bounded.
+ */
+static size_t put_str(char *out, size_t at, size_t cap, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; s && *s && at + 8 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c >= 0x7f) {
+			out[at++] = '%';
+			out[at++] = hex[c >> 4];
+			out[at++] = hex[c & 15];
+		} else {
+			if (c == '"' || c == '\\')
+				out[at++] = '\\';
+			out[at++] = (char)c;
+		}
+	}
+	return at;
+}
+
+/* The request line is the hot path of logging (one per request): built
+ * with snprintf and one write(2), not through jansson and stdio, which
+ * cost a third of the throughput of the lightest endpoints (measured with
+ * wrk on /healthz).
+ */
 void log_request_line(const struct log_request *r)
 {
-	json_t *o;
+	char line[2048], ts[64];
+	size_t at = 0;
+	int n;
 
 	if (LOG_INFO < min_level)
 		return;
-	o = base(r->status >= 500 ? LOG_ERROR : LOG_INFO, "request");
-	json_object_set_new(o, "method", safe_string(r->method));
-	json_object_set_new(o, "path", safe_string(r->path));
-	json_object_set_new(o, "route", json_string(r->route));
-	json_object_set_new(o, "status", json_integer(r->status));
-	json_object_set_new(
-	    o, "duration_ms",
-	    json_real((double)(long)(r->duration_ms * 1000) / 1000));
-	json_object_set_new(o, "request_id", json_string(r->request_id));
-	if (r->token_name && *r->token_name)
-		json_object_set_new(o, "token_name",
-				    json_string(r->token_name));
-	if (r->detail && *r->detail)
-		json_object_set_new(o, "detail", safe_string(r->detail));
-	emit(o);
+	timestamp(ts);
+	n = snprintf(line, sizeof(line),
+		     "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"request\","
+		     "\"method\":\"",
+		     ts, r->status >= 500 ? "error" : "info");
+	at = (size_t)n;
+	at = put_str(line, at, sizeof(line) - 600, r->method);
+	at += (size_t)snprintf(line + at, sizeof(line) - at, "\",\"path\":\"");
+	at = put_str(line, at, sizeof(line) - 512, r->path);
+	at += (size_t)snprintf(line + at, sizeof(line) - at, "\",\"route\":\"");
+	at = put_str(line, at, sizeof(line) - 400, r->route);
+	at += (size_t)snprintf(line + at, sizeof(line) - at,
+			       "\",\"status\":%d,\"duration_ms\":%.3f,"
+			       "\"request_id\":\"",
+			       r->status, r->duration_ms);
+	at = put_str(line, at, sizeof(line) - 300, r->request_id);
+	if (r->token_name && *r->token_name) {
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+				       "\",\"token_name\":\"");
+		at = put_str(line, at, sizeof(line) - 200, r->token_name);
+	}
+	if (r->detail && *r->detail) {
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+				       "\",\"detail\":\"");
+		at = put_str(line, at, sizeof(line) - 4, r->detail);
+	}
+	line[at++] = '"';
+	line[at++] = '}';
+	line[at++] = '\n';
+	pthread_mutex_lock(&log_mu);
+	if (write(STDERR_FILENO, line, at) < 0) {
+		/* Nowhere left to report it. */
+	}
+	pthread_mutex_unlock(&log_mu);
 }
