@@ -51,7 +51,7 @@ UNIT_BINS := $(UNIT_ENGINE_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps run test bench lint fuzz clean format probe unit
+.PHONY: all deps run test bench lint fuzz valgrind clean format probe unit
 all: $(BUILD)/gpusizerd probe
 
 $(DEPS_STAMP):
@@ -113,6 +113,16 @@ lint: $(DEPS_STAMP)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+# Bounded libFuzzer runs of every request parser (tests/fuzz/), replaying
+# the committed regressions first. FUZZ_SECONDS=0 only builds and replays.
+FUZZ_SECONDS ?= 30
+fuzz: $(DEPS_STAMP)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# The API suite against a non-sanitizer daemon under valgrind.
+valgrind: $(DEPS_STAMP)
+	@tests/valgrind.sh
 
 clean:
 	rm -rf build

@@ -24,6 +24,12 @@ void h_readyz(struct app *app, const struct request *req, struct response *res)
 			"shutting down");
 		return;
 	}
+	if (!atomic_load(&app->ready)) {
+		problem(res, 503, "unavailable", "Service unavailable",
+			"starting: the database schema is not verified yet");
+		res->retry_after_s = 2;
+		return;
+	}
 	if (migrate_pending(app->db, app->migrations, &pending, &e) !=
 	    STORE_OK) {
 		problem(res, 503, "unavailable", "Service unavailable",

@@ -1,8 +1,52 @@
 /* problem.c - RFC 9457 problem builder. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "handlers/problem.h"
+
+/* Copies in to out (outlen > 0) as valid UTF-8: every byte that does
+ * not start a well-formed sequence (RFC 3629) becomes '?', and a sequence
+ * that would not fit is not started, so a truncated copy never ends in
+ * half a character. jansson refuses invalid UTF-8 (json_pack returns
+ * NULL), so everything that reaches a problem body goes through here.
+ */
+static void utf8_clean(const char *in, char *out, size_t outlen)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t o = 0;
+
+	while (*p && o + 1 < outlen) {
+		unsigned c = *p, cp;
+		int n = c < 0x80		   ? 0
+			: (c >= 0xc2 && c <= 0xdf) ? 1
+			: (c >= 0xe0 && c <= 0xef) ? 2
+			: (c >= 0xf0 && c <= 0xf4) ? 3
+						   : -1;
+		int ok = n >= 0;
+
+		cp = n == 1 ? c & 0x1f : n == 2 ? c & 0x0f : c & 0x07;
+		for (int i = 1; ok && i <= n; i++) {
+			ok = (p[i] & 0xc0) == 0x80;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if (ok && ((n == 2 &&
+			    (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+			   (n == 3 && (cp < 0x10000 || cp > 0x10ffff))))
+			ok = 0;
+		if (!ok) {
+			out[o++] = '?';
+			p++;
+			continue;
+		}
+		if (o + (size_t)n + 1 >= outlen)
+			break;
+		memcpy(out + o, p, (size_t)n + 1);
+		o += (size_t)n + 1;
+		p += n + 1;
+	}
+	out[o] = '\0';
+}
 
 static json_t *make(int status, const char *slug, const char *title,
 		    const char *detail)
@@ -17,26 +61,31 @@ static json_t *make(int status, const char *slug, const char *title,
 void problem(struct response *res, int status, const char *slug,
 	     const char *title, const char *detail_fmt, ...)
 {
-	char detail[512];
+	char detail[512], clean[512];
 	va_list ap;
 
 	va_start(ap, detail_fmt);
 	vsnprintf(detail, sizeof(detail), detail_fmt, ap);
 	va_end(ap);
-	res_json(res, status, make(status, slug, title, detail));
+	utf8_clean(detail, clean, sizeof(clean));
+	res_json(res, status, make(status, slug, title, clean));
 	res->is_problem = 1;
 }
 
 void problem_field(struct response *res, const char *field, const char *msg_fmt,
 		   ...)
 {
-	char msg[512];
+	char raw[512], f[256], msg[512];
 	va_list ap;
 	json_t *errors;
 
 	va_start(ap, msg_fmt);
-	vsnprintf(msg, sizeof(msg), msg_fmt, ap);
+	vsnprintf(raw, sizeof(raw), msg_fmt, ap);
 	va_end(ap);
+	/* Both may quote the client (a key, a name): valid UTF-8 only. */
+	utf8_clean(field, f, sizeof(f));
+	utf8_clean(raw, msg, sizeof(msg));
+	field = f;
 	if (!res->is_problem || !json_object_get(res->json, "errors")) {
 		problem(res, 400, "validation", "Invalid request",
 			"the request has invalid fields; see errors");
@@ -47,7 +96,7 @@ void problem_field(struct response *res, const char *field, const char *msg_fmt,
 	    errors, json_pack("{s:s, s:s}", "field", field, "message", msg));
 	/* The detail names the first bad field, for humans reading curl. */
 	if (json_array_size(errors) == 1) {
-		char detail[600];
+		char detail[800];
 		snprintf(detail, sizeof(detail), "%s: %s", field, msg);
 		json_object_set_new(res->json, "detail", json_string(detail));
 	}

@@ -16,10 +16,10 @@
 # each script has VALGRIND_SCRIPT_TIMEOUT seconds (default 600).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 export TOP=$top
 command -v valgrind >/dev/null || { echo "not ok - valgrind is not installed"; echo "0 passed, 1 failed"; exit 1; }
-tests=${VALGRIND_TESTS:-t_basic t_auth t_access t_sizing t_benchmarks t_dbrestart t_migrations}
+tests=${VALGRIND_TESTS:-t_basic t_auth t_access t_sizing t_benchmarks t_badinput t_faults t_dbrestart t_migrations}
 log=$(mktemp -d "${TMPDIR:-/tmp}/gsz-valgrind.XXXXXX")
 chmod 755 "$log"
 results=$log/results.tap

@@ -13,6 +13,8 @@
 #     never a hang, never a 401 for a valid token), /healthz 200, /readyz
 #     503; afterwards full recovery without a restart; every report
 #     acknowledged under load is stored; the daemon exits cleanly.
+# (c) Another instance holds the migration lock while this one starts (a
+#     rolling deploy): /readyz must not say 200 before /v1 serves.
 . "$(dirname "$0")/lib.sh"
 
 SENDERS=${FAULT_SENDERS:-4}
@@ -245,3 +247,27 @@ grep -q '^gpusizer_db_connection_errors_total [1-9]' "$T/body" && ok "metrics co
 check_alive "daemon alive after the fault"
 stop_daemon && ok "clean exit after the fault" || not_ok "clean exit after the fault"
 sanitizer_clean "no sanitizer reports (part b)"
+
+# --- (c) readiness while another instance holds the migration lock --------
+# The schema is up to date, but this daemon cannot verify it until the
+# advisory lock (storage/migrate.c MIGRATE_LOCK_KEY) is free; until then
+# /v1 answers 503 "starting". /readyz must say the same, or a load
+# balancer sends traffic to an instance that refuses it.
+"$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" gpusizer \
+	"SELECT pg_advisory_lock(7268253401); SELECT pg_sleep(4)" >/dev/null 2>&1 &
+lockpid=$!
+sleep 0.5
+start_daemon --db-pool-size 2 || { not_ok "daemon starts while the migration lock is held"; exit 1; }
+req GET /v1/gpus
+first=$STATUS
+if [ "$first" = 200 ]; then
+	ok "readiness while another instance migrates: /readyz said 200 only once /v1 served"
+else
+	not_ok "readiness while another instance migrates: /readyz said 200 only once /v1 served" \
+		"/readyz was 200 but GET /v1/gpus is $first: $(jq -r .detail "$T/body" 2>/dev/null)"
+fi
+wait "$lockpid" 2>/dev/null
+for i in $(seq 1 100); do req GET /v1/gpus; [ "$STATUS" = 200 ] && break; sleep 0.1; done
+check "once the lock is free, /v1 serves" 200
+stop_daemon && ok "clean exit (part c)" || not_ok "clean exit (part c)"
+sanitizer_clean "no sanitizer reports (part c)"

@@ -55,7 +55,7 @@ $(FUZZ_OUT)/libprobe.a: $(FUZZ_PROBE_OBJS)
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h \
 		$(FUZZ_OUT)/libgsz.a $(FUZZ_OUT)/libstubs.a $(FUZZ_OUT)/libprobe.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iprobe $(FUZZ_SAN) -fsanitize=fuzzer -MMD -MP \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -MMD -MP \
 		-MF $@.d -MT $@ $< -Wl,--start-group $(FUZZ_OUT)/libgsz.a \
 		$(FUZZ_OUT)/libstubs.a $(FUZZ_OUT)/libprobe.a -Wl,--end-group \
 		$(FUZZ_LIBS) -o $@

@@ -36,8 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FZ_FAIL("201 for a report validate() refuses");
 		if (!uuid_valid(run_id))
 			FZ_FAIL("201 with run_id \"%s\"", run_id);
-		if (!name_ok(json_string_value(
-			json_object_get(node, "hostname"))))
+		if (!name_ok(
+			json_string_value(json_object_get(node, "hostname"))))
 			FZ_FAIL("201 with a bad hostname");
 		if (json_array_size(g) > MAX_GPUS ||
 		    json_array_size(r) > MAX_RESULTS)

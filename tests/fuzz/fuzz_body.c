@@ -108,14 +108,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	{
 		struct jv v = {.res = &res};
-		jv_check_rules(&v, o, rules, (int)(sizeof(rules) /
-						   sizeof(rules[0])));
+		jv_check_rules(&v, o, rules,
+			       (int)(sizeof(rules) / sizeof(rules[0])));
 	}
 	/* An architecture object at the top level or under "model". */
 	arch_parse(o, "", &m, &res);
 	if (json_is_object(json_object_get(o, "model")) &&
-	    arch_parse(json_object_get(o, "model"), "model.", &m, &res) ==
-		0) {
+	    arch_parse(json_object_get(o, "model"), "model.", &m, &res) == 0) {
 		if (m.layers < 1 || m.hidden_size < 1 || m.heads < 1)
 			FZ_FAIL("arch_parse accepted a degenerate model");
 		json_decref(arch_params_json(&m));

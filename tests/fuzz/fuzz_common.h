@@ -48,8 +48,7 @@ static inline char *fz_strndup(const uint8_t *data, size_t size)
  * problems carry type/title/status/detail, validation problems list at
  * least one field error, and success bodies render.
  */
-static inline void fz_check_response(const struct response *res,
-				     int allow_503)
+static inline void fz_check_response(const struct response *res, int allow_503)
 {
 	const json_t *j = res->json;
 
@@ -82,8 +81,9 @@ static inline void fz_check_response(const struct response *res,
 		if (!strcmp(json_string_value(json_object_get(j, "type")),
 			    "/problems/validation") &&
 		    (!json_is_array(errs) || json_array_size(errs) == 0))
-			FZ_FAIL("validation problem without errors[]: %s",
-				json_string_value(json_object_get(j, "detail")));
+			FZ_FAIL(
+			    "validation problem without errors[]: %s",
+			    json_string_value(json_object_get(j, "detail")));
 	}
 	if (j) {
 		char *text =

@@ -165,7 +165,8 @@ static void gpu_valid(struct rd *r, struct hw_spec *hw)
 		for (int t = 0; t < ENG_DTYPE_COUNT; t++)
 			if (u64(r, 1) & 1) {
 				hw->gemm_tflops[t].value = pickd(r, 1e-6, 1e15);
-				hw->gemm_tflops[t].samples = (int)pick(r, 1, 1000);
+				hw->gemm_tflops[t].samples =
+				    (int)pick(r, 1, 1000);
 			}
 		if (u64(r, 1) & 1) {
 			hw->hbm_gbps.value = pickd(r, 1e-6, 1e15);
@@ -208,8 +209,8 @@ static void gpu_raw(struct rd *r, struct hw_spec *hw)
 
 static void choices(struct rd *r, struct trn_choices *c, long lo, long hi)
 {
-	c->n = (int)(u64(r, 1) % 4 == 0 ? u64(r, 1) % (TRN_MAX_CHOICES + 1)
-					  : 0);
+	c->n =
+	    (int)(u64(r, 1) % 4 == 0 ? u64(r, 1) % (TRN_MAX_CHOICES + 1) : 0);
 	for (int i = 0; i < c->n; i++)
 		c->v[i] = (int)pick(r, lo, hi);
 }
@@ -268,8 +269,9 @@ static void training(struct rd *r, int raw)
 			rq.global_batch_size = pick0(r, 1, 1L << 26);
 		else if (u64(r, 1) & 1)
 			rq.global_batch_tokens = pickd(r, 1, 1e12);
-		rq.precision = (enum eng_dtype[]){
-		    ENG_FP32, ENG_TF32, ENG_FP16, ENG_BF16, ENG_FP8}[u64(r, 1) % 5];
+		rq.precision =
+		    (enum eng_dtype[]){ENG_FP32, ENG_TF32, ENG_FP16, ENG_BF16,
+				       ENG_FP8}[u64(r, 1) % 5];
 		rq.gradient_precision = u64(r, 1) & 1 ? ENG_FP32 : ENG_BF16;
 		rq.optimizer = (enum trn_optimizer)(u64(r, 1) % 4);
 		rq.method = (enum trn_method)(u64(r, 1) % 3);
@@ -278,8 +280,8 @@ static void training(struct rd *r, int raw)
 		if (u64(r, 1) & 1)
 			rq.gpus = pick(r, 1, 1L << 20);
 		else
-			rq.max_gpus = u64(r, 1) & 1 ? pick(r, 1, 1L << 20)
-						    : 1024;
+			rq.max_gpus =
+			    u64(r, 1) & 1 ? pick(r, 1, 1L << 20) : 1024;
 		rq.deadline_days = u64(r, 1) & 1 ? pickd(r, 1e-6, 1e6) : 0;
 		rq.price_per_gpu_hour = u64(r, 1) & 1 ? pickd(r, 0, 1e4) : 0;
 		rq.inter_node_gbps = u64(r, 1) & 1 ? pickd(r, 1e-3, 1e6) : 0;
@@ -357,9 +359,10 @@ static void inference(struct rd *r, int raw)
 		if (model_validate(&rq.model, msg, sizeof(msg)) != 0)
 			return;
 		gpu_valid(r, &rq.gpu);
-		rq.weight_precision = (enum eng_dtype[]){
-		    ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8, ENG_INT8,
-		    ENG_INT4}[u64(r, 1) % 6];
+		rq.weight_precision =
+		    (enum eng_dtype[]){
+			ENG_FP32, ENG_BF16, ENG_FP16,
+			ENG_FP8,  ENG_INT8, ENG_INT4}[u64(r, 1) % 6];
 		if (u64(r, 1) & 1)
 			rq.kv_precision = (enum eng_dtype[]){
 			    ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8,

@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512];
 
 	if (diff < 0)
-		diff = getenv("GSZ_FUZZ_DIFF") && *getenv("GSZ_FUZZ_DIFF") == '1';
+		diff =
+		    getenv("GSZ_FUZZ_DIFF") && *getenv("GSZ_FUZZ_DIFF") == '1';
 	if (!root)
 		return 0;
 	err[0] = '\0';

@@ -1,9 +1,10 @@
 /* fuzz_query.c - every GET handler's query-string validation: ?limit,
  * ?cursor, ?since, ?run_id, ?kind, ?node, ?gpu_type, ?metric, ?dtype,
- * ?window_days, on /v1/benchmarks, /v1/recommendations and /v1/fleet,
- * and path parameters on the item GETs. storage/recs.c is included for real, so the
- * recommendation cursor is decoded by the code that serves it; the
- * other storage modules are stubs.
+ * ?window_days, ?format on /v1/benchmarks, /v1/recommendations,
+ * /v1/fleet and /v1/reports/capacity (with Accept negotiation), and path
+ * parameters on the item GETs. storage/recs.c is included for real, so
+ * the recommendation cursor is decoded by the code that serves it; the other
+ * storage modules are stubs.
  *
  * Input: "key=value" pairs separated by '&' or newlines (already
  * percent-decoded, as MHD hands them over; at most REQ_MAX_QUERY).
@@ -44,6 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	one(h_bench_list, "/v1/benchmarks", &req);
 	one(h_recs_list, "/v1/recommendations", &req);
 	one(h_fleet, "/v1/fleet", &req);
+	/* The capacity report negotiates on Accept: "accept=" sets it. */
+	for (int i = 0; i < req.nquery; i++)
+		if (!strcmp(req.query[i].key, "accept"))
+			req.accept = req.query[i].value;
+	one(h_report_capacity, "/v1/reports/capacity", &req);
+	req.accept = NULL;
 	/* Path parameters from the first value, as a route would give. */
 	req.params[0] = req.nquery ? req.query[0].value : uuid;
 	req.nparams = 1;

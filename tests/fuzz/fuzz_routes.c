@@ -15,9 +15,8 @@
 
 #include "tests/fuzz/fuzz_common.h"
 
-static const char *const methods[] = {"GET",	"HEAD",	   "POST",
-				      "PUT",	"DELETE",  "PATCH",
-				      "OPTIONS", "get",	   "TRACE"};
+static const char *const methods[] = {
+    "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "get", "TRACE"};
 
 static void match(const char *method, const char *path)
 {

@@ -19,7 +19,7 @@
 #       -exact_artifact_path=tests/fuzz/regressions/<harness>/<name> <crash file>
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 secs=${FUZZ_SECONDS:-30}
 par=${FUZZ_PARALLEL:-1}
 out=build/fuzz
@@ -44,7 +44,9 @@ if ! make -s -f tests/fuzz/fuzz.mk -j"$(nproc 2>/dev/null || echo 2)" >"$out.bui
 fi
 echo "ok - fuzz harnesses build" | tee -a "$results"
 
-harnesses=${*:-$(ls tests/fuzz/fuzz_*.c | xargs -n1 basename | sed 's/\.c$//')}
+all=""
+for f in tests/fuzz/fuzz_*.c; do all="$all $(basename "$f" .c)"; done
+harnesses=${*:-$all}
 
 # 1. Regressions: each committed input must run clean.
 for h in $harnesses; do
@@ -61,7 +63,8 @@ done
 
 # 2. Bounded fuzzing.
 fuzz_one() {
-	local h=$1 log=$out/$h.log dict=()
+	local h=$1
+	local log=$out/$h.log dict=()
 	mkdir -p "$out/corpus/$h" "$out/artifacts/$h"
 	[ -f tests/fuzz/json.dict ] && case $h in
 	fuzz_body | fuzz_sizing | fuzz_bench | fuzz_probe_report) dict=(-dict=tests/fuzz/json.dict) ;;

@@ -3,6 +3,7 @@
  * storage returns them, so the catalog stubs answer like the database.
  * Not hand-edited.
  */
+/* clang-format off */
 #ifndef GPUSIZER_FUZZ_CATALOG_ROWS_H
 #define GPUSIZER_FUZZ_CATALOG_ROWS_H
 
@@ -117,3 +118,4 @@ static const char *const fuzz_model_rows[] = {
 NULL};
 
 #endif
+/* clang-format on */

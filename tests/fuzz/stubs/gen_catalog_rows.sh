@@ -12,6 +12,7 @@ cat <<'HDR'
  * storage returns them, so the catalog stubs answer like the database.
  * Not hand-edited.
  */
+/* clang-format off */
 #ifndef GPUSIZER_FUZZ_CATALOG_ROWS_H
 #define GPUSIZER_FUZZ_CATALOG_ROWS_H
 
@@ -33,3 +34,4 @@ done
 echo "NULL};"
 echo
 echo "#endif"
+echo "/* clang-format on */"

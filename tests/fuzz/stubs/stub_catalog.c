@@ -40,6 +40,18 @@ enum store_status store_gpu_list(struct db_pool *pool, json_t **out,
 	return list(fuzz_gpu_rows, out, e);
 }
 
+enum store_status store_gpu_list_text(struct db_pool *pool, char **text,
+				      struct store_err *e)
+{
+	json_t *items = NULL;
+
+	(void)pool;
+	list(fuzz_gpu_rows, &items, e);
+	*text = json_dumps(items, JSON_COMPACT);
+	json_decref(items);
+	return *text ? stub_ok(e) : stub_fail(e, STORE_ERROR, "out of memory");
+}
+
 enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 				json_t **out, struct store_err *e)
 {

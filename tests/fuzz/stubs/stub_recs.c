@@ -24,8 +24,7 @@ enum store_status store_rec_get(struct db_pool *pool, const char *id,
 
 enum store_status store_rec_list(struct db_pool *pool,
 				 const struct rec_filter *f, json_t **items,
-				 char next[REC_CURSOR_MAX],
-				 struct store_err *e)
+				 char next[REC_CURSOR_MAX], struct store_err *e)
 {
 	(void)pool;
 	(void)f;
