@@ -2,8 +2,9 @@
  *
  * Rows come back as jansson objects whose keys are the API's field names
  * (the columns are named for the API). Reads go through a 2-second cache
- * (every sizing request reads a GPU and a model); store_gpu_put clears it. Caller owns every json_t returned
- * through an out pointer and releases it with json_decref().
+ * (every sizing request reads a GPU and a model); store_gpu_put clears it.
+ * Caller owns every json_t returned through an out pointer and releases it with
+ * json_decref().
  */
 #ifndef GPUSIZER_STORAGE_CATALOG_H
 #define GPUSIZER_STORAGE_CATALOG_H
