@@ -1,5 +1,7 @@
 /* bench.c - probe runs in SQL. */
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +11,71 @@
 /* Same order as the engine's dtypes (engine/hw.h). */
 static const char *const dtype_names[FLEET_DTYPES] = {
     "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
+
+/* Fleet medians change when probes report (hours apart), while every
+ * sizing request asks for them: each GPU type's medians are kept
+ * MEDIANS_TTL_MS, so a new probe run calibrates sizing within that time.
+ */
+#define MEDIANS_TTL_MS 30000
+#define MEDIANS_SLOTS  64
+
+struct medians_slot {
+	char gpu_type[72];
+	int window_days;
+	long long expires_ms;
+	struct fleet_medians m;
+};
+
+static struct medians_slot medians_cache[MEDIANS_SLOTS];
+static pthread_mutex_t medians_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int medians_get(const char *gpu_type, int window_days,
+		       struct fleet_medians *out)
+{
+	long long now = mono_ms();
+	int hit = 0;
+
+	pthread_mutex_lock(&medians_mu);
+	for (int i = 0; i < MEDIANS_SLOTS && !hit; i++) {
+		struct medians_slot *sl = &medians_cache[i];
+		if (sl->expires_ms > now && sl->window_days == window_days &&
+		    !strcmp(sl->gpu_type, gpu_type)) {
+			*out = sl->m;
+			hit = 1;
+		}
+	}
+	pthread_mutex_unlock(&medians_mu);
+	return hit;
+}
+
+static void medians_put(const char *gpu_type, int window_days,
+			const struct fleet_medians *m)
+{
+	long long now = mono_ms();
+	int victim = 0;
+
+	if (strlen(gpu_type) >= sizeof(medians_cache[0].gpu_type))
+		return;
+	pthread_mutex_lock(&medians_mu);
+	for (int i = 0; i < MEDIANS_SLOTS; i++)
+		if (medians_cache[i].expires_ms <
+		    medians_cache[victim].expires_ms)
+			victim = i;
+	snprintf(medians_cache[victim].gpu_type,
+		 sizeof(medians_cache[victim].gpu_type), "%s", gpu_type);
+	medians_cache[victim].window_days = window_days;
+	medians_cache[victim].m = *m;
+	medians_cache[victim].expires_ms = now + MEDIANS_TTL_MS;
+	pthread_mutex_unlock(&medians_mu);
+}
 
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
@@ -20,6 +87,9 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	PGresult *r = NULL;
 
 	memset(out, 0, sizeof(*out));
+	store_err_clear(e);
+	if (medians_get(gpu_type, window_days, out))
+		return STORE_OK;
 	snprintf(days, sizeof(days), "%d", window_days);
 	/* Sweeps count at their largest size (the asymptotic rate). One
 	 * value per run first (the run's median over its GPUs), then the
@@ -67,6 +137,7 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		}
 	}
 	PQclear(r);
+	medians_put(gpu_type, window_days, out);
 	return STORE_OK;
 }
 
@@ -167,6 +238,12 @@ enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
 		2, params, 0, &r, e) != STORE_OK)
 		return e->status;
 	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
+	if (out->created) {
+		/* New measurements: calibrate from them at once here. */
+		pthread_mutex_lock(&medians_mu);
+		memset(medians_cache, 0, sizeof(medians_cache));
+		pthread_mutex_unlock(&medians_mu);
+	}
 	out->gpus = atoi(PQgetvalue(r, 0, 1));
 	out->results = atoi(PQgetvalue(r, 0, 2));
 	PQclear(r);

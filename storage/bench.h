@@ -26,7 +26,9 @@ struct fleet_medians {
 	int runs;
 };
 
-/* Medians over the runs of the last window_days for gpu_type. */
+/* Medians over the runs of the last window_days for gpu_type; kept 30 s
+ * per type (cleared when this process stores a new run).
+ */
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
 				      struct fleet_medians *out,
