@@ -840,7 +840,7 @@ static int do_post_file(struct ctx *c, const struct probe_post_opts *o)
 		logf_("cannot read %s: %s", c->cli.post_file, strerror(errno));
 		return EXIT_FAILED;
 	}
-	j = json_loadb(text, len, 0, &je);
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (j == NULL) {
 		logf_("%s: not JSON (line %d: %s)", c->cli.post_file, je.line,
 		      je.text);

@@ -10,6 +10,7 @@
 #include "limits.h"
 #include "util.h"
 
+/* The server's list (handlers/benchmarks.c metrics[]), same set. */
 static const char *const known_metrics[] = {
     "gemm_tflops",
     "gemm_sweep_tflops",
@@ -119,20 +120,32 @@ struct probe_result *probe_report_add(struct probe_report *r,
 	return &r->results[r->n_results++];
 }
 
+static double round6(double v);
+
+/* A figure the server takes: finite and within +-1e15 once rounded the
+ * way the encoder writes it. */
+static int reportable(double v)
+{
+	v = round6(v);
+	return isfinite(v) && fabs(v) <= PROBE_NUMBER_MAX;
+}
+
 int probe_result_set_samples(struct probe_result *res, const double *s,
 			     size_t n)
 {
 	free(res->samples);
 	res->samples = NULL;
 	res->n_samples = 0;
-	if (n == 0)
+	if (n == 0 || n > PROBE_N_MAX)
 		return probe_stats_compute(s, 0, &res->stats);
 	res->samples = malloc(n * sizeof(*s));
 	if (res->samples == NULL)
 		return -1;
 	memcpy(res->samples, s, n * sizeof(*s));
 	res->n_samples = n;
-	return probe_stats_compute(s, n, &res->stats);
+	if (probe_stats_compute(s, n, &res->stats) != 0)
+		return -1;
+	return reportable(res->stats.median) ? 0 : -1;
 }
 
 void probe_result_skip(struct probe_result *res, int partial, const char *fmt,
@@ -181,19 +194,23 @@ void probe_report_finalize_status(struct probe_report *r)
 
 /* --- encoding helpers: NaN / sentinel -> null --- */
 
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *jint(long long v)
 {
 	return v >= 0 ? json_integer(v) : json_null();
 }
 
+/* Invalid UTF-8 (a driver's string, say) is written as null. */
 static json_t *jstr(const char *s)
 {
-	return (s && *s) ? json_string(s) : json_null();
+	json_t *v = (s && *s) ? json_string(s) : NULL;
+
+	return v ? v : json_null();
+}
+
+/* A count or index the server bounds: outside [0, max] is null. */
+static json_t *jint_max(long long v, long long max)
+{
+	return v >= 0 && v <= max ? json_integer(v) : json_null();
 }
 
 static json_t *jtri(int v)
@@ -212,9 +229,45 @@ static double round6(double v)
 	return strtod(buf, NULL);
 }
 
+/* Every real is written rounded, and null when the server would refuse
+ * it (not finite, or outside +-1e15). */
 static json_t *jnum6(double v)
 {
-	return jnum(round6(v));
+	return reportable(v) ? json_real(round6(v)) : json_null();
+}
+
+void probe_hostname_sanitize(const char *in, char *out, size_t outlen)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	size_t i, max = outlen - 1;
+
+	if (outlen == 0)
+		return;
+	if (max > PROBE_HOSTNAME_MAX)
+		max = PROBE_HOSTNAME_MAX;
+	for (i = 0; in && in[i] && i < max; i++)
+		out[i] = strchr(ok, in[i]) ? in[i] : '-';
+	out[i] = '\0';
+	if (i == 0)
+		probe_strlcpy(out, "unknown", outlen);
+}
+
+/* At most max bytes of s, never ending inside a UTF-8 sequence. */
+static json_t *jstr_cut(const char *s, size_t max)
+{
+	char buf[1024];
+	size_t n = strlen(s);
+
+	if (n > max && max < sizeof(buf)) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		return jstr(buf);
+	}
+	return jstr(s);
 }
 
 static json_t *telemetry_json(const struct probe_telemetry *t)
@@ -247,20 +300,35 @@ static json_t *telemetry_json(const struct probe_telemetry *t)
 	return o;
 }
 
-static json_t *result_json(const struct probe_result *x)
+/* uuids: the GPUs written to gpus[] (a result may only name those). */
+static json_t *result_json(const struct probe_result *x, const json_t *uuids)
 {
 	json_t *o = json_object(), *arr;
 	size_t i;
 	int ok = strcmp(x->status, "ok") == 0;
+	const char *status = x->status, *reason = x->reason;
 
+	/* A figure the server cannot take is no measurement to report. */
+	if (ok && (!reportable(x->stats.median) || x->stats.n < 0 ||
+		   x->stats.n > PROBE_N_MAX)) {
+		ok = 0;
+		status = "failed";
+		reason = "median or sample count outside the range the server "
+			 "accepts (|x| <= 1e15, n <= 1000000)";
+	}
 	json_object_set_new(o, "gpu_index", jint(x->gpu_index));
-	json_object_set_new(o, "gpu_uuid", jstr(x->gpu_uuid));
+	json_object_set_new(o, "gpu_uuid",
+			    json_object_get(uuids, x->gpu_uuid)
+				? json_string(x->gpu_uuid)
+				: json_null());
 	json_object_set_new(o, "metric", json_string(x->metric));
 	json_object_set_new(o, "dtype", jstr(x->dtype));
 	json_object_set_new(o, "method", jstr(x->method));
-	json_object_set_new(o, "peer_index", jint(x->peer_index));
+	json_object_set_new(o, "peer_index",
+			    jint_max(x->peer_index, PROBE_MAX_GPUS));
 	json_object_set_new(o, "peer_uuid", jstr(x->peer_uuid));
-	json_object_set_new(o, "size_bytes", jint(x->size_bytes));
+	json_object_set_new(o, "size_bytes",
+			    jint_max(x->size_bytes, PROBE_SIZE_BYTES_MAX));
 	if (x->m > 0) {
 		json_t *s = json_object();
 		json_object_set_new(s, "m", json_integer(x->m));
@@ -274,8 +342,8 @@ static json_t *result_json(const struct probe_result *x)
 	json_object_set_new(o, "concurrent", json_boolean(x->concurrent));
 	json_object_set_new(o, "bytes_convention", jstr(x->bytes_convention));
 	json_object_set_new(o, "unit", json_string(x->unit));
-	json_object_set_new(o, "status", json_string(x->status));
-	json_object_set_new(o, "reason", jstr(x->reason));
+	json_object_set_new(o, "status", json_string(status));
+	json_object_set_new(o, "reason", jstr(reason));
 	json_object_set_new(o, "median", jnum6(ok ? x->stats.median : NAN));
 	json_object_set_new(o, "max", jnum6(ok ? x->stats.max : NAN));
 	json_object_set_new(o, "mean", jnum6(ok ? x->stats.mean : NAN));
@@ -285,11 +353,11 @@ static json_t *result_json(const struct probe_result *x)
 	json_object_set_new(o, "n", json_integer(ok ? x->stats.n : 0));
 	json_object_set_new(o, "limit", jnum6(x->limit));
 	json_object_set_new(o, "limit_basis",
-			    isfinite(x->limit) ? jstr(x->limit_basis)
-					       : json_null());
+			    reportable(x->limit) ? jstr(x->limit_basis)
+						 : json_null());
 	json_object_set_new(o, "limit_source",
-			    isfinite(x->limit) ? jstr(x->limit_source)
-					       : json_null());
+			    reportable(x->limit) ? jstr(x->limit_source)
+						 : json_null());
 	json_object_set_new(
 	    o, "efficiency",
 	    jnum6(ok ? probe_efficiency(x->stats.median, x->limit) : NAN));
@@ -314,7 +382,7 @@ static json_t *gpu_json(const struct probe_gpu *g)
 
 	json_object_set_new(o, "index", json_integer(g->index));
 	json_object_set_new(o, "uuid", jstr(g->uuid));
-	json_object_set_new(o, "name", jstr(g->name));
+	json_object_set_new(o, "name", jstr_cut(g->name, PROBE_GPU_NAME_MAX));
 	json_object_set_new(o, "pci_bus_id", jstr(g->pci_bus_id));
 	json_object_set_new(o, "pci_device_id", jstr(g->pci_device_id));
 	json_object_set_new(o, "compute_capability",
@@ -344,14 +412,32 @@ static json_t *gpu_json(const struct probe_gpu *g)
 	return o;
 }
 
+/* 1 when g can be listed: a UUID of 1..96 bytes of valid UTF-8 not seen
+ * before, an index in [0, 256]. */
+static int gpu_listable(const struct probe_gpu *g, const json_t *uuids)
+{
+	size_t n = strlen(g->uuid);
+	json_t *t;
+
+	if (n == 0 || n > PROBE_GPU_UUID_MAX || g->index < 0 ||
+	    g->index > PROBE_MAX_GPUS || json_object_get(uuids, g->uuid))
+		return 0;
+	t = json_string(g->uuid);
+	json_decref(t);
+	return t != NULL;
+}
+
 json_t *probe_report_to_json(const struct probe_report *r)
 {
 	json_t *o = json_object(), *node = json_object(), *arr;
+	json_t *uuids = json_object();
+	char host[PROBE_HOSTNAME_MAX + 1];
 	size_t i;
 
-	if (o == NULL || node == NULL) {
+	if (o == NULL || node == NULL || uuids == NULL) {
 		json_decref(o);
 		json_decref(node);
+		json_decref(uuids);
 		return NULL;
 	}
 	json_object_set_new(o, "schema_version",
@@ -383,7 +469,8 @@ json_t *probe_report_to_json(const struct probe_report *r)
 	} else {
 		json_object_set_new(o, "error", json_null());
 	}
-	json_object_set_new(node, "hostname", json_string(r->node.hostname));
+	probe_hostname_sanitize(r->node.hostname, host, sizeof(host));
+	json_object_set_new(node, "hostname", json_string(host));
 	json_object_set_new(node, "cpu_model", jstr(r->node.cpu_model));
 	json_object_set_new(node, "driver_version",
 			    jstr(r->node.driver_version));
@@ -399,13 +486,19 @@ json_t *probe_report_to_json(const struct probe_report *r)
 	json_object_set_new(node, "gpu_count", json_integer(r->node.gpu_count));
 	json_object_set_new(o, "node", node);
 	arr = json_array();
-	for (i = 0; i < r->n_gpus; i++)
+	for (i = 0; i < r->n_gpus && json_array_size(arr) < PROBE_MAX_GPUS;
+	     i++) {
+		if (!gpu_listable(&r->gpus[i], uuids))
+			continue;
+		json_object_set_new(uuids, r->gpus[i].uuid, json_true());
 		json_array_append_new(arr, gpu_json(&r->gpus[i]));
+	}
 	json_object_set_new(o, "gpus", arr);
 	arr = json_array();
-	for (i = 0; i < r->n_results; i++)
-		json_array_append_new(arr, result_json(&r->results[i]));
+	for (i = 0; i < r->n_results && i < PROBE_MAX_RESULTS; i++)
+		json_array_append_new(arr, result_json(&r->results[i], uuids));
 	json_object_set_new(o, "results", arr);
+	json_decref(uuids);
 	return o;
 }
 
@@ -421,7 +514,14 @@ char *probe_report_dumps(const struct probe_report *r)
 	return s;
 }
 
-/* --- checking --- */
+/* --- checking ---
+ *
+ * Every rule of the server's validate() (handlers/benchmarks.c, with
+ * jv_int/jv_num/jv_str of handlers/jsonv.c and rfc3339_valid of
+ * handlers/util.c) is applied here with the same bounds; on top, the
+ * probe's own contract is stricter in places (docs/PROBE.md "Checking a
+ * report"). A report this accepts is one the server accepts.
+ */
 
 static int one_of(const char *s, const char *const *set)
 {
@@ -431,30 +531,137 @@ static int one_of(const char *s, const char *const *set)
 	return 0;
 }
 
-static int is_rfc3339(const char *s)
+static int digits(const char *s, int n)
 {
-	/* YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm|-hh:mm) */
-	size_t n = strlen(s), i;
-	const char *pat = "dddd-dd-ddTdd:dd:dd";
+	for (int i = 0; i < n; i++)
+		if (!(s[i] >= '0' && s[i] <= '9'))
+			return 0;
+	return 1;
+}
 
-	if (n < 20)
+static int num2(const char *s)
+{
+	return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+int probe_time_valid(const char *s)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30,
+				    31, 31, 30, 31, 30, 31};
+	size_t n = s ? strlen(s) : 0;
+	int y, mo, d, leap;
+	const char *p;
+
+	/* YYYY-MM-DD, a day that exists, year >= 1 */
+	if (n < 10 || n > PROBE_TIME_MAX || !digits(s, 4) || s[4] != '-' ||
+	    !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2))
 		return 0;
-	for (i = 0; pat[i]; i++) {
-		if (pat[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9')
-				  : s[i] != pat[i])
+	y = atoi(s);
+	mo = num2(s + 5);
+	d = num2(s + 8);
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && !leap))
+		return 0;
+	/* (T|t)hh:mm:ss[.frac]: the server also takes ' ' and a bare date;
+	 * a report's times are date-times (RFC 3339 section 5.6). */
+	p = s + 10;
+	if ((*p != 'T' && *p != 't') || !digits(p + 1, 2) || p[3] != ':' ||
+	    !digits(p + 4, 2) || p[6] != ':' || !digits(p + 7, 2))
+		return 0;
+	if (num2(p + 1) > 23 || num2(p + 4) > 59 || num2(p + 7) > 60)
+		return 0;
+	p += 9;
+	if (*p == '.') {
+		p++;
+		if (!digits(p, 1))
 			return 0;
+		while (digits(p, 1))
+			p++;
 	}
-	s += 19;
-	if (*s == '.') {
-		s++;
-		if (!(*s >= '0' && *s <= '9'))
-			return 0;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (strcmp(s, "Z") == 0)
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
 		return 1;
-	return (s[0] == '+' || s[0] == '-') && strlen(s) == 6 && s[3] == ':';
+	return (*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' &&
+	       digits(p + 4, 2) && p[6] == '\0' && num2(p + 1) <= 23 &&
+	       num2(p + 4) <= 59;
+}
+
+/* Absent or JSON null: the server reads both as "left out". */
+static int absent(const json_t *v)
+{
+	return v == NULL || json_is_null(v);
+}
+
+/* A whole number in [min, max] as the server's jv_int reads one: an
+ * integer, or a real without a fraction below 9e15 in magnitude. */
+static int int_in(const json_t *v, long long min, long long max)
+{
+	long long x;
+
+	if (json_is_integer(v)) {
+		x = json_integer_value(v);
+	} else if (json_is_real(v) &&
+		   json_real_value(v) == floor(json_real_value(v)) &&
+		   fabs(json_real_value(v)) < 9.0e15) {
+		x = (long long)json_real_value(v);
+	} else {
+		return 0;
+	}
+	return x >= min && x <= max;
+}
+
+/* A finite number in [-max, max] (jv_num). */
+static int num_in(const json_t *v, double max)
+{
+	double x;
+
+	if (!json_is_number(v))
+		return 0;
+	x = json_number_value(v);
+	return isfinite(x) && x >= -max && x <= max;
+}
+
+/* A string of 1..max bytes without NUL (jv_str). */
+static int str_in(const json_t *v, size_t max)
+{
+	size_t n;
+
+	if (!json_is_string(v))
+		return 0;
+	n = json_string_length(v);
+	return n >= 1 && n <= max && strlen(json_string_value(v)) == n;
+}
+
+static int host_name_ok(const json_t *v)
+{
+	const char *s;
+
+	if (!str_in(v, PROBE_HOSTNAME_MAX))
+		return 0;
+	s = json_string_value(v);
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789.-_") == strlen(s);
+}
+
+/* Nesting of objects and arrays, the way the server counts brackets: the
+ * top-level object is level 1, deeper than PROBE_JSON_MAX_DEPTH refused. */
+static int depth_ok(const json_t *v, int level)
+{
+	void *it;
+	size_t i;
+
+	if (!json_is_object(v) && !json_is_array(v))
+		return 1;
+	if (++level > PROBE_JSON_MAX_DEPTH)
+		return 0;
+	for (i = 0; i < json_array_size(v); i++)
+		if (!depth_ok(json_array_get(v, i), level))
+			return 0;
+	for (it = json_object_iter((json_t *)v); it;
+	     it = json_object_iter_next((json_t *)v, it))
+		if (!depth_ok(json_object_iter_value(it), level))
+			return 0;
+	return 1;
 }
 
 #define FAIL(...)                                                              \
@@ -463,17 +670,59 @@ static int is_rfc3339(const char *s)
 		return -1;                                                     \
 	} while (0)
 
-static int nullable_number(const json_t *o, const char *key)
+static int check_time(const json_t *root, const char *key, char *err,
+		      size_t errlen)
 {
-	const json_t *v = json_object_get(o, key);
-	return v == NULL || json_is_null(v) || json_is_number(v);
+	const json_t *v = json_object_get(root, key);
+
+	if (!str_in(v, PROBE_TIME_MAX) ||
+	    !probe_time_valid(json_string_value(v)))
+		FAIL("%s: must be an RFC 3339 date-time of at most %d "
+		     "characters on a day that exists, e.g. "
+		     "2025-11-21T00:00:00.000Z",
+		     key, PROBE_TIME_MAX);
+	return 0;
 }
 
-int probe_report_check(const json_t *root, char *err, size_t errlen)
+/* gpus[]: objects with index 0..256, name null or 1..128 bytes, a uuid of
+ * 1..96 bytes listed once (collected into uuids). */
+static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
+		      size_t errlen)
 {
-	static const char *const statuses[] = {"ok", "partial", "no_device",
-					       "failed", NULL};
-	static const char *const modes[] = {"quick", "full", "custom", NULL};
+	const json_t *x, *v;
+	size_t i;
+
+	if (!json_is_array(gpus) || json_array_size(gpus) > PROBE_MAX_GPUS)
+		FAIL("gpus: must be an array of at most %d GPUs",
+		     PROBE_MAX_GPUS);
+	json_array_foreach(gpus, i, x)
+	{
+		if (!json_is_object(x))
+			FAIL("gpus[%zu]: must be an object", i);
+		if (!int_in(json_object_get(x, "index"), 0, PROBE_MAX_GPUS))
+			FAIL("gpus[%zu].index: must be an integer in [0, %d]",
+			     i, PROBE_MAX_GPUS);
+		v = json_object_get(x, "name");
+		if (!absent(v) && !str_in(v, PROBE_GPU_NAME_MAX))
+			FAIL("gpus[%zu].name: must be null or a string of 1 to "
+			     "%d bytes without NUL",
+			     i, PROBE_GPU_NAME_MAX);
+		v = json_object_get(x, "uuid");
+		if (!str_in(v, PROBE_GPU_UUID_MAX))
+			FAIL(
+			    "gpus[%zu].uuid: must be a string of 1 to %d bytes "
+			    "without NUL",
+			    i, PROBE_GPU_UUID_MAX);
+		if (json_object_get(uuids, json_string_value(v)))
+			FAIL("gpus[%zu].uuid: appears twice in gpus[]", i);
+		json_object_set_new(uuids, json_string_value(v), json_true());
+	}
+	return 0;
+}
+
+static int check_result(const json_t *x, size_t i, const json_t *uuids,
+			char *err, size_t errlen)
+{
 	static const char *const rstatuses[] = {"ok", "skipped", "failed",
 						NULL};
 	static const char *const units[] = {"TFLOP/s", "TOP/s", "GB/s", "us",
@@ -481,102 +730,141 @@ int probe_report_check(const json_t *root, char *err, size_t errlen)
 	static const char *const stat_keys[] = {"median", "max",	"mean",
 						"p10",	  "p90",	"cv",
 						"limit",  "efficiency", NULL};
-	const json_t *v, *node, *gpus, *results, *x;
+	const char *const *k;
+	const json_t *v;
+
+	if (!json_is_object(x))
+		FAIL("results[%zu]: must be an object", i);
+	v = json_object_get(x, "metric");
+	if (!json_is_string(v) || !probe_metric_known(json_string_value(v)))
+		FAIL("results[%zu].metric: unknown metric", i);
+	v = json_object_get(x, "unit");
+	if (!str_in(v, PROBE_UNIT_MAX) || !one_of(json_string_value(v), units))
+		FAIL("results[%zu].unit: must be one of TFLOP/s, TOP/s, GB/s, "
+		     "us",
+		     i);
+	v = json_object_get(x, "status");
+	if (!json_is_string(v) || !one_of(json_string_value(v), rstatuses))
+		FAIL("results[%zu].status: must be one of ok, skipped, failed",
+		     i);
+	if (strcmp(json_string_value(v), "ok") != 0) {
+		v = json_object_get(x, "reason");
+		if (!json_is_string(v) || json_string_length(v) == 0)
+			FAIL("results[%zu].reason: required when status is "
+			     "not ok",
+			     i);
+	} else if (!json_is_number(json_object_get(x, "median"))) {
+		FAIL("results[%zu].median: required when status is ok", i);
+	}
+	v = json_object_get(x, "dtype");
+	if (!absent(v) && !str_in(v, PROBE_DTYPE_MAX))
+		FAIL("results[%zu].dtype: must be null or a string of 1 to %d "
+		     "bytes without NUL",
+		     i, PROBE_DTYPE_MAX);
+	v = json_object_get(x, "method");
+	if (!absent(v) && !str_in(v, PROBE_METHOD_MAX))
+		FAIL("results[%zu].method: must be null or a string of 1 to %d "
+		     "bytes without NUL",
+		     i, PROBE_METHOD_MAX);
+	v = json_object_get(x, "gpu_index");
+	if (!absent(v) && !int_in(v, 0, INT64_MAX))
+		FAIL("results[%zu].gpu_index: must be null or an integer >= 0",
+		     i);
+	v = json_object_get(x, "gpu_uuid");
+	if (!absent(v) && (!json_is_string(v) ||
+			   !json_object_get(uuids, json_string_value(v))))
+		FAIL("results[%zu].gpu_uuid: must be null or the uuid of a GPU "
+		     "in gpus[]",
+		     i);
+	for (k = stat_keys; *k; k++) {
+		v = json_object_get(x, *k);
+		if (!absent(v) && !num_in(v, PROBE_NUMBER_MAX))
+			FAIL("results[%zu].%s: must be null or a number in "
+			     "[-1e15, 1e15]",
+			     i, *k);
+	}
+	if (!int_in(json_object_get(x, "n"), 0, PROBE_N_MAX))
+		FAIL("results[%zu].n: must be an integer in [0, %d]", i,
+		     PROBE_N_MAX);
+	v = json_object_get(x, "peer_index");
+	if (!absent(v) && !int_in(v, 0, PROBE_MAX_GPUS))
+		FAIL("results[%zu].peer_index: must be null or an integer in "
+		     "[0, %d]",
+		     i, PROBE_MAX_GPUS);
+	v = json_object_get(x, "size_bytes");
+	if (!absent(v) && !int_in(v, 0, PROBE_SIZE_BYTES_MAX))
+		FAIL("results[%zu].size_bytes: must be null or an integer in "
+		     "[0, 2^50]",
+		     i);
+	return 0;
+}
+
+static int check_report(const json_t *root, json_t *uuids, char *err,
+			size_t errlen)
+{
+	static const char *const statuses[] = {"ok", "partial", "no_device",
+					       "failed", NULL};
+	static const char *const modes[] = {"quick", "full", "custom", NULL};
+	const json_t *v, *node, *results, *x;
 	size_t i;
 
 	if (!json_is_object(root))
 		FAIL("report: not a JSON object");
-	v = json_object_get(root, "schema_version");
-	if (!json_is_integer(v) || json_integer_value(v) != 1)
+	if (!depth_ok(root, 0))
+		FAIL("report: nests deeper than %d levels",
+		     PROBE_JSON_MAX_DEPTH);
+	if (!int_in(json_object_get(root, "schema_version"), 1, 1))
 		FAIL("schema_version: must be the integer 1");
 	v = json_object_get(root, "run_id");
-	if (!json_is_string(v) || !probe_uuid_is_v4(json_string_value(v)))
+	if (!str_in(v, PROBE_UUID_LEN) ||
+	    !probe_uuid_is_v4(json_string_value(v)))
 		FAIL("run_id: must be a version-4 UUID string");
 	v = json_object_get(root, "status");
 	if (!json_is_string(v) || !one_of(json_string_value(v), statuses))
 		FAIL("status: must be one of ok, partial, no_device, failed");
 	v = json_object_get(root, "mode");
-	if (!json_is_string(v) || !one_of(json_string_value(v), modes))
+	if (!str_in(v, PROBE_MODE_MAX) || !one_of(json_string_value(v), modes))
 		FAIL("mode: must be one of quick, full, custom");
-	v = json_object_get(root, "started_at");
-	if (!json_is_string(v) || !is_rfc3339(json_string_value(v)))
-		FAIL("started_at: must be an RFC 3339 time");
-	v = json_object_get(root, "finished_at");
-	if (!json_is_string(v) || !is_rfc3339(json_string_value(v)))
-		FAIL("finished_at: must be an RFC 3339 time");
+	if (check_time(root, "started_at", err, errlen) ||
+	    check_time(root, "finished_at", err, errlen))
+		return -1;
 	v = json_object_get(root, "probe_version");
 	if (!json_is_string(v) || json_string_length(v) == 0)
 		FAIL("probe_version: must be a non-empty string");
 	node = json_object_get(root, "node");
 	if (!json_is_object(node))
 		FAIL("node: must be an object");
-	v = json_object_get(node, "hostname");
-	if (!json_is_string(v) || json_string_length(v) == 0)
-		FAIL("node.hostname: must be a non-empty string");
-	v = json_object_get(node, "gpu_count");
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
+	if (!host_name_ok(json_object_get(node, "hostname")))
+		FAIL("node.hostname: must be a host name of 1 to %d "
+		     "characters [A-Za-z0-9._-]",
+		     PROBE_HOSTNAME_MAX);
+	if (!int_in(json_object_get(node, "gpu_count"), 0, INT64_MAX))
 		FAIL("node.gpu_count: must be an integer >= 0");
-	gpus = json_object_get(root, "gpus");
-	if (!json_is_array(gpus))
-		FAIL("gpus: must be an array");
-	json_array_foreach(gpus, i, x)
-	{
-		v = json_object_get(x, "index");
-		if (!json_is_object(x) || !json_is_integer(v) ||
-		    json_integer_value(v) < 0)
-			FAIL("gpus[%zu].index: must be an integer >= 0", i);
-		v = json_object_get(x, "uuid");
-		if (!json_is_string(v))
-			FAIL("gpus[%zu].uuid: must be a string", i);
-	}
+	if (check_gpus(json_object_get(root, "gpus"), uuids, err, errlen))
+		return -1;
 	results = json_object_get(root, "results");
-	if (!json_is_array(results))
-		FAIL("results: must be an array");
+	if (!json_is_array(results) ||
+	    json_array_size(results) > PROBE_MAX_RESULTS)
+		FAIL("results: must be an array of at most %d results",
+		     PROBE_MAX_RESULTS);
 	json_array_foreach(results, i, x)
 	{
-		const char *const *k;
-		if (!json_is_object(x))
-			FAIL("results[%zu]: must be an object", i);
-		v = json_object_get(x, "metric");
-		if (!json_is_string(v) ||
-		    !probe_metric_known(json_string_value(v)))
-			FAIL("results[%zu].metric: unknown metric", i);
-		v = json_object_get(x, "unit");
-		if (!json_is_string(v) || !one_of(json_string_value(v), units))
-			FAIL("results[%zu].unit: must be one of TFLOP/s, "
-			     "TOP/s, GB/s, us",
-			     i);
-		v = json_object_get(x, "status");
-		if (!json_is_string(v) ||
-		    !one_of(json_string_value(v), rstatuses))
-			FAIL("results[%zu].status: must be one of ok, "
-			     "skipped, failed",
-			     i);
-		if (strcmp(json_string_value(v), "ok") != 0) {
-			v = json_object_get(x, "reason");
-			if (!json_is_string(v) || json_string_length(v) == 0)
-				FAIL("results[%zu].reason: required when "
-				     "status is not ok",
-				     i);
-		} else if (!json_is_number(json_object_get(x, "median"))) {
-			FAIL("results[%zu].median: required when status is "
-			     "ok",
-			     i);
-		}
-		v = json_object_get(x, "gpu_index");
-		if (v && !json_is_null(v) &&
-		    !(json_is_integer(v) && json_integer_value(v) >= 0))
-			FAIL("results[%zu].gpu_index: must be null or an "
-			     "integer >= 0",
-			     i);
-		for (k = stat_keys; *k; k++)
-			if (!nullable_number(x, *k))
-				FAIL("results[%zu].%s: must be a number or "
-				     "null",
-				     i, *k);
-		v = json_object_get(x, "n");
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			FAIL("results[%zu].n: must be an integer >= 0", i);
+		if (check_result(x, i, uuids, err, errlen))
+			return -1;
 	}
 	return 0;
+}
+
+int probe_report_check(const json_t *root, char *err, size_t errlen)
+{
+	json_t *uuids = json_object();
+	int rc;
+
+	if (uuids == NULL) {
+		snprintf(err, errlen, "report: out of memory");
+		return -1;
+	}
+	rc = check_report(root, uuids, err, errlen);
+	json_decref(uuids);
+	return rc;
 }

@@ -125,7 +125,10 @@ void probe_gpu_init(struct probe_gpu *g, int index);
 struct probe_result *probe_report_add(struct probe_report *r,
 				      struct probe_result *res);
 
-/* Sets samples (copied), stats, efficiency inputs. Returns 0 or -1. */
+/* Sets samples (copied), stats, efficiency inputs. Returns 0, or -1 when
+ * there are none or more than PROBE_N_MAX, one is not finite, memory runs
+ * out, or the median is outside [-PROBE_NUMBER_MAX, PROBE_NUMBER_MAX] (the
+ * server accepts no such figure; callers mark the result failed). */
 int probe_result_set_samples(struct probe_result *res, const double *s,
 			     size_t n);
 
@@ -140,17 +143,58 @@ void probe_result_fail(struct probe_result *res, const char *fmt, ...)
  * else "partial". Leaves "no_device" alone. */
 void probe_report_finalize_status(struct probe_report *r);
 
-/* Encodes the report; returns a new reference or NULL. */
+/* Encodes the report; returns a new reference or NULL. What the probe
+ * gathered is made postable here rather than refused later: the host name
+ * goes through probe_hostname_sanitize, a GPU name is cut to
+ * PROBE_GPU_NAME_MAX bytes (never inside a UTF-8 sequence), a GPU without a
+ * UUID or with one already listed is left out of gpus[] (a result's gpu_uuid
+ * naming no listed GPU becomes null), at most PROBE_MAX_GPUS GPUs and
+ * PROBE_MAX_RESULTS results are written, statistics outside
+ * +-PROBE_NUMBER_MAX, peer_index over PROBE_MAX_GPUS and size_bytes over
+ * PROBE_SIZE_BYTES_MAX become null, an "ok" result whose median or n cannot
+ * be reported is written as "failed", and a string that is not valid UTF-8
+ * becomes null. docs/PROBE.md "Sanitising". */
 json_t *probe_report_to_json(const struct probe_report *r);
 
 /* Compact JSON text (caller frees), or NULL. */
 char *probe_report_dumps(const struct probe_report *r);
 
-/* Checks the parts of a report the server relies on (schema_version 1,
- * run_id a UUID, status/mode enums, node object, gpus and results arrays,
- * each result's metric/unit/status). Returns 0 or -1 with a message that
- * names the field. Used by --post before sending and by the tests. */
+/* What POST /v1/benchmarks accepts (handlers/benchmarks.c validate,
+ * handlers/jsonv.c, handlers/util.c); the checker applies every one of
+ * these and the encoder never writes a value outside them. */
+#define PROBE_MAX_GPUS	     256   /* entries of gpus[]; also max index */
+#define PROBE_MAX_RESULTS    20000 /* entries of results[] */
+#define PROBE_HOSTNAME_MAX   253   /* [A-Za-z0-9._-]{1,253} */
+#define PROBE_GPU_NAME_MAX   128   /* bytes */
+#define PROBE_GPU_UUID_MAX   96	   /* bytes */
+#define PROBE_UNIT_MAX	     16
+#define PROBE_DTYPE_MAX	     16
+#define PROBE_METHOD_MAX     32
+#define PROBE_MODE_MAX	     32
+#define PROBE_TIME_MAX	     64	  /* started_at, finished_at */
+#define PROBE_NUMBER_MAX     1e15 /* |median| .. |efficiency| */
+#define PROBE_N_MAX	     1000000
+#define PROBE_SIZE_BYTES_MAX (1LL << 50)
+#define PROBE_JSON_MAX_DEPTH 32 /* nesting of objects and arrays */
+
+/* Checks a report against every rule of the server's POST /v1/benchmarks
+ * validation (so --post never sends what the server refuses with 400) plus
+ * the probe's own stricter contract (docs/PROBE.md "Checking a report"):
+ * required run/result fields, a version-4 run_id, full date-times, known
+ * units, reason/median by status. Returns 0, or -1 with a message that
+ * starts with the field's path ("results[3].gpu_uuid: ..."). */
 int probe_report_check(const json_t *root, char *err, size_t errlen);
+
+/* Writes in as a host name the server accepts: every byte outside
+ * [A-Za-z0-9._-] becomes '-', at most PROBE_HOSTNAME_MAX bytes are kept,
+ * and an empty name becomes "unknown". out must hold outlen >= 8 bytes. */
+void probe_hostname_sanitize(const char *in, char *out, size_t outlen);
+
+/* 1 when s is a date-time the server and the probe accept: RFC 3339
+ * "YYYY-MM-DD(T|t)hh:mm:ss[.frac](Z|z|+hh:mm|-hh:mm)" with a real calendar
+ * day, year >= 1, hh <= 23, mm <= 59, ss <= 60, and at most
+ * PROBE_TIME_MAX bytes. */
+int probe_time_valid(const char *s);
 
 /* 1 when metric is one of the documented metric names. */
 int probe_metric_known(const char *metric);

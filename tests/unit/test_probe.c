@@ -578,6 +578,569 @@ out:
 	probe_report_free(&r);
 }
 
+/* ---- the checker applies the server's rules ------------------------ */
+
+/* A valid encoded report: 2 GPUs, results 0 (GPU 0), 1 (GPU 1, skipped),
+ * 2 (node-wide). Caller decrefs. */
+static json_t *valid_report(void)
+{
+	struct probe_report r;
+	json_t *j;
+
+	make_report(&r);
+	j = probe_report_to_json(&r);
+	probe_report_free(&r);
+	return j;
+}
+
+/* The checker's verdict on j, with the refused field as the message's
+ * start; prints what differs from want (want_field NULL: accepted). */
+static int verdict_is(const json_t *j, const char *want_field, int line)
+{
+	char err[512] = "";
+	int rc = probe_report_check(j, err, sizeof(err));
+	int ok = want_field
+		     ? rc == -1 &&
+			   strncmp(err, want_field, strlen(want_field)) == 0 &&
+			   err[strlen(want_field)] == ':'
+		     : rc == 0;
+
+	if (!ok)
+		printf("# line %d: want %s%s, got rc %d \"%s\"\n", line,
+		       want_field ? "refusal of " : "acceptance",
+		       want_field ? want_field : "", rc, err);
+	return ok;
+}
+#define ACCEPTED(j)	  CHECK(verdict_is((j), NULL, __LINE__))
+#define REFUSED(j, field) CHECK(verdict_is((j), (field), __LINE__))
+
+static json_t *res_at(json_t *j, size_t i)
+{
+	return json_array_get(json_object_get(j, "results"), i);
+}
+
+static json_t *gpu_at(json_t *j, size_t i)
+{
+	return json_array_get(json_object_get(j, "gpus"), i);
+}
+
+static json_t *str_of(char c, size_t n)
+{
+	char buf[512];
+
+	memset(buf, c, n);
+	buf[n] = '\0';
+	return json_string(buf);
+}
+
+static void test_check_gpu_uuid_in_gpus(void)
+{
+	json_t *j = valid_report(), *x = res_at(j, 0);
+
+	json_object_set_new(x, "gpu_uuid", json_string("GPU-not-listed"));
+	REFUSED(j, "results[0].gpu_uuid");
+	json_object_set_new(x, "gpu_uuid", json_string(""));
+	REFUSED(j, "results[0].gpu_uuid");
+	json_object_set_new(x, "gpu_uuid", json_integer(1));
+	REFUSED(j, "results[0].gpu_uuid");
+	/* another listed GPU, null, absent: fine */
+	json_object_set(x, "gpu_uuid", json_object_get(gpu_at(j, 1), "uuid"));
+	ACCEPTED(j);
+	json_object_set_new(x, "gpu_uuid", json_null());
+	ACCEPTED(j);
+	json_object_del(x, "gpu_uuid");
+	ACCEPTED(j);
+	/* a result may name only a GPU of this report's gpus[] */
+	json_array_clear(json_object_get(j, "gpus"));
+	json_object_set_new(
+	    res_at(j, 1), "gpu_uuid",
+	    json_string("GPU-00000000-0000-4000-8000-000000000001"));
+	REFUSED(j, "results[1].gpu_uuid");
+	json_decref(j);
+}
+
+static void test_check_hostname(void)
+{
+	json_t *j = valid_report(), *node = json_object_get(j, "node");
+	static const char *const bad[] = {
+	    "gpu node", "h\xc3\xa9te", "a/b", "a:b",
+	    "",		"a\tb",	       "x@y", "n\xe2\x80\x8b"};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object_set_new(node, "hostname", json_string(bad[i]));
+		REFUSED(j, "node.hostname");
+	}
+	json_object_set_new(node, "hostname", str_of('a', 254));
+	REFUSED(j, "node.hostname");
+	json_object_set_new(node, "hostname", json_null());
+	REFUSED(j, "node.hostname");
+	json_object_set_new(node, "hostname", str_of('a', 253));
+	ACCEPTED(j);
+	json_object_set_new(node, "hostname", json_string("Node_17.rack-3"));
+	ACCEPTED(j);
+	json_decref(j);
+}
+
+static void test_check_gpus(void)
+{
+	json_t *j = valid_report(), *g0 = gpu_at(j, 0), *gpus, *x;
+	int i;
+
+	/* the same uuid twice */
+	json_object_set(gpu_at(j, 1), "uuid", json_object_get(g0, "uuid"));
+	REFUSED(j, "gpus[1].uuid");
+	json_decref(j);
+
+	j = valid_report();
+	g0 = gpu_at(j, 0);
+	/* name: null or 1..128 bytes (bytes, not characters) */
+	json_object_set_new(g0, "name", json_null());
+	ACCEPTED(j);
+	json_object_del(g0, "name");
+	ACCEPTED(j);
+	json_object_set_new(g0, "name", str_of('n', 128));
+	ACCEPTED(j);
+	json_object_set_new(g0, "name", str_of('n', 129));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_string(""));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_integer(5));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_stringn("H1\0", 3));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_string("NVIDIA H100"));
+	/* uuid: 1..96 bytes, required (results[0] names GPU 0: repoint) */
+	json_object_set_new(res_at(j, 0), "gpu_uuid", json_null());
+	json_object_set_new(g0, "uuid", str_of('u', 96));
+	ACCEPTED(j);
+	json_object_set_new(g0, "uuid", str_of('u', 97));
+	REFUSED(j, "gpus[0].uuid");
+	json_object_set_new(g0, "uuid", json_string(""));
+	REFUSED(j, "gpus[0].uuid");
+	json_object_set_new(g0, "uuid", json_null());
+	REFUSED(j, "gpus[0].uuid");
+	json_object_set_new(g0, "uuid", json_string("GPU-a"));
+	/* index: integer in [0, 256]; a whole real is read as an integer */
+	json_object_set_new(g0, "index", json_integer(256));
+	ACCEPTED(j);
+	json_object_set_new(g0, "index", json_real(3.0));
+	ACCEPTED(j);
+	json_object_set_new(g0, "index", json_integer(257));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_integer(-1));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_real(1.5));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_string("0"));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_integer(0));
+	ACCEPTED(j);
+	/* at most 256 GPUs */
+	json_object_set_new(res_at(j, 1), "gpu_uuid", json_null());
+	gpus = json_object_get(j, "gpus");
+	for (i = (int)json_array_size(gpus); i < 256; i++) {
+		char u[32];
+		x = json_deep_copy(g0);
+		snprintf(u, sizeof(u), "GPU-%d", i);
+		json_object_set_new(x, "uuid", json_string(u));
+		json_array_append_new(gpus, x);
+	}
+	ACCEPTED(j);
+	x = json_deep_copy(g0);
+	json_object_set_new(x, "uuid", json_string("GPU-one-too-many"));
+	json_array_append_new(gpus, x);
+	REFUSED(j, "gpus");
+	json_array_clear(gpus);
+	json_array_append_new(gpus, json_string("GPU-0"));
+	REFUSED(j, "gpus[0]");
+	json_object_set_new(j, "gpus", json_object());
+	REFUSED(j, "gpus");
+	json_decref(j);
+}
+
+static void test_check_dates(void)
+{
+	static const char *const good[] = {
+	    "2025-11-21T00:00:00.000Z",
+	    "2025-11-30T23:59:59Z",
+	    "2024-02-29T12:00:00Z", /* leap year */
+	    "2000-02-29T12:00:00Z", /* divisible by 400 */
+	    "0001-01-01T00:00:00Z", /* year 1 */
+	    "2016-12-31T23:59:60Z", /* leap second */
+	    "2025-11-21t00:00:00z",
+	    "2025-11-21T05:30:00+05:30",
+	    "2025-11-21T00:00:00-23:59",
+	    "2025-11-21T00:00:00.123456789Z",
+	    /* exactly 64 characters */
+	    "2025-11-21T00:00:00.1234567890123456789012345678901234567890123Z",
+	};
+	static const char *const bad[] = {
+	    "2025-11-31T00:00:00Z", /* November has 30 days */
+	    "2025-04-31T00:00:00Z",
+	    "2025-02-29T00:00:00Z", /* not a leap year */
+	    "1900-02-29T00:00:00Z", /* divisible by 100, not 400 */
+	    "0000-01-01T00:00:00Z", /* year 0 */
+	    "2025-13-01T00:00:00Z",
+	    "2025-00-10T00:00:00Z",
+	    "2025-11-00T00:00:00Z",
+	    "2025-11-21T24:00:00Z",
+	    "2025-11-21T23:60:00Z",
+	    "2025-11-21T23:59:61Z",
+	    "2025-11-21T00:00:00+24:00",
+	    "2025-11-21T00:00:00+05:60",
+	    "2025-11-21T00:00:00+0530",
+	    "2025-11-21T00:00:00",
+	    "2025-11-21T00:00:00.Z",
+	    "2025-11-21 00:00:00Z", /* the server takes it; not RFC 3339 5.6 */
+	    "2025-11-21",	    /* likewise: a date, not a date-time */
+	    "2025-11-21T00:00:00ZZ",
+	    "25-11-21T00:00:00Z",
+	    "yesterday",
+	    "",
+	    /* 65 characters */
+	    "2025-11-21T00:00:00.12345678901234567890123456789012345678901234Z",
+	};
+	json_t *j = valid_report();
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK(probe_time_valid(good[i]));
+		json_object_set_new(j, "started_at", json_string(good[i]));
+		json_object_set_new(j, "finished_at", json_string(good[i]));
+		ACCEPTED(j);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(!probe_time_valid(bad[i]));
+		json_object_set_new(j, "started_at", json_string(bad[i]));
+		REFUSED(j, "started_at");
+		json_object_set_new(j, "started_at", json_string(good[0]));
+		json_object_set_new(j, "finished_at", json_string(bad[i]));
+		REFUSED(j, "finished_at");
+		json_object_set_new(j, "finished_at", json_string(good[0]));
+	}
+	CHECK(!probe_time_valid(NULL));
+	json_object_set_new(j, "started_at", json_integer(1763683200));
+	REFUSED(j, "started_at");
+	json_decref(j);
+}
+
+static void test_check_string_limits(void)
+{
+	json_t *j = valid_report(), *x = res_at(j, 0);
+
+	/* unit: one of the probe's units (all within the server's 16) */
+	json_object_set_new(x, "unit", str_of('u', 17));
+	REFUSED(j, "results[0].unit");
+	json_object_set_new(x, "unit", json_string("TOP/s"));
+	ACCEPTED(j);
+	/* dtype: null or 1..16 bytes */
+	json_object_set_new(x, "dtype", str_of('d', 16));
+	ACCEPTED(j);
+	json_object_set_new(x, "dtype", str_of('d', 17));
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_string(""));
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_stringn("bf\0", 3));
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_true());
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_null());
+	ACCEPTED(j);
+	/* method: null or 1..32 bytes */
+	json_object_set_new(x, "method", str_of('m', 32));
+	ACCEPTED(j);
+	json_object_set_new(x, "method", str_of('m', 33));
+	REFUSED(j, "results[0].method");
+	json_object_set_new(x, "method", json_string(""));
+	REFUSED(j, "results[0].method");
+	json_object_del(x, "method");
+	ACCEPTED(j);
+	/* mode: the probe's enum (within the server's 32) */
+	json_object_set_new(j, "mode", str_of('m', 33));
+	REFUSED(j, "mode");
+	json_decref(j);
+}
+
+static void test_check_number_ranges(void)
+{
+	static const char *const keys[] = {
+	    "median", "max", "mean", "p10", "p90", "cv", "limit", "efficiency"};
+	json_t *j = valid_report(), *x = res_at(j, 0);
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char field[64];
+		json_t *old = json_deep_copy(json_object_get(x, keys[i]));
+
+		snprintf(field, sizeof(field), "results[0].%s", keys[i]);
+		json_object_set_new(x, keys[i], json_real(1e15));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(-1e15));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_integer(1000000000000000));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(1.000001e15));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_real(-1e16));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_integer(1000000000000001));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_string("1"));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_true());
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], old);
+		ACCEPTED(j);
+	}
+	/* null is allowed, except a median of an ok result (probe rule) */
+	json_object_set_new(x, "limit", json_null());
+	ACCEPTED(j);
+	json_object_set_new(res_at(j, 1), "median", json_null());
+	ACCEPTED(j);
+	json_object_set_new(x, "median", json_null());
+	REFUSED(j, "results[0].median");
+	json_decref(j);
+}
+
+static void test_check_integer_ranges(void)
+{
+	json_t *j = valid_report(), *x = res_at(j, 0);
+
+	/* n: 0..1e6 */
+	json_object_set_new(x, "n", json_integer(1000000));
+	ACCEPTED(j);
+	json_object_set_new(x, "n", json_real(5.0));
+	ACCEPTED(j);
+	json_object_set_new(x, "n", json_integer(1000001));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_integer(-1));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_real(5.5));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_real(1e300));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_integer(5));
+	/* peer_index: null or 0..256 */
+	json_object_set_new(x, "peer_index", json_integer(256));
+	ACCEPTED(j);
+	json_object_set_new(x, "peer_index", json_integer(257));
+	REFUSED(j, "results[0].peer_index");
+	json_object_set_new(x, "peer_index", json_integer(-1));
+	REFUSED(j, "results[0].peer_index");
+	json_object_set_new(x, "peer_index", json_string("1"));
+	REFUSED(j, "results[0].peer_index");
+	json_object_set_new(x, "peer_index", json_null());
+	ACCEPTED(j);
+	/* size_bytes: null or 0..2^50 */
+	json_object_set_new(x, "size_bytes", json_integer((json_int_t)1 << 50));
+	ACCEPTED(j);
+	json_object_set_new(x, "size_bytes", json_real(1024.0));
+	ACCEPTED(j);
+	json_object_set_new(x, "size_bytes",
+			    json_integer(((json_int_t)1 << 50) + 1));
+	REFUSED(j, "results[0].size_bytes");
+	json_object_set_new(x, "size_bytes", json_integer(-1));
+	REFUSED(j, "results[0].size_bytes");
+	json_object_set_new(x, "size_bytes", json_real(1024.5));
+	REFUSED(j, "results[0].size_bytes");
+	json_object_del(x, "size_bytes");
+	ACCEPTED(j);
+	/* schema_version: 1 (1.0 is the same number to the server) */
+	json_object_set_new(j, "schema_version", json_real(1.0));
+	ACCEPTED(j);
+	json_object_set_new(j, "schema_version", json_integer(2));
+	REFUSED(j, "schema_version");
+	json_decref(j);
+}
+
+static void test_check_metrics(void)
+{
+	/* handlers/benchmarks.c metrics[], verbatim */
+	static const char *const server[] = {"gemm_tflops",
+					     "gemm_sweep_tflops",
+					     "hbm_copy_gbps",
+					     "hbm_copy_ce_gbps",
+					     "hbm_read_gbps",
+					     "hbm_write_gbps",
+					     "h2d_pinned_gbps",
+					     "d2h_pinned_gbps",
+					     "bidir_pinned_gbps",
+					     "h2d_pageable_gbps",
+					     "d2h_pageable_gbps",
+					     "p2p_unidir_gbps",
+					     "p2p_bidir_gbps",
+					     "p2p_latency_us",
+					     "nccl_allreduce_busbw_gbps",
+					     "nccl_allreduce_algbw_gbps"};
+	static const char *const bad[] = {"gemm_flops", "GEMM_TFLOPS", "",
+					  "nccl_allgather_busbw_gbps"};
+	json_t *j = valid_report(), *x = res_at(j, 0);
+	size_t i;
+
+	for (i = 0; i < sizeof(server) / sizeof(server[0]); i++) {
+		CHECK(probe_metric_known(server[i]));
+		json_object_set_new(x, "metric", json_string(server[i]));
+		ACCEPTED(j);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(!probe_metric_known(bad[i]));
+		json_object_set_new(x, "metric", json_string(bad[i]));
+		REFUSED(j, "results[0].metric");
+	}
+	json_object_set_new(x, "metric", json_null());
+	REFUSED(j, "results[0].metric");
+	json_decref(j);
+}
+
+static void test_check_sizes_and_depth(void)
+{
+	json_t *j = valid_report(), *results = json_object_get(j, "results");
+	json_t *deep = json_integer(1);
+	int i;
+
+	/* at most 20000 results */
+	while (json_array_size(results) < 20000)
+		json_array_append(results, json_array_get(results, 2));
+	ACCEPTED(j);
+	json_array_append(results, json_array_get(results, 2));
+	REFUSED(j, "results");
+	json_object_set_new(j, "results", json_object());
+	REFUSED(j, "results");
+	json_object_set_new(j, "results", json_array());
+	json_array_append_new(json_object_get(j, "results"), json_integer(1));
+	REFUSED(j, "results[0]");
+	json_object_set_new(j, "results", json_array());
+	ACCEPTED(j);
+	/* nesting: the report object is level 1; 32 levels are the most */
+	for (i = 0; i < 31; i++)
+		deep = json_pack("[o]", deep);
+	json_object_set(j, "extra", deep); /* the report + 31 arrays */
+	ACCEPTED(j);
+	json_object_set_new(j, "extra", json_pack("[O]", deep));
+	REFUSED(j, "report");
+	json_decref(deep);
+	json_decref(j);
+}
+
+/* What the probe gathers is made postable by the encoder. */
+static void test_encoder_sanitises(void)
+{
+	struct probe_report r;
+	struct probe_result x;
+	const double big[] = {2e15, 2e15, 2e15};
+	const double s[] = {10, 11, 12};
+	char host[PROBE_HOSTNAME_MAX + 1], err[512];
+	json_t *j, *gpus, *res;
+	int i;
+
+	probe_hostname_sanitize("gpu node#1.example", host, sizeof(host));
+	CHECK(strcmp(host, "gpu-node-1.example") == 0);
+	probe_hostname_sanitize("h\xc3\xa9te_1", host, sizeof(host));
+	CHECK(strcmp(host, "h--te_1") == 0);
+	probe_hostname_sanitize("", host, sizeof(host));
+	CHECK(strcmp(host, "unknown") == 0);
+	probe_hostname_sanitize("ok-Name_1.x", host, sizeof(host));
+	CHECK(strcmp(host, "ok-Name_1.x") == 0);
+
+	make_report(&r);
+	memset(r.node.hostname, 'h', sizeof(r.node.hostname) - 1);
+	r.node.hostname[7] = ' ';
+	/* a name longer than 128 bytes with a 2-byte character across the
+	 * cut: cut before it */
+	memset(r.gpus[0].name, 'N', 200);
+	r.gpus[0].name[127] = '\xc3';
+	r.gpus[0].name[128] = '\xa9';
+	r.gpus[0].name[200] = '\0';
+	strcpy(r.gpus[1].name, "bad \xff utf-8");
+	/* a GPU without a uuid, one with a uuid already listed */
+	r.gpus = realloc(r.gpus, 4 * sizeof(*r.gpus));
+	r.n_gpus = 4;
+	probe_gpu_init(&r.gpus[2], 2);
+	probe_gpu_init(&r.gpus[3], 3);
+	strcpy(r.gpus[3].uuid, r.gpus[0].uuid);
+	/* results: naming the GPU without uuid (only its index), an ok
+	 * result whose median cannot be reported, out-of-range size and
+	 * peer, an efficiency over 1e15 */
+	probe_result_init(&x);
+	x.gpu_index = 2;
+	strcpy(x.gpu_uuid, "GPU-never-listed");
+	strcpy(x.metric, "hbm_copy_gbps");
+	strcpy(x.unit, "GB/s");
+	x.size_bytes = ((int64_t)1 << 50) + 1;
+	x.peer_index = 300;
+	CHECK(probe_result_set_samples(&x, s, 3) == 0);
+	x.limit = 1e-14; /* efficiency ~1e15 .. 1.2e15 */
+	probe_report_add(&r, &x);
+	probe_result_init(&x);
+	strcpy(x.metric, "hbm_read_gbps");
+	strcpy(x.unit, "GB/s");
+	CHECK(probe_result_set_samples(&x, big, 3) == -1);
+	probe_report_add(&r, &x); /* status still "ok" in memory */
+
+	j = probe_report_to_json(&r);
+	CHECK(j != NULL);
+	CHECK(verdict_is(j, NULL, __LINE__));
+	CHECK(probe_report_check(j, err, sizeof(err)) == 0);
+	CHECK(strlen(json_string_value(json_object_get(
+		  json_object_get(j, "node"), "hostname"))) == 253);
+	CHECK(json_string_value(json_object_get(json_object_get(j, "node"),
+						"hostname"))[7] == '-');
+	gpus = json_object_get(j, "gpus");
+	CHECK(json_array_size(gpus) == 2);
+	CHECK(json_string_length(json_object_get(gpu_at(j, 0), "name")) == 127);
+	CHECK(json_is_null(json_object_get(gpu_at(j, 1), "name")));
+	res = res_at(j, 3);
+	CHECK(json_integer_value(json_object_get(res, "gpu_index")) == 2);
+	CHECK(json_is_null(json_object_get(res, "gpu_uuid")));
+	CHECK(json_is_null(json_object_get(res, "size_bytes")));
+	CHECK(json_is_null(json_object_get(res, "peer_index")));
+	CHECK(json_is_null(json_object_get(res, "efficiency")));
+	CHECK_NEAR(json_number_value(json_object_get(res, "median")), 11, 0);
+	res = res_at(j, 4);
+	CHECK(strcmp(json_string_value(json_object_get(res, "status")),
+		     "failed") == 0);
+	CHECK(json_string_length(json_object_get(res, "reason")) > 0);
+	CHECK(json_is_null(json_object_get(res, "median")));
+	CHECK(json_integer_value(json_object_get(res, "n")) == 0);
+	json_decref(j);
+
+	/* more results than the server takes: the first 20000 are written */
+	for (i = (int)r.n_results; i < PROBE_MAX_RESULTS + 5; i++) {
+		probe_result_init(&x);
+		strcpy(x.metric, "p2p_latency_us");
+		strcpy(x.unit, "us");
+		probe_result_skip(&x, 0, "filler");
+		probe_report_add(&r, &x);
+	}
+	j = probe_report_to_json(&r);
+	CHECK(json_array_size(json_object_get(j, "results")) ==
+	      PROBE_MAX_RESULTS);
+	CHECK(probe_report_check(j, err, sizeof(err)) == 0);
+	json_decref(j);
+	probe_report_free(&r);
+}
+
+static void test_set_samples_bounds(void)
+{
+	struct probe_result x;
+	const double ok[] = {1e15, 1e15};
+	const double neg[] = {-3e15, -3e15, -3e15};
+	double *many = calloc(PROBE_N_MAX + 1, sizeof(double));
+
+	probe_result_init(&x);
+	CHECK(probe_result_set_samples(&x, ok, 2) == 0);
+	CHECK(probe_result_set_samples(&x, neg, 3) == -1);
+	CHECK(many != NULL);
+	if (many) {
+		CHECK(probe_result_set_samples(&x, many, PROBE_N_MAX + 1) ==
+		      -1);
+		CHECK(x.n_samples == 0 && x.samples == NULL);
+	}
+	free(many);
+	free(x.samples);
+}
+
 /* ---- CLI ----------------------------------------------------------- */
 
 static int parse(struct probe_cli *c, const char *env, char *err, size_t errlen,
@@ -1013,6 +1576,17 @@ int main(void)
 	RUN(test_report_status);
 	RUN(test_fixtures);
 	RUN(test_fixture_keys_match_encoder);
+	RUN(test_check_gpu_uuid_in_gpus);
+	RUN(test_check_hostname);
+	RUN(test_check_gpus);
+	RUN(test_check_dates);
+	RUN(test_check_string_limits);
+	RUN(test_check_number_ranges);
+	RUN(test_check_integer_ranges);
+	RUN(test_check_metrics);
+	RUN(test_check_sizes_and_depth);
+	RUN(test_encoder_sanitises);
+	RUN(test_set_samples_bounds);
 	RUN(test_cli_ok);
 	RUN(test_cli_errors);
 	RUN(test_spool);
