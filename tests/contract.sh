@@ -15,7 +15,12 @@
 #     requests marked invalid=1, the daemon refused it but the contract finds nothing wrong.
 #     (The other negative cases are refused for reasons a schema cannot state: unknown names,
 #     cross-field rules; their request violations are expected.)
-# Also checked: every route of server/routes.c is in the contract.
+#   - its answer fails the jq filter given as `expect` (behaviour the contract states in words:
+#     which field a problem names, what a replay answers, what was stored).
+# Also checked: every route of server/routes.c is in the contract; a daemon that never becomes
+# ready (its database is down) answers `starting: ...` 503s; and, straight to a daemon (Prism's
+# own HTTP parser refuses such requests), the framing rules (Transfer-Encoding with
+# Content-Length, other Transfer-Encodings) and the request deadline (--connection-timeout).
 #
 # Then a canary: a copy of the contract in which every object schema requires one more property
 # (`__contract_canary__`) is served by a third Prism, and each JSON answer of the first phase is
@@ -123,10 +128,12 @@ start_prism() {
 	return 1
 }
 
-# start_daemon VAR NAME [args...]: sets VAR to its port once /readyz answers 200.
+# start_daemon VAR NAME [args...]: sets VAR to its port once /readyz answers 200 (with
+# unready=1: once it listens and /readyz answers at all, for a daemon that cannot become ready).
 start_daemon() {
-	local var=$1 name=$2 log=$T/$2.log port=""
+	local var=$1 name=$2 log=$T/$2.log port="" ready=200
 	shift 2
+	[ "${unready:-0}" = 1 ] && ready=503
 	"$bin" serve --listen 127.0.0.1:0 --database-url "$db" --migrations-dir migrations \
 		--openapi-file openapi.yaml "$@" >"$log" 2>&1 &
 	pids+=($!)
@@ -138,7 +145,7 @@ start_daemon() {
 	done
 	[ -n "$port" ] || { tail -n 20 "$log" | sed 's/^/# /' >&2; return 1; }
 	for _ in $(seq 1 200); do
-		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] &&
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = "$ready" ] &&
 			{ printf -v "$var" %s "$port"; return 0; }
 		sleep 0.05
 	done
@@ -226,6 +233,10 @@ node -e '
 	fs.writeFileSync(process.argv[3], JSON.stringify(canary));
 ' "$(cd "$node_dir" && pwd)/node_modules/@stoplight/yaml" "$T/strict.json" "$T/canary.json" ||
 	bail "cannot derive the strict and canary contracts from openapi.yaml"
+# The order of the Gpu properties: GET /v1/gpus serves PostgreSQL's row_to_json text, whose keys
+# come in the table's column order, which the contract lists in the same order.
+jq -c '.paths["/v1/gpus/{name}"].get.responses["200"].content["application/json"].schema.properties | keys_unsorted' \
+	"$T/strict.json" >"$T/gpu-keys.json" || bail "cannot read the Gpu properties of the contract"
 start_prism p_open prism-open "$T/strict.json" "$d_open" || bail "prism did not start"
 start_prism p_auth prism-auth "$T/strict.json" "$d_auth" || bail "prism did not start"
 echo "# gpusizerd on :$d_open (open reads) and :$d_auth (--auth-reads); prism $("$prism" --version) on :$p_open, :$p_auth"
@@ -257,7 +268,9 @@ via=$p_open
 #   undocumented=1  the path+method is not in the contract (404/405 cases)
 #   lenient=1       a request the contract does not describe but the daemon accepts (text/plain)
 #   invalid=1       the contract itself must find the request invalid, not only the daemon
-undocumented=0 lenient=0 invalid=0
+#   expect=FILTER   a jq filter the answer must satisfy (jq -e); raw=1 reads the answer as one
+#                   string instead of JSON; $ref is the JSON of the file expect_ref names
+undocumented=0 lenient=0 invalid=0 expect="" raw=0 expect_ref=/dev/null
 
 # violations FILE: Prism's violations of the answer whose headers are in FILE, one per line as
 # "<location>: <message>". Prism cuts a list longer than 8 KB and prefixes "Too many violations!";
@@ -287,6 +300,12 @@ call() {
 	ct=$(grep -i '^content-type:' "$T/headers" | head -n 1 | cut -d' ' -f2- | tr -d '\r')
 	local bad=() req=()
 	[ "$status" = "$want" ] || bad+=("status $status, want $want: $(head -c 300 "$T/body")$(cat "$T/curl.err")")
+	if [ -n "$expect" ]; then
+		local how=()
+		[ "$raw" = 1 ] && how=(-R -s)
+		jq -e "${how[@]}" --slurpfile ref "$expect_ref" "$expect" "$T/body" >/dev/null 2>&1 ||
+			bad+=("the answer fails: $expect ($(head -c 300 "$T/body"))")
+	fi
 	while IFS= read -r v; do
 		case $v in
 		response*)
@@ -332,7 +351,8 @@ P=(-H "Authorization: Bearer $PROBE")
 # operations
 call "liveness" 200 GET /healthz
 call "readiness" 200 GET /readyz
-call "metrics" 200 GET /metrics
+raw=1 expect='test("\n# TYPE gpusizer_http_connections_reaped_total counter\ngpusizer_http_connections_reaped_total [0-9]+\n")' \
+	call "metrics, with the reaped-connections counter" 200 GET /metrics
 call "the contract itself" 200 GET /openapi.yaml
 call "request id echoed" 200 GET /healthz -H 'X-Request-Id: contract-1'
 undocumented=1 call "POST on a GET path" 405 POST /healthz
@@ -352,8 +372,18 @@ call "report without a token" 401 POST /v1/benchmarks "${J[@]}" --data-binary "@
 call "report with an admin token (needs probe)" 403 POST /v1/benchmarks "${J[@]}" "${A[@]}" --data-binary "@$T/h100x8.json"
 call "report with a revoked token" 401 POST /v1/benchmarks "${J[@]}" -H "Authorization: Bearer $REVOKED" --data-binary "@$T/h100x8.json"
 call "report 8x H100" 201 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/h100x8.json"
-call "report replayed: same answer" 201 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/h100x8.json"
-call "another report with a used run_id" 409 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/h100x8-changed.json"
+cp "$T/body" "$T/receipt-h100x8.json"
+expect_ref=$T/receipt-h100x8.json expect='. == $ref[0]' \
+	call "report replayed: same answer" 201 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/h100x8.json"
+# Re-serialised (keys sorted, indented): other bytes, the same canonical JSON. Sent as text/plain,
+# which Prism forwards as is (it re-encodes application/json bodies).
+jq -S . "$T/h100x8.json" >"$T/h100x8-resorted.json"
+cmp -s "$T/h100x8.json" "$T/h100x8-resorted.json" && bail "jq -S did not change the report's bytes"
+lenient=1 expect_ref=$T/receipt-h100x8.json expect='. == $ref[0]' \
+	call "report re-serialised (keys sorted, indented): a replay, same answer" 201 POST /v1/benchmarks \
+	-H 'Content-Type: text/plain' "${P[@]}" --data-binary "@$T/h100x8-resorted.json"
+expect='.type == "/problems/conflict"' \
+	call "another report with a used run_id" 409 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/h100x8-changed.json"
 call "report a second node, one GPU degraded" 201 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/h100x8-2.json"
 call "report a node without GPUs" 201 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary @tests/api/bodies/benchmarks.json
 # Prism re-encodes JSON and form bodies it forwards; text/plain (also read as JSON) goes through as is.
@@ -368,8 +398,23 @@ call "report: XML" 415 POST /v1/benchmarks -H 'Content-Type: application/xml' "$
 call "report: multipart" 415 POST /v1/benchmarks -F 'report=@tests/api/bodies/benchmarks.json' "${P[@]}"
 printf '{"pad":"%s"}' "$(head -c 1100000 /dev/zero | tr '\0' a)" >"$T/big.json"
 call "report over --max-body-bytes" 413 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/big.json"
-call "report: 0.0 where the database wants an integer" 422 POST /v1/benchmarks -H 'Content-Type: text/plain' "${P[@]}" --data-binary "$(body_file real-int \
-	'{"schema_version":1,"run_id":"11111111-2222-4333-8444-555555555555","status":"ok","node":{"hostname":"edge-node"},"gpus":[{"index":0.0,"name":"NVIDIA L4","uuid":"GPU-edge-0"}],"results":[{"metric":"hbm_read_gbps","unit":"GB/s","gpu_uuid":"GPU-edge-0","median":250,"n":5}]}')"
+# Whole numbers written as reals: accepted, stored as integers (text/plain: Prism would re-encode 5.0 as 5).
+lenient=1 call "report: whole numbers written as reals (0.0, 5.0, 1e6)" 201 POST /v1/benchmarks -H 'Content-Type: text/plain' "${P[@]}" --data-binary "$(body_file real-int \
+	'{"schema_version":1.0,"run_id":"11111111-2222-4333-8444-555555555555","status":"ok","node":{"hostname":"edge-node"},"gpus":[{"index":0.0,"name":"NVIDIA L4","uuid":"GPU-edge-0"}],"results":[{"metric":"hbm_read_gbps","unit":"GB/s","gpu_uuid":"GPU-edge-0","median":250,"n":5.0,"size_bytes":1e6,"peer_index":1.0}]}')"
+raw=1 expect='test("\"peer_index\":1,\"size_bytes\":1000000,") and test("\"n\":5,")' \
+	call "results of that report: stored as integers" 200 GET /v1/benchmarks?run_id=11111111-2222-4333-8444-555555555555
+expect='.gpus[0].index == 0 and .gpus[0].name == "NVIDIA L4"' call "edge node: GPU index 0.0 stored as 0" 200 GET /v1/nodes/edge-node
+call "report: a GPU NVML could not name (null), a gemm_sweep_tflops result" 201 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "$(body_file null-name \
+	'{"schema_version":1,"run_id":"22222222-3333-4444-8555-666666666666","status":"partial","node":{"hostname":"unnamed-gpu-node"},"gpus":[{"index":0,"name":null,"uuid":"GPU-unnamed-0"},{"index":1,"uuid":"GPU-unnamed-1"}],"results":[{"metric":"gemm_sweep_tflops","dtype":"bf16","unit":"TFLOP/s","gpu_uuid":"GPU-unnamed-0","median":700.5,"n":5,"shape":{"m":8192,"n":8192,"k":8192}}]}')"
+expect='[.gpus[].name] == ["unknown", "unknown"] and [.gpus[].gpu_type] == [null, null]' \
+	call "a node whose GPUs have no name" 200 GET /v1/nodes/unnamed-gpu-node
+expect='[.items[] | [.metric, .gpu_uuid]] == [["gemm_sweep_tflops", "GPU-unnamed-0"]]' \
+	call "gemm_sweep_tflops results" 200 GET "/v1/benchmarks?metric=gemm_sweep_tflops"
+invalid=1 expect='[.errors[].field] == ["started_at", "finished_at"]' \
+	call "report: dates that do not exist (year 0000, 2026-02-31)" 400 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "$(body_file bad-dates \
+	'{"schema_version":1,"run_id":"33333333-4444-4555-8666-777777777777","status":"ok","node":{"hostname":"edge-node"},"started_at":"0000-01-01T00:00:00Z","finished_at":"2026-02-31"}')"
+call "report: an offset PostgreSQL cannot represent (+16:00)" 422 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "$(body_file bad-offset \
+	'{"schema_version":1,"run_id":"44444444-5555-4666-8777-888888888888","status":"ok","node":{"hostname":"edge-node"},"started_at":"2026-11-21T00:00:00+16:00"}')"
 undocumented=1 call "DELETE on the reports" 405 DELETE /v1/benchmarks
 
 call "results" 200 GET /v1/benchmarks
@@ -378,7 +423,12 @@ cursor=$(jq -r .next_cursor "$T/body")
 call "results, next page" 200 GET "/v1/benchmarks?node=synthetic-h100x8-node&gpu_type=h100-sxm5-80gb&metric=gemm_tflops&dtype=bf16&since=2026-01-01&run_id=$run1&limit=2&cursor=$cursor"
 call "results since an offset date-time" 200 GET "/v1/benchmarks?since=2026-11-21T10:00:00%2B01:00&limit=1"
 invalid=1 call "results: bad query" 400 GET "/v1/benchmarks?limit=0&since=yesterday&run_id=x&cursor=abc&node="
-call "results since year 0000" 422 GET "/v1/benchmarks?since=0000-01-01"
+invalid=1 expect='[.errors[].field] == ["since"]' call "results since year 0000" 400 GET "/v1/benchmarks?since=0000-01-01"
+expect='[.errors[].field] == ["since"]' call "results since 2026-02-31" 400 GET "/v1/benchmarks?since=2026-02-31T00:00:00Z"
+expect='.type == "/problems/unprocessable"' call "results since an offset PostgreSQL refuses" 422 GET "/v1/benchmarks?since=2026-11-21T00:00:00%2B16:00"
+q=$(printf '&x%d=1' $(seq 1 15))
+expect='.items | length == 1' call "results: 16 query parameters" 200 GET "/v1/benchmarks?limit=1$q"
+expect='[.errors[].field] == ["query"]' call "results: 17 query parameters" 400 GET "/v1/benchmarks?limit=1&x0=1$q"
 call "results: %00 in the query" 400 GET "/v1/benchmarks?node=a%00b"
 call "one run" 200 GET "/v1/benchmarks/$run1"
 call "one run without GPUs" 200 GET /v1/benchmarks/c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31
@@ -399,9 +449,10 @@ call "capacity report, CSV by Accept" 200 GET /v1/reports/capacity -H 'Accept: t
 call "capacity report: Accept allows neither" 406 GET /v1/reports/capacity -H 'Accept: application/json'
 invalid=1 call "capacity report: bad query" 400 GET '/v1/reports/capacity?window_days=0&format=pdf'
 
-# catalog
-call "catalog" 200 GET /v1/gpus
-call "one GPU" 200 GET /v1/gpus/h100-sxm5-80gb
+# catalog (served through a 2 s cache that a PUT clears)
+expect_ref=$T/gpu-keys.json expect='all(.items[]; keys_unsorted == $ref[0])' \
+	call "catalog: PostgreSQL's JSON text, keys in column order" 200 GET /v1/gpus
+expect_ref=$T/gpu-keys.json expect='keys_unsorted == $ref[0]' call "one GPU" 200 GET /v1/gpus/h100-sxm5-80gb
 call "unknown GPU" 404 GET /v1/gpus/no-such-gpu
 call "%00 in the path" 400 GET '/v1/gpus/a%00b'
 gpu='{"display_name":"Contract GPU 48GB","vendor":"Example","architecture":"Demo","memory_gib":48,"memory_bandwidth_gbps":864,"intra_node_link":"pcie","intra_node_gbps":32,"bf16_tflops":181,"source":"contract test"}'
@@ -409,13 +460,20 @@ call "PUT without a token" 401 PUT /v1/gpus/contract-48gb "${J[@]}" -d "$gpu"
 call "PUT with a probe token (needs admin)" 403 PUT /v1/gpus/contract-48gb "${J[@]}" "${P[@]}" -d "$gpu"
 call "PUT with a revoked token" 401 PUT /v1/gpus/contract-48gb "${J[@]}" -H "Authorization: Bearer $REVOKED" -d "$gpu"
 call "PUT creates" 201 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$gpu"
+expect='any(.items[]; .name == "contract-48gb")' call "catalog right after a PUT lists the new GPU" 200 GET /v1/gpus
+expect='.max_gpus_per_node == 8' call "the new GPU" 200 GET /v1/gpus/contract-48gb
 call "PUT replaces" 200 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.price_per_gpu_hour = null | .notes = null | .max_gpus_per_node = 4' <<<"$gpu")"
+expect='.max_gpus_per_node == 4' call "the GPU right after a PUT replaced it" 200 GET /v1/gpus/contract-48gb
 invalid=1 call "PUT: every bad field" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" \
 	-d '{"display_name":"x","vendor":"x","architecture":"x","memory_gib":-1,"memory_bandwidth_gbps":"fast","intra_node_link":"ethernet","intra_node_gbps":32,"source":"s","colour":"red","name":"other"}'
 invalid=1 call "PUT: null where not nullable" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.max_gpus_per_node = null | .name = null' <<<"$gpu")"
 invalid=1 call "PUT: name not a slug" 400 PUT /v1/gpus/Contract "${J[@]}" "${A[@]}" -d "$gpu"
 invalid=1 call "PUT: pcie_width not a lane count" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.pcie_width = 3' <<<"$gpu")"
-call "PUT: 8.0 refused by the database" 422 PUT /v1/gpus/contract-48gb -H 'Content-Type: text/plain' "${A[@]}" -d "${gpu%\}},\"pcie_width\":8.0}"
+# Whole numbers written as reals (text/plain: Prism would re-encode 8.0 as 8).
+lenient=1 raw=1 expect='test("\"max_gpus_per_node\":4,") and test("\"pcie_width\":8,")' \
+	call "PUT: pcie_width 8.0 stored as 8" 200 PUT /v1/gpus/contract-48gb -H 'Content-Type: text/plain' "${A[@]}" -d "${gpu%\}},\"pcie_width\":8.0,\"max_gpus_per_node\":4.0}"
+expect='.type == "/problems/unprocessable"' \
+	call "PUT: pcie_width 3.0 refused by the database" 422 PUT /v1/gpus/contract-48gb -H 'Content-Type: text/plain' "${A[@]}" -d "${gpu%\}},\"pcie_width\":3.0}"
 call "PUT: not JSON" 400 PUT /v1/gpus/contract-48gb -H 'Content-Type: text/plain' "${A[@]}" -d '{"a":'
 call "PUT: XML" 415 PUT /v1/gpus/contract-48gb -H 'Content-Type: application/xml' "${A[@]}" -d '<gpu/>'
 call "PUT over --max-body-bytes" 413 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" --data-binary "@$T/big.json"
@@ -430,14 +488,28 @@ call "unknown preset" 404 GET /v1/models/nope
 
 # sizing: training
 S=/v1/sizing/training
-call "training, measured rates (auto)" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e12,"global_batch_size":512,"gpu":"h100-sxm5-80gb","max_gpus":256,"top":2}'
+expect='(.plans[0].time_s | .compute_attention > 0 and .compute_memory_bound > 0 and .compute_attention + .compute_memory_bound < .compute)
+	and .min_gpus_no_offload >= .min_gpus and .basis.gemm_tflops.source == "measured"' \
+	call "training, measured rates (auto)" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e12,"global_batch_size":512,"gpu":"h100-sxm5-80gb","max_gpus":256,"top":2}'
 rec_training=$(jq -r .id "$T/body")
 call "training, datasheet rates, by cost" 201 POST $S "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_tokens":4194304,"gpu":"h100-sxm5-80gb","gpus":1024,"deadline_days":30,"objective":"cost","strategies":{"tp":8,"pp":[2,4,8],"zero":[1],"recompute":["selective","full"],"sequence_parallel":true},"calibration":"datasheet"}'
 call "training, calibration measured" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"calibration":"measured","top":1}'
 call "training, inline architecture, LoRA" 201 POST $S "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":16,"ffn_hidden_size":5504,"vocab_size":32000,"kv_heads":null,"moe":null},"seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8,"method":"lora","lora_rank":8,"precision":null}'
 call "training, uneven pipeline stages" 201 POST $S "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"global_batch_size":2048,"gpu":"h100-sxm5-80gb","gpus":16384,"strategies":{"tp":[8],"pp":[16]},"top":1}'
 call "training, MoE with expert parallelism" 201 POST $S "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"strategies":{"ep":[2,4,8],"cp":[1,2]},"top":3}'
-call "training, offload to host memory" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"rtx-4090-24gb","gpus":1,"strategies":{"offload":"optimizer+weights"},"optimizer":"adamw_8bit","top":1}'
+expect='.min_gpus == 1 and .min_gpus_no_offload == 0' \
+	call "training, offload to host memory" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"rtx-4090-24gb","gpus":1,"strategies":{"offload":"optimizer+weights"},"optimizer":"adamw_8bit","top":1}'
+expect='.assumptions.max_gpus == 8 and .global_batch_size == 64' \
+	call "training: null counts as not given (one of a pair, deadline_days)" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"global_batch_size":64,"global_batch_tokens":null,"gpus":null,"max_gpus":8,"deadline_days":null,"gpu":"h100-sxm5-80gb","top":1}'
+invalid=1 expect='[.errors[].field] == ["train_tokens"]' \
+	call "training: deadline_days without train_tokens" 400 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"h100-sxm5-80gb","deadline_days":3}'
+invalid=1 expect='[.errors[].field] == ["train_tokens"]' \
+	call "training: deadline_days with train_tokens 0" 400 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"h100-sxm5-80gb","deadline_days":3,"train_tokens":0}'
+# An unknown key of 62 ASCII bytes and an é: the field name, cut at 63 bytes, would end in half
+# a character; problem texts stay valid UTF-8 (the half becomes "?").
+k=$(printf 'k%.0s' $(seq 1 62))é
+invalid=1 expect='.errors[0].field == "'"${k%é}"'?" and (.detail | startswith("'"${k%é}"'?: is not a known field"))' \
+	call "training: a long non-ASCII unknown key, cut to valid UTF-8" 400 POST $S "${J[@]}" -d '{"'"$k"'":1,"model":"llama-2-7b","seq_len":2048,"gpu":"h100-sxm5-80gb"}'
 call "training on a GPU without a price" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e9,"gpu":"contract-48gb","max_gpus":8,"top":1}'
 invalid=1 call "training: every bad field" 400 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":-5,"gpu":"a100-sxm4-80gb","top":0,"precision":"fp4","seqlen":1,"strategies":{"tp":"x","zero":[5],"recompute":["some"]},"gpus":1,"max_gpus":2}'
 invalid=1 call "training: required fields" 400 POST $S "${J[@]}" -d '{}'
@@ -450,20 +522,26 @@ invalid=1 call "training: not an object" 400 POST $S "${J[@]}" -d '[1]'
 call "training: not JSON" 400 POST $S -H 'Content-Type: text/plain' -d '{"a":'
 call "training: does not fit" 422 POST $S "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"gpu":"l4-24gb","max_gpus":4,"strategies":{"offload":["none"]}}'
 call "training: fp8 on an A100" 422 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"a100-sxm4-80gb","precision":"fp8"}'
-call "training: calibration measured, nothing measured" 422 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","calibration":"measured"}'
+expect='(.detail | startswith("calibration: no probe has measured a \"a100-sxm4-80gb\" (gpu)")) and [.errors[].field] == ["calibration"]' \
+	call "training: calibration measured, nothing measured" 422 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","calibration":"measured"}'
 call "training: XML" 415 POST $S -H 'Content-Type: application/xml' -d '<job/>'
 call "training over --max-body-bytes" 413 POST $S "${J[@]}" --data-binary "@$T/big.json"
 undocumented=1 call "GET the training endpoint" 405 GET $S
 
 # sizing: inference
 S=/v1/sizing/inference
-call "inference at 10 requests/s, FP8" 201 POST $S "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10,"tpot_ms":50,"gpu":"h100-sxm5-80gb","top":2}'
+expect='(.basis | keys) == ["calibration", "gemm_tflops", "hbm_gbps", "intra_node_gbps", "probe_runs"]' \
+	call "inference at 10 requests/s, FP8" 201 POST $S "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10,"tpot_ms":50,"gpu":"h100-sxm5-80gb","top":2}'
 rec_inference=$(jq -r .id "$T/body")
 call "inference without load, datasheet" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","top":1,"calibration":"datasheet","kv_cache_precision":"int8"}'
 call "inference, pinned tp, concurrent sequences" 201 POST $S "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","tp":8,"concurrent_sequences":64,"max_batch":32,"memory_utilization":0.85}'
 call "inference, inline MoE, tokens/s" 201 POST $S "${J[@]}" -d '{"model":{"layers":8,"hidden_size":1024,"heads":8,"ffn_hidden_size":4096,"vocab_size":32000,"moe":{"experts":8,"top_k":2,"expert_ffn_hidden_size":2048}},"prompt_tokens":256,"output_tokens":64,"output_tokens_per_s":5000,"gpu":"a100-sxm4-80gb","weight_precision":"int4"}'
 invalid=1 call "inference: bad fields, two loads" 400 POST $S "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","requests_per_s":1,"concurrent_sequences":4,"memory_utilization":2,"kv_cache_precision":"int4"}'
 invalid=1 call "inference: required fields" 400 POST $S "${J[@]}" -d '{"gpu":"h100-sxm5-80gb"}'
+expect='.assumptions.load == "concurrent_sequences"' \
+	call "inference: null loads count as not given" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","requests_per_s":null,"concurrent_sequences":4,"output_tokens_per_s":null,"top":1}'
+expect='(.detail | startswith("calibration: no probe has measured a \"a100-sxm4-80gb\" (gpu)")) and [.errors[].field] == ["calibration"]' \
+	call "inference: calibration measured, nothing measured" 422 POST $S "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"a100-sxm4-80gb","calibration":"measured"}'
 call "inference: tp beyond a node" 400 POST $S "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","tp":16}'
 call "inference: unreachable latency" 422 POST $S "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":512,"tpot_ms":0.5,"gpu":"a100-sxm4-80gb"}'
 call "inference: fp8 weights on an A100" 422 POST $S "${J[@]}" -d '{"model":"llama-2-7b","weight_precision":"fp8","prompt_tokens":512,"output_tokens":128,"gpu":"a100-sxm4-80gb"}'
@@ -474,20 +552,33 @@ call "inference: multipart" 415 POST $S -F 'job=x'
 S=/v1/sizing/compare
 call "compare training on three types" 201 POST $S "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e12,"max_gpus":64},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb","rtx-4090-24gb"],"prices":{"h100-sxm5-80gb":3.2}}'
 rec_compare=$(jq -r .id "$T/body")
-call "compare inference on every priced type" 201 POST $S "${J[@]}" -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10}}'
+# The default list: every catalog GPU type with a price (contract-48gb has none) or a `prices` entry,
+# in the catalog's order.
+curl -s "http://127.0.0.1:$d_open/v1/gpus" |
+	jq -c '[.items[] | select((.price_per_gpu_hour // 0) > 0 or .name == "contract-48gb") | .name]' >"$T/priced.json"
+expect_ref=$T/priced.json expect='[.rows[].gpu] == $ref[0] and all(.rows[]; .price_per_gpu_hour > 0)' \
+	call "compare inference on every priced type" 201 POST $S "${J[@]}" -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10,"gpu":null},"prices":{"contract-48gb":1.2}}'
 call "compare as CSV" 201 POST $S "${J[@]}" -H 'Accept: text/csv' -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10},"gpus":["h100-sxm5-80gb","h200-sxm-141gb","l4-24gb"]}'
 call "compare training as CSV, a row that fails" 201 POST $S "${J[@]}" -H 'Accept: text/csv' -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10,"precision":"fp8","max_gpus":8},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
 call "compare, a row that fails" 201 POST $S "${J[@]}" -d '{"inference":{"model":"llama-2-7b","weight_precision":"fp8","prompt_tokens":512,"output_tokens":128},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
-call "compare, a tp too wide for one type" 201 POST $S "${J[@]}" -d '{"inference":{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"tp":8},"gpus":["contract-48gb","h100-sxm5-80gb"]}'
-call "compare with an unpriced type" 201 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10,"max_gpus":8},"gpus":["contract-48gb","h100-sxm5-80gb"]}'
+expect='[.rows[] | [.gpu, .ok, .price_per_gpu_hour]] == [["contract-48gb", false, 1.2], ["h100-sxm5-80gb", true, 2.75]]' \
+	call "compare, a tp too wide for one type" 201 POST $S "${J[@]}" -d '{"inference":{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"tp":8},"gpus":["contract-48gb","h100-sxm5-80gb"],"prices":{"contract-48gb":1.2}}'
+expect='[.errors[].field] == ["gpus[0]"] and (.errors[0].message | endswith("give prices.contract-48gb"))' \
+	call "compare: a listed type without a price" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10,"max_gpus":8},"gpus":["contract-48gb","h100-sxm5-80gb"]}'
+invalid=1 expect='[.errors[].field] == ["training.train_tokens"]' \
+	call "compare: training without train_tokens" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"max_gpus":8},"gpus":["h100-sxm5-80gb"]}'
 invalid=1 call "compare: job fields named under the job" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":-1,"gpu":"x"},"gpus":["h100-sxm5-80gb"]}'
 invalid=1 call "compare: no job" 400 POST $S "${J[@]}" -d '{"gpus":["h100-sxm5-80gb"]}'
 invalid=1 call "compare: both jobs" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"inference":{}}'
-invalid=1 call "compare: a GPU twice" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"gpus":["h100-sxm5-80gb","h100-sxm5-80gb"]}'
-call "compare: unknown GPU" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"gpus":["h100-sxm5-80gb","nope"]}'
-invalid=1 call "compare: bad price" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"prices":{"h100-sxm5-80gb":-1}}'
+invalid=1 expect='[.errors[].field] == ["gpus"]' \
+	call "compare: a GPU twice" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10},"gpus":["h100-sxm5-80gb","h100-sxm5-80gb"]}'
+expect='[.errors[].field] == ["gpus[1]"]' \
+	call "compare: unknown GPU" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10},"gpus":["h100-sxm5-80gb","nope"]}'
+invalid=1 expect='[.errors[].field] == ["prices.h100-sxm5-80gb"]' \
+	call "compare: bad price" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10},"prices":{"h100-sxm5-80gb":-1}}'
 call "compare: runs nowhere" 422 POST $S "${J[@]}" -d '{"inference":{"model":"llama-2-70b","weight_precision":"fp8","prompt_tokens":512,"output_tokens":128,"tpot_ms":0.1},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
-call "compare: calibration measured, one type unmeasured" 422 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"calibration":"measured"},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
+expect='(.detail | startswith("calibration: no probe has measured a \"a100-sxm4-80gb\" (gpus[0])")) and [.errors[].field] == ["calibration"]' \
+	call "compare: calibration measured, one type unmeasured" 422 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10,"calibration":"measured"},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
 call "compare: XML" 415 POST $S -H 'Content-Type: application/xml' -d '<job/>'
 
 # recommendations
@@ -497,6 +588,9 @@ cursor=$(jq -r .next_cursor "$T/body")
 call "history, next page" 200 GET "/v1/recommendations?kind=training&model=llama-3-8b&gpu=h100-sxm5-80gb&since=2026-01-01&limit=1&cursor=$cursor"
 call "history of compares" 200 GET '/v1/recommendations?kind=compare&gpu=h100-sxm5-80gb'
 invalid=1 call "history: bad query" 400 GET '/v1/recommendations?limit=0&kind=x&since=yesterday'
+invalid=1 expect='[.errors[].field] == ["since"]' call "history since year 0000" 400 GET '/v1/recommendations?since=0000-01-01'
+expect='[.errors[].field] == ["since"]' call "history since 2025-02-29" 400 GET '/v1/recommendations?since=2025-02-29'
+expect='[.errors[].field] == ["query"]' call "history: 17 query parameters" 400 GET "/v1/recommendations?kind=training$(printf '&x%d=1' $(seq 1 16))"
 call "history: bad cursor" 400 GET '/v1/recommendations?cursor=zz'
 call "stored training answer" 200 GET "/v1/recommendations/$rec_training"
 call "stored inference answer" 200 GET "/v1/recommendations/$rec_inference"
@@ -518,6 +612,39 @@ call "--auth-reads: a stored answer without a token" 401 GET "/v1/recommendation
 call "--auth-reads: a model without a token" 401 GET /v1/models/llama-3-8b
 call "--auth-reads: capacity report without a token" 401 GET /v1/reports/capacity
 via=$p_open
+
+# --- straight to the daemon: framing (Prism's own HTTP parser refuses these requests) -------------
+# check NAME [REASON...]: one TAP line, ok when no reason is given.
+check() {
+	local name=$1
+	shift
+	n=$((n + 1))
+	if [ $# -eq 0 ]; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		printf '#   %s\n' "$@"
+		failed=$((failed + 1))
+	fi
+}
+D=http://127.0.0.1:$d_open
+got=$(curl -sS --max-time 20 -o "$T/direct.json" -w '%{http_code} %{num_connects}\n' -H 'Transfer-Encoding: chunked' \
+	-H 'Content-Length: 5' -H 'Content-Type: application/json' -d '{"model":"llama-2-7b"}' "$D/v1/sizing/training" \
+	--next -sS -o /dev/null -w '%{http_code} %{num_connects}\n' "$D/healthz" 2>&1 | tr '\n' ' ')
+why=()
+[ "$got" = "400 1 200 0 " ] || why+=("statuses and new connections: $got, want 400 1 200 0 (the second request on the same connection)")
+jq -e '.type == "/problems/bad-request" and .detail == "Content-Length and Transfer-Encoding together are ambiguous"' \
+	"$T/direct.json" >/dev/null 2>&1 || why+=("answer: $(head -c 300 "$T/direct.json")")
+check "direct: Transfer-Encoding: chunked with Content-Length: 400 after the body, the connection stays usable" "${why[@]}"
+got=$(curl -sS --max-time 20 -o "$T/direct.json" -D "$T/direct.h" -w '%{http_code} %{num_connects}\n' \
+	-H 'Transfer-Encoding: gzip' "$D/healthz" --next -sS -o /dev/null -w '%{http_code} %{num_connects}\n' "$D/healthz" 2>&1 |
+	tr '\n' ' ')
+why=()
+[ "$got" = "400 1 200 1 " ] || why+=("statuses and new connections: $got, want 400 1 200 1 (the second on a new connection)")
+grep -qi '^connection: close' "$T/direct.h" || why+=("no Connection: close")
+jq -e '.type == "/problems/bad-request" and .detail == "only Transfer-Encoding: chunked is supported"' \
+	"$T/direct.json" >/dev/null 2>&1 || why+=("answer: $(head -c 300 "$T/direct.json")")
+check "direct: Transfer-Encoding other than chunked: 400 at once, connection closed" "${why[@]}"
 
 # --- canary: is every JSON answer really validated? -----------------------------------------------
 start_prism p_canary prism-canary "$T/canary.json" "$d_open" || bail "prism (canary) did not start"
@@ -549,6 +676,44 @@ call "database down: fleet" 503 GET /v1/fleet
 call "database down: sizing" 503 POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100-sxm5-80gb"}'
 call "database down: report" 503 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary @tests/api/bodies/benchmarks.json
 
+# --- a daemon that has not applied the migrations: starting ----------------------------------------
+# Started while PostgreSQL is down, it retries its migrations and never becomes ready. Also the
+# request deadline: its --connection-timeout is 2 s.
+unready=1 start_daemon d_cold cold --connection-timeout 2 || bail "gpusizerd (database down) did not start"
+start_prism p_cold prism-cold "$T/strict.json" "$d_cold" || bail "prism (database down) did not start"
+via=$p_cold
+expect='.detail | startswith("starting: ")' call "not migrated yet: readiness" 503 GET /readyz
+expect='.detail | startswith("starting: ")' call "not migrated yet: catalog" 503 GET /v1/gpus
+call "not migrated yet: liveness" 200 GET /healthz
+via=$p_open
+# A request trickled a header line every 0.5 s (never idle, never whole) is closed after the
+# 2 s deadline without an answer, and counted.
+t0=$(date +%s%N)
+exec 3<>"/dev/tcp/127.0.0.1/$d_cold"
+printf 'GET /healthz HTTP/1.1\r\nHost: contract\r\n' >&3
+(
+	trap '' PIPE
+	for i in $(seq 1 20); do
+		sleep 0.5
+		printf 'X-Slow-%d: 1\r\n' "$i" >&3 2>/dev/null || exit 0
+	done
+) &
+trickle=$!
+timeout 10 cat <&3 >"$T/reaped.out"
+rc=$?
+t1=$(date +%s%N)
+kill "$trickle" 2>/dev/null
+wait "$trickle" 2>/dev/null
+exec 3<&- 3>&-
+ms=$(((t1 - t0) / 1000000))
+why=()
+[ "$rc" = 0 ] || why+=("the connection was not closed within 10 s")
+[ -s "$T/reaped.out" ] && why+=("it was answered: $(head -c 200 "$T/reaped.out")")
+[ "$ms" -ge 1500 ] && [ "$ms" -le 6000 ] || why+=("closed after $ms ms, want about 2000")
+curl -s "http://127.0.0.1:$d_cold/metrics" | grep -q '^gpusizer_http_connections_reaped_total [1-9]' ||
+	why+=("gpusizer_http_connections_reaped_total did not count it")
+check "direct: a request not whole within --connection-timeout is closed unanswered ($ms ms), and counted" "${why[@]}"
+
 echo "1..$n"
-echo "# contract: $n checks ($((n - 2)) requests, the route list and the canary), $failed failed, $resp_violations response violations"
+echo "# contract: $n checks ($((n - 5)) requests, the route list, the canary and 3 direct checks), $failed failed, $resp_violations response violations"
 [ "$failed" -eq 0 ]
