@@ -178,6 +178,45 @@ static int validate(const json_t *b, const char **run_id, struct response *res)
 	return problem_field_count(res) ? -1 : 0;
 }
 
+/* Whole-number reals become integers (5.0 -> 5, 1e12 -> 1000000000000),
+ * recursively: the canonical form of a report must not depend on how a
+ * re-serialiser writes numbers.
+ */
+static void canon_numbers(json_t *j)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, x)
+		{
+			if (json_is_real(x) &&
+			    json_real_value(x) == floor(json_real_value(x)) &&
+			    fabs(json_real_value(x)) < 9.0e15)
+				json_object_set_new(
+				    j, k,
+				    json_integer(
+					(json_int_t)json_real_value(x)));
+			else
+				canon_numbers(x);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, x)
+		{
+			if (json_is_real(x) &&
+			    json_real_value(x) == floor(json_real_value(x)) &&
+			    fabs(json_real_value(x)) < 9.0e15)
+				json_array_set_new(
+				    j, i,
+				    json_integer(
+					(json_int_t)json_real_value(x)));
+			else
+				canon_numbers(x);
+		}
+	}
+}
+
 void h_bench_post(struct app *app, const struct request *req,
 		  struct response *res)
 {
@@ -196,8 +235,11 @@ void h_bench_post(struct app *app, const struct request *req,
 	 * spool) is recognised as a replay, not a conflict.
 	 */
 	{
-		char *canon = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS |
-						JSON_REAL_PRECISION(17));
+		char *canon;
+
+		canon_numbers(b);
+		canon = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS |
+					  JSON_REAL_PRECISION(17));
 		if (!canon) {
 			problem(res, 503, "unavailable", "Service unavailable",
 				"out of memory");

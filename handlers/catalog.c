@@ -128,7 +128,9 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 		jv_error(&v, "name", "must match the name in the path");
 	{
 		const json_t *w = json_object_get(body, "pcie_width");
-		long long wv = json_is_integer(w) ? json_integer_value(w) : 16;
+		/* 8.0 is 8 (whole reals pass as integers); null is none. */
+		long long wv =
+		    json_is_number(w) ? (long long)json_number_value(w) : 16;
 		if (wv != 1 && wv != 2 && wv != 4 && wv != 8 && wv != 16)
 			jv_error(&v, "pcie_width", "must be 1, 2, 4, 8 or 16");
 	}

@@ -78,7 +78,8 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 		const char *name =
 		    json_string_value(json_object_get(x, "name"));
 		if (*n < CMP_MAX_ENTRIES &&
-		    (json_is_number(json_object_get(x, "price_per_gpu_hour")) ||
+		    (json_number_value(
+			 json_object_get(x, "price_per_gpu_hour")) > 0 ||
 		     json_object_get(prices, name)))
 			snprintf(names[(*n)++], 64, "%s", name);
 	}
@@ -107,12 +108,13 @@ static int check_prices(const json_t *prices, struct response *res)
 	}
 	json_object_foreach((json_t *)prices, k, v)
 	{
-		if (!json_is_number(v) || json_number_value(v) < 0 ||
+		if (!json_is_number(v) || !(json_number_value(v) > 0) ||
 		    json_number_value(v) > 1e4) {
 			char field[96];
 			snprintf(field, sizeof(field), "prices.%.60s", k);
 			problem_field(res, field,
-				      "must be a number in [0, 10000]");
+				      "must be a price above 0 and at most "
+				      "10000 per GPU-hour");
 			return -1;
 		}
 	}

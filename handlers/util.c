@@ -84,8 +84,10 @@ int rfc3339_valid(const char *s)
 	}
 	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
 		return 1;
+	/* Offsets as PostgreSQL can hold them: at most 15:59 either way. */
 	return (*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' &&
-	       digits(p + 4, 2) && p[6] == '\0';
+	       digits(p + 4, 2) && p[6] == '\0' && atoi(p + 1) <= 15 &&
+	       atoi(p + 4) <= 59;
 }
 
 int query_limit(const struct request *req, struct response *res)
