@@ -472,7 +472,7 @@ invalid=1 call "PUT: pcie_width not a lane count" 400 PUT /v1/gpus/contract-48gb
 # Whole numbers written as reals (text/plain: Prism would re-encode 8.0 as 8).
 lenient=1 raw=1 expect='test("\"max_gpus_per_node\":4,") and test("\"pcie_width\":8,")' \
 	call "PUT: pcie_width 8.0 stored as 8" 200 PUT /v1/gpus/contract-48gb -H 'Content-Type: text/plain' "${A[@]}" -d "${gpu%\}},\"pcie_width\":8.0,\"max_gpus_per_node\":4.0}"
-expect='.type == "/problems/unprocessable"' \
+expect='.errors[0].field == "pcie_width"' \
 	call "PUT: pcie_width 3.0 is a 400 naming pcie_width" 400 PUT /v1/gpus/contract-48gb -H 'Content-Type: text/plain' "${A[@]}" -d "${gpu%\}},\"pcie_width\":3.0}"
 call "PUT: not JSON" 400 PUT /v1/gpus/contract-48gb -H 'Content-Type: text/plain' "${A[@]}" -d '{"a":'
 call "PUT: XML" 415 PUT /v1/gpus/contract-48gb -H 'Content-Type: application/xml' "${A[@]}" -d '<gpu/>'
