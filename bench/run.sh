@@ -41,19 +41,25 @@ echo "== HTTP on loopback: wrk -t2 -c$conns -d${secs}s (client and server share 
 pgport=$((30000 + RANDOM % 10000))
 DATABASE_URL=$(deploy/dev/pg.sh start "$work/pg" $pgport) || exit 1
 export DATABASE_URL
-port=$((40000 + RANDOM % 10000))
-# Request logging stays on (info), as in production: its cost is measured.
-build/gpusizerd serve --listen 127.0.0.1:$port --db-pool-size 8 \
-	--connection-limit 1024 >"$work/d.log" 2>&1 &
-pids+=($!)
-dpid=$!
+# Ports below the kernel's ephemeral range (32768+), where wrk's own
+# client sockets live; a few tries in case one is taken.
 up=""
-for _ in $(seq 1 100); do
-	curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && { up=1; break; }
-	sleep 0.1
+for try in 1 2 3 4 5; do
+	port=$((21000 + RANDOM % 4000))
+	# Request logging stays on (info), as in production: its cost is measured.
+	build/gpusizerd serve --listen 127.0.0.1:$port --db-pool-size 8 \
+		--connection-limit 1024 >"$work/d.log" 2>&1 &
+	dpid=$!
+	for _ in $(seq 1 100); do
+		curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && { up=1; break; }
+		kill -0 $dpid 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$up" ] && break
 done
+pids+=($dpid)
 [ -n "$up" ] || { echo "bench: daemon did not start"; cat "$work/d.log"; exit 1; }
-hport=$((50000 + RANDOM % 10000))
+hport=$((25000 + RANDOM % 4000))
 "$work/hello" $hport &
 pids+=($!)
 sleep 0.3

@@ -742,7 +742,9 @@ int http_start(const struct http_config *cfg, struct app *app,
 	s->conns.next = s->conns.prev = &s->conns;
 	s->quiesced_fd = MHD_INVALID_SOCKET;
 	s->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+	    flags, 0, NULL, NULL, on_request, s,
+	    /* The logger first, so MHD reports option errors through it. */
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
 	    (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT,
@@ -751,7 +753,6 @@ int http_start(const struct http_config *cfg, struct app *app,
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_THREAD_STACK_SIZE,
 	    (size_t)2 * 1024 * 1024, MHD_OPTION_STRICT_FOR_CLIENT, 1,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
 	if (!s->daemon) {
