@@ -112,6 +112,24 @@ printf '  POST /v1/sizing/training %s\n' "$(ratio "$r_train")"
 printf '  POST /v1/benchmarks      %s\n' "$(ratio "$r_ingest")"
 echo
 echo "== gpusizerd RSS: ${rss0} KiB before load, ${rss1} KiB after"
+
+# Memory under sustained load: BENCH_SOAK_SECONDS (default 60) of mixed
+# sizing and catalog reads, RSS sampled every 10 s. Flat = no leak or
+# unbounded cache; the first sample already has every connection's thread.
+soak=${BENCH_SOAK_SECONDS:-60}
+if [ "$soak" -gt 0 ]; then
+	BODY_FILE=$work/train.json wrk -t1 -c32 -d"${soak}s" -s bench/post.lua "$G/v1/sizing/training" >/dev/null 2>&1 &
+	w1=$!
+	wrk -t1 -c32 -d"${soak}s" "$G/v1/gpus" >/dev/null 2>&1 &
+	w2=$!
+	series=""
+	for t in $(seq 10 10 "$soak"); do
+		sleep 10
+		series="$series ${t}s:$(rss $dpid)"
+	done
+	wait $w1 $w2
+	echo "== RSS (KiB) during ${soak} s of sustained load:$series; after: $(rss $dpid)"
+fi
 runs=$(deploy/dev/pg.sh psql "$work/pg" $pgport gpusizer "SELECT count(*) FROM benchmark_runs" 2>/dev/null || echo "?")
 size=$(deploy/dev/pg.sh psql "$work/pg" $pgport gpusizer "SELECT pg_database_size('gpusizer')" 2>/dev/null || echo "?")
 echo "== database after the ingestion run: $runs probe runs, $size bytes"
