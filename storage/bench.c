@@ -1,12 +1,11 @@
 /* bench.c - probe runs in SQL. */
-#include <pthread.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "storage/bench.h"
 #include "storage/pgconn.h"
+#include "storage/ttl_cache.h"
 
 /* Same order as the engine's dtypes (engine/hw.h). */
 static const char *const dtype_names[FLEET_DTYPES] = {
@@ -14,82 +13,33 @@ static const char *const dtype_names[FLEET_DTYPES] = {
 
 /* Fleet medians change when probes report (hours apart), while every
  * sizing request asks for them: each GPU type's medians are kept
- * MEDIANS_TTL_MS, so a new probe run calibrates sizing within that time.
+ * 30 s, so a new probe run calibrates sizing within that time.
  */
-#define MEDIANS_TTL_MS 30000
-#define MEDIANS_SLOTS  64
-
-struct medians_slot {
-	char gpu_type[72];
-	int window_days;
-	long long expires_ms;
-	struct fleet_medians m;
-};
-
-static struct medians_slot medians_cache[MEDIANS_SLOTS];
-static pthread_mutex_t medians_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int medians_get(const char *gpu_type, int window_days,
-		       struct fleet_medians *out)
-{
-	long long now = mono_ms();
-	int hit = 0;
-
-	pthread_mutex_lock(&medians_mu);
-	for (int i = 0; i < MEDIANS_SLOTS && !hit; i++) {
-		struct medians_slot *sl = &medians_cache[i];
-		if (sl->expires_ms > now && sl->window_days == window_days &&
-		    !strcmp(sl->gpu_type, gpu_type)) {
-			*out = sl->m;
-			hit = 1;
-		}
-	}
-	pthread_mutex_unlock(&medians_mu);
-	return hit;
-}
-
-static void medians_put(const char *gpu_type, int window_days,
-			const struct fleet_medians *m)
-{
-	long long now = mono_ms();
-	int victim = 0;
-
-	if (strlen(gpu_type) >= sizeof(medians_cache[0].gpu_type))
-		return;
-	pthread_mutex_lock(&medians_mu);
-	for (int i = 0; i < MEDIANS_SLOTS; i++)
-		if (medians_cache[i].expires_ms <
-		    medians_cache[victim].expires_ms)
-			victim = i;
-	snprintf(medians_cache[victim].gpu_type,
-		 sizeof(medians_cache[victim].gpu_type), "%s", gpu_type);
-	medians_cache[victim].window_days = window_days;
-	medians_cache[victim].m = *m;
-	medians_cache[victim].expires_ms = now + MEDIANS_TTL_MS;
-	pthread_mutex_unlock(&medians_mu);
-}
+TTL_CACHE(medians_cache, 64, 30000);
 
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
 				      struct fleet_medians *out,
 				      struct store_err *e)
 {
-	char days[16];
+	char days[16], key[TTL_KEY_MAX];
 	const char *params[2] = {gpu_type, days};
 	PGresult *r = NULL;
 
 	memset(out, 0, sizeof(*out));
 	store_err_clear(e);
-	if (medians_get(gpu_type, window_days, out))
-		return STORE_OK;
+	snprintf(key, sizeof(key), "%d/%s", window_days, gpu_type);
+	{
+		size_t len = 0;
+		struct fleet_medians *hit =
+		    ttl_cache_get(&medians_cache, key, &len);
+		if (hit && len == sizeof(*out)) {
+			*out = *hit;
+			free(hit);
+			return STORE_OK;
+		}
+		free(hit);
+	}
 	snprintf(days, sizeof(days), "%d", window_days);
 	/* Sweeps count at their largest size (the asymptotic rate). One
 	 * value per run first (the run's median over its GPUs), then the
@@ -137,7 +87,7 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		}
 	}
 	PQclear(r);
-	medians_put(gpu_type, window_days, out);
+	ttl_cache_put(&medians_cache, key, out, sizeof(*out));
 	return STORE_OK;
 }
 
@@ -240,9 +190,7 @@ enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
 	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
 	if (out->created) {
 		/* New measurements: calibrate from them at once here. */
-		pthread_mutex_lock(&medians_mu);
-		memset(medians_cache, 0, sizeof(medians_cache));
-		pthread_mutex_unlock(&medians_mu);
+		ttl_cache_clear(&medians_cache);
 	}
 	out->gpus = atoi(PQgetvalue(r, 0, 1));
 	out->results = atoi(PQgetvalue(r, 0, 2));

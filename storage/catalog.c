@@ -1,12 +1,11 @@
 /* catalog.c - GPU catalog and model preset queries. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "storage/catalog.h"
 #include "storage/pgconn.h"
+#include "storage/ttl_cache.h"
 
 /* The API's GPU fields, in one place for SELECT and RETURNING. */
 #define GPU_FIELDS                                                             \
@@ -21,80 +20,10 @@
 
 /* A read-through cache of catalog JSON text. The catalog changes by hand
  * and rarely, while every sizing request reads a GPU and a model from it:
- * entries live CATALOG_TTL_MS, a PUT through this process clears them at
+ * entries live 2 s, a PUT through this process clears them at
  * once, and other replicas see a change within the TTL (docs/OPERATIONS.md).
  */
-#define CATALOG_TTL_MS 2000
-#define CACHE_SLOTS    128
-
-struct cache_slot {
-	char key[80];
-	char *text; /* owned */
-	long long expires_ms;
-};
-
-static struct cache_slot cache[CACHE_SLOTS];
-static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* A copy of the fresh text under key (caller frees), or NULL. */
-static char *cache_get(const char *key)
-{
-	long long now = mono_ms();
-	char *text = NULL;
-
-	pthread_mutex_lock(&cache_mu);
-	for (int i = 0; i < CACHE_SLOTS; i++)
-		if (cache[i].text && cache[i].expires_ms > now &&
-		    !strcmp(cache[i].key, key)) {
-			text = strdup(cache[i].text);
-			break;
-		}
-	pthread_mutex_unlock(&cache_mu);
-	return text;
-}
-
-static void cache_put(const char *key, const char *text)
-{
-	long long now = mono_ms();
-	int victim = 0;
-
-	if (strlen(key) >= sizeof(cache[0].key))
-		return;
-	pthread_mutex_lock(&cache_mu);
-	/* The same key, else an empty or expired slot, else the oldest. */
-	for (int i = 0; i < CACHE_SLOTS; i++) {
-		if (cache[i].text && !strcmp(cache[i].key, key)) {
-			victim = i;
-			break;
-		}
-		if (!cache[i].text || cache[i].expires_ms <= now ||
-		    cache[i].expires_ms < cache[victim].expires_ms)
-			victim = i;
-	}
-	free(cache[victim].text);
-	cache[victim].text = strdup(text);
-	snprintf(cache[victim].key, sizeof(cache[victim].key), "%s", key);
-	cache[victim].expires_ms = now + CATALOG_TTL_MS;
-	pthread_mutex_unlock(&cache_mu);
-}
-
-static void cache_clear(void)
-{
-	pthread_mutex_lock(&cache_mu);
-	for (int i = 0; i < CACHE_SLOTS; i++) {
-		free(cache[i].text);
-		cache[i].text = NULL;
-	}
-	pthread_mutex_unlock(&cache_mu);
-}
+TTL_CACHE(catalog_cache, 128, 2000);
 
 /* Runs a read returning one JSON value as text (caller frees), through
  * the cache under key.
@@ -107,16 +36,20 @@ static enum store_status query_text(struct db_pool *pool, const char *key,
 	PGresult *r = NULL;
 
 	store_err_clear(e);
-	*text = cache_get(key);
-	if (*text)
-		return STORE_OK;
+	{
+		size_t len;
+		*text = ttl_cache_get(&catalog_cache, key, &len);
+		if (*text)
+			return STORE_OK;
+	}
 	if (db_exec(pool, sql, n, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	if (PQntuples(r) == 0 || PQgetisnull(r, 0, 0)) {
 		e->status = STORE_NOT_FOUND;
 		snprintf(e->message, sizeof(e->message), "not found");
 	} else {
-		cache_put(key, PQgetvalue(r, 0, 0));
+		ttl_cache_put(&catalog_cache, key, PQgetvalue(r, 0, 0),
+			      (size_t)PQgetlength(r, 0, 0) + 1);
 		*text = strdup(PQgetvalue(r, 0, 0));
 		if (!*text) {
 			e->status = STORE_ERROR;
@@ -245,7 +178,7 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"(SELECT " GPU_FIELDS "  ) x) FROM up",
 		2, params, 0, &r, e) != STORE_OK)
 		goto out;
-	cache_clear();
+	ttl_cache_clear(&catalog_cache);
 	*created = PQgetvalue(r, 0, 0)[0] == 't';
 	*out = json_loads(PQgetvalue(r, 0, 1), 0, &jerr);
 	if (!*out) {
