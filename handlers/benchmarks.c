@@ -11,7 +11,6 @@
 #include "handlers/problem.h"
 #include "handlers/util.h"
 #include "storage/bench.h"
-#include "storage/sha256.h"
 
 #define MAX_GPUS	   256
 #define MAX_RESULTS	   20000
@@ -178,77 +177,19 @@ static int validate(const json_t *b, const char **run_id, struct response *res)
 	return problem_field_count(res) ? -1 : 0;
 }
 
-/* Whole-number reals become integers (5.0 -> 5, 1e12 -> 1000000000000),
- * recursively: the canonical form of a report must not depend on how a
- * re-serialiser writes numbers.
- */
-static void canon_numbers(json_t *j)
-{
-	const char *k;
-	json_t *x;
-	size_t i;
-
-	if (json_is_object(j)) {
-		json_object_foreach(j, k, x)
-		{
-			if (json_is_real(x) &&
-			    json_real_value(x) == floor(json_real_value(x)) &&
-			    fabs(json_real_value(x)) < 9.0e15)
-				json_object_set_new(
-				    j, k,
-				    json_integer(
-					(json_int_t)json_real_value(x)));
-			else
-				canon_numbers(x);
-		}
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, x)
-		{
-			if (json_is_real(x) &&
-			    json_real_value(x) == floor(json_real_value(x)) &&
-			    fabs(json_real_value(x)) < 9.0e15)
-				json_array_set_new(
-				    j, i,
-				    json_integer(
-					(json_int_t)json_real_value(x)));
-			else
-				canon_numbers(x);
-		}
-	}
-}
-
 void h_bench_post(struct app *app, const struct request *req,
 		  struct response *res)
 {
 	struct bench_ingest in;
 	struct store_err e;
 	const char *run_id = NULL;
-	char sha[65];
 	json_t *b = jv_parse_body(req, res);
 
 	if (!b)
 		return;
 	if (validate(b, &run_id, res) != 0)
 		goto out;
-	/* The digest of the canonical form (sorted keys, compact), so the
-	 * same report re-serialised on the way (a proxy, a resend from the
-	 * spool) is recognised as a replay, not a conflict.
-	 */
-	{
-		char *canon;
-
-		canon_numbers(b);
-		canon = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS |
-					  JSON_REAL_PRECISION(17));
-		if (!canon) {
-			problem(res, 503, "unavailable", "Service unavailable",
-				"out of memory");
-			goto out;
-		}
-		sha256_hex(canon, strlen(canon), sha);
-		free(canon);
-	}
-	if (store_bench_ingest(app->db, run_id, req->body, sha, &in, &e) !=
+	if (store_bench_ingest(app->db, run_id, req->body, &in, &e) !=
 	    STORE_OK) {
 		problem_store(res, &e, "benchmark run");
 		goto out;

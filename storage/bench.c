@@ -93,12 +93,11 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 
 enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
 				     const char *report_text,
-				     const char *sha256,
 				     struct bench_ingest *out,
 				     struct store_err *e)
 {
-	const char *params[2] = {report_text, sha256};
-	const char *p1[2] = {run_id, sha256};
+	const char *params[1] = {report_text};
+	const char *p1[3] = {run_id, NULL, NULL};
 	PGresult *r = NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -119,10 +118,10 @@ enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
 		"  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
 		" run AS ("
 		"  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
-		"   started_at, finished_at, report, report_sha256)"
+		"   started_at, finished_at, report)"
 		"  SELECT (r->>'run_id')::uuid, r->'node'->>'hostname',"
 		"   r->>'status', r->>'mode', (r->>'started_at')::timestamptz,"
-		"   (r->>'finished_at')::timestamptz, r, $2 FROM rep"
+		"   (r->>'finished_at')::timestamptz, r FROM rep"
 		"  ON CONFLICT (run_id) DO NOTHING"
 		"  RETURNING run_id, hostname, received_at),"
 		" node AS ("
@@ -185,7 +184,7 @@ enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
 		" SELECT (SELECT count(*) FROM run),"
 		"  (SELECT count(*) FROM gpu), (SELECT count(*) FROM res),"
 		"  (SELECT count(*) FROM node)",
-		2, params, 0, &r, e) != STORE_OK)
+		1, params, 0, &r, e) != STORE_OK)
 		return e->status;
 	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
 	if (out->created) {
@@ -196,16 +195,23 @@ enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
 	out->results = atoi(PQgetvalue(r, 0, 2));
 	PQclear(r);
 	r = NULL;
-	/* Describe the stored run (new or replayed) the same way. */
+	/* Describe the stored run (new or replayed) the same way. A replay
+	 * is the same report when the stored one equals it as JSON (key
+	 * order, whitespace and 5 vs 5.0 do not matter: jsonb equality), so
+	 * a report re-serialised on its way (a proxy, the spool) is a replay.
+	 * Only replays pay for that comparison.
+	 */
+	p1[1] = out->created ? "t" : "f";
+	p1[2] = out->created ? NULL : report_text;
 	if (db_exec(pool,
 		    "SELECT hostname, status, to_char(received_at AT TIME ZONE"
 		    " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
-		    " report_sha256 = $2,"
+		    " $2::boolean OR report = $3::jsonb,"
 		    " (SELECT count(*) FROM benchmark_results b"
 		    "  WHERE b.run_id = r.run_id),"
 		    " jsonb_array_length(coalesce(report->'gpus', '[]'))"
 		    " FROM benchmark_runs r WHERE run_id = $1::uuid",
-		    2, p1, 1, &r, e) != STORE_OK)
+		    3, p1, 1, &r, e) != STORE_OK)
 		return e->status;
 	if (PQntuples(r) != 1) {
 		e->status = STORE_ERROR;

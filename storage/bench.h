@@ -46,12 +46,12 @@ struct bench_ingest {
 
 /* Stores report_text (a validated report, see docs/PROBE.md) in one
  * statement: node upsert, GPU inventory, run, results; nothing if run_id
- * exists (then *out describes the stored run). sha256 is the report's
- * digest, to tell a replay from a different report reusing a run_id.
+ * exists (then *out describes the stored run, and same_report says
+ * whether the stored report equals this one as JSON: a replay, not a
+ * different report reusing a run_id).
  */
 enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
 				     const char *report_text,
-				     const char *sha256,
 				     struct bench_ingest *out,
 				     struct store_err *e);
 
