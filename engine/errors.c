@@ -42,3 +42,15 @@ const char *eng_code_name(int code)
 		return "unknown";
 	}
 }
+
+void eng_warn(char *table, int *n, int n_max, int len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= n_max)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(table + (size_t)*n * (size_t)len, (size_t)len, fmt, ap);
+	va_end(ap);
+	(*n)++;
+}

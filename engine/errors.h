@@ -32,6 +32,15 @@ int eng_fail(struct eng_error *e, int code, const char *field, const char *fmt,
 #endif
     ;
 
+/* Appends a formatted warning to a fixed table of n_max lines of len
+ * bytes, counting in *n; full tables drop further warnings.
+ */
+void eng_warn(char *table, int *n, int n_max, int len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
 /* Clears *e to ENG_OK with empty strings. */
 void eng_error_clear(struct eng_error *e);
 

@@ -404,21 +404,10 @@ int inf_evaluate(const struct inf_request *rq, int tp, int pp, long batch,
 	return 0;
 }
 
-static void iwarn(struct inf_result *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void iwarn(struct inf_result *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->n_warnings >= ENG_MAX_WARNINGS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->warnings[r->n_warnings++], ENG_WARNING_LEN, fmt, ap);
-	va_end(ap);
-}
+/* Warnings go to the result's fixed table (engine/errors.h). */
+#define iwarn(r, ...)                                                          \
+	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
+		 ENG_WARNING_LEN, __VA_ARGS__)
 
 static bool plan_better(const struct inf_request *rq, const struct inf_plan *a,
 			const struct inf_plan *b)

@@ -1457,22 +1457,10 @@ static void search_all(struct search *S, const struct lists *L)
 
 /* ---- result ----------------------------------------------------------- */
 
-static void warn(struct trn_result *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void warn(struct trn_result *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->n_warnings >= ENG_MAX_WARNINGS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(r->warnings[r->n_warnings++], ENG_WARNING_LEN, fmt, ap);
-	va_end(ap);
-}
+/* Warnings go to the result's fixed table (engine/errors.h). */
+#define warn(r, ...)                                                           \
+	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
+		 ENG_WARNING_LEN, __VA_ARGS__)
 
 static enum eng_binding plan_binding(const struct ctx *c,
 				     const struct trn_plan *p)

@@ -295,24 +295,26 @@ static json_t *plan_json(const struct trn_plan *p)
 		      sizing_real(p->time.pp_bubble_s, 4), "dp_comm_exposed",
 		      sizing_real(p->time.dp_comm_exposed_s, 4), "step",
 		      sizing_real(p->time.step_s, 4));
-	if (p->time.attention_s > 0)
-		json_object_set_new(t, "compute_attention",
-				    sizing_real(p->time.attention_s, 4));
-	if (p->time.memory_bound_s > 0)
-		json_object_set_new(t, "compute_memory_bound",
-				    sizing_real(p->time.memory_bound_s, 4));
-	if (p->time.pp_p2p_s > 0)
-		json_object_set_new(t, "pp_p2p",
-				    sizing_real(p->time.pp_p2p_s, 4));
-	if (p->time.ep_comm_s > 0)
-		json_object_set_new(t, "ep_comm",
-				    sizing_real(p->time.ep_comm_s, 4));
-	if (p->time.cp_comm_exposed_s > 0)
-		json_object_set_new(t, "cp_comm_exposed",
-				    sizing_real(p->time.cp_comm_exposed_s, 4));
-	if (p->time.optimizer_s > 0)
-		json_object_set_new(t, "optimizer",
-				    sizing_real(p->time.optimizer_s, 4));
+	/* Parts shown only when the plan has them (parts of compute, or
+	 * communication of a parallelism the plan uses).
+	 */
+	const struct {
+		const char *key;
+		double value;
+	} optional_times[] = {
+	    {"compute_attention", p->time.attention_s},
+	    {"compute_memory_bound", p->time.memory_bound_s},
+	    {"pp_p2p", p->time.pp_p2p_s},
+	    {"ep_comm", p->time.ep_comm_s},
+	    {"cp_comm_exposed", p->time.cp_comm_exposed_s},
+	    {"optimizer", p->time.optimizer_s},
+	};
+	for (size_t i = 0;
+	     i < sizeof(optional_times) / sizeof(optional_times[0]); i++)
+		if (optional_times[i].value > 0)
+			json_object_set_new(
+			    t, optional_times[i].key,
+			    sizing_real(optional_times[i].value, 4));
 	json_object_set_new(o, "time_s", t);
 	json_object_set_new(o, "tokens_per_s", sizing_real(p->tokens_per_s, 4));
 	json_object_set_new(o, "tokens_per_s_per_gpu",
@@ -415,18 +417,13 @@ void h_sizing_training(struct app *app, const struct request *req,
 		goto out;
 	}
 	{
-		json_t *summary = json_object();
-		if (r->n_plans > 0) {
-			const struct trn_plan *p = &r->plans[0];
-			json_decref(summary);
-			summary = json_pack(
-			    "{s:I, s:i, s:i, s:i, s:o, s:o, s:o}", "gpus",
-			    (json_int_t)p->gpus, "tp", p->layout.tp, "pp",
-			    p->layout.pp, "dp", p->layout.dp, "days",
-			    sizing_real(p->days, 4), "cost",
-			    sizing_real(p->cost, 4), "mfu",
-			    sizing_real(p->mfu, 3));
-		}
+		/* trn_size succeeds only with at least one plan. */
+		const struct trn_plan *p = &r->plans[0];
+		json_t *summary = json_pack(
+		    "{s:I, s:i, s:i, s:i, s:o, s:o, s:o}", "gpus",
+		    (json_int_t)p->gpus, "tp", p->layout.tp, "pp", p->layout.pp,
+		    "dp", p->layout.dp, "days", sizing_real(p->days, 4), "cost",
+		    sizing_real(p->cost, 4), "mfu", sizing_real(p->mfu, 3));
 		sizing_persist(
 		    app, req, "training", model_name, gpu_name,
 		    training_result_json(&rq, r, model_name, gpu_name, &ci),
