@@ -483,56 +483,27 @@ static struct stage_params stage_params(const struct ctx *c,
 	return sp;
 }
 
-static void memory_of(const struct ctx *c, const struct trn_layout *l,
-		      long m_micro, struct trn_plan *p)
+/* The parts of a layout's memory that ZeRO, offload and recompute do not
+ * change, computed once per layout so that the search's inner loops are
+ * additions (the same arithmetic as a single evaluation, so results are
+ * bit-identical either way). */
+struct mem_fixed {
+	int ls; /* layers on the fullest stage */
+	struct stage_params sp;
+	double act[ENG_RC_COUNT]; /* activation bytes per recompute mode */
+};
+
+static void mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
+			 long m_micro, struct mem_fixed *mf)
 {
-	int ls = (int)ceil_div(c->L, (double)l->pp);
-	struct stage_params sp = stage_params(c, l, ls);
-	double dp = (double)l->dp, edp = dp / (double)l->ep;
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
-	double w, g, o, act, host = 0.0, over;
-	double all = sp.nonexp + sp.exp;
-	double shard = sp.nonexp / dp + sp.exp / edp; /* ZeRO shard */
-	double tshard = c->lora ? sp.trainable / dp : shard;
-	double per_layer, in_flight, first, last, logits;
+	double in_flight = 1.0, logits, emb_out;
 
-	if (c->lora) {
-		w = all * c->base_b + sp.trainable * 2.0;
-		g = sp.trainable * c->gb;
-		o = sp.trainable * c->ob;
-		if (l->zero >= 1)
-			o = tshard * c->ob;
-		if (l->zero >= 2)
-			g = tshard * c->gb;
-		if (l->zero >= 3)
-			w = shard * c->base_b + tshard * 2.0;
-	} else {
-		w = all * c->wb;
-		g = all * c->gb;
-		o = all * c->ob;
-		if (l->zero >= 1)
-			o = shard * c->ob;
-		if (l->zero >= 2)
-			g = shard * c->gb;
-		if (l->zero >= 3)
-			w = shard * c->wb;
-	}
-	if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
-		host += o;
-		o = 0.0;
-	}
-	if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
-		/* Only two layers' weights stay resident (prefetch). */
-		double resident = fmin(w, 2.0 * w / (double)ls);
-		host += w - resident;
-		w = resident;
-	}
-
+	mf->ls = (int)ceil_div(c->L, (double)l->pp);
+	mf->sp = stage_params(c, l, mf->ls);
 	/* Activations (SIZING.md §3): the first stage holds min(m, p)
 	 * micro-batches of its layers, x (1 + (p-1)/(p v)) interleaved; the
 	 * last stage holds one plus the fp32 logits 4*s*b*V/t. */
-	per_layer = act_layer_bytes(c, l, tokens, l->recompute);
-	in_flight = 1.0;
 	if (l->pp > 1) {
 		in_flight = fmin((double)m_micro, (double)l->pp);
 		if (l->vp > 1)
@@ -540,28 +511,101 @@ static void memory_of(const struct ctx *c, const struct trn_layout *l,
 					       ((double)l->pp * (double)l->vp);
 	}
 	logits = 4.0 * tokens * c->V / (double)l->tp;
-	first = in_flight * (double)ls * per_layer +
-		in_flight * tokens * c->h * c->act_b * 1.5; /* embedding out */
-	last = (double)ls * per_layer + logits;
-	act = l->pp == 1 ? first + logits : fmax(first, last);
-	if (l->recompute == ENG_RC_FULL) /* one layer rebuilt at a time */
-		act += act_layer_bytes(c, l, tokens, ENG_RC_NONE);
+	emb_out = in_flight * tokens * c->h * c->act_b * 1.5;
+	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
+		double per_layer = act_layer_bytes(c, l, tokens, rc);
+		double first = in_flight * (double)mf->ls * per_layer + emb_out;
+		double last = (double)mf->ls * per_layer + logits;
 
-	/* NCCL buffers counted always, so that adding data-parallel ranks
-	 * never raises memory per GPU. */
-	over = OVERHEAD_FIXED_BYTES + OVERHEAD_COMM_BYTES;
-	over += OVERHEAD_FRAG * (w + g + o + act);
+		mf->act[rc] = l->pp == 1 ? first + logits : fmax(first, last);
+		if (rc == ENG_RC_FULL) /* one layer rebuilt at a time */
+			mf->act[rc] +=
+			    act_layer_bytes(c, l, tokens, ENG_RC_NONE);
+	}
+}
 
-	p->memory.weights_gib = w / GIB;
-	p->memory.gradients_gib = g / GIB;
-	p->memory.optimizer_gib = o / GIB;
+/* Weights, gradients and optimizer state on the GPU (w, g, o) and on the
+ * host, for the layout's ZeRO stage and offload. */
+struct mem_state {
+	double w, g, o, host;
+};
+
+static struct mem_state mem_state_of(const struct ctx *c,
+				     const struct trn_layout *l,
+				     const struct mem_fixed *mf)
+{
+	struct mem_state m = {0};
+	double dp = (double)l->dp, edp = dp / (double)l->ep;
+	double all = mf->sp.nonexp + mf->sp.exp;
+	double shard = mf->sp.nonexp / dp + mf->sp.exp / edp; /* ZeRO shard */
+	double tshard = c->lora ? mf->sp.trainable / dp : shard;
+
+	if (c->lora) {
+		m.w = all * c->base_b + mf->sp.trainable * 2.0;
+		m.g = mf->sp.trainable * c->gb;
+		m.o = mf->sp.trainable * c->ob;
+		if (l->zero >= 1)
+			m.o = tshard * c->ob;
+		if (l->zero >= 2)
+			m.g = tshard * c->gb;
+		if (l->zero >= 3)
+			m.w = shard * c->base_b + tshard * 2.0;
+	} else {
+		m.w = all * c->wb;
+		m.g = all * c->gb;
+		m.o = all * c->ob;
+		if (l->zero >= 1)
+			m.o = shard * c->ob;
+		if (l->zero >= 2)
+			m.g = shard * c->gb;
+		if (l->zero >= 3)
+			m.w = shard * c->wb;
+	}
+	if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
+		m.host += m.o;
+		m.o = 0.0;
+	}
+	if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+		/* Only two layers' weights stay resident (prefetch). */
+		double resident = fmin(m.w, 2.0 * m.w / (double)mf->ls);
+		m.host += m.w - resident;
+		m.w = resident;
+	}
+	return m;
+}
+
+/* NCCL buffers counted always, so that adding data-parallel ranks never
+ * raises memory per GPU. */
+static double mem_overhead(double wgoa)
+{
+	return OVERHEAD_FIXED_BYTES + OVERHEAD_COMM_BYTES +
+	       OVERHEAD_FRAG * wgoa;
+}
+
+static double mem_total(const struct mem_state *m, double act)
+{
+	double wgoa = m->w + m->g + m->o + act;
+
+	return wgoa + mem_overhead(wgoa);
+}
+
+static void memory_fill(const struct ctx *c, const struct trn_layout *l,
+			const struct mem_fixed *mf, struct trn_plan *p)
+{
+	struct mem_state m = mem_state_of(c, l, mf);
+	double act = mf->act[l->recompute];
+	double total = mem_total(&m, act);
+
+	p->memory.weights_gib = m.w / GIB;
+	p->memory.gradients_gib = m.g / GIB;
+	p->memory.optimizer_gib = m.o / GIB;
 	p->memory.activations_gib = act / GIB;
-	p->memory.overhead_gib = over / GIB;
-	p->memory.total_gib = (w + g + o + act + over) / GIB;
+	p->memory.overhead_gib = mem_overhead(m.w + m.g + m.o + act) / GIB;
+	p->memory.total_gib = total / GIB;
 	p->memory.capacity_gib = c->capacity / GIB;
-	p->memory.host_gib = host / GIB;
-	p->fits = w + g + o + act + over <= c->capacity;
-	p->layers_per_stage_max = ls;
+	p->memory.host_gib = m.host / GIB;
+	p->fits = total <= c->capacity;
+	p->layers_per_stage_max = mf->ls;
 	p->uneven_stages = (c->rq->model.layers % l->pp) != 0;
 }
 
@@ -704,16 +748,50 @@ static void head_time(const struct ctx *c, const struct trn_layout *l,
 	*mem = tokens * c->loss_token / t / c->hbm;
 }
 
+/* The compute of one micro-batch on the fullest stage: per layer, and the
+ * LM head. ZeRO and offload do not change it, so the search computes it
+ * once per layout and recompute mode. */
+struct mb_cost {
+	struct layer_cost lc;
+	double head_g, head_m;
+};
+
+static void mb_cost_of(const struct ctx *c, const struct trn_layout *l,
+		       struct mb_cost *mc)
+{
+	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
+
+	layer_time(c, l, tokens, &mc->lc);
+	head_time(c, l, tokens, &mc->head_g, &mc->head_m);
+}
+
+/* A lower bound on a plan's step time: its compute, tensor-parallel
+ * collectives and the part of the bubble they make; every other term of
+ * time_of's step_s is >= 0 and is added after these, in the same order, so
+ * the bound holds in floating point too. */
+static double step_lower_bound_s(const struct trn_layout *l, long m_micro,
+				 int ls, const struct mb_cost *mc)
+{
+	const struct layer_cost *lc = &mc->lc;
+	double m = (double)m_micro, L_s = (double)ls;
+	double lcomp = lc->gemm + lc->attn + lc->mem;
+	double head = mc->head_g + mc->head_m;
+	double t_mb = L_s * (lcomp + lc->tp) + head; /* lep, lcp >= 0 */
+
+	return m * (L_s * lcomp + head) + m * L_s * lc->tp +
+	       (double)(l->pp - 1) / (double)l->vp * t_mb;
+}
+
 static void time_of(const struct ctx *c, const struct trn_layout *l,
-		    long m_micro, struct trn_plan *p)
+		    long m_micro, const struct mb_cost *mc, struct trn_plan *p)
 {
 	int ls = p->layers_per_stage_max;
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
 	double m = (double)m_micro, L_s = (double)ls;
-	double head_g, head_m, head, t_mb, lep = 0.0, lcp = 0.0,
-					   cp_hidden = 0.0;
+	double head_g = mc->head_g, head_m = mc->head_m, head, t_mb, lep = 0.0,
+	       lcp = 0.0, cp_hidden = 0.0;
 	double lcomp, window, nic_busy = 0.0;
-	struct layer_cost lc;
+	struct layer_cost lc = mc->lc;
 	struct stage_params sp = stage_params(c, l, ls);
 	struct trn_time *T = &p->time;
 	long span_tc = (long)l->tp * l->cp;
@@ -721,8 +799,6 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 	bool ep_inter = false, cp_inter = span_tc > c->gpn;
 
 	memset(T, 0, sizeof(*T));
-	layer_time(c, l, tokens, &lc);
-	head_time(c, l, tokens, &head_g, &head_m);
 	head = head_g + head_m;
 	lcomp = lc.gemm + lc.attn + lc.mem;
 
@@ -891,19 +967,28 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 	}
 }
 
-/* Fills a plan for layout l; returns 0, or -1 when the layout breaks a
- * divisibility rule (why in *why). Memory always; time only when want_time
- * (the search skips timing of layouts that do not fit). */
-static int plan_of(const struct ctx *c, const struct trn_layout *l,
-		   struct trn_plan *p, bool want_time, const char **why)
+/* The memory part of a plan for layout l, m_micro micro-batches per step,
+ * the layout's fixed memory already in mf. */
+static void plan_memory(const struct ctx *c, const struct trn_layout *l,
+			long m_micro, const struct mem_fixed *mf,
+			struct trn_plan *p)
 {
-	long per_dp, m_micro;
-
 	memset(p, 0, sizeof(*p));
 	p->layout = *l;
 	p->gpus = (long)l->tp * l->pp * l->dp * l->cp;
 	p->nodes = (p->gpus + c->gpn - 1) / c->gpn;
 	p->global_batch_size = c->gbs;
+	p->grad_accum = m_micro;
+	memory_fill(c, l, mf, p);
+}
+
+/* Micro-batches per step for layout l; -1 when the layout breaks a
+ * divisibility rule (why in *why). */
+static long micro_batches(const struct ctx *c, const struct trn_layout *l,
+			  const char **why)
+{
+	long per_dp, m_micro;
+
 	if (c->gbs % l->dp != 0) {
 		*why = "global_batch_size";
 		return -1;
@@ -918,10 +1003,28 @@ static int plan_of(const struct ctx *c, const struct trn_layout *l,
 		*why = "strategies.vp"; /* Megatron: m multiple of p */
 		return -1;
 	}
-	p->grad_accum = m_micro;
-	memory_of(c, l, m_micro, p);
-	if (want_time)
-		time_of(c, l, m_micro, p);
+	return m_micro;
+}
+
+/* Fills a plan for layout l; returns 0, or -1 when the layout breaks a
+ * divisibility rule (why in *why). Memory always; time only when want_time
+ * (the search skips timing of layouts that do not fit). */
+static int plan_of(const struct ctx *c, const struct trn_layout *l,
+		   struct trn_plan *p, bool want_time, const char **why)
+{
+	long m_micro = micro_batches(c, l, why);
+	struct mem_fixed mf;
+
+	if (m_micro < 0)
+		return -1;
+	mem_fixed_of(c, l, m_micro, &mf);
+	plan_memory(c, l, m_micro, &mf, p);
+	if (want_time) {
+		struct mb_cost mc;
+
+		mb_cost_of(c, l, &mc);
+		time_of(c, l, m_micro, &mc, p);
+	}
 	return 0;
 }
 
@@ -1240,30 +1343,42 @@ struct search {
 	double key[TRN_MAX_TOP][3];
 	long evaluated, divisible, fitting, min_gpus, min_gpus_no_offload;
 	bool have_small;
-	struct trn_plan smallest; /* least memory of all, for the error */
+	struct trn_layout smallest; /* least memory of all, for the error */
+	double smallest_bytes;
 	bool need_inter_skipped;
 };
 
-static void plan_key(const struct ctx *c, const struct trn_plan *p, double k[3])
+/* The ranking key of a plan: (misses the deadline, then by objective). */
+static void plan_key(const struct ctx *c, bool meets_deadline,
+		     double tokens_per_s, long gpus, double k[3])
 {
-	double miss = p->meets_deadline ? 0.0 : 1.0;
-	double spt = 1.0 / p->tokens_per_s; /* seconds per token */
+	double miss = meets_deadline ? 0.0 : 1.0;
+	double spt = 1.0 / tokens_per_s; /* seconds per token */
 
 	k[0] = miss;
 	switch (c->rq->objective) {
 	case TRN_OBJ_COST:
-		k[1] = spt * (double)p->gpus; /* GPU-seconds per token */
+		k[1] = spt * (double)gpus; /* GPU-seconds per token */
 		k[2] = spt;
 		break;
 	case TRN_OBJ_GPUS:
-		k[1] = (double)p->gpus;
+		k[1] = (double)gpus;
 		k[2] = spt;
 		break;
 	default:
 		k[1] = spt;
-		k[2] = (double)p->gpus;
+		k[2] = (double)gpus;
 		break;
 	}
+}
+
+static bool meets_deadline(const struct ctx *c, double tokens_per_s)
+{
+	double days = 0.0;
+
+	if (c->rq->train_tokens > 0) /* as time_of computes p->days */
+		days = c->rq->train_tokens / tokens_per_s / 86400.0;
+	return c->rq->deadline_days <= 0 || days <= c->rq->deadline_days;
 }
 
 static bool key_less(const double a[3], const double b[3])
@@ -1282,7 +1397,7 @@ static void consider(struct search *S, const struct trn_plan *p)
 	double k[3];
 	int pos;
 
-	plan_key(S->c, p, k);
+	plan_key(S->c, p->meets_deadline, p->tokens_per_s, p->gpus, k);
 	if (S->n == S->top && !key_less(k, S->key[S->n - 1]))
 		return;
 	pos = S->n < S->top ? S->n++ : S->n - 1;
@@ -1295,15 +1410,42 @@ static void consider(struct search *S, const struct trn_plan *p)
 	memcpy(S->key[pos], k, sizeof(k));
 }
 
+/* Whether a plan whose step takes at least step_lb_s could enter the top:
+ * its key is bounded below component by component (each is monotone in the
+ * step time), so a bound that does not beat the worst kept key means the
+ * plan would not either, and timing it can be skipped without changing the
+ * result (branch and bound). */
+static bool may_enter(const struct search *S, long gpus, double step_lb_s)
+{
+	double k[3], tokens_per_s;
+
+	if (S->n < S->top)
+		return true;
+	tokens_per_s = (double)S->c->gbs * S->c->s / step_lb_s;
+	plan_key(S->c, meets_deadline(S->c, tokens_per_s), tokens_per_s, gpus,
+		 k);
+	return key_less(k, S->key[S->n - 1]);
+}
+
 /* For one (tp, cp, pp, vp, dp, ep, mb, sp, fa): each ZeRO stage with the
- * cheapest recompute that fits; offload only when nothing fits without. */
+ * cheapest recompute that fits; offload only when nothing fits without.
+ * Memory is summed from the layout's fixed part (once) and the ZeRO/offload
+ * part (once per pair); a plan is built and timed only when it fits. */
 static void try_layout(struct search *S, const struct lists *L,
 		       struct trn_layout *l)
 {
 	const struct ctx *c = S->c;
 	const char *why = NULL;
 	bool explicit_zero = c->rq->strategies.zero.n > 0;
+	long m_micro = micro_batches(c, l, &why);
+	long gpus = (long)l->tp * l->pp * l->dp * l->cp;
+	struct mem_fixed mf;
+	struct mb_cost mc[ENG_RC_COUNT];
+	bool have_mc[ENG_RC_COUNT] = {false};
 
+	if (m_micro < 0)
+		return;
+	mem_fixed_of(c, l, m_micro, &mf);
 	for (int zi = 0; zi < L->zero.n; zi++) {
 		bool found = false;
 
@@ -1313,36 +1455,48 @@ static void try_layout(struct search *S, const struct lists *L,
 		if (l->zero >= 2 && l->pp > 1)
 			continue; /* ZeRO-2/3 do not combine with PP */
 		for (int oi = 0; oi < L->off.n && !found; oi++) {
+			struct mem_state ms;
+
 			l->offload = (enum trn_offload)L->off.v[oi];
+			ms = mem_state_of(c, l, &mf);
 			for (int ri = 0; ri < L->rc.n; ri++) {
 				struct trn_plan p;
+				double total;
 
 				l->recompute = (enum eng_recompute)L->rc.v[ri];
-				if (plan_of(c, l, &p, false, &why))
-					return;
+				total = mem_total(&ms, mf.act[l->recompute]);
 				S->evaluated++;
 				S->divisible++;
 				if (!S->have_small ||
-				    p.memory.total_gib <
-					S->smallest.memory.total_gib) {
-					S->smallest = p;
+				    total < S->smallest_bytes) {
+					S->smallest = *l;
+					S->smallest_bytes = total;
 					S->have_small = true;
 				}
-				if (!p.fits)
+				if (total > c->capacity)
 					continue;
-				time_of(c, l, p.grad_accum, &p);
-				p.meets_deadline =
-				    c->rq->deadline_days <= 0 ||
-				    p.days <= c->rq->deadline_days;
 				S->fitting++;
-				if (S->min_gpus == 0 || p.gpus < S->min_gpus)
-					S->min_gpus = p.gpus;
+				if (S->min_gpus == 0 || gpus < S->min_gpus)
+					S->min_gpus = gpus;
 				if (l->offload == TRN_OFFLOAD_NONE &&
 				    (S->min_gpus_no_offload == 0 ||
-				     p.gpus < S->min_gpus_no_offload))
-					S->min_gpus_no_offload = p.gpus;
-				consider(S, &p);
+				     gpus < S->min_gpus_no_offload))
+					S->min_gpus_no_offload = gpus;
 				found = true;
+				if (!have_mc[l->recompute]) {
+					mb_cost_of(c, l, &mc[l->recompute]);
+					have_mc[l->recompute] = true;
+				}
+				if (!may_enter(
+					S, gpus,
+					step_lower_bound_s(l, m_micro, mf.ls,
+							   &mc[l->recompute])))
+					break;
+				plan_memory(c, l, m_micro, &mf, &p);
+				time_of(c, l, m_micro, &mc[l->recompute], &p);
+				p.meets_deadline =
+				    meets_deadline(c, p.tokens_per_s);
+				consider(S, &p);
 				break;
 			}
 		}
@@ -1614,7 +1768,11 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				c.gbs, rq->max_gpus);
 	}
 	if (S.fitting == 0) {
-		const struct trn_plan *p = &S.smallest;
+		struct trn_plan sp;
+		const struct trn_plan *p = &sp;
+		const char *why = NULL;
+
+		plan_of(&c, &S.smallest, &sp, false, &why);
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
 		    "does not fit even at the largest allowed scale: the "

@@ -153,6 +153,52 @@ static void test_ranked_plans_fit(void)
 	free(res);
 }
 
+/* The search skips timing plans whose lower-bound key cannot enter the
+ * top (branch and bound, engine/training.c may_enter). How much it skips
+ * depends on how many plans are kept, so the first plans of a top-1, a
+ * top-3 and a top-16 search must agree exactly: a bound that is not a true
+ * lower bound shows here as a different winner. */
+static void test_pruning_keeps_ranking(void)
+{
+	struct trn_result *r1 = calloc(1, sizeof(*r1));
+	struct trn_result *r3 = calloc(1, sizeof(*r3));
+	struct trn_result *r16 = calloc(1, sizeof(*r16));
+	for (int it = 0; it < 40; it++) {
+		struct trn_request rq;
+		struct eng_error e;
+		int rc1, rc3, rc16;
+		trn_request_init(&rq);
+		rq.model = random_model();
+		rq.seq_len = 1024L << pick(3);
+		rq.global_batch_size = 128L << pick(3);
+		rq.train_tokens = pick(2) ? 1e12 : 0;
+		rq.gpu = gpu((int)pick(2));
+		rq.max_gpus = 16L << pick(7);
+		rq.objective = (enum trn_objective)pick(3);
+		rq.deadline_days = rq.train_tokens > 0 && pick(2) ? 20 : 0;
+		rq.top = 1;
+		rc1 = trn_size(&rq, r1, &e);
+		rq.top = 3;
+		rc3 = trn_size(&rq, r3, &e);
+		rq.top = 16;
+		rc16 = trn_size(&rq, r16, &e);
+		CHECK(rc1 == rc16 && rc3 == rc16);
+		if (rc1 || rc3 || rc16)
+			continue;
+		CHECK(r1->n_plans == 1);
+		CHECK(memcmp(&r1->plans[0], &r16->plans[0],
+			     sizeof(r1->plans[0])) == 0);
+		for (int i = 0; i < r3->n_plans; i++)
+			CHECK(memcmp(&r3->plans[i], &r16->plans[i],
+				     sizeof(r3->plans[i])) == 0);
+		CHECK(r1->min_gpus == r16->min_gpus &&
+		      r1->min_gpus_no_offload == r16->min_gpus_no_offload);
+	}
+	free(r1);
+	free(r3);
+	free(r16);
+}
+
 static void test_inference_invariants(void)
 {
 	for (int it = 0; it < 200; it++) {
@@ -203,6 +249,7 @@ int main(void)
 {
 	RUN(test_training_memory_monotone);
 	RUN(test_ranked_plans_fit);
+	RUN(test_pruning_keeps_ranking);
 	RUN(test_inference_invariants);
 	return testlib_finish();
 }
