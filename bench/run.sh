@@ -71,7 +71,7 @@ run_wrk() { # NAME URL [wrk args...] -> prints a line; sets RPS
 	local name=$1 url=$2
 	shift 2
 	local out
-	out=$(wrk -t2 -c"$conns" -d"${secs}s" --latency "$@" "$url" 2>&1)
+	out=$(wrk -t2 -c"${conns}" -d"${secs}s" --latency "$@" "$url" 2>&1)
 	RPS=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
 	local p50 p99 non2xx
 	p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
@@ -95,12 +95,27 @@ r_health=$RPS
 run_wrk "GET /v1/gpus (catalog, SQL)" "$G/v1/gpus"
 r_gpus=$RPS
 echo '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_size":1024,"gpu":"h100-sxm5-80gb","max_gpus":1024,"top":3}' >"$work/train.json"
+# Sizing twice: at $conns connections for throughput, and at
+# $lat_conns for latency. A closed-loop client keeps every connection busy,
+# so at saturation p50 >= connections / throughput (Little's law): 64
+# connections at 2,000 req/s cannot have a p99 under 32 ms on any server.
+lat_conns=${BENCH_LATENCY_CONNECTIONS:-16}
 BODY_FILE=$work/train.json run_wrk "POST /v1/sizing/training" "$G/v1/sizing/training" -s bench/post.lua
 r_train=$RPS
+BODY_FILE=$work/train.json conns=$lat_conns run_wrk "POST /v1/sizing/training (-c$lat_conns)" "$G/v1/sizing/training" -s bench/post.lua
+r_train_lat=$RPS
+# Ingestion: the synthetic full report of an 8-GPU node (290 results,
+# ~240 KB), and a one-GPU report made from it (the first GPU's results,
+# no P2P or NCCL). Reports come from 1000 distinct nodes (bench/ingest.lua).
 now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
 jq -c --arg now "$now" '.started_at = $now | .finished_at = $now' tests/fixtures/probe/report_synthetic_h100x8.json >"$work/report.json"
-BODY_FILE=$work/report.json TOKEN=$token run_wrk "POST /v1/benchmarks (290 results)" "$G/v1/benchmarks" -s bench/ingest.lua
+jq -c '.gpus |= .[:1] | .gpus[0].uuid as $u | .results |= map(select(.gpu_uuid == $u and .peer_index == null))' "$work/report.json" >"$work/report1.json"
+n8=$(jq '.results | length' "$work/report.json")
+n1=$(jq '.results | length' "$work/report1.json")
+BODY_FILE=$work/report.json TOKEN=$token run_wrk "POST /v1/benchmarks (8 GPUs, $n8 results)" "$G/v1/benchmarks" -s bench/ingest.lua
 r_ingest=$RPS
+BODY_FILE=$work/report1.json TOKEN=$token run_wrk "POST /v1/benchmarks (1 GPU, $n1 results)" "$G/v1/benchmarks" -s bench/ingest.lua
+r_ingest1=$RPS
 rss1=$(rss $dpid)
 
 echo
@@ -108,8 +123,9 @@ ratio() { awk -v a="$1" -v b="$ceiling" 'BEGIN { if (b > 0) printf "%.3f", a / b
 echo "== ratios to the ceiling measured above ($ceiling req/s)"
 printf '  GET /healthz             %s\n' "$(ratio "$r_health")"
 printf '  GET /v1/gpus             %s\n' "$(ratio "$r_gpus")"
-printf '  POST /v1/sizing/training %s\n' "$(ratio "$r_train")"
-printf '  POST /v1/benchmarks      %s\n' "$(ratio "$r_ingest")"
+printf '  POST /v1/sizing/training %s (-c%s: %s)\n' "$(ratio "$r_train")" "$lat_conns" "$(ratio "$r_train_lat")"
+printf '  POST /v1/benchmarks      %s (8 GPUs), %s (1 GPU)\n' "$(ratio "$r_ingest")" "$(ratio "$r_ingest1")"
+echo "== result rows stored per second: $(awk -v a="$r_ingest" -v n="$n8" 'BEGIN {printf "%.0f", a * n}') (8-GPU reports), $(awk -v a="$r_ingest1" -v n="$n1" 'BEGIN {printf "%.0f", a * n}') (1-GPU reports)"
 echo
 echo "== gpusizerd RSS: ${rss0} KiB before load, ${rss1} KiB after"
 

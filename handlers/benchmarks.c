@@ -2,12 +2,14 @@
  * (issue 5). The report format is docs/PROBE.md "Report format".
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "handlers/api.h"
 #include "handlers/jsonv.h"
+#include "handlers/jtape.h"
 #include "handlers/problem.h"
 #include "handlers/util.h"
 #include "storage/bench.h"
@@ -57,123 +59,228 @@ static int name_ok(const char *s)
 			 "0123456789.-_") == n;
 }
 
-static void check_result(struct jv *v, const json_t *x, const json_t *uuids,
-			 struct response *res)
+/* A report's GPU uuids, sorted for lookups from its results. */
+struct uuid_set {
+	const char *v[MAX_GPUS];
+	int n;
+};
+
+static int cmp_str(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int uuid_known(const struct uuid_set *u, const char *s)
+{
+	return bsearch(&s, u->v, (size_t)u->n, sizeof(u->v[0]), cmp_str) !=
+	       NULL;
+}
+
+/* Validates one results[] entry x and fills *out (strings and numbers as
+ * storage takes them; docs/PROBE.md "Report format"). reasons: room for
+ * the entry's clock event reasons.
+ */
+static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
+			 const struct uuid_set *uuids, struct jv_arena *a,
+			 struct bench_result *out, const char **reasons)
+{
+	static const size_t stat_off[] = {
+	    offsetof(struct bench_result, median),
+	    offsetof(struct bench_result, max),
+	    offsetof(struct bench_result, mean),
+	    offsetof(struct bench_result, p10),
+	    offsetof(struct bench_result, p90),
+	    offsetof(struct bench_result, cv),
+	    offsetof(struct bench_result, limit),
+	    offsetof(struct bench_result, efficiency)};
+	static const struct {
+		const char *key;
+		long long max;
+		size_t off;
+	} ints[] = {
+	    {"n", 1000000, offsetof(struct bench_result, n)},
+	    {"peer_index", MAX_GPUS, offsetof(struct bench_result, peer_index)},
+	    {"size_bytes", 1LL << 50,
+	     offsetof(struct bench_result, size_bytes)},
+	};
 	const char *s;
 	long long n;
 	double d;
 	int e;
-	const json_t *u = json_object_get(x, "gpu_uuid");
+	uint32_t u, tel, rs;
 
-	if (!json_is_object(x)) {
+	memset(out, 0, sizeof(*out));
+	if (t->tok[x].type != JT_OBJECT) {
 		jv_error(v, "", "must be an object");
 		return;
 	}
-	jv_enum(v, x, "metric", true, metrics, &e);
-	jv_str(v, x, "unit", true, 16, &s);
-	jv_enum(v, x, "status", false, result_statuses, &e);
-	if (json_object_get(x, "dtype") &&
-	    !json_is_null(json_object_get(x, "dtype")))
-		jv_str(v, x, "dtype", false, 16, &s);
-	if (json_object_get(x, "method") &&
-	    !json_is_null(json_object_get(x, "method")))
-		jv_str(v, x, "method", false, 32, &s);
+	if (jvt_enum(v, t, x, "metric", true, metrics, &e) == 0)
+		out->metric = metrics[e];
+	if (jvt_str(v, t, x, "unit", true, 16, a, &s) == 0)
+		out->unit = s;
+	if (jvt_enum(v, t, x, "status", false, result_statuses, &e) == 0 &&
+	    jvt_present(t, x, "status"))
+		out->status = result_statuses[e];
+	if (jvt_present(t, x, "dtype") &&
+	    jvt_str(v, t, x, "dtype", false, 16, a, &s) == 0)
+		out->dtype = s;
+	if (jvt_present(t, x, "method") &&
+	    jvt_str(v, t, x, "method", false, 32, a, &s) == 0)
+		out->method = s;
 	for (int i = 0; stat_keys[i]; i++)
-		jv_num(v, x, stat_keys[i], false, -1e15, 1e15, &d);
-	jv_int(v, x, "n", false, 0, 1000000, &n);
-	jv_int(v, x, "peer_index", false, 0, MAX_GPUS, &n);
-	jv_int(v, x, "size_bytes", false, 0, 1LL << 50, &n);
-	if (u && !json_is_null(u)) {
-		if (!json_is_string(u) ||
-		    !json_object_get(uuids, json_string_value(u)))
+		if (jvt_num(v, t, x, stat_keys[i], false, -1e15, 1e15, &d) == 0)
+			*(const char **)((char *)out + stat_off[i]) =
+			    jvt_text(t, jtape_get(t, x, stat_keys[i]), a);
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		n = -1;
+		if (jvt_int(v, t, x, ints[i].key, false, 0, ints[i].max, &n) ==
+			0 &&
+		    n >= 0 && a->used + 24 <= a->cap) {
+			char *dst = a->p + a->used;
+			a->used += (size_t)snprintf(dst, 24, "%lld", n) + 1;
+			*(const char **)((char *)out + ints[i].off) = dst;
+		}
+	}
+	u = jtape_get(t, x, "gpu_uuid");
+	if (u && t->tok[u].type != JT_NULL) {
+		if (t->tok[u].type != JT_STRING || !(s = jvt_text(t, u, a)) ||
+		    !uuid_known(uuids, s))
 			jv_error(v, "gpu_uuid",
 				 "must be the uuid of a GPU in gpus[]");
+		else
+			out->gpu_uuid = s;
 	}
-	(void)res;
+	/* Clock event reasons while measured: the fleet view flags thermal
+	 * and hardware slowdowns from them.
+	 */
+	tel = jtape_get(t, x, "telemetry");
+	rs = tel && t->tok[tel].type == JT_OBJECT
+		 ? jtape_get(t, tel, "clock_event_reasons")
+		 : 0;
+	if (rs && t->tok[rs].type == JT_ARRAY) {
+		out->clock_event_reasons = reasons;
+		for (uint32_t i = rs + 1; i < t->tok[rs].next;
+		     i = t->tok[i].next)
+			reasons[out->n_clock_event_reasons++] =
+			    jvt_text(t, i, a);
+	}
 }
 
-/* Validates the report; the first errors are listed (capped, a broken
- * probe can produce thousands).
+/* Validates the report and takes it apart into *rep; the first errors
+ * are listed (capped, a broken probe can produce thousands). On success
+ * rep->results is malloc'd (caller frees it and *reasons).
  */
-static int validate(const json_t *b, const char **run_id, struct response *res)
+static int validate(const struct jtape *t, struct jv_arena *a,
+		    struct bench_report *rep, const char ***reasons,
+		    struct response *res)
 {
 	struct jv v = {.res = res};
-	const json_t *node, *gpus, *results, *x;
-	json_t *uuids = json_object();
+	struct uuid_set uuids = {.n = 0};
+	uint32_t node, gpus, results, x;
+	struct bench_result *rows = NULL;
 	long long ver = 0;
 	const char *s;
 	size_t i;
 	int e;
 
-	jv_int(&v, b, "schema_version", true, 1, 1, &ver);
-	if (jv_str(&v, b, "run_id", true, 36, run_id) == 0 &&
-	    !uuid_valid(*run_id))
+	memset(rep, 0, sizeof(*rep));
+	*reasons = NULL;
+	rep->text = t->src;
+	jvt_int(&v, t, 0, "schema_version", true, 1, 1, &ver);
+	if (jvt_str(&v, t, 0, "run_id", true, 36, a, &rep->run_id) == 0 &&
+	    !uuid_valid(rep->run_id))
 		jv_error(&v, "run_id", "must be a UUID");
-	jv_enum(&v, b, "status", true, run_statuses, &e);
-	jv_str(&v, b, "mode", false, 32, &s);
+	if (jvt_enum(&v, t, 0, "status", true, run_statuses, &e) == 0)
+		rep->status = run_statuses[e];
+	jvt_str(&v, t, 0, "mode", false, 32, a, &rep->mode);
 	for (int k = 0; k < 2; k++) {
 		const char *key = k ? "finished_at" : "started_at";
-		if (jv_str(&v, b, key, false, 64, &s) == 0 &&
-		    json_is_string(json_object_get(b, key)) &&
-		    !rfc3339_valid(s))
+		const char **at = k ? &rep->finished_at : &rep->started_at;
+		if (jvt_str(&v, t, 0, key, false, 64, a, at) == 0 && *at &&
+		    !rfc3339_valid(*at))
 			jv_error(&v, key, "must be an RFC 3339 date-time");
 	}
-	node = json_object_get(b, "node");
-	if (!json_is_object(node)) {
+	node = jtape_get(t, 0, "node");
+	if (!node || t->tok[node].type != JT_OBJECT) {
 		jv_error(&v, "node", "is required: an object with hostname");
 	} else {
 		struct jv nv = {.res = res, .prefix = "node."};
-		if (jv_str(&nv, node, "hostname", true, 253, &s) == 0 &&
-		    !name_ok(s))
-			jv_error(&nv, "hostname",
-				 "must be a host name [A-Za-z0-9._-]");
+		if (jvt_str(&nv, t, node, "hostname", true, 253, a, &s) == 0) {
+			if (!name_ok(s))
+				jv_error(&nv, "hostname",
+					 "must be a host name [A-Za-z0-9._-]");
+			rep->hostname = s;
+		}
+		rep->node_json = jvt_text(t, node, a);
+		rep->cpu_model =
+		    jvt_text(t, jtape_get(t, node, "cpu_model"), a);
+		rep->driver_version =
+		    jvt_text(t, jtape_get(t, node, "driver_version"), a);
+		rep->cuda_driver_version =
+		    jvt_text(t, jtape_get(t, node, "cuda_driver_version"), a);
 	}
-	gpus = json_object_get(b, "gpus");
-	if (gpus && !json_is_null(gpus) &&
-	    (!json_is_array(gpus) || json_array_size(gpus) > MAX_GPUS)) {
+	gpus = jtape_get(t, 0, "gpus");
+	if (gpus && t->tok[gpus].type != JT_NULL &&
+	    (t->tok[gpus].type != JT_ARRAY || t->tok[gpus].count > MAX_GPUS)) {
 		jv_error(&v, "gpus", "must be a list of at most %d GPUs",
 			 MAX_GPUS);
-	} else {
-		json_array_foreach(gpus, i, x)
-		{
+	} else if (gpus && t->tok[gpus].type == JT_ARRAY) {
+		rep->gpus_json = jvt_text(t, gpus, a);
+		for (i = 0, x = gpus + 1; x < t->tok[gpus].next;
+		     i++, x = t->tok[x].next) {
 			struct jv gv = {.res = res};
 			long long idx;
 			snprintf(gv.prefix, sizeof(gv.prefix), "gpus[%zu].", i);
-			if (!json_is_object(x)) {
+			if (t->tok[x].type != JT_OBJECT) {
 				jv_error(&v, "gpus", "entries must be objects");
 				break;
 			}
-			jv_int(&gv, x, "index", true, 0, MAX_GPUS, &idx);
+			jvt_int(&gv, t, x, "index", true, 0, MAX_GPUS, &idx);
 			/* NVML may fail to name a GPU: null is allowed. */
-			if (jv_present(x, "name"))
-				jv_str(&gv, x, "name", false, 128, &s);
-			if (jv_str(&gv, x, "uuid", true, 96, &s) == 0) {
-				if (json_object_get(uuids, s))
+			if (jvt_present(t, x, "name"))
+				jvt_str(&gv, t, x, "name", false, 128, a, &s);
+			if (jvt_str(&gv, t, x, "uuid", true, 96, a, &s) == 0) {
+				int dup = 0;
+				for (int k = 0; k < uuids.n && !dup; k++)
+					dup = !strcmp(uuids.v[k], s);
+				if (dup)
 					jv_error(&gv, "uuid",
 						 "appears twice in gpus[]");
-				json_object_set_new(uuids, s, json_true());
+				else
+					uuids.v[uuids.n++] = s;
 			}
 		}
 	}
-	results = json_object_get(b, "results");
-	if (results && !json_is_null(results) &&
-	    (!json_is_array(results) ||
-	     json_array_size(results) > MAX_RESULTS)) {
+	qsort(uuids.v, (size_t)uuids.n, sizeof(uuids.v[0]), cmp_str);
+	results = jtape_get(t, 0, "results");
+	if (results && t->tok[results].type != JT_NULL &&
+	    (t->tok[results].type != JT_ARRAY ||
+	     t->tok[results].count > MAX_RESULTS)) {
 		jv_error(&v, "results", "must be a list of at most %d results",
 			 MAX_RESULTS);
-	} else {
-		json_array_foreach(results, i, x)
-		{
+	} else if (results && t->tok[results].type == JT_ARRAY) {
+		size_t n = t->tok[results].count;
+		rows = calloc(n ? n : 1, sizeof(*rows));
+		*reasons = calloc(t->n_tok, sizeof(**reasons));
+		if (!rows || !*reasons) {
+			free(rows);
+			problem(res, 503, "unavailable", "Service unavailable",
+				"out of memory reading the report");
+			return -1;
+		}
+		rep->results = rows;
+		for (i = 0, x = results + 1; x < t->tok[results].next;
+		     i++, x = t->tok[x].next) {
 			struct jv rv = {.res = res};
 			snprintf(rv.prefix, sizeof(rv.prefix), "results[%zu].",
 				 i);
-			check_result(&rv, x, uuids, res);
+			check_result(&rv, t, x, &uuids, a, &rows[i],
+				     *reasons + x);
 			if (problem_field_count(res) >= 20)
 				break;
 		}
+		rep->n_results = (int)i;
 	}
-	json_decref(uuids);
 	return problem_field_count(res) ? -1 : 0;
 }
 
@@ -181,16 +288,17 @@ void h_bench_post(struct app *app, const struct request *req,
 		  struct response *res)
 {
 	struct bench_ingest in;
+	struct bench_report rep = {0};
 	struct store_err e;
-	const char *run_id = NULL;
-	json_t *b = jv_parse_body(req, res);
+	struct jtape t;
+	struct jv_arena a;
+	const char **reasons = NULL;
 
-	if (!b)
-		return;
-	if (validate(b, &run_id, res) != 0)
+	if (jv_parse_tape(req, res, &t, &a) != 0)
 		goto out;
-	if (store_bench_ingest(app->db, run_id, req->body, &in, &e) !=
-	    STORE_OK) {
+	if (validate(&t, &a, &rep, &reasons, res) != 0)
+		goto out;
+	if (store_bench_ingest(app->db, &rep, &in, &e) != STORE_OK) {
 		problem_store(res, &e, "benchmark run");
 		goto out;
 	}
@@ -198,7 +306,7 @@ void h_bench_post(struct app *app, const struct request *req,
 		problem(res, 409, "conflict", "Conflict",
 			"run_id %s was already stored with a different "
 			"report; a new run needs a new run_id",
-			run_id);
+			rep.run_id);
 		goto out;
 	}
 	/* A replay answers exactly as the first post did: the probe may
@@ -206,17 +314,19 @@ void h_bench_post(struct app *app, const struct request *req,
 	 */
 	res_json(res, 201,
 		 json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:s}", "run_id",
-			   run_id, "hostname", in.hostname, "status", in.status,
-			   "gpus", in.gpus, "results", in.results,
+			   rep.run_id, "hostname", in.hostname, "status",
+			   in.status, "gpus", in.gpus, "results", in.results,
 			   "received_at", in.received_at, "href", ""));
 	{
 		char href[96];
-		snprintf(href, sizeof(href), "/v1/benchmarks/%s", run_id);
+		snprintf(href, sizeof(href), "/v1/benchmarks/%s", rep.run_id);
 		json_object_set_new(res->json, "href", json_string(href));
 		snprintf(res->location, sizeof(res->location), "%s", href);
 	}
 out:
-	json_decref(b);
+	free((void *)rep.results);
+	free(reasons);
+	jv_tape_free(&t, &a);
 }
 
 void h_bench_get(struct app *app, const struct request *req,

@@ -2,9 +2,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "handlers/jsonv.h"
+#include "handlers/jtape.h"
 #include "handlers/problem.h"
 
 /* Deeper bodies are refused: no request of this API nests more than a few
@@ -304,4 +306,207 @@ int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 	}
 	known[n < 63 ? n : 63] = NULL;
 	return errors + jv_reject_unknown(v, o, known);
+}
+
+/* ---- the same getters on a token tape -------------------------------- */
+
+int jv_parse_tape(const struct request *req, struct response *res,
+		  struct jtape *t, struct jv_arena *a)
+{
+	char err[256];
+
+	memset(t, 0, sizeof(*t));
+	memset(a, 0, sizeof(*a));
+	if (!req->body || req->body_len == 0) {
+		problem(res, 400, "malformed-json", "Malformed JSON",
+			"the request body is empty; send a JSON object");
+		return -1;
+	}
+	if (!depth_ok(req->body, req->body_len)) {
+		problem(res, 400, "malformed-json", "Malformed JSON",
+			"the request body nests deeper than %d levels",
+			MAX_DEPTH);
+		return -1;
+	}
+	if (jtape_parse(t, req->body, req->body_len, MAX_DEPTH, err,
+			sizeof(err)) != 0) {
+		problem(res, 400, "malformed-json", "Malformed JSON", "%s",
+			err);
+		return -1;
+	}
+	if (t->tok[0].type != JT_OBJECT) {
+		problem(res, 400, "malformed-json", "Malformed JSON",
+			"the request body must be a JSON object");
+		return -1;
+	}
+	/* Decoded strings are never longer than their source text, plus one
+	 * NUL per token; jvt_text may copy disjoint subtrees' text once more.
+	 */
+	a->cap = 2 * req->body_len + t->n_tok + 1;
+	if (!(a->p = malloc(a->cap))) {
+		problem(res, 503, "unavailable", "Service unavailable",
+			"out of memory reading the request body");
+		return -1;
+	}
+	return 0;
+}
+
+void jv_tape_free(struct jtape *t, struct jv_arena *a)
+{
+	jtape_free(t);
+	free(a->p);
+	memset(a, 0, sizeof(*a));
+}
+
+static uint32_t tmember(struct jv *v, const struct jtape *t, uint32_t o,
+			const char *key, bool required, int *rc)
+{
+	uint32_t m = jtape_get(t, o, key);
+
+	*rc = 0;
+	if (!m || t->tok[m].type == JT_NULL) {
+		if (required) {
+			jv_error(v, key, "is required");
+			*rc = -1;
+		}
+		return 0;
+	}
+	return m;
+}
+
+int jvt_present(const struct jtape *t, uint32_t o, const char *key)
+{
+	uint32_t m = jtape_get(t, o, key);
+
+	return m && t->tok[m].type != JT_NULL;
+}
+
+int jvt_int(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	    bool required, long long min, long long max, long long *out)
+{
+	int rc;
+	uint32_t m = tmember(v, t, o, key, required, &rc);
+	long long x;
+	double d;
+
+	if (!m)
+		return rc;
+	if (t->tok[m].type != JT_NUMBER || jtape_num(t, m, &d) != 0)
+		goto bad;
+	if (t->tok[m].integer)
+		x = strtoll(t->src + t->tok[m].start, NULL, 10);
+	else if (d == floor(d) && fabs(d) < 9.0e15)
+		x = (long long)d; /* 1e12: a whole number written as a real */
+	else
+		goto bad;
+	if (x < min || x > max) {
+		jv_error(v, key, "must be an integer in [%lld, %lld], got %lld",
+			 min, max, x);
+		return -1;
+	}
+	*out = x;
+	return 0;
+bad:
+	jv_error(v, key, "must be an integer in [%lld, %lld]", min, max);
+	return -1;
+}
+
+int jvt_num(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	    bool required, double min, double max, double *out)
+{
+	int rc;
+	uint32_t m = tmember(v, t, o, key, required, &rc);
+	double x;
+
+	if (!m)
+		return rc;
+	if (t->tok[m].type != JT_NUMBER || jtape_num(t, m, &x) != 0) {
+		jv_error(v, key, "must be a number in [%g, %g]", min, max);
+		return -1;
+	}
+	if (!isfinite(x) || x < min || x > max) {
+		jv_error(v, key, "must be a number in [%g, %g], got %g", min,
+			 max, x);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static const char *arena_str(const struct jtape *t, uint32_t i,
+			     struct jv_arena *a, long *len)
+{
+	char *dst = a->p + a->used;
+	long n = jtape_str(t, i, dst, a->cap - a->used);
+
+	if (n < 0)
+		return NULL;
+	a->used += (size_t)n + 1;
+	if (len)
+		*len = n;
+	return dst;
+}
+
+int jvt_str(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	    bool required, size_t max_len, struct jv_arena *a, const char **out)
+{
+	int rc;
+	uint32_t m = tmember(v, t, o, key, required, &rc);
+	const char *s;
+	long n = 0;
+
+	if (!m)
+		return rc;
+	if (t->tok[m].type != JT_STRING || !(s = arena_str(t, m, a, &n))) {
+		jv_error(v, key, "must be a string");
+		return -1;
+	}
+	/* The tape refuses \u0000, so a decoded string has no NUL. */
+	if (n == 0 || (size_t)n > max_len) {
+		jv_error(v, key,
+			 "must be a string of 1 to %zu characters "
+			 "without NUL",
+			 max_len);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+int jvt_enum(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	     bool required, const char *const *choices, int *out)
+{
+	int rc;
+	uint32_t m = tmember(v, t, o, key, required, &rc);
+	char all[256];
+
+	if (!m)
+		return rc;
+	for (int i = 0; choices[i]; i++)
+		if (jtape_streq(t, m, choices[i])) {
+			*out = i;
+			return 0;
+		}
+	list_choices(choices, all, sizeof(all));
+	jv_error(v, key, "must be one of: %s", all);
+	return -1;
+}
+
+const char *jvt_text(const struct jtape *t, uint32_t i, struct jv_arena *a)
+{
+	const struct jt_tok *k;
+	char *dst;
+
+	if (i == 0 || t->tok[i].type == JT_NULL)
+		return NULL;
+	k = &t->tok[i];
+	if (k->type == JT_STRING)
+		return arena_str(t, i, a, NULL);
+	if (a->used + k->len + 1 > a->cap)
+		return NULL;
+	dst = a->p + a->used;
+	memcpy(dst, t->src + k->start, k->len);
+	dst[k->len] = '\0';
+	a->used += k->len + 1;
+	return dst;
 }

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "handlers/handler.h"
 
@@ -60,5 +61,38 @@ struct jv_rule {
  */
 int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 		   int n);
+
+/* The same, on a token tape (handlers/jtape.h) instead of a jansson tree:
+ * for large bodies (probe reports), where building the tree costs more than
+ * everything else. Same rules and messages as the jv_ getters; o is the
+ * index of an object token. Decoded strings live in the arena.
+ */
+struct jtape;
+struct jv_arena {
+	char *p; /* owned: jv_tape_free() frees it */
+	size_t used, cap;
+};
+/* Parses req->body as one JSON object into *t, with an arena big enough
+ * for every string of it. On failure fills the same 400 problems as
+ * jv_parse_body and returns -1. Caller jv_tape_free()s either way.
+ */
+int jv_parse_tape(const struct request *req, struct response *res,
+		  struct jtape *t, struct jv_arena *a);
+void jv_tape_free(struct jtape *t, struct jv_arena *a);
+int jvt_present(const struct jtape *t, uint32_t o, const char *key);
+int jvt_int(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	    bool required, long long min, long long max, long long *out);
+int jvt_num(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	    bool required, double min, double max, double *out);
+int jvt_str(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	    bool required, size_t max_len, struct jv_arena *a,
+	    const char **out);
+int jvt_enum(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	     bool required, const char *const *choices, int *out);
+/* Token i as PostgreSQL's ->> would give it: a string decoded, a number's
+ * or literal's text, an object's or array's JSON text; NULL for null or
+ * i == 0 (absent). In the arena.
+ */
+const char *jvt_text(const struct jtape *t, uint32_t i, struct jv_arena *a);
 
 #endif

@@ -91,144 +91,277 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	return STORE_OK;
 }
 
-enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
-				     const char *report_text,
+/* A growable text buffer for array parameters. */
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 1024;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if (!(p = realloc(b->p, cap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* Appends one element of a PostgreSQL array literal: NULL, or the value
+ * double-quoted with '"' and '\' escaped (array input syntax).
+ */
+static void buf_elem(struct buf *b, const char *v)
+{
+	const char *s = v;
+
+	buf_put(b, b->len > 1 ? "," : "", b->len > 1);
+	if (!v) {
+		buf_put(b, "NULL", 4);
+		return;
+	}
+	buf_put(b, "\"", 1);
+	while (*s) {
+		size_t run = strcspn(s, "\"\\");
+		buf_put(b, s, run);
+		s += run;
+		if (*s) {
+			buf_put(b, "\\", 1);
+			buf_put(b, s++, 1);
+		}
+	}
+	buf_put(b, "\"", 1);
+}
+
+/* The result columns sent as arrays, in the order of the SQL below. */
+enum res_col {
+	RC_GPU_UUID,
+	RC_METRIC,
+	RC_DTYPE,
+	RC_METHOD,
+	RC_PEER,
+	RC_SIZE,
+	RC_UNIT,
+	RC_STATUS,
+	RC_MEDIAN,
+	RC_MAX,
+	RC_MEAN,
+	RC_P10,
+	RC_P90,
+	RC_CV,
+	RC_N,
+	RC_LIMIT,
+	RC_EFF,
+	RC_REASONS,
+	RC_COUNT
+};
+
+static const char *res_field(const struct bench_result *x, int col,
+			     struct buf *tmp)
+{
+	const char *const f[RC_COUNT] = {
+	    x->gpu_uuid,   x->metric,	  x->dtype,  x->method, x->peer_index,
+	    x->size_bytes, x->unit,	  x->status, x->median, x->max,
+	    x->mean,	   x->p10,	  x->p90,    x->cv,	x->n,
+	    x->limit,	   x->efficiency, NULL};
+
+	if (col != RC_REASONS)
+		return f[col];
+	if (!x->clock_event_reasons)
+		return NULL;
+	/* text[] per row, as an array literal inside the outer array */
+	tmp->len = 0;
+	buf_put(tmp, "{", 1);
+	for (int i = 0; i < x->n_clock_event_reasons; i++)
+		buf_elem(tmp, x->clock_event_reasons[i]);
+	buf_put(tmp, "}", 1);
+	return tmp->oom ? NULL : tmp->p;
+}
+
+/* One statement, so one transaction: the run, its node, GPUs and results
+ * are stored together or not at all. Every CTE after "run" reads run's
+ * output, so a replayed run_id stores nothing. The results arrive as one
+ * array per column (unnest keeps their order, so ids follow the report):
+ * the daemon has parsed the report already, and this keeps PostgreSQL
+ * from converting 250 KB of JSON per report (MODEL.md has none of this;
+ * docs/RELIABILITY.md has the figures).
+ */
+static const char ingest_sql[] =
+    "WITH gj AS (SELECT coalesce($8::jsonb, '[]') AS gs),"
+    " types AS ("
+    "  SELECT g->>'uuid' AS uuid, coalesce(c.name, m.gpu) AS t"
+    "  FROM gj, jsonb_array_elements(gj.gs) g"
+    "  LEFT JOIN gpus c ON c.name = g->>'gpu_type'"
+    "  LEFT JOIN gpu_name_map m ON m.nvml_name = g->>'name'),"
+    " node_type AS (SELECT CASE WHEN count(DISTINCT t) = 1"
+    "  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
+    " run AS ("
+    "  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
+    "   started_at, finished_at, report)"
+    "  VALUES ($2::uuid, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
+    "   $1::json)"
+    "  ON CONFLICT (run_id) DO NOTHING"
+    "  RETURNING run_id, hostname, received_at),"
+    " node AS ("
+    "  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
+    "   cuda_version, inventory, last_seen, last_run_id)"
+    "  SELECT run.hostname, $10, $11, $12,"
+    "   jsonb_build_object('node', $9::jsonb, 'gpus', $8::jsonb),"
+    "   now(), run.run_id FROM run"
+    "  ON CONFLICT (hostname) DO UPDATE SET"
+    "   cpu_model = EXCLUDED.cpu_model,"
+    "   driver_version = EXCLUDED.driver_version,"
+    "   cuda_version = EXCLUDED.cuda_version,"
+    "   inventory = EXCLUDED.inventory, last_seen = now(),"
+    "   last_run_id = EXCLUDED.last_run_id"
+    "  RETURNING 1),"
+    " gpu AS ("
+    "  INSERT INTO node_gpus AS ng (uuid, hostname, gpu_index, name,"
+    "   gpu_type, pci_bus_id, info, last_seen)"
+    "  SELECT g->>'uuid', run.hostname, (g->>'index')::numeric::int,"
+    "   coalesce(g->>'name', 'unknown'), types.t, g->>'pci_bus_id', g,"
+    "   now()"
+    "  FROM gj, run, jsonb_array_elements(gj.gs) g"
+    "  JOIN types ON types.uuid = g->>'uuid'"
+    "  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
+    "   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
+    "   gpu_type = EXCLUDED.gpu_type,"
+    "   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
+    "   last_seen = now()"
+    "  RETURNING 1),"
+    " res AS ("
+    "  INSERT INTO benchmark_results (run_id, hostname, gpu_uuid,"
+    "   gpu_type, metric, dtype, method, peer_index, size_bytes,"
+    "   unit, status, median, max, mean, p10, p90, cv, n,"
+    "   limit_value, efficiency, clock_event_reasons, measured_at)"
+    "  SELECT run.run_id, run.hostname, x.gpu_uuid,"
+    "   CASE WHEN x.gpu_uuid IS NULL THEN (SELECT t FROM node_type)"
+    "    ELSE (SELECT t FROM types WHERE uuid = x.gpu_uuid) END,"
+    "   x.metric, x.dtype, x.method, x.peer_index, x.size_bytes, x.unit,"
+    "   coalesce(x.status, 'ok'), x.median, x.max, x.mean, x.p10, x.p90,"
+    "   x.cv, x.n, x.lim, x.eff, x.reasons::text[],"
+    "   coalesce($7::timestamptz, run.received_at)"
+    "  FROM run, unnest($13::text[], $14::text[], $15::text[],"
+    "   $16::text[], $17::int[], $18::bigint[], $19::text[], $20::text[],"
+    "   $21::float8[], $22::float8[], $23::float8[], $24::float8[],"
+    "   $25::float8[], $26::float8[], $27::int[], $28::float8[],"
+    "   $29::float8[], $30::text[]) AS x (gpu_uuid, metric, dtype,"
+    "   method, peer_index, size_bytes, unit, status, median, max, mean,"
+    "   p10, p90, cv, n, lim, eff, reasons)"
+    "  RETURNING 1)"
+    " SELECT (SELECT count(*) FROM run),"
+    "  (SELECT count(*) FROM gpu), (SELECT count(*) FROM res),"
+    "  (SELECT count(*) FROM node),"
+    "  (SELECT to_char(received_at AT TIME ZONE 'UTC',"
+    "   'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM run)";
+
+#define INGEST_FIXED 12 /* parameters before the result arrays */
+
+enum store_status store_bench_ingest(struct db_pool *pool,
+				     const struct bench_report *rep,
 				     struct bench_ingest *out,
 				     struct store_err *e)
 {
-	const char *params[1] = {report_text};
-	const char *p1[3] = {run_id, NULL, NULL};
+	const char *params[INGEST_FIXED + RC_COUNT];
+	const char *p1[2] = {rep->run_id, rep->text};
+	struct buf cols[RC_COUNT] = {0}, tmp = {0};
 	PGresult *r = NULL;
+	int oom = 0;
 
 	memset(out, 0, sizeof(*out));
-	/* One statement, so one transaction: the run, its node, GPUs and
-	 * results are stored together or not at all. Every CTE after "run"
-	 * reads run's output, so a replayed run_id stores nothing.
-	 */
-	if (db_exec(
-		pool,
-		"WITH rep AS (SELECT $1::jsonb AS r),"
-		" types AS ("
-		"  SELECT g->>'uuid' AS uuid,"
-		"   coalesce(c.name, m.gpu) AS t"
-		"  FROM rep, jsonb_array_elements(coalesce(r->'gpus', '[]')) g"
-		"  LEFT JOIN gpus c ON c.name = g->>'gpu_type'"
-		"  LEFT JOIN gpu_name_map m ON m.nvml_name = g->>'name'),"
-		" node_type AS (SELECT CASE WHEN count(DISTINCT t) = 1"
-		"  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
-		" run AS ("
-		"  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
-		"   started_at, finished_at, report)"
-		"  SELECT (r->>'run_id')::uuid, r->'node'->>'hostname',"
-		"   r->>'status', r->>'mode', (r->>'started_at')::timestamptz,"
-		"   (r->>'finished_at')::timestamptz, r FROM rep"
-		"  ON CONFLICT (run_id) DO NOTHING"
-		"  RETURNING run_id, hostname, received_at),"
-		" node AS ("
-		"  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
-		"   cuda_version, inventory, last_seen, last_run_id)"
-		"  SELECT run.hostname, r->'node'->>'cpu_model',"
-		"   r->'node'->>'driver_version',"
-		"   r->'node'->>'cuda_driver_version',"
-		"   jsonb_build_object('node', r->'node', 'gpus', r->'gpus'),"
-		"   now(), run.run_id FROM rep, run"
-		"  ON CONFLICT (hostname) DO UPDATE SET"
-		"   cpu_model = EXCLUDED.cpu_model,"
-		"   driver_version = EXCLUDED.driver_version,"
-		"   cuda_version = EXCLUDED.cuda_version,"
-		"   inventory = EXCLUDED.inventory, last_seen = now(),"
-		"   last_run_id = EXCLUDED.last_run_id"
-		"  RETURNING 1),"
-		" gpu AS ("
-		"  INSERT INTO node_gpus AS ng (uuid, hostname, gpu_index, "
-		"name,"
-		"   gpu_type, pci_bus_id, info, last_seen)"
-		"  SELECT g->>'uuid', run.hostname, "
-		"(g->>'index')::numeric::int,"
-		"   coalesce(g->>'name', 'unknown'), types.t, "
-		"g->>'pci_bus_id', g, now()"
-		"  FROM rep, run, jsonb_array_elements(coalesce(r->'gpus', "
-		"'[]')) g"
-		"  JOIN types ON types.uuid = g->>'uuid'"
-		"  ON CONFLICT (uuid) DO UPDATE SET hostname = "
-		"EXCLUDED.hostname,"
-		"   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
-		"   gpu_type = EXCLUDED.gpu_type,"
-		"   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
-		"   last_seen = now()"
-		"  RETURNING 1),"
-		" res AS ("
-		"  INSERT INTO benchmark_results (run_id, hostname, gpu_uuid,"
-		"   gpu_type, metric, dtype, method, peer_index, size_bytes,"
-		"   unit, status, median, max, mean, p10, p90, cv, n,"
-		"   limit_value, efficiency, detail, measured_at)"
-		"  SELECT run.run_id, run.hostname, x->>'gpu_uuid',"
-		"   CASE WHEN x->>'gpu_uuid' IS NULL THEN (SELECT t FROM "
-		"node_type)"
-		"    ELSE (SELECT t FROM types WHERE uuid = x->>'gpu_uuid') "
-		"END,"
-		"   x->>'metric', x->>'dtype', x->>'method',"
-		"   (x->>'peer_index')::numeric::int, "
-		"(x->>'size_bytes')::numeric::bigint,"
-		"   x->>'unit', coalesce(x->>'status', 'ok'),"
-		"   (x->>'median')::float8, (x->>'max')::float8,"
-		"   (x->>'mean')::float8, (x->>'p10')::float8,"
-		"   (x->>'p90')::float8, (x->>'cv')::float8, "
-		"(x->>'n')::numeric::int,"
-		"   (x->>'limit')::float8, (x->>'efficiency')::float8,"
-		"   x - 'samples', coalesce((r->>'finished_at')::timestamptz,"
-		"    run.received_at)"
-		"  FROM rep, run,"
-		"   jsonb_array_elements(coalesce(r->'results', '[]')) x"
-		"  RETURNING 1)"
-		" SELECT (SELECT count(*) FROM run),"
-		"  (SELECT count(*) FROM gpu), (SELECT count(*) FROM res),"
-		"  (SELECT count(*) FROM node)",
-		1, params, 0, &r, e) != STORE_OK)
-		return e->status;
+	store_err_clear(e);
+	params[0] = rep->text;
+	params[1] = rep->run_id;
+	params[2] = rep->hostname;
+	params[3] = rep->status;
+	params[4] = rep->mode;
+	params[5] = rep->started_at;
+	params[6] = rep->finished_at;
+	params[7] = rep->gpus_json;
+	params[8] = rep->node_json;
+	params[9] = rep->cpu_model;
+	params[10] = rep->driver_version;
+	params[11] = rep->cuda_driver_version;
+	for (int c = 0; c < RC_COUNT; c++) {
+		buf_put(&cols[c], "{", 1);
+		for (int i = 0; i < rep->n_results; i++)
+			buf_elem(&cols[c],
+				 res_field(&rep->results[i], c, &tmp));
+		buf_put(&cols[c], "}", 1);
+		oom |= cols[c].oom | tmp.oom;
+		params[INGEST_FIXED + c] = cols[c].p;
+	}
+	if (oom) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message),
+			 "out of memory building the report's rows");
+		goto out;
+	}
+	if (db_exec(pool, ingest_sql, INGEST_FIXED + RC_COUNT, params, 0, &r,
+		    e) != STORE_OK)
+		goto out;
 	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
 	if (out->created) {
 		/* New measurements: calibrate from them at once here. */
 		ttl_cache_clear(&medians_cache);
+		out->same_report = 1;
+		out->gpus = atoi(PQgetvalue(r, 0, 1));
+		out->results = atoi(PQgetvalue(r, 0, 2));
+		snprintf(out->hostname, sizeof(out->hostname), "%s",
+			 rep->hostname);
+		snprintf(out->status, sizeof(out->status), "%s", rep->status);
+		snprintf(out->received_at, sizeof(out->received_at), "%s",
+			 PQgetvalue(r, 0, 4));
+		goto out;
 	}
-	out->gpus = atoi(PQgetvalue(r, 0, 1));
-	out->results = atoi(PQgetvalue(r, 0, 2));
 	PQclear(r);
 	r = NULL;
-	/* Describe the stored run (new or replayed) the same way. A replay
-	 * is the same report when the stored one equals it as JSON (key
-	 * order, whitespace and 5 vs 5.0 do not matter: jsonb equality), so
-	 * a report re-serialised on its way (a proxy, the spool) is a replay.
-	 * Only replays pay for that comparison.
+	/* A replay: describe the stored run as the first post did. It is the
+	 * same report when the stored one equals it as JSON (key order,
+	 * whitespace and 5 vs 5.0 do not matter: jsonb equality), so a report
+	 * re-serialised on its way (a proxy, the spool) is a replay.
 	 */
-	p1[1] = out->created ? "t" : "f";
-	p1[2] = out->created ? NULL : report_text;
 	if (db_exec(pool,
 		    "SELECT hostname, status, to_char(received_at AT TIME ZONE"
 		    " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
-		    " $2::boolean OR report = $3::jsonb,"
+		    " report::jsonb = $2::jsonb,"
 		    " (SELECT count(*) FROM benchmark_results b"
 		    "  WHERE b.run_id = r.run_id),"
-		    " jsonb_array_length(coalesce(report->'gpus', '[]'))"
+		    " json_array_length(coalesce(report->'gpus', '[]'))"
 		    " FROM benchmark_runs r WHERE run_id = $1::uuid",
-		    3, p1, 1, &r, e) != STORE_OK)
-		return e->status;
+		    2, p1, 1, &r, e) != STORE_OK)
+		goto out;
 	if (PQntuples(r) != 1) {
 		e->status = STORE_ERROR;
 		snprintf(e->message, sizeof(e->message),
 			 "run vanished after ingestion");
-	} else {
-		snprintf(out->hostname, sizeof(out->hostname), "%s",
-			 PQgetvalue(r, 0, 0));
-		snprintf(out->status, sizeof(out->status), "%s",
-			 PQgetvalue(r, 0, 1));
-		snprintf(out->received_at, sizeof(out->received_at), "%s",
-			 PQgetvalue(r, 0, 2));
-		out->same_report = PQgetvalue(r, 0, 3)[0] == 't';
-		out->results = atoi(PQgetvalue(r, 0, 4));
-		out->gpus = atoi(PQgetvalue(r, 0, 5));
+		goto out;
 	}
+	snprintf(out->hostname, sizeof(out->hostname), "%s",
+		 PQgetvalue(r, 0, 0));
+	snprintf(out->status, sizeof(out->status), "%s", PQgetvalue(r, 0, 1));
+	snprintf(out->received_at, sizeof(out->received_at), "%s",
+		 PQgetvalue(r, 0, 2));
+	out->same_report = PQgetvalue(r, 0, 3)[0] == 't';
+	out->results = atoi(PQgetvalue(r, 0, 4));
+	out->gpus = atoi(PQgetvalue(r, 0, 5));
+out:
 	PQclear(r);
+	for (int c = 0; c < RC_COUNT; c++)
+		free(cols[c].p);
+	free(tmp.p);
 	return e->status;
 }
 
@@ -424,7 +557,7 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"  max(coalesce(b.size_bytes, 0)) OVER (PARTITION BY "
 		"b.gpu_uuid,"
 		"   b.metric, coalesce(b.dtype, '')) AS max_sz,"
-		"  b.detail->'telemetry'->'clock_event_reasons' AS reasons"
+		"  b.clock_event_reasons AS reasons"
 		"  FROM benchmark_results b JOIN latest l USING (gpu_uuid, "
 		"run_id)"
 		"  JOIN gl ON gl.uuid = b.gpu_uuid"
@@ -461,9 +594,8 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"  UNION ALL"
 		"  SELECT gpu_uuid, 'clock slowdowns while measured: ' ||"
 		"   string_agg(DISTINCT reason, ', ' ORDER BY reason)"
-		"  FROM sized, jsonb_array_elements_text(coalesce(reasons, "
-		"'[]'))"
-		"   reason WHERE reason IN ('hw_slowdown', "
+		"  FROM sized, unnest(reasons) reason WHERE reason IN "
+		"('hw_slowdown', "
 		"'hw_thermal_slowdown',"
 		"   'sw_thermal_slowdown', 'hw_power_brake_slowdown')"
 		"  GROUP BY gpu_uuid),"

@@ -44,17 +44,35 @@ struct bench_ingest {
 	char received_at[64];
 };
 
-/* Stores report_text (a validated report, see docs/PROBE.md) in one
- * statement: node upsert, GPU inventory, run, results; nothing if run_id
- * exists (then *out describes the stored run, and same_report says
- * whether the stored report equals this one as JSON: a replay, not a
- * different report reusing a run_id).
+/* A validated report (docs/PROBE.md "Report format") taken apart for
+ * storage. Strings are as the report has them, decoded (NULL: absent or
+ * null); numbers are their JSON text, integers as plain integers.
  */
-enum store_status store_bench_ingest(struct db_pool *pool, const char *run_id,
-				     const char *report_text,
+struct bench_result {
+	const char *gpu_uuid, *metric, *dtype, *method, *unit, *status;
+	const char *peer_index, *size_bytes, *n; /* integers */
+	const char *median, *max, *mean, *p10, *p90, *cv, *limit, *efficiency;
+	const char *const *clock_event_reasons; /* from telemetry */
+	int n_clock_event_reasons;
+};
+struct bench_report {
+	const char *text; /* the whole report as posted (JSON) */
+	const char *run_id, *hostname, *status, *mode, *started_at,
+	    *finished_at;
+	const char *node_json, *gpus_json; /* JSON text of node and gpus */
+	const char *cpu_model, *driver_version, *cuda_driver_version;
+	const struct bench_result *results;
+	int n_results;
+};
+/* Stores a report in one statement: node upsert, GPU inventory, run,
+ * results; nothing if run_id exists (then *out describes the stored run,
+ * and same_report says whether the stored report equals this one as JSON:
+ * a replay, not a different report reusing a run_id).
+ */
+enum store_status store_bench_ingest(struct db_pool *pool,
+				     const struct bench_report *rep,
 				     struct bench_ingest *out,
 				     struct store_err *e);
-
 /* One run: {run_id, hostname, status, mode, started_at, finished_at,
  * received_at, report} (the report as posted). NOT_FOUND when absent.
  */

@@ -33,13 +33,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				err);
 	} else if (diff) {
 		struct response res = {0};
-		const char *run_id = NULL;
-		if (validate(root, &run_id, &res) != 0) {
-			char *t = json_dumps(res.json, JSON_COMPACT);
+		struct bench_report rep;
+		struct jtape t;
+		struct jv_arena a;
+		const char **reasons = NULL;
+		char *text = json_dumps(root, JSON_COMPACT);
+		struct request req = {.body = text,
+				      .body_len = text ? strlen(text) : 0};
+		if (jv_parse_tape(&req, &res, &t, &a) != 0 ||
+		    validate(&t, &a, &rep, &reasons, &res) != 0) {
+			char *m = json_dumps(res.json, JSON_COMPACT);
 			FZ_FAIL("the probe accepts a report the server "
 				"refuses: %s",
-				t ? t : "?");
+				m ? m : "?");
 		}
+		free((void *)rep.results);
+		free(reasons);
+		jv_tape_free(&t, &a);
+		free(text);
 		res_release(&res);
 	}
 	json_decref(root);
