@@ -94,6 +94,13 @@ void jv_error(struct jv *v, const char *key, const char *fmt, ...)
 	problem_field(v->res, field, "%s", msg);
 }
 
+static int str_len_error(struct jv *v, const char *key, size_t max_len)
+{
+	jv_error(v, key, "must be a string of 1 to %zu characters without NUL",
+		 max_len);
+	return -1;
+}
+
 static const json_t *member(struct jv *v, const json_t *o, const char *key,
 			    bool required, int *rc)
 {
@@ -191,13 +198,8 @@ int jv_str(struct jv *v, const json_t *o, const char *key, bool required,
 		return -1;
 	}
 	if (json_string_length(m) == 0 || json_string_length(m) > max_len ||
-	    strlen(json_string_value(m)) != json_string_length(m)) {
-		jv_error(v, key,
-			 "must be a string of 1 to %zu characters "
-			 "without NUL",
-			 max_len);
-		return -1;
-	}
+	    strlen(json_string_value(m)) != json_string_length(m))
+		return str_len_error(v, key, max_len);
 	*out = json_string_value(m);
 	return 0;
 }
@@ -462,13 +464,8 @@ int jvt_str(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
 		return -1;
 	}
 	/* The tape refuses \u0000, so a decoded string has no NUL. */
-	if (n == 0 || (size_t)n > max_len) {
-		jv_error(v, key,
-			 "must be a string of 1 to %zu characters "
-			 "without NUL",
-			 max_len);
-		return -1;
-	}
+	if (n == 0 || (size_t)n > max_len)
+		return str_len_error(v, key, max_len);
 	*out = s;
 	return 0;
 }

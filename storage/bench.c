@@ -274,7 +274,11 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 				     struct bench_ingest *out,
 				     struct store_err *e)
 {
-	const char *params[INGEST_FIXED + RC_COUNT];
+	const char *params[INGEST_FIXED + RC_COUNT] = {
+	    rep->text,	      rep->run_id,	   rep->hostname,
+	    rep->status,      rep->mode,	   rep->started_at,
+	    rep->finished_at, rep->gpus_json,	   rep->node_json,
+	    rep->cpu_model,   rep->driver_version, rep->cuda_driver_version};
 	const char *p1[2] = {rep->run_id, rep->text};
 	struct buf cols[RC_COUNT] = {0}, tmp = {0};
 	PGresult *r = NULL;
@@ -282,18 +286,6 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 
 	memset(out, 0, sizeof(*out));
 	store_err_clear(e);
-	params[0] = rep->text;
-	params[1] = rep->run_id;
-	params[2] = rep->hostname;
-	params[3] = rep->status;
-	params[4] = rep->mode;
-	params[5] = rep->started_at;
-	params[6] = rep->finished_at;
-	params[7] = rep->gpus_json;
-	params[8] = rep->node_json;
-	params[9] = rep->cpu_model;
-	params[10] = rep->driver_version;
-	params[11] = rep->cuda_driver_version;
 	for (int c = 0; c < RC_COUNT; c++) {
 		buf_put(&cols[c], "{", 1);
 		for (int i = 0; i < rep->n_results; i++)
