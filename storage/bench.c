@@ -168,26 +168,27 @@ enum res_col {
 	RC_COUNT
 };
 
-static const char *res_field(const struct bench_result *x, int col,
-			     struct buf *tmp)
+/* Row x's values in column order; the clock event reasons become a text[]
+ * literal in tmp (an array literal inside the outer array).
+ */
+static void res_fields(const struct bench_result *x, struct buf *tmp,
+		       const char *f[RC_COUNT])
 {
-	const char *const f[RC_COUNT] = {
+	const char *const v[RC_COUNT] = {
 	    x->gpu_uuid,   x->metric,	  x->dtype,  x->method, x->peer_index,
 	    x->size_bytes, x->unit,	  x->status, x->median, x->max,
 	    x->mean,	   x->p10,	  x->p90,    x->cv,	x->n,
 	    x->limit,	   x->efficiency, NULL};
 
-	if (col != RC_REASONS)
-		return f[col];
+	memcpy(f, v, sizeof(v));
 	if (!x->clock_event_reasons)
-		return NULL;
-	/* text[] per row, as an array literal inside the outer array */
+		return;
 	tmp->len = 0;
 	buf_put(tmp, "{", 1);
 	for (int i = 0; i < x->n_clock_event_reasons; i++)
 		buf_elem(tmp, x->clock_event_reasons[i]);
 	buf_put(tmp, "}", 1);
-	return tmp->oom ? NULL : tmp->p;
+	f[RC_REASONS] = tmp->oom ? NULL : tmp->p;
 }
 
 /* One statement, so one transaction: the run, its node, GPUs and results
@@ -195,8 +196,8 @@ static const char *res_field(const struct bench_result *x, int col,
  * output, so a replayed run_id stores nothing. The results arrive as one
  * array per column (unnest keeps their order, so ids follow the report):
  * the daemon has parsed the report already, and this keeps PostgreSQL
- * from converting 250 KB of JSON per report (MODEL.md has none of this;
- * docs/RELIABILITY.md has the figures).
+ * from converting 250 KB of JSON per report (figures in
+ * docs/BENCHMARKS.md).
  */
 static const char ingest_sql[] =
     "WITH gj AS (SELECT coalesce($8::jsonb, '[]') AS gs),"
@@ -286,11 +287,16 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 
 	memset(out, 0, sizeof(*out));
 	store_err_clear(e);
-	for (int c = 0; c < RC_COUNT; c++) {
+	for (int c = 0; c < RC_COUNT; c++)
 		buf_put(&cols[c], "{", 1);
-		for (int i = 0; i < rep->n_results; i++)
-			buf_elem(&cols[c],
-				 res_field(&rep->results[i], c, &tmp));
+	for (int i = 0; i < rep->n_results; i++) {
+		const char *f[RC_COUNT];
+
+		res_fields(&rep->results[i], &tmp, f);
+		for (int c = 0; c < RC_COUNT; c++)
+			buf_elem(&cols[c], f[c]);
+	}
+	for (int c = 0; c < RC_COUNT; c++) {
 		buf_put(&cols[c], "}", 1);
 		oom |= cols[c].oom | tmp.oom;
 		params[INGEST_FIXED + c] = cols[c].p;
