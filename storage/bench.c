@@ -7,6 +7,12 @@
 #include "storage/pgconn.h"
 #include "storage/ttl_cache.h"
 
+/* Ids of a run's results: [first_result_id, first_result_id + block), a
+ * block per run (migrations/0007_result_blocks.sql, same number there).
+ */
+#define RESULT_BLOCK	  "32768"
+#define RESULT_BLOCK_ROWS 32768
+
 /* Same order as the engine's dtypes (engine/hw.h). */
 static const char *const dtype_names[FLEET_DTYPES] = {
     "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
@@ -194,79 +200,83 @@ static void res_fields(const struct bench_result *x, struct buf *tmp,
 /* One statement, so one transaction: the run, its node, GPUs and results
  * are stored together or not at all. Every CTE after "run" reads run's
  * output, so a replayed run_id stores nothing. The results arrive as one
- * array per column (unnest keeps their order, so ids follow the report):
- * the daemon has parsed the report already, and this keeps PostgreSQL
- * from converting 250 KB of JSON per report (figures in
- * docs/BENCHMARKS.md).
+ * array per column: the daemon has parsed the report already, and this
+ * keeps PostgreSQL from converting 250 KB of JSON per report (figures in
+ * docs/BENCHMARKS.md). A result's id is its run's first_result_id plus its
+ * place in the report (migrations/0007_result_blocks.sql). Prepared once
+ * per connection: parsing and planning it each time cost PostgreSQL ~15 %
+ * of a report's time.
  */
-static const char ingest_sql[] =
-    "WITH gj AS (SELECT coalesce($8::jsonb, '[]') AS gs),"
-    " types AS ("
-    "  SELECT g->>'uuid' AS uuid, coalesce(c.name, m.gpu) AS t"
-    "  FROM gj, jsonb_array_elements(gj.gs) g"
-    "  LEFT JOIN gpus c ON c.name = g->>'gpu_type'"
-    "  LEFT JOIN gpu_name_map m ON m.nvml_name = g->>'name'),"
-    " node_type AS (SELECT CASE WHEN count(DISTINCT t) = 1"
-    "  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
-    " run AS ("
-    "  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
-    "   started_at, finished_at, report)"
-    "  VALUES ($2::uuid, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
-    "   $1::json)"
-    "  ON CONFLICT (run_id) DO NOTHING"
-    "  RETURNING run_id, hostname, received_at),"
-    " node AS ("
-    "  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
-    "   cuda_version, inventory, last_seen, last_run_id)"
-    "  SELECT run.hostname, $10, $11, $12,"
-    "   jsonb_build_object('node', $9::jsonb, 'gpus', $8::jsonb),"
-    "   now(), run.run_id FROM run"
-    "  ON CONFLICT (hostname) DO UPDATE SET"
-    "   cpu_model = EXCLUDED.cpu_model,"
-    "   driver_version = EXCLUDED.driver_version,"
-    "   cuda_version = EXCLUDED.cuda_version,"
-    "   inventory = EXCLUDED.inventory, last_seen = now(),"
-    "   last_run_id = EXCLUDED.last_run_id"
-    "  RETURNING 1),"
-    " gpu AS ("
-    "  INSERT INTO node_gpus AS ng (uuid, hostname, gpu_index, name,"
-    "   gpu_type, pci_bus_id, info, last_seen)"
-    "  SELECT g->>'uuid', run.hostname, (g->>'index')::numeric::int,"
-    "   coalesce(g->>'name', 'unknown'), types.t, g->>'pci_bus_id', g,"
-    "   now()"
-    "  FROM gj, run, jsonb_array_elements(gj.gs) g"
-    "  JOIN types ON types.uuid = g->>'uuid'"
-    "  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
-    "   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
-    "   gpu_type = EXCLUDED.gpu_type,"
-    "   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
-    "   last_seen = now()"
-    "  RETURNING 1),"
-    " res AS ("
-    "  INSERT INTO benchmark_results (run_id, hostname, gpu_uuid,"
-    "   gpu_type, metric, dtype, method, peer_index, size_bytes,"
-    "   unit, status, median, max, mean, p10, p90, cv, n,"
-    "   limit_value, efficiency, clock_event_reasons, measured_at)"
-    "  SELECT run.run_id, run.hostname, x.gpu_uuid,"
-    "   CASE WHEN x.gpu_uuid IS NULL THEN (SELECT t FROM node_type)"
-    "    ELSE (SELECT t FROM types WHERE uuid = x.gpu_uuid) END,"
-    "   x.metric, x.dtype, x.method, x.peer_index, x.size_bytes, x.unit,"
-    "   coalesce(x.status, 'ok'), x.median, x.max, x.mean, x.p10, x.p90,"
-    "   x.cv, x.n, x.lim, x.eff, x.reasons::text[],"
-    "   coalesce($7::timestamptz, run.received_at)"
-    "  FROM run, unnest($13::text[], $14::text[], $15::text[],"
-    "   $16::text[], $17::int[], $18::bigint[], $19::text[], $20::text[],"
-    "   $21::float8[], $22::float8[], $23::float8[], $24::float8[],"
-    "   $25::float8[], $26::float8[], $27::int[], $28::float8[],"
-    "   $29::float8[], $30::text[]) AS x (gpu_uuid, metric, dtype,"
-    "   method, peer_index, size_bytes, unit, status, median, max, mean,"
-    "   p10, p90, cv, n, lim, eff, reasons)"
-    "  RETURNING 1)"
-    " SELECT (SELECT count(*) FROM run),"
-    "  (SELECT count(*) FROM gpu), (SELECT count(*) FROM res),"
-    "  (SELECT count(*) FROM node),"
-    "  (SELECT to_char(received_at AT TIME ZONE 'UTC',"
-    "   'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM run)";
+static struct db_stmt ingest_stmt = {
+    .sql =
+	"WITH gj AS (SELECT coalesce($8::jsonb, '[]') AS gs),"
+	" types AS ("
+	"  SELECT g->>'uuid' AS uuid, coalesce(c.name, m.gpu) AS t"
+	"  FROM gj, jsonb_array_elements(gj.gs) g"
+	"  LEFT JOIN gpus c ON c.name = g->>'gpu_type'"
+	"  LEFT JOIN gpu_name_map m ON m.nvml_name = g->>'name'),"
+	" node_type AS (SELECT CASE WHEN count(DISTINCT t) = 1"
+	"  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
+	" run AS ("
+	"  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
+	"   started_at, finished_at, report)"
+	"  VALUES ($2::uuid, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
+	"   $1::json)"
+	"  ON CONFLICT (run_id) DO NOTHING"
+	"  RETURNING run_id, hostname, received_at, first_result_id),"
+	" node AS ("
+	"  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
+	"   cuda_version, inventory, last_seen, last_run_id)"
+	"  SELECT run.hostname, $10, $11, $12,"
+	"   jsonb_build_object('node', $9::jsonb, 'gpus', $8::jsonb),"
+	"   now(), run.run_id FROM run"
+	"  ON CONFLICT (hostname) DO UPDATE SET"
+	"   cpu_model = EXCLUDED.cpu_model,"
+	"   driver_version = EXCLUDED.driver_version,"
+	"   cuda_version = EXCLUDED.cuda_version,"
+	"   inventory = EXCLUDED.inventory, last_seen = now(),"
+	"   last_run_id = EXCLUDED.last_run_id"
+	"  RETURNING 1),"
+	" gpu AS ("
+	"  INSERT INTO node_gpus AS ng (uuid, hostname, gpu_index, name,"
+	"   gpu_type, pci_bus_id, info, last_seen)"
+	"  SELECT g->>'uuid', run.hostname, (g->>'index')::numeric::int,"
+	"   coalesce(g->>'name', 'unknown'), types.t, g->>'pci_bus_id', g,"
+	"   now()"
+	"  FROM gj, run, jsonb_array_elements(gj.gs) g"
+	"  JOIN types ON types.uuid = g->>'uuid'"
+	"  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
+	"   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
+	"   gpu_type = EXCLUDED.gpu_type,"
+	"   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
+	"   last_seen = now()"
+	"  RETURNING 1),"
+	" res AS ("
+	"  INSERT INTO benchmark_results (id, run_id, hostname, gpu_uuid,"
+	"   gpu_type, metric, dtype, method, peer_index, size_bytes,"
+	"   unit, status, median, max, mean, p10, p90, cv, n,"
+	"   limit_value, efficiency, clock_event_reasons, measured_at)"
+	"  SELECT run.first_result_id + x.ord - 1, run.run_id, run.hostname,"
+	"   x.gpu_uuid,"
+	"   CASE WHEN x.gpu_uuid IS NULL THEN (SELECT t FROM node_type)"
+	"    ELSE (SELECT t FROM types WHERE uuid = x.gpu_uuid) END,"
+	"   x.metric, x.dtype, x.method, x.peer_index, x.size_bytes, x.unit,"
+	"   coalesce(x.status, 'ok'), x.median, x.max, x.mean, x.p10, x.p90,"
+	"   x.cv, x.n, x.lim, x.eff, x.reasons::text[],"
+	"   coalesce($7::timestamptz, run.received_at)"
+	"  FROM run, unnest($13::text[], $14::text[], $15::text[],"
+	"   $16::text[], $17::int[], $18::bigint[], $19::text[], $20::text[],"
+	"   $21::float8[], $22::float8[], $23::float8[], $24::float8[],"
+	"   $25::float8[], $26::float8[], $27::int[], $28::float8[],"
+	"   $29::float8[], $30::text[]) WITH ORDINALITY AS x (gpu_uuid,"
+	"   metric, dtype, method, peer_index, size_bytes, unit, status,"
+	"   median, max, mean, p10, p90, cv, n, lim, eff, reasons, ord)"
+	"  RETURNING 1)"
+	" SELECT (SELECT count(*) FROM run),"
+	"  (SELECT count(*) FROM gpu), (SELECT count(*) FROM res),"
+	"  (SELECT count(*) FROM node),"
+	"  (SELECT to_char(received_at AT TIME ZONE 'UTC',"
+	"   'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM run)"};
 
 #define INGEST_FIXED 12 /* parameters before the result arrays */
 
@@ -287,6 +297,13 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 
 	memset(out, 0, sizeof(*out));
 	store_err_clear(e);
+	if (rep->n_results > RESULT_BLOCK_ROWS) {
+		e->status = STORE_INVALID;
+		snprintf(e->message, sizeof(e->message),
+			 "a report holds at most %d results",
+			 RESULT_BLOCK_ROWS);
+		goto out;
+	}
 	for (int c = 0; c < RC_COUNT; c++)
 		buf_put(&cols[c], "{", 1);
 	for (int i = 0; i < rep->n_results; i++) {
@@ -307,8 +324,8 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 			 "out of memory building the report's rows");
 		goto out;
 	}
-	if (db_exec(pool, ingest_sql, INGEST_FIXED + RC_COUNT, params, 0, &r,
-		    e) != STORE_OK)
+	if (db_exec_stmt(pool, &ingest_stmt, INGEST_FIXED + RC_COUNT, params, 0,
+			 &r, e) != STORE_OK)
 		goto out;
 	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
 	if (out->created) {
@@ -336,7 +353,8 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		    " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
 		    " report::jsonb = $2::jsonb,"
 		    " (SELECT count(*) FROM benchmark_results b"
-		    "  WHERE b.run_id = r.run_id),"
+		    "  WHERE b.id >= r.first_result_id"
+		    "  AND b.id < r.first_result_id + " RESULT_BLOCK "),"
 		    " json_array_length(coalesce(report->'gpus', '[]'))"
 		    " FROM benchmark_runs r WHERE run_id = $1::uuid",
 		    2, p1, 1, &r, e) != STORE_OK)
@@ -433,14 +451,17 @@ enum store_status store_bench_list(struct db_pool *pool,
 		" 'mean', mean, 'p10', p10, 'p90', p90, 'cv', cv, 'n', n,"
 		" 'limit', limit_value, 'efficiency', efficiency,"
 		" 'measured_at', measured_at)::text, id"
-		" FROM benchmark_results"
+		" FROM benchmark_results,"
+		" (SELECT (SELECT first_result_id FROM benchmark_runs"
+		"  WHERE run_id = $8::uuid) AS lo) r"
 		" WHERE ($1::text IS NULL OR hostname = $1)"
 		" AND ($2::text IS NULL OR gpu_type = $2)"
 		" AND ($3::text IS NULL OR metric = $3)"
 		" AND ($4::text IS NULL OR dtype = $4)"
 		" AND ($5::timestamptz IS NULL OR measured_at >= $5)"
 		" AND ($6::bigint IS NULL OR id < $6::bigint)"
-		" AND ($8::uuid IS NULL OR run_id = $8::uuid)"
+		" AND ($8::uuid IS NULL OR (id >= r.lo AND id < r.lo "
+		"+ " RESULT_BLOCK "))"
 		" ORDER BY id DESC LIMIT $7::int",
 		8, params, 1, &r, e) != STORE_OK)
 		return e->status;

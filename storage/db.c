@@ -13,9 +13,15 @@
  */
 #define RECONNECT_BACKOFF_MS 500
 
+/* Prepared statements a connection can hold (db_exec_stmt): one bit each
+ * in slot.prepared.
+ */
+#define DB_STMT_MAX 64
+
 struct slot {
 	PGconn *conn;
 	int busy;
+	unsigned long long prepared; /* bit id-1: db_stmt id prepared here */
 	long long last_fail_ms; /* monotonic time of the last failed connect */
 };
 
@@ -29,6 +35,7 @@ struct db_pool {
 	long long acquire_timeouts;
 	long long reconnects;
 	long long connection_errors;
+	int stmts; /* db_stmt ids handed out */
 	struct slot *slots;
 };
 
@@ -208,6 +215,8 @@ static int ensure_connected(struct db_pool *p, struct slot *s,
 		return 0;
 	if (s->last_fail_ms && t - s->last_fail_ms < RECONNECT_BACKOFF_MS)
 		goto fail;
+	/* A new session has no prepared statements. */
+	s->prepared = 0;
 	if (!s->conn)
 		s->conn = PQconnectdb(p->conninfo);
 	else
@@ -264,9 +273,50 @@ enum store_status db_classify(PGconn *conn, const PGresult *res,
 	return e->status;
 }
 
-enum store_status db_exec(struct db_pool *p, const char *sql, int n,
-			  const char *const *params, int idempotent,
-			  PGresult **out, struct store_err *e)
+/* The bit of stmt in a slot's prepared set; gives stmt an id on first
+ * use. 0 when the set is full (the statement then runs unprepared).
+ */
+static unsigned long long stmt_bit(struct db_pool *p, struct db_stmt *stmt)
+{
+	int id = stmt->id;
+
+	if (id == 0) {
+		pthread_mutex_lock(&p->mu);
+		id = stmt->id;
+		if (id == 0 && p->stmts < DB_STMT_MAX)
+			stmt->id = id = ++p->stmts;
+		pthread_mutex_unlock(&p->mu);
+	}
+	return id ? 1ULL << (id - 1) : 0;
+}
+
+/* One execution of sql on s: prepared as "gsz<id>" when stmt is given. */
+static PGresult *exec_on(struct db_pool *p, struct slot *s,
+			 struct db_stmt *stmt, const char *sql, int n,
+			 const char *const *params)
+{
+	unsigned long long bit = stmt ? stmt_bit(p, stmt) : 0;
+	char name[16];
+
+	if (!bit)
+		return PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL,
+				    0);
+	snprintf(name, sizeof(name), "gsz%d", (int)stmt->id);
+	if (!(s->prepared & bit)) {
+		PGresult *r = PQprepare(s->conn, name, sql, n, NULL);
+
+		if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+			return r;
+		PQclear(r);
+		s->prepared |= bit;
+	}
+	return PQexecPrepared(s->conn, name, n, params, NULL, NULL, 0);
+}
+
+static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
+			     const char *sql, int n, const char *const *params,
+			     int idempotent, PGresult **out,
+			     struct store_err *e)
 {
 	struct slot *s;
 	PGresult *res = NULL;
@@ -280,8 +330,7 @@ enum store_status db_exec(struct db_pool *p, const char *sql, int n,
 	for (int a = 0; a < attempts; a++) {
 		if (ensure_connected(p, s, e) != 0)
 			break;
-		res =
-		    PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
+		res = exec_on(p, s, stmt, sql, n, params);
 		ExecStatusType st =
 		    res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 		if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
@@ -305,4 +354,18 @@ enum store_status db_exec(struct db_pool *p, const char *sql, int n,
 	}
 	release(p, s);
 	return e->status;
+}
+
+enum store_status db_exec(struct db_pool *p, const char *sql, int n,
+			  const char *const *params, int idempotent,
+			  PGresult **out, struct store_err *e)
+{
+	return run(p, NULL, sql, n, params, idempotent, out, e);
+}
+
+enum store_status db_exec_stmt(struct db_pool *p, struct db_stmt *stmt, int n,
+			       const char *const *params, int idempotent,
+			       PGresult **out, struct store_err *e)
+{
+	return run(p, stmt, stmt->sql, n, params, idempotent, out, e);
 }

@@ -20,6 +20,23 @@ enum store_status db_exec(struct db_pool *pool, const char *sql, int n,
 			  const char *const *params, int idempotent,
 			  PGresult **out, struct store_err *e);
 
+/* A statement run often enough that parsing and planning it each time shows
+ * (POST /v1/benchmarks). Define it static; db_exec_stmt() prepares it once
+ * per pooled connection, and again after a reconnect.
+ */
+struct db_stmt {
+	const char *sql;
+	_Atomic int id; /* 1-based slot in each connection's prepared set */
+};
+
+/* db_exec() for a prepared statement (PQprepare once per connection, then
+ * PQexecPrepared). Plans are cached by the server: use it for statements
+ * whose best plan does not depend on which optional parameters are NULL.
+ */
+enum store_status db_exec_stmt(struct db_pool *pool, struct db_stmt *stmt,
+			       int n, const char *const *params, int idempotent,
+			       PGresult **out, struct store_err *e);
+
 /* Maps a failed result (or NULL) on conn to a status and message. */
 enum store_status db_classify(PGconn *conn, const PGresult *res,
 			      struct store_err *e);

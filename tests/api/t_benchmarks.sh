@@ -28,6 +28,13 @@ check "the same run_id again answers the same" 201
 cmp -s "$T/body" "$T/a1.json" && ok "the replay's answer is identical" || not_ok "the replay's answer is identical" "$(body)"
 req GET "/v1/benchmarks?run_id=$run&limit=500"
 check "the replay stored nothing twice" 200 '(.items | length) == 290'
+# The run's results hold one block of ids (migrations/0007), in report order.
+jq -e --slurpfile rep "$T/r1.json" '[.items[].id] as $ids | ($ids | min) % 32768 == 0
+	and ($ids | max) - ($ids | min) == 289
+	and ([.items[].metric] | reverse) == [$rep[0].results[].metric]
+	and ([.items[].peer_index] | reverse) == [$rep[0].results[].peer_index]' "$T/body" >/dev/null &&
+	ok "a run's results have consecutive ids from its block, in report order" ||
+	not_ok "a run's results have consecutive ids from its block, in report order" "$(jq -c '[.items[].id] | [min, max]' "$T/body")"
 jq '.results[0].median = 1' "$T/r1.json" >"$T/r1b.json"
 req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/r1b.json"
 check_problem "a different report reusing a run_id is 409" 409

@@ -61,3 +61,41 @@ else
 fi
 "$GSZ_BIN" migrate --database-url "$url" --migrations-dir "$mdir" >/dev/null 2>&1 &&
 	not_ok "migrate refuses an edited migration" || ok "migrate refuses an edited migration"
+
+# 0007 on a database with probe runs from before it: each run's results
+# move into its block of ids, in their order; deleting a run still deletes
+# its results; new runs take the next block.
+db3=gsz_mig3_$RANDOM$RANDOM
+url3=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db3")
+q3() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$db3" "$1"; }
+old=$T/migrations_0006
+mkdir -p "$old"
+cp "$TOP"/migrations/000[1-6]_*.sql "$old"/
+"$GSZ_BIN" migrate --database-url "$url3" --migrations-dir "$old" >"$T/m6.log" 2>&1 ||
+	not_ok "migrations up to 0006 apply" "$(tail -2 "$T/m6.log")"
+ra=11111111-1111-4111-8111-111111111111
+rb=22222222-2222-4222-8222-222222222222
+# Results of the two runs interleave in id order, as concurrent posts did.
+q3 "INSERT INTO nodes (hostname) VALUES ('n1');
+INSERT INTO benchmark_runs (run_id, hostname, status, report, received_at)
+ VALUES ('$ra', 'n1', 'ok', '{}', now() - interval '2 days'),
+        ('$rb', 'n1', 'ok', '{}', now() - interval '1 day');
+INSERT INTO benchmark_results (run_id, hostname, metric, unit, median)
+ SELECT CASE WHEN i % 3 = 0 THEN '$rb'::uuid ELSE '$ra'::uuid END, 'n1',
+        'm' || i, 'GB/s', i FROM generate_series(1, 9) i" >/dev/null ||
+	not_ok "0006-era rows inserted"
+"$GSZ_BIN" migrate --database-url "$url3" --migrations-dir "$TOP/migrations" >"$T/m7.log" 2>&1 &&
+	ok "0007 applies over existing probe runs" || not_ok "0007 applies over existing probe runs" "$(tail -2 "$T/m7.log")"
+got=$(q3 "SELECT string_agg(r.first_result_id::text, ',' ORDER BY r.received_at) FROM benchmark_runs r")
+[ "$got" = "32768,65536" ] && ok "existing runs get blocks in arrival order" || not_ok "existing runs get blocks in arrival order" "$got"
+got=$(q3 "SELECT string_agg(id || ':' || metric, ',' ORDER BY id) FROM benchmark_results")
+want="32768:m1,32769:m2,32770:m4,32771:m5,32772:m7,32773:m8,65536:m3,65537:m6,65538:m9"
+[ "$got" = "$want" ] && ok "existing results are renumbered into their run's block, in order" ||
+	not_ok "existing results are renumbered into their run's block, in order" "$got"
+q3 "DELETE FROM benchmark_runs WHERE run_id = '$ra'" >/dev/null
+got=$(q3 "SELECT count(*) FILTER (WHERE run_id = '$ra') || '/' || count(*) FROM benchmark_results")
+[ "$got" = "0/3" ] && ok "deleting a run deletes its results and no others" ||
+	not_ok "deleting a run deletes its results and no others" "$got"
+got=$(q3 "INSERT INTO benchmark_runs (run_id, hostname, status, report)
+ VALUES (gen_random_uuid(), 'n1', 'ok', '{}') RETURNING first_result_id")
+[ "$got" = "98304" ] && ok "a new run takes the next block" || not_ok "a new run takes the next block" "$got"
