@@ -45,10 +45,6 @@ static const char *const metrics[] = {
     NULL,
 };
 
-/* Statistics of a result: finite numbers or null. */
-static const char *const stat_keys[] = {
-    "median", "max", "mean", "p10", "p90", "cv", "limit", "efficiency", NULL};
-
 static int name_ok(const char *s)
 {
 	size_t n = strlen(s);
@@ -76,36 +72,76 @@ static int uuid_known(const struct uuid_set *u, const char *s)
 	       NULL;
 }
 
+/* A result's numeric fields: finite numbers (statistics, in [-1e15,
+ * 1e15]) or whole numbers in [0, max], or null. Numbers are kept as the
+ * text posted, which storage sends on as is; whole numbers are rewritten
+ * in digits (1e3 and 1000.0 are 1000 to an integer column).
+ */
+struct num_field {
+	const char *key;
+	long long max; /* 0: any finite number; else a whole number <= max */
+	size_t off;    /* const char * in struct bench_result */
+};
+
+#define NUM(key)                                                               \
+	{                                                                      \
+#key, 0, offsetof(struct bench_result, key)                    \
+	}
+#define INT(key, max)                                                          \
+	{                                                                      \
+#key, max, offsetof(struct bench_result, key)                  \
+	}
+/* In the order the probe writes them (docs/PROBE.md): jtape_get resumes
+ * where its last lookup stopped, so lookups in that order are cheap.
+ */
+static const struct num_field sweep_fields[] = {
+    INT(peer_index, MAX_GPUS),
+    INT(size_bytes, 1LL << 50),
+};
+static const struct num_field stat_fields[] = {
+    NUM(median), NUM(max),	  NUM(mean),  NUM(p10),	       NUM(p90),
+    NUM(cv),	 INT(n, 1000000), NUM(limit), NUM(efficiency),
+};
+#undef NUM
+#undef INT
+
+static void take_nums(struct jv *v, const struct jtape *t, uint32_t x,
+		      const struct num_field *f, size_t n_fields,
+		      struct jv_arena *a, struct bench_result *out)
+{
+	double d;
+	long long n;
+	int rc;
+
+	for (size_t i = 0; i < n_fields; i++) {
+		rc = f[i].max
+			 ? jvt_int(v, t, x, f[i].key, false, 0, f[i].max, &n)
+			 : jvt_num(v, t, x, f[i].key, false, -1e15, 1e15, &d);
+		/* Absent or null: the field stays NULL. */
+		if (rc != 0 || !jvt_present(t, x, f[i].key))
+			continue;
+		if (!f[i].max) {
+			*(const char **)((char *)out + f[i].off) =
+			    jvt_text(t, jtape_get(t, x, f[i].key), a);
+		} else if (a->used + 24 <= a->cap) {
+			char *dst = a->p + a->used;
+
+			a->used += (size_t)snprintf(dst, 24, "%lld", n) + 1;
+			*(const char **)((char *)out + f[i].off) = dst;
+		}
+	}
+}
+
 /* Validates one results[] entry x and fills *out (strings and numbers as
  * storage takes them; docs/PROBE.md "Report format"). reasons: room for
- * the entry's clock event reasons.
+ * the entry's clock event reasons. Keys are looked up in the probe's
+ * order (see sweep_fields).
  */
 static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 			 const struct uuid_set *uuids, struct jv_arena *a,
 			 struct bench_result *out, const char **reasons)
 {
-	static const size_t stat_off[] = {
-	    offsetof(struct bench_result, median),
-	    offsetof(struct bench_result, max),
-	    offsetof(struct bench_result, mean),
-	    offsetof(struct bench_result, p10),
-	    offsetof(struct bench_result, p90),
-	    offsetof(struct bench_result, cv),
-	    offsetof(struct bench_result, limit),
-	    offsetof(struct bench_result, efficiency)};
-	static const struct {
-		const char *key;
-		long long max;
-		size_t off;
-	} ints[] = {
-	    {"n", 1000000, offsetof(struct bench_result, n)},
-	    {"peer_index", MAX_GPUS, offsetof(struct bench_result, peer_index)},
-	    {"size_bytes", 1LL << 50,
-	     offsetof(struct bench_result, size_bytes)},
-	};
 	const char *s;
-	long long n;
-	double d;
 	int e;
 	uint32_t u, tel, rs;
 
@@ -113,33 +149,6 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	if (t->tok[x].type != JT_OBJECT) {
 		jv_error(v, "", "must be an object");
 		return;
-	}
-	if (jvt_enum(v, t, x, "metric", true, metrics, &e) == 0)
-		out->metric = metrics[e];
-	if (jvt_str(v, t, x, "unit", true, 16, a, &s) == 0)
-		out->unit = s;
-	if (jvt_enum(v, t, x, "status", false, result_statuses, &e) == 0 &&
-	    jvt_present(t, x, "status"))
-		out->status = result_statuses[e];
-	if (jvt_present(t, x, "dtype") &&
-	    jvt_str(v, t, x, "dtype", false, 16, a, &s) == 0)
-		out->dtype = s;
-	if (jvt_present(t, x, "method") &&
-	    jvt_str(v, t, x, "method", false, 32, a, &s) == 0)
-		out->method = s;
-	for (int i = 0; stat_keys[i]; i++)
-		if (jvt_num(v, t, x, stat_keys[i], false, -1e15, 1e15, &d) == 0)
-			*(const char **)((char *)out + stat_off[i]) =
-			    jvt_text(t, jtape_get(t, x, stat_keys[i]), a);
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		n = -1;
-		if (jvt_int(v, t, x, ints[i].key, false, 0, ints[i].max, &n) ==
-			0 &&
-		    n >= 0 && a->used + 24 <= a->cap) {
-			char *dst = a->p + a->used;
-			a->used += (size_t)snprintf(dst, 24, "%lld", n) + 1;
-			*(const char **)((char *)out + ints[i].off) = dst;
-		}
 	}
 	u = jtape_get(t, x, "gpu_uuid");
 	if (u && t->tok[u].type != JT_NULL) {
@@ -150,6 +159,23 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 		else
 			out->gpu_uuid = s;
 	}
+	if (jvt_enum(v, t, x, "metric", true, metrics, &e) == 0)
+		out->metric = metrics[e];
+	if (jvt_present(t, x, "dtype") &&
+	    jvt_str(v, t, x, "dtype", false, 16, a, &s) == 0)
+		out->dtype = s;
+	if (jvt_present(t, x, "method") &&
+	    jvt_str(v, t, x, "method", false, 32, a, &s) == 0)
+		out->method = s;
+	take_nums(v, t, x, sweep_fields,
+		  sizeof(sweep_fields) / sizeof(sweep_fields[0]), a, out);
+	if (jvt_str(v, t, x, "unit", true, 16, a, &s) == 0)
+		out->unit = s;
+	if (jvt_enum(v, t, x, "status", false, result_statuses, &e) == 0 &&
+	    jvt_present(t, x, "status"))
+		out->status = result_statuses[e];
+	take_nums(v, t, x, stat_fields,
+		  sizeof(stat_fields) / sizeof(stat_fields[0]), a, out);
 	/* Clock event reasons while measured: the fleet view flags thermal
 	 * and hardware slowdowns from them.
 	 */

@@ -876,6 +876,7 @@ int jtape_parse(struct jtape *t, const char *src, size_t len, int max_depth,
 	t->tok = NULL;
 	t->n_tok = 0;
 	t->cap = 0;
+	t->memo_obj = t->memo_key = 0;
 	if (err && err_len)
 		err[0] = '\0';
 	if (len > JT_MAX_LEN) {
@@ -926,6 +927,7 @@ void jtape_free(struct jtape *t)
 	t->tok = NULL;
 	t->n_tok = 0;
 	t->cap = 0;
+	t->memo_obj = t->memo_key = 0;
 }
 
 /* 1 when string token i decodes to s[0..n). */
@@ -950,26 +952,42 @@ static int tok_eq_bytes(const struct jtape *t, uint32_t i, const char *s,
 	return dnext(&c) < 0;
 }
 
+/* 1 when member key k (a string token) decodes to key[0..n). Most keys
+ * differ in length or first byte: those are told apart inline.
+ */
+static int key_is(const struct jtape *t, uint32_t k, const char *key, size_t n)
+{
+	const struct jt_tok *m = &t->tok[k];
+
+	if (!m->escaped && (m->len != n || (n && t->src[m->start] != key[0])))
+		return 0;
+	return tok_eq_bytes(t, k, key, n);
+}
+
 uint32_t jtape_get(const struct jtape *t, uint32_t o, const char *key)
 {
+	/* The memo is the only field a lookup writes (see jtape.h). */
+	struct jtape *w = (struct jtape *)t;
 	size_t n = strlen(key);
+	uint32_t from, end, k;
 
 	if (!t->tok || o >= t->n_tok || t->tok[o].type != JT_OBJECT)
 		return 0;
-	for (uint32_t k = o + 1; k < t->tok[o].next; k = t->tok[k + 1].next) {
-		const struct jt_tok *m = &t->tok[k];
-
-		/* Most keys differ in length or first byte: test those inline
-		 * (validating a report looks up ~30 keys in each of its
-		 * hundreds of result objects).
-		 */
-		if (!m->escaped &&
-		    (m->len != n || (n && t->src[m->start] != key[0])))
-			continue;
-		if (tok_eq_bytes(t, k, key, n))
-			return k + 1;
-	}
+	end = t->tok[o].next;
+	from = t->memo_obj == o && t->memo_key > o && t->memo_key < end
+		   ? t->memo_key
+		   : o + 1;
+	for (k = from; k < end; k = t->tok[k + 1].next)
+		if (key_is(t, k, key, n))
+			goto found;
+	for (k = o + 1; k < from; k = t->tok[k + 1].next)
+		if (key_is(t, k, key, n))
+			goto found;
 	return 0;
+found:
+	w->memo_obj = o;
+	w->memo_key = k;
+	return k + 1;
 }
 
 int jtape_streq(const struct jtape *t, uint32_t i, const char *s)

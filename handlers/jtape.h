@@ -49,6 +49,10 @@ struct jtape {
 	size_t src_len;
 	struct jt_tok *tok;
 	uint32_t n_tok, cap;
+	/* jtape_get's memo: the object and member key it found last. Lookups
+	 * update it, so a tape is read by one thread at a time.
+	 */
+	uint32_t memo_obj, memo_key;
 };
 
 /* Parses src[0..len) (one JSON value, surrounding whitespace allowed).
@@ -74,7 +78,9 @@ int jtape_parse(struct jtape *t, const char *src, size_t len, int max_depth,
 /* Frees tok; the struct may be reused. */
 void jtape_free(struct jtape *t);
 /* Value token of member key in object o, or 0 when absent (0 is the root,
- * never a member value) or o is not an object.
+ * never a member value) or o is not an object. The search starts at the
+ * member found last in o (t->memo_*) and wraps around: lookups made in the
+ * document's key order take a step or two each, not a scan of the object.
  */
 uint32_t jtape_get(const struct jtape *t, uint32_t o, const char *key);
 /* 1 when token i is a string equal to s (decoded comparison). */

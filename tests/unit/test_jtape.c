@@ -727,9 +727,63 @@ static void test_fixture(void)
 	free(s);
 }
 
+/* jtape_get resumes where its last lookup in the same object stopped
+ * (the memo): every order of lookups, with misses, escaped keys and
+ * lookups in other objects in between, finds what a fresh scan finds.
+ */
+static void test_lookup_memo(void)
+{
+	const char *s =
+	    "{\"k0\": \"v0\", \"k1\": {\"k1\": \"inner\", \"k0\": 1},"
+	    " \"k2\": \"v2\", \"k\\u0033\": \"v3\", \"k4\": \"v4\","
+	    " \"k5\": [\"k0\"], \"k6\": \"v6\", \"k7\": \"v7\"}";
+	const char *keys[] = {"k0", "k1", "k2", "k3", "k4",
+			      "k5", "k6", "k7", "k8", "k"};
+	uint32_t fresh[10], inner_k0, inner;
+	struct jtape t, u;
+	unsigned seed = 12345;
+	int bad = 0;
+
+	CHECK(parse(&t, s) == 0);
+	/* Reference: each key looked up on a tape that has done nothing. */
+	for (int i = 0; i < 10; i++) {
+		CHECK(parse(&u, s) == 0);
+		fresh[i] = jtape_get(&u, 0, keys[i]);
+		jtape_free(&u);
+	}
+	CHECK(fresh[3] != 0 && jtape_streq(&t, fresh[3], "v3"));
+	CHECK(fresh[8] == 0 && fresh[9] == 0);
+	inner = fresh[1];
+	for (int step = 0; step < 5000; step++) {
+		int i;
+
+		seed = seed * 1103515245u + 12345u;
+		i = (int)((seed >> 16) % 12);
+		if (i >= 10) {
+			/* A lookup elsewhere moves the memo to another object.
+			 */
+			inner_k0 = jtape_get(&t, inner, i == 10 ? "k0" : "k1");
+			bad += inner_k0 == 0;
+			continue;
+		}
+		bad += jtape_get(&t, 0, keys[i]) != fresh[i];
+	}
+	CHECK(bad == 0);
+	/* Reverse and forward document order, twice over. */
+	for (int r = 0; r < 2; r++) {
+		for (int i = 7; i >= 0; i--)
+			bad += jtape_get(&t, 0, keys[i]) != fresh[i];
+		for (int i = 0; i < 10; i++)
+			bad += jtape_get(&t, 0, keys[i]) != fresh[i];
+	}
+	CHECK(bad == 0);
+	jtape_free(&t);
+}
+
 int main(void)
 {
 	RUN(test_navigate);
+	RUN(test_lookup_memo);
 	RUN(test_strings);
 	RUN(test_numbers);
 	RUN(test_long_numbers);
