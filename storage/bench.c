@@ -221,7 +221,7 @@ static struct db_stmt ingest_stmt = {
 	"  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
 	"   started_at, finished_at, report)"
 	"  VALUES ($2::uuid, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
-	"   $1::json)"
+	"   $1::text)"
 	"  ON CONFLICT (run_id) DO NOTHING"
 	"  RETURNING run_id, hostname, received_at, first_result_id),"
 	" node AS ("
@@ -355,7 +355,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		    " (SELECT count(*) FROM benchmark_results b"
 		    "  WHERE b.id >= r.first_result_id"
 		    "  AND b.id < r.first_result_id + " RESULT_BLOCK "),"
-		    " json_array_length(coalesce(report->'gpus', '[]'))"
+		    " json_array_length(coalesce(report::json->'gpus', '[]'))"
 		    " FROM benchmark_runs r WHERE run_id = $1::uuid",
 		    2, p1, 1, &r, e) != STORE_OK)
 		goto out;
@@ -411,7 +411,7 @@ enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
 		    "SELECT json_build_object('run_id', run_id, 'hostname',"
 		    " hostname, 'status', status, 'mode', mode, 'started_at',"
 		    " started_at, 'finished_at', finished_at, 'received_at',"
-		    " received_at, 'report', report)"
+		    " received_at, 'report', report::json)"
 		    " FROM benchmark_runs WHERE run_id = $1::uuid",
 		    1, params, 1, &r, e) != STORE_OK)
 		return e->status;
