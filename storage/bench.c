@@ -204,7 +204,7 @@ static void res_fields(const struct bench_result *x, struct buf *tmp,
  * keeps PostgreSQL from converting 250 KB of JSON per report (figures in
  * docs/BENCHMARKS.md). A result's id is its run's first_result_id plus its
  * place in the report (migrations/0007_result_blocks.sql). Prepared once
- * per connection: parsing and planning it each time cost PostgreSQL ~15 %
+ * per connection: parsing and planning it each time cost PostgreSQL ~10 %
  * of a report's time.
  */
 static struct db_stmt ingest_stmt = {
