@@ -35,7 +35,7 @@ struct db_pool {
 	long long acquire_timeouts;
 	long long reconnects;
 	long long connection_errors;
-	int stmts; /* db_stmt ids handed out */
+	_Atomic int no_prepare; /* set when prepared statements vanish */
 	struct slot *slots;
 };
 
@@ -273,44 +273,80 @@ enum store_status db_classify(PGconn *conn, const PGresult *res,
 	return e->status;
 }
 
-/* The bit of stmt in a slot's prepared set; gives stmt an id on first
- * use. 0 when the set is full (the statement then runs unprepared).
+/* The bit of stmt in a slot's prepared set; gives stmt an id and its
+ * name on first use. 0 when the set is full (the statement then runs
+ * unprepared).
  */
-static unsigned long long stmt_bit(struct db_pool *p, struct db_stmt *stmt)
+static unsigned long long stmt_bit(struct db_stmt *stmt)
 {
+	/* Ids are per statement, so they are handed out process-wide. */
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static int stmts;
 	int id = stmt->id;
 
 	if (id == 0) {
-		pthread_mutex_lock(&p->mu);
+		pthread_mutex_lock(&mu);
 		id = stmt->id;
-		if (id == 0 && p->stmts < DB_STMT_MAX)
-			stmt->id = id = ++p->stmts;
-		pthread_mutex_unlock(&p->mu);
+		if (id == 0 && stmts < DB_STMT_MAX) {
+			/* Named after the SQL (64-bit FNV-1a), not the id: a
+			 * statement found under this name on a server
+			 * connection is this statement.
+			 */
+			unsigned long long h = 14695981039346656037ULL;
+
+			for (const char *c = stmt->sql; *c; c++)
+				h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+			snprintf(stmt->name, sizeof(stmt->name), "gsz_%016llx",
+				 h);
+			stmt->id = id = ++stmts;
+		}
+		pthread_mutex_unlock(&mu);
 	}
 	return id ? 1ULL << (id - 1) : 0;
 }
 
-/* One execution of sql on s: prepared as "gsz<id>" when stmt is given. */
+static int has_state(const PGresult *r, const char *state)
+{
+	const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+	return st && !strcmp(st, state);
+}
+
+/* One execution of sql on s, prepared when stmt is given. A prepared
+ * statement can vanish under a live connection (DISCARD ALL, DEALLOCATE:
+ * what a pooler such as PgBouncer runs between clients): it is prepared
+ * again and the execution, which did not happen, is retried once. Where
+ * it vanishes again at once (a transaction pooler that sends the prepare
+ * and the execution to different server connections) the pool stops
+ * preparing and runs statements as before.
+ */
 static PGresult *exec_on(struct db_pool *p, struct slot *s,
 			 struct db_stmt *stmt, const char *sql, int n,
 			 const char *const *params)
 {
-	unsigned long long bit = stmt ? stmt_bit(p, stmt) : 0;
-	char name[16];
+	unsigned long long bit = stmt && !p->no_prepare ? stmt_bit(stmt) : 0;
+	PGresult *r;
 
-	if (!bit)
-		return PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL,
-				    0);
-	snprintf(name, sizeof(name), "gsz%d", (int)stmt->id);
-	if (!(s->prepared & bit)) {
-		PGresult *r = PQprepare(s->conn, name, sql, n, NULL);
-
-		if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+	for (int try = 0; bit && try < 2; try++) {
+		if (!(s->prepared & bit)) {
+			r = PQprepare(s->conn, stmt->name, sql, n, NULL);
+			/* 42P05: already prepared here under its name. */
+			if (PQresultStatus(r) != PGRES_COMMAND_OK &&
+			    !has_state(r, "42P05"))
+				return r;
+			PQclear(r);
+			s->prepared |= bit;
+		}
+		r = PQexecPrepared(s->conn, stmt->name, n, params, NULL, NULL,
+				   0);
+		if (!has_state(r, "26000")) /* invalid statement name */
 			return r;
 		PQclear(r);
-		s->prepared |= bit;
+		s->prepared &= ~bit;
 	}
-	return PQexecPrepared(s->conn, name, n, params, NULL, NULL, 0);
+	if (bit)
+		p->no_prepare = 1;
+	return PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
 }
 
 static enum store_status run(struct db_pool *p, struct db_stmt *stmt,

@@ -27,6 +27,7 @@ enum store_status db_exec(struct db_pool *pool, const char *sql, int n,
 struct db_stmt {
 	const char *sql;
 	_Atomic int id; /* 1-based slot in each connection's prepared set */
+	char name[24];	/* "gsz_" + hash of sql, set with id */
 };
 
 /* db_exec() for a prepared statement (PQprepare once per connection, then

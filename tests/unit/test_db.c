@@ -1,0 +1,153 @@
+/* test_db.c - prepared statements on the connection pool (storage/db.c)
+ * against a real PostgreSQL: DATABASE_URL (tests/api/t_db.sh runs this
+ * binary with the suite's private server; without DATABASE_URL it says it
+ * skipped, with the reason).
+ *
+ * One connection per pool, so the calls on a pool share a server session:
+ * a prepared statement that vanishes under it (DEALLOCATE, as a pooler's
+ * DISCARD ALL does) is prepared again; one found already prepared under
+ * its name is used.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/pgconn.h"
+#include "tests/unit/testlib.h"
+
+static struct db_pool *pool;
+
+static struct db_stmt add_one = {.sql = "SELECT $1::int + 1"};
+
+/* add_one($x) as an int, or -1 (status in *st). */
+static int run_add_one(const char *x, enum store_status *st)
+{
+	const char *params[1] = {x};
+	struct store_err e;
+	PGresult *r = NULL;
+	int v = -1;
+
+	*st = db_exec_stmt(pool, &add_one, 1, params, 1, &r, &e);
+	if (*st == STORE_OK)
+		v = atoi(PQgetvalue(r, 0, 0));
+	else
+		printf("# %s\n", e.message);
+	PQclear(r);
+	return v;
+}
+
+/* Runs sql unprepared on the pool's connection. */
+static enum store_status exec_plain(const char *sql)
+{
+	struct store_err e;
+	PGresult *r = NULL;
+	enum store_status st = db_exec(pool, sql, 0, NULL, 0, &r, &e);
+
+	if (st != STORE_OK)
+		printf("# %s: %s\n", sql, e.message);
+	PQclear(r);
+	return st;
+}
+
+/* How many statements the session has prepared under add_one's name. */
+static int prepared_here(void)
+{
+	const char *params[1] = {add_one.name};
+	struct store_err e;
+	PGresult *r = NULL;
+	int n = -1;
+
+	if (db_exec(pool,
+		    "SELECT count(*) FROM pg_prepared_statements"
+		    " WHERE name = $1",
+		    1, params, 0, &r, &e) == STORE_OK)
+		n = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return n;
+}
+
+static void test_prepared_once(void)
+{
+	enum store_status st;
+
+	CHECK(run_add_one("41", &st) == 42 && st == STORE_OK);
+	CHECK(strncmp(add_one.name, "gsz_", 4) == 0 &&
+	      strlen(add_one.name) == 20);
+	CHECK(prepared_here() == 1);
+	CHECK(run_add_one("1", &st) == 2 && st == STORE_OK);
+	CHECK(prepared_here() == 1);
+}
+
+static void test_vanished_statement(void)
+{
+	enum store_status st;
+
+	CHECK(exec_plain("DEALLOCATE ALL") == STORE_OK);
+	CHECK(prepared_here() == 0);
+	/* The execution fails with 26000 inside; the caller sees none. */
+	CHECK(run_add_one("9", &st) == 10 && st == STORE_OK);
+	CHECK(prepared_here() == 1);
+}
+
+static void test_found_prepared(void)
+{
+	struct db_config cfg = {.size = 1,
+				.acquire_timeout_ms = 5000,
+				.statement_timeout_ms = 5000};
+	struct db_pool *first = pool;
+	char sql[128], err[256];
+	enum store_status st;
+
+	/* A second pool's connection, where the statement is already
+	 * prepared under its name (as another client of a pooler's server
+	 * connection would leave it): the prepare meets 42P05 and the
+	 * statement found is used.
+	 */
+	cfg.conninfo = getenv("DATABASE_URL");
+	CHECK(db_pool_new(&cfg, &pool, err, sizeof(err)) == 0);
+	if (pool == NULL) {
+		pool = first;
+		return;
+	}
+	snprintf(sql, sizeof(sql), "PREPARE %s (int) AS %s", add_one.name,
+		 add_one.sql);
+	CHECK(exec_plain(sql) == STORE_OK);
+	CHECK(run_add_one("99", &st) == 100 && st == STORE_OK);
+	CHECK(prepared_here() == 1);
+	db_pool_free(pool);
+	pool = first;
+}
+
+static void test_errors_still_errors(void)
+{
+	enum store_status st;
+
+	/* A bad parameter is the caller's error, not a vanished statement. */
+	CHECK(run_add_one("not a number", &st) == -1 && st == STORE_INVALID);
+	CHECK(run_add_one("2", &st) == 3 && st == STORE_OK);
+}
+
+int main(void)
+{
+	const char *url = getenv("DATABASE_URL");
+	struct db_config cfg = {.size = 1,
+				.acquire_timeout_ms = 5000,
+				.statement_timeout_ms = 5000};
+	char err[256];
+
+	if (!url || !*url) {
+		printf("ok - test_db # SKIP no DATABASE_URL: tests/api/t_db.sh "
+		       "runs it against the suite's PostgreSQL\n");
+		return 0;
+	}
+	cfg.conninfo = url;
+	if (db_pool_new(&cfg, &pool, err, sizeof(err)) != 0) {
+		printf("not ok - pool: %s\n", err);
+		return 1;
+	}
+	RUN(test_prepared_once);
+	RUN(test_vanished_statement);
+	RUN(test_found_prepared);
+	RUN(test_errors_still_errors);
+	db_pool_free(pool);
+	return testlib_finish();
+}
