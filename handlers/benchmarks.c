@@ -73,14 +73,13 @@ static int uuid_known(const struct uuid_set *u, const char *s)
 }
 
 /* A result's numeric fields: finite numbers (statistics, in [-1e15,
- * 1e15]) or whole numbers in [0, max], or null. Numbers are kept as the
- * text posted, which storage sends on as is; whole numbers are rewritten
- * in digits (1e3 and 1000.0 are 1000 to an integer column).
+ * 1e15]) or whole numbers in [0, max] (1e3 and 1000.0 are 1000), or null.
  */
 struct num_field {
 	const char *key;
-	long long max; /* 0: any finite number; else a whole number <= max */
-	size_t off;    /* const char * in struct bench_result */
+	long long max; /* 0: a finite number (double); else a whole number
+			  <= max (long long) */
+	size_t off;    /* of the double or long long in struct bench_result */
 };
 
 #define NUM(key)                                                               \
@@ -105,29 +104,32 @@ static const struct num_field stat_fields[] = {
 #undef NUM
 #undef INT
 
+/* Fills the fields of out named in f: -1 or NAN when absent or null (the
+ * jvt_* getters leave their output alone then), and when invalid (the
+ * error is reported).
+ */
 static void take_nums(struct jv *v, const struct jtape *t, uint32_t x,
 		      const struct num_field *f, size_t n_fields,
-		      struct jv_arena *a, struct bench_result *out)
+		      struct bench_result *out)
 {
-	double d;
+	char *dst;
 	long long n;
-	int rc;
+	double d;
 
 	for (size_t i = 0; i < n_fields; i++) {
-		rc = f[i].max
-			 ? jvt_int(v, t, x, f[i].key, false, 0, f[i].max, &n)
-			 : jvt_num(v, t, x, f[i].key, false, -1e15, 1e15, &d);
-		/* Absent or null: the field stays NULL. */
-		if (rc != 0 || !jvt_present(t, x, f[i].key))
-			continue;
-		if (!f[i].max) {
-			*(const char **)((char *)out + f[i].off) =
-			    jvt_text(t, jtape_get(t, x, f[i].key), a);
-		} else if (a->used + 24 <= a->cap) {
-			char *dst = a->p + a->used;
-
-			a->used += (size_t)snprintf(dst, 24, "%lld", n) + 1;
-			*(const char **)((char *)out + f[i].off) = dst;
+		dst = (char *)out + f[i].off;
+		if (f[i].max) {
+			n = -1;
+			if (jvt_int(v, t, x, f[i].key, false, 0, f[i].max,
+				    &n) != 0)
+				n = -1;
+			memcpy(dst, &n, sizeof(n));
+		} else {
+			d = NAN;
+			if (jvt_num(v, t, x, f[i].key, false, -1e15, 1e15,
+				    &d) != 0)
+				d = NAN;
+			memcpy(dst, &d, sizeof(d));
 		}
 	}
 }
@@ -168,14 +170,14 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	    jvt_str(v, t, x, "method", false, 32, a, &s) == 0)
 		out->method = s;
 	take_nums(v, t, x, sweep_fields,
-		  sizeof(sweep_fields) / sizeof(sweep_fields[0]), a, out);
+		  sizeof(sweep_fields) / sizeof(sweep_fields[0]), out);
 	if (jvt_str(v, t, x, "unit", true, 16, a, &s) == 0)
 		out->unit = s;
 	if (jvt_enum(v, t, x, "status", false, result_statuses, &e) == 0 &&
 	    jvt_present(t, x, "status"))
 		out->status = result_statuses[e];
 	take_nums(v, t, x, stat_fields,
-		  sizeof(stat_fields) / sizeof(stat_fields[0]), a, out);
+		  sizeof(stat_fields) / sizeof(stat_fields[0]), out);
 	/* Clock event reasons while measured: the fleet view flags thermal
 	 * and hardware slowdowns from them.
 	 */

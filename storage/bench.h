@@ -46,12 +46,13 @@ struct bench_ingest {
 
 /* A validated report (docs/PROBE.md "Report format") taken apart for
  * storage. Strings are as the report has them, decoded (NULL: absent or
- * null); numbers are their JSON text, integers as plain integers.
+ * null); numbers as parsed (absent or null: -1 for the integers, which
+ * are never negative, and NAN for the statistics, which are finite).
  */
 struct bench_result {
 	const char *gpu_uuid, *metric, *dtype, *method, *unit, *status;
-	const char *peer_index, *size_bytes, *n; /* integers */
-	const char *median, *max, *mean, *p10, *p90, *cv, *limit, *efficiency;
+	long long peer_index, size_bytes, n;
+	double median, max, mean, p10, p90, cv, limit, efficiency;
 	const char *const *clock_event_reasons; /* from telemetry */
 	int n_clock_event_reasons;
 };

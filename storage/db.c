@@ -322,7 +322,8 @@ static int has_state(const PGresult *r, const char *state)
  */
 static PGresult *exec_on(struct db_pool *p, struct slot *s,
 			 struct db_stmt *stmt, const char *sql, int n,
-			 const char *const *params)
+			 const char *const *params, const int *lengths,
+			 const int *formats)
 {
 	unsigned long long bit = stmt && !p->no_prepare ? stmt_bit(stmt) : 0;
 	PGresult *r;
@@ -337,8 +338,8 @@ static PGresult *exec_on(struct db_pool *p, struct slot *s,
 			PQclear(r);
 			s->prepared |= bit;
 		}
-		r = PQexecPrepared(s->conn, stmt->name, n, params, NULL, NULL,
-				   0);
+		r = PQexecPrepared(s->conn, stmt->name, n, params, lengths,
+				   formats, 0);
 		if (!has_state(r, "26000")) /* invalid statement name */
 			return r;
 		PQclear(r);
@@ -346,11 +347,12 @@ static PGresult *exec_on(struct db_pool *p, struct slot *s,
 	}
 	if (bit)
 		p->no_prepare = 1;
-	return PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
+	return PQexecParams(s->conn, sql, n, NULL, params, lengths, formats, 0);
 }
 
 static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
 			     const char *sql, int n, const char *const *params,
+			     const int *lengths, const int *formats,
 			     int idempotent, PGresult **out,
 			     struct store_err *e)
 {
@@ -366,7 +368,7 @@ static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
 	for (int a = 0; a < attempts; a++) {
 		if (ensure_connected(p, s, e) != 0)
 			break;
-		res = exec_on(p, s, stmt, sql, n, params);
+		res = exec_on(p, s, stmt, sql, n, params, lengths, formats);
 		ExecStatusType st =
 		    res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 		if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
@@ -396,12 +398,14 @@ enum store_status db_exec(struct db_pool *p, const char *sql, int n,
 			  const char *const *params, int idempotent,
 			  PGresult **out, struct store_err *e)
 {
-	return run(p, NULL, sql, n, params, idempotent, out, e);
+	return run(p, NULL, sql, n, params, NULL, NULL, idempotent, out, e);
 }
 
 enum store_status db_exec_stmt(struct db_pool *p, struct db_stmt *stmt, int n,
-			       const char *const *params, int idempotent,
+			       const char *const *params, const int *lengths,
+			       const int *formats, int idempotent,
 			       PGresult **out, struct store_err *e)
 {
-	return run(p, stmt, stmt->sql, n, params, idempotent, out, e);
+	return run(p, stmt, stmt->sql, n, params, lengths, formats, idempotent,
+		   out, e);
 }

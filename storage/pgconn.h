@@ -33,10 +33,14 @@ struct db_stmt {
 /* db_exec() for a prepared statement (PQprepare once per connection, then
  * PQexecPrepared). Plans are cached by the server: use it for statements
  * whose best plan does not depend on which optional parameters are NULL.
+ * lengths and formats as PQexecParams takes them (NULL: all text; a
+ * parameter in binary format, 1, has its length in lengths).
  */
 enum store_status db_exec_stmt(struct db_pool *pool, struct db_stmt *stmt,
-			       int n, const char *const *params, int idempotent,
-			       PGresult **out, struct store_err *e);
+			       int n, const char *const *params,
+			       const int *lengths, const int *formats,
+			       int idempotent, PGresult **out,
+			       struct store_err *e);
 
 /* Maps a failed result (or NULL) on conn to a status and message. */
 enum store_status db_classify(PGconn *conn, const PGresult *res,

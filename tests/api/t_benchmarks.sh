@@ -35,6 +35,14 @@ jq -e --slurpfile rep "$T/r1.json" '[.items[].id] as $ids | ($ids | min) % 32768
 	and ([.items[].peer_index] | reverse) == [$rep[0].results[].peer_index]' "$T/body" >/dev/null &&
 	ok "a run's results have consecutive ids from its block, in report order" ||
 	not_ok "a run's results have consecutive ids from its block, in report order" "$(jq -c '[.items[].id] | [min, max]' "$T/body")"
+# Every number as posted (sent to PostgreSQL as binary arrays): the
+# statistics exactly, integers, and nulls as nulls.
+bad=$(jq -c --slurpfile rep "$T/r1.json" '[.items | reverse | to_entries[] | .key as $i | .value as $got
+	| $rep[0].results[$i] as $want
+	| select([$got.median, $got.max, $got.mean, $got.p10, $got.p90, $got.cv, $got.limit, $got.efficiency, $got.n, $got.size_bytes, $got.peer_index]
+		!= [$want.median, $want.max, $want.mean, $want.p10, $want.p90, $want.cv, $want.limit, $want.efficiency, $want.n, $want.size_bytes, $want.peer_index])
+	| $i] | .[:5]' "$T/body")
+[ "$bad" = "[]" ] && ok "every result's numbers are stored as posted" || not_ok "every result's numbers are stored as posted" "rows $bad"
 jq '.results[0].median = 1' "$T/r1.json" >"$T/r1b.json"
 req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/r1b.json"
 check_problem "a different report reusing a run_id is 409" 409

@@ -26,7 +26,7 @@ static int run_add_one(const char *x, enum store_status *st)
 	PGresult *r = NULL;
 	int v = -1;
 
-	*st = db_exec_stmt(pool, &add_one, 1, params, 1, &r, &e);
+	*st = db_exec_stmt(pool, &add_one, 1, params, NULL, NULL, 1, &r, &e);
 	if (*st == STORE_OK)
 		v = atoi(PQgetvalue(r, 0, 0));
 	else
