@@ -104,9 +104,8 @@ static const struct num_field stat_fields[] = {
 #undef NUM
 #undef INT
 
-/* Fills the fields of out named in f: -1 or NAN when absent or null (the
- * jvt_* getters leave their output alone then), and when invalid (the
- * error is reported).
+/* Fills the fields of out named in f: -1 or NAN when absent, null or
+ * invalid (the error is reported).
  */
 static void take_nums(struct jv *v, const struct jtape *t, uint32_t x,
 		      const struct num_field *f, size_t n_fields,
@@ -118,17 +117,14 @@ static void take_nums(struct jv *v, const struct jtape *t, uint32_t x,
 
 	for (size_t i = 0; i < n_fields; i++) {
 		dst = (char *)out + f[i].off;
+		/* The getters write their output only on success. */
 		if (f[i].max) {
 			n = -1;
-			if (jvt_int(v, t, x, f[i].key, false, 0, f[i].max,
-				    &n) != 0)
-				n = -1;
+			jvt_int(v, t, x, f[i].key, false, 0, f[i].max, &n);
 			memcpy(dst, &n, sizeof(n));
 		} else {
 			d = NAN;
-			if (jvt_num(v, t, x, f[i].key, false, -1e15, 1e15,
-				    &d) != 0)
-				d = NAN;
+			jvt_num(v, t, x, f[i].key, false, -1e15, 1e15, &d);
 			memcpy(dst, &d, sizeof(d));
 		}
 	}

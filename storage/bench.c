@@ -12,8 +12,10 @@
 /* Ids of a run's results: [first_result_id, first_result_id + block), a
  * block per run (migrations/0007_result_blocks.sql, same number there).
  */
-#define RESULT_BLOCK	  "32768"
 #define RESULT_BLOCK_ROWS 32768
+#define STR_(x)		  #x
+#define STR(x)		  STR_(x)
+#define RESULT_BLOCK	  STR(RESULT_BLOCK_ROWS) /* the same, in SQL text */
 
 /* Same order as the engine's dtypes (engine/hw.h). */
 static const char *const dtype_names[FLEET_DTYPES] = {
@@ -210,12 +212,18 @@ static const struct res_col {
 };
 #define RC_COUNT ((int)(sizeof(res_cols) / sizeof(res_cols[0])))
 
+/* 1 for columns sent as array literals (text), 0 for binary arrays. */
+static int col_is_literal(const struct res_col *c)
+{
+	return c->kind == COL_TEXT || c->kind == COL_REASONS;
+}
+
 /* Starts column c's array for n rows: "{" for a literal, else the binary
  * header (one dimension of n from 1, or no dimension when n is 0).
  */
 static void col_begin(struct buf *b, const struct res_col *c, int n)
 {
-	if (c->kind == COL_TEXT || c->kind == COL_REASONS) {
+	if (col_is_literal(c)) {
 		buf_put(b, "{", 1);
 		return;
 	}
@@ -394,8 +402,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		for (int c = 0; c < RC_COUNT; c++)
 			col_put(&cols[c], &res_cols[c], &rep->results[i], &tmp);
 	for (int c = 0; c < RC_COUNT; c++) {
-		if (res_cols[c].kind == COL_TEXT ||
-		    res_cols[c].kind == COL_REASONS)
+		if (col_is_literal(&res_cols[c]))
 			buf_put(&cols[c], "}", 1);
 		else
 			formats[INGEST_FIXED + c] = 1;
