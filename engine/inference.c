@@ -1,5 +1,8 @@
-/* inference.c - serving sizing (SIZING.md §6, §9; docs/MODEL.md §7). */
+/* inference.c - serving sizing: memory, the step-time model, and the
+ * continuous-batching operating point at a load (docs/MODEL.md §7). */
 #include "inference.h"
+
+#include "collective.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -13,12 +16,13 @@
  * residual, norm, gate/up, act, down), each with ~5 us of launch and tail
  * latency even under CUDA graphs; this is why batch-1 decode reaches only
  * 50-60 % of roofline bandwidth (Databricks MBU; MODEL.md §7). */
-#define KERNELS_PER_LAYER	   10.0
-#define KERNEL_OVERHEAD_S	   5e-6
-#define ALLREDUCE_LATENCY_S	   10e-6
-#define DEFAULT_MEMORY_UTILIZATION 0.9
-/* Fused attention kernels reach ~85 % of the GEMM rate (training.c). */
-#define ATTN_FACTOR 0.85
+#define KERNELS_PER_LAYER 10.0
+#define KERNEL_OVERHEAD_S 5e-6
+/* Pipeline stage hand-off: one point-to-point send (NCCL, one hop). */
+#define P2P_LATENCY_S 10e-6
+/* Causal attention computes half of the score blocks (flash kernels skip
+ * the masked ones), as in the training engine (MODEL.md §4). */
+#define CAUSAL_FRACTION 0.5
 
 static const char *const load_names[INF_LOAD_COUNT] = {
     "none", "requests_per_s", "concurrent_sequences", "output_tokens_per_s"};
@@ -80,11 +84,155 @@ static enum eng_dtype compute_dtype(const struct inf_request *rq)
 	}
 }
 
+/* ---- serving profiles ------------------------------------------------ */
+
+static const char *const serving_names[INF_SERVING_COUNT] = {
+    "vllm", "tensorrt-llm", "sglang", "generic"};
+static const char *const kv_reserve_names[INF_KV_RESERVE_COUNT] = {
+    "fraction_of_total", "fraction_of_free"};
+static const char *const limit_names[INF_LIMIT_COUNT] = {
+    "kv_cache", "max_num_seqs", "max_batch", "tpot_ms", "ttft_ms"};
+
+/* Each engine's defaults, from its own code (MODEL.md §7 cites each):
+ * - vLLM V1 (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults and
+ *   CacheConfig): gpu_memory_utilization 0.9 of total memory; OpenAI API
+ *   server max_num_seqs 1024 and max_num_batched_tokens 8192 on GPUs with
+ *   >= 70 GiB other than A100, else 256 and 2048; chunked prefill on;
+ *   PagedAttention allocates KV blocks on demand.
+ * - TensorRT-LLM (tensorrt_llm/llmapi/llm_args.py KvCacheConfig,
+ *   BuildConfig): free_gpu_memory_fraction 0.9 of the memory left after
+ *   weights and activations; max_batch_size 2048; max_num_tokens 8192;
+ *   chunked context off; capacity scheduler GUARANTEED_NO_EVICT reserves
+ *   KV for the whole output at admission.
+ * - SGLang (python/sglang/srt/server_args.py): mem_fraction_static of
+ *   total memory for weights + KV pool, 0.88 / 0.87 / 0.85 / 0.81 / 0.79
+ *   at tp 1 / 2 / 4 / 8 / 16; chunked_prefill_size 8192 (2048 below 25 GB);
+ *   max_running_requests derived from the pool.
+ * - generic: this engine before serving profiles: 0.9 of total, KV for
+ *   prompt + output, no sequence or token cap, no chunking. */
+static const struct {
+	enum inf_kv_reserve kv_reserve;
+	double memory_fraction;
+	bool chunked_prefill, kv_full_output;
+	const char *source;
+} profile_table[INF_SERVING_COUNT] = {
+    [INF_SERVING_VLLM] = {INF_KV_OF_TOTAL, 0.9, true, false,
+			  "vLLM V1 defaults (vllm/engine/arg_utils.py "
+			  "get_batch_defaults, CacheConfig)"},
+    [INF_SERVING_TRTLLM] = {INF_KV_OF_FREE, 0.9, false, true,
+			    "TensorRT-LLM LLM API defaults "
+			    "(tensorrt_llm/llmapi/llm_args.py KvCacheConfig, "
+			    "BuildConfig)"},
+    [INF_SERVING_SGLANG] = {INF_KV_OF_TOTAL, 0.88, true, false,
+			    "SGLang defaults (python/sglang/srt/"
+			    "server_args.py)"},
+    [INF_SERVING_GENERIC] = {INF_KV_OF_TOTAL, 0.9, false, true,
+			     "gpusizer generic: 0.9 of memory, static KV "
+			     "reservation, no caps"},
+};
+
+const char *inf_serving_name(enum inf_serving_engine e)
+{
+	return (unsigned)e < INF_SERVING_COUNT ? serving_names[e] : "?";
+}
+
+int inf_serving_parse(const char *name, enum inf_serving_engine *out)
+{
+	for (int i = 0; name && i < INF_SERVING_COUNT; i++)
+		if (strcmp(name, serving_names[i]) == 0) {
+			*out = (enum inf_serving_engine)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *inf_kv_reserve_name(enum inf_kv_reserve r)
+{
+	return (unsigned)r < INF_KV_RESERVE_COUNT ? kv_reserve_names[r] : "?";
+}
+
+const char *inf_limit_name(enum inf_limit l)
+{
+	return (unsigned)l < INF_LIMIT_COUNT ? limit_names[l] : "?";
+}
+
+const char *inf_serving_source(enum inf_serving_engine e)
+{
+	return (unsigned)e < INF_SERVING_COUNT ? profile_table[e].source : "?";
+}
+
+static bool big_non_a100(const struct hw_spec *g)
+{
+	char lower[sizeof(g->name)];
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(lower) && g->name[i]; i++)
+		lower[i] = (char)(g->name[i] >= 'A' && g->name[i] <= 'Z'
+				      ? g->name[i] - 'A' + 'a'
+				      : g->name[i]);
+	lower[i] = '\0';
+	return g->memory_gib >= 70.0 && !strstr(lower, "a100");
+}
+
+static double sglang_fraction(int tp)
+{
+	return tp >= 16	 ? 0.79
+	       : tp >= 8 ? 0.81
+	       : tp >= 4 ? 0.85
+	       : tp >= 2 ? 0.87
+			 : 0.88;
+}
+
+void inf_serving_resolve(const struct inf_request *rq, int tp,
+			 struct inf_serving *out)
+{
+	enum inf_serving_engine e = (unsigned)rq->serving < INF_SERVING_COUNT
+					? rq->serving
+					: INF_SERVING_VLLM;
+
+	memset(out, 0, sizeof(*out));
+	out->engine = e;
+	out->kv_reserve = profile_table[e].kv_reserve;
+	out->memory_fraction = profile_table[e].memory_fraction;
+	out->chunked_prefill = profile_table[e].chunked_prefill;
+	out->kv_full_output = profile_table[e].kv_full_output;
+	switch (e) {
+	case INF_SERVING_VLLM:
+		out->max_num_seqs = big_non_a100(&rq->gpu) ? 1024 : 256;
+		out->max_num_batched_tokens =
+		    big_non_a100(&rq->gpu) ? 8192 : 2048;
+		break;
+	case INF_SERVING_TRTLLM:
+		out->max_num_seqs = 2048;
+		out->max_num_batched_tokens = 8192;
+		break;
+	case INF_SERVING_SGLANG:
+		out->memory_fraction = sglang_fraction(tp);
+		out->max_num_batched_tokens =
+		    rq->gpu.memory_gib * GIB < 25e9 ? 2048 : 8192;
+		break;
+	default:
+		break;
+	}
+	if (rq->memory_utilization > 0)
+		out->memory_fraction = rq->memory_utilization;
+	if (rq->max_batch > 0)
+		out->max_num_seqs = rq->max_batch;
+	if (rq->max_num_batched_tokens > 0)
+		out->max_num_batched_tokens = rq->max_num_batched_tokens;
+	if (rq->chunked_prefill >= 0)
+		out->chunked_prefill = rq->chunked_prefill != 0;
+	if (out->max_num_batched_tokens <= 0)
+		out->chunked_prefill = false; /* no budget to chunk to */
+}
+
+/* ---- the replica model ------------------------------------------------ */
+
 struct ictx {
 	const struct inf_request *rq;
 	struct model_params P;
 	double W, W_side, W_layers, W_routed; /* bytes */
-	double kvB, R, R_attn, hbm, intra, capacity, price;
+	double kvB, R, R_attn, hbm, intra, inter, capacity, price;
 	double h, L, f_width;
 	int gpn;
 };
@@ -104,11 +252,11 @@ static void ictx_init(struct ictx *c, const struct inf_request *rq)
 	c->W_routed = c->P.routed_expert * b;
 	c->kvB = eng_dtype_bytes(kv_dtype(rq));
 	c->R = hw_gemm_rate(&rq->gpu, compute_dtype(rq)).value * 1e12;
-	{
-		enum eng_dtype cd = compute_dtype(rq);
-		enum eng_dtype ad = cd == ENG_FP8 ? ENG_BF16 : cd;
-		c->R_attn = hw_gemm_rate(&rq->gpu, ad).value * 1e12;
-	}
+	/* attention runs in 16-bit fused kernels at the training engine's
+	 * forward rate (hw_attn_tflops, MODEL.md §5), FP8 recipes included */
+	c->R_attn = hw_attn_tflops(&rq->gpu, false) * 1e12;
+	if (!(c->R_attn > 0))
+		c->R_attn = c->R;
 	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
 	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
 	c->capacity = rq->gpu.memory_gib * GIB;
@@ -122,6 +270,7 @@ static void ictx_init(struct ictx *c, const struct inf_request *rq)
 				       : rq->gpu.max_gpus_per_node;
 	if (c->gpn <= 0)
 		c->gpn = 1;
+	c->inter = hw_inter_rate(&rq->gpu, 0.0, c->gpn).value * 1e9;
 }
 
 /* Weight bytes one tp-rank reads per decode step, over all its pipeline
@@ -140,20 +289,21 @@ static double weights_read(const struct ictx *c, int tp, double b)
 	return w;
 }
 
-static double ring(double bytes, int t, double bw)
-{
-	if (t <= 1)
-		return 0.0;
-	return 2.0 * (t - 1.0) / t * bytes / bw + ALLREDUCE_LATENCY_S;
-}
-
+/* Per step: kernel launch/tail overhead, 2 TP all-reduces of the hidden
+ * states per layer (NCCL's model, engine/collective.h), and the stage
+ * hand-offs of a pipeline across nodes. */
 static double fixed_overhead(const struct ictx *c, int tp, int pp,
 			     double tokens)
 {
+	double bytes = tokens * c->h * 2.0;
 	double o = c->L * KERNELS_PER_LAYER * KERNEL_OVERHEAD_S;
 
-	o += 2.0 * c->L * ring(tokens * c->h * 2.0, tp, c->intra);
-	o += (pp - 1) * (ALLREDUCE_LATENCY_S + tokens * c->h * 2.0 / c->intra);
+	o += 2.0 * c->L *
+	     coll_time_s(COLL_AR, bytes, tp, 1.0, c->intra,
+			 c->rq->gpu.intra_node_link);
+	if (pp > 1)
+		o += (pp - 1) * (P2P_LATENCY_S +
+				 bytes / (c->inter > 0 ? c->inter : c->intra));
 	return o;
 }
 
@@ -164,21 +314,22 @@ static double prefill_s(const struct ictx *c, int tp, int pp, double n_seq)
 {
 	double I = (double)c->rq->prompt_tokens, n = n_seq * I;
 	double gemm_flops = 2.0 * c->P.matmul_active * n;
-	/* causal attention: half the blocks are computed */
-	double attn_flops =
-	    n * model_attn_fwd_flops_per_token(&c->rq->model, I) * 0.5;
+	double attn_flops = n *
+			    model_attn_fwd_flops_per_token(&c->rq->model, I) *
+			    CAUSAL_FRACTION;
 	double f =
 	    hw_gemm_shape_factor(fmin(n, fmin(c->h, c->f_width / (double)tp)));
 	double t_gemm = fmax(gemm_flops / (double)tp / (c->R * f),
 			     weights_read(c, tp, n) / c->hbm);
-	double t_attn = attn_flops / (double)tp / (c->R_attn * ATTN_FACTOR);
+	double t_attn = attn_flops / (double)tp / c->R_attn;
 
 	return t_gemm + t_attn + fixed_overhead(c, tp, pp, n);
 }
 
 /* One decode step for b sequences at mean context ctx: the GEMM kernels
- * (weights read once, 2*N*b FLOPs) and the attention kernels (KV read,
- * scores) each run at max(memory, compute) and add (SIZING.md §6). */
+ * (weights read once, 2*N*b FLOPs at the skinny-GEMM shape factor of b
+ * rows) and the attention kernels (KV read, scores) each run at
+ * max(memory, compute) and add (MODEL.md §7). */
 static double decode_s(const struct ictx *c, int tp, int pp, double b,
 		       double ctx, double *t_mem_out, double *t_comp_out)
 {
@@ -187,9 +338,10 @@ static double decode_s(const struct ictx *c, int tp, int pp, double b,
 	double gemm_flops = 2.0 * c->P.matmul_active * b / (double)tp;
 	double attn_flops =
 	    b * model_attn_fwd_flops_per_token(&c->rq->model, ctx) / (double)tp;
-	double f = hw_gemm_shape_factor(fmin(c->h, c->f_width / (double)tp));
+	double f =
+	    hw_gemm_shape_factor(fmin(b, fmin(c->h, c->f_width / (double)tp)));
 	double gm = w / c->hbm, gc = gemm_flops / (c->R * f);
-	double am = kvb / c->hbm, ac = attn_flops / (c->R_attn * ATTN_FACTOR);
+	double am = kvb / c->hbm, ac = attn_flops / c->R_attn;
 
 	if (t_mem_out)
 		*t_mem_out = gm + am;
@@ -198,89 +350,364 @@ static double decode_s(const struct ictx *c, int tp, int pp, double b,
 	return fmax(gm, gc) + fmax(am, ac) + fixed_overhead(c, tp, pp, b);
 }
 
-static void memory_point(const struct ictx *c, int tp, int pp,
-			 struct inf_plan *p)
+/* Per-GPU memory of a (tp, pp) replica under the serving profile. */
+struct mem_plan {
+	double weights, workspace, usable, kv_room; /* bytes per GPU */
+	double kv_seq; /* bytes one sequence holds, on average */
+	long fit;      /* sequences whose KV fits */
+};
+
+static void memory_of(const struct ictx *c, int tp, int pp,
+		      const struct inf_serving *sv, struct mem_plan *m)
 {
 	const struct inf_request *rq = c->rq;
-	double util = rq->memory_utilization > 0 ? rq->memory_utilization
-						 : DEFAULT_MEMORY_UTILIZATION;
 	double side = pp > 1 ? c->W_side / 2.0 : c->W_side;
-	double w = (c->W_layers / (double)pp + side) / (double)tp;
 	double kv_tok =
 	    model_kv_bytes_per_token(&rq->model, c->kvB, tp) / (double)pp;
-	double seq = (double)(rq->prompt_tokens + rq->output_tokens);
-	/* prefill activations of one prompt: hidden states and the FFN
-	 * intermediate in 16-bit, plus the workspace */
-	double ws = WORKSPACE_FIXED_BYTES +
-		    (double)rq->prompt_tokens *
-			(8.0 * c->h + 4.0 * c->f_width / (double)tp);
-	double usable = c->capacity * util;
-	double room = usable - w - ws;
-
-	p->weights_gib = w / GIB;
-	p->workspace_gib = ws / GIB;
-	p->usable_gib = usable / GIB;
-	p->max_batch_fit = room > 0 ? (long)floor(room / (kv_tok * seq)) : 0;
-	p->kv_cache_gib = 0.0;
-}
-
-static void perf_point(const struct ictx *c, int tp, int pp, long batch,
-		       struct inf_plan *p)
-{
-	const struct inf_request *rq = c->rq;
 	double I = (double)rq->prompt_tokens, O = (double)rq->output_tokens;
-	double b = (double)batch, tm, tc;
-	double kv_tok =
-	    model_kv_bytes_per_token(&rq->model, c->kvB, tp) / (double)pp;
-	double tpot = decode_s(c, tp, pp, b, I + O / 2.0, &tm, &tc);
-	double ttft = prefill_s(c, tp, pp, 1.0);
-	double batch_pf = prefill_s(c, tp, pp, b);
+	/* Activations of the largest iteration: the token budget, or the
+	 * whole prompt when prefill is not chunked; hidden states and the
+	 * FFN intermediate in 16-bit (the profiling run vLLM and SGLang do,
+	 * TensorRT-LLM's max_num_tokens buffers). */
+	double act_tokens = sv->max_num_batched_tokens > 0
+				? (double)sv->max_num_batched_tokens
+				: I;
+	if (!sv->chunked_prefill)
+		act_tokens = fmax(act_tokens, I);
 
-	p->tp = tp;
-	p->pp = pp;
-	p->batch = batch;
-	p->kv_cache_gib = b * kv_tok * (I + O) / GIB;
-	p->total_gib = p->weights_gib + p->kv_cache_gib + p->workspace_gib;
-	p->tpot_ms = tpot * 1e3;
-	p->ttft_ms = ttft * 1e3;
-	/* Steady state, static or continuous batching: each sequence costs
-	 * its share of a batched prefill plus O decode steps. */
-	p->output_tokens_per_s = b * O / (batch_pf + O * tpot);
-	p->mbu = (weights_read(c, tp, b) +
-		  b * (I + O / 2.0) *
-		      model_kv_bytes_per_token(&rq->model, c->kvB, tp)) /
-		 tpot / (rq->gpu.memory_bandwidth_gbps * 1e9);
-	p->decode_bound = tm >= tc ? ENG_BIND_BANDWIDTH : ENG_BIND_COMPUTE;
-	p->meets_targets = (rq->tpot_ms <= 0 || p->tpot_ms <= rq->tpot_ms) &&
-			   (rq->ttft_ms <= 0 || p->ttft_ms <= rq->ttft_ms);
+	memset(m, 0, sizeof(*m));
+	m->weights = (c->W_layers / (double)pp + side) / (double)tp;
+	m->workspace =
+	    WORKSPACE_FIXED_BYTES +
+	    act_tokens * (8.0 * c->h + 4.0 * c->f_width / (double)tp);
+	if (sv->kv_reserve == INF_KV_OF_FREE) {
+		double free_b = c->capacity - m->weights - m->workspace;
+		m->kv_room = free_b > 0 ? sv->memory_fraction * free_b : 0.0;
+		m->usable = m->weights + m->workspace + m->kv_room;
+	} else {
+		m->usable = c->capacity * sv->memory_fraction;
+		m->kv_room = m->usable - m->weights - m->workspace;
+	}
+	m->kv_seq = kv_tok * (sv->kv_full_output ? I + O : I + O / 2.0);
+	m->fit = m->kv_room > 0 ? (long)floor(m->kv_room / m->kv_seq) : 0;
 }
 
-static void finish_load(const struct ictx *c, struct inf_plan *p)
+/* A replica and the numbers its operating point is built from. */
+struct replica {
+	const struct ictx *c;
+	int tp, pp;
+	struct inf_serving sv;
+	struct mem_plan mem;
+	double n_cap; /* most sequences decoding at once */
+	enum inf_limit cap_limit;
+	double t_pf; /* prefill latency of one prompt, alone */
+	double w_pf; /* GPU time one prompt's prefill takes */
+	double ctx;  /* mean context of a decoding sequence */
+};
+
+static void replica_init(struct replica *r, const struct ictx *c, int tp,
+			 int pp)
 {
 	const struct inf_request *rq = c->rq;
-	double O = (double)rq->output_tokens;
-	double per = p->output_tokens_per_s, need = 1.0;
+	double I = (double)rq->prompt_tokens;
 
+	memset(r, 0, sizeof(*r));
+	r->c = c;
+	r->tp = tp;
+	r->pp = pp;
+	inf_serving_resolve(rq, tp, &r->sv);
+	memory_of(c, tp, pp, &r->sv, &r->mem);
+	r->n_cap = (double)r->mem.fit;
+	r->cap_limit = INF_LIMIT_KV_CACHE;
+	if (r->sv.max_num_seqs > 0 && (double)r->sv.max_num_seqs < r->n_cap) {
+		r->n_cap = (double)r->sv.max_num_seqs;
+		r->cap_limit = rq->max_batch > 0 ? INF_LIMIT_MAX_BATCH
+						 : INF_LIMIT_MAX_NUM_SEQS;
+	}
+	/* each decoding sequence takes one token of the iteration budget */
+	if (r->sv.chunked_prefill && r->sv.max_num_batched_tokens > 0 &&
+	    (double)r->sv.max_num_batched_tokens < r->n_cap) {
+		r->n_cap = (double)r->sv.max_num_batched_tokens;
+		r->cap_limit = INF_LIMIT_MAX_NUM_SEQS;
+	}
+	r->t_pf = prefill_s(c, tp, pp, 1.0);
+	/* Chunked prefill rides in decode iterations that read the weights
+	 * anyway: a prompt costs its compute (GEMMs at full shape, attention,
+	 * collectives) but no weight read or launch overhead of its own.
+	 * Unchunked, each prefill is an iteration of its own. */
+	if (r->sv.chunked_prefill) {
+		double n = I;
+		double f = hw_gemm_shape_factor(
+		    fmin(n, fmin(c->h, c->f_width / (double)tp)));
+		r->w_pf =
+		    2.0 * c->P.matmul_active * n / (double)tp / (c->R * f) +
+		    n * model_attn_fwd_flops_per_token(&rq->model, I) *
+			CAUSAL_FRACTION / (double)tp / c->R_attn +
+		    2.0 * c->L *
+			coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0, c->intra,
+				    rq->gpu.intra_node_link);
+	} else {
+		r->w_pf = r->t_pf;
+	}
+	r->ctx = I + (double)rq->output_tokens / 2.0;
+}
+
+/* Step time with n sequences decoding; a step always carries at least one
+ * sequence (it runs only when one is there). */
+static double step_s(const struct replica *r, double n)
+{
+	return decode_s(r->c, r->tp, r->pp, fmax(n, 1.0), r->ctx, NULL, NULL);
+}
+
+/* Arrival rate at which n sequences decode on average: Little's law on
+ * the decode phase, n = lambda * (O - 1) * TPOT, with TPOT = step /
+ * (1 - lambda * w_pf) (decode steps stretch by the prefill share), solved
+ * for lambda. Non-decreasing in n (step(n)/n never rises). */
+static double lambda_of(const struct replica *r, double n)
+{
+	double O1 = (double)r->c->rq->output_tokens - 1.0;
+
+	if (n <= 0)
+		return 0.0;
+	return n / (O1 * step_s(r, n) + n * r->w_pf);
+}
+
+/* The steady state at arrival rate lambda with n sequences decoding
+ * (n = 0 when the output is one token). TTFT = queueing for the prefill
+ * (M/D/1: lambda w^2 / (2 (1 - rho)), Pollaczek-Khinchine) + the rest of
+ * the running iteration (half a step, when one runs: P = 1 - e^-n, the
+ * M/G/inf occupancy) + the prefill itself (with chunking, one more
+ * iteration per further chunk of the token budget). MODEL.md §7. */
+static void point_at(const struct replica *r, double lambda, double n,
+		     struct inf_point *pt)
+{
+	const struct inf_request *rq = r->c->rq;
+	double I = (double)rq->prompt_tokens, O = (double)rq->output_tokens;
+	double rho = lambda * r->w_pf, t_step, tpot, wq, resid, lat;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->requests_per_s = lambda;
+	pt->stable = rho < 1.0 && n <= r->n_cap * (1.0 + 1e-9);
+	if (rho >= 1.0)
+		rho = 1.0 - 1e-12;
+	t_step = O > 1.0 ? step_s(r, n) : 0.0;
+	tpot = O > 1.0 ? t_step / (1.0 - rho) : 0.0;
+	wq = lambda * r->w_pf * r->w_pf / (2.0 * (1.0 - rho));
+	resid = (1.0 - exp(-n)) * t_step / 2.0;
+	lat = r->t_pf;
+	if (r->sv.chunked_prefill) {
+		double chunk =
+		    fmax(1.0, (double)r->sv.max_num_batched_tokens - n);
+		lat += (ceil(I / chunk) - 1.0) * t_step;
+	}
+	pt->decode_batch = n;
+	pt->prefill_share = lambda * r->w_pf;
+	pt->tpot_ms = tpot * 1e3;
+	pt->ttft_ms = (wq + resid + lat) * 1e3;
+	pt->batch = lambda * (wq + resid + lat + (O - 1.0) * tpot);
+	pt->output_tokens_per_s = lambda * O;
+}
+
+/* Operating point at arrival rate lambda: n solves lambda_of(n) = lambda
+ * (bisection: lambda_of is monotone). */
+static void point_at_rate(const struct replica *r, double lambda,
+			  struct inf_point *pt)
+{
+	double lo = 0.0, hi = r->n_cap;
+
+	if (r->c->rq->output_tokens <= 1) {
+		point_at(r, lambda, 0.0, pt);
+		return;
+	}
+	if (lambda >= lambda_of(r, hi)) {
+		point_at(r, lambda, hi, pt);
+		pt->stable = lambda <= lambda_of(r, hi) * (1.0 + 1e-9);
+		return;
+	}
+	for (int i = 0; i < 60 && hi - lo > 1e-9 * (1.0 + hi); i++) {
+		double mid = 0.5 * (lo + hi);
+		if (lambda_of(r, mid) < lambda)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	point_at(r, lambda, hi, pt);
+}
+
+static bool meets(const struct inf_request *rq, const struct inf_point *pt)
+{
+	return pt->stable && (rq->tpot_ms <= 0 || pt->tpot_ms <= rq->tpot_ms) &&
+	       (rq->ttft_ms <= 0 || pt->ttft_ms <= rq->ttft_ms);
+}
+
+/* Smallest load the search considers: a request every 1e6 s. */
+#define LAMBDA_FLOOR 1e-6
+
+/* The most a replica sustains within the targets: bisection on the decode
+ * batch (O > 1) or the rate (O = 1); every latency rises with load.
+ * Returns false when even the lightest load misses a target (*pt then
+ * holds that lightest point). */
+static bool capacity_of(const struct replica *r, struct inf_point *pt,
+			enum inf_limit *limit)
+{
+	const struct inf_request *rq = r->c->rq;
+	bool by_rate = rq->output_tokens <= 1;
+	double hi = by_rate ? (1.0 - 1e-3) / r->w_pf : r->n_cap, lo;
+	struct inf_point p;
+
+	*limit = r->cap_limit;
+	if (by_rate)
+		point_at(r, hi, 0.0, &p);
+	else
+		point_at(r, lambda_of(r, hi), hi, &p);
+	if (meets(rq, &p)) {
+		*pt = p;
+		return true;
+	}
+	*limit = rq->tpot_ms > 0 && p.tpot_ms > rq->tpot_ms ? INF_LIMIT_TPOT
+							    : INF_LIMIT_TTFT;
+	lo = by_rate ? LAMBDA_FLOOR : fmin(1e-6, hi);
+	if (by_rate)
+		point_at(r, lo, 0.0, pt);
+	else
+		point_at(r, lambda_of(r, lo), lo, pt);
+	if (!meets(rq, pt))
+		return false;
+	for (int i = 0; i < 60 && hi - lo > 1e-6 * lo; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (by_rate)
+			point_at(r, mid, 0.0, &p);
+		else
+			point_at(r, lambda_of(r, mid), mid, &p);
+		if (meets(rq, &p)) {
+			lo = mid;
+			*pt = p;
+		} else {
+			hi = mid;
+		}
+	}
+	return true;
+}
+
+/* Arrival rate per replica at which `inflight` sequences are in flight
+ * (closed-loop concurrency), within (0, lambda_max]. */
+static double rate_for_inflight(const struct replica *r, double inflight,
+				double lambda_max)
+{
+	double lo = 0.0, hi = lambda_max;
+	struct inf_point p;
+
+	for (int i = 0; i < 60; i++) {
+		double mid = 0.5 * (lo + hi);
+		point_at_rate(r, mid, &p);
+		if (p.batch < inflight)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* Fills the plan at the request's load; false when the replica cannot
+ * meet the targets at any load. */
+static bool plan_of(const struct ictx *c, const struct replica *r, double u_max,
+		    struct inf_plan *p)
+{
+	const struct inf_request *rq = c->rq;
+	double O = (double)rq->output_tokens, lam_total = 0.0, lam_r;
+	struct inf_point cap, at;
+	enum inf_limit limit;
+
+	memset(p, 0, sizeof(*p));
+	p->tp = r->tp;
+	p->pp = r->pp;
+	p->serving = r->sv;
+	p->weights_gib = r->mem.weights / GIB;
+	p->workspace_gib = r->mem.workspace / GIB;
+	p->usable_gib = r->mem.usable / GIB;
+	p->max_batch_fit = r->mem.fit;
+	if (!capacity_of(r, &cap, &limit)) {
+		p->capacity = cap; /* the lightest load, for the error */
+		return false;
+	}
+	p->capacity = cap;
+	p->capacity_limit = limit;
+	p->binding = limit == INF_LIMIT_TPOT || limit == INF_LIMIT_TTFT
+			 ? ENG_BIND_LATENCY
+			 : ENG_BIND_MEMORY;
 	switch (rq->load_kind) {
 	case INF_LOAD_REQUESTS_PER_S:
-		need = rq->load_value * O / per;
-		break;
-	case INF_LOAD_CONCURRENT_SEQUENCES:
-		need = rq->load_value / (double)p->batch;
+		lam_total = rq->load_value;
 		break;
 	case INF_LOAD_OUTPUT_TOKENS_PER_S:
-		need = rq->load_value / per;
+		lam_total = rq->load_value / O;
 		break;
 	default:
 		break;
 	}
-	p->replicas = (long)fmax(1.0, ceil(need - 1e-9));
+	if (rq->load_kind == INF_LOAD_NONE) {
+		p->replicas = 1;
+		at = cap;
+	} else if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES) {
+		struct inf_point ceil_pt;
+		point_at_rate(r, u_max * cap.requests_per_s, &ceil_pt);
+		p->replicas = (long)fmax(
+		    1.0, ceil(rq->load_value / ceil_pt.batch - 1e-9));
+		lam_r =
+		    rate_for_inflight(r, rq->load_value / (double)p->replicas,
+				      u_max * cap.requests_per_s);
+		point_at_rate(r, lam_r, &at);
+	} else {
+		p->replicas = (long)fmax(
+		    1.0, ceil(lam_total / (u_max * cap.requests_per_s) - 1e-9));
+		lam_r = lam_total / (double)p->replicas;
+		point_at_rate(r, lam_r, &at);
+	}
 	p->gpus = p->replicas * p->tp * p->pp;
-	p->total_output_tokens_per_s = per * (double)p->replicas;
+	p->requests_per_s = at.requests_per_s;
+	p->utilization = at.requests_per_s / cap.requests_per_s;
+	p->batch = at.batch;
+	p->decode_batch = at.decode_batch;
+	p->ttft_ms = at.ttft_ms;
+	p->tpot_ms = at.tpot_ms;
+	p->output_tokens_per_s = at.output_tokens_per_s;
+	p->total_output_tokens_per_s =
+	    at.output_tokens_per_s * (double)p->replicas;
 	p->cost_per_hour = (double)p->gpus * c->price;
 	p->cost_per_million_output_tokens =
-	    p->cost_per_hour / (p->total_output_tokens_per_s * 3600.0) * 1e6;
+	    p->total_output_tokens_per_s > 0
+		? p->cost_per_hour / (p->total_output_tokens_per_s * 3600.0) *
+		      1e6
+		: 0.0;
+	p->capacity.cost_per_million_output_tokens =
+	    cap.output_tokens_per_s > 0
+		? (double)(p->tp * p->pp) * c->price /
+		      (cap.output_tokens_per_s * 3600.0) * 1e6
+		: 0.0;
+	/* KV held by sequences past their queueing wait */
+	{
+		double holding = fmin(fmax(at.decode_batch, 0.0) +
+					  at.requests_per_s * r->t_pf,
+				      (double)r->mem.fit);
+		p->kv_cache_gib = holding * r->mem.kv_seq / GIB;
+	}
+	p->total_gib = p->weights_gib + p->kv_cache_gib + p->workspace_gib;
+	{
+		double tm, tc, n = fmax(at.decode_batch, 1.0);
+		double t = decode_s(c, r->tp, r->pp, n, r->ctx, &tm, &tc);
+		p->mbu =
+		    (weights_read(c, r->tp, n) +
+		     n * r->ctx *
+			 model_kv_bytes_per_token(&rq->model, c->kvB, r->tp)) /
+		    t / (rq->gpu.memory_bandwidth_gbps * 1e9);
+		p->decode_bound =
+		    tm >= tc ? ENG_BIND_BANDWIDTH : ENG_BIND_COMPUTE;
+	}
+	p->meets_targets = meets(rq, &at);
+	return true;
 }
+
+/* ---- validation, static evaluation, search ---------------------------- */
 
 static int validate(const struct inf_request *rq, struct eng_error *err)
 {
@@ -318,6 +745,19 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 	if (!(rq->memory_utilization >= 0.0 && rq->memory_utilization <= 1.0))
 		return eng_fail(err, ENG_EINVAL, "memory_utilization",
 				"must be in (0, 1]");
+	if (!(rq->max_utilization >= 0.0 && rq->max_utilization <= 1.0))
+		return eng_fail(err, ENG_EINVAL, "max_utilization",
+				"must be in (0, 1]");
+	if ((unsigned)rq->serving >= INF_SERVING_COUNT)
+		return eng_fail(err, ENG_EINVAL, "serving",
+				"must be vllm, tensorrt-llm, sglang or "
+				"generic");
+	if (rq->chunked_prefill > 1 || rq->max_num_batched_tokens < 0)
+		return eng_fail(err, ENG_EINVAL,
+				rq->chunked_prefill > 1
+				    ? "chunked_prefill"
+				    : "max_num_batched_tokens",
+				"out of range");
 	if ((unsigned)rq->load_kind >= INF_LOAD_COUNT)
 		return eng_fail(err, ENG_EINVAL, "load", "unknown load kind");
 	if (rq->load_kind != INF_LOAD_NONE &&
@@ -374,7 +814,8 @@ void inf_request_init(struct inf_request *rq)
 	rq->kv_precision = ENG_DTYPE_COUNT;
 	rq->prompt_tokens = 512;
 	rq->output_tokens = 256;
-	rq->memory_utilization = DEFAULT_MEMORY_UTILIZATION;
+	rq->serving = INF_SERVING_VLLM;
+	rq->chunked_prefill = -1;
 	rq->top = 5;
 }
 
@@ -382,6 +823,8 @@ int inf_evaluate(const struct inf_request *rq, int tp, int pp, long batch,
 		 struct inf_plan *p, struct eng_error *err)
 {
 	struct ictx c;
+	struct mem_plan m;
+	double I, O, b = (double)batch, tm, tc, tpot, batch_pf;
 	int rc;
 
 	eng_error_clear(err);
@@ -396,11 +839,41 @@ int inf_evaluate(const struct inf_request *rq, int tp, int pp, long batch,
 		return eng_fail(err, ENG_EINVAL, pp < 1 ? "pp" : "batch",
 				"must be positive");
 	ictx_init(&c, rq);
-	memory_point(&c, tp, pp, p);
-	perf_point(&c, tp, pp, batch, p);
-	p->binding =
-	    batch >= p->max_batch_fit ? ENG_BIND_MEMORY : ENG_BIND_LATENCY;
-	finish_load(&c, p);
+	I = (double)rq->prompt_tokens;
+	O = (double)rq->output_tokens;
+	inf_serving_resolve(rq, tp, &p->serving);
+	memory_of(&c, tp, pp, &p->serving, &m);
+	tpot = decode_s(&c, tp, pp, b, I + O / 2.0, &tm, &tc);
+	batch_pf = prefill_s(&c, tp, pp, b);
+	p->tp = tp;
+	p->pp = pp;
+	p->batch = b;
+	p->decode_batch = b;
+	p->replicas = 1;
+	p->gpus = (long)tp * pp;
+	p->weights_gib = m.weights / GIB;
+	p->workspace_gib = m.workspace / GIB;
+	p->usable_gib = m.usable / GIB;
+	p->max_batch_fit = m.fit;
+	p->kv_cache_gib = b * m.kv_seq / GIB;
+	p->total_gib = p->weights_gib + p->kv_cache_gib + p->workspace_gib;
+	p->tpot_ms = tpot * 1e3;
+	p->ttft_ms = prefill_s(&c, tp, pp, 1.0) * 1e3;
+	/* static batch: the batch prefills together, then decodes O steps */
+	p->output_tokens_per_s = b * O / (batch_pf + O * tpot);
+	p->total_output_tokens_per_s = p->output_tokens_per_s;
+	p->requests_per_s = p->output_tokens_per_s / O;
+	p->mbu = (weights_read(&c, tp, b) +
+		  b * (I + O / 2.0) *
+		      model_kv_bytes_per_token(&rq->model, c.kvB, tp)) /
+		 tpot / (rq->gpu.memory_bandwidth_gbps * 1e9);
+	p->decode_bound = tm >= tc ? ENG_BIND_BANDWIDTH : ENG_BIND_COMPUTE;
+	p->binding = batch >= m.fit ? ENG_BIND_MEMORY : ENG_BIND_LATENCY;
+	p->cost_per_hour = (double)p->gpus * c.price;
+	p->cost_per_million_output_tokens =
+	    p->cost_per_hour / (p->output_tokens_per_s * 3600.0) * 1e6;
+	p->meets_targets = (rq->tpot_ms <= 0 || p->tpot_ms <= rq->tpot_ms) &&
+			   (rq->ttft_ms <= 0 || p->ttft_ms <= rq->ttft_ms);
 	return 0;
 }
 
@@ -409,16 +882,73 @@ int inf_evaluate(const struct inf_request *rq, int tp, int pp, long batch,
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
+/* With a load: the fewest GPUs (the cost per hour of serving it), then
+ * the lower TPOT at that load. Without one: the cost per million output
+ * tokens at capacity. */
 static bool plan_better(const struct inf_request *rq, const struct inf_plan *a,
 			const struct inf_plan *b)
 {
 	if (rq->load_kind != INF_LOAD_NONE && a->gpus != b->gpus)
 		return a->gpus < b->gpus;
-	if (a->cost_per_million_output_tokens !=
-	    b->cost_per_million_output_tokens)
+	if (rq->load_kind == INF_LOAD_NONE &&
+	    a->cost_per_million_output_tokens !=
+		b->cost_per_million_output_tokens)
 		return a->cost_per_million_output_tokens <
 		       b->cost_per_million_output_tokens;
 	return a->tpot_ms < b->tpot_ms;
+}
+
+static void insert_top(const struct inf_request *rq, struct inf_result *res,
+		       int top, const struct inf_plan *p)
+{
+	int pos = res->n_plans < top ? res->n_plans++ : top;
+
+	if (pos == top) {
+		if (!plan_better(rq, p, &res->plans[top - 1]))
+			return;
+		pos = top - 1;
+	}
+	while (pos > 0 && plan_better(rq, p, &res->plans[pos - 1])) {
+		res->plans[pos] = res->plans[pos - 1];
+		pos--;
+	}
+	res->plans[pos] = *p;
+}
+
+static void add_warnings(const struct inf_request *rq, struct inf_result *res)
+{
+	const struct inf_plan *b = &res->plans[0];
+	long seq = rq->prompt_tokens + rq->output_tokens;
+
+	if (rq->model.max_seq_len > 0 && seq > rq->model.max_seq_len)
+		iwarn(res,
+		      "prompt + output (%ld tokens) exceed the model's context "
+		      "of %ld tokens: sized as if the model served them (a "
+		      "long-context variant or RoPE scaling is assumed); the "
+		      "stock model truncates or refuses such requests",
+		      seq, rq->model.max_seq_len);
+	if (b->capacity_limit == INF_LIMIT_KV_CACHE)
+		iwarn(res,
+		      "capacity limited by KV-cache memory: %ld sequences of "
+		      "%ld tokens fit; more GPUs per replica or a smaller KV "
+		      "dtype raise it",
+		      b->max_batch_fit, seq);
+	if (rq->weight_precision == ENG_INT4 ||
+	    rq->weight_precision == ENG_INT8)
+		iwarn(res,
+		      "%s is weight-only quantisation: GEMMs run in 16-bit, "
+		      "decode reads fewer bytes",
+		      eng_dtype_name(rq->weight_precision));
+	if (b->pp > 1)
+		iwarn(res,
+		      "pipeline across %d nodes: latency adds stage by stage "
+		      "and stages are not overlapped (throughput is a lower "
+		      "bound)",
+		      b->pp);
+	if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES)
+		iwarn(res, "concurrent_sequences is read as a closed loop "
+			   "with no think time: the arrival rate is the one "
+			   "that keeps that many requests in flight");
 }
 
 int inf_size(const struct inf_request *rq, struct inf_result *res,
@@ -428,6 +958,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	int rc, top = rq->top > 0 ? rq->top : 5;
 	bool any_fit = false;
 	double best_tpot = INFINITY, best_ttft = INFINITY;
+	double u_max = rq->max_utilization > 0 ? rq->max_utilization
+					       : INF_DEFAULT_MAX_UTILIZATION;
 	int best_tp = 0;
 	long gmax = rq->max_gpus;
 	struct inf_plan over = {0};
@@ -440,6 +972,7 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	ictx_init(&c, rq);
 	res->params = c.P;
 	res->weights_bytes = c.W;
+	res->max_utilization = u_max;
 	res->kv_bytes_per_token =
 	    model_kv_bytes_per_token(&rq->model, c.kvB, 1);
 	res->kv_bytes_per_sequence =
@@ -454,8 +987,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	for (int pp = 1; pp <= 64 && pp <= rq->model.layers; pp *= 2) {
 		bool fit_this_pp = false;
 		for (int tp = 1; tp <= c.gpn; tp *= 2) {
-			struct inf_plan p = {0};
-			long lo, hi, upper;
+			struct replica r;
+			struct inf_plan p;
 
 			if (rq->model.heads % tp)
 				continue;
@@ -465,121 +998,61 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 				break;
 			if (pp > 1 && tp < c.gpn)
 				continue;
-			memory_point(&c, tp, pp, &p);
-			if (p.max_batch_fit < 1)
+			replica_init(&r, &c, tp, pp);
+			if (r.n_cap < 1.0)
 				continue;
 			fit_this_pp = any_fit = true;
 			if (res->min_tp == 0)
 				res->min_tp = tp * pp;
-			upper = p.max_batch_fit;
-			if (rq->max_batch > 0 && rq->max_batch < upper)
-				upper = rq->max_batch;
-			if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES &&
-			    rq->load_value < (double)upper)
-				upper = (long)fmax(1.0, ceil(rq->load_value));
-			/* tpot rises with batch: largest batch meeting it */
-			perf_point(&c, tp, pp, 1, &p);
-			if (p.tpot_ms < best_tpot) {
-				best_tpot = p.tpot_ms;
-				best_tp = tp * pp;
-			}
-			best_ttft = fmin(best_ttft, p.ttft_ms);
-			if (!p.meets_targets)
+			if (!plan_of(&c, &r, u_max, &p)) {
+				if (p.capacity.tpot_ms < best_tpot) {
+					best_tpot = p.capacity.tpot_ms;
+					best_tp = tp * pp;
+				}
+				best_ttft = fmin(best_ttft, p.capacity.ttft_ms);
 				continue;
-			lo = 1;
-			hi = upper;
-			while (lo < hi) {
-				long mid = lo + (hi - lo + 1) / 2;
-				struct inf_plan q = p;
-				perf_point(&c, tp, pp, mid, &q);
-				if (q.meets_targets)
-					lo = mid;
-				else
-					hi = mid - 1;
 			}
-			perf_point(&c, tp, pp, lo, &p);
-			p.binding = lo >= p.max_batch_fit ? ENG_BIND_MEMORY
-							  : ENG_BIND_LATENCY;
-			if (lo < p.max_batch_fit && lo == upper)
-				p.binding =
-				    ENG_BIND_MEMORY; /* capped by load */
-			finish_load(&c, &p);
 			if (gmax > 0 && p.gpus > gmax) {
 				if (!have_over || p.gpus < over.gpus)
 					over = p;
 				have_over = true;
 				continue;
 			}
-			/* insert into top list */
-			{
-				int pos =
-				    res->n_plans < top ? res->n_plans++ : top;
-				if (pos == top) {
-					if (!plan_better(rq, &p,
-							 &res->plans[top - 1]))
-						continue;
-					pos = top - 1;
-				}
-				while (
-				    pos > 0 &&
-				    plan_better(rq, &p, &res->plans[pos - 1])) {
-					res->plans[pos] = res->plans[pos - 1];
-					pos--;
-				}
-				res->plans[pos] = p;
-			}
+			insert_top(rq, res, top, &p);
 		}
 		if (fit_this_pp && res->n_plans > 0)
 			break;
 	}
 
-	if (!any_fit)
+	if (!any_fit) {
+		struct inf_serving sv;
+		inf_serving_resolve(rq, 1, &sv);
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, gmax > 0 ? "max_gpus" : "model",
 		    "does not fit: weights need %.1f GiB plus KV "
 		    "cache for one %ld-token sequence; %s%ld GPUs "
-		    "x %.1f GiB x %.2f usable are not enough",
+		    "x %.1f GiB (%s %.2f under %s) are not enough",
 		    c.W / GIB, rq->prompt_tokens + rq->output_tokens,
 		    gmax > 0 ? "" : "up to ", gmax > 0 ? gmax : 64L * c.gpn,
-		    rq->gpu.memory_gib,
-		    rq->memory_utilization > 0 ? rq->memory_utilization
-					       : DEFAULT_MEMORY_UTILIZATION);
+		    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
+		    sv.memory_fraction, inf_serving_name(sv.engine));
+	}
 	if (res->n_plans == 0 && !have_over) {
 		bool tpot_bad = rq->tpot_ms > 0 && best_tpot > rq->tpot_ms;
 		return eng_fail(err, ENG_EINFEASIBLE,
 				tpot_bad ? "tpot_ms" : "ttft_ms",
-				"no batch meets the latency targets: the best "
-				"achievable is tpot %.1f ms (tp %d, batch 1) "
-				"and ttft %.1f ms",
+				"no load meets the latency targets: the best "
+				"achievable is tpot %.1f ms (tp %d, one "
+				"sequence) and ttft %.1f ms",
 				best_tpot, best_tp, best_ttft);
 	}
 	if (res->n_plans == 0)
 		return eng_fail(err, ENG_EINFEASIBLE, "max_gpus",
 				"the load needs %ld GPUs (%ld replicas of tp "
-				"%d) but max_gpus is %ld",
+				"%d at %.0f %% of their capacity) but "
+				"max_gpus is %ld",
 				over.gpus, over.replicas, over.tp * over.pp,
-				gmax);
-
-	{
-		const struct inf_plan *b = &res->plans[0];
-		if (b->binding == ENG_BIND_MEMORY &&
-		    b->batch == b->max_batch_fit)
-			iwarn(res,
-			      "batch limited by memory: %ld sequences of %ld "
-			      "tokens fill the KV cache; more GPUs per "
-			      "replica or a smaller KV dtype raise it",
-			      b->batch, rq->prompt_tokens + rq->output_tokens);
-		if (rq->weight_precision == ENG_INT4 ||
-		    rq->weight_precision == ENG_INT8)
-			iwarn(res,
-			      "%s is weight-only quantisation: GEMMs run "
-			      "in 16-bit, decode reads fewer bytes",
-			      eng_dtype_name(rq->weight_precision));
-		if (b->pp > 1)
-			iwarn(res,
-			      "pipeline across %d nodes: latency adds "
-			      "stage by stage",
-			      b->pp);
-	}
+				100.0 * u_max, gmax);
+	add_warnings(rq, res);
 	return 0;
 }

@@ -14,11 +14,53 @@
 #include "training.h" /* enum eng_binding, ENG_MAX_WARNINGS */
 
 enum inf_load_kind {
-	INF_LOAD_NONE, /* one replica, largest batch meeting targets */
+	INF_LOAD_NONE, /* the operating point is capacity (max throughput) */
 	INF_LOAD_REQUESTS_PER_S,
 	INF_LOAD_CONCURRENT_SEQUENCES,
 	INF_LOAD_OUTPUT_TOKENS_PER_S,
 	INF_LOAD_COUNT
+};
+
+/* Serving engines whose memory and scheduling rules the engine knows
+ * (docs/MODEL.md §7, each default cited there). */
+enum inf_serving_engine {
+	INF_SERVING_VLLM,
+	INF_SERVING_TRTLLM,
+	INF_SERVING_SGLANG,
+	INF_SERVING_GENERIC,
+	INF_SERVING_COUNT
+};
+
+/* How the KV-cache pool is sized: a fraction of the GPU's total memory
+ * (weights, activations and KV inside it: vLLM gpu_memory_utilization,
+ * SGLang mem_fraction_static) or a fraction of what is free once weights
+ * and activations are loaded (TensorRT-LLM free_gpu_memory_fraction). */
+enum inf_kv_reserve { INF_KV_OF_TOTAL, INF_KV_OF_FREE, INF_KV_RESERVE_COUNT };
+
+/* One serving engine's rules as applied to a plan (profile defaults with
+ * the request's overrides). */
+struct inf_serving {
+	enum inf_serving_engine engine;
+	enum inf_kv_reserve kv_reserve;
+	double memory_fraction;
+	long max_num_seqs;	     /* sequences per iteration; 0 = memory */
+	long max_num_batched_tokens; /* tokens per iteration; 0 = no cap */
+	bool chunked_prefill;
+	/* true: admission reserves KV for prompt + every output token
+	 * (TensorRT-LLM GUARANTEED_NO_EVICT); false: blocks on demand, so a
+	 * sequence holds prompt + half its output on average (PagedAttention,
+	 * SGLang's radix cache). */
+	bool kv_full_output;
+};
+
+/* What limits a replica's capacity. */
+enum inf_limit {
+	INF_LIMIT_KV_CACHE,
+	INF_LIMIT_MAX_NUM_SEQS,
+	INF_LIMIT_MAX_BATCH,
+	INF_LIMIT_TPOT,
+	INF_LIMIT_TTFT,
+	INF_LIMIT_COUNT
 };
 
 struct inf_request {
@@ -29,36 +71,66 @@ struct inf_request {
 	long prompt_tokens, output_tokens;
 	enum inf_load_kind load_kind;
 	double load_value;
-	double ttft_ms, tpot_ms;   /* targets; 0 = none */
-	double memory_utilization; /* default 0.9 */
+	double ttft_ms, tpot_ms; /* targets; 0 = none */
+	enum inf_serving_engine serving;
+	/* Overrides of the serving profile; 0 (chunked_prefill: -1) = the
+	 * profile's value. memory_utilization is the profile's memory
+	 * fraction (of total or of free memory, as the profile reserves). */
+	double memory_utilization;
+	long max_batch; /* max_num_seqs */
+	long max_num_batched_tokens;
+	int chunked_prefill;
+	/* Replicas are added before load / capacity passes this; 0 = the
+	 * default (0.8, MODEL.md §7). */
+	double max_utilization;
 	struct hw_spec gpu;
 	int gpus_per_node; /* 0: gpu.max_gpus_per_node */
 	long max_gpus;	   /* 0: no limit */
 	double price_per_gpu_hour;
-	long max_batch; /* 0: no limit */
-	int tp;		/* 0: searched; else the pinned tensor-parallel
-			   degree (a power of two dividing heads) */
-	int top;	/* default 5 */
+	int tp;	 /* 0: searched; else the pinned tensor-parallel
+		    degree (a power of two dividing heads) */
+	int top; /* default 5 */
+};
+
+/* One replica at one load: the continuous-batching steady state. */
+struct inf_point {
+	double requests_per_s;	    /* arrivals per replica */
+	double batch;		    /* mean sequences in flight (Little) */
+	double decode_batch;	    /* mean sequences decoding */
+	double ttft_ms, tpot_ms;    /* means */
+	double output_tokens_per_s; /* delivered: requests_per_s x output */
+	double prefill_share;	    /* GPU time spent on prefill */
+	double cost_per_million_output_tokens;
+	bool stable; /* false: the load exceeds what the replica sustains */
 };
 
 struct inf_plan {
 	int tp, pp;
-	long batch; /* sequences in flight per replica */
+	/* at the stated load, per replica (capacity when no load) */
+	double batch; /* mean sequences in flight */
+	double decode_batch;
+	double requests_per_s;
+	double utilization; /* load / capacity */
 	double ttft_ms, tpot_ms;
-	double output_tokens_per_s;	  /* per replica */
+	double output_tokens_per_s;	  /* delivered per replica */
 	double total_output_tokens_per_s; /* all replicas */
 	long replicas, gpus;
-	double cost_per_hour, cost_per_million_output_tokens;
+	double cost_per_hour, cost_per_million_output_tokens; /* at load */
+	struct inf_point capacity; /* the most one replica sustains within
+				      the targets */
+	enum inf_limit capacity_limit;
 	double weights_gib, kv_cache_gib, workspace_gib, total_gib,
-	    usable_gib;	    /* per GPU */
-	long max_batch_fit; /* sequences that fit in memory */
-	double mbu;	    /* decode bandwidth utilisation at this batch */
-	enum eng_binding binding; /* memory | latency (what limits batch) */
+	    usable_gib;		  /* per GPU */
+	long max_batch_fit;	  /* sequences whose KV fits in memory */
+	double mbu;		  /* decode bandwidth utilisation at the load */
+	enum eng_binding binding; /* memory | latency (what limits capacity) */
 	enum eng_binding decode_bound; /* memory_bandwidth | compute */
 	bool meets_targets;
+	struct inf_serving serving;
 };
 
-#define INF_MAX_TOP 16
+#define INF_MAX_TOP		    16
+#define INF_DEFAULT_MAX_UTILIZATION 0.8
 
 struct inf_result {
 	struct model_params params;
@@ -66,6 +138,7 @@ struct inf_result {
 	double kv_bytes_per_token;    /* whole model (tp = 1) */
 	double kv_bytes_per_sequence; /* prompt + output */
 	int min_tp;		      /* smallest tp (x pp) that fits */
+	double max_utilization;	      /* the ceiling applied */
 	int n_plans;
 	struct inf_plan plans[INF_MAX_TOP];
 	int n_warnings;
@@ -77,9 +150,11 @@ void inf_request_init(struct inf_request *rq);
 int inf_size(const struct inf_request *rq, struct inf_result *res,
 	     struct eng_error *err);
 
-/* One (tp, pp, batch) point: memory, latencies, throughput (static or
- * continuous batching give the same steady-state formula, MODEL.md §7).
- * Fills *p even when the batch does not fit (p->max_batch_fit says). */
+/* One (tp, pp) replica with a static batch of `batch` sequences (every
+ * sequence prefills together, then decodes together: the setting of
+ * static-batch benchmarks such as TensorRT-LLM's gptSessionBenchmark;
+ * MODEL.md §7). Fills *p even when the batch does not fit
+ * (p->max_batch_fit says). Continuous batching at a load is inf_size's. */
 int inf_evaluate(const struct inf_request *rq, int tp, int pp, long batch,
 		 struct inf_plan *p, struct eng_error *err);
 
@@ -87,6 +162,19 @@ int inf_evaluate(const struct inf_request *rq, int tp, int pp, long batch,
  * embeddings and LM head stay 16-bit under int8/int4/fp8 (MODEL.md §7). */
 double inf_weight_bytes(const struct model_arch *m, enum eng_dtype w);
 
+/* The profile's rules for a replica of tensor-parallel degree tp, with
+ * the request's overrides applied. */
+void inf_serving_resolve(const struct inf_request *rq, int tp,
+			 struct inf_serving *out);
+/* Where a profile's defaults come from (documentation or code, cited). */
+const char *inf_serving_source(enum inf_serving_engine e);
+
 const char *inf_load_kind_name(enum inf_load_kind k);
+const char *inf_serving_name(enum inf_serving_engine e);
+/* 0 and *out on a known name ("vllm", "tensorrt-llm", "sglang",
+ * "generic"), else -1. */
+int inf_serving_parse(const char *name, enum inf_serving_engine *out);
+const char *inf_kv_reserve_name(enum inf_kv_reserve r);
+const char *inf_limit_name(enum inf_limit l);
 
 #endif

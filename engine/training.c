@@ -6,6 +6,8 @@
  */
 #include "training.h"
 
+#include "collective.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,18 +26,6 @@
 #define OVERHEAD_FRAG 0.05
 /* Point-to-point / all-to-all launch latency, seconds (NCCL, one hop). */
 #define COLL_LATENCY_S 10e-6
-/* NCCL's own cost model for ring (and tree) collectives with the Simple
- * protocol that large messages use (src/graph/tuning.cc, ncclTopoTuneModel):
- * base latency 8.4 us, 3.4 us per intra-node NVLink step (5.7 PCIe), 14 us
- * per inter-node step, at least 3 us per step once the ring leaves the node
- * (3 x the 1 us network post overhead); tree all-reduce: 4.0 us per
- * intra-node step and 14 us per tree level. MODEL.md §4. */
-#define NCCL_BASE_LAT_S		8.4e-6
-#define NCCL_NVLINK_STEP_S	3.4e-6
-#define NCCL_PCIE_STEP_S	5.7e-6
-#define NCCL_NET_STEP_S		14.0e-6
-#define NCCL_NET_OVERHEAD_S	3.0e-6
-#define NCCL_TREE_NVLINK_STEP_S 4.0e-6
 /* Share of a compute window that communication can hide behind (NCCL
  * kernels take SMs and HBM bandwidth). */
 #define OVERLAP_EFF 0.8
@@ -629,40 +619,12 @@ static double group_nodes(const struct ctx *c, double n, long stride)
 	return ceil(n / per_node - 1e-12);
 }
 
-enum coll_kind { COLL_AR, COLL_AG, COLL_RS };
-
-/* One ring collective over n ranks on `nodes` nodes: bandwidth term (ring
- * volume over bw) + NCCL's latency model (NCCL_* above). bytes = the full
- * buffer each rank ends with (all-gather) or starts with (reduce-scatter,
- * all-reduce). All-reduce takes the lower of ring and tree latency, as
- * NCCL's tuner does. */
+/* One collective over n ranks on `nodes` nodes: NCCL's cost model, shared
+ * with the inference engine (engine/collective.h, MODEL.md §4). */
 static double coll_s(const struct ctx *c, enum coll_kind k, double bytes,
 		     double n, double nodes, double bw)
 {
-	double vol, steps, inter, intra_step, lat;
-
-	if (n <= 1.0)
-		return 0.0;
-	if (bw <= 0.0)
-		return INFINITY;
-	vol = (k == COLL_AR ? 2.0 : 1.0) * (n - 1.0) / n * bytes;
-	steps = (k == COLL_AR ? 2.0 : 1.0) * (n - 1.0);
-	inter = nodes > 1.0 ? (k == COLL_AR ? 2.0 : 1.0) * (nodes - 1.0) : 0.0;
-	intra_step = c->rq->gpu.intra_node_link == HW_LINK_NVLINK
-			 ? NCCL_NVLINK_STEP_S
-			 : NCCL_PCIE_STEP_S;
-	if (nodes > 1.0)
-		intra_step = fmax(intra_step, NCCL_NET_OVERHEAD_S);
-	lat = NCCL_BASE_LAT_S + (steps - inter) * intra_step +
-	      inter * NCCL_NET_STEP_S;
-	if (k == COLL_AR && nodes > 1.0) {
-		double tree =
-		    NCCL_BASE_LAT_S +
-		    2.0 * ((n / nodes - 1.0) * NCCL_TREE_NVLINK_STEP_S +
-			   log2(nodes) * NCCL_NET_STEP_S);
-		lat = fmin(lat, tree);
-	}
-	return vol / bw + lat;
+	return coll_time_s(k, bytes, n, nodes, bw, c->rq->gpu.intra_node_link);
 }
 
 /* Per layer, per micro-batch, per GPU (MODEL.md §4). */

@@ -211,6 +211,7 @@ static const char *const inference_cols[] = {"gpu",
 					     "tp",
 					     "replicas",
 					     "batch",
+					     "utilization",
 					     "ttft_ms",
 					     "tpot_ms",
 					     "total_output_tokens_per_s",
@@ -353,11 +354,17 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				o->ok = inf_size(&rq, &o->r.inf, &err) == 0;
 			}
 			if (o->ok) {
+				/* With a load, rows rank by what serving it
+				 * costs per hour and by TPOT at that load;
+				 * without one, by the cost per million
+				 * tokens at capacity (MODEL.md §8). */
 				const struct inf_plan *p = &o->r.inf.plans[0];
 				entries[i].time_s = p->tpot_ms / 1e3;
 				entries[i].gpus = p->gpus;
 				entries[i].cost =
-				    p->cost_per_million_output_tokens;
+				    irq.load_kind != INF_LOAD_NONE
+					? p->cost_per_hour
+					: p->cost_per_million_output_tokens;
 				entries[i].throughput =
 				    p->total_output_tokens_per_s;
 			}
@@ -412,11 +419,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			json_object_update_missing_new(
 			    row,
 			    json_pack(
-				"{s:I, s:i, s:I, s:I, s:o, s:o, s:o, "
-				"s:o, s:o}",
+				"{s:I, s:i, s:I, s:o, s:o, s:o, s:o, s:o, "
+				"s:o, s:o, s:o, s:b}",
 				"gpus", (json_int_t)p->gpus, "tp", p->tp,
 				"replicas", (json_int_t)p->replicas, "batch",
-				(json_int_t)p->batch, "ttft_ms",
+				sizing_real(p->batch, 4), "utilization",
+				sizing_real(p->utilization, 3), "ttft_ms",
 				sizing_real(p->ttft_ms, 4), "tpot_ms",
 				sizing_real(p->tpot_ms, 4),
 				"total_output_tokens_per_s",
@@ -425,7 +433,10 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				sizing_real(p->cost_per_hour, 4),
 				"cost_per_million_output_tokens",
 				sizing_real(p->cost_per_million_output_tokens,
-					    4)));
+					    4),
+				"capacity_output_tokens_per_s_per_replica",
+				sizing_real(p->capacity.output_tokens_per_s, 4),
+				"meets_targets", p->meets_targets));
 		}
 		json_object_set_new(row, "speedup_vs_cheapest",
 				    sizing_real(c->speedup_vs_cheapest, 3));
@@ -468,7 +479,15 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			      "rows", rows, "time_basis",
 			      training ? "days = wall time of the whole job"
 				       : "tpot_ms = time per output token "
-					 "of the best plan");
+					 "of the best plan at the load");
+		json_object_set_new(
+		    answer, "cost_basis",
+		    json_string(training ? "cost of the whole job"
+				: irq.load_kind != INF_LOAD_NONE
+				    ? "cost_per_hour of serving the stated "
+				      "load"
+				    : "cost_per_million_output_tokens at "
+				      "each GPU's capacity (no load given)"));
 		sizing_persist(app, req, "compare", model_name, gpus_csv,
 			       answer, summary, res);
 		if (want_csv && res->status == 201) {

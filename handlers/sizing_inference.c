@@ -28,6 +28,10 @@ static const char *const top_keys[] = {
     "price_per_gpu_hour",
     "memory_utilization",
     "max_batch",
+    "serving",
+    "max_num_batched_tokens",
+    "chunked_prefill",
+    "max_utilization",
     "top",
     "calibration",
     NULL,
@@ -40,6 +44,9 @@ static const char *const kv_precisions[] = {"fp32", "bf16", "fp16",
 					    "fp8",  "int8", NULL};
 static const enum eng_dtype kv_types[] = {ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8,
 					  ENG_INT8};
+/* Serving profiles, in enum inf_serving_engine order. */
+static const char *const serving_names[] = {"vllm", "tensorrt-llm", "sglang",
+					    "generic", NULL};
 /* The three ways to state load; at most one. */
 static const struct {
 	const char *key;
@@ -115,12 +122,28 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	d = 0;
 	if (jv_num(&v, b, "price_per_gpu_hour", false, 0, 1e4, &d) == 0 && d)
 		rq->price_per_gpu_hour = d;
-	d = rq->memory_utilization;
+	d = 0;
 	if (jv_num(&v, b, "memory_utilization", false, 0.05, 1, &d) == 0)
 		rq->memory_utilization = d;
 	x = 0;
 	if (jv_int(&v, b, "max_batch", false, 1, 1 << 20, &x) == 0 && x)
 		rq->max_batch = (long)x;
+	e = (int)INF_SERVING_VLLM;
+	if (jv_enum(&v, b, "serving", false, serving_names, &e) == 0)
+		rq->serving = (enum inf_serving_engine)e;
+	x = 0;
+	if (jv_int(&v, b, "max_num_batched_tokens", false, 1, 1 << 24, &x) ==
+		0 &&
+	    x)
+		rq->max_num_batched_tokens = (long)x;
+	if (jv_present(b, "chunked_prefill")) {
+		bool on = false;
+		if (jv_bool(&v, b, "chunked_prefill", &on) == 0)
+			rq->chunked_prefill = on ? 1 : 0;
+	}
+	d = 0;
+	if (jv_num(&v, b, "max_utilization", false, 0.05, 1, &d) == 0)
+		rq->max_utilization = d;
 	x = rq->top;
 	if (jv_int(&v, b, "top", false, 1, INF_MAX_TOP, &x) == 0)
 		rq->top = (int)x;
@@ -153,11 +176,27 @@ int inference_check_gpu(const struct inf_request *rq, const char *field,
 	return 0;
 }
 
+static json_t *point_json(const struct inf_point *pt)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "requests_per_s",
+			 sizing_real(pt->requests_per_s, 4), "batch",
+			 sizing_real(pt->batch, 4), "output_tokens_per_s",
+			 sizing_real(pt->output_tokens_per_s, 4), "ttft_ms",
+			 sizing_real(pt->ttft_ms, 4), "tpot_ms",
+			 sizing_real(pt->tpot_ms, 4),
+			 "cost_per_million_output_tokens",
+			 sizing_real(pt->cost_per_million_output_tokens, 4));
+}
+
 static json_t *plan_json(const struct inf_plan *p)
 {
 	json_t *o = json_pack(
-	    "{s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}", "tp",
-	    p->tp, "pp", p->pp, "batch", (json_int_t)p->batch, "ttft_ms",
+	    "{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
+	    "s:o, s:o}",
+	    "tp", p->tp, "pp", p->pp, "batch", sizing_real(p->batch, 4),
+	    "decode_batch", sizing_real(p->decode_batch, 4), "requests_per_s",
+	    sizing_real(p->requests_per_s, 4), "utilization",
+	    sizing_real(p->utilization, 3), "ttft_ms",
 	    sizing_real(p->ttft_ms, 4), "tpot_ms", sizing_real(p->tpot_ms, 4),
 	    "output_tokens_per_s", sizing_real(p->output_tokens_per_s, 4),
 	    "total_output_tokens_per_s",
@@ -166,7 +205,11 @@ static json_t *plan_json(const struct inf_plan *p)
 	    "cost_per_hour", sizing_real(p->cost_per_hour, 4),
 	    "cost_per_million_output_tokens",
 	    sizing_real(p->cost_per_million_output_tokens, 4));
+	json_t *cap = point_json(&p->capacity);
 
+	json_object_set_new(cap, "limited_by",
+			    json_string(inf_limit_name(p->capacity_limit)));
+	json_object_set_new(o, "capacity", cap);
 	json_object_set_new(
 	    o, "memory_gib",
 	    json_pack("{s:o, s:o, s:o, s:o, s:o}", "weights",
@@ -185,25 +228,45 @@ static json_t *plan_json(const struct inf_plan *p)
 	return o;
 }
 
+json_t *inference_serving_json(const struct inf_serving *sv)
+{
+	json_t *o = json_pack(
+	    "{s:s, s:s, s:o, s:s, s:b, s:s}", "engine",
+	    inf_serving_name(sv->engine), "kv_reserve",
+	    inf_kv_reserve_name(sv->kv_reserve), "memory_fraction",
+	    sizing_real(sv->memory_fraction, 4), "kv_per_sequence",
+	    sv->kv_full_output ? "prompt + output (reserved at admission)"
+			       : "prompt + half the output (blocks on demand)",
+	    "chunked_prefill", sv->chunked_prefill, "source",
+	    inf_serving_source(sv->engine));
+
+	json_object_set_new(o, "max_num_seqs",
+			    sv->max_num_seqs > 0
+				? json_integer(sv->max_num_seqs)
+				: json_null());
+	json_object_set_new(o, "max_num_batched_tokens",
+			    sv->max_num_batched_tokens > 0
+				? json_integer(sv->max_num_batched_tokens)
+				: json_null());
+	return o;
+}
+
 /* Plain words for the trade-off between the best plan and each other. */
 static json_t *tradeoff(const struct inf_plan *best, const struct inf_plan *p)
 {
-	char s[320];
+	char s[360];
+	double cap_p = p->capacity.output_tokens_per_s / (p->tp * p->pp);
+	double cap_b =
+	    best->capacity.output_tokens_per_s / (best->tp * best->pp);
 
-	snprintf(
-	    s, sizeof(s),
-	    "TP %d x %ld replica%s vs TP %d x %ld: %.2fx the throughput "
-	    "per GPU, tpot %.1f vs %.1f ms, ttft %.0f vs %.0f ms, $%.2f "
-	    "vs $%.2f per million output tokens",
-	    p->tp, p->replicas, p->replicas == 1 ? "" : "s", best->tp,
-	    best->replicas,
-	    best->total_output_tokens_per_s > 0 && p->gpus > 0 && best->gpus > 0
-		? (p->total_output_tokens_per_s / (double)p->gpus) /
-		      (best->total_output_tokens_per_s / (double)best->gpus)
-		: 0.0,
-	    p->tpot_ms, best->tpot_ms, p->ttft_ms, best->ttft_ms,
-	    p->cost_per_million_output_tokens,
-	    best->cost_per_million_output_tokens);
+	snprintf(s, sizeof(s),
+		 "TP %d x %ld replica%s vs TP %d x %ld: %ld vs %ld GPUs "
+		 "($%.2f vs $%.2f per hour), tpot %.1f vs %.1f ms, ttft %.0f "
+		 "vs %.0f ms at this load; %.2fx the capacity per GPU",
+		 p->tp, p->replicas, p->replicas == 1 ? "" : "s", best->tp,
+		 best->replicas, p->gpus, best->gpus, p->cost_per_hour,
+		 best->cost_per_hour, p->tpot_ms, best->tpot_ms, p->ttft_ms,
+		 best->ttft_ms, cap_b > 0 ? cap_p / cap_b : 0.0);
 	return json_string(s);
 }
 
@@ -238,16 +301,33 @@ json_t *inference_result_json(const struct inf_request *rq,
 	    "kv_cache_bytes_per_sequence",
 	    (json_int_t)(r->kv_bytes_per_sequence + 0.5), "min_tp", r->min_tp);
 	json_t *assumptions = json_pack(
-	    "{s:s, s:f, s:s, s:s}", "weight_precision",
-	    eng_dtype_name(rq->weight_precision), "memory_utilization",
-	    rq->memory_utilization, "load", inf_load_kind_name(rq->load_kind),
-	    "batching",
-	    "continuous batching at steady state: every sequence in flight "
-	    "decodes each step; prefill of new requests shares the GPU");
+	    "{s:s, s:s, s:o, s:o, s:s, s:s, s:s}", "weight_precision",
+	    eng_dtype_name(rq->weight_precision), "load",
+	    inf_load_kind_name(rq->load_kind), "load_value",
+	    rq->load_kind != INF_LOAD_NONE ? sizing_real(rq->load_value, 6)
+					   : json_null(),
+	    "max_utilization", sizing_real(r->max_utilization, 3), "batching",
+	    "continuous batching at steady state: Poisson arrivals; sequences "
+	    "in flight = requests_per_s x (ttft + (output - 1) x tpot) "
+	    "(Little's law); decode steps stretch by the prefill share",
+	    "ttft",
+	    "prefill + half the running iteration + M/D/1 queueing for the "
+	    "prefill",
+	    "operating_point",
+	    rq->load_kind != INF_LOAD_NONE
+		? "plans are sized at the stated load: replicas are added "
+		  "until each runs at or below max_utilization of its capacity"
+		: "no load given: the operating point is capacity, the most "
+		  "one replica sustains within the targets");
+	json_t *basis = sizing_basis_json(&r->basis, ci);
+
+	json_object_set_new(basis, "serving",
+			    r->n_plans > 0
+				? inference_serving_json(&r->plans[0].serving)
+				: json_null());
 	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "model", model,
 			 "gpu", gpu_name, "memory", mem, "plans", plans,
-			 "warnings", warnings, "basis",
-			 sizing_basis_json(&r->basis, ci), "assumptions",
+			 "warnings", warnings, "basis", basis, "assumptions",
 			 assumptions);
 }
 
@@ -284,13 +364,14 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	{
 		const struct inf_plan *p = &r->plans[0];
 		json_t *summary = json_pack(
-		    "{s:i, s:I, s:I, s:o, s:o, s:o}", "tp", p->tp, "replicas",
-		    (json_int_t)p->replicas, "gpus", (json_int_t)p->gpus,
-		    "tpot_ms", sizing_real(p->tpot_ms, 4),
+		    "{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "tp", p->tp,
+		    "replicas", (json_int_t)p->replicas, "gpus",
+		    (json_int_t)p->gpus, "tpot_ms", sizing_real(p->tpot_ms, 4),
 		    "total_output_tokens_per_s",
 		    sizing_real(p->total_output_tokens_per_s, 4),
 		    "cost_per_million_output_tokens",
-		    sizing_real(p->cost_per_million_output_tokens, 4));
+		    sizing_real(p->cost_per_million_output_tokens, 4),
+		    "cost_per_hour", sizing_real(p->cost_per_hour, 4));
 		sizing_persist(
 		    app, req, "inference", model_name, gpu_name,
 		    inference_result_json(&rq, r, model_name, gpu_name, &ci),

@@ -36,5 +36,7 @@ json_t *inference_result_json(const struct inf_request *rq,
 			      const struct inf_result *r,
 			      const char *model_name, const char *gpu_name,
 			      const struct calib_info *ci);
+/* The serving profile a plan used, as the answer's basis shows it. */
+json_t *inference_serving_json(const struct inf_serving *sv);
 
 #endif
