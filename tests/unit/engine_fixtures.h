@@ -1,0 +1,115 @@
+/* engine_fixtures.h - models and GPUs for engine unit tests, with the
+ * figures of the catalog (migrations/0002_gpu_catalog.sql) and the model
+ * presets (migrations/0003_model_presets.sql). Header-only: each test
+ * binary includes it once. */
+#ifndef GPUSIZER_TESTS_ENGINE_FIXTURES_H
+#define GPUSIZER_TESTS_ENGINE_FIXTURES_H
+
+#include <string.h>
+
+#include "hw.h"
+#include "model.h"
+
+static inline struct model_arch fx_llama3_8b(void)
+{
+	struct model_arch m;
+	memset(&m, 0, sizeof(m));
+	m.layers = 32;
+	m.hidden_size = 4096;
+	m.heads = 32;
+	m.kv_heads = 8;
+	m.ffn_hidden_size = 14336;
+	m.vocab_size = 128256;
+	m.gated_mlp = true;
+	m.max_seq_len = 8192;
+	return m;
+}
+
+static inline struct model_arch fx_llama3_70b(void)
+{
+	struct model_arch m = fx_llama3_8b();
+	m.layers = 80;
+	m.hidden_size = 8192;
+	m.heads = 64;
+	m.ffn_hidden_size = 28672;
+	return m;
+}
+
+static inline struct model_arch fx_mixtral_8x7b(void)
+{
+	struct model_arch m = fx_llama3_8b();
+	m.vocab_size = 32000;
+	m.max_seq_len = 32768;
+	m.moe.experts = 8;
+	m.moe.top_k = 2;
+	m.moe.expert_ffn_hidden_size = 14336;
+	return m;
+}
+
+static inline struct hw_spec fx_h100(void)
+{
+	struct hw_spec g;
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "h100-sxm5-80gb");
+	g.memory_gib = 80;
+	g.peak_tflops[ENG_FP32] = 67;
+	g.peak_tflops[ENG_TF32] = 494.7;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 989.4;
+	g.peak_tflops[ENG_FP8] = g.peak_tflops[ENG_INT8] = 1978.9;
+	g.memory_bandwidth_gbps = 3350;
+	g.intra_node_link = HW_LINK_NVLINK;
+	g.intra_node_gbps = 450;
+	g.max_gpus_per_node = 8;
+	g.inter_node_gbps = 400;
+	g.price_per_gpu_hour = 2.75;
+	g.cc_major = 9;
+	return g;
+}
+
+static inline struct hw_spec fx_h200(void)
+{
+	struct hw_spec g = fx_h100();
+	strcpy(g.name, "h200-sxm-141gb");
+	g.memory_gib = 141;
+	g.memory_bandwidth_gbps = 4800;
+	g.price_per_gpu_hour = 3.5;
+	return g;
+}
+
+static inline struct hw_spec fx_a100(void)
+{
+	struct hw_spec g = fx_h100();
+	strcpy(g.name, "a100-sxm4-80gb");
+	g.peak_tflops[ENG_FP32] = 19.5;
+	g.peak_tflops[ENG_TF32] = 156;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 312;
+	g.peak_tflops[ENG_FP8] = 0;
+	g.peak_tflops[ENG_INT8] = 624;
+	g.memory_bandwidth_gbps = 2039;
+	g.intra_node_gbps = 300;
+	g.inter_node_gbps = 200;
+	g.price_per_gpu_hour = 1.6;
+	g.cc_major = 8;
+	return g;
+}
+
+static inline struct hw_spec fx_l40s(void)
+{
+	struct hw_spec g = fx_h100();
+	strcpy(g.name, "l40s-48gb");
+	g.memory_gib = 48;
+	g.peak_tflops[ENG_FP32] = 91.6;
+	g.peak_tflops[ENG_TF32] = 183;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 362.05;
+	g.peak_tflops[ENG_FP8] = g.peak_tflops[ENG_INT8] = 733;
+	g.memory_bandwidth_gbps = 864;
+	g.intra_node_link = HW_LINK_PCIE;
+	g.intra_node_gbps = 32;
+	g.inter_node_gbps = 25;
+	g.price_per_gpu_hour = 1.0;
+	g.cc_major = 8;
+	g.cc_minor = 9;
+	return g;
+}
+
+#endif

@@ -1,0 +1,296 @@
+/* test_engine_serving.c - the continuous-batching operating point
+ * (docs/MODEL.md §7): invariants over a generated grid of models, GPUs,
+ * serving profiles, loads and targets, and hand-computed terms. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "compare.h"
+#include "engine_fixtures.h"
+#include "inference.h"
+#include "testlib.h"
+
+static int grid_points, grid_sized;
+
+static void base_request(struct inf_request *rq, int model, int gpu)
+{
+	static struct model_arch (*const models[])(void) = {
+	    fx_llama3_8b, fx_llama3_70b, fx_mixtral_8x7b};
+	static struct hw_spec (*const gpus[])(void) = {fx_h100, fx_a100,
+						       fx_l40s, fx_h200};
+
+	inf_request_init(rq);
+	rq->model = models[model]();
+	rq->gpu = gpus[gpu]();
+	rq->prompt_tokens = 1024;
+	rq->output_tokens = 256;
+}
+
+/* A deployment fixed by its tp: capacity, then loads from 0.1 req/s up to
+ * capacity, checking what the answer must never contradict. */
+static void check_grid_point(struct inf_request *rq)
+{
+	struct inf_result *cap = calloc(1, sizeof(*cap));
+	struct inf_result *at = calloc(1, sizeof(*at));
+	struct eng_error e;
+	double prev_tpot = 0, prev_ttft = 0, lam_cap;
+	const double loads[] = {0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0};
+
+	if (!cap || !at)
+		goto out;
+	rq->load_kind = INF_LOAD_NONE;
+	if (inf_size(rq, cap, &e) != 0)
+		goto out;
+	grid_sized++;
+	rq->tp = cap->plans[0].tp;
+	if (inf_size(rq, cap, &e) != 0) {
+		CHECK(0);
+		goto out;
+	}
+	lam_cap = cap->plans[0].capacity.requests_per_s;
+	CHECK(lam_cap > 0);
+	/* no load: the operating point is capacity */
+	CHECK_NEAR(cap->plans[0].requests_per_s, lam_cap, 1e-9);
+	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
+		const struct inf_plan *p;
+		double lam = loads[i] * lam_cap * cap->max_utilization;
+		double req_time_s, O = (double)rq->output_tokens;
+
+		if (lam < 0.1 && i > 0)
+			continue;
+		rq->load_kind = INF_LOAD_REQUESTS_PER_S;
+		rq->load_value = i == 0 ? 0.1 : lam;
+		if (inf_size(rq, at, &e) != 0) {
+			printf("# %s: %s\n", e.field, e.message);
+			CHECK(0);
+			continue;
+		}
+		grid_points++;
+		p = &at->plans[0];
+		req_time_s = (p->ttft_ms + (O - 1.0) * p->tpot_ms) / 1e3;
+		/* Little's law: in flight = lambda x request time */
+		CHECK_NEAR(p->batch, p->requests_per_s * req_time_s, 0.02);
+		/* delivered = lambda x output tokens, per replica and total */
+		CHECK_NEAR(p->output_tokens_per_s, p->requests_per_s * O, 1e-9);
+		CHECK_NEAR(p->total_output_tokens_per_s, rq->load_value * O,
+			   1e-9);
+		/* cost at load x delivered tokens per hour = cost per hour */
+		CHECK_NEAR(p->cost_per_million_output_tokens / 1e6 *
+			       p->total_output_tokens_per_s * 3600.0,
+			   p->cost_per_hour, 1e-9);
+		CHECK(p->utilization <= at->max_utilization + 1e-9);
+		CHECK(p->meets_targets);
+		/* nothing delivered beyond capacity, replicas cover the load */
+		CHECK(p->requests_per_s <= p->capacity.requests_per_s + 1e-12);
+		CHECK(p->replicas * p->capacity.requests_per_s *
+			  at->max_utilization >=
+		      rq->load_value * (1 - 1e-9));
+		if (p->replicas == 1) {
+			/* latencies never fall as the load rises */
+			CHECK(p->tpot_ms >= prev_tpot * (1 - 1e-9));
+			CHECK(p->ttft_ms >= prev_ttft * (1 - 1e-9));
+			prev_tpot = p->tpot_ms;
+			prev_ttft = p->ttft_ms;
+		}
+		/* decode never beats streaming the weights once (dense) */
+		if (rq->model.moe.experts == 0)
+			CHECK(p->tpot_ms >=
+			      inf_weight_bytes(&rq->model,
+					       rq->weight_precision) /
+				  (p->tp * rq->gpu.memory_bandwidth_gbps *
+				   1e9) *
+				  1e3);
+		if (rq->tpot_ms > 0)
+			CHECK(p->tpot_ms <= rq->tpot_ms * (1 + 1e-9));
+		if (rq->ttft_ms > 0)
+			CHECK(p->ttft_ms <= rq->ttft_ms * (1 + 1e-9));
+	}
+out:
+	free(cap);
+	free(at);
+}
+
+static void test_operating_point_grid(void)
+{
+	for (int model = 0; model < 3; model++)
+		for (int gpu = 0; gpu < 4; gpu++)
+			for (int sv = 0; sv < INF_SERVING_COUNT; sv++)
+				for (int targets = 0; targets < 3; targets++) {
+					struct inf_request rq;
+					base_request(&rq, model, gpu);
+					rq.serving = (enum inf_serving_engine)sv;
+					if (targets == 1)
+						rq.tpot_ms = 60;
+					if (targets == 2) {
+						rq.tpot_ms = 40;
+						rq.ttft_ms = 800;
+					}
+					check_grid_point(&rq);
+				}
+	printf("# grid: %d deployments sized, %d load points checked\n",
+	       grid_sized, grid_points);
+	CHECK(grid_sized >= 60);
+	CHECK(grid_points >= 300);
+}
+
+/* At low load the answer is the operating point, not the memory-limited
+ * batch: Llama-3.1-70B bf16, tp 4 on H100, 2 req/s, 467/256 tokens
+ * (issue 12): ~10 sequences in flight (Little), TPOT ~20 ms. */
+static void test_low_load_is_not_capacity(void)
+{
+	struct inf_request rq;
+	struct inf_result r;
+	struct eng_error e;
+
+	base_request(&rq, 1, 0);
+	rq.prompt_tokens = 467;
+	rq.tp = 4;
+	rq.load_kind = INF_LOAD_REQUESTS_PER_S;
+	rq.load_value = 2;
+	CHECK(inf_size(&rq, &r, &e) == 0);
+	CHECK(r.plans[0].replicas == 1);
+	CHECK(r.plans[0].batch > 8 && r.plans[0].batch < 14);
+	CHECK(r.plans[0].tpot_ms > 15 && r.plans[0].tpot_ms < 25);
+	CHECK(r.plans[0].capacity.batch > 10 * r.plans[0].batch);
+	CHECK(r.plans[0].utilization < 0.3);
+}
+
+/* The cost at a load is what the deployment costs per hour over what it
+ * serves, not the cost at capacity. */
+static void test_cost_at_load(void)
+{
+	struct inf_request rq;
+	struct inf_result r;
+	struct eng_error e;
+	const struct inf_plan *p;
+
+	base_request(&rq, 1, 0);
+	rq.weight_precision = ENG_FP8;
+	rq.load_kind = INF_LOAD_REQUESTS_PER_S;
+	rq.load_value = 1;
+	CHECK(inf_size(&rq, &r, &e) == 0);
+	p = &r.plans[0];
+	CHECK_NEAR(p->cost_per_million_output_tokens,
+		   p->cost_per_hour / (1.0 * 256 * 3600) * 1e6, 1e-9);
+	/* one replica at utilisation u costs 1/u of its capacity price */
+	CHECK(p->replicas == 1);
+	CHECK_NEAR(p->cost_per_million_output_tokens,
+		   p->capacity.cost_per_million_output_tokens / p->utilization,
+		   1e-6);
+	CHECK(p->utilization < 1.0);
+}
+
+/* Serving profiles reserve KV differently: TensorRT-LLM takes 0.9 of what
+ * the weights leave, vLLM 0.9 of the whole card (issue 12: 70B fp8 on one
+ * 80 GB GPU). */
+static void test_profiles_reserve_kv(void)
+{
+	struct inf_request rq;
+	struct inf_plan pv, pt;
+	struct eng_error e;
+	struct inf_serving sv;
+
+	base_request(&rq, 1, 0);
+	rq.weight_precision = ENG_FP8;
+	rq.serving = INF_SERVING_VLLM;
+	CHECK(inf_evaluate(&rq, 1, 1, 1, &pv, &e) == 0);
+	rq.serving = INF_SERVING_TRTLLM;
+	CHECK(inf_evaluate(&rq, 1, 1, 1, &pt, &e) == 0);
+	CHECK(pt.max_batch_fit > 2 * pv.max_batch_fit);
+	/* fraction of free: kv room = 0.9 x (total - weights - workspace) */
+	CHECK_NEAR(pt.usable_gib - pt.weights_gib - pt.workspace_gib,
+		   0.9 * (80 - pt.weights_gib - pt.workspace_gib), 1e-9);
+	/* fraction of total */
+	CHECK_NEAR(pv.usable_gib, 0.9 * 80, 1e-12);
+	/* vLLM's caps follow the card (>= 70 GiB and not A100) */
+	inf_serving_resolve(&rq, 1, &sv);
+	CHECK(sv.max_num_seqs == 2048 && !sv.chunked_prefill);
+	rq.serving = INF_SERVING_VLLM;
+	inf_serving_resolve(&rq, 1, &sv);
+	CHECK(sv.max_num_seqs == 1024 && sv.max_num_batched_tokens == 8192);
+	rq.gpu = fx_a100();
+	inf_serving_resolve(&rq, 1, &sv);
+	CHECK(sv.max_num_seqs == 256 && sv.max_num_batched_tokens == 2048);
+	rq.serving = INF_SERVING_SGLANG;
+	inf_serving_resolve(&rq, 8, &sv);
+	CHECK_NEAR(sv.memory_fraction, 0.81, 1e-12);
+	/* overrides win */
+	rq.memory_utilization = 0.5;
+	rq.max_batch = 7;
+	rq.chunked_prefill = 0;
+	inf_serving_resolve(&rq, 8, &sv);
+	CHECK(sv.memory_fraction == 0.5 && sv.max_num_seqs == 7 &&
+	      !sv.chunked_prefill);
+}
+
+/* NCCL's cost model, hand-computed: a 16 KB all-reduce over 8 NVLink
+ * ranks rides LL (6.6 + 14 x 0.6 us + 2 x 7/8 x 16384 B / (bw / 4));
+ * a 64 MB one rides Simple (8.4 + 14 x 3.4 us + 2 x 7/8 x 64 MB / bw). */
+static void test_collective_protocols(void)
+{
+	double bw = 360e9;
+	double small = coll_time_s(COLL_AR, 16384, 8, 1, bw, HW_LINK_NVLINK);
+	double big = coll_time_s(COLL_AR, 64e6, 8, 1, bw, HW_LINK_NVLINK);
+
+	CHECK_NEAR(small, 6.6e-6 + 14 * 0.6e-6 + 1.75 * 16384 / (bw / 4),
+		   1e-9);
+	CHECK_NEAR(big, 8.4e-6 + 14 * 3.4e-6 + 1.75 * 64e6 / bw, 1e-9);
+	CHECK(coll_time_s(COLL_AR, 1e6, 1, 1, bw, HW_LINK_NVLINK) == 0);
+	/* never slower than Simple alone, more ranks never faster */
+	for (double b = 1e3; b < 1e9; b *= 4) {
+		CHECK(coll_time_s(COLL_AR, b, 8, 1, bw, HW_LINK_NVLINK) <=
+		      8.4e-6 + 14 * 3.4e-6 + 1.75 * b / bw + 1e-15);
+		CHECK(coll_time_s(COLL_AR, b, 4, 1, bw, HW_LINK_PCIE) <=
+		      coll_time_s(COLL_AR, b, 8, 1, bw, HW_LINK_PCIE));
+	}
+}
+
+/* The compare verdict follows the cost per hour of serving the load. */
+static void test_compare_verdict_at_load(void)
+{
+	struct hw_spec (*const gpus[])(void) = {fx_h100, fx_h200, fx_l40s,
+						fx_a100};
+	struct cmp_entry ent[4];
+	struct cmp_result out;
+	struct eng_error e;
+	int n = 0, cheapest = -1;
+
+	memset(ent, 0, sizeof(ent));
+	for (int i = 0; i < 4; i++) {
+		struct inf_request rq;
+		struct inf_result r;
+		base_request(&rq, 1, 0);
+		rq.gpu = gpus[i]();
+		rq.load_kind = INF_LOAD_REQUESTS_PER_S;
+		rq.load_value = 10;
+		rq.tpot_ms = 50;
+		snprintf(ent[n].name, sizeof(ent[n].name), "%s", rq.gpu.name);
+		ent[n].ok = inf_size(&rq, &r, &e) == 0;
+		if (ent[n].ok) {
+			ent[n].time_s = r.plans[0].tpot_ms / 1e3;
+			ent[n].cost = r.plans[0].cost_per_hour;
+			ent[n].gpus = r.plans[0].gpus;
+			if (cheapest < 0 || ent[n].cost < ent[cheapest].cost)
+				cheapest = n;
+		}
+		n++;
+	}
+	CHECK(cmp_rank(ent, n, CMP_INFERENCE, &out, &e) == 0);
+	CHECK(out.cheapest == cheapest);
+	for (int i = 0; i < n; i++)
+		if (ent[i].ok)
+			CHECK(ent[out.cheapest].cost <= ent[i].cost);
+}
+
+int main(void)
+{
+	RUN(test_operating_point_grid);
+	RUN(test_low_load_is_not_capacity);
+	RUN(test_cost_at_load);
+	RUN(test_profiles_reserve_kv);
+	RUN(test_collective_protocols);
+	RUN(test_compare_verdict_at_load);
+	return testlib_finish();
+}
