@@ -431,11 +431,14 @@ static void replica_init(struct replica *r, const struct ictx *c, int tp,
 		r->cap_limit = INF_LIMIT_MAX_NUM_SEQS;
 	}
 	r->t_pf = prefill_s(c, tp, pp, 1.0);
-	/* Chunked prefill rides in decode iterations that read the weights
-	 * anyway: a prompt costs its compute (GEMMs at full shape, attention,
-	 * collectives) but no weight read or launch overhead of its own.
-	 * Unchunked, each prefill is an iteration of its own. */
-	if (r->sv.chunked_prefill) {
+	/* A prompt's prefill shares its iterations with the decode batch
+	 * and with other prompts (in-flight batching in every profile:
+	 * TensorRT-LLM mixes context and generation requests in one step,
+	 * vLLM and SGLang chunk or batch prompts up to the token budget), so
+	 * the weight read and launch overhead are paid by the iteration,
+	 * not by each prompt: a prompt costs its compute (GEMMs at full
+	 * shape, attention, collectives). Its latency alone stays t_pf. */
+	{
 		double n = I;
 		double f = hw_gemm_shape_factor(
 		    fmin(n, fmin(c->h, c->f_width / (double)tp)));
@@ -446,8 +449,6 @@ static void replica_init(struct replica *r, const struct ictx *c, int tp,
 		    2.0 * c->L *
 			coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0, c->intra,
 				    rq->gpu.intra_node_link);
-	} else {
-		r->w_pf = r->t_pf;
 	}
 	r->ctx = I + (double)rq->output_tokens / 2.0;
 }

@@ -96,12 +96,11 @@ static void check_grid_point(struct inf_request *rq)
 		}
 		/* decode never beats streaming the weights once (dense) */
 		if (rq->model.moe.experts == 0)
-			CHECK(p->tpot_ms >=
-			      inf_weight_bytes(&rq->model,
-					       rq->weight_precision) /
-				  (p->tp * rq->gpu.memory_bandwidth_gbps *
-				   1e9) *
-				  1e3);
+			CHECK(
+			    p->tpot_ms >=
+			    inf_weight_bytes(&rq->model, rq->weight_precision) /
+				(p->tp * rq->gpu.memory_bandwidth_gbps * 1e9) *
+				1e3);
 		if (rq->tpot_ms > 0)
 			CHECK(p->tpot_ms <= rq->tpot_ms * (1 + 1e-9));
 		if (rq->ttft_ms > 0)
@@ -120,7 +119,8 @@ static void test_operating_point_grid(void)
 				for (int targets = 0; targets < 3; targets++) {
 					struct inf_request rq;
 					base_request(&rq, model, gpu);
-					rq.serving = (enum inf_serving_engine)sv;
+					rq.serving =
+					    (enum inf_serving_engine)sv;
 					if (targets == 1)
 						rq.tpot_ms = 60;
 					if (targets == 2) {
@@ -234,8 +234,7 @@ static void test_collective_protocols(void)
 	double small = coll_time_s(COLL_AR, 16384, 8, 1, bw, HW_LINK_NVLINK);
 	double big = coll_time_s(COLL_AR, 64e6, 8, 1, bw, HW_LINK_NVLINK);
 
-	CHECK_NEAR(small, 6.6e-6 + 14 * 0.6e-6 + 1.75 * 16384 / (bw / 4),
-		   1e-9);
+	CHECK_NEAR(small, 6.6e-6 + 14 * 0.6e-6 + 1.75 * 16384 / (bw / 4), 1e-9);
 	CHECK_NEAR(big, 8.4e-6 + 14 * 3.4e-6 + 1.75 * 64e6 / bw, 1e-9);
 	CHECK(coll_time_s(COLL_AR, 1e6, 1, 1, bw, HW_LINK_NVLINK) == 0);
 	/* never slower than Simple alone, more ranks never faster */
