@@ -110,6 +110,42 @@ check_problem "inference: tp beyond a node is a 400" 400 tp
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","requests_per_s":1,"concurrent_sequences":4}'
 check_problem "inference: two load forms at once is a 400" 400 concurrent_sequences
 
+# operating point at the stated load (issue 12): Little's law, delivered
+# tokens, utilisation under the ceiling, capacity beside it
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-70b","prompt_tokens":467,"output_tokens":256,"requests_per_s":2,"tp":4,"gpu":"h100-sxm5-80gb"}'
+check "inference at 2 req/s: ~10 in flight and ~20 ms TPOT, not the memory-limited batch" 201 \
+	'.plans[0] | .replicas == 1 and .batch > 8 and .batch < 14 and .tpot_ms > 15 and .tpot_ms < 25 and .capacity.batch > 10 * .batch'
+check "inference: in flight = load x request time (Little's law, 2 %)" 201 \
+	'.plans[0] | ((.batch - .requests_per_s * (.ttft_ms + 255 * .tpot_ms) / 1000) | fabs) <= 0.02 * .batch'
+check "inference: delivered tokens = load x output, cost at load x tokens/h = cost per hour" 201 \
+	'.plans[0] | ((.total_output_tokens_per_s - 512) | fabs) < 0.01 and ((.cost_per_million_output_tokens * .total_output_tokens_per_s * 3600 / 1e6 - .cost_per_hour) | fabs) < 0.01 * .cost_per_hour'
+check "inference: utilisation at or under the ceiling, capacity limit named" 201 \
+	'.plans[0].utilization <= .assumptions.max_utilization and (.plans[0].capacity.limited_by | type) == "string" and .assumptions.load_value == 2'
+check "inference: basis names the serving profile and its source" 201 \
+	'.basis.serving.engine == "vllm" and .basis.serving.kv_reserve == "fraction_of_total" and .basis.serving.max_num_seqs == 1024 and (.basis.serving.source | test("arg_utils"))'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":1024,"output_tokens":256,"tp":1,"gpu":"h100-sxm5-80gb","serving":"tensorrt-llm"}'
+trt_fit=$(jq '.plans[0].max_batch_fit' "$T/body")
+check "inference: tensorrt-llm reserves KV from the free memory" 201 '.basis.serving.kv_reserve == "fraction_of_free" and .basis.serving.chunked_prefill == false'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":1024,"output_tokens":256,"tp":1,"gpu":"h100-sxm5-80gb","serving":"vllm"}'
+vllm_fit=$(jq '.plans[0].max_batch_fit' "$T/body")
+[ "$trt_fit" -gt $((2 * vllm_fit)) ] && ok "inference: 70B fp8 on one 80 GB GPU holds far more sequences under TensorRT-LLM's rule ($trt_fit vs $vllm_fit)" ||
+	not_ok "inference: KV reservation differs by profile" "$trt_fit vs $vllm_fit"
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","serving":"ollama"}'
+check_problem "inference: an unknown serving profile is a 400" 400 serving
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","max_utilization":1.5}'
+check_problem "inference: max_utilization above 1 is a 400" 400 max_utilization
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":100000,"output_tokens":128,"gpu":"h100-sxm5-80gb"}'
+check "inference: a prompt beyond the model's context warns and says what was assumed" 201 '[.warnings[] | select(test("exceed the model.s context"))] | length == 1'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","max_batch":8,"max_num_batched_tokens":4096,"chunked_prefill":false,"memory_utilization":0.8}'
+check "inference: profile overrides are applied and shown" 201 \
+	'.basis.serving.max_num_seqs == 8 and .basis.serving.max_num_batched_tokens == 4096 and .basis.serving.chunked_prefill == false and .basis.serving.memory_fraction == 0.8 and .plans[0].capacity.batch <= 8.5'
+req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-70b","prompt_tokens":1024,"output_tokens":256,"requests_per_s":10,"tpot_ms":50},"gpus":["h100-sxm5-80gb","h200-sxm-141gb","l40s-48gb","a100-sxm4-80gb"]}'
+check "compare inference: the cheapest row has the lowest cost per hour of serving the load" 201 \
+	'([.rows[] | select(.ok) | .cost_per_hour] | min) as $m | [.rows[] | select(.cheapest) | .cost_per_hour] == [$m] and (.cost_basis | test("cost_per_hour"))'
+check "compare inference: every row meets the targets at the load" 201 '[.rows[] | select(.ok) | .meets_targets and .tpot_ms <= 50] | all'
+check "compare inference: cost ratios in verdicts are cost per hour ratios" 201 \
+	'([.rows[] | select(.cheapest) | .cost_per_hour][0]) as $c | [.rows[] | select(.ok) | ((.cost_vs_cheapest - .cost_per_hour / $c) | fabs) < 0.01] | all'
+
 # --- compare
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb","rtx-4090-24gb"],"prices":{"h100-sxm5-80gb":3.2}}'
 check "compare: one row per GPU type with ratios and verdicts" 201 \
