@@ -311,8 +311,10 @@ json_t *inference_result_json(const struct inf_request *rq,
 	    "in flight = requests_per_s x (ttft + (output - 1) x tpot) "
 	    "(Little's law); decode steps stretch by the prefill share",
 	    "ttft",
-	    "prefill + half the running iteration + M/D/1 queueing for the "
-	    "prefill",
+	    "GPU time: prefill + half the running iteration + M/D/1 queueing "
+	    "for the prefill; the request path (HTTP, tokenisation, "
+	    "scheduling) adds a server-specific fixed cost, 15-40 ms in the "
+	    "measured servers (docs/VALIDATION.md)",
 	    "operating_point",
 	    rq->load_kind != INF_LOAD_NONE
 		? "plans are sized at the stated load: replicas are added "
