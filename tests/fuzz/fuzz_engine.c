@@ -353,6 +353,10 @@ static void inference(struct rd *r, int raw)
 		rq.max_batch = rawl(r);
 		rq.tp = (int)u64(r, 4);
 		rq.top = (int)u64(r, 4);
+		rq.serving = (enum inf_serving_engine)(u64(r, 1) % 6);
+		rq.max_num_batched_tokens = rawl(r);
+		rq.chunked_prefill = (int)(u64(r, 1) % 4) - 1;
+		rq.max_utilization = rawd(r);
 	} else {
 		static const double load_max[] = {0, 1e7, 1e8, 1e10};
 		model_valid(r, &rq.model);
@@ -382,6 +386,12 @@ static void inference(struct rd *r, int raw)
 			rq.memory_utilization = pickd(r, 0.05, 1);
 		rq.max_batch = pick0(r, 1, 1L << 20);
 		rq.top = (int)pick(r, 1, INF_MAX_TOP);
+		rq.serving =
+		    (enum inf_serving_engine)(u64(r, 1) % INF_SERVING_COUNT);
+		rq.max_num_batched_tokens = pick0(r, 1, 1L << 24);
+		rq.chunked_prefill = (int)(u64(r, 1) % 3) - 1;
+		if (u64(r, 1) & 1)
+			rq.max_utilization = pickd(r, 0.05, 1);
 	}
 	rc = inf_size(&rq, &res, &err);
 	if (rc != 0) {
@@ -392,10 +402,25 @@ static void inference(struct rd *r, int raw)
 		FZ_FAIL("n_plans %d", res.n_plans);
 	for (int i = 0; i < res.n_plans; i++) {
 		const struct inf_plan *p = &res.plans[i];
-		if (p->tp < 1 || p->replicas < 1 || p->gpus < 1 || p->batch < 1)
+		double req_s;
+		if (p->tp < 1 || p->replicas < 1 || p->gpus < 1 ||
+		    !(p->batch > 0) || !isfinite(p->batch))
 			FZ_FAIL("plan %d: tp %d replicas %ld gpus %ld batch "
-				"%ld",
+				"%g",
 				i, p->tp, p->replicas, p->gpus, p->batch);
+		/* Little's law and the utilisation ceiling hold for every
+		 * answer (MODEL.md §7.3) */
+		req_s =
+		    (p->ttft_ms + (double)(rq.output_tokens - 1) * p->tpot_ms) /
+		    1e3;
+		if (fabs(p->batch - p->requests_per_s * req_s) >
+		    0.02 * p->batch + 1e-9)
+			FZ_FAIL("plan %d: in flight %g != %g x %g", i, p->batch,
+				p->requests_per_s, req_s);
+		if (rq.load_kind != INF_LOAD_NONE &&
+		    p->utilization > res.max_utilization * (1 + 1e-9))
+			FZ_FAIL("plan %d: utilization %g above %g", i,
+				p->utilization, res.max_utilization);
 		finite_pos(p->tpot_ms, "tpot_ms");
 		finite_pos(p->ttft_ms, "ttft_ms");
 		finite_pos(p->total_gib, "total_gib");
