@@ -1,8 +1,19 @@
 /* compare.c - ratios vs the cheapest and the fastest GPU type. */
 #include "compare.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Within 3 % the verdict says "about as fast" rather than "1.0x faster"
+ * (a ratio printed to one decimal would read as no difference). */
+#define SAME_SPEED 0.03
+
+/* Two decimals below 2x (1.15x), one above (3.8x). */
+static int ratio_digits(double x)
+{
+	return x < 2.0 ? 2 : 1;
+}
 
 int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 	     struct cmp_result *out, struct eng_error *err)
@@ -52,16 +63,24 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 			snprintf(r->verdict, sizeof(r->verdict),
 				 "%s: cheapest for %s%s", e[i].name, job,
 				 i == fa ? " and fastest" : "");
+		else if (fabs(r->speedup_vs_cheapest - 1.0) < SAME_SPEED)
+			snprintf(
+			    r->verdict, sizeof(r->verdict),
+			    "%s: about as fast, %.2fx the cost of %s for %s",
+			    e[i].name, r->cost_vs_cheapest, e[ch].name, job);
 		else
-			snprintf(r->verdict, sizeof(r->verdict),
-				 "%s: %.1fx %s, %.1fx the cost of %s for %s",
-				 e[i].name,
-				 r->speedup_vs_cheapest >= 1.0
-				     ? r->speedup_vs_cheapest
-				     : 1.0 / r->speedup_vs_cheapest,
-				 r->speedup_vs_cheapest >= 1.0 ? "faster"
-							       : "slower",
-				 r->cost_vs_cheapest, e[ch].name, job);
+			snprintf(
+			    r->verdict, sizeof(r->verdict),
+			    "%s: %.*fx %s, %.2fx the cost of %s for %s",
+			    e[i].name,
+			    ratio_digits(r->speedup_vs_cheapest >= 1.0
+					     ? r->speedup_vs_cheapest
+					     : 1.0 / r->speedup_vs_cheapest),
+			    r->speedup_vs_cheapest >= 1.0
+				? r->speedup_vs_cheapest
+				: 1.0 / r->speedup_vs_cheapest,
+			    r->speedup_vs_cheapest >= 1.0 ? "faster" : "slower",
+			    r->cost_vs_cheapest, e[ch].name, job);
 	}
 	if (fa == ch)
 		snprintf(out->summary, sizeof(out->summary),

@@ -496,7 +496,7 @@ static void test_compare(void)
 	CHECK(r.cheapest == 0 && r.fastest == 1);
 	CHECK_NEAR(r.rows[1].speedup_vs_cheapest, 2.6, 1e-12);
 	CHECK_NEAR(r.rows[1].cost_vs_cheapest, 1.3, 1e-12);
-	CHECK(strcmp(r.rows[1].verdict, "H100 SXM: 2.6x faster, 1.3x the cost "
+	CHECK(strcmp(r.rows[1].verdict, "H100 SXM: 2.6x faster, 1.30x the cost "
 					"of A100 80GB for this job") == 0);
 	printf("# %s\n", r.rows[1].verdict);
 }
