@@ -530,12 +530,14 @@ undocumented=1 call "GET the training endpoint" 405 GET $S
 
 # sizing: inference
 S=/v1/sizing/inference
-expect='(.basis | keys) == ["calibration", "gemm_tflops", "hbm_gbps", "intra_node_gbps", "probe_runs"]' \
+expect='(.basis | keys) == ["calibration", "gemm_tflops", "hbm_gbps", "intra_node_gbps", "probe_runs", "serving"]' \
 	call "inference at 10 requests/s, FP8" 201 POST $S "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10,"tpot_ms":50,"gpu":"h100-sxm5-80gb","top":2}'
 rec_inference=$(jq -r .id "$T/body")
 call "inference without load, datasheet" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","top":1,"calibration":"datasheet","kv_cache_precision":"int8"}'
 call "inference, pinned tp, concurrent sequences" 201 POST $S "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","tp":8,"concurrent_sequences":64,"max_batch":32,"memory_utilization":0.85}'
 call "inference, inline MoE, tokens/s" 201 POST $S "${J[@]}" -d '{"model":{"layers":8,"hidden_size":1024,"heads":8,"ffn_hidden_size":4096,"vocab_size":32000,"moe":{"experts":8,"top_k":2,"expert_ffn_hidden_size":2048}},"prompt_tokens":256,"output_tokens":64,"output_tokens_per_s":5000,"gpu":"a100-sxm4-80gb","weight_precision":"int4"}'
+call "inference, TensorRT-LLM profile with overrides" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":1024,"output_tokens":256,"gpu":"h100-sxm5-80gb","requests_per_s":5,"serving":"tensorrt-llm","max_num_batched_tokens":4096,"chunked_prefill":true,"max_utilization":0.7,"ttft_ms":500}'
+invalid=1 call "inference: bad serving fields" 400 POST $S "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","serving":"tgi","chunked_prefill":"yes","max_utilization":0}'
 invalid=1 call "inference: bad fields, two loads" 400 POST $S "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","requests_per_s":1,"concurrent_sequences":4,"memory_utilization":2,"kv_cache_precision":"int4"}'
 invalid=1 call "inference: required fields" 400 POST $S "${J[@]}" -d '{"gpu":"h100-sxm5-80gb"}'
 expect='.assumptions.load == "concurrent_sequences"' \
