@@ -609,6 +609,16 @@ static double rate_for_inflight(const struct replica *r, double inflight,
 	return hi;
 }
 
+/* Replicas for `need` replicas' worth of load: at least one, and at most
+ * INF_MAX_REPLICAS (beyond it the count would not fit a long; inf_size
+ * refuses such a load). */
+static long replicas_for(double need)
+{
+	if (!(need < (double)INF_MAX_REPLICAS))
+		return INF_MAX_REPLICAS;
+	return (long)fmax(1.0, ceil(need - 1e-9));
+}
+
 /* Fills the plan at the request's load; false when the replica cannot
  * meet the targets at any load. */
 static bool plan_of(const struct ictx *c, const struct replica *r, double u_max,
@@ -652,15 +662,14 @@ static bool plan_of(const struct ictx *c, const struct replica *r, double u_max,
 	} else if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES) {
 		struct inf_point ceil_pt;
 		point_at_rate(r, u_max * cap.requests_per_s, &ceil_pt);
-		p->replicas = (long)fmax(
-		    1.0, ceil(rq->load_value / ceil_pt.batch - 1e-9));
+		p->replicas = replicas_for(rq->load_value / ceil_pt.batch);
 		lam_r =
 		    rate_for_inflight(r, rq->load_value / (double)p->replicas,
 				      u_max * cap.requests_per_s);
 		point_at_rate(r, lam_r, &at);
 	} else {
-		p->replicas = (long)fmax(
-		    1.0, ceil(lam_total / (u_max * cap.requests_per_s) - 1e-9));
+		p->replicas =
+		    replicas_for(lam_total / (u_max * cap.requests_per_s));
 		lam_r = lam_total / (double)p->replicas;
 		point_at_rate(r, lam_r, &at);
 	}
@@ -733,12 +742,12 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 	     rq->kv_precision != ENG_INT8))
 		return eng_fail(err, ENG_EINVAL, "kv_cache_precision",
 				"must be fp32, bf16, fp16, fp8 or int8");
-	if (rq->prompt_tokens < 1 || rq->prompt_tokens > 10000000)
+	if (rq->prompt_tokens < 1 || rq->prompt_tokens > INF_MAX_TOKENS)
 		return eng_fail(err, ENG_EINVAL, "prompt_tokens",
-				"must be between 1 and 10000000");
-	if (rq->output_tokens < 1 || rq->output_tokens > 10000000)
+				"must be between 1 and %ld", INF_MAX_TOKENS);
+	if (rq->output_tokens < 1 || rq->output_tokens > INF_MAX_TOKENS)
 		return eng_fail(err, ENG_EINVAL, "output_tokens",
-				"must be between 1 and 10000000");
+				"must be between 1 and %ld", INF_MAX_TOKENS);
 	if (rq->model.learned_pos_emb &&
 	    rq->prompt_tokens + rq->output_tokens > rq->model.max_seq_len)
 		return eng_fail(err, ENG_EINVAL, "prompt_tokens",
@@ -1013,7 +1022,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 				best_ttft = fmin(best_ttft, p.capacity.ttft_ms);
 				continue;
 			}
-			if (gmax > 0 && p.gpus > gmax) {
+			if ((gmax > 0 && p.gpus > gmax) ||
+			    p.replicas >= INF_MAX_REPLICAS) {
 				if (!have_over || p.gpus < over.gpus)
 					over = p;
 				have_over = true;
@@ -1047,6 +1057,14 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 				"sequence) and ttft %.1f ms",
 				best_tpot, best_tp, best_ttft);
 	}
+	if (res->n_plans == 0 && over.replicas >= INF_MAX_REPLICAS)
+		return eng_fail(err, ENG_EINFEASIBLE,
+				inf_load_kind_name(rq->load_kind),
+				"the load needs %ld or more replicas of tp %d "
+				"(each sustains %.3g requests/s within the "
+				"targets): split it or relax the targets",
+				(long)INF_MAX_REPLICAS, over.tp * over.pp,
+				over.capacity.requests_per_s);
 	if (res->n_plans == 0)
 		return eng_fail(err, ENG_EINFEASIBLE, "max_gpus",
 				"the load needs %ld GPUs (%ld replicas of tp "

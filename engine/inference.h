@@ -131,6 +131,10 @@ struct inf_plan {
 
 #define INF_MAX_TOP		    16
 #define INF_DEFAULT_MAX_UTILIZATION 0.8
+/* Longest prompt and output the engine sizes (tokens). */
+#define INF_MAX_TOKENS 10000000L
+/* Most replicas one answer may need (a load beyond is refused). */
+#define INF_MAX_REPLICAS 1000000000L
 
 struct inf_result {
 	struct model_params params;

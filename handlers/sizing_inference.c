@@ -85,9 +85,9 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		0 &&
 	    e >= 0)
 		rq->kv_precision = kv_types[e];
-	if (jv_int(&v, b, "prompt_tokens", true, 1, 1 << 24, &x) == 0)
+	if (jv_int(&v, b, "prompt_tokens", true, 1, INF_MAX_TOKENS, &x) == 0)
 		rq->prompt_tokens = (long)x;
-	if (jv_int(&v, b, "output_tokens", true, 1, 1 << 24, &x) == 0)
+	if (jv_int(&v, b, "output_tokens", true, 1, INF_MAX_TOKENS, &x) == 0)
 		rq->output_tokens = (long)x;
 	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
 		if (!jv_present(b, loads[i].key))

@@ -283,6 +283,24 @@ static void test_compare_verdict_at_load(void)
 			CHECK(ent[out.cheapest].cost <= ent[i].cost);
 }
 
+/* A load no sane number of replicas carries is refused, naming the load
+ * field, instead of a replica count that overflows. */
+static void test_load_beyond_any_fleet(void)
+{
+	struct inf_request rq;
+	struct inf_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+
+	base_request(&rq, 1, 0);
+	rq.output_tokens = INF_MAX_TOKENS;
+	rq.load_kind = INF_LOAD_REQUESTS_PER_S;
+	rq.load_value = 1e7;
+	CHECK(r && inf_size(&rq, r, &e) == ENG_EINFEASIBLE);
+	CHECK(strcmp(e.field, "requests_per_s") == 0);
+	CHECK(strstr(e.message, "replicas") != NULL);
+	free(r);
+}
+
 int main(void)
 {
 	RUN(test_operating_point_grid);
@@ -291,5 +309,6 @@ int main(void)
 	RUN(test_profiles_reserve_kv);
 	RUN(test_collective_protocols);
 	RUN(test_compare_verdict_at_load);
+	RUN(test_load_beyond_any_fleet);
 	return testlib_finish();
 }
