@@ -38,6 +38,10 @@ const char *eng_code_name(int code)
 		return "infeasible";
 	case ENG_EUNSUPPORTED:
 		return "unsupported";
+	case ENG_EBUDGET:
+		return "budget";
+	case ENG_ECANCELLED:
+		return "cancelled";
 	default:
 		return "unknown";
 	}

@@ -7,6 +7,9 @@
  *   ENG_EINVAL       -> 400 (bad or inconsistent input)
  *   ENG_EINFEASIBLE  -> 422 (valid, but does not fit / cannot meet targets)
  *   ENG_EUNSUPPORTED -> 422 (valid, but the hardware cannot do it, e.g. FP8)
+ *   ENG_EBUDGET      -> 422 (valid, but the search is larger than allowed;
+ *                       field names the lists to narrow, see budget.h)
+ *   ENG_ECANCELLED   -> the caller's stop() ended the work (budget.h)
  */
 #ifndef GPUSIZER_ENGINE_ERRORS_H
 #define GPUSIZER_ENGINE_ERRORS_H
@@ -16,6 +19,8 @@ enum eng_code {
 	ENG_EINVAL = -1,
 	ENG_EINFEASIBLE = -2,
 	ENG_EUNSUPPORTED = -3,
+	ENG_EBUDGET = -4,
+	ENG_ECANCELLED = -5,
 };
 
 struct eng_error {

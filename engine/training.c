@@ -6,6 +6,7 @@
  */
 #include "training.h"
 
+#include "budget.h"
 #include "collective.h"
 
 #include <math.h>
@@ -1180,7 +1181,9 @@ static long resolve_gbs(const struct trn_request *rq)
 		return rq->global_batch_size;
 	tok = rq->global_batch_tokens > 0 ? rq->global_batch_tokens
 					  : DEFAULT_BATCH_TOKENS;
-	return (long)fmax(1.0, floor(tok / (double)rq->seq_len + 0.5));
+	/* clamped so the conversion is defined; validation refuses it */
+	return (long)fmin((double)TRN_MAX_GLOBAL_BATCH + 1.0,
+			  fmax(1.0, floor(tok / (double)rq->seq_len + 0.5)));
 }
 
 /* ---- search ----------------------------------------------------------- */
@@ -1308,6 +1311,12 @@ struct search {
 	struct trn_layout smallest; /* least memory of all, for the error */
 	double smallest_bytes;
 	bool need_inter_skipped;
+	struct eng_budget *budget; /* the request's, or NULL */
+	int rc;			   /* a budget's stop: ENG_EBUDGET/ECANCELLED */
+	/* dp candidates: the divisors of the global batch up to the GPU
+	 * limit, ascending (only they split it; MODEL.md §6) */
+	int n_dps;
+	long dps[TRN_MAX_DP_CANDIDATES];
 };
 
 /* The ranking key of a plan: (misses the deadline, then by objective). */
@@ -1426,6 +1435,8 @@ static void try_layout(struct search *S, const struct lists *L,
 				double total;
 
 				l->recompute = (enum eng_recompute)L->rc.v[ri];
+				if ((S->rc = eng_budget_spend(S->budget, 1)))
+					return;
 				total = mem_total(&ms, mf.act[l->recompute]);
 				S->evaluated++;
 				S->divisible++;
@@ -1465,6 +1476,28 @@ static void try_layout(struct search *S, const struct lists *L,
 	}
 }
 
+/* The dp candidates into S: the divisors of gbs up to gmax, ascending.
+ * Divisors below sqrt(gbs) are found by trial, the rest as their
+ * cofactors; when gmax is below sqrt(gbs) every wanted divisor is a small
+ * one. Validation keeps gbs <= TRN_MAX_GLOBAL_BATCH, whose divisor count
+ * fits the array. */
+static void dp_candidates(struct search *S, long gbs, long gmax)
+{
+	int n_low;
+
+	S->n_dps = 0;
+	for (long d = 1; d <= gmax && d <= gbs / d; d++)
+		if (gbs % d == 0 && S->n_dps < TRN_MAX_DP_CANDIDATES)
+			S->dps[S->n_dps++] = d;
+	n_low = S->n_dps;
+	for (int i = n_low - 1; i >= 0; i--) {
+		long e = gbs / S->dps[i];
+		if (e != S->dps[i] && e <= gmax &&
+		    S->n_dps < TRN_MAX_DP_CANDIDATES)
+			S->dps[S->n_dps++] = e;
+	}
+}
+
 static void search_all(struct search *S, const struct lists *L)
 {
 	const struct ctx *c = S->c;
@@ -1489,10 +1522,16 @@ static void search_all(struct search *S, const struct lists *L)
 					if (!vp_ok(rq->model.layers, l.pp,
 						   l.vp))
 						continue;
-					/* dp candidates */
-					for (long dp = 1; dp <= gmax / mp;
-					     dp++) {
+					/* dp candidates: divisors of gbs */
+					for (int di = 0;
+					     di < S->n_dps &&
+					     S->dps[di] <= gmax / mp;
+					     di++) {
+						long dp = S->dps[di];
 						long g = mp * dp;
+						if ((S->rc = eng_budget_spend(
+							 S->budget, 1)))
+							return;
 						if (rq->gpus > 0 &&
 						    g != rq->gpus)
 							continue;
@@ -1510,8 +1549,6 @@ static void search_all(struct search *S, const struct lists *L)
 							if (!ok)
 								continue;
 						}
-						if (gbs % dp != 0)
-							continue;
 						if (g > c->gpn &&
 						    c->inter <= 0) {
 							S->need_inter_skipped =
@@ -1524,6 +1561,11 @@ static void search_all(struct search *S, const struct lists *L)
 							l.ep = L->ep.v[ei];
 							if (dp % l.ep)
 								continue;
+							if ((S->rc =
+								 eng_budget_spend(
+								     S->budget,
+								     1)))
+								return;
 							for (int bi = 0;
 							     bi < L->mb.n;
 							     bi++) {
@@ -1560,6 +1602,8 @@ static void search_all(struct search *S, const struct lists *L)
 										    S,
 										    L,
 										    &l);
+										if (S->rc)
+											return;
 									}
 								}
 							}
@@ -1676,6 +1720,18 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 	return 0;
 }
 
+/* The request field a too-large search names: the lists the request
+ * gave, else the GPU limit that sets dp's range. */
+static const char *search_field(const struct trn_request *rq)
+{
+	const struct trn_strategies *st = &rq->strategies;
+
+	if (st->tp.n || st->pp.n || st->cp.n || st->vp.n || st->ep.n ||
+	    st->micro_batch.n || st->dp.n)
+		return "strategies";
+	return rq->gpus > 0 ? "gpus" : "max_gpus";
+}
+
 int trn_size(const struct trn_request *rq, struct trn_result *res,
 	     struct eng_error *err)
 {
@@ -1690,12 +1746,36 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		return rc;
 	ctx_init(&c, rq);
 	c.gbs = resolve_gbs(rq);
+	if (c.gbs > TRN_MAX_GLOBAL_BATCH)
+		return eng_fail(err, ENG_EINVAL,
+				rq->global_batch_size ? "global_batch_size"
+						      : "global_batch_tokens",
+				"the global batch of %ld sequences exceeds "
+				"2^40",
+				c.gbs);
 	default_lists(&c, &L);
 
 	memset(&S, 0, sizeof(S));
 	S.c = &c;
 	S.top = rq->top > 0 ? rq->top : 5;
+	S.budget = rq->budget;
+	if (S.budget)
+		S.budget->units = 0;
+	dp_candidates(&S, c.gbs, rq->gpus > 0 ? rq->gpus : rq->max_gpus);
 	search_all(&S, &L);
+	if (S.rc == ENG_EBUDGET)
+		return eng_fail(
+		    err, ENG_EBUDGET, search_field(rq),
+		    "the layout search is larger than this server's limit "
+		    "of %ld steps per search (it stopped after evaluating "
+		    "%ld layouts): narrow strategies.tp, pp, cp, vp, ep or "
+		    "micro_batch, lower max_gpus, or give gpus",
+		    S.budget->max_units, S.evaluated);
+	if (S.rc)
+		return eng_fail(err, ENG_ECANCELLED, "request",
+				"the layout search was stopped before it "
+				"ended (%ld layouts evaluated)",
+				S.evaluated);
 
 	res->params = c.P;
 	res->global_batch_size = c.gbs;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "budget.h"
 #include "errors.h"
 #include "formulas.h"
 #include "hw.h"
@@ -89,7 +90,16 @@ struct trn_request {
 	struct trn_strategies strategies;
 	int top; /* plans to return, 1..TRN_MAX_TOP (default 5) */
 	enum trn_objective objective;
+	/* Bounds the search (budget.h); NULL: unbounded. Not owned; its
+	 * units are reset and spent by trn_size. */
+	struct eng_budget *budget;
 };
+
+/* The largest global batch in sequences (validation): 2^40. No number
+ * below it has more than 6,720 divisors (the highly composite number
+ * 963,761,198,400; OEIS A002182), so dp's candidates fit the array. */
+#define TRN_MAX_GLOBAL_BATCH  (1L << 40)
+#define TRN_MAX_DP_CANDIDATES 8192
 
 /* One layout to evaluate (what a plan is made of). */
 struct trn_layout {

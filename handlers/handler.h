@@ -26,6 +26,11 @@ struct app {
 	int auth_reads;		  /* reads and sizing need a token too */
 	atomic_int draining;	  /* set on SIGTERM: /readyz says 503 */
 	atomic_int ready;	  /* migrations applied: /v1 may serve */
+	/* Set when the drain timeout has passed: engine work still running
+	 * stops (issue 15), so shutdown ends within --drain-timeout. */
+	atomic_int cancel_work;
+	long engine_max_steps; /* work units one search may spend */
+	int engine_timeout_ms; /* wall clock of one request's engine work */
 };
 
 struct kv {
@@ -45,6 +50,7 @@ struct request {
 	size_t body_len;
 	const char *request_id; /* for logs and problem bodies */
 	const char *token_name; /* authenticated token's name, or NULL */
+	int client_fd; /* the connection's socket (peeked, never read), or -1 */
 };
 
 /* Filled by a handler. Exactly one of json / text is set, unless status is

@@ -1,9 +1,13 @@
 /* sizing.c - shared plumbing of the sizing endpoints. */
+#include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "handlers/calib.h"
@@ -109,7 +113,80 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 	return 0;
 }
 
-void sizing_engine_problem(struct response *res, const struct eng_error *err)
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Whether the peer has closed the connection: a peek that reads end of
+ * file or a reset. Bytes waiting (a pipelined request) mean it is still
+ * there; nothing is consumed. Other errors (not a socket: a request built
+ * by a test) say nothing about a client. */
+static bool client_gone(int fd)
+{
+	char c;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n == 0)
+		return true;
+	return n < 0 && (errno == ECONNRESET || errno == ENOTCONN ||
+			 errno == EPIPE || errno == ETIMEDOUT);
+}
+
+static bool budget_stop(void *arg)
+{
+	struct sizing_budget *b = arg;
+
+	if (atomic_load(&b->app->cancel_work))
+		b->why = "shutdown";
+	else if (mono_ms() > b->deadline_ms)
+		b->why = "deadline";
+	else if (client_gone(b->client_fd))
+		b->why = "client_gone";
+	return b->why != NULL;
+}
+
+void sizing_budget_init(struct sizing_budget *b, struct app *app,
+			const struct request *req)
+{
+	memset(b, 0, sizeof(*b));
+	b->app = app;
+	b->client_fd = req->client_fd;
+	b->deadline_ms =
+	    mono_ms() +
+	    (app->engine_timeout_ms > 0 ? app->engine_timeout_ms : 10000);
+	b->eng.max_units = app->engine_max_steps > 0 ? app->engine_max_steps
+						     : ENG_BUDGET_DEFAULT_UNITS;
+	b->eng.stop = budget_stop;
+	b->eng.arg = b;
+}
+
+/* Work the budget's stop ended: the client will not read an answer when it
+ * has gone (the log says why); otherwise the server is draining or
+ * saturated, and the same request is worth retrying later. */
+static void budget_problem(struct response *res, const struct sizing_budget *b)
+{
+	const char *why = b && b->why ? b->why : "stopped";
+
+	problem(res, 503, "unavailable", "Service unavailable", "%s",
+		!strcmp(why, "shutdown")
+		    ? "the server is shutting down; retry on another "
+		      "instance"
+		    : "the server is too busy to finish this sizing within "
+		      "its engine time limit; retry later");
+	res->retry_after_s = 2;
+	snprintf(res->log_detail, sizeof(res->log_detail),
+		 "engine work stopped: %s", why);
+}
+
+void sizing_engine_problem(struct response *res, const struct eng_error *err,
+			   const struct sizing_budget *b)
 {
 	const char *field = err->field[0] ? err->field : "request";
 
@@ -117,7 +194,15 @@ void sizing_engine_problem(struct response *res, const struct eng_error *err)
 		problem_field(res, field, "%s", err->message);
 		return;
 	}
-	if (err->code == ENG_EUNSUPPORTED)
+	if (err->code == ENG_ECANCELLED) {
+		budget_problem(res, b);
+		return;
+	}
+	if (err->code == ENG_EBUDGET)
+		problem(res, 422, "search-too-large",
+			"The layout search is too large", "%s: %s", field,
+			err->message);
+	else if (err->code == ENG_EUNSUPPORTED)
 		problem(res, 422, "unsupported", "Not supported by this GPU",
 			"%s: %s", field, err->message);
 	else

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "engine/budget.h"
 #include "engine/errors.h"
 #include "engine/hw.h"
 #include "handlers/handler.h"
@@ -35,10 +36,27 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    struct calib_info *ci, json_t **gpu_row,
 		    struct response *res);
 
-/* Engine failure -> 400 (invalid) or 422 (infeasible/unsupported) problem
- * naming err->field.
+/* One request's bound on engine work (issue 15): the server's step limit
+ * per search, and a stop that ends work whose client has hung up, that
+ * outlived the drain timeout, or that ran past --engine-timeout-ms (the
+ * server is saturated). Lives on the handler's stack; pass &b->eng as the
+ * engine request's budget. */
+struct sizing_budget {
+	struct eng_budget eng;
+	struct app *app;
+	int client_fd;
+	long long deadline_ms; /* CLOCK_MONOTONIC */
+	const char *why;       /* why stop() fired, for the answer and log */
+};
+void sizing_budget_init(struct sizing_budget *b, struct app *app,
+			const struct request *req);
+
+/* Engine failure -> 400 (invalid), 422 (infeasible/unsupported, or a
+ * search past the step limit) or 503 with Retry-After (work stopped by b's
+ * stop; b may be NULL) problem naming err->field.
  */
-void sizing_engine_problem(struct response *res, const struct eng_error *err);
+void sizing_engine_problem(struct response *res, const struct eng_error *err,
+			   const struct sizing_budget *b);
 
 /* The basis block: each hardware number, its value and where it came
  * from (datasheet x efficiency, or measured with sample counts).

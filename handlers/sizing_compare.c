@@ -236,6 +236,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	struct cmp_result cmp;
 	struct eng_error err;
 	struct trn_request trq;
+	struct sizing_budget budget;
 	struct inf_request irq;
 	struct one *runs = NULL;
 	const char *model_name = "custom", *unused = NULL;
@@ -294,6 +295,9 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	}
 	if (gpu_list(app, body, prices, names, &n, res) != 0)
 		goto out;
+	/* One deadline for the whole comparison, a step limit per search. */
+	sizing_budget_init(&budget, app, req);
+	trq.budget = &budget.eng;
 	runs = calloc((size_t)n, sizeof(*runs));
 	if (!runs) {
 		problem(res, 503, "unavailable", "Service unavailable",
@@ -332,6 +336,13 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			rq.gpu = o->hw;
 			rq.price_per_gpu_hour = 0;
 			o->ok = trn_size(&rq, &o->r.trn, &err) == 0;
+			/* Too large or stopped on one GPU is so for the
+			 * request: the whole comparison answers it. */
+			if (err.code == ENG_EBUDGET ||
+			    err.code == ENG_ECANCELLED) {
+				sizing_engine_problem(res, &err, &budget);
+				goto out;
+			}
 			if (o->ok) {
 				const struct trn_plan *p = &o->r.trn.plans[0];
 				entries[i].time_s = p->days * 86400;
@@ -382,7 +393,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	}
 	if (cmp_rank(entries, n, training ? CMP_TRAINING : CMP_INFERENCE, &cmp,
 		     &err) != 0) {
-		sizing_engine_problem(res, &err);
+		sizing_engine_problem(res, &err, NULL);
 		goto out;
 	}
 	rows = json_array();

@@ -360,7 +360,7 @@ void h_sizing_inference(struct app *app, const struct request *req,
 		goto out;
 	}
 	if (inf_size(&rq, r, &err) != 0) {
-		sizing_engine_problem(res, &err);
+		sizing_engine_problem(res, &err, NULL);
 		goto out;
 	}
 	{

@@ -394,6 +394,7 @@ void h_sizing_training(struct app *app, const struct request *req,
 	struct trn_result *r = NULL;
 	struct eng_error err;
 	struct calib_info ci;
+	struct sizing_budget budget;
 	const char *model_name = "custom", *gpu_name = NULL;
 	enum calib_mode calib = CALIB_AUTO;
 	json_t *body, *gpu_row = NULL;
@@ -412,8 +413,10 @@ void h_sizing_training(struct app *app, const struct request *req,
 			"out of memory");
 		goto out;
 	}
+	sizing_budget_init(&budget, app, req);
+	rq.budget = &budget.eng;
 	if (trn_size(&rq, r, &err) != 0) {
-		sizing_engine_problem(res, &err);
+		sizing_engine_problem(res, &err, &budget);
 		goto out;
 	}
 	{

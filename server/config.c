@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/budget.h"
 #include "server/config.h"
 #include "server/log.h"
 
@@ -22,8 +23,10 @@ struct key {
 	const char *help;
 };
 
-#define S(f) offsetof(struct config, f), sizeof(((struct config *)0)->f)
-#define I(f) offsetof(struct config, f), sizeof(int)
+#define STR(x)	#x
+#define XSTR(x) STR(x)
+#define S(f)	offsetof(struct config, f), sizeof(((struct config *)0)->f)
+#define I(f)	offsetof(struct config, f), sizeof(int)
 
 static const struct key keys[] = {
     {"listen", "GPUSIZER_LISTEN", K_STR, S(listen), 0, 0, "127.0.0.1:8080",
@@ -64,6 +67,14 @@ static const struct key keys[] = {
      3600, "20", "seconds to wait for in-flight requests on shutdown"},
     {"auth-reads", "GPUSIZER_AUTH_READS", K_BOOL, I(auth_reads), 0, 1, "0",
      "require a token for reads and sizing too"},
+    {"engine-max-steps", "GPUSIZER_ENGINE_MAX_STEPS", K_INT,
+     I(engine_max_steps), 10000, 1000000000, XSTR(ENG_BUDGET_DEFAULT_UNITS),
+     "steps one training search may take (a layout visited or a memory "
+     "evaluation); a larger search gets 422"},
+    {"engine-timeout-ms", "GPUSIZER_ENGINE_TIMEOUT_MS", K_INT,
+     I(engine_timeout_ms), 100, 600000, "10000",
+     "wall clock of one request's engine work; past it (a saturated "
+     "server) 503 with Retry-After"},
 };
 #define NKEYS (int)(sizeof(keys) / sizeof(keys[0]))
 

@@ -23,6 +23,8 @@ struct config {
 	int drain_delay_s;	     /* after SIGTERM, before refusing */
 	int drain_timeout_s;	     /* wait for in-flight requests */
 	int auth_reads;		     /* 1: reads and sizing need a token */
+	int engine_max_steps;	     /* work units of one engine search */
+	int engine_timeout_ms;	     /* one request's engine wall clock */
 };
 
 /* Fills *c from defaults, the environment, then argv[first..argc).

@@ -345,6 +345,12 @@ static enum MHD_Result on_headers(struct http_server *s,
 	st->req.request_id = st->request_id;
 	st->req.accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_ACCEPT);
+	{
+		/* for handlers that stop work whose client has gone */
+		const union MHD_ConnectionInfo *fdi = MHD_get_connection_info(
+		    c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		st->req.client_fd = fdi ? fdi->connect_fd : -1;
+	}
 	st->route = -1;
 	/* 0.9.75 accepts these framings (SERVICE.md finding 4): refuse. */
 	if (te && (strcasecmp(te, "chunked") != 0 || cl)) {

@@ -154,6 +154,8 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	app.migrations = set;
 	app.openapi_file = cfg->openapi_file;
 	app.auth_reads = cfg->auth_reads;
+	app.engine_max_steps = cfg->engine_max_steps;
+	app.engine_timeout_ms = cfg->engine_timeout_ms;
 	struct http_config hc = {
 	    .listen = cfg->listen,
 	    .max_body_bytes = cfg->max_body_bytes,
@@ -207,7 +209,9 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 				break;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &t);
-			if (t.tv_sec - t0.tv_sec >= cfg->drain_timeout_s) {
+			if ((t.tv_sec - t0.tv_sec) * 1000L +
+				(t.tv_nsec - t0.tv_nsec) / 1000000L >=
+			    cfg->drain_timeout_s * 1000L) {
 				log_event(LOG_WARN,
 					  "drain timeout: closing open "
 					  "connections",
@@ -218,6 +222,10 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	}
 	rc = 0;
 out:
+	/* Engine work still running stops within a poll (milliseconds), so
+	 * http_stop's join of the connection threads does not wait for it.
+	 */
+	atomic_store(&app.cancel_work, 1);
 	http_stop(http);
 	db_pool_free(pool);
 	migration_set_free(set);
