@@ -1641,6 +1641,37 @@ static enum eng_binding plan_binding(const struct ctx *c,
 	return ENG_BIND_COMPUTE;
 }
 
+/* The best plan on half its data-parallel GPUs: when the second half buys
+ * less than TRN_MIN_DOUBLING_SPEEDUP, say so with both figures, so a user
+ * who raised max_gpus far sees what the last GPUs cost (issue 16). Only
+ * when the request left the GPU count free. */
+static void diminishing_returns(const struct ctx *c, struct trn_result *r)
+{
+	const struct trn_plan *b = &r->plans[0];
+	struct trn_layout half = b->layout;
+	struct trn_plan h;
+	const char *why = NULL;
+	double speedup;
+
+	if (c->rq->gpus > 0 || b->layout.dp < 2 || b->layout.dp % 2)
+		return;
+	half.dp /= 2;
+	if (half.ep > half.dp || half.dp % half.ep)
+		return;
+	memset(&h, 0, sizeof(h));
+	if (plan_of(c, &half, &h, true, &why) != 0 ||
+	    h.memory.total_gib > h.memory.capacity_gib || b->time.step_s <= 0)
+		return;
+	speedup = h.time.step_s / b->time.step_s;
+	if (speedup < TRN_MIN_DOUBLING_SPEEDUP)
+		warn(r,
+		     "diminishing returns: %ld GPUs run %.2fx as fast as %ld "
+		     "(the same layout at dp %d), for %.0f %% more GPU-hours "
+		     "per token",
+		     b->gpus, speedup, h.gpus, half.dp,
+		     100.0 * (2.0 / speedup - 1.0));
+}
+
 static void fill_tmax(const struct ctx *c, struct trn_result *r)
 {
 	const struct trn_request *rq = c->rq;
@@ -1883,6 +1914,22 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "
 			     "training scaled 90.8 %% on RTX 4090 and 85.9 %% "
 			     "on RTX 3090 (arXiv 2311.03687)");
+		if (rq->model.max_seq_len > 0 &&
+		    rq->seq_len > rq->model.max_seq_len)
+			warn(res,
+			     "seq_len %ld exceeds the model's context length "
+			     "(%ld): assumed trained at %ld tokens (context "
+			     "extension, e.g. RoPE scaling); memory and time "
+			     "are computed at seq_len",
+			     rq->seq_len, rq->model.max_seq_len, rq->seq_len);
+		if (b->mfu < TRN_LOW_MFU)
+			warn(res,
+			     "low efficiency: MFU %.3f (well-run dense "
+			     "training reaches 0.35-0.55); most of each step "
+			     "is communication, pipeline bubble or "
+			     "memory-bound work",
+			     b->mfu);
+		diminishing_returns(&c, res);
 	}
 	return 0;
 }

@@ -151,8 +151,15 @@ struct trn_plan {
 };
 
 #define TRN_MAX_TOP	 16
-#define ENG_MAX_WARNINGS 8
-#define ENG_WARNING_LEN	 240
+#define ENG_MAX_WARNINGS 12
+
+/* Warning thresholds (MODEL.md §6). Well-run dense training reaches MFU
+ * 0.35-0.55 (Megatron-LM 2021-22, Llama 2/3 reports, MosaicML): below
+ * 0.20 most of a step is overhead. Doubling the data-parallel GPUs should
+ * buy at least 1.5x (75 % scaling); less is money spent for little time. */
+#define TRN_LOW_MFU		 0.20
+#define TRN_MIN_DOUBLING_SPEEDUP 1.5
+#define ENG_WARNING_LEN		 240
 
 struct trn_tmax_check {
 	double t_max;	    /* 6h / (B * peak / bw) */

@@ -234,7 +234,11 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = rq->top;
 	if (jv_int(&v, b, "top", false, 1, TRN_MAX_TOP, &x) == 0)
 		rq->top = (int)x;
-	e = 0;
+	/* With a deadline and no objective, the plan a user wants is the
+	 * cheapest that meets it (issue 16); the answer's assumptions say so.
+	 */
+	e = jv_present(b, "objective") || rq->deadline_days <= 0 ? TRN_OBJ_TIME
+								 : TRN_OBJ_COST;
 	if (jv_enum(&v, b, "objective", false, objectives, &e) == 0)
 		rq->objective = (enum trn_objective)e;
 	e = 0;
@@ -249,7 +253,7 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	return problem_field_count(res) > 0 ? -1 : 0;
 }
 
-static json_t *plan_json(const struct trn_plan *p)
+static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p)
 {
 	const struct trn_layout *l = &p->layout;
 	json_t *o = json_pack(
@@ -324,8 +328,9 @@ static json_t *plan_json(const struct trn_plan *p)
 	json_object_set_new(o, "days", sizing_real(p->days, 4));
 	json_object_set_new(o, "gpu_hours", sizing_real(p->gpu_hours, 4));
 	json_object_set_new(o, "cost", sizing_real(p->cost, 4));
-	json_object_set_new(o, "meets_deadline",
-			    json_boolean(p->meets_deadline));
+	if (rq->deadline_days > 0) /* absent without a deadline */
+		json_object_set_new(o, "meets_deadline",
+				    json_boolean(p->meets_deadline));
 	json_object_set_new(o, "binding",
 			    json_string(eng_binding_name(p->binding)));
 	return o;
@@ -339,7 +344,7 @@ json_t *training_result_json(const struct trn_request *rq,
 	json_t *plans = json_array(), *warnings = json_array();
 
 	for (int i = 0; i < r->n_plans; i++)
-		json_array_append_new(plans, plan_json(&r->plans[i]));
+		json_array_append_new(plans, plan_json(rq, &r->plans[i]));
 	for (int i = 0; i < r->n_warnings; i++)
 		json_array_append_new(warnings, json_string(r->warnings[i]));
 	json_t *model =
@@ -373,6 +378,17 @@ json_t *training_result_json(const struct trn_request *rq,
 			    json_string(trn_method_name(rq->method)));
 	json_object_set_new(assumptions, "objective",
 			    json_string(trn_objective_name(rq->objective)));
+	if (rq->deadline_days > 0)
+		json_object_set_new(
+		    assumptions, "deadline",
+		    json_pack("{s:o, s:s}", "days",
+			      sizing_real(rq->deadline_days, 6), "ranking",
+			      rq->objective == TRN_OBJ_COST
+				  ? "plans that meet the deadline first, the "
+				    "cheapest first (objective cost, the "
+				    "default with a deadline)"
+				  : "plans that meet the deadline first, then "
+				    "by the objective"));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
 	return json_pack(
