@@ -1179,6 +1179,8 @@ static long resolve_gbs(const struct trn_request *rq)
 
 	if (rq->global_batch_size > 0)
 		return rq->global_batch_size;
+	if (rq->global_batch_tokens <= 0 && rq->method != TRN_FULL)
+		return TRN_FINETUNE_BATCH_SEQS;
 	tok = rq->global_batch_tokens > 0 ? rq->global_batch_tokens
 					  : DEFAULT_BATCH_TOKENS;
 	/* clamped so the conversion is defined; validation refuses it */

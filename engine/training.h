@@ -153,6 +153,12 @@ struct trn_plan {
 #define TRN_MAX_TOP	 16
 #define ENG_MAX_WARNINGS 12
 
+/* The global batch of a LoRA/QLoRA fine-tune when the request gives none:
+ * 16 sequences, the QLoRA authors' Guanaco recipes for 7B to 65B
+ * (artidoro/qlora scripts/finetune_guanaco_*.sh: 4 per device x 4
+ * accumulation steps). Pre-training keeps ~4M tokens (MODEL.md §6). */
+#define TRN_FINETUNE_BATCH_SEQS 16
+
 /* Warning thresholds (MODEL.md §6). Well-run dense training reaches MFU
  * 0.35-0.55 (Megatron-LM 2021-22, Llama 2/3 reports, MosaicML): below
  * 0.20 most of a step is overhead. Doubling the data-parallel GPUs should

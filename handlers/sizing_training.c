@@ -378,6 +378,14 @@ json_t *training_result_json(const struct trn_request *rq,
 			    json_string(trn_method_name(rq->method)));
 	json_object_set_new(assumptions, "objective",
 			    json_string(trn_objective_name(rq->objective)));
+	if (rq->global_batch_size <= 0 && rq->global_batch_tokens <= 0)
+		json_object_set_new(
+		    assumptions, "global_batch",
+		    json_string(rq->method == TRN_FULL
+				    ? "about 4M tokens (4,194,304 / seq_len "
+				      "sequences), the pre-training default"
+				    : "16 sequences, the fine-tuning default "
+				      "(the QLoRA authors' recipes)"));
 	if (rq->deadline_days > 0)
 		json_object_set_new(
 		    assumptions, "deadline",
