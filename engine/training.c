@@ -1329,7 +1329,11 @@ static void plan_key(const struct ctx *c, bool meets_deadline,
 	double spt = 1.0 / tokens_per_s; /* seconds per token */
 
 	k[0] = miss;
-	switch (c->rq->objective) {
+	/* A plan that misses the deadline should miss it by as little as
+	 * possible: those rank by time whatever the objective (else cost
+	 * would pick the slowest, cheapest plan of all). */
+	switch (miss > 0 && c->rq->deadline_days > 0 ? TRN_OBJ_TIME
+						     : c->rq->objective) {
 	case TRN_OBJ_COST:
 		k[1] = spt * (double)gpus; /* GPU-seconds per token */
 		k[2] = spt;
