@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The first hour (issue 16): answers keep what was asked. A deadline picks
+# the cheapest plan that meets it; meets_deadline only with a deadline;
+# context overruns, low efficiency and diminishing returns are warned
+# about; fine-tunes get their own default batch.
+. "$(dirname "$0")/lib.sh"
+
+start_daemon || { not_ok "daemon starts"; exit 1; }
+
+job70='"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_size":1024,"gpu":"h100-sxm5-80gb","max_gpus":2048'
+
+# --- item 2: a deadline picks the cheapest plan that meets it -------------------
+req POST /v1/sizing/training -d "{$job70,\"top\":16}"
+check "without a deadline: the fastest plan first, no meets_deadline" 201 \
+	'.assumptions.objective == "time" and ([.plans[] | has("meets_deadline")] | any | not) and (.assumptions | has("deadline") | not)'
+fastest_gpus=$(jq '.plans[0].gpus' "$T/body")
+req POST /v1/sizing/training -d "{$job70,\"deadline_days\":30,\"top\":16}"
+check "with a deadline: objective cost, said in assumptions.deadline" 201 \
+	'.assumptions.objective == "cost" and (.assumptions.deadline.ranking | contains("cheapest")) and .assumptions.deadline.days == 30'
+check "with a deadline: the first plan meets it and is the cheapest that does" 201 \
+	'.plans[0].meets_deadline and .plans[0].days <= 30 and ([.plans[] | select(.meets_deadline) | .cost] | min) == .plans[0].cost'
+jq -e --argjson f "$fastest_gpus" '.plans[0].gpus < $f' "$T/body" >/dev/null &&
+	ok "the cheapest plan that meets the deadline uses fewer GPUs than the fastest ($(jq '.plans[0].gpus' "$T/body") < $fastest_gpus)" ||
+	not_ok "the deadline plan uses fewer GPUs than the fastest" "$(jq -c '.plans[0] | {gpus, days, cost}' "$T/body")"
+req POST /v1/sizing/training -d "{$job70,\"deadline_days\":30,\"objective\":\"time\"}"
+check "an explicit objective is kept with a deadline" 201 \
+	'.assumptions.objective == "time" and (.assumptions.deadline.ranking | contains("objective"))'
+# A deadline no plan meets: the plan that misses it least, not the cheapest.
+req POST /v1/sizing/training -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_size":1024,"gpu":"h100-sxm5-80gb","max_gpus":64,"deadline_days":10,"top":16}'
+check "a missed deadline: the fastest plan first, warned" 201 \
+	'(.plans[0].meets_deadline | not) and .plans[0].days == ([.plans[].days] | min) and (.checks.warnings | map(test("no plan meets")) | any)'
+
+# --- item 5: context overruns are warned about -----------------------------------
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":32768,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64}'
+check "seq_len past the model's context: a warning saying what was assumed" 201 \
+	'.checks.warnings | map(test("exceeds the model.s context length \\(4096\\)")) | any'
+req POST /v1/sizing/inference -d '{"model":"llama-3-70b","prompt_tokens":100000,"output_tokens":200,"gpu":"h100-sxm5-80gb"}'
+check "a 100k-token prompt past the context: a warning" 201 \
+	'.warnings | map(test("exceed the model.s context")) | any'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64}'
+check "within the context: no such warning" 201 \
+	'.checks.warnings | map(test("context")) | any | not'
+
+# --- item 6: silly plans are warned about ------------------------------------------
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e12,"gpu":"h100-sxm5-80gb","max_gpus":1000000}'
+check "a million GPUs for a 7B: low efficiency warned with the MFU" 201 \
+	'.plans[0].mfu < 0.2 and (.checks.warnings | map(test("low efficiency: MFU")) | any)'
+check "and diminishing returns with both GPU counts" 201 \
+	'.checks.warnings | map(test("diminishing returns: [0-9]+ GPUs run [0-9.]+x as fast as [0-9]+")) | any'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e12,"gpu":"h100-sxm5-80gb","max_gpus":64}'
+check "a sensible job: neither warning" 201 \
+	'.checks.warnings | map(test("low efficiency|diminishing")) | any | not'
+req POST /v1/sizing/training -d '{"model":"llama-3-70b","seq_len":4096,"train_tokens":1e8,"method":"qlora","gpu":"h100-sxm5-80gb","max_gpus":64}'
+check "a QLoRA fine-tune gets 16 sequences by default, said in assumptions" 201 \
+	'.global_batch_size == 16 and (.assumptions.global_batch | contains("fine-tuning default"))'
+req POST /v1/sizing/training -d '{"model":"llama-3-70b","seq_len":4096,"train_tokens":1e8,"method":"qlora","global_batch_size":64,"gpu":"h100-sxm5-80gb","max_gpus":64}'
+check "a given batch is kept and no default is claimed" 201 \
+	'.global_batch_size == 64 and (.assumptions | has("global_batch") | not)'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64}'
+check "pre-training keeps the ~4M-token default" 201 \
+	'.global_batch_size == 1024 and (.assumptions.global_batch | contains("4M tokens"))'
+
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
