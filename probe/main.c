@@ -22,14 +22,15 @@
 #include "spool.h"
 #include "util.h"
 
-#define EXIT_OK		 0
-#define EXIT_FAILED	 1
-#define EXIT_PARTIAL	 2
-#define EXIT_NO_DEVICE	 3
-#define EXIT_LIB_MISSING 4
-#define EXIT_UNDELIVERED 5
-#define EXIT_REJECTED	 6
-#define EXIT_USAGE	 64
+#define EXIT_OK		  0
+#define EXIT_FAILED	  1
+#define EXIT_PARTIAL	  2
+#define EXIT_NO_DEVICE	  3
+#define EXIT_LIB_MISSING  4
+#define EXIT_UNDELIVERED  5
+#define EXIT_REJECTED	  6
+#define EXIT_UNAUTHORIZED 7 /* token refused (401/403): report spooled */
+#define EXIT_USAGE	  64
 
 #define MAXG	   PROBE_MAX_DEVICES
 #define MAXSAMPLES 64
@@ -805,6 +806,8 @@ static int post_opts(struct ctx *c, struct probe_post_opts *o, char *token,
 
 static int flush_code(const struct probe_flush_counts *fc)
 {
+	if (fc->unauthorized)
+		return EXIT_UNAUTHORIZED;
 	if (fc->kept || fc->unreadable)
 		return EXIT_UNDELIVERED;
 	if (fc->rejected)
@@ -862,6 +865,8 @@ static int do_post_file(struct ctx *c, const struct probe_post_opts *o)
 		return EXIT_OK;
 	if (spool_failed)
 		return EXIT_FAILED;
+	if (out == PROBE_POST_UNAUTHORIZED)
+		return EXIT_UNAUTHORIZED;
 	return out == PROBE_POST_REJECTED ? EXIT_REJECTED : EXIT_UNDELIVERED;
 }
 
@@ -1084,7 +1089,12 @@ report:
 		/* Older spooled reports go once the server answers. */
 		if (out == PROBE_POST_DELIVERED)
 			do_flush(&c, &po);
-		if (code == EXIT_OK && out == PROBE_POST_REJECTED)
+		/* A refused token fails the run even when it was partial
+		 * (2, which units and scripts count as success). */
+		if (out == PROBE_POST_UNAUTHORIZED &&
+		    (code == EXIT_OK || code == EXIT_PARTIAL))
+			code = EXIT_UNAUTHORIZED;
+		else if (code == EXIT_OK && out == PROBE_POST_REJECTED)
 			code = EXIT_REJECTED;
 		else if (code == EXIT_OK && out != PROBE_POST_DELIVERED)
 			code = EXIT_UNDELIVERED;

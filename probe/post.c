@@ -18,10 +18,11 @@ enum probe_post_outcome probe_post_classify(long s)
 	if (s == 0 || s == 408 || s == 429 || (s >= 500 && s <= 599))
 		return PROBE_POST_RETRY;
 	/* A missing, revoked or under-scoped token is the node's setup, not
-	 * the report's fault: keep it spooled until the token is fixed.
+	 * the report's fault: keep it spooled until the token is fixed, and
+	 * fail loudly (exit 7).
 	 */
 	if (s == 401 || s == 403)
-		return PROBE_POST_KEEP;
+		return PROBE_POST_UNAUTHORIZED;
 	if (s >= 400 && s <= 499)
 		return PROBE_POST_REJECTED;
 	return PROBE_POST_KEEP;
@@ -217,6 +218,12 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 		}
 		return out;
 	}
+	if (out == PROBE_POST_UNAUTHORIZED && o->log)
+		fprintf(o->log,
+			"probe: TOKEN REFUSED by the server (%s): fix the "
+			"token (--token-file, probe scope); the report stays "
+			"in the spool and goes with the next run\n",
+			res.message);
 	if (probe_spool_write(spool_dir, run_id, body, len, err, sizeof(err))) {
 		*spool_failed = 1;
 		if (o->log)
@@ -280,6 +287,15 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 					"server (%s); moved to %s/rejected/\n",
 					names[i], res.message, spool_dir);
 			break;
+		case PROBE_POST_UNAUTHORIZED:
+			counts->kept++;
+			counts->unauthorized++;
+			if (o->log)
+				fprintf(o->log,
+					"probe: spooled %s kept: TOKEN REFUSED "
+					"by the server (%s)\n",
+					names[i], res.message);
+			break;
 		default:
 			counts->kept++;
 			if (o->log)
@@ -288,8 +304,10 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 			break;
 		}
 		free(body);
-		if (res.outcome == PROBE_POST_RETRY && res.http_status == 0) {
-			/* Unreachable: keep the rest for the next run. */
+		if ((res.outcome == PROBE_POST_RETRY && res.http_status == 0) ||
+		    res.outcome == PROBE_POST_UNAUTHORIZED) {
+			/* Unreachable, or the token is refused: the rest
+			 * would fare the same; keep them for the next run. */
 			counts->kept += (int)(n - i - 1);
 			break;
 		}

@@ -22,6 +22,10 @@ enum probe_post_outcome {
 	PROBE_POST_RETRY = 1,	  /* network error, 408, 429, 5xx: keep */
 	PROBE_POST_REJECTED = 2,  /* other 4xx: the server refused it */
 	PROBE_POST_KEEP = 3,	  /* 1xx/3xx/odd: keep, do not retry now */
+	/* 401/403: the node's token is missing, wrong, revoked or lacks the
+	 * probe scope. The report is fine: keep it spooled, and fail loudly
+	 * (exit 7) so that a revoked token shows at once. */
+	PROBE_POST_UNAUTHORIZED = 4,
 };
 
 struct probe_post_result {
@@ -46,7 +50,8 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 				   const char *body, size_t len,
 				   struct probe_post_result *res);
 
-/* Posts one report; on RETRY/KEEP writes it to the spool, on REJECTED to
+/* Posts one report; on RETRY/KEEP/UNAUTHORIZED writes it to the spool, on
+ * REJECTED to
  * spool/rejected/ (and says so on o->log). run_id names the spool file.
  * Returns the outcome; *spool_failed set when the spool write failed. */
 enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
@@ -56,11 +61,13 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 
 struct probe_flush_counts {
 	int delivered, kept, rejected, unreadable;
+	int unauthorized; /* kept because the token was refused */
 };
 
 /* Resends every spooled report, oldest first: 2xx deletes it, a rejecting
  * 4xx moves it to rejected/, anything else keeps it (and stops the flush
- * after a transport failure, since the server is unreachable).
+ * after a transport failure, since the server is unreachable, or a refused
+ * token, which refuses the rest too).
  * Returns 0, or -1 when the spool could not be listed. */
 int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		      struct probe_flush_counts *counts);

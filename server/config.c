@@ -78,6 +78,30 @@ static const struct key keys[] = {
 };
 #define NKEYS (int)(sizeof(keys) / sizeof(keys[0]))
 
+/* `make run` leaves its private database's conninfo in var/database_url
+ * while it runs (deploy/dev/run.sh): commands run from the checkout
+ * (build/gpusizerd token ...) use it when neither --database-url nor
+ * DATABASE_URL is given, and say so on stderr. */
+static void dev_database_url(struct config *c)
+{
+	static const char path[] = "var/database_url";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return;
+	n = fread(c->database_url, 1, sizeof(c->database_url) - 1, f);
+	fclose(f);
+	while (n > 0 && (c->database_url[n - 1] == '\n' ||
+			 c->database_url[n - 1] == '\r'))
+		n--;
+	c->database_url[n] = '\0';
+	if (n)
+		fprintf(stderr,
+			"gpusizerd: using the database of `make run` (%s)\n",
+			path);
+}
+
 static int set(struct config *c, const struct key *k, const char *v,
 	       const char *origin, char *err, size_t errlen)
 {
@@ -178,6 +202,8 @@ int config_load(struct config *c, int argc, char **argv, int first, char *err,
 		if (set(c, k, val, "option", err, errlen))
 			return -1;
 	}
+	if (!c->database_url[0])
+		dev_database_url(c);
 	if (!c->database_url[0]) {
 		snprintf(err, errlen,
 			 "no database: set DATABASE_URL or --database-url "

@@ -4,6 +4,7 @@
  *   gpusizerd migrate [options]        apply pending migrations and exit
  *   gpusizerd token create --name NAME --scopes probe,admin [options]
  *   gpusizerd token revoke NAME [options]
+ *   gpusizerd token list [options]
  *
  * Signals are blocked in every thread and taken synchronously here
  * (sigtimedwait), so shutdown runs in one place: SIGTERM/SIGINT drain
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 		   "       gpusizerd token create --name NAME --scopes "
 		   "probe,admin [options]\n"
 		   "       gpusizerd token revoke NAME [options]\n"
+		   "       gpusizerd token list [options]\n"
 		   "       gpusizerd --version\n\n"
 		   "options (each also read from its environment variable):\n");
 	config_usage(f);
@@ -303,8 +305,8 @@ static int cmd_token(int argc, char **argv)
 		memmove(&argv[3], &argv[4],
 			(size_t)(argc - 4) * sizeof(char *));
 		argc--;
-	} else {
-		fprintf(stderr, "gpusizerd: token create|revoke\n");
+	} else if (strcmp(verb, "list") != 0) {
+		fprintf(stderr, "gpusizerd: token create|revoke|list\n");
 		return 2;
 	}
 	if (config_load(&cfg, argc, argv, 3, err, sizeof(err)) != 0) {
@@ -317,7 +319,23 @@ static int cmd_token(int argc, char **argv)
 		fprintf(stderr, "gpusizerd: %s\n", err);
 		return 1;
 	}
-	if (!strcmp(verb, "create")) {
+	if (!strcmp(verb, "list")) {
+		struct token_info *t = NULL;
+		size_t n = 0;
+		if (store_token_list(pool, &t, &n, &e) == STORE_OK) {
+			printf("%-24s %-12s %-21s %s\n", "NAME", "SCOPES",
+			       "CREATED", "STATUS");
+			for (size_t i = 0; i < n; i++)
+				printf("%-24s %-12s %-21s %s%s\n", t[i].name,
+				       t[i].scopes, t[i].created_at,
+				       t[i].revoked_at[0] ? "revoked "
+							  : "active",
+				       t[i].revoked_at);
+			rc = 0;
+		}
+		free(t);
+		name = "";
+	} else if (!strcmp(verb, "create")) {
 		char token[TOKEN_TEXT_MAX];
 		if (store_token_create(pool, name, scopes, token, &e) ==
 		    STORE_OK) {

@@ -1,5 +1,6 @@
 /* tokens.c - token creation, revocation and lookup. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -118,6 +119,46 @@ enum store_status store_token_check(struct db_pool *pool, const char *token,
 			snprintf(name, name_len, "%s", PQgetvalue(r, 0, 1));
 		}
 	}
+	PQclear(r);
+	return e->status;
+}
+
+enum store_status store_token_list(struct db_pool *pool,
+				   struct token_info **out, size_t *n,
+				   struct store_err *e)
+{
+	PGresult *r = NULL;
+	int rows;
+
+	*out = NULL;
+	*n = 0;
+	if (db_exec(pool,
+		    "SELECT name, array_to_string(scopes, ','),"
+		    " to_char(created_at AT TIME ZONE 'UTC',"
+		    " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+		    " coalesce(to_char(revoked_at AT TIME ZONE 'UTC',"
+		    " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
+		    " FROM api_tokens ORDER BY created_at DESC, id DESC",
+		    0, NULL, 0, &r, e) != STORE_OK)
+		goto out;
+	rows = PQntuples(r);
+	if (rows > 0 && !(*out = calloc((size_t)rows, sizeof(**out)))) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message), "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < rows; i++) {
+		struct token_info *t = &(*out)[i];
+		snprintf(t->name, sizeof(t->name), "%s", PQgetvalue(r, i, 0));
+		snprintf(t->scopes, sizeof(t->scopes), "%s",
+			 PQgetvalue(r, i, 1));
+		snprintf(t->created_at, sizeof(t->created_at), "%s",
+			 PQgetvalue(r, i, 2));
+		snprintf(t->revoked_at, sizeof(t->revoked_at), "%s",
+			 PQgetvalue(r, i, 3));
+	}
+	*n = (size_t)rows;
+out:
 	PQclear(r);
 	return e->status;
 }

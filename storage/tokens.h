@@ -26,4 +26,18 @@ enum store_status store_token_check(struct db_pool *pool, const char *token,
 				    char *scopes, size_t scopes_len, char *name,
 				    size_t name_len, struct store_err *e);
 
+/* One token as `gpusizerd token list` shows it (never the token). */
+struct token_info {
+	char name[65];
+	char scopes[64];     /* comma-separated */
+	char created_at[32]; /* RFC 3339, UTC */
+	char revoked_at[32]; /* "" while active */
+};
+
+/* Every token, newest first, into *out (caller frees with free()) and *n.
+ */
+enum store_status store_token_list(struct db_pool *pool,
+				   struct token_info **out, size_t *n,
+				   struct store_err *e);
+
 #endif

@@ -19,10 +19,20 @@ if [ -z "${DATABASE_URL:-}" ]; then
 	fi
 	DATABASE_URL=$(deploy/dev/pg.sh start "$pgdir" "${GPUSIZER_PG_PORT:-54329}")
 	export DATABASE_URL
-	echo "run: private PostgreSQL at $pgdir (DATABASE_URL='$DATABASE_URL')" >&2
+	# The CLI run from this checkout (build/gpusizerd token ...) finds the
+	# private database here while this runs; removed on exit.
+	mkdir -p "$top/var"
+	printf '%s\n' "$DATABASE_URL" >"$top/var/database_url"
+	echo "run: private PostgreSQL at $pgdir" >&2
+	echo "run: build/gpusizerd token ... finds it (var/database_url); elsewhere: export DATABASE_URL='$DATABASE_URL'" >&2
 fi
 
-stop_pg() { [ -n "$pgdir" ] && deploy/dev/pg.sh stop "$pgdir"; true; }
+stop_pg() {
+	[ -n "$pgdir" ] || return 0
+	rm -f "$top/var/database_url"
+	deploy/dev/pg.sh stop "$pgdir"
+	true
+}
 trap stop_pg EXIT
 trap ':' INT # a handler (not SIG_IGN, which the daemon would inherit): the daemon gets Ctrl-C too and drains itself
 

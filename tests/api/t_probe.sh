@@ -67,8 +67,28 @@ printf 'gsz_not_a_real_token_000000000000000000000000000000000000000000000000' >
 "$probe_bin" --post "$T/r1.json" --server "$GSZ_URL" --token-file "$T/badtok" --spool-dir "$spool" >"$T/p7.out" 2>&1
 rc=$?
 n=$(find "$spool" -maxdepth 1 -name '*.json' | wc -l)
-[ $rc = 5 ] && [ "$n" = 1 ] && ok "a bad token (401) keeps the report spooled for a later run (exit 5)" ||
-	not_ok "a bad token (401) keeps the report spooled for a later run (exit 5)" "rc=$rc spooled=$n"
+[ $rc = 7 ] && [ "$n" = 1 ] && ok "a bad token (401) keeps the report spooled and fails loudly (exit 7)" ||
+	not_ok "a bad token (401) keeps the report spooled and fails loudly (exit 7)" "rc=$rc spooled=$n"
+grep -q "TOKEN REFUSED" "$T/p7.out" && ok "the probe says the token was refused" ||
+	not_ok "the probe says the token was refused" "$(tail -3 "$T/p7.out")"
+# A revoked token: the same, and a flush of the spool stops at the refusal.
+rname=probe-revoked-$RANDOM$RANDOM
+printf '%s' "$(create_token "$rname" probe)" >"$T/revoked"
+"$GSZ_BIN" token list --database-url "$DATABASE_URL" 2>/dev/null | grep -q "^$rname  *probe .* active$" &&
+	ok "token list shows the new token as active (never the token itself)" || not_ok "token list shows the new token as active"
+"$GSZ_BIN" token revoke "$rname" --database-url "$DATABASE_URL" >/dev/null 2>&1
+"$GSZ_BIN" token list --database-url "$DATABASE_URL" 2>/dev/null | grep -q "^$rname  *probe .* revoked 20" &&
+	! "$GSZ_BIN" token list --database-url "$DATABASE_URL" 2>/dev/null | grep -q "gsz_" &&
+	ok "token list shows it revoked" || not_ok "token list shows it revoked"
+"$probe_bin" --flush-spool --server "$GSZ_URL" --token-file "$T/revoked" --spool-dir "$spool" >"$T/p8.out" 2>&1
+rc=$?
+n=$(find "$spool" -maxdepth 1 -name '*.json' | wc -l)
+[ $rc = 7 ] && [ "$n" = 1 ] && ok "a revoked token: --flush-spool exits 7 and keeps the spool" ||
+	not_ok "a revoked token: --flush-spool exits 7 and keeps the spool" "rc=$rc spooled=$n $(tail -3 "$T/p8.out")"
+# The units and the Slurm script count 7 as a failure (only 0, 2, 5 pass).
+grep -q '^SuccessExitStatus=2 5$' "$TOP/deploy/systemd/gpusizer-probe.service" &&
+	grep -q '$4 != 0 && $4 != 2 && $4 != 5' "$TOP/deploy/slurm/gpusizer-probe.sbatch" &&
+	ok "systemd and Slurm count exit 7 as a failure" || not_ok "systemd and Slurm count exit 7 as a failure"
 
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

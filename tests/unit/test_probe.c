@@ -1445,8 +1445,8 @@ static void test_post_helpers(void)
 	CHECK(probe_post_classify(429) == PROBE_POST_RETRY);
 	CHECK(probe_post_classify(503) == PROBE_POST_RETRY);
 	CHECK(probe_post_classify(400) == PROBE_POST_REJECTED);
-	CHECK(probe_post_classify(401) == PROBE_POST_KEEP);
-	CHECK(probe_post_classify(403) == PROBE_POST_KEEP);
+	CHECK(probe_post_classify(401) == PROBE_POST_UNAUTHORIZED);
+	CHECK(probe_post_classify(403) == PROBE_POST_UNAUTHORIZED);
 	CHECK(probe_post_classify(422) == PROBE_POST_REJECTED);
 	CHECK(probe_post_classify(301) == PROBE_POST_KEEP);
 	CHECK(probe_backoff_ms(0, 1000, 30000) == 1000);
@@ -1512,6 +1512,46 @@ static void test_deliver_rejected_and_unreachable(void)
 	      PROBE_POST_RETRY);
 	CHECK(!spool_failed);
 	CHECK(count_files(base) == 1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
+/* A refused token (401/403) is the node's setup, not the report's fault:
+ * the report stays in the spool (not rejected/), the outcome says so, and
+ * a flush stops at the first refusal, keeping the rest (issue 16). */
+static void test_token_refused_keeps_report(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	char url[64], path[256], err[256], *base = tmpdir();
+	const int st[] = {401, 403};
+	const char *id = "5d2c7a9e-3f1b-4e6d-8a0c-9b7e5f3d1a2c";
+	const char *id2 = "7f4e9c1b-5a3d-4b8f-a2e6-1c9d7b5f3e4a";
+	int spool_failed = 1;
+	struct stat sb;
+
+	CHECK(fake_start(&s, st, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	CHECK(probe_deliver(&o, base, id, "{}", 2, &spool_failed) ==
+	      PROBE_POST_UNAUTHORIZED);
+	fake_stop(&s);
+	CHECK(s.served == 1); /* not retried */
+	CHECK(!spool_failed);
+	snprintf(path, sizeof(path), "%s/%s.json", base, id);
+	CHECK(stat(path, &sb) == 0); /* kept in the spool */
+	snprintf(path, sizeof(path), "%s/rejected/%s.json", base, id);
+	CHECK(stat(path, &sb) != 0); /* not rejected */
+
+	CHECK(probe_spool_write(base, id2, "{}", 2, err, sizeof(err)) == 0);
+	CHECK(fake_start(&s, st + 1, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1); /* stops at the first refusal */
+	CHECK(fc.unauthorized == 1 && fc.kept == 2 && fc.rejected == 0 &&
+	      fc.delivered == 0);
+	CHECK(count_files(base) == 2);
 	snprintf(path, sizeof(path), "rm -rf '%s'", base);
 	CHECK(system(path) == 0);
 }
@@ -1594,6 +1634,7 @@ int main(void)
 	RUN(test_post_retry_then_ok);
 	RUN(test_deliver_rejected_and_unreachable);
 	RUN(test_flush_spool);
+	RUN(test_token_refused_keeps_report);
 	curl_global_cleanup();
 	return testlib_finish();
 }
