@@ -60,5 +60,21 @@ req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tok
 check "pre-training keeps the ~4M-token default" 201 \
 	'.global_batch_size == 1024 and (.assumptions.global_batch | contains("4M tokens"))'
 
+# --- item 7: the token CLI finds the database `make run` left ---------------------
+mkdir -p "$T/checkout/var"
+printf '%s\n' "$DATABASE_URL" >"$T/checkout/var/database_url"
+tname=first-hour-$RANDOM$RANDOM
+if (cd "$T/checkout" && env -u DATABASE_URL "$GSZ_BIN" token create --name "$tname" --scopes probe >"$T/tok.out" 2>"$T/tok.err") &&
+	grep -q '^gsz_' "$T/tok.out" && grep -q 'using the database of `make run`' "$T/tok.err"; then
+	ok "token create without DATABASE_URL uses var/database_url and says so"
+else
+	not_ok "token create without DATABASE_URL uses var/database_url" "$(cat "$T/tok.err")"
+fi
+(cd "$T/checkout" && env -u DATABASE_URL "$GSZ_BIN" token list 2>/dev/null) | grep -q "^$tname " &&
+	ok "token list finds it the same way" || not_ok "token list finds it the same way"
+(cd "$T" && env -u DATABASE_URL "$GSZ_BIN" token list >/dev/null 2>"$T/nodb.err")
+grep -q 'no database: set DATABASE_URL' "$T/nodb.err" &&
+	ok "without either, the CLI says how to give a database" || not_ok "without either, the CLI says how" "$(cat "$T/nodb.err")"
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
