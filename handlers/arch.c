@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "handlers/arch.h"
+#include "handlers/names.h"
 #include "handlers/jsonv.h"
 #include "handlers/problem.h"
 #include "storage/catalog.h"
@@ -168,16 +169,30 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 	}
 	if (store_model_get(app->db, json_string_value(model), &row, &e) !=
 	    STORE_OK) {
-		if (e.status == STORE_NOT_FOUND)
+		char canon[80], suggest[3][80];
+		int n = 0;
+
+		/* Another case or spelling of a preset: the request then
+		 * carries the preset's own name, so the answer and the
+		 * stored request say which preset was used. */
+		if (e.status == STORE_NOT_FOUND &&
+		    names_resolve(app, NAMES_MODEL, json_string_value(model),
+				  canon, sizeof(canon), suggest, 3, &n) == 0 &&
+		    store_model_get(app->db, canon, &row, &e) == STORE_OK)
+			json_string_set((json_t *)model, canon);
+		else if (e.status == STORE_NOT_FOUND) {
 			problem_field(
 			    res, "model",
 			    "unknown preset \"%.64s\"; GET /v1/models "
 			    "lists them, or send an architecture "
 			    "object",
 			    json_string_value(model));
-		else
+			names_suggest(res, suggest, n);
+			return -1;
+		} else {
 			problem_store(res, &e, "model");
-		return -1;
+			return -1;
+		}
 	}
 	*name = json_string_value(model);
 	if (arch_parse(json_object_get(row, "arch"), "model.", m, res) != 0) {

@@ -6,6 +6,7 @@
 #include "handlers/api.h"
 #include "handlers/arch.h"
 #include "handlers/jsonv.h"
+#include "handlers/names.h"
 #include "handlers/problem.h"
 #include "storage/catalog.h"
 
@@ -90,18 +91,48 @@ void h_gpus_list(struct app *app, const struct request *req,
 	free(items);
 }
 
-void h_gpu_get(struct app *app, const struct request *req, struct response *res)
+/* A name that is not the entry's own: another case or an alias answers
+ * the entry (names.h); one that finds nothing is a 404 whose errors[]
+ * names the closest entries. 0 with *row, or -1 with res filled. */
+static int get_forgiving(struct app *app, enum names_kind kind,
+			 const char *asked, json_t **row, struct response *res)
 {
 	struct store_err e;
+	char canon[80], suggest[3][80];
+	int n = 0;
+	enum store_status (*get)(struct db_pool *, const char *, json_t **,
+				 struct store_err *) =
+	    kind == NAMES_GPU ? store_gpu_get : store_model_get;
+	const char *list = kind == NAMES_GPU ? "GET /v1/gpus lists the catalog"
+					     : "GET /v1/models lists them";
+
+	if (get(app->db, asked, row, &e) == STORE_OK)
+		return 0;
+	if (e.status == STORE_NOT_FOUND &&
+	    names_resolve(app, kind, asked, canon, sizeof(canon), suggest, 3,
+			  &n) == 0 &&
+	    get(app->db, canon, row, &e) == STORE_OK)
+		return 0;
+	if (e.status != STORE_NOT_FOUND) {
+		problem_store(res, &e, kind == NAMES_GPU ? "gpu" : "model");
+		return -1;
+	}
+	problem(res, 404, "not-found", "Not found", "no %s named \"%.64s\"; %s",
+		kind == NAMES_GPU ? "GPU" : "model preset", asked, list);
+	json_object_set_new(
+	    res->json, "errors",
+	    json_pack("[{s:s, s:s}]", "field", "name", "message",
+		      json_string_value(json_object_get(res->json, "detail"))));
+	names_suggest(res, suggest, n);
+	return -1;
+}
+
+void h_gpu_get(struct app *app, const struct request *req, struct response *res)
+{
 	json_t *gpu;
 
-	if (store_gpu_get(app->db, req->params[0], &gpu, &e) != STORE_OK) {
-		problem_store(res, &e,
-			      "no GPU by that name; GET /v1/gpus "
-			      "lists the catalog");
-		return;
-	}
-	res_json(res, 200, gpu);
+	if (get_forgiving(app, NAMES_GPU, req->params[0], &gpu, res) == 0)
+		res_json(res, 200, gpu);
 }
 
 void h_gpu_put(struct app *app, const struct request *req, struct response *res)
@@ -198,16 +229,11 @@ void h_models_list(struct app *app, const struct request *req,
 void h_model_get(struct app *app, const struct request *req,
 		 struct response *res)
 {
-	struct store_err e;
 	struct response scratch = {0};
 	json_t *row;
 
-	if (store_model_get(app->db, req->params[0], &row, &e) != STORE_OK) {
-		problem_store(res, &e,
-			      "no model preset by that name; GET "
-			      "/v1/models lists them");
+	if (get_forgiving(app, NAMES_MODEL, req->params[0], &row, res) != 0)
 		return;
-	}
 	add_params(row, &scratch);
 	res_json(res, 200, row);
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "handlers/calib.h"
+#include "handlers/names.h"
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/util.h"
@@ -94,15 +95,26 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 
 	*gpu_row = NULL;
 	if (store_gpu_get(app->db, name, &row, &e) != STORE_OK) {
-		if (e.status == STORE_NOT_FOUND)
+		char canon[80], suggest[3][80];
+		int n = 0;
+
+		if (e.status == STORE_NOT_FOUND &&
+		    names_resolve(app, NAMES_GPU, name, canon, sizeof(canon),
+				  suggest, 3, &n) == 0)
+			store_gpu_get(app->db, canon, &row, &e);
+		if (e.status == STORE_NOT_FOUND) {
 			problem_field(
 			    res, field,
 			    "unknown GPU \"%.64s\"; GET /v1/gpus lists "
 			    "the catalog",
 			    name);
-		else
-			problem_store(res, &e, "gpu");
-		return -1;
+			names_suggest(res, suggest, n);
+		}
+		if (e.status != STORE_OK) {
+			if (e.status != STORE_NOT_FOUND)
+				problem_store(res, &e, "gpu");
+			return -1;
+		}
 	}
 	row_to_hw(row, hw);
 	if (calib_apply(app, name, mode, hw, ci, field, res) != 0) {

@@ -28,8 +28,10 @@ struct calib_info {
 	int window_days; /* how far back medians look */
 };
 
-/* Loads catalog GPU name into *hw (field error under field when unknown),
- * then applies fleet medians per mode. Returns 0 or -1 with res filled.
+/* Loads catalog GPU name into *hw (field error under field when unknown,
+ * with the closest names), then applies fleet medians per mode. A name in
+ * another case or an alias finds its entry (handlers/names.h): the entry's
+ * own name is the row's "name". Returns 0 or -1 with res filled.
  */
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,

@@ -315,7 +315,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		if (sizing_load_gpu(app, names[i], field, calib, &o->hw, &o->ci,
 				    &row, res) != 0)
 			goto out;
+		/* the entry's own name, when asked by an alias (names.h) */
+		snprintf(o->gpu, sizeof(o->gpu), "%s",
+			 json_string_value(json_object_get(row, "name")));
 		json_decref(row);
+		if (!price) /* prices may name the entry or what was asked */
+			price = json_object_get(prices, o->gpu);
 		if (price)
 			o->hw.price_per_gpu_hour = json_number_value(price);
 		if (!(o->hw.price_per_gpu_hour > 0)) {
@@ -330,7 +335,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		}
 		memset(&entries[i], 0, sizeof(entries[i]));
 		snprintf(entries[i].name, sizeof(entries[i].name), "%s",
-			 names[i]);
+			 o->gpu);
 		if (training) {
 			struct trn_request rq = trq;
 			rq.gpu = o->hw;
@@ -477,12 +482,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		for (int i = 0; i < n; i++)
 			off += (size_t)snprintf(gpus_csv + off,
 						sizeof(gpus_csv) - off, "%s%s",
-						i ? "," : "", names[i]);
+						i ? "," : "", runs[i].gpu);
 		summary = json_pack(
 		    "{s:s, s:s, s:s}", "kind",
 		    training ? "training" : "inference", "cheapest",
-		    cmp.cheapest >= 0 ? names[cmp.cheapest] : "", "fastest",
-		    cmp.fastest >= 0 ? names[cmp.fastest] : "");
+		    cmp.cheapest >= 0 ? runs[cmp.cheapest].gpu : "", "fastest",
+		    cmp.fastest >= 0 ? runs[cmp.fastest].gpu : "");
 		answer =
 		    json_pack("{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
 			      training ? "training" : "inference", "model",

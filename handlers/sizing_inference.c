@@ -353,6 +353,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 			    res) != 0 ||
 	    inference_check_gpu(&rq, "tp", res) != 0)
 		goto out;
+	/* the entry's own name, when asked by an alias (names.h) */
+	gpu_name = json_string_value(json_object_get(gpu_row, "name"));
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		problem(res, 503, "unavailable", "Service unavailable",

@@ -431,6 +431,8 @@ void h_sizing_training(struct app *app, const struct request *req,
 	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci, &gpu_row,
 			    res) != 0)
 		goto out;
+	/* the entry's own name, when asked by an alias (names.h) */
+	gpu_name = json_string_value(json_object_get(gpu_row, "name"));
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		problem(res, 503, "unavailable", "Service unavailable",

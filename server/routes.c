@@ -54,8 +54,10 @@ static int split(const char *path, char *buf, size_t len, char **seg, int max)
 			return -1;
 		if (slash)
 			*slash = '\0';
+		if (*p == '\0' && !slash && n > 0)
+			break; /* one trailing "/": /v1/gpus/ is /v1/gpus */
 		if (*p == '\0')
-			return -1; /* empty segment: "//" or trailing "/" */
+			return -1; /* empty segment: "//" */
 		seg[n++] = p;
 		p = slash ? slash + 1 : NULL;
 	}

@@ -60,6 +60,37 @@ req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tok
 check "pre-training keeps the ~4M-token default" 201 \
 	'.global_batch_size == 1024 and (.assumptions.global_batch | contains("4M tokens"))'
 
+# --- item 4: names forgive ---------------------------------------------------------
+for g in h100 H100-SXM5-80GB rtx4090 "RTX%204090"; do
+	req GET "/v1/gpus/$g"
+	check "GET /v1/gpus/$g answers the catalog entry" 200 '.name | test("^(h100-sxm5-80gb|rtx-4090-24gb)$")'
+done
+req GET /v1/gpus/h1000
+check_problem "an unknown GPU is a 404 naming name" 404 name
+check "and says did you mean, H100 parts first" 404 \
+	'(.errors[0].did_you_mean | length) == 3 and (.errors[0].did_you_mean | all(startswith("h100"))) and (.errors[0].message | contains("did you mean"))'
+for m in llama-3-405b llama2-70b LLAMA-3-8B; do
+	req GET "/v1/models/$m"
+	check "GET /v1/models/$m answers the preset" 200 '.name | test("^(llama-3.1-405b|llama-2-70b|llama-3-8b)$")'
+done
+req GET /v1/models/lama-3-8b
+check "an unknown preset: did you mean llama-3-8b first" 404 '.errors[0].did_you_mean[0] == "llama-3-8b"'
+req POST /v1/sizing/training -d '{"model":"llama2-70b","seq_len":4096,"train_tokens":1e11,"gpu":"H100","max_gpus":64}'
+check "sizing with forgiving names answers with the catalog's names" 201 \
+	'.model.name == "llama-2-70b" and .gpu == "h100-sxm5-80gb"'
+req GET "$(header Location)"
+check "the stored recommendation has the catalog's names too" 200 '.model.name == "llama-2-70b" and .gpu == "h100-sxm5-80gb"'
+req POST /v1/sizing/training -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":1e11,"gpu":"h10","max_gpus":64}'
+check_problem "sizing with an unknown GPU: 400 naming gpu" 400 gpu
+check "with did_you_mean" 400 '.errors[0].did_you_mean | length == 3'
+req POST /v1/sizing/compare -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"max_gpus":16},"gpus":["h100","a100"]}'
+check "compare with short names: rows and verdict carry the catalog's names" 201 \
+	'([.rows[].gpu] | sort) == ["a100-sxm4-80gb", "h100-sxm5-80gb"] and (.verdict | contains("-80gb"))'
+req GET /v1/gpus/
+check "a trailing slash answers like /v1/gpus" 200 '.items | length > 10'
+req GET /v1/models/
+check "and /v1/models/ like /v1/models" 200 '.items | length > 10'
+
 # --- item 7: the token CLI finds the database `make run` left ---------------------
 mkdir -p "$T/checkout/var"
 printf '%s\n' "$DATABASE_URL" >"$T/checkout/var/database_url"

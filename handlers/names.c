@@ -1,0 +1,208 @@
+/* names.c - see names.h. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "handlers/names.h"
+#include "storage/catalog.h"
+
+/* Short names users type, and the catalog entry they usually mean: the
+ * SXM/flagship part of a family (NVIDIA's and AMD's own short names), and
+ * model names as their papers and hubs spell them. Data, not code: add a
+ * row to forgive another spelling. */
+static const struct {
+	enum names_kind kind;
+	const char *alias, *name;
+} aliases[] = {
+    {NAMES_GPU, "h100", "h100-sxm5-80gb"},
+    {NAMES_GPU, "h100-sxm", "h100-sxm5-80gb"},
+    {NAMES_GPU, "h100-pcie", "h100-pcie-80gb"},
+    {NAMES_GPU, "h100-nvl", "h100-nvl-94gb"},
+    {NAMES_GPU, "h200", "h200-sxm-141gb"},
+    {NAMES_GPU, "h200-nvl", "h200-nvl-141gb"},
+    {NAMES_GPU, "h800", "h800-sxm5-80gb"},
+    {NAMES_GPU, "a100", "a100-sxm4-80gb"},
+    {NAMES_GPU, "a100-80gb", "a100-sxm4-80gb"},
+    {NAMES_GPU, "a100-40gb", "a100-sxm4-40gb"},
+    {NAMES_GPU, "a100-pcie", "a100-pcie-80gb"},
+    {NAMES_GPU, "a800", "a800-sxm4-80gb"},
+    {NAMES_GPU, "b200", "b200-sxm-180gb"},
+    {NAMES_GPU, "gb200", "gb200-nvl72-186gb"},
+    {NAMES_GPU, "l40s", "l40s-48gb"},
+    {NAMES_GPU, "l4", "l4-24gb"},
+    {NAMES_GPU, "mi300x", "mi300x-192gb"},
+    {NAMES_GPU, "rtx-4090", "rtx-4090-24gb"},
+    {NAMES_GPU, "4090", "rtx-4090-24gb"},
+    {NAMES_GPU, "rtx-3090", "rtx-3090-24gb"},
+    {NAMES_GPU, "3090", "rtx-3090-24gb"},
+    {NAMES_GPU, "rtx-5090", "rtx-5090-32gb"},
+    {NAMES_GPU, "5090", "rtx-5090-32gb"},
+    /* Llama 3 405B exists only as 3.1; GPT-3 is 175B. */
+    {NAMES_MODEL, "llama-3-405b", "llama-3.1-405b"},
+    {NAMES_MODEL, "llama3-405b", "llama-3.1-405b"},
+    {NAMES_MODEL, "gpt3", "gpt-3-175b"},
+    {NAMES_MODEL, "gpt-3", "gpt-3-175b"},
+    {NAMES_MODEL, "deepseek-v3-671b", "deepseek-v3"},
+    {NAMES_MODEL, "mixtral", "mixtral-8x7b"},
+};
+
+/* Lower case, letters and digits only: "Llama-2_70B" -> "llama270b". */
+static void squash(const char *in, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	for (; *in && n + 1 < outlen; in++)
+		if (isalnum((unsigned char)*in))
+			out[n++] = (char)tolower((unsigned char)*in);
+	out[n] = '\0';
+}
+
+/* How far a name is from what was asked (both squashed): Levenshtein
+ * distance of the asked text to the closest prefix of the name first (a
+ * short name is close to the entries it starts), then to the whole name.
+ * Names are at most 64 bytes. */
+static int score(const char *asked_sq, const char *name)
+{
+	int prev[81], cur[81], best;
+	char b[80];
+	size_t la = strlen(asked_sq), lb;
+
+	squash(name, b, sizeof(b));
+	lb = strlen(b);
+	if (la > 79)
+		return 1 << 20;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int sub = prev[j - 1] + (asked_sq[i - 1] != b[j - 1]);
+			int del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins)
+					   : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, sizeof(int) * (lb + 1));
+	}
+	best = prev[0];
+	for (size_t j = 1; j <= lb; j++)
+		if (prev[j] < best)
+			best = prev[j];
+	return best * 100 + prev[lb];
+}
+
+int names_resolve(struct app *app, enum names_kind kind, const char *asked,
+		  char *out, size_t outlen, char (*suggest)[80], int n_suggest,
+		  int *n_suggested)
+{
+	struct store_err e;
+	json_t *items = NULL, *row;
+	char asked_sq[80], sq[80];
+	const char *found = NULL;
+	int best[8], rc = -1;
+	size_t i;
+
+	*n_suggested = 0;
+	if (n_suggest > 8)
+		n_suggest = 8;
+	if ((kind == NAMES_GPU
+		 ? store_gpu_list(app->db, &items, &e)
+		 : store_model_list(app->db, &items, &e)) != STORE_OK)
+		return -1;
+	squash(asked, asked_sq, sizeof(asked_sq));
+	/* the same name in any case */
+	json_array_foreach(items, i, row)
+	{
+		const char *name =
+		    json_string_value(json_object_get(row, "name"));
+		if (name && !strcasecmp(name, asked))
+			found = name;
+	}
+	/* an alias, in any case and punctuation, that names an entry */
+	for (size_t a = 0; !found && a < sizeof(aliases) / sizeof(aliases[0]);
+	     a++) {
+		squash(aliases[a].alias, sq, sizeof(sq));
+		if (aliases[a].kind != kind || strcmp(sq, asked_sq) != 0)
+			continue;
+		json_array_foreach(items, i, row)
+		{
+			const char *name =
+			    json_string_value(json_object_get(row, "name"));
+			if (name && !strcmp(name, aliases[a].name))
+				found = name;
+		}
+	}
+	/* the same letters and digits */
+	json_array_foreach(items, i, row)
+	{
+		const char *name =
+		    json_string_value(json_object_get(row, "name"));
+		if (found || !name)
+			continue;
+		squash(name, sq, sizeof(sq));
+		if (asked_sq[0] && !strcmp(sq, asked_sq))
+			found = name;
+	}
+	if (found) {
+		snprintf(out, outlen, "%s", found);
+		rc = 0;
+		goto out;
+	}
+	/* the closest names, best first (insertion into a short list) */
+	json_array_foreach(items, i, row)
+	{
+		const char *name =
+		    json_string_value(json_object_get(row, "name"));
+		int s, k;
+
+		if (!name || strlen(name) >= 80)
+			continue;
+		s = score(asked_sq, name);
+		k = *n_suggested < n_suggest ? (*n_suggested)++ : n_suggest;
+		if (k == n_suggest && (k == 0 || s >= best[k - 1]))
+			continue;
+		if (k == n_suggest)
+			k--;
+		while (k > 0 && best[k - 1] > s) {
+			best[k] = best[k - 1];
+			memcpy(suggest[k], suggest[k - 1], 80);
+			k--;
+		}
+		best[k] = s;
+		snprintf(suggest[k], 80, "%s", name);
+	}
+out:
+	json_decref(items);
+	return rc;
+}
+
+void names_suggest(struct response *res, char (*suggest)[80], int n)
+{
+	json_t *errors = json_object_get(res->json, "errors"), *last, *list;
+	char msg[512];
+	size_t len;
+
+	if (n <= 0 || !json_is_array(errors) || !json_array_size(errors))
+		return;
+	last = json_array_get(errors, json_array_size(errors) - 1);
+	list = json_array();
+	snprintf(msg, sizeof(msg), "%s; did you mean ",
+		 json_string_value(json_object_get(last, "message")));
+	for (int i = 0; i < n; i++) {
+		json_array_append_new(list, json_string(suggest[i]));
+		len = strlen(msg);
+		snprintf(msg + len, sizeof(msg) - len, "%s%s",
+			 i ? (i + 1 == n ? " or " : ", ") : "", suggest[i]);
+	}
+	len = strlen(msg);
+	snprintf(msg + len, sizeof(msg) - len, "?");
+	json_object_set_new(last, "message", json_string(msg));
+	json_object_set_new(last, "did_you_mean", list);
+	if (json_array_size(errors) == 1) {
+		char detail[800];
+		snprintf(detail, sizeof(detail), "%s: %s",
+			 json_string_value(json_object_get(last, "field")),
+			 msg);
+		json_object_set_new(res->json, "detail", json_string(detail));
+	}
+}

@@ -1,0 +1,33 @@
+/* names.h - forgiving catalog names (issue 16): "h100", "H100-SXM5-80GB",
+ * "llama2-70b" and "llama-3-405b" find the entry a user means, and a name
+ * that finds nothing gets the closest catalog names as "did you mean".
+ *
+ * Order: the exact name (the caller's own lookup), then the same name in
+ * any case, then the alias table (common short names, data in names.c),
+ * then the name with case and punctuation ignored ("llama2-70b" ->
+ * "llama-2-70b"). A short name shared by several entries resolves only
+ * through the alias table, which names the usual part.
+ */
+#ifndef GPUSIZER_HANDLERS_NAMES_H
+#define GPUSIZER_HANDLERS_NAMES_H
+
+#include <stddef.h>
+
+#include "handlers/handler.h"
+
+enum names_kind { NAMES_GPU, NAMES_MODEL };
+
+/* Resolves asked among the catalog's names of kind: 0 with the canonical
+ * name in out, -1 when none matches (a storage failure is -1 too: the
+ * caller's own not-found answer stands), with up to n_suggest closest
+ * names in suggest[] (each of suggest_len bytes) and their count in
+ * *n_suggested. */
+int names_resolve(struct app *app, enum names_kind kind, const char *asked,
+		  char *out, size_t outlen, char (*suggest)[80], int n_suggest,
+		  int *n_suggested);
+
+/* Adds "did_you_mean": [...] to the last errors[] entry of res (a problem
+ * with errors), and "; did you mean X, Y?" to its message. */
+void names_suggest(struct response *res, char (*suggest)[80], int n);
+
+#endif
