@@ -111,15 +111,42 @@ double hw_default_gemm_efficiency(enum eng_dtype t)
 	return gemm_eff_table[t];
 }
 
+static const char *const eff_basis_names[HW_EFF_BASIS_COUNT] = {
+    [HW_EFF_DATASHEET_ONLY] = "datasheet_only",
+    [HW_EFF_MEASURED] = "measured",
+    [HW_EFF_SIBLING] = "sibling",
+    [HW_EFF_VENDOR_CLAIM] = "vendor_claim",
+};
+
+const char *hw_eff_basis_name(enum hw_eff_basis b)
+{
+	return (unsigned)b < HW_EFF_BASIS_COUNT ? eff_basis_names[b] : "?";
+}
+
+int hw_eff_basis_parse(const char *s, enum hw_eff_basis *out)
+{
+	for (int i = 0; s && i < HW_EFF_BASIS_COUNT; i++)
+		if (!strcmp(s, eff_basis_names[i])) {
+			*out = (enum hw_eff_basis)i;
+			return 0;
+		}
+	return -1;
+}
+
 double hw_gemm_efficiency_for(const struct hw_spec *g, enum eng_dtype t)
 {
 	double e = hw_default_gemm_efficiency(t);
 
 	if (t != ENG_TF32 && t != ENG_FP16 && t != ENG_BF16)
 		return e;
-	/* Hopper 0.75 x 0.803/0.869 = 0.69; Blackwell 0.67. Ampere, Ada
-	 * and non-NVIDIA parts (cc 0.0: no measured ratio in our sources,
-	 * MI300X's mamf is 60 %, Gaudi 2's 97 %) keep 0.75. */
+	/* The part's own best-shape fraction, as a share of A100's (the
+	 * anchor of the 0.75 default): MI300X 0.514 -> 0.44, A100 PCIe
+	 * 0.811 -> 0.70, H100 SXM 0.803 -> 0.69 (the catalog cites each). */
+	if (g->gemm_peak_fraction > 0.0 && g->gemm_peak_fraction <= 1.0)
+		return e * g->gemm_peak_fraction / MAMF_AMPERE;
+	/* No figure for the part: Hopper 0.75 x 0.803/0.869 = 0.69;
+	 * Blackwell 0.67; Ampere, Ada and unmeasured non-NVIDIA parts keep
+	 * the default 0.75 (their basis says datasheet only). */
 	if (g->cc_major == 9)
 		return e * MAMF_HOPPER / MAMF_AMPERE;
 	if (g->cc_major >= 10)

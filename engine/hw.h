@@ -39,6 +39,21 @@ struct hw_measured {
 	int samples;
 };
 
+/* What a catalog entry's GEMM efficiency rests on (issue 16): a public
+ * measurement of this part, one of a sibling of its architecture, a figure
+ * only its vendor published, or nothing beyond the datasheet (the A100-
+ * derived default applies). */
+enum hw_eff_basis {
+	HW_EFF_DATASHEET_ONLY,
+	HW_EFF_MEASURED,
+	HW_EFF_SIBLING,
+	HW_EFF_VENDOR_CLAIM,
+	HW_EFF_BASIS_COUNT
+};
+/* "datasheet_only", "measured", "sibling", "vendor_claim"; parse: 0/-1. */
+const char *hw_eff_basis_name(enum hw_eff_basis b);
+int hw_eff_basis_parse(const char *s, enum hw_eff_basis *out);
+
 struct hw_spec {
 	char name[64];
 	double memory_gib;
@@ -53,6 +68,12 @@ struct hw_spec {
 	double host_link_gbps;	   /* GPU<->host, one direction; 0 = 25 */
 	double price_per_gpu_hour; /* currency units; 0 = unknown */
 	int cc_major, cc_minor;	   /* compute capability; 0.0 = not NVIDIA */
+	/* Best-shape 16-bit GEMM as a fraction of the dense datasheet peak,
+	 * measured on this part (mamf-finder; the catalog cites it), and
+	 * what that figure rests on (issue 16). 0 / HW_EFF_DATASHEET_ONLY:
+	 * none known, the efficiency of its generation or the default. */
+	double gemm_peak_fraction;
+	enum hw_eff_basis efficiency_basis;
 
 	/* Calibration seam: probe medians. When samples > 0 the engine uses
 	 * them instead of datasheet x default efficiency. */
@@ -77,6 +98,8 @@ struct hw_basis {
 	struct hw_rate hbm_gbps;
 	struct hw_rate intra_node_gbps;
 	struct hw_rate inter_node_gbps; /* per GPU share of the node's NICs */
+	/* what the GEMM efficiency rests on when not measured by probes */
+	enum hw_eff_basis gemm_efficiency_basis;
 };
 
 /* True when the GPU has tensor-core support for t: datasheet peak > 0 and,

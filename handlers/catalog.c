@@ -16,6 +16,10 @@ static const char *const link_kinds[] = {"nvlink", "pcie", "infinity_fabric",
 /* PUT /v1/gpus/{name} body: one rule per catalog field. Ranges are wide
  * sanity bounds (no GPU has 100 PFLOP/s dense or 1 PB of memory yet).
  */
+/* engine/hw.h hw_eff_basis names */
+static const char *const efficiency_bases[] = {
+    "measured", "sibling", "vendor_claim", "datasheet_only", NULL};
+
 static const struct jv_rule gpu_rules[] = {
     {"name", JV_STR, false, 0, 64, NULL, false},
     {"display_name", JV_STR, true, 0, 128, NULL, false},
@@ -40,6 +44,9 @@ static const struct jv_rule gpu_rules[] = {
     {"pcie_width", JV_INT, false, 1, 16, NULL, true},
     {"power_w", JV_INT, false, 1, 100000, NULL, true},
     {"price_per_gpu_hour", JV_NUM, false, 0, 1e4, NULL, true},
+    {"gemm_peak_fraction", JV_NUM, false, 0.01, 1, NULL, true},
+    {"efficiency_basis", JV_ENUM, false, 0, 0, efficiency_bases, false},
+    {"efficiency_source", JV_STR, false, 0, 1000, NULL, false},
     {"source", JV_STR, true, 0, 1000, NULL, false},
     {"notes", JV_STR, false, 0, 4000, NULL, true},
     /* Read-only fields a client may echo back from a GET. */
@@ -164,6 +171,22 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 		    json_is_number(w) ? (long long)json_number_value(w) : 16;
 		if (wv != 1 && wv != 2 && wv != 4 && wv != 8 && wv != 16)
 			jv_error(&v, "pcie_width", "must be 1, 2, 4, 8 or 16");
+	}
+	{
+		/* A measured fraction says what it rests on; a basis other
+		 * than datasheet_only comes with its figure. */
+		const json_t *f = json_object_get(body, "gemm_peak_fraction");
+		const char *b = json_string_value(
+		    json_object_get(body, "efficiency_basis"));
+		bool has_f = json_is_number(f);
+		bool none = !b || !strcmp(b, "datasheet_only");
+		if (has_f && none)
+			jv_error(&v, "efficiency_basis",
+				 "gemm_peak_fraction needs a basis: measured, "
+				 "sibling or vendor_claim");
+		else if (!has_f && !none)
+			jv_error(&v, "gemm_peak_fraction",
+				 "is required with efficiency_basis \"%s\"", b);
 	}
 	if (problem_field_count(res) > 0)
 		goto out;

@@ -70,6 +70,11 @@ static void row_to_hw(const json_t *row, struct hw_spec *hw)
 	hw->max_gpus_per_node = (int)num_or0(row, "max_gpus_per_node");
 	hw->inter_node_gbps = num_or0(row, "inter_node_gbps");
 	hw->price_per_gpu_hour = num_or0(row, "price_per_gpu_hour");
+	hw->gemm_peak_fraction = num_or0(row, "gemm_peak_fraction");
+	if (hw_eff_basis_parse(
+		json_string_value(json_object_get(row, "efficiency_basis")),
+		&hw->efficiency_basis) != 0)
+		hw->efficiency_basis = HW_EFF_DATASHEET_ONLY;
 	/* PCIe per direction from the generation: 128b/130b at 8/16/32 GT/s
 	 * (PROBE.md section 3), x16 unless stated.
 	 */
@@ -270,6 +275,12 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 			json_object_set_new(o, rates[i].key,
 					    rate_json(r, rates[i].unit, ci));
 	}
+	/* What the GEMM efficiency rests on (the catalog entry's basis),
+	 * unless the fleet's own probes measured it. */
+	if (!b->gemm_tflops.measured)
+		json_object_set(
+		    json_object_get(o, "gemm_tflops"), "efficiency_basis",
+		    json_string(hw_eff_basis_name(b->gemm_efficiency_basis)));
 	json_object_set_new(o, "calibration",
 			    json_string(calib_mode_names[ci->mode]));
 	json_object_set_new(o, "probe_runs", json_integer(ci->runs));

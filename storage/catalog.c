@@ -14,7 +14,8 @@
 	"fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops, "     \
 	"int8_tops, intra_node_link, intra_node_gbps, max_gpus_per_node, "     \
 	"inter_node_gbps, pcie_gen, pcie_width, power_w, "                     \
-	"price_per_gpu_hour, source, notes, created_at, updated_at"
+	"price_per_gpu_hour, gemm_peak_fraction, efficiency_basis, "           \
+	"efficiency_source, source, notes, created_at, updated_at"
 
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
@@ -138,7 +139,8 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops,"
 		"  int8_tops, intra_node_link, intra_node_gbps,"
 		"  max_gpus_per_node, inter_node_gbps, pcie_gen, pcie_width,"
-		"  power_w, price_per_gpu_hour, source, notes)"
+		"  power_w, price_per_gpu_hour, gemm_peak_fraction,"
+		"  efficiency_basis, efficiency_source, source, notes)"
 		" SELECT $1, display_name, vendor, architecture,"
 		"  compute_capability, memory_gib, memory_type,"
 		"  memory_bandwidth_gbps, fp64_tflops, fp32_tflops,"
@@ -146,7 +148,9 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  int8_tops, intra_node_link, intra_node_gbps,"
 		"  coalesce(max_gpus_per_node, 8),"
 		"  coalesce(inter_node_gbps, 50), pcie_gen, pcie_width,"
-		"  power_w, price_per_gpu_hour, source, coalesce(notes, '')"
+		"  power_w, price_per_gpu_hour, gemm_peak_fraction,"
+		"  coalesce(efficiency_basis, 'datasheet_only'),"
+		"  coalesce(efficiency_source, ''), source, coalesce(notes, '')"
 		"  FROM r"
 		" ON CONFLICT (name) DO UPDATE SET"
 		"  display_name = EXCLUDED.display_name,"
@@ -171,6 +175,9 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  pcie_width = EXCLUDED.pcie_width,"
 		"  power_w = EXCLUDED.power_w,"
 		"  price_per_gpu_hour = EXCLUDED.price_per_gpu_hour,"
+		"  gemm_peak_fraction = EXCLUDED.gemm_peak_fraction,"
+		"  efficiency_basis = EXCLUDED.efficiency_basis,"
+		"  efficiency_source = EXCLUDED.efficiency_source,"
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
 		" RETURNING (xmax = 0) AS created, " GPU_FIELDS ")"
