@@ -278,7 +278,7 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 	/* What the GEMM efficiency rests on (the catalog entry's basis),
 	 * unless the fleet's own probes measured it. */
 	if (!b->gemm_tflops.measured)
-		json_object_set(
+		json_object_set_new(
 		    json_object_get(o, "gemm_tflops"), "efficiency_basis",
 		    json_string(hw_eff_basis_name(b->gemm_efficiency_basis)));
 	json_object_set_new(o, "calibration",
