@@ -321,6 +321,26 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 	return ret;
 }
 
+/* Counts the headers that frame a body (see on_headers()). */
+struct framing {
+	int content_length;
+	int transfer_encoding;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	struct framing *f = cls;
+
+	(void)kind;
+	(void)value;
+	if (key && !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		f->content_length++;
+	else if (key && !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		f->transfer_encoding++;
+	return MHD_YES;
+}
+
 /* First call: headers only. Decide everything that does not need the
  * body; answer at once only where the body must not be read (413, bad
  * framing), since an early answer closes the connection.
@@ -336,6 +356,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *ctype = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	struct framing f = {0, 0};
 	int nroutes, idx;
 	const struct route *table = routes_table(&nroutes);
 
@@ -346,6 +367,26 @@ static enum MHD_Result on_headers(struct http_server *s,
 	st->req.accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_ACCEPT);
 	st->route = -1;
+	/* Two Content-Length headers: 0.9.75 frames the body by the first
+	 * and parses what follows as the next request, which a proxy that
+	 * used the other one never sent (request smuggling). RFC 9112 6.3:
+	 * answer 400 and close. Identical values are refused too (RFC 9110
+	 * 8.6 allows either; nginx refuses): no client sends two. The same
+	 * for two Transfer-Encoding headers, which MHD and a proxy may
+	 * combine differently. Answered at once, so the body is never read
+	 * and the connection closes after the answer: no leftover byte is
+	 * ever parsed as a request.
+	 */
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+	if (f.content_length > 1 || f.transfer_encoding > 1) {
+		problem(&st->res, 400, "bad-request", "Bad request",
+			"more than one %s header: the body's framing is "
+			"ambiguous",
+			f.content_length > 1 ? "Content-Length"
+					     : "Transfer-Encoding");
+		*early = 1;
+		return MHD_YES;
+	}
 	/* 0.9.75 accepts these framings (SERVICE.md finding 4): refuse. */
 	if (te && (strcasecmp(te, "chunked") != 0 || cl)) {
 		problem(&st->res, 400, "bad-request", "Bad request",

@@ -48,6 +48,19 @@ line=$(raw_http "POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length:
 [[ $line == *" 400 "* ]] && ok "Content-Length with Transfer-Encoding is 400" || not_ok "Content-Length with Transfer-Encoding is 400" "$line"
 line=$(raw_http "POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")
 [[ $line == *" 400 "* ]] && ok "Transfer-Encoding: gzip is 400, not a hang" || not_ok "Transfer-Encoding: gzip is 400, not a hang" "$line"
+# Request smuggling (RFC 9112 6.3): two Content-Lengths frame the body two
+# ways; the bytes past the first length must never become a request.
+smuggled='GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'
+raw_one_problem "two different Content-Lengths: one 400, then close (no smuggled request)" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 40\r\n\r\n{\"a\":$smuggled"
+grep -aq '^{"status":"ok"}' "$T/raw" && not_ok "the smuggled GET /healthz is never answered" "$(tr '\r\n' '  ' <"$T/raw")" ||
+	ok "the smuggled GET /healthz is never answered"
+raw_one_problem "two identical Content-Lengths are refused too: 400, then close" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}$smuggled"
+raw_one_problem "two Content-Lengths on a GET: 400, then close" 400 \
+	"GET /v1/gpus HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 38\r\n\r\n$smuggled"
+raw_one_problem "two Transfer-Encoding headers: 400, then close" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n$smuggled"
 line=$(raw_http "GET /healthz HTTP/1.1\r\n\r\n")
 [[ $line == *" 400 "* ]] && ok "a request without Host is 400" || not_ok "a request without Host is 400" "$line"
 line=$(raw_http "GARBAGE\r\n\r\n")
