@@ -100,7 +100,9 @@ raw_http() {
 raw_exchange() {
 	local port=${GSZ_URL##*:} rc=0
 	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
-	printf '%b' "$1" >&3
+	# In a subshell: a server that answers and closes before the whole
+	# request is written raises SIGPIPE, which must not end the script.
+	(printf '%b' "$1" >&3) 2>/dev/null
 	# A reset after the answer (unread bytes at close) still ends cat.
 	timeout 5 cat <&3 >"$T/raw" 2>/dev/null || rc=$?
 	exec 3<&-
