@@ -634,6 +634,23 @@ static enum MHD_Result on_headers(struct http_server *s,
 	return MHD_YES;
 }
 
+/* The client waits for "100 Continue" before it sends the body (RFC 9110
+ * 10.1.1). 0.9.75 sends that after the first access-handler call unless a
+ * response is queued by then (connection.c, need_100_continue()), so a
+ * request already refused (401, 403, 404, 415, ...) is answered at once:
+ * the body is never invited, and MHD closes the connection after the
+ * answer. Without Expect the body is on its way: it is read and dropped
+ * instead, which keeps the connection (see on_headers()).
+ */
+static int awaits_continue(struct MHD_Connection *c, const char *version)
+{
+	const char *expect = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+
+	return expect && !strcasecmp(expect, "100-continue") &&
+	       !strcmp(version, MHD_HTTP_VERSION_1_1);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -659,7 +676,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (on_headers(s, c, st, url, method, version, &early) !=
 		    MHD_YES)
 			return MHD_NO;
-		if (early) {
+		if (early || (st->decided && awaits_continue(c, version))) {
 			st->decided = 1;
 			return respond(s, c, st);
 		}
