@@ -15,6 +15,31 @@ for f in tests/api/bodies/*.json; do
 	corpus POST "/v1/$ep" "$(cat "$f")" "${auth[@]}"
 done
 
+# errors[] is capped (issue 15 item 9): 80,000 unknown keys in an 880 KB
+# body made a 4.1 MB answer listing each. Now the first 100 are listed and
+# errors_total counts them all (the unknown keys plus the body's other
+# errors, counted on a body with one unknown key).
+req POST /v1/sizing/training -H 'Content-Type: application/json' --data-binary '{"k00000":1}'
+others=$(jq '(.errors | length) - 1' "$T/body")
+jq -e 'has("errors_total") | not' "$T/body" >/dev/null && ok "a short errors[] has no errors_total" ||
+	not_ok "a short errors[] has no errors_total" "$(body)"
+jq -cn '[range(80000) | {key: "k\(. + 100000)", value: 1}] | from_entries' >"$T/unknown.json"
+req POST /v1/sizing/training -H 'Content-Type: application/json' --data-binary @"$T/unknown.json"
+size=$(stat -c %s "$T/body")
+check_problem "80,000 unknown keys: a 400 validation problem" 400 k100000
+[ "$size" -lt 65536 ] && ok "80,000 unknown keys: the answer is under 64 KB ($size bytes)" ||
+	not_ok "80,000 unknown keys: the answer is under 64 KB" "$size bytes"
+jq -e --argjson t $((80000 + others)) '(.errors | length) == 100 and .errors_total == $t' "$T/body" >/dev/null &&
+	ok "80,000 unknown keys: errors[] lists 100, errors_total is the true count ($((80000 + others)))" ||
+	not_ok "80,000 unknown keys: errors[] lists 100, errors_total is the true count ($((80000 + others)))" \
+		"$(jq -c '{n: (.errors | length), errors_total}' "$T/body")"
+jq -c '{training: ., gpus: ["h100-sxm5-80gb"]}' "$T/unknown.json" >"$T/unknown-compare.json"
+req POST /v1/sizing/compare -H 'Content-Type: application/json' --data-binary @"$T/unknown-compare.json"
+jq -e '(.errors | length) == 100 and .errors_total > 80000 and (.errors[0].field | startswith("training."))' "$T/body" >/dev/null &&
+	ok "a nested job's 80,000 unknown keys are counted in the outer errors_total" ||
+	not_ok "a nested job's 80,000 unknown keys are counted in the outer errors_total" \
+		"$STATUS $(jq -c '{n: (.errors | length), errors_total, first: .errors[0]}' "$T/body" 2>/dev/null)"
+
 # Query strings.
 for q in 'limit=abc' 'limit=0' 'limit=501' 'limit=-5' 'limit=1e3' 'since=yesterday' 'since=2026-13-01' \
 	'cursor=zz' 'cursor=00' 'cursor=4142' 'kind=bogus' "model=$(head -c 200 /dev/zero | tr '\0' 'm')" \
