@@ -153,6 +153,10 @@ mhd_own "MHD itself: a 64-bit-overflowing Content-Length is an HTML 413 and a cl
 mhd_own "MHD itself: a header line without a colon is an HTML 400 and a close" 400 \
 	"GET /healthz HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n$smuggled"
 mhd_own "MHD itself: a request line without a version is an HTML 400 and a close" 400 "GET /healthz\r\n\r\n$smuggled"
+mhd_own "MHD itself: a 70 KB request target is an HTML 414 and a close" 414 \
+	"GET /v1/gpus?x=$(head -c 70000 /dev/zero | tr '\0' 'a') HTTP/1.1\r\nHost: x\r\n\r\n"
+mhd_own "MHD itself: a 70 KB header is an HTML 431 and a close" 431 \
+	"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: $(head -c 70000 /dev/zero | tr '\0' 'h')\r\n\r\n"
 line=$(raw_http "GARBAGE\r\n\r\n")
 [[ -z $line || $line == *" 400 "* ]] && ok "a garbage request line is refused" || not_ok "a garbage request line is refused" "$line"
 req GET /healthz -H "X-Big: $(head -c 70000 /dev/zero | tr '\0' 'h')"
