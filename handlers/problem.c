@@ -72,6 +72,20 @@ void problem(struct response *res, int status, const char *slug,
 	res->is_problem = 1;
 }
 
+/* Counts n more field errors than errors[] lists: errors_total appears
+ * once the list is full (it starts at the listed count).
+ */
+static void count_unlisted(struct response *res, size_t n)
+{
+	json_t *total = json_object_get(res->json, "errors_total");
+	json_int_t was = total ? json_integer_value(total)
+			       : (json_int_t)json_array_size(
+				     json_object_get(res->json, "errors"));
+
+	json_object_set_new(res->json, "errors_total",
+			    json_integer(was + (json_int_t)n));
+}
+
 void problem_field(struct response *res, const char *field, const char *msg_fmt,
 		   ...)
 {
@@ -92,6 +106,13 @@ void problem_field(struct response *res, const char *field, const char *msg_fmt,
 		json_object_set_new(res->json, "errors", json_array());
 	}
 	errors = json_object_get(res->json, "errors");
+	/* A body of 80,000 unknown keys made a 4 MB answer: list the first
+	 * PROBLEM_MAX_ERRORS, count them all.
+	 */
+	if (json_array_size(errors) >= PROBLEM_MAX_ERRORS) {
+		count_unlisted(res, 1);
+		return;
+	}
 	json_array_append_new(
 	    errors, json_pack("{s:s, s:s}", "field", field, "message", msg));
 	/* The detail names the first bad field, for humans reading curl. */
@@ -107,6 +128,7 @@ void problem_merge_fields(struct response *res, const struct response *inner,
 {
 	const json_t *errs = json_object_get(inner->json, "errors"), *x;
 	size_t i;
+	int unlisted = problem_field_count(inner) - (int)json_array_size(errs);
 
 	json_array_foreach(errs, i, x)
 	{
@@ -116,12 +138,19 @@ void problem_merge_fields(struct response *res, const struct response *inner,
 		problem_field(res, field, "%s",
 			      json_string_value(json_object_get(x, "message")));
 	}
+	if (unlisted > 0 && problem_field_count(res) > 0)
+		count_unlisted(res, (size_t)unlisted);
 }
 
 int problem_field_count(const struct response *res)
 {
+	const json_t *total;
+
 	if (!res->is_problem)
 		return 0;
+	total = json_object_get(res->json, "errors_total");
+	if (json_is_integer(total))
+		return (int)json_integer_value(total);
 	return (int)json_array_size(json_object_get(res->json, "errors"));
 }
 

@@ -54,8 +54,23 @@ struct http_server {
 	int reaper_started;
 };
 
-/* Per-request state, freed when MHD reports the request completed. */
+/* What on_uri() saw in the request target as sent. */
+enum raw_flags {
+	RAW_SPACE = 1 << 0,	    /* a space inside the target */
+	RAW_ENCODED_SLASH = 1 << 1, /* %2F in the path */
+	RAW_QUERY_CUT = 1 << 2,	    /* too many query parameters: cut */
+};
+
+/* Per-request state, made by on_uri() (or the first access-handler call)
+ * and freed when MHD reports the request completed.
+ */
 struct req_state {
+	int started;		/* the access handler has seen this request */
+	const char *raw_target; /* the target in MHD's buffer (not owned) */
+	size_t raw_target_len;	/* its length up to the first NUL */
+	unsigned raw_flags;	/* enum raw_flags */
+	int raw_nquery;		/* query parameters in the target as sent */
+	int no_instance;	/* the decoded path is not what was sent */
 	struct timespec t0;
 	char request_id[40];
 	int route;	  /* index into the route table, or -1 */
@@ -247,7 +262,7 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 		json_object_set_new(res->json, "request_id",
 				    json_string(st->request_id));
 		/* NULL (not set) when the path is not valid UTF-8. */
-		if (st->req.path)
+		if (st->req.path && !st->no_instance)
 			json_object_set_new(res->json, "instance",
 					    json_string(st->req.path));
 	}
@@ -321,6 +336,136 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 	return ret;
 }
 
+/* Looks at a request target as sent, before MHD splits off the query and
+ * percent-decodes it, so what decoding hides is still visible: a space
+ * (only possible with MHD_OPTION_STRICT_FOR_CLIENT off, see http_start())
+ * and an encoded slash in the path, which decoding would turn into a
+ * segment separator ("/v1/gpus%2Fh100" routed as "/v1/gpus/h100"). No
+ * name in this API holds a slash, so it is refused rather than kept.
+ *
+ * Counts the query parameters as MHD will (one per '&'-separated piece)
+ * and, past max_query + 1, cuts the target there (writes a NUL): MHD
+ * stores every parameter in the connection's 64 KiB memory pool and, out
+ * of pool (from about 1,300 of them), closes the connection without an
+ * answer. Cut, it parses max_query + 1 and on_headers() answers the 400.
+ * Returns enum raw_flags; *nquery gets the count before any cut.
+ */
+static unsigned raw_target_scan(char *target, int max_query, int *nquery)
+{
+	unsigned flags = 0;
+	char *q = strchr(target, '?');
+	size_t path_len = q ? (size_t)(q - target) : strlen(target);
+
+	*nquery = 0;
+	if (strchr(target, ' '))
+		flags |= RAW_SPACE;
+	for (size_t i = 0; i + 2 < path_len; i++)
+		if (target[i] == '%' && target[i + 1] == '2' &&
+		    (target[i + 2] == 'f' || target[i + 2] == 'F'))
+			flags |= RAW_ENCODED_SLASH;
+	if (!q || !q[1])
+		return flags;
+	*nquery = 1;
+	for (char *p = q + 1; *p; p++) {
+		if (*p != '&' || !p[1])
+			continue; /* a trailing '&' starts no parameter */
+		if (++*nquery == max_query + 2 && !(flags & RAW_QUERY_CUT)) {
+			/* Cut here; keep counting, for the message (the
+			 * rest of the target is still there past the NUL).
+			 */
+			*p = '\0';
+			flags |= RAW_QUERY_CUT;
+		}
+	}
+	return flags;
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: called with the request target as sent,
+ * in MHD's own buffer, before MHD parses the query or decodes anything
+ * (0.9.75 connection.c: "log callback before we modify URI *or* args").
+ * What it returns becomes the request's *con_cls.
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct req_state *st = calloc(1, sizeof(*st));
+
+	(void)cls;
+	(void)c;
+	if (!st || !uri)
+		return st;
+	st->raw_target = uri;
+	st->raw_target_len = strlen(uri);
+	/* The cast is sound: MHD passes its own writable buffer (const
+	 * only in the callback's type), and a cut only shortens the query.
+	 */
+	st->raw_flags =
+	    raw_target_scan((char *)uri, REQ_MAX_QUERY, &st->raw_nquery);
+	return st;
+}
+
+/* Refuses (400) what on_uri() found in the target, and a raw NUL in it:
+ * 0.9.75 reads the target as a C string, so "GET /healthz\0junk" was
+ * served as /healthz. The target ends one byte (the space, which MHD
+ * overwrote with a NUL) before the HTTP version, in the same buffer; when
+ * the string ends earlier, a NUL was sent. 1.0 parses the request line
+ * itself, strictly, so the pointer check is for 0.9.7x only.
+ */
+static int raw_target_refused(struct req_state *st, const char *version)
+{
+	const char *why = NULL;
+
+#if MHD_VERSION < 0x00097800
+	if (st->raw_target && version && version[0] &&
+	    (uintptr_t)(st->raw_target + st->raw_target_len + 1) !=
+		(uintptr_t)version)
+		why = "the request target holds a NUL byte";
+#else
+	(void)version;
+#endif
+	if (!why && (st->raw_flags & RAW_SPACE))
+		why = "the request target holds a space; encode it as %20";
+	if (!why && (st->raw_flags & RAW_ENCODED_SLASH))
+		why = "the path holds an encoded slash (%2F); no name in this "
+		      "API contains a slash";
+	if (!why)
+		return 0;
+	problem(&st->res, 400, "bad-request", "Bad request", "%s", why);
+	st->decided = 1;
+	/* MHD's path is cut at the NUL or decoded: not the one sent. */
+	st->no_instance = 1;
+	return 1;
+}
+
+/* Counts the headers that frame a body or name the host, and header
+ * names with white space in them (see on_headers()).
+ */
+struct framing {
+	int content_length;
+	int transfer_encoding;
+	int host;
+	int spaced_name;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	struct framing *f = cls;
+
+	(void)kind;
+	(void)value;
+	if (!key)
+		return MHD_YES;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		f->content_length++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		f->transfer_encoding++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
+		f->host++;
+	if (strpbrk(key, " \t"))
+		f->spaced_name++;
+	return MHD_YES;
+}
+
 /* First call: headers only. Decide everything that does not need the
  * body; answer at once only where the body must not be read (413, bad
  * framing), since an early answer closes the connection.
@@ -328,7 +473,8 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 static enum MHD_Result on_headers(struct http_server *s,
 				  struct MHD_Connection *c,
 				  struct req_state *st, const char *url,
-				  const char *method, int *early)
+				  const char *method, const char *version,
+				  int *early)
 {
 	const char *te = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
@@ -336,6 +482,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *ctype = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	struct framing f = {0, 0, 0, 0};
 	int nroutes, idx;
 	const struct route *table = routes_table(&nroutes);
 
@@ -352,6 +499,47 @@ static enum MHD_Result on_headers(struct http_server *s,
 		st->req.client_fd = fdi ? fdi->connect_fd : -1;
 	}
 	st->route = -1;
+	/* Two Content-Length headers: 0.9.75 frames the body by the first
+	 * and parses what follows as the next request, which a proxy that
+	 * used the other one never sent (request smuggling). RFC 9112 6.3:
+	 * answer 400 and close. Identical values are refused too (RFC 9110
+	 * 8.6 allows either; nginx refuses): no client sends two. The same
+	 * for two Transfer-Encoding headers, which MHD and a proxy may
+	 * combine differently. Answered at once, so the body is never read
+	 * and the connection closes after the answer: no leftover byte is
+	 * ever parsed as a request.
+	 */
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+	if (f.content_length > 1 || f.transfer_encoding > 1) {
+		problem(&st->res, 400, "bad-request", "Bad request",
+			"more than one %s header: the body's framing is "
+			"ambiguous",
+			f.content_length > 1 ? "Content-Length"
+					     : "Transfer-Encoding");
+		*early = 1;
+		return MHD_YES;
+	}
+	/* "Content-Length : 5" is no Content-Length to MHD, but may be one
+	 * to a lenient proxy: RFC 9112 5.1 says refuse, and we close too.
+	 */
+	if (f.spaced_name) {
+		problem(&st->res, 400, "bad-request", "Bad request",
+			"a header name holds white space (before the colon?)");
+		*early = 1;
+		return MHD_YES;
+	}
+	if (raw_target_refused(st, version))
+		return MHD_YES;
+	/* RFC 9112 3.2; MHD's own check (MHD_OPTION_STRICT_FOR_CLIENT)
+	 * answers HTML with its header block sent twice, so it is off.
+	 */
+	if (f.host > 1 || (f.host == 0 && !strcmp(version, "HTTP/1.1"))) {
+		problem(&st->res, 400, "bad-request", "Bad request",
+			f.host ? "more than one Host header"
+			       : "an HTTP/1.1 request needs a Host header");
+		st->decided = 1;
+		return MHD_YES;
+	}
 	/* 0.9.75 accepts these framings (SERVICE.md finding 4): refuse. */
 	if (te && (strcasecmp(te, "chunked") != 0 || cl)) {
 		problem(&st->res, 400, "bad-request", "Bad request",
@@ -376,11 +564,15 @@ static enum MHD_Result on_headers(struct http_server *s,
 		return MHD_YES;
 	}
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_query, st);
-	if (st->req.nquery > REQ_MAX_QUERY) {
+	if (st->req.nquery > REQ_MAX_QUERY || (st->raw_flags & RAW_QUERY_CUT)) {
 		st->req.nquery = REQ_MAX_QUERY;
 		problem_field(&st->res, "query",
-			      "at most %d query parameters are accepted",
-			      REQ_MAX_QUERY);
+			      "at most %d query parameters are accepted "
+			      "(this request has %d)",
+			      REQ_MAX_QUERY,
+			      st->raw_nquery > REQ_MAX_QUERY
+				  ? st->raw_nquery
+				  : REQ_MAX_QUERY + 1);
 		st->decided = 1;
 		return MHD_YES;
 	}
@@ -448,6 +640,23 @@ static enum MHD_Result on_headers(struct http_server *s,
 	return MHD_YES;
 }
 
+/* The client waits for "100 Continue" before it sends the body (RFC 9110
+ * 10.1.1). 0.9.75 sends that after the first access-handler call unless a
+ * response is queued by then (connection.c, need_100_continue()), so a
+ * request already refused (401, 403, 404, 415, ...) is answered at once:
+ * the body is never invited, and MHD closes the connection after the
+ * answer. Without Expect the body is on its way: it is read and dropped
+ * instead, which keeps the connection (see on_headers()).
+ */
+static int awaits_continue(struct MHD_Connection *c, const char *version)
+{
+	const char *expect = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+
+	return expect && !strcasecmp(expect, "100-continue") &&
+	       !strcmp(version, MHD_HTTP_VERSION_1_1);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -458,20 +667,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	int nroutes;
 	const struct route *table = routes_table(&nroutes);
 
-	(void)version;
-	if (!st) {
+	if (!st || !st->started) {
 		int early = 0;
 
-		st = calloc(1, sizeof(*st));
+		if (!st) /* on_uri() found no memory */
+			st = calloc(1, sizeof(*st));
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
+		st->started = 1;
 		clock_gettime(CLOCK_MONOTONIC, &st->t0);
 		metrics_in_flight(1);
 		new_request_id(c, st->request_id);
-		if (on_headers(s, c, st, url, method, &early) != MHD_YES)
+		if (on_headers(s, c, st, url, method, version, &early) !=
+		    MHD_YES)
 			return MHD_NO;
-		if (early) {
+		if (early || (st->decided && awaits_continue(c, version))) {
 			st->decided = 1;
 			return respond(s, c, st);
 		}
@@ -545,9 +756,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		return;
 	res_release(&st->res);
 	free(st->body);
+	/* Not started: MHD refused the request itself after on_uri(). */
+	if (st->started)
+		metrics_in_flight(-1);
 	free(st);
 	*con_cls = NULL;
-	metrics_in_flight(-1);
 }
 
 /* Percent-decoding of the path and query (replaces MHD's): a decoded NUL
@@ -757,8 +970,13 @@ int http_start(const struct http_config *cfg, struct app *app,
 	    (unsigned)cfg->connection_timeout_s,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_THREAD_STACK_SIZE,
-	    (size_t)2 * 1024 * 1024, MHD_OPTION_STRICT_FOR_CLIENT, 1,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+	    (size_t)2 * 1024 * 1024,
+	    /* 0, not 1: at 1, 0.9.75 closes on a space in the target
+	     * without an answer and answers a missing Host with HTML, its
+	     * header block sent twice. on_headers() refuses both itself.
+	     */
+	    MHD_OPTION_STRICT_FOR_CLIENT, 0, MHD_OPTION_URI_LOG_CALLBACK,
+	    on_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
 	if (!s->daemon) {

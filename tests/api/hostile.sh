@@ -93,3 +93,41 @@ raw_http() {
 	timeout 5 head -n 1 <&3 | tr -d '\r'
 	exec 3<&-
 }
+
+# raw_exchange REQUEST: sends bytes (printf %b escapes) on a fresh TCP
+# connection and reads until the server closes it; what came back is in
+# $T/raw. Fails when the connection is still open after 5 s.
+raw_exchange() {
+	local port=${GSZ_URL##*:} rc=0
+	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+	# In a subshell: a server that answers and closes before the whole
+	# request is written raises SIGPIPE, which must not end the script.
+	(printf '%b' "$1" >&3) 2>/dev/null
+	# A reset after the answer (unread bytes at close) still ends cat.
+	timeout 5 cat <&3 >"$T/raw" 2>/dev/null || rc=$?
+	exec 3<&-
+	[ $rc != 124 ]
+}
+
+# raw_one_problem NAME WANT_STATUS REQUEST: exactly one response comes
+# back, a WANT_STATUS problem+json, and then the server closes the
+# connection (nothing after the answer is read as a request).
+raw_one_problem() {
+	local name=$1 want=$2 closed=yes n ct
+	raw_exchange "$3" || closed=no
+	n=$(grep -ac '^HTTP/1\.[01] [0-9][0-9][0-9] ' "$T/raw")
+	ct=$(sed -n '1,/^\r$/p' "$T/raw" | grep -ai '^content-type:' | tr -d '\r' | cut -d' ' -f2-)
+	if [ "$closed" != yes ]; then
+		not_ok "$name" "the connection stayed open: $(head -c 300 "$T/raw" | tr '\r\n' '  ')"
+	elif [ "$n" != 1 ]; then
+		not_ok "$name" "$n responses: $(head -c 600 "$T/raw" | tr '\r\n' '  ')"
+	elif ! head -n 1 "$T/raw" | grep -aq "^HTTP/1\.1 $want "; then
+		not_ok "$name" "status line $(head -n 1 "$T/raw" | tr -d '\r'), want $want"
+	elif [ "$ct" != application/problem+json ]; then
+		not_ok "$name" "content-type '$ct'"
+	elif ! sed '1,/^\r$/d' "$T/raw" | jq -e --argjson s "$want" '.status == $s and (.detail | type) == "string"' >/dev/null 2>&1; then
+		not_ok "$name" "not a problem body: $(sed '1,/^\r$/d' "$T/raw" | head -c 300)"
+	else
+		ok "$name"
+	fi
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tokens and scopes on every write route; catalog edits through PUT.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hostile.sh"
 start_daemon || { not_ok "daemon starts"; exit 1; }
 
 suffix=$RANDOM$RANDOM
@@ -41,6 +42,36 @@ req PUT "/v1/gpus/Bad%20Name" -H "Authorization: Bearer $admin" -d "$gpu"
 check_problem "PUT with an invalid name is 400" 400 name
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.name = "other"')"
 check_problem "PUT with a body name differing from the path is 400" 400 name
+
+# Expect: 100-continue: a refused write is answered before the body is
+# invited (no "100 Continue" first), and the body is never sent.
+head -c 200000 /dev/zero | tr '\0' ' ' >"$T/big-body"
+out=$(curl -sS -o "$T/body" -D "$T/headers" -w '%{http_code} %{size_upload}' --max-time 10 -X PUT \
+	-H 'Expect: 100-continue' -H 'Content-Type: application/json' --data-binary @"$T/big-body" \
+	"$GSZ_URL/v1/gpus/$name" 2>"$T/curl.err") || out="000 ?"
+[ "$out" = "401 0" ] && ! grep -qi '^HTTP/1.1 100' "$T/headers" &&
+	ok "curl -H 'Expect: 100-continue' PUT without a token: 401, no 100 Continue, 0 bytes uploaded" ||
+	not_ok "curl -H 'Expect: 100-continue' PUT without a token: 401, no 100 Continue, 0 bytes uploaded" \
+		"status+uploaded: $out; $(tr '\r\n' '  ' <"$T/headers")"
+expect100="Host: x\r\nContent-Type: application/json\r\nContent-Length: 200000\r\nExpect: 100-continue\r\n"
+raw_one_problem "raw PUT /v1/gpus with Expect and no token: the 401 is the only answer (no 100 Continue)" 401 \
+	"PUT /v1/gpus/$name HTTP/1.1\r\n$expect100\r\n"
+grep -aqi '^WWW-Authenticate: Bearer' "$T/raw" && ok "that early 401 carries WWW-Authenticate" ||
+	not_ok "that early 401 carries WWW-Authenticate" "$(tr '\r\n' '  ' <"$T/raw")"
+raw_one_problem "raw POST /v1/benchmarks with Expect and no token: only a 401" 401 \
+	"POST /v1/benchmarks HTTP/1.1\r\n$expect100\r\n"
+raw_one_problem "raw PUT /v1/gpus with Expect and a probe token: only a 403" 403 \
+	"PUT /v1/gpus/$name HTTP/1.1\r\nAuthorization: Bearer $probe\r\n$expect100\r\n"
+raw_one_problem "raw PUT /v1/gpus with Expect and a body over the cap: only a 413" 413 \
+	"PUT /v1/gpus/$name HTTP/1.1\r\nAuthorization: Bearer $admin\r\nHost: x\r\nContent-Length: 99999999\r\nExpect: 100-continue\r\n\r\n"
+raw_one_problem "raw PUT with Expect and an XML body type: only a 415" 415 \
+	"PUT /v1/gpus/$name HTTP/1.1\r\nAuthorization: Bearer $admin\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n"
+out=$(curl -sS -o "$T/body" -D "$T/headers" -w '%{http_code}' --max-time 10 -X PUT -H 'Expect: 100-continue' \
+	-H "Authorization: Bearer $admin" -H 'Content-Type: application/json' --data-binary "$gpu" \
+	"$GSZ_URL/v1/gpus/$name" 2>"$T/curl.err") || out=000
+[ "$out" = 200 ] && grep -qi '^HTTP/1.1 100' "$T/headers" &&
+	ok "an authorised PUT with Expect gets 100 Continue, then its 200" ||
+	not_ok "an authorised PUT with Expect gets 100 Continue, then its 200" "$out: $(tr '\r\n' '  ' <"$T/headers")"
 
 # Tokens never reach the log.
 grep -q "$admin" "$GSZ_LOG" && not_ok "tokens are never logged" || ok "tokens are never logged"

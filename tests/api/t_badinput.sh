@@ -15,6 +15,31 @@ for f in tests/api/bodies/*.json; do
 	corpus POST "/v1/$ep" "$(cat "$f")" "${auth[@]}"
 done
 
+# errors[] is capped (issue 15 item 9): 80,000 unknown keys in an 880 KB
+# body made a 4.1 MB answer listing each. Now the first 100 are listed and
+# errors_total counts them all (the unknown keys plus the body's other
+# errors, counted on a body with one unknown key).
+req POST /v1/sizing/training -H 'Content-Type: application/json' --data-binary '{"k00000":1}'
+others=$(jq '(.errors | length) - 1' "$T/body")
+jq -e 'has("errors_total") | not' "$T/body" >/dev/null && ok "a short errors[] has no errors_total" ||
+	not_ok "a short errors[] has no errors_total" "$(body)"
+jq -cn '[range(80000) | {key: "k\(. + 100000)", value: 1}] | from_entries' >"$T/unknown.json"
+req POST /v1/sizing/training -H 'Content-Type: application/json' --data-binary @"$T/unknown.json"
+size=$(stat -c %s "$T/body")
+check_problem "80,000 unknown keys: a 400 validation problem" 400 k100000
+[ "$size" -lt 65536 ] && ok "80,000 unknown keys: the answer is under 64 KB ($size bytes)" ||
+	not_ok "80,000 unknown keys: the answer is under 64 KB" "$size bytes"
+jq -e --argjson t $((80000 + others)) '(.errors | length) == 100 and .errors_total == $t' "$T/body" >/dev/null &&
+	ok "80,000 unknown keys: errors[] lists 100, errors_total is the true count ($((80000 + others)))" ||
+	not_ok "80,000 unknown keys: errors[] lists 100, errors_total is the true count ($((80000 + others)))" \
+		"$(jq -c '{n: (.errors | length), errors_total}' "$T/body")"
+jq -c '{training: ., gpus: ["h100-sxm5-80gb"]}' "$T/unknown.json" >"$T/unknown-compare.json"
+req POST /v1/sizing/compare -H 'Content-Type: application/json' --data-binary @"$T/unknown-compare.json"
+jq -e '(.errors | length) == 100 and .errors_total > 80000 and (.errors[0].field | startswith("training."))' "$T/body" >/dev/null &&
+	ok "a nested job's 80,000 unknown keys are counted in the outer errors_total" ||
+	not_ok "a nested job's 80,000 unknown keys are counted in the outer errors_total" \
+		"$STATUS $(jq -c '{n: (.errors | length), errors_total, first: .errors[0]}' "$T/body" 2>/dev/null)"
+
 # Query strings.
 for q in 'limit=abc' 'limit=0' 'limit=501' 'limit=-5' 'limit=1e3' 'since=yesterday' 'since=2026-13-01' \
 	'cursor=zz' 'cursor=00' 'cursor=4142' 'kind=bogus' "model=$(head -c 200 /dev/zero | tr '\0' 'm')" \
@@ -48,8 +73,90 @@ line=$(raw_http "POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length:
 [[ $line == *" 400 "* ]] && ok "Content-Length with Transfer-Encoding is 400" || not_ok "Content-Length with Transfer-Encoding is 400" "$line"
 line=$(raw_http "POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")
 [[ $line == *" 400 "* ]] && ok "Transfer-Encoding: gzip is 400, not a hang" || not_ok "Transfer-Encoding: gzip is 400, not a hang" "$line"
-line=$(raw_http "GET /healthz HTTP/1.1\r\n\r\n")
-[[ $line == *" 400 "* ]] && ok "a request without Host is 400" || not_ok "a request without Host is 400" "$line"
+# Request smuggling (RFC 9112 6.3): two Content-Lengths frame the body two
+# ways; the bytes past the first length must never become a request.
+smuggled='GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'
+raw_one_problem "two different Content-Lengths: one 400, then close (no smuggled request)" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 40\r\n\r\n{\"a\":$smuggled"
+grep -aq '^{"status":"ok"}' "$T/raw" && not_ok "the smuggled GET /healthz is never answered" "$(tr '\r\n' '  ' <"$T/raw")" ||
+	ok "the smuggled GET /healthz is never answered"
+raw_one_problem "two identical Content-Lengths are refused too: 400, then close" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}$smuggled"
+raw_one_problem "two Content-Lengths on a GET: 400, then close" 400 \
+	"GET /v1/gpus HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 38\r\n\r\n$smuggled"
+raw_one_problem "two Transfer-Encoding headers: 400, then close" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n$smuggled"
+
+# Request-line and header edges (issue 15 item 5): answered by us, as
+# problem+json. "Connection: close" so that each exchange ends with one
+# answer and a closed connection.
+cc='Host: x\r\nConnection: close\r\n\r\n'
+raw_one_problem "a raw NUL in the path is a 400, not a cut path (was 200 for /healthz)" 400 "GET /healthz\0junk HTTP/1.1\r\n$cc"
+raw_one_problem "a raw NUL in a path parameter is a 400, not a lookup of the part before it" 400 \
+	"GET /v1/gpus/h100-sxm5-80gb\0junk HTTP/1.1\r\n$cc"
+raw_one_problem "a raw NUL in the query string is a 400" 400 "GET /v1/gpus?limit=1\0junk HTTP/1.1\r\n$cc"
+raw_one_problem "a space inside the request target is a 400 (was: closed without an answer)" 400 "GET /v1/gpus /x HTTP/1.1\r\n$cc"
+raw_one_problem "two spaces before the version are a 400 (a space in the target)" 400 "GET /healthz  HTTP/1.1\r\n$cc"
+raw_one_problem "a request without Host is a 400 problem (was MHD's HTML, headers twice)" 400 "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n"
+raw_one_problem "two Host headers are a 400" 400 "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n"
+raw_one_problem "white space before a header's colon is a 400, then close" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length : 38\r\n\r\n$smuggled"
+raw_exchange "GET /healthz HTTP/1.0\r\n\r\n"
+head -n 1 "$T/raw" | grep -aq '^HTTP/1\.1 200 ' && ok "HTTP/1.0 without Host is still served" ||
+	not_ok "HTTP/1.0 without Host is still served" "$(head -n 1 "$T/raw")"
+req GET /v1/gpus%2Fh100-sxm5-80gb
+check_problem "an encoded slash (%2F) in the path is a 400, not routed as a separator (was 200)" 400
+jq -e '.status == 400 and (has("instance") | not)' "$T/body" >/dev/null && ok "that 400 names no (decoded) instance" ||
+	not_ok "that 400 names no (decoded) instance" "$(body)"
+req GET /v1/gpus/h100-sxm5-80gb%2f
+check_problem "a lower-case %2f in the path is a 400 too" 400
+req GET "/v1/recommendations?model=meta-llama%2FLlama-3.1-8B"
+check "%2F in a query value is decoded as usual" 200 '.items | type == "array"'
+q=$(seq -f 'p%g=1' 1 16 | paste -sd '&')
+req GET "/v1/gpus?$q"
+check "16 query parameters are served" 200
+q=$(seq -f 'p%g=1' 1 17 | paste -sd '&')
+req GET "/v1/gpus?$q"
+check_problem "17 query parameters are a 400 naming query" 400 query
+q=$(seq -f 'p%g=1' 1 1500 | paste -sd '&')
+req GET "/v1/gpus?$q"
+check_problem "1,500 query parameters are a 400 naming query (was: closed without an answer)" 400 query
+jq -e '.errors[0].message | contains("has 1500")' "$T/body" >/dev/null && ok "the 400 counts all 1,500 parameters" ||
+	not_ok "the 400 counts all 1,500 parameters" "$(body)"
+q=$(head -c 6000 /dev/zero | tr '\0' '&')
+req GET "/v1/gpus?x=1$q"
+check_problem "6,000 empty query parameters are a 400 too" 400 query
+
+# What libmicrohttpd 0.9.75 answers itself, before the application sees
+# the request (documented in docs/API.md): a Content-Length that is not a
+# number gets its HTML 400 (413 when it overflows 64 bits), with its header
+# block sent twice (a 0.9.75 bug), and the connection is closed; a header
+# line without a colon, or a request line without a version, gets its HTML
+# 400 and a close. Never a hang, never a second request.
+mhd_own() { # NAME STATUS REQUEST
+	local closed=yes
+	raw_exchange "$3" || closed=no
+	if [ "$closed" = yes ] && head -n 1 "$T/raw" | grep -aq "^HTTP/1\.1 $2 " &&
+		! grep -a '^HTTP/1\.[01] ' "$T/raw" | grep -avq " $2 " &&
+		! grep -aq '"status":"ok"' "$T/raw"; then
+		ok "$1"
+	else
+		not_ok "$1" "closed=$closed: $(head -c 300 "$T/raw" | tr '\r\n' '  ')"
+	fi
+}
+mhd_own "MHD itself: Content-Length: abc is an HTML 400 and a close" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n$smuggled"
+mhd_own "MHD itself: Content-Length: 5, 5 is an HTML 400 and a close" 400 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 5\r\n\r\n{}   $smuggled"
+mhd_own "MHD itself: a 64-bit-overflowing Content-Length is an HTML 413 and a close" 413 \
+	"POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n$smuggled"
+mhd_own "MHD itself: a header line without a colon is an HTML 400 and a close" 400 \
+	"GET /healthz HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n$smuggled"
+mhd_own "MHD itself: a request line without a version is an HTML 400 and a close" 400 "GET /healthz\r\n\r\n$smuggled"
+mhd_own "MHD itself: a 70 KB request target is an HTML 414 and a close" 414 \
+	"GET /v1/gpus?x=$(head -c 70000 /dev/zero | tr '\0' 'a') HTTP/1.1\r\nHost: x\r\n\r\n"
+mhd_own "MHD itself: a 70 KB header is an HTML 431 and a close" 431 \
+	"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: $(head -c 70000 /dev/zero | tr '\0' 'h')\r\n\r\n"
 line=$(raw_http "GARBAGE\r\n\r\n")
 [[ -z $line || $line == *" 400 "* ]] && ok "a garbage request line is refused" || not_ok "a garbage request line is refused" "$line"
 req GET /healthz -H "X-Big: $(head -c 70000 /dev/zero | tr '\0' 'h')"
