@@ -91,6 +91,31 @@ check "a trailing slash answers like /v1/gpus" 200 '.items | length > 10'
 req GET /v1/models/
 check "and /v1/models/ like /v1/models" 200 '.items | length > 10'
 
+# --- item 11: every catalog entry states the basis of its efficiency --------------
+req GET /v1/gpus
+check "every catalog entry has an efficiency basis; a fraction exactly when measured or sibling" 200 \
+	'[.items[] | (.efficiency_basis | IN("measured", "sibling", "vendor_claim", "datasheet_only")) and ((.gemm_peak_fraction != null) == (.efficiency_basis != "datasheet_only")) and ((.efficiency_source | length) > 0)] | all'
+req GET /v1/gpus/mi300x-192gb
+check "MI300X: its own measured fraction (0.514) with the source" 200 \
+	'.gemm_peak_fraction == 0.514 and .efficiency_basis == "measured" and (.efficiency_source | contains("MAMF"))'
+req POST /v1/sizing/training -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":1e11,"gpu":"mi300x-192gb","max_gpus":64}'
+check "sizing on MI300X uses 0.75 x 0.514/0.869 and says what it rests on" 201 \
+	'.basis.gemm_tflops.efficiency == 0.444 and .basis.gemm_tflops.efficiency_basis == "measured"'
+mi=$(jq '.basis.gemm_tflops.value' "$T/body")
+req POST /v1/sizing/training -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64}'
+jq -e --argjson mi "$mi" '.basis.gemm_tflops.value > $mi' "$T/body" >/dev/null &&
+	ok "MI300X's achieved GEMM rate is below H100's ($mi < $(jq '.basis.gemm_tflops.value' "$T/body"))" ||
+	not_ok "MI300X's achieved GEMM rate is below H100's" "mi300x $mi, h100 $(jq -c '.basis.gemm_tflops' "$T/body")"
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"l4-24gb","max_gpus":64}'
+check "an unmeasured part says datasheet_only" 201 '.basis.gemm_tflops.efficiency_basis == "datasheet_only"'
+adm=$(create_token "first-hour-admin-$RANDOM$RANDOM" admin)
+curl -s "$GSZ_URL/v1/gpus/l4-24gb" | jq '.gemm_peak_fraction = 0.7' >"$T/l4.json"
+req PUT /v1/gpus/l4-24gb -H "Authorization: Bearer $adm" -d @"$T/l4.json"
+check_problem "a fraction without a basis is a 400 naming efficiency_basis" 400 efficiency_basis
+jq '.efficiency_basis = "measured" | .gemm_peak_fraction = null' "$T/l4.json" >"$T/l4b.json"
+req PUT /v1/gpus/l4-24gb -H "Authorization: Bearer $adm" -d @"$T/l4b.json"
+check_problem "a basis without a fraction is a 400 naming gemm_peak_fraction" 400 gemm_peak_fraction
+
 # --- item 7: the token CLI finds the database `make run` left ---------------------
 mkdir -p "$T/checkout/var"
 printf '%s\n' "$DATABASE_URL" >"$T/checkout/var/database_url"
