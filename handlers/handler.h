@@ -62,8 +62,10 @@ struct response {
 	char *text;		  /* pre-rendered body with content_type */
 	const char *content_type; /* static string, for text */
 	int is_problem;
-	char location[256];   /* Location header when non-empty */
-	char allow[64];	      /* Allow header when non-empty */
+	char location[256]; /* Location header when non-empty */
+	char allow[64];	    /* Allow header when non-empty */
+	/* Content-Disposition header when non-empty (a download's name). */
+	char content_disposition[128];
 	int retry_after_s;    /* Retry-After when > 0 */
 	int www_authenticate; /* add WWW-Authenticate: Bearer (401) */
 	char log_detail[256]; /* internal detail for the log, never sent */

@@ -303,6 +303,9 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 		add_header(r, MHD_HTTP_HEADER_LOCATION, res->location);
 	if (res->allow[0])
 		add_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
+	if (res->content_disposition[0])
+		add_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+			   res->content_disposition);
 	if (res->www_authenticate)
 		add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 			   "Bearer realm=\"gpusizer\"");
