@@ -1,9 +1,11 @@
 /* report.c - GET /v1/reports/capacity (issue 6): what a capacity review
  * puts on a screen. Measured vs datasheet throughput and bandwidth per GPU
  * type, fleet counts, degraded GPUs, probe freshness per node and the
- * sizing demand recorded in recommendations; as one HTML page whose plots
- * are SVG drawn here (no script, no external resource, so it can be saved
- * and mailed), or as one tidy CSV table.
+ * sizing demand recorded in recommendations, and per GPU type and week the
+ * GPU-days the sized jobs ask for beside the healthy GPU-days the fleet
+ * has (issue 16); as one HTML page whose plots are SVG drawn here (no
+ * script, no external resource, so it can be saved and mailed), or as one
+ * CSV table per section of the page.
  *
  * Everything that came from the database (GPU and host names, reasons,
  * statuses) goes through html_esc() or csv_field(); numbers are formatted
@@ -35,6 +37,8 @@
 #define C_STALE	    "#edc948"
 #define C_SILENT    "#e15759"
 #define C_OTHER	    "#bab0ac"
+#define C_COMPARE   "#79706e"
+#define C_ASKED	    "#f28e2b"
 #define C_AXIS	    "#9aa3af"
 #define C_GRID	    "#e5e7eb"
 static const char *const palette[DEMAND_SERIES] = {
@@ -341,8 +345,11 @@ static const char css[] =
     "h1{font-size:24px;margin:0 0 2px}"
     "h2{font-size:18px;margin:30px 0 10px;padding-bottom:4px;"
     "border-bottom:1px solid #d5dae1}"
+    "h2 a.csv{font-size:12px;font-weight:normal;margin-left:10px}"
     "h3{font-size:14px;margin:0 0 6px}"
     ".meta,.note{color:#5b6472}.note{font-size:12.5px;margin:6px 0}"
+    ".empty{background:#fff;border:1px dashed #b8c0cc;border-radius:6px;"
+    "padding:10px 14px;color:#5b6472}"
     ".tiles{display:flex;flex-wrap:wrap;gap:10px}"
     ".tile{background:#fff;border:1px solid #d5dae1;border-radius:6px;"
     "padding:8px 14px;min-width:140px}"
@@ -352,7 +359,8 @@ static const char css[] =
     "padding:10px 12px}"
     "svg.chart{display:block;max-width:100%;height:auto;"
     "font:11px system-ui,sans-serif}"
-    "svg text{fill:#374151}"
+    "svg text{fill:#374151}svg text.axis-title{fill:#5b6472;"
+    "font-style:italic}"
     "table{border-collapse:collapse;background:#fff;width:100%;"
     "font-size:13px;margin-top:8px}"
     "th,td{border:1px solid #e1e4e8;padding:4px 8px;text-align:left;"
@@ -365,9 +373,34 @@ static const char css[] =
     "vertical-align:-1px;border-radius:2px}"
     "@media print{body{background:#fff}.card,.tile{border-color:#999}}";
 
+/* The CSV tables, one per section of the page (?section=NAME). */
+static const char *const csv_sections[] = {"summary",  "capacity", "fleet",
+					   "measured", "degraded", "freshness",
+					   "demand",   NULL};
+#define CSV_SECTION_LIST                                                       \
+	"summary, capacity, fleet, measured, degraded, freshness, demand"
+
+/* <section id><h2>title, and a link to the section's CSV table. */
+static void section_open(struct sbuf *b, const json_t *d, const char *id,
+			 const char *title, const char *csv)
+{
+	sb_printf(b, "<section id=\"%s\">\n<h2>%s", id, title);
+	if (csv)
+		sb_printf(b,
+			  " <a class=\"csv\" href=\"?section=%s&amp;"
+			  "window_days=%lld\" download>CSV</a>",
+			  csv, jint(d, "window_days"));
+	sb_put(b, "</h2>\n");
+}
+
+/* What an empty section says: that there is nothing yet, and why. */
+static void no_data(struct sbuf *b, const char *why)
+{
+	sb_printf(b, "<p class=\"empty\">No data yet: %s</p>\n", why);
+}
+
 static void html_head(struct sbuf *b, const json_t *d)
 {
-	const json_t *nodes = json_object_get(d, "nodes");
 	const json_t *runs = json_object_get(d, "runs");
 	long long days = jint(d, "window_days");
 
@@ -385,13 +418,11 @@ static void html_head(struct sbuf *b, const json_t *d)
 	sb_printf(b,
 		  " by gpusizer &middot; window: the last %lld day%s "
 		  "&middot; %lld probe run%s from %lld node%s in the window "
-		  "&middot; <a href=\"?format=csv&amp;window_days=%lld\">"
-		  "CSV</a></p>\n",
+		  "&middot; each section's CSV link downloads its table</p>\n",
 		  days, days == 1 ? "" : "s", jint(runs, "in_window"),
 		  jint(runs, "in_window") == 1 ? "" : "s",
 		  jint(runs, "nodes_reporting"),
-		  jint(runs, "nodes_reporting") == 1 ? "" : "s", days);
-	(void)nodes;
+		  jint(runs, "nodes_reporting") == 1 ? "" : "s");
 }
 
 static void tile(struct sbuf *b, const char *id, long long v, const char *label)
@@ -405,6 +436,7 @@ static void html_summary(struct sbuf *b, const json_t *d)
 	const json_t *items =
 	    json_object_get(json_object_get(d, "fleet"), "items");
 	const json_t *nodes = json_object_get(d, "nodes");
+	const json_t *dem = json_object_get(d, "demand");
 	const json_t *it;
 	long long gpus = 0, degraded = 0;
 	size_t i;
@@ -415,7 +447,13 @@ static void html_summary(struct sbuf *b, const json_t *d)
 		degraded +=
 		    (long long)json_array_size(json_object_get(it, "degraded"));
 	}
-	sb_put(b, "<section id=\"summary\" class=\"tiles\">\n");
+	section_open(b, d, "summary", "Summary", "summary");
+	if (jint(nodes, "total") == 0 && jint(dem, "requests") == 0)
+		no_data(b, "no probe has reported and nothing was sized in the "
+			   "window. Run gpusizer-probe on the GPU nodes "
+			   "(docs/OPERATIONS.md) and size jobs with POST "
+			   "/v1/sizing/training or /v1/sizing/inference.");
+	sb_put(b, "<div class=\"tiles\">\n");
 	tile(b, "types", (long long)json_array_size(items), "GPU types");
 	tile(b, "gpus", gpus, "GPUs measured");
 	tile(b, "nodes", jint(nodes, "total"), "nodes seen");
@@ -425,9 +463,9 @@ static void html_summary(struct sbuf *b, const json_t *d)
 	     "<span class=\"stale\">nodes stale or silent</span>");
 	tile(b, "degraded", degraded,
 	     "<span class=\"silent\">degraded GPUs</span>");
-	tile(b, "requests", jint(json_object_get(d, "demand"), "requests"),
-	     "sizing requests");
-	sb_put(b, "</section>\n");
+	tile(b, "jobs", jint(dem, "jobs"), "distinct jobs sized");
+	tile(b, "requests", jint(dem, "requests"), "sizing requests");
+	sb_put(b, "</div>\n</section>\n");
 }
 
 /* ---- SVG helpers ----------------------------------------------------- */
@@ -466,6 +504,26 @@ static void svg_ytick(struct sbuf *b, double x0, double x1, double y, double v,
 	sb_put(b, "</text>\n");
 }
 
+/* Axis titles (quantity and unit), static text: centred under the x axis
+ * at (x, y); along the y axis, rotated, centred at (x, y).
+ */
+static void svg_xtitle(struct sbuf *b, double x, double y, const char *text)
+{
+	sb_printf(b,
+		  "<text class=\"axis-title\" data-axis=\"x\" x=\"%.1f\" "
+		  "y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		  x, y, text);
+}
+
+static void svg_ytitle(struct sbuf *b, double x, double y, const char *text)
+{
+	sb_printf(b,
+		  "<text class=\"axis-title\" data-axis=\"y\" x=\"%.1f\" "
+		  "y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 "
+		  "%.1f %.1f)\">%s</text>\n",
+		  x, y, x, y, text);
+}
+
 static void svg_rect(struct sbuf *b, const char *cls, double x, double y,
 		     double w, double h, const char *fill)
 {
@@ -488,6 +546,241 @@ static void svg_legend_box(struct sbuf *b, double x, double y, const char *fill,
 		  x, y, fill, x + 15, y + 10, label);
 }
 
+/* ---- HTML: GPU-days asked vs healthy GPU-days, per week --------------- */
+
+/* The sentences that say how the two figures are computed (the page and
+ * docs/OPERATIONS.md say the same; storage/report.c computes them).
+ */
+#define ASKED_RULE                                                             \
+	"<b>GPU-days asked</b>: each distinct training job (the same "         \
+	"request asked again is one job) adds its top plan's GPUs &times; "    \
+	"days in the week of its latest answer (a job without "                \
+	"<code>train_tokens</code> has no duration and adds nothing); each "   \
+	"distinct inference job adds its top plan's GPUs &times; 7 for "       \
+	"every week it was asked in, because serving is assumed to run "       \
+	"around the clock; compare requests weigh alternatives and add "       \
+	"nothing."
+#define HEALTHY_RULE                                                           \
+	"<b>Healthy GPU-days</b>: the distinct GPUs of the type that a "       \
+	"probe measured in the week and that are not degraded by the rules "   \
+	"of the degraded-GPU section applied to their latest run of that "     \
+	"week (PCIe state as last reported), &times; 7."
+
+/* The capacity item of (week, type), or NULL. */
+static const json_t *capacity_item(const json_t *items, const char *week,
+				   const char *type)
+{
+	const json_t *it;
+	size_t i;
+
+	json_array_foreach(items, i, it)
+	{
+		if (!strcmp(jstr(it, "week"), week) &&
+		    !strcmp(jstr(it, "gpu_type"), type))
+			return it;
+	}
+	return NULL;
+}
+
+/* One GPU type's weeks: GPU-days asked beside healthy GPU-days. */
+static void capacity_chart(struct sbuf *b, const json_t *d, const char *type)
+{
+	const json_t *cap = json_object_get(d, "capacity");
+	const json_t *weeks = json_object_get(cap, "weeks");
+	const json_t *items = json_object_get(cap, "items");
+	const json_t *wk;
+	size_t nw = json_array_size(weeks), i, label_every;
+	double max = 1, step, axis, cw, bw;
+	const int w = 520, h = 290, left = 66, right = 12, top = 30,
+		  bottom = 52;
+	double plot_h = h - top - bottom;
+
+	if (nw == 0)
+		return;
+	json_array_foreach(weeks, i, wk)
+	{
+		const json_t *it = capacity_item(items, jstr(wk, "week"), type);
+		double a = 0, hd = 0;
+		jnum(it, "asked_gpu_days", &a);
+		jnum(it, "healthy_gpu_days", &hd);
+		if (a > max)
+			max = a;
+		if (hd > max)
+			max = hd;
+	}
+	step = nice_step(max * 1.1, 5);
+	if (step < 1)
+		step = 1;
+	axis = ceil(max * 1.1 / step) * step;
+	cw = (double)(w - left - right) / (double)nw;
+	bw = cw * 0.36;
+	label_every = (nw + 9) / 10;
+	sb_put(b, "<div class=\"card\">\n<h3>");
+	type_name(b, d, type, 0);
+	sb_put(b, "</h3>\n");
+	svg_open(b, "capacity", w, h);
+	svg_legend_box(b, left, 6, C_ASKED, "GPU-days asked");
+	svg_legend_box(b, left + 130, 6, C_MEASURED, "healthy GPU-days");
+	for (double v = 0; v <= axis + step / 2; v += step)
+		svg_ytick(b, left, w - right, top + plot_h * (1 - v / axis), v,
+			  step);
+	json_array_foreach(weeks, i, wk)
+	{
+		const char *week = jstr(wk, "week");
+		const json_t *it = capacity_item(items, week, type);
+		double a = 0, hd = 0, cx = left + cw * ((double)i + 0.5);
+		double ha, hh;
+
+		jnum(it, "asked_gpu_days", &a);
+		jnum(it, "healthy_gpu_days", &hd);
+		ha = plot_h * a / axis;
+		hh = plot_h * hd / axis;
+		svg_rect(b, "bar asked", cx - bw - 1, top + plot_h - ha, bw, ha,
+			 C_ASKED);
+		sb_put(b, "<title>");
+		html_esc(b, week);
+		sb_put(b, " asked: ");
+		sb_num(b, a);
+		sb_put(b, " GPU-days</title></rect>\n");
+		svg_rect(b, "bar healthy", cx + 1, top + plot_h - hh, bw, hh,
+			 C_MEASURED);
+		sb_put(b, "<title>");
+		html_esc(b, week);
+		sb_printf(b, " healthy: %lld GPUs, ", jint(it, "healthy_gpus"));
+		sb_num(b, hd);
+		sb_put(b, " GPU-days</title></rect>\n");
+		if (nw <= 10) {
+			if (a > 0) {
+				sb_printf(b,
+					  "<text x=\"%.1f\" y=\"%.1f\" "
+					  "text-anchor=\"middle\">",
+					  cx - bw / 2 - 1,
+					  top + plot_h - ha - 4);
+				sb_num(b, a);
+				sb_put(b, "</text>\n");
+			}
+			if (hd > 0) {
+				sb_printf(b,
+					  "<text x=\"%.1f\" y=\"%.1f\" "
+					  "text-anchor=\"middle\">",
+					  cx + bw / 2 + 1,
+					  top + plot_h - hh - 4);
+				sb_num(b, hd);
+				sb_put(b, "</text>\n");
+			}
+		}
+		if (i % label_every == 0) {
+			/* "2026-W47" -> "W47" */
+			const char *wl = strchr(week, 'W');
+			sb_printf(b,
+				  "<text x=\"%.1f\" y=\"%.1f\" "
+				  "text-anchor=\"middle\">",
+				  cx, (double)(h - bottom + 15));
+			html_esc_n(b, wl ? wl : week, 4);
+			sb_put(b, "</text>\n");
+		}
+	}
+	sb_printf(b,
+		  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		  "stroke=\"" C_AXIS "\"/>\n",
+		  left, top + plot_h, w - right, top + plot_h);
+	svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
+		   "ISO week (UTC, Monday to Sunday)");
+	svg_ytitle(b, 14, top + plot_h / 2, "GPU-days");
+	sb_put(b, "</svg>\n</div>\n");
+}
+
+static void html_capacity(struct sbuf *b, const json_t *d)
+{
+	const json_t *items =
+	    json_object_get(json_object_get(d, "capacity"), "items");
+	const json_t *it;
+	const char **types = NULL;
+	size_t i, j, ntypes = 0, n = json_array_size(items);
+
+	section_open(b, d, "capacity",
+		     "Capacity: GPU-days asked vs healthy GPU-days, per week",
+		     "capacity");
+	sb_put(b, "<p class=\"note\">" ASKED_RULE
+		  "</p>\n<p class=\"note\">" HEALTHY_RULE "</p>\n");
+	if (n == 0) {
+		no_data(b, "no probe has reported GPUs and no training or "
+			   "inference job was sized in the window.");
+		sb_put(b, "</section>\n");
+		return;
+	}
+	types = calloc(n, sizeof(*types));
+	if (!types) {
+		b->failed = 1;
+		return;
+	}
+	/* GPU types in name order (items come ordered by week, type). */
+	json_array_foreach(items, i, it)
+	{
+		const char *t = jstr(it, "gpu_type");
+		for (j = 0; j < ntypes && strcmp(types[j], t) != 0; j++)
+			;
+		if (j == ntypes)
+			types[ntypes++] = t;
+	}
+	for (i = 1; i < ntypes; i++)
+		for (j = i; j > 0 && strcmp(types[j - 1], types[j]) > 0; j--) {
+			const char *t = types[j];
+			types[j] = types[j - 1];
+			types[j - 1] = t;
+		}
+	sb_put(b, "<div class=\"grid\">\n");
+	for (i = 0; i < ntypes; i++)
+		capacity_chart(b, d, types[i]);
+	sb_put(b, "</div>\n");
+	free(types);
+	sb_put(b, "<table id=\"capacity-table\"><tr><th>week</th>"
+		  "<th>GPU type</th><th>training jobs</th>"
+		  "<th>training GPU-days</th><th>inference jobs</th>"
+		  "<th>inference GPU-days (24&times;7)</th>"
+		  "<th>GPU-days asked</th><th>healthy GPUs (of seen)</th>"
+		  "<th>healthy GPU-days</th><th>asked &divide; healthy</th>"
+		  "</tr>\n");
+	json_array_foreach(items, i, it)
+	{
+		double a = 0, hd = 0, v = 0;
+
+		jnum(it, "asked_gpu_days", &a);
+		jnum(it, "healthy_gpu_days", &hd);
+		sb_put(b, "<tr><td>");
+		html_esc(b, jstr(it, "week"));
+		sb_put(b, " (");
+		html_esc(b, jstr(it, "week_start"));
+		sb_put(b, ")</td><td>");
+		type_name(b, d, jstr(it, "gpu_type"), 0);
+		sb_printf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">",
+			  jint(it, "training_jobs"));
+		jnum(it, "training_gpu_days", &v);
+		sb_num(b, v);
+		sb_printf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">",
+			  jint(it, "inference_jobs"));
+		v = 0;
+		jnum(it, "inference_gpu_days", &v);
+		sb_num(b, v);
+		sb_put(b, "</td><td class=\"n\">");
+		sb_num(b, a);
+		sb_printf(b,
+			  "</td><td class=\"n\">%lld (of %lld)</td>"
+			  "<td class=\"n\">",
+			  jint(it, "healthy_gpus"), jint(it, "seen_gpus"));
+		sb_num(b, hd);
+		sb_put(b, "</td><td class=\"n\">");
+		if (hd > 0) {
+			sb_num(b, a / hd);
+			sb_put(b, "&times;");
+		} else {
+			sb_put(b, a > 0 ? "no healthy GPU" : "&ndash;");
+		}
+		sb_put(b, "</td></tr>\n");
+	}
+	sb_put(b, "</table>\n</section>\n");
+}
+
 /* ---- HTML: fleet counts ---------------------------------------------- */
 
 static void html_fleet(struct sbuf *b, const json_t *d)
@@ -498,14 +791,15 @@ static void html_fleet(struct sbuf *b, const json_t *d)
 	size_t i, n = json_array_size(items);
 	double max = 1, step, axis;
 	const int w = 1100, left = 250, right = 250, top = 14, rowh = 30;
-	int h = top + (int)n * rowh + 26;
+	int h = top + (int)n * rowh + 44;
 	double span = w - left - right;
 
-	sb_put(b, "<section id=\"fleet\">\n<h2>Fleet</h2>\n");
+	section_open(b, d, "fleet", "Fleet", "fleet");
 	if (n == 0) {
-		sb_put(b, "<p class=\"note\">No probe has reported GPUs in the "
-			  "window. Run gpusizer-probe on the GPU nodes "
-			  "(docs/OPERATIONS.md).</p>\n</section>\n");
+		no_data(b, "no probe has reported GPUs in the window. Run "
+			   "gpusizer-probe on the GPU nodes "
+			   "(docs/OPERATIONS.md).");
+		sb_put(b, "</section>\n");
 		return;
 	}
 	json_array_foreach(items, i, it)
@@ -525,7 +819,7 @@ static void html_fleet(struct sbuf *b, const json_t *d)
 			  "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
 			  "stroke=\"" C_GRID "\"/><text x=\"%.1f\" y=\"%d\" "
 			  "text-anchor=\"middle\">",
-			  x, top - 4, x, h - 18, x, h - 6);
+			  x, top - 4, x, h - 36, x, h - 24);
 		sb_tick(b, v, step);
 		sb_put(b, "</text>\n");
 	}
@@ -562,6 +856,8 @@ static void html_fleet(struct sbuf *b, const json_t *d)
 			sb_printf(b, "%lld degraded", bad);
 		sb_put(b, "</text>\n");
 	}
+	svg_xtitle(b, left + span / 2, h - 6, "GPUs (count)");
+	svg_ytitle(b, 14, top + (double)n * rowh / 2, "GPU type");
 	sb_put(b, "</svg>\n<p class=\"note\"><span class=\"sw\" "
 		  "style=\"background:" C_MEASURED "\"></span>healthy"
 		  "<span class=\"sw\" style=\"background:" C_DEGRADED
@@ -592,16 +888,17 @@ static void html_fleet(struct sbuf *b, const json_t *d)
 
 /* One GPU type's dense GEMM rates per dtype: the reference bar (the
  * catalog's datasheet, or the probe's limit for GPUs the catalog lacks)
- * beside the fleet median, with the efficiency above.
+ * beside the fleet median, with the efficiency above. Returns whether it
+ * drew a chart (the type has GEMM results).
  */
-static void gemm_chart(struct sbuf *b, const json_t *d, const json_t *item)
+static int gemm_chart(struct sbuf *b, const json_t *d, const json_t *item)
 {
 	const json_t *ms[8];
 	double meas[8], ref[8], max = 0, step, axis;
 	const char *basis[8];
 	int n = 0, used_limit = 0;
-	const int w = 520, h = 290, left = 58, right = 12, top = 30,
-		  bottom = 40;
+	const int w = 520, h = 305, left = 58, right = 12, top = 30,
+		  bottom = 55;
 	double plot_h = h - top - bottom, cw, bw;
 
 	for (int t = 0; gemm_dtypes[t]; t++) {
@@ -624,7 +921,7 @@ static void gemm_chart(struct sbuf *b, const json_t *d, const json_t *item)
 		n++;
 	}
 	if (n == 0)
-		return;
+		return 0;
 	step = nice_step(max * 1.08, 5);
 	axis = ceil(max * 1.08 / step) * step;
 	cw = (double)(w - left - right) / n;
@@ -674,30 +971,30 @@ static void gemm_chart(struct sbuf *b, const json_t *d, const json_t *item)
 			sb_printf(b,
 				  "<text x=\"%.1f\" y=\"%.1f\" "
 				  "text-anchor=\"middle\">%.0f%%</text>\n",
-				  ref[i] > 0 ? cx + 1 + bw / 2 : cx,
-				  top + plot_h - hm - 4,
+				  cx + 1 + bw / 2, top + plot_h - hm - 4,
 				  100 * meas[i] / ref[i]);
 		sb_printf(b,
 			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-			  cx, (double)(h - bottom + 15));
+			  cx, top + plot_h + 15);
 		html_esc_n(b, dt, 9);
 		sb_put(b, "</text>\n");
 	}
-	sb_printf(
-	    b,
-	    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-	    "stroke=\"" C_AXIS "\"/>\n"
-	    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-	    "transform=\"rotate(-90 %d %d)\">TFLOP/s (int8: TOP/s)</text>\n"
-	    "</svg>\n</div>\n",
-	    left, top + plot_h, w - right, top + plot_h, 14,
-	    top + (int)plot_h / 2, 14, top + (int)plot_h / 2);
+	sb_printf(b,
+		  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		  "stroke=\"" C_AXIS "\"/>\n",
+		  left, top + plot_h, w - right, top + plot_h);
+	svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
+		   "data type of the dense GEMM");
+	svg_ytitle(b, 14, top + plot_h / 2, "TFLOP/s (int8: TOP/s)");
+	sb_put(b, "</svg>\n</div>\n");
+	return 1;
 }
 
 /* One GPU type's bandwidths: each row its own scale, the reference as a
  * light bar, the fleet median over it, and "measured / reference (eff)".
+ * Returns whether it drew a chart.
  */
-static void bandwidth_chart(struct sbuf *b, const json_t *d, const json_t *item)
+static int bandwidth_chart(struct sbuf *b, const json_t *d, const json_t *item)
 {
 	const json_t *ms[16];
 	int rows[16], n = 0;
@@ -713,8 +1010,8 @@ static void bandwidth_chart(struct sbuf *b, const json_t *d, const json_t *item)
 		}
 	}
 	if (n == 0)
-		return;
-	h = top + n * rowh + 6;
+		return 0;
+	h = top + n * rowh + 28;
 	sb_put(b, "<div class=\"card\">\n<h3>");
 	type_name(b, d, jstr(item, "gpu_type"), 0);
 	sb_put(b, "</h3>\n");
@@ -761,7 +1058,11 @@ static void bandwidth_chart(struct sbuf *b, const json_t *d, const json_t *item)
 		}
 		sb_put(b, "</text>\n");
 	}
+	svg_xtitle(b, left + bar / 2.0, h - 8,
+		   "bandwidth, GB/s (each row to its own scale)");
+	svg_ytitle(b, 12, top + n * rowh / 2.0, "transfer");
 	sb_put(b, "</svg>\n</div>\n");
+	return 1;
 }
 
 static void html_measured(struct sbuf *b, const json_t *d)
@@ -770,32 +1071,42 @@ static void html_measured(struct sbuf *b, const json_t *d)
 	    json_object_get(json_object_get(d, "fleet"), "items");
 	const json_t *it;
 	size_t i;
+	int drawn = 0;
 
-	sb_put(b, "<section id=\"flops\">\n<h2>Measured vs datasheet: dense "
-		  "GEMM throughput</h2>\n<p class=\"note\">Per GPU type, the "
-		  "median over its GPUs of each GPU's latest run in the "
-		  "window (cuBLASLt, largest shape), beside the catalog's "
-		  "dense datasheet peak; the percentage is the "
-		  "efficiency.</p>\n<div class=\"grid\">\n");
+	section_open(b, d, "flops",
+		     "Measured vs datasheet: dense GEMM throughput",
+		     "measured");
+	sb_put(b, "<p class=\"note\">Per GPU type, the median over its GPUs "
+		  "of each GPU's latest run in the window (cuBLASLt, largest "
+		  "shape), beside the catalog's dense datasheet peak; the "
+		  "percentage is the efficiency.</p>\n<div class=\"grid\">\n");
 	json_array_foreach(items, i, it)
 	{
-		gemm_chart(b, d, it);
+		drawn += gemm_chart(b, d, it);
 	}
-	if (json_array_size(items) == 0)
-		sb_put(b, "<p class=\"note\">No measurements yet.</p>\n");
-	sb_put(b,
-	       "</div>\n</section>\n<section id=\"bandwidth\">\n"
-	       "<h2>Measured vs reference: bandwidth</h2>\n"
-	       "<p class=\"note\">Reference: the catalog's HBM bandwidth "
-	       "for HBM read and write; the limit the probe derived for "
-	       "the rest (half the HBM figure for copies, whose bytes count "
-	       "once; PCIe generation &times; width from NVML; active "
-	       "NVLinks &times; per-link rate).</p>\n<div class=\"grid\">\n");
+	sb_put(b, "</div>\n");
+	if (!drawn)
+		no_data(b, "no probe has reported a GEMM measurement in the "
+			   "window.");
+	sb_put(b, "</section>\n");
+	section_open(b, d, "bandwidth", "Measured vs reference: bandwidth",
+		     "measured");
+	sb_put(b, "<p class=\"note\">Reference: the catalog's HBM bandwidth "
+		  "for HBM read and write; the limit the probe derived for "
+		  "the rest (half the HBM figure for copies, whose bytes "
+		  "count once; PCIe generation &times; width from NVML; "
+		  "active NVLinks &times; per-link rate).</p>\n"
+		  "<div class=\"grid\">\n");
+	drawn = 0;
 	json_array_foreach(items, i, it)
 	{
-		bandwidth_chart(b, d, it);
+		drawn += bandwidth_chart(b, d, it);
 	}
-	sb_put(b, "</div>\n</section>\n");
+	sb_put(b, "</div>\n");
+	if (!drawn)
+		no_data(b, "no probe has reported a bandwidth measurement in "
+			   "the window.");
+	sb_put(b, "</section>\n");
 }
 
 /* ---- HTML: degraded GPUs --------------------------------------------- */
@@ -807,22 +1118,31 @@ static void html_degraded(struct sbuf *b, const json_t *d)
 	const json_t *it, *g, *why;
 	size_t i, j, k, rows = 0, total = 0;
 	double thr = 0;
+	char title[64];
 
 	jnum(fleet, "degraded_threshold", &thr);
 	json_array_foreach(items, i, it)
 	{
 		total += json_array_size(json_object_get(it, "degraded"));
 	}
+	snprintf(title, sizeof(title), "Degraded GPUs (%zu)", total);
+	section_open(b, d, "degraded", title, "degraded");
 	sb_printf(b,
-		  "<section id=\"degraded\">\n<h2>Degraded GPUs (%zu)</h2>\n"
 		  "<p class=\"note\">A GPU is degraded when a measurement of "
 		  "its latest run is more than %.0f%% worse than its type's "
 		  "fleet median (needs two or more GPUs of the type), when "
 		  "its PCIe link trained below its maximum, or when hardware "
 		  "or thermal slowdowns fired while it was measured.</p>\n",
-		  total, thr * 100);
+		  thr * 100);
+	if (json_array_size(items) == 0) {
+		no_data(b, "no probe has reported GPUs in the window, so none "
+			   "can be checked.");
+		sb_put(b, "</section>\n");
+		return;
+	}
 	if (total == 0) {
-		sb_put(b, "<p>None.</p>\n</section>\n");
+		sb_put(b, "<p>None: every GPU measured in the window passes "
+			  "these checks.</p>\n</section>\n");
 		return;
 	}
 	sb_put(b, "<table id=\"degraded-table\"><tr><th>GPU type</th>"
@@ -879,13 +1199,13 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 	const json_t *a, *x, *t;
 	size_t i, j, n = json_array_size(ages);
 	double max = 1, step, axis;
-	const int w = 520, h = 250, left = 44, right = 10, top = 14,
-		  bottom = 36;
+	const int w = 520, h = 270, left = 52, right = 10, top = 14,
+		  bottom = 54;
 	double plot_h = h - top - bottom, cw;
 
+	section_open(b, d, "freshness", "Probe freshness", "freshness");
 	sb_printf(
 	    b,
-	    "<section id=\"freshness\">\n<h2>Probe freshness</h2>\n"
 	    "<p class=\"note\">When each node's probe last reported: "
 	    "<span class=\"fresh\">fresh</span> within 36 hours (a daily "
 	    "timer with slack), <span class=\"stale\">stale</span> within "
@@ -894,7 +1214,8 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 	    jint(nodes, "fresh"), jint(nodes, "stale"), jint(nodes, "silent"),
 	    jint(nodes, "total"));
 	if (jint(nodes, "total") == 0) {
-		sb_put(b, "<p>No node has reported yet.</p>\n</section>\n");
+		no_data(b, "no probe has reported (GET /v1/nodes is empty).");
+		sb_put(b, "</section>\n");
 		return;
 	}
 	json_array_foreach(ages, i, a)
@@ -928,15 +1249,19 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 				  "text-anchor=\"middle\">%lld</text>\n",
 				  bx + cw * 0.35, top + plot_h - hb - 4, c);
 		sb_printf(b,
-			  "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-			  bx + cw * 0.35, h - bottom + 16);
+			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			  bx + cw * 0.35, top + plot_h + 16);
 		html_esc(b, jstr(a, "label"));
 		sb_put(b, "</text>\n");
 	}
 	sb_printf(b,
 		  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		  "stroke=\"" C_AXIS "\"/>\n</svg>\n</div></div>\n",
+		  "stroke=\"" C_AXIS "\"/>\n",
 		  left, top + plot_h, w - right, top + plot_h);
+	svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
+		   "age of the node's last report (hours, days)");
+	svg_ytitle(b, 14, top + plot_h / 2, "nodes (count)");
+	sb_put(b, "</svg>\n</div></div>\n");
 	if (jint(nodes, "listed") < jint(nodes, "total"))
 		sb_printf(b,
 			  "<p class=\"note\">The %lld stalest of %lld nodes; "
@@ -985,51 +1310,86 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 
 /* ---- HTML: sizing demand --------------------------------------------- */
 
-/* Index of gpu among the coloured series (the busiest DEMAND_SERIES), or
- * DEMAND_SERIES for "other".
+/* The GPU types coloured in the demand chart: the busiest (totals come
+ * busiest first) that training or inference jobs asked for, at most
+ * DEMAND_SERIES; the rest is "other".
  */
-static int series_of(const json_t *totals, const char *gpu)
-{
-	const json_t *t;
-	size_t i;
+struct demand_colours {
+	const char *gpu[DEMAND_SERIES];
+	int n;
+};
 
-	json_array_foreach(totals, i, t)
+static void demand_colours_init(struct demand_colours *c, const json_t *dem)
+{
+	const json_t *t, *s;
+	size_t i, j;
+
+	c->n = 0;
+	json_array_foreach(json_object_get(dem, "totals"), i, t)
 	{
-		if (i >= DEMAND_SERIES)
+		if (c->n == DEMAND_SERIES)
 			break;
-		if (!strcmp(jstr(t, "gpu"), gpu))
-			return (int)i;
+		json_array_foreach(json_object_get(dem, "series"), j, s)
+		{
+			if (strcmp(jstr(s, "kind"), "compare") != 0 &&
+			    !strcmp(jstr(s, "gpu"), jstr(t, "gpu"))) {
+				c->gpu[c->n++] = jstr(t, "gpu");
+				break;
+			}
+		}
 	}
-	return DEMAND_SERIES;
+}
+
+static const char *demand_colour(const struct demand_colours *c,
+				 const json_t *s)
+{
+	if (!strcmp(jstr(s, "kind"), "compare"))
+		return C_COMPARE;
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->gpu[i], jstr(s, "gpu")))
+			return palette[i];
+	return C_OTHER;
 }
 
 static void html_demand(struct sbuf *b, const json_t *d)
 {
 	const json_t *dem = json_object_get(d, "demand");
+	const json_t *kinds = json_object_get(dem, "jobs_by_kind");
 	const json_t *periods = json_object_get(dem, "periods");
 	const json_t *series = json_object_get(dem, "series");
 	const json_t *totals = json_object_get(dem, "totals");
 	const json_t *p, *s, *t;
 	size_t np = json_array_size(periods), i, j;
 	double *stack = NULL, max = 1, step, axis, cw;
-	const int w = 1100, h = 300, left = 50, right = 14, top = 14,
-		  bottom = 40;
+	const int w = 1100, h = 320, left = 58, right = 14, top = 14,
+		  bottom = 54;
 	double plot_h = h - top - bottom;
 	size_t label_every;
 	const char *bucket = jstr(d, "bucket");
+	struct demand_colours colours;
+	int other = 0;
 
+	if (!*bucket)
+		bucket = "period";
+	section_open(b, d, "demand", "Sizing demand by GPU type", "demand");
 	sb_printf(b,
-		  "<section id=\"demand\">\n<h2>Sizing demand by GPU type "
-		  "</h2>\n<p class=\"note\">Sizing requests answered per %s "
-		  "(%lld in the window), from the recommendations history. A "
-		  "compare request counts once for every GPU type it "
-		  "compared.</p>\n",
-		  *bucket ? bucket : "period", jint(dem, "requests"));
+		  "<p class=\"note\">%lld distinct jobs in the window (%lld "
+		  "training, %lld inference, %lld compare) from %lld sizing "
+		  "requests: the same request asked again is one job, "
+		  "counted on the %s of its latest answer. Each bar stacks "
+		  "that %s's jobs by GPU type; compare jobs are one series "
+		  "of their own.</p>\n",
+		  jint(dem, "jobs"), jint(kinds, "training"),
+		  jint(kinds, "inference"), jint(kinds, "compare"),
+		  jint(dem, "requests"), bucket, bucket);
 	if (json_array_size(series) == 0 || np == 0) {
-		sb_put(b, "<p>No sizing requests in the window.</p>\n"
-			  "</section>\n");
+		no_data(b, "nothing was sized in the window (POST "
+			   "/v1/sizing/training, /v1/sizing/inference or "
+			   "/v1/sizing/compare).");
+		sb_put(b, "</section>\n");
 		return;
 	}
+	demand_colours_init(&colours, dem);
 	stack = calloc(np, sizeof(double));
 	if (!stack) {
 		b->failed = 1;
@@ -1043,7 +1403,7 @@ static void html_demand(struct sbuf *b, const json_t *d)
 			if (!strcmp(jstr(s, "period"),
 				    json_string_value(p) ? json_string_value(p)
 							 : "")) {
-				stack[i] += (double)jint(s, "requests");
+				stack[i] += (double)jint(s, "jobs");
 				break;
 			}
 		}
@@ -1066,9 +1426,11 @@ static void html_demand(struct sbuf *b, const json_t *d)
 	json_array_foreach(series, j, s)
 	{
 		const char *per = jstr(s, "period");
-		int k = series_of(totals, jstr(s, "gpu"));
-		double c = (double)jint(s, "requests");
+		const char *fill = demand_colour(&colours, s);
+		double c = (double)jint(s, "jobs");
 
+		if (!strcmp(fill, C_OTHER))
+			other = 1;
 		json_array_foreach(periods, i, p)
 		{
 			const char *ps = json_string_value(p);
@@ -1079,15 +1441,15 @@ static void html_demand(struct sbuf *b, const json_t *d)
 			hb = plot_h * c / axis;
 			svg_rect(b, "bar demand", x,
 				 top + plot_h - plot_h * stack[i] / axis - hb,
-				 cw * 0.7, hb,
-				 k < DEMAND_SERIES ? palette[k] : C_OTHER);
+				 cw * 0.7, hb, fill);
 			sb_put(b, "<title>");
 			html_esc(b, per);
 			sb_put(b, " ");
-			html_esc(b, jstr(s, "gpu"));
-			sb_put(b, " ");
 			html_esc(b, jstr(s, "kind"));
-			sb_printf(b, ": %.0f</title></rect>\n", c);
+			sb_put(b, " ");
+			html_esc(b, jstr(s, "gpu"));
+			sb_printf(b, ": %.0f job%s</title></rect>\n", c,
+				  c == 1 ? "" : "s");
 			stack[i] += c;
 			break;
 		}
@@ -1098,8 +1460,8 @@ static void html_demand(struct sbuf *b, const json_t *d)
 		if (!ps || i % label_every != 0)
 			continue;
 		sb_printf(b,
-			  "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-			  left + cw * ((double)i + 0.5), h - bottom + 16);
+			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			  left + cw * ((double)i + 0.5), top + plot_h + 16);
 		/* "2026-11-21": month-day for days and weeks, year-month
 		 * for months.
 		 */
@@ -1112,26 +1474,31 @@ static void html_demand(struct sbuf *b, const json_t *d)
 	}
 	sb_printf(b,
 		  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		  "stroke=\"" C_AXIS "\"/>\n</svg>\n<p class=\"note\">",
+		  "stroke=\"" C_AXIS "\"/>\n",
 		  left, top + plot_h, w - right, top + plot_h);
-	json_array_foreach(totals, i, t)
-	{
-		if (i >= DEMAND_SERIES) {
-			sb_put(b,
-			       "<span class=\"sw\" style=\"background:" C_OTHER
-			       "\"></span>other");
-			break;
-		}
+	svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
+		   !strcmp(bucket, "week")    ? "week starting (UTC, MM-DD)"
+		   : !strcmp(bucket, "month") ? "month (UTC)"
+					      : "day (UTC, MM-DD)");
+	svg_ytitle(b, 16, top + plot_h / 2, "distinct jobs (count)");
+	sb_put(b, "</svg>\n<p class=\"note\">");
+	for (i = 0; i < (size_t)colours.n; i++) {
 		sb_printf(b,
 			  "<span class=\"sw\" style=\"background:%s\">"
 			  "</span>",
 			  palette[i]);
-		type_name(b, d, jstr(t, "gpu"), 40);
+		type_name(b, d, colours.gpu[i], 40);
 	}
+	if (other)
+		sb_put(b, "<span class=\"sw\" style=\"background:" C_OTHER
+			  "\"></span>other types");
+	if (jint(kinds, "compare") > 0)
+		sb_put(b, "<span class=\"sw\" style=\"background:" C_COMPARE
+			  "\"></span>compare jobs");
 	sb_put(b, "</p>\n</div>\n<table id=\"demand-table\"><tr><th>GPU type"
-		  "</th><th>requests</th><th>training</th><th>inference</th>"
-		  "<th>compare</th><th>GPUs recommended (top plans)</th>"
-		  "</tr>\n");
+		  "</th><th>distinct jobs</th><th>training</th>"
+		  "<th>inference</th><th>compare</th><th>requests</th>"
+		  "<th>largest top plan (GPUs)</th></tr>\n");
 	json_array_foreach(totals, i, t)
 	{
 		double g = 0;
@@ -1140,14 +1507,22 @@ static void html_demand(struct sbuf *b, const json_t *d)
 		sb_printf(b,
 			  "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
 			  "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
-			  "</td><td class=\"n\">",
-			  jint(t, "requests"), jint(t, "training"),
-			  jint(t, "inference"), jint(t, "compare"));
-		if (jnum(t, "gpus", &g))
+			  "</td><td class=\"n\">%lld</td><td class=\"n\">",
+			  jint(t, "jobs"), jint(t, "training"),
+			  jint(t, "inference"), jint(t, "compare"),
+			  jint(t, "requests"));
+		if (jnum(t, "largest_plan_gpus", &g))
 			sb_num(b, g);
+		else
+			sb_put(b, "&ndash;");
 		sb_put(b, "</td></tr>\n");
 	}
-	sb_put(b, "</table>\n</section>\n");
+	sb_put(b, "</table>\n<p class=\"note\">A compare job counts in the row "
+		  "of every GPU type it compared, so the rows add up to more "
+		  "than the jobs; requests counts every answer, repeats "
+		  "included. The largest top plan is the most GPUs one "
+		  "training or inference job's best plan asked for.</p>\n"
+		  "</section>\n");
 	free(stack);
 }
 
@@ -1158,6 +1533,7 @@ char *report_render_html(const json_t *d)
 
 	html_head(&b, d);
 	html_summary(&b, d);
+	html_capacity(&b, d);
 	html_fleet(&b, d);
 	html_measured(&b, d);
 	html_degraded(&b, d);
@@ -1168,76 +1544,14 @@ char *report_render_html(const json_t *d)
 		  "<a href=\"/v1/fleet?window_days=%lld\">/v1/fleet</a>, "
 		  "<a href=\"/v1/nodes\">/v1/nodes</a>, "
 		  "<a href=\"/v1/recommendations\">/v1/recommendations</a>; "
-		  "as CSV: <a href=\"?format=csv&amp;window_days=%lld\">this "
-		  "report</a>.</p></footer>\n</main>\n</body>\n</html>\n",
-		  days, days);
+		  "as CSV: each section's CSV link (<code>?section=</code>"
+		  "summary, capacity, fleet, measured, degraded, freshness, "
+		  "demand).</p></footer>\n</main>\n</body>\n</html>\n",
+		  days);
 	return sb_finish(&b);
 }
 
-/* ---- CSV ------------------------------------------------------------- */
-
-/* One tidy table: a "section" column says what a row is, and each section
- * fills the columns that apply to it (docs/OPERATIONS.md lists them).
- */
-enum csv_col {
-	COL_SECTION,
-	COL_GPU_TYPE,
-	COL_METRIC,
-	COL_DTYPE,
-	COL_UNIT,
-	COL_MEASURED,
-	COL_REFERENCE,
-	COL_REFERENCE_BASIS,
-	COL_EFFICIENCY,
-	COL_GPUS,
-	COL_NODES,
-	COL_DEGRADED,
-	COL_HOSTNAME,
-	COL_GPU_INDEX,
-	COL_GPU_UUID,
-	COL_LAST_SEEN,
-	COL_AGE_HOURS,
-	COL_FRESHNESS,
-	COL_LAST_STATUS,
-	COL_RUNS,
-	COL_PERIOD,
-	COL_KIND,
-	COL_REQUESTS,
-	COL_GPUS_RECOMMENDED,
-	COL_DETAIL,
-	NCOLS
-};
-static const char *const csv_names[NCOLS] = {
-    "section",	  "gpu_type",  "metric",      "dtype",
-    "unit",	  "measured",  "reference",   "reference_basis",
-    "efficiency", "gpus",      "nodes",	      "degraded",
-    "hostname",	  "gpu_index", "gpu_uuid",    "last_seen",
-    "age_hours",  "freshness", "last_status", "runs",
-    "period",	  "kind",      "requests",    "gpus_recommended",
-    "detail"};
-
-struct csv_row {
-	const char *v[NCOLS]; /* borrowed strings; NULL = empty */
-	char num[NCOLS][40];  /* numbers formatted here */
-};
-
-static void csv_row_init(struct csv_row *r, const char *section)
-{
-	memset(r, 0, sizeof(*r));
-	r->v[COL_SECTION] = section;
-}
-
-static void csv_set_num(struct csv_row *r, enum csv_col c, double v)
-{
-	snprintf(r->num[c], sizeof(r->num[c]), "%.10g", v);
-	r->v[c] = r->num[c];
-}
-
-static void csv_set_int(struct csv_row *r, enum csv_col c, long long v)
-{
-	snprintf(r->num[c], sizeof(r->num[c]), "%lld", v);
-	r->v[c] = r->num[c];
-}
+/* ---- CSV: one table per section --------------------------------------- */
 
 /* RFC 4180: quoted when it holds a comma, quote or line break. A text
  * value that a spreadsheet would run as a formula (=, +, -, @, tab, CR
@@ -1263,63 +1577,226 @@ static void csv_field(struct sbuf *b, const char *s, int is_text)
 		sb_put(b, "\"");
 }
 
-static void csv_emit(struct sbuf *b, const struct csv_row *r)
+/* A row is written cell by cell; the first cell of a row has no comma. */
+struct csv_out {
+	struct sbuf *b;
+	int cells; /* cells written on the current row */
+};
+
+static void csv_sep(struct csv_out *o)
 {
-	for (int c = 0; c < NCOLS; c++) {
-		if (c)
-			sb_put(b, ",");
-		if (r->v[c])
-			csv_field(b, r->v[c], r->v[c] != r->num[c]);
-	}
-	sb_put(b, "\r\n");
+	if (o->cells++)
+		sb_put(o->b, ",");
 }
 
-static void csv_fleet(struct sbuf *b, const json_t *d)
+static void csv_text(struct csv_out *o, const char *s)
+{
+	csv_sep(o);
+	csv_field(o->b, s ? s : "", 1);
+}
+
+static void csv_num(struct csv_out *o, double v)
+{
+	csv_sep(o);
+	sb_printf(o->b, "%.10g", v);
+}
+
+static void csv_int(struct csv_out *o, long long v)
+{
+	csv_sep(o);
+	sb_printf(o->b, "%lld", v);
+}
+
+static void csv_empty(struct csv_out *o)
+{
+	csv_sep(o);
+}
+
+/* o[k] when it is a number, else an empty cell. */
+static void csv_jnum(struct csv_out *o, const json_t *x, const char *k)
+{
+	double v;
+	if (jnum(x, k, &v))
+		csv_num(o, v);
+	else
+		csv_empty(o);
+}
+
+static void csv_eol(struct csv_out *o)
+{
+	sb_put(o->b, "\r\n");
+	o->cells = 0;
+}
+
+/* The header line: names separated by commas (our own, plain). */
+static void csv_header(struct csv_out *o, const char *names)
+{
+	sb_put(o->b, names);
+	sb_put(o->b, "\r\n");
+}
+
+static void csv_summary(struct csv_out *o, const json_t *d)
 {
 	const json_t *items =
 	    json_object_get(json_object_get(d, "fleet"), "items");
-	const json_t *it, *m, *g, *why;
-	struct csv_row r;
-	size_t i, j, k;
+	const json_t *nodes = json_object_get(d, "nodes");
+	const json_t *dem = json_object_get(d, "demand");
+	const json_t *kinds = json_object_get(dem, "jobs_by_kind");
+	const json_t *it;
+	long long gpus = 0, degraded = 0;
+	double asked = 0, healthy = 0;
+	size_t i;
 
 	json_array_foreach(items, i, it)
 	{
-		csv_row_init(&r, "fleet");
-		r.v[COL_GPU_TYPE] = jstr(it, "gpu_type");
-		csv_set_int(&r, COL_GPUS, jint(it, "gpus"));
-		csv_set_int(&r, COL_NODES, jint(it, "nodes"));
-		csv_set_int(&r, COL_DEGRADED,
-			    (long long)json_array_size(
-				json_object_get(it, "degraded")));
-		csv_emit(b, &r);
+		gpus += jint(it, "gpus");
+		degraded +=
+		    (long long)json_array_size(json_object_get(it, "degraded"));
 	}
-	json_array_foreach(items, i, it)
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "capacity"), "items"), i, it)
+	{
+		double v;
+		if (jnum(it, "asked_gpu_days", &v))
+			asked += v;
+		if (jnum(it, "healthy_gpu_days", &v))
+			healthy += v;
+	}
+	csv_header(o, "generated_at,window_days,gpu_types,gpus_measured,"
+		      "degraded_gpus,nodes,nodes_fresh,nodes_stale,"
+		      "nodes_silent,probe_runs,sizing_requests,jobs,"
+		      "training_jobs,inference_jobs,compare_jobs,"
+		      "asked_gpu_days,healthy_gpu_days");
+	csv_text(o, jstr(d, "generated_at"));
+	csv_int(o, jint(d, "window_days"));
+	csv_int(o, (long long)json_array_size(items));
+	csv_int(o, gpus);
+	csv_int(o, degraded);
+	csv_int(o, jint(nodes, "total"));
+	csv_int(o, jint(nodes, "fresh"));
+	csv_int(o, jint(nodes, "stale"));
+	csv_int(o, jint(nodes, "silent"));
+	csv_int(o, jint(json_object_get(d, "runs"), "in_window"));
+	csv_int(o, jint(dem, "requests"));
+	csv_int(o, jint(dem, "jobs"));
+	csv_int(o, jint(kinds, "training"));
+	csv_int(o, jint(kinds, "inference"));
+	csv_int(o, jint(kinds, "compare"));
+	csv_num(o, round(asked * 10) / 10);
+	csv_num(o, healthy);
+	csv_eol(o);
+}
+
+/* The weekly table. The column names carry the rules: inference GPU-days
+ * assume serving around the clock (24x7); docs/OPERATIONS.md has the rest.
+ */
+static void csv_capacity(struct csv_out *o, const json_t *d)
+{
+	const json_t *it;
+	size_t i;
+
+	csv_header(o, "week,week_start,gpu_type,training_jobs,"
+		      "training_gpu_days,inference_jobs,"
+		      "inference_gpu_days_24x7,asked_gpu_days,seen_gpus,"
+		      "healthy_gpus,healthy_gpu_days");
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "capacity"), "items"), i, it)
+	{
+		csv_text(o, jstr(it, "week"));
+		csv_text(o, jstr(it, "week_start"));
+		csv_text(o, jstr(it, "gpu_type"));
+		csv_int(o, jint(it, "training_jobs"));
+		csv_jnum(o, it, "training_gpu_days");
+		csv_int(o, jint(it, "inference_jobs"));
+		csv_jnum(o, it, "inference_gpu_days");
+		csv_jnum(o, it, "asked_gpu_days");
+		csv_int(o, jint(it, "seen_gpus"));
+		csv_int(o, jint(it, "healthy_gpus"));
+		csv_jnum(o, it, "healthy_gpu_days");
+		csv_eol(o);
+	}
+}
+
+static void csv_fleet(struct csv_out *o, const json_t *d)
+{
+	const json_t *it;
+	size_t i;
+
+	csv_header(o, "gpu_type,display_name,in_catalog,gpus,healthy_gpus,"
+		      "degraded_gpus,nodes");
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "fleet"), "items"), i, it)
+	{
+		const char *k = jstr(it, "gpu_type");
+		const char *disp = json_string_value(
+		    json_object_get(json_object_get(d, "catalog"), k));
+		long long bad =
+		    (long long)json_array_size(json_object_get(it, "degraded"));
+
+		csv_text(o, k);
+		csv_text(o, disp ? disp : !strncmp(k, "nvml:", 5) ? k + 5 : k);
+		csv_text(o, json_is_true(json_object_get(it, "in_catalog"))
+				? "true"
+				: "false");
+		csv_int(o, jint(it, "gpus"));
+		csv_int(o, jint(it, "gpus") - bad);
+		csv_int(o, bad);
+		csv_int(o, jint(it, "nodes"));
+		csv_eol(o);
+	}
+}
+
+static void csv_measured(struct csv_out *o, const json_t *d)
+{
+	const json_t *it, *m;
+	size_t i, j;
+
+	csv_header(o, "gpu_type,metric,dtype,unit,measured,reference,"
+		      "reference_basis,efficiency,gpus");
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "fleet"), "items"), i, it)
 	{
 		json_array_foreach(json_object_get(it, "metrics"), j, m)
 		{
 			double v = 0, ref = 0;
-			const char *basis;
-			csv_row_init(&r, "measured");
-			r.v[COL_GPU_TYPE] = jstr(it, "gpu_type");
-			r.v[COL_METRIC] = jstr(m, "metric");
-			r.v[COL_DTYPE] = jstr(m, "dtype");
-			r.v[COL_UNIT] = jstr(m, "unit");
-			if (jnum(m, "fleet_median", &v))
-				csv_set_num(&r, COL_MEASURED, v);
-			basis = reference(
+			int has_v = jnum(m, "fleet_median", &v);
+			const char *basis = reference(
 			    m, metric_datasheet_first(jstr(m, "metric")), &ref);
+
+			csv_text(o, jstr(it, "gpu_type"));
+			csv_text(o, jstr(m, "metric"));
+			csv_text(o, jstr(m, "dtype"));
+			csv_text(o, jstr(m, "unit"));
+			if (has_v)
+				csv_num(o, v);
+			else
+				csv_empty(o);
 			if (basis) {
-				csv_set_num(&r, COL_REFERENCE, ref);
-				r.v[COL_REFERENCE_BASIS] = basis;
-				if (r.v[COL_MEASURED])
-					csv_set_num(&r, COL_EFFICIENCY,
-						    round(v / ref * 1e4) / 1e4);
+				csv_num(o, ref);
+				csv_text(o, basis);
+				if (has_v)
+					csv_num(o, round(v / ref * 1e4) / 1e4);
+				else
+					csv_empty(o);
+			} else {
+				csv_empty(o);
+				csv_empty(o);
+				csv_empty(o);
 			}
-			csv_set_int(&r, COL_GPUS, jint(m, "gpus"));
-			csv_emit(b, &r);
+			csv_int(o, jint(m, "gpus"));
+			csv_eol(o);
 		}
 	}
-	json_array_foreach(items, i, it)
+}
+
+static void csv_degraded(struct csv_out *o, const json_t *d)
+{
+	const json_t *it, *g, *why;
+	size_t i, j, k;
+
+	csv_header(o, "gpu_type,hostname,gpu_index,gpu_uuid,reasons");
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "fleet"), "items"), i, it)
 	{
 		json_array_foreach(json_object_get(it, "degraded"), j, g)
 		{
@@ -1333,31 +1810,29 @@ static void csv_fleet(struct sbuf *b, const json_t *d)
 						     ? json_string_value(why)
 						     : "");
 			}
-			csv_row_init(&r, "degraded");
-			r.v[COL_GPU_TYPE] = jstr(it, "gpu_type");
-			r.v[COL_HOSTNAME] = jstr(g, "hostname");
-			csv_set_int(&r, COL_GPU_INDEX, jint(g, "index"));
-			r.v[COL_GPU_UUID] = jstr(g, "uuid");
-			r.v[COL_DETAIL] =
-			    reasons.p && !reasons.failed ? reasons.p : "";
-			csv_emit(b, &r);
+			csv_text(o, jstr(it, "gpu_type"));
+			csv_text(o, jstr(g, "hostname"));
+			csv_int(o, jint(g, "index"));
+			csv_text(o, jstr(g, "uuid"));
+			csv_text(o,
+				 reasons.p && !reasons.failed ? reasons.p : "");
+			csv_eol(o);
 			free(reasons.p);
 		}
 	}
 }
 
-static void csv_nodes_demand(struct sbuf *b, const json_t *d)
+static void csv_freshness(struct csv_out *o, const json_t *d)
 {
-	const json_t *nodes = json_object_get(d, "nodes");
-	const json_t *dem = json_object_get(d, "demand");
-	const json_t *x, *t, *s;
-	struct csv_row r;
+	const json_t *x, *t;
 	size_t i, j;
 
-	json_array_foreach(json_object_get(nodes, "items"), i, x)
+	csv_header(o, "hostname,gpu_types,gpus,last_seen,age_hours,"
+		      "freshness,last_status,runs_in_window");
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "nodes"), "items"), i, x)
 	{
 		struct sbuf types = {0};
-		double age;
 		json_array_foreach(json_object_get(x, "gpu_types"), j, t)
 		{
 			if (j)
@@ -1366,48 +1841,68 @@ static void csv_nodes_demand(struct sbuf *b, const json_t *d)
 					   ? json_string_value(t)
 					   : "");
 		}
-		csv_row_init(&r, "node");
-		r.v[COL_GPU_TYPE] = types.p && !types.failed ? types.p : "";
-		r.v[COL_HOSTNAME] = jstr(x, "hostname");
-		csv_set_int(&r, COL_GPUS, jint(x, "gpus"));
-		r.v[COL_LAST_SEEN] = jstr(x, "last_seen");
-		if (jnum(x, "age_hours", &age))
-			csv_set_num(&r, COL_AGE_HOURS, age);
-		r.v[COL_FRESHNESS] = jstr(x, "class");
-		r.v[COL_LAST_STATUS] = jstr(x, "last_status");
-		csv_set_int(&r, COL_RUNS, jint(x, "runs_in_window"));
-		csv_emit(b, &r);
+		csv_text(o, jstr(x, "hostname"));
+		csv_text(o, types.p && !types.failed ? types.p : "");
+		csv_int(o, jint(x, "gpus"));
+		csv_text(o, jstr(x, "last_seen"));
+		csv_jnum(o, x, "age_hours");
+		csv_text(o, jstr(x, "class"));
+		csv_text(o, jstr(x, "last_status"));
+		csv_int(o, jint(x, "runs_in_window"));
+		csv_eol(o);
 		free(types.p);
 	}
-	json_array_foreach(json_object_get(dem, "series"), i, s)
-	{
-		double g;
-		csv_row_init(&r, "demand");
-		r.v[COL_PERIOD] = jstr(s, "period");
-		r.v[COL_GPU_TYPE] = jstr(s, "gpu");
-		r.v[COL_KIND] = jstr(s, "kind");
-		csv_set_int(&r, COL_REQUESTS, jint(s, "requests"));
-		if (jnum(s, "gpus", &g))
-			csv_set_num(&r, COL_GPUS_RECOMMENDED, g);
-		csv_emit(b, &r);
-	}
 }
 
-char *report_render_csv(const json_t *d)
+static void csv_demand(struct csv_out *o, const json_t *d)
 {
-	struct sbuf b = {0};
+	const json_t *s;
+	size_t i;
 
-	for (int c = 0; c < NCOLS; c++) {
-		if (c)
-			sb_put(&b, ",");
-		sb_put(&b, csv_names[c]);
+	csv_header(o, "period,kind,gpu_type,jobs,largest_plan_gpus");
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "demand"), "series"), i, s)
+	{
+		csv_text(o, jstr(s, "period"));
+		csv_text(o, jstr(s, "kind"));
+		csv_text(o, jstr(s, "gpu"));
+		csv_int(o, jint(s, "jobs"));
+		csv_jnum(o, s, "largest_plan_gpus");
+		csv_eol(o);
 	}
-	sb_put(&b, "\r\n");
-	csv_fleet(&b, d);
-	csv_nodes_demand(&b, d);
-	return sb_finish(&b);
 }
 
+int report_csv_section_valid(const char *section)
+{
+	for (int i = 0; csv_sections[i]; i++)
+		if (!strcmp(csv_sections[i], section))
+			return 1;
+	return 0;
+}
+
+char *report_render_csv(const json_t *d, const char *section)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(struct csv_out *, const json_t *);
+	} writers[] = {
+	    {"summary", csv_summary},	{"capacity", csv_capacity},
+	    {"fleet", csv_fleet},	{"measured", csv_measured},
+	    {"degraded", csv_degraded}, {"freshness", csv_freshness},
+	    {"demand", csv_demand},
+	};
+	struct sbuf b = {0};
+	struct csv_out o = {&b, 0};
+
+	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
+		if (!strcmp(writers[i].name, section)) {
+			writers[i].fn(&o, d);
+			sb_reserve(&b,
+				   0); /* an empty table is still a string */
+			return sb_finish(&b);
+		}
+	return NULL;
+}
 /* ---- content negotiation and the handler ----------------------------- */
 
 /* q x 1000 that accept gives type ("text/html"), or -1 when no range
@@ -1484,10 +1979,12 @@ void h_report_capacity(struct app *app, const struct request *req,
 				 "day", REPORT_HTML_NODES};
 	const char *w = req_query(req, "window_days");
 	const char *f = req_query(req, "format");
-	enum report_format fmt;
+	const char *section = req_query(req, "section");
+	enum report_format fmt = REPORT_NONE;
 	struct store_err e;
 	json_t *data = NULL;
-	char *text;
+	char *text, date[11];
+	size_t n;
 
 	if (w) {
 		char *end;
@@ -1504,15 +2001,38 @@ void h_report_capacity(struct app *app, const struct request *req,
 					  : REPORT_NONE;
 		if (fmt == REPORT_NONE)
 			problem_field(res, "format", "must be html or csv");
-	} else {
-		fmt = report_negotiate(req->accept);
 	}
+	if (section && !report_csv_section_valid(section))
+		problem_field(res, "section",
+			      "must be one of: " CSV_SECTION_LIST);
+	else if (section && fmt == REPORT_HTML)
+		problem_field(res, "section",
+			      "selects one CSV table; the HTML page has every "
+			      "section (leave section out, or use format=csv)");
 	if (problem_field_count(res) > 0)
 		return;
+	if (!f) {
+		/* A section is a CSV table: it only needs Accept to allow
+		 * text/csv, as a browser's wildcard does.
+		 */
+		if (section)
+			fmt = !req->accept || !*req->accept ||
+				      accept_q(req->accept, "text/csv") > 0
+				  ? REPORT_CSV
+				  : REPORT_NONE;
+		else
+			fmt = report_negotiate(req->accept);
+	}
 	if (fmt == REPORT_NONE) {
 		problem(res, 406, "not-acceptable", "Not acceptable",
 			"this report is text/html or text/csv (or pass "
 			"?format=html|csv); the Accept header allows neither");
+		return;
+	}
+	if (fmt == REPORT_CSV && !section) {
+		problem_field(res, "section",
+			      "is needed for CSV, which is one table per "
+			      "section: one of: " CSV_SECTION_LIST);
 		return;
 	}
 	/* About 60 bars at most in the demand plot. */
@@ -1525,7 +2045,11 @@ void h_report_capacity(struct app *app, const struct request *req,
 		problem_store(res, &e, "capacity report");
 		return;
 	}
-	text = fmt == REPORT_CSV ? report_render_csv(data)
+	/* The download's date: generated_at's, the database's clock. */
+	snprintf(date, sizeof(date), "%s", jstr(data, "generated_at"));
+	n = strspn(date, "0123456789-");
+	date[n] = '\0';
+	text = fmt == REPORT_CSV ? report_render_csv(data, section)
 				 : report_render_html(data);
 	json_decref(data);
 	if (!text) {
@@ -1538,4 +2062,9 @@ void h_report_capacity(struct app *app, const struct request *req,
 				   : "text/html; charset=utf-8",
 		 text, strlen(text));
 	free(text);
+	if (fmt == REPORT_CSV && res->status == 200)
+		snprintf(res->content_disposition,
+			 sizeof(res->content_disposition),
+			 "attachment; filename=\"gpusizer-capacity-%s-%s.csv\"",
+			 section, date);
 }

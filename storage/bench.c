@@ -648,7 +648,8 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 	 * median over its GPUs. A GPU is degraded when it is more than
 	 * threshold under its type's median (over, for latencies), when its
 	 * PCIe link trained below its maximum, or when hardware or thermal
-	 * slowdowns fired while it was measured.
+	 * slowdowns fired while it was measured. The capacity report applies
+	 * the same rules week by week (storage/report.c): keep them in step.
 	 */
 	if (db_exec(
 		pool,

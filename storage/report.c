@@ -6,9 +6,31 @@
 #include "storage/pgconn.h"
 #include "storage/report.h"
 
-/* Node freshness, demand and catalog names in one statement. Ages are in
- * hours from the database's clock (nodes.last_seen is set by it too), so
- * a skewed probe clock cannot make a node look fresh.
+/* Node freshness, demand, the weekly capacity table and catalog names in
+ * one statement. Ages are in hours from the database's clock
+ * (nodes.last_seen is set by it too), so a skewed probe clock cannot make
+ * a node look fresh.
+ *
+ * A job is a distinct request text (md5(request::text)) of a kind: the
+ * sizing endpoints store the normalised request, so the same job asked
+ * twice is one job however often it was asked; demand counts each job
+ * once, at its latest answer in the window (lj).
+ *
+ * Capacity, per GPU type and ISO week (weeks start on Monday, UTC):
+ *  - asked: a training job adds its latest answer's top plan GPUs x days
+ *    in the week of that answer (no train_tokens: no days, nothing);
+ *    an inference job adds its top plan's GPUs x 7 for every week it was
+ *    asked in, from its latest answer of that week: serving is assumed
+ *    to run around the clock. Compare requests weigh alternatives and add
+ *    nothing.
+ *  - healthy: the distinct GPUs of the type with a probe result measured
+ *    that week that are not degraded, x 7. Degraded is GET /v1/fleet's
+ *    rule (storage/bench.c store_fleet()) applied to each GPU's latest
+ *    run of the week: a metric more than $4 under its type's median of
+ *    that week (over, for latencies; two or more GPUs of the type), a
+ *    hardware or thermal clock slowdown while measured, or a PCIe link
+ *    below its maximum (the node's latest inventory: PCIe state is known
+ *    as of the last report only).
  */
 static const char report_sql[] =
     "WITH w AS (SELECT now() - make_interval(days => $1::int) AS t0),"
@@ -22,14 +44,84 @@ static const char report_sql[] =
     "  (2, '1-6 h', 1, 6), (3, '6-24 h', 6, 24), (4, '24-36 h', 24, 36),"
     "  (5, '36 h-7 d', 36, 168), (6, '7-30 d', 168, 720),"
     "  (7, '> 30 d', 720, 'infinity')) AS a (i, label, lo, hi)),"
-    " rec AS (SELECT date_trunc($2::text, r.created_at AT TIME ZONE 'UTC')"
-    "   AS p, r.kind, g AS gpu,"
-    "  CASE WHEN r.kind <> 'compare'"
-    "   AND json_typeof(r.summary->'gpus') = 'number'"
-    "   THEN (r.summary->>'gpus')::numeric END AS n"
-    "  FROM recommendations r CROSS JOIN w"
-    "  CROSS JOIN LATERAL unnest(string_to_array(r.gpu, ',')) g"
-    "  WHERE r.created_at >= w.t0 AND g <> '')"
+    /* every answer in the window, and the latest answer of each job */
+    " rq AS (SELECT r.kind, r.gpu, r.created_at, r.summary,"
+    "  md5(r.request::text) AS job"
+    "  FROM recommendations r, w WHERE r.created_at >= w.t0),"
+    " lj AS (SELECT DISTINCT ON (kind, job) kind, job, gpu, created_at,"
+    "  summary, CASE WHEN kind <> 'compare'"
+    "   AND json_typeof(summary->'gpus') = 'number'"
+    "   THEN (summary->>'gpus')::numeric END AS n"
+    "  FROM rq ORDER BY kind, job, created_at DESC),"
+    /* a compare job counts once for every GPU type it compared */
+    " jg AS (SELECT lj.kind, g AS gpu, lj.n FROM lj"
+    "  CROSS JOIN LATERAL unnest(string_to_array(lj.gpu, ',')) g"
+    "  WHERE g <> ''),"
+    " rg AS (SELECT g AS gpu, count(*) AS c FROM rq"
+    "  CROSS JOIN LATERAL unnest(string_to_array(rq.gpu, ',')) g"
+    "  WHERE g <> '' GROUP BY g),"
+    /* the chart: jobs per period, kind and GPU type (a compare job's
+     * gpu is the list it compared: one job, so the stacks add up to the
+     * jobs counted) */
+    " sr AS (SELECT date_trunc($2::text, created_at AT TIME ZONE 'UTC')"
+    "   AS p, gpu, kind, count(*) AS c, max(n) AS mx FROM lj"
+    "  GROUP BY 1, 2, 3),"
+    " ta AS (SELECT date_trunc('week', created_at AT TIME ZONE 'UTC') AS wk,"
+    "  gpu, count(*) AS jobs, sum(CASE WHEN"
+    "   json_typeof(summary->'days') = 'number'"
+    "   THEN n * (summary->>'days')::numeric END) AS gd"
+    "  FROM lj WHERE kind = 'training' GROUP BY 1, 2),"
+    " ia AS (SELECT wk, gpu, count(*) AS jobs, sum(n) * 7 AS gd"
+    "  FROM (SELECT DISTINCT ON (job, wk) date_trunc('week',"
+    "   created_at AT TIME ZONE 'UTC') AS wk, gpu, CASE WHEN"
+    "   json_typeof(summary->'gpus') = 'number'"
+    "   THEN (summary->>'gpus')::numeric END AS n"
+    "   FROM rq WHERE kind = 'inference'"
+    "   ORDER BY job, wk, created_at DESC) x GROUP BY 1, 2),"
+    /* healthy GPUs per week: store_fleet()'s rules, week by week */
+    " gk AS (SELECT uuid, coalesce(gpu_type, 'nvml:' || name) AS k, info"
+    "  FROM node_gpus),"
+    " lw AS (SELECT DISTINCT ON (wk, b.gpu_uuid) date_trunc('week',"
+    "   b.measured_at AT TIME ZONE 'UTC') AS wk, b.gpu_uuid, b.run_id"
+    "  FROM benchmark_results b, w WHERE b.gpu_uuid IS NOT NULL"
+    "  AND b.measured_at >= w.t0"
+    "  ORDER BY wk, b.gpu_uuid, b.measured_at DESC),"
+    " ws AS (SELECT l.wk, b.gpu_uuid, g.k, b.metric,"
+    "  coalesce(b.dtype, '') AS dtype, b.median,"
+    "  coalesce(b.size_bytes, 0) AS sz, max(coalesce(b.size_bytes, 0))"
+    "   OVER (PARTITION BY l.wk, b.gpu_uuid, b.metric,"
+    "   coalesce(b.dtype, '')) AS max_sz, b.clock_event_reasons AS reasons"
+    "  FROM benchmark_results b, w, lw l, gk g"
+    "  WHERE b.measured_at >= w.t0 AND l.gpu_uuid = b.gpu_uuid"
+    "  AND l.run_id = b.run_id AND g.uuid = b.gpu_uuid"
+    "  AND b.status = 'ok' AND b.median IS NOT NULL),"
+    " wg AS (SELECT wk, gpu_uuid, k, metric, dtype,"
+    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v"
+    "  FROM ws WHERE sz = max_sz GROUP BY 1, 2, 3, 4, 5),"
+    " wt AS (SELECT wk, k, metric, dtype,"
+    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,"
+    "  count(*) AS n FROM wg GROUP BY 1, 2, 3, 4),"
+    " wbad AS (SELECT p.wk, p.gpu_uuid FROM wg p"
+    "  JOIN wt t USING (wk, k, metric, dtype)"
+    "  WHERE t.n >= 2 AND t.med > 0 AND CASE WHEN p.metric LIKE"
+    "   '%latency%' THEN p.v > (1 + $4::float8) * t.med"
+    "   ELSE p.v < (1 - $4::float8) * t.med END"
+    "  UNION SELECT l.wk, l.gpu_uuid FROM lw l JOIN gk g"
+    "  ON g.uuid = l.gpu_uuid"
+    "  WHERE (g.info->'pcie'->>'gen_current')::int"
+    "   < (g.info->'pcie'->>'gen_max')::int"
+    "   OR (g.info->'pcie'->>'width_current')::int"
+    "   < (g.info->'pcie'->>'width_max')::int"
+    "  UNION SELECT wk, gpu_uuid FROM ws, unnest(reasons) reason"
+    "  WHERE reason IN ('hw_slowdown', 'hw_thermal_slowdown',"
+    "   'sw_thermal_slowdown', 'hw_power_brake_slowdown')),"
+    " hl AS (SELECT l.wk, g.k, count(*) AS seen, count(*) FILTER (WHERE"
+    "   NOT EXISTS (SELECT 1 FROM wbad x WHERE x.wk = l.wk"
+    "   AND x.gpu_uuid = l.gpu_uuid)) AS healthy"
+    "  FROM lw l JOIN gk g ON g.uuid = l.gpu_uuid GROUP BY 1, 2),"
+    " ck AS (SELECT wk, gpu FROM ta UNION SELECT wk, gpu FROM ia"
+    "  UNION SELECT wk, k FROM hl"
+    "  WHERE wk <= date_trunc('week', now() AT TIME ZONE 'UTC'))"
     " SELECT json_build_object("
     " 'generated_at', to_char(now() AT TIME ZONE 'UTC',"
     "  'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
@@ -67,30 +159,59 @@ static const char report_sql[] =
     "   FROM (SELECT * FROM ndc ORDER BY last_seen, hostname"
     "    LIMIT $3::int) x), '[]')),"
     " 'demand', json_build_object("
-    "  'requests', (SELECT count(*) FROM recommendations r, w"
-    "   WHERE r.created_at >= w.t0),"
+    "  'requests', (SELECT count(*) FROM rq),"
+    "  'jobs', (SELECT count(*) FROM lj),"
+    "  'jobs_by_kind', (SELECT json_build_object("
+    "   'training', count(*) FILTER (WHERE kind = 'training'),"
+    "   'inference', count(*) FILTER (WHERE kind = 'inference'),"
+    "   'compare', count(*) FILTER (WHERE kind = 'compare')) FROM lj),"
     "  'periods', (SELECT json_agg(to_char(s, 'YYYY-MM-DD') ORDER BY s)"
     "   FROM w, generate_series(date_trunc($2::text, w.t0 AT TIME ZONE"
     "   'UTC'), date_trunc($2::text, now() AT TIME ZONE 'UTC'),"
     "   ('1 ' || $2::text)::interval) s),"
     "  'series', coalesce((SELECT json_agg(json_build_object('period',"
-    "   to_char(p, 'YYYY-MM-DD'), 'gpu', gpu, 'kind', kind, 'requests', c,"
-    "   'gpus', s) ORDER BY p, gpu, kind) FROM (SELECT p, gpu, kind,"
-    "   count(*) AS c, sum(n) AS s FROM rec GROUP BY 1, 2, 3) t), '[]'),"
-    "  'totals', coalesce((SELECT json_agg(json_build_object('gpu', gpu,"
-    "   'requests', c, 'training', tr, 'inference', inf, 'compare', cmp,"
-    "   'gpus', s) ORDER BY c DESC, gpu) FROM (SELECT gpu, count(*) AS c,"
+    "   to_char(p, 'YYYY-MM-DD'), 'gpu', gpu, 'kind', kind, 'jobs', c,"
+    "   'largest_plan_gpus', mx) ORDER BY p, kind = 'compare', gpu, kind)"
+    "   FROM sr), '[]'),"
+    "  'totals', coalesce((SELECT json_agg(json_build_object('gpu',"
+    "   t.gpu, 'jobs', t.c, 'training', t.tr, 'inference', t.inf,"
+    "   'compare', t.cmp, 'requests', coalesce(rg.c, 0),"
+    "   'largest_plan_gpus', t.mx) ORDER BY t.c DESC, t.gpu)"
+    "   FROM (SELECT gpu, count(*) AS c,"
     "   count(*) FILTER (WHERE kind = 'training') AS tr,"
     "   count(*) FILTER (WHERE kind = 'inference') AS inf,"
     "   count(*) FILTER (WHERE kind = 'compare') AS cmp,"
-    "   sum(n) AS s FROM rec GROUP BY gpu) t), '[]')))::text";
+    "   max(n) AS mx FROM jg GROUP BY gpu) t"
+    "   LEFT JOIN rg USING (gpu)), '[]')),"
+    " 'capacity', json_build_object("
+    "  'weeks', (SELECT json_agg(json_build_object('week',"
+    "   to_char(s, 'IYYY-\"W\"IW'), 'start', to_char(s, 'YYYY-MM-DD'))"
+    "   ORDER BY s) FROM w, generate_series(date_trunc('week', w.t0"
+    "   AT TIME ZONE 'UTC'), date_trunc('week', now() AT TIME ZONE"
+    "   'UTC'), interval '1 week') s),"
+    "  'items', coalesce((SELECT json_agg(json_build_object("
+    "   'week', to_char(ck.wk, 'IYYY-\"W\"IW'),"
+    "   'week_start', to_char(ck.wk, 'YYYY-MM-DD'), 'gpu_type', ck.gpu,"
+    "   'training_jobs', coalesce(ta.jobs, 0),"
+    "   'training_gpu_days', round(coalesce(ta.gd, 0), 1),"
+    "   'inference_jobs', coalesce(ia.jobs, 0),"
+    "   'inference_gpu_days', round(coalesce(ia.gd, 0), 1),"
+    "   'asked_gpu_days', round(coalesce(ta.gd, 0) + coalesce(ia.gd, 0),"
+    "    1),"
+    "   'seen_gpus', coalesce(hl.seen, 0),"
+    "   'healthy_gpus', coalesce(hl.healthy, 0),"
+    "   'healthy_gpu_days', coalesce(hl.healthy, 0) * 7)"
+    "   ORDER BY ck.wk, ck.gpu) FROM ck"
+    "   LEFT JOIN ta ON ta.wk = ck.wk AND ta.gpu = ck.gpu"
+    "   LEFT JOIN ia ON ia.wk = ck.wk AND ia.gpu = ck.gpu"
+    "   LEFT JOIN hl ON hl.wk = ck.wk AND hl.k = ck.gpu), '[]')))::text";
 
 enum store_status store_report_capacity(struct db_pool *pool,
 					const struct report_query *q,
 					json_t **out, struct store_err *e)
 {
-	char days[16], max_nodes[16];
-	const char *params[3] = {days, q->bucket, max_nodes};
+	char days[16], max_nodes[16], thr[32];
+	const char *params[4] = {days, q->bucket, max_nodes, thr};
 	PGresult *r = NULL;
 	json_t *fleet = NULL;
 	json_error_t jerr;
@@ -107,11 +228,12 @@ enum store_status store_report_capacity(struct db_pool *pool,
 	snprintf(days, sizeof(days), "%d", q->window_days);
 	snprintf(max_nodes, sizeof(max_nodes), "%d",
 		 q->max_nodes > 0 ? q->max_nodes : 1);
+	snprintf(thr, sizeof(thr), "%.6f", q->degraded_threshold);
 	/* The fleet part is exactly GET /v1/fleet's, so the two agree. */
 	if (store_fleet(pool, q->window_days, q->degraded_threshold, &fleet,
 			e) != STORE_OK)
 		return e->status;
-	if (db_exec(pool, report_sql, 3, params, 1, &r, e) != STORE_OK) {
+	if (db_exec(pool, report_sql, 4, params, 1, &r, e) != STORE_OK) {
 		json_decref(fleet);
 		return e->status;
 	}

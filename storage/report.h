@@ -16,7 +16,8 @@
 
 struct report_query {
 	int window_days;	   /* probe runs and sizing requests: last N */
-	double degraded_threshold; /* as store_fleet(), e.g. 0.10 */
+	double degraded_threshold; /* as store_fleet(), e.g. 0.10; also
+				      the weekly healthy GPUs' */
 	const char *bucket;	   /* demand periods: "day", "week", "month" */
 	int max_nodes;		   /* node rows listed (stalest first), >= 1 */
 };
@@ -37,14 +38,24 @@ struct report_query {
  *                  runs_in_window}] stalest first, at most max_nodes}.
  *                  class: "fresh" (reported within 36 h: a daily timer
  *                  with slack), "stale" (within 7 days) or "silent".
- *   demand         {requests, periods[] ("YYYY-MM-DD" starts of every
- *                  bucket in the window, oldest first), series[]
- *                  ({period, gpu, kind, requests, gpus}), totals[]
- *                  ({gpu, requests, training, inference, compare,
- *                  gpus}), busiest GPU first}. A compare request counts
- *                  once for every GPU type it compared; gpus sums the
- *                  top plan's GPU count of training and inference
- *                  answers.
+ *   demand         {requests (answers in the window), jobs (distinct
+ *                  requests of a kind, however often asked),
+ *                  jobs_by_kind {training, inference, compare},
+ *                  periods[] ("YYYY-MM-DD" starts of every bucket in
+ *                  the window, oldest first), series[] ({period, gpu,
+ *                  kind, jobs, largest_plan_gpus}: each job once, in the
+ *                  bucket of its latest answer; a compare job's gpu is
+ *                  the comma-joined list it compared), totals[] ({gpu,
+ *                  jobs, training, inference, compare, requests,
+ *                  largest_plan_gpus}, busiest GPU first: a compare job
+ *                  counts for every GPU type it compared)}.
+ *   capacity       {weeks[] ({week "2026-W47", start "YYYY-MM-DD"}: the
+ *                  ISO weeks of the window), items[] per (week, GPU
+ *                  type) with any figure: {week, week_start, gpu_type,
+ *                  training_jobs, training_gpu_days, inference_jobs,
+ *                  inference_gpu_days, asked_gpu_days, seen_gpus,
+ *                  healthy_gpus, healthy_gpu_days}}, computed as
+ *                  report.c's statement says.
  *
  * The parts are read by two statements, so they may be a moment apart.
  * Returns STORE_OK, or why not (e filled).

@@ -444,10 +444,12 @@ call "fleet, one day" 200 GET '/v1/fleet?window_days=1'
 invalid=1 call "fleet: bad window" 400 GET '/v1/fleet?window_days=0'
 undocumented=1 call "POST on the fleet" 405 POST /v1/fleet
 call "capacity report, HTML" 200 GET /v1/reports/capacity
-call "capacity report, CSV by format" 200 GET '/v1/reports/capacity?format=csv&window_days=7'
-call "capacity report, CSV by Accept" 200 GET /v1/reports/capacity -H 'Accept: text/csv, text/html;q=0.5'
+call "capacity report, a CSV table by format" 200 GET '/v1/reports/capacity?format=csv&section=capacity&window_days=7'
+call "capacity report, a CSV table by Accept" 200 GET '/v1/reports/capacity?section=fleet' -H 'Accept: text/csv, text/html;q=0.5'
+call "capacity report: CSV without section" 400 GET '/v1/reports/capacity?format=csv'
 call "capacity report: Accept allows neither" 406 GET /v1/reports/capacity -H 'Accept: application/json'
 invalid=1 call "capacity report: bad query" 400 GET '/v1/reports/capacity?window_days=0&format=pdf'
+invalid=1 call "capacity report: unknown section" 400 GET '/v1/reports/capacity?section=nodes'
 
 # catalog (served through a 2 s cache that a PUT clears)
 expect_ref=$T/gpu-keys.json expect='all(.items[]; keys_unsorted == $ref[0])' \
