@@ -1,4 +1,5 @@
 /* arch.c - model architecture parsing and preset resolution. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -209,7 +210,19 @@ json_t *arch_params_json(const struct model_arch *m)
 	struct model_params p;
 
 	model_count_params(m, &p);
-	return json_pack("{s:f, s:f, s:f, s:f, s:f}", "total", p.total,
-			 "active", p.active, "embedding", p.embedding,
-			 "lm_head", p.lm_head, "per_layer", p.per_layer);
+	/* Counts are whole numbers (exact in a double below 2^53); the mean
+	 * layer of a MoE model with dense layers may not be.
+	 */
+	return json_pack(
+	    "{s:o, s:o, s:o, s:o, s:o}", "total", arch_count_json(p.total),
+	    "active", arch_count_json(p.active), "embedding",
+	    arch_count_json(p.embedding), "lm_head", arch_count_json(p.lm_head),
+	    "per_layer", arch_count_json(p.per_layer));
+}
+
+json_t *arch_count_json(double count)
+{
+	if (isfinite(count) && count == floor(count) && fabs(count) < 9e15)
+		return json_integer((json_int_t)count);
+	return json_real(count);
 }

@@ -27,7 +27,13 @@ int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 		 const char **name, json_t **arch_json, struct response *res);
 
-/* {"total": ..., "active": ..., ...} parameter counts for a model. */
+/* {"total": ..., "active": ..., ...} parameter counts for a model, as
+ * exact integers (GET /v1/models and the sizing answers' model.params
+ * give the same numbers).
+ */
 json_t *arch_params_json(const struct model_arch *m);
+
+/* A parameter count as JSON: an integer when it is whole, else a real. */
+json_t *arch_count_json(double count);
 
 #endif

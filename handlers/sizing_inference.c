@@ -289,8 +289,8 @@ json_t *inference_result_json(const struct inf_request *rq,
 		json_array_append_new(warnings, json_string(r->warnings[i]));
 	json_t *model =
 	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
-		      "total", sizing_real(r->params.total, 6), "active",
-		      sizing_real(r->params.active, 6));
+		      "total", arch_count_json(r->params.total), "active",
+		      arch_count_json(r->params.active));
 	/* Byte counts are exact integers (SIZING.md 7.8 pins them). */
 	json_t *mem = json_pack(
 	    "{s:I, s:o, s:I, s:I, s:i}", "weights_bytes",

@@ -349,8 +349,8 @@ json_t *training_result_json(const struct trn_request *rq,
 		json_array_append_new(warnings, json_string(r->warnings[i]));
 	json_t *model =
 	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
-		      "total", sizing_real(r->params.total, 6), "active",
-		      sizing_real(r->params.active, 6));
+		      "total", arch_count_json(r->params.total), "active",
+		      arch_count_json(r->params.active));
 	json_t *flops = json_pack(
 	    "{s:o, s:o, s:o, s:o, s:s}", "model_per_token",
 	    sizing_real(r->model_flops_per_token, 5), "model_total",

@@ -170,6 +170,25 @@ check_problem "compare: an unknown GPU names gpus[1]" 400 'gpus[1]'
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"gpus":["h100-sxm5-80gb"]}'
 check_problem "compare: a training job needs train_tokens" 400 training.train_tokens
 
+# --- parameter counts: a sizing answer's model.params are /v1/models' own
+# exact integers (issue 16: the answer rounded them to 6 digits)
+for m in llama-3-8b llama-3-70b mixtral-8x7b deepseek-v3; do
+	req GET "/v1/models/$m"
+	cp "$T/body" "$T/model.json"
+	req POST /v1/sizing/inference "${J[@]}" -d "{\"model\":\"$m\",\"prompt_tokens\":512,\"output_tokens\":64,\"gpu\":\"h200-sxm-141gb\",\"max_gpus\":64}"
+	cp "$T/body" "$T/inf.json"
+	req POST /v1/sizing/training "${J[@]}" -d "{\"model\":\"$m\",\"seq_len\":4096,\"gpu\":\"h200-sxm-141gb\",\"top\":1}"
+	if jq -e -s '.[0].params as $p | ($p.total | . == floor) and ($p.active | . == floor)
+		and all(.[1:][]; .model.params == {total: $p.total, active: $p.active})' \
+		"$T/model.json" "$T/inf.json" "$T/body" >/dev/null 2>&1 &&
+		grep -q "\"total\":$(jq -r .params.total "$T/model.json")," "$T/body"; then
+		ok "$m: sizing answers give /v1/models' exact parameter counts ($(jq -r .params.total "$T/model.json"))"
+	else
+		not_ok "$m: sizing answers give /v1/models' exact parameter counts" \
+			"models $(jq -c .params "$T/model.json"); inference $(jq -c .model.params "$T/inf.json"); training $(jq -c .model.params "$T/body")"
+	fi
+done
+
 # --- history
 req GET '/v1/recommendations?kind=training&model=llama-2-70b&limit=1'
 check "history: filter by kind and model" 200 '(.items | length) == 1 and all(.items[]; .kind == "training" and .model == "llama-2-70b") and (.next_cursor | type) == "string"'
