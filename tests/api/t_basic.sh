@@ -49,6 +49,18 @@ check "DeepSeek-V3: ~671e9 total, ~37e9 active" 200 \
 	'(.params.total - 671e9 | fabs) < 5e9 and (.params.active - 37e9 | fabs) < 1.5e9'
 req GET /v1/models/nope
 check_problem "unknown model is a 404 problem" 404
+# Catalog and preset texts cite public documents, never a file a user of
+# the service does not have (issue 16: gpu_specs.csv, SIZING.md, ../shared).
+req GET /v1/gpus
+cp "$T/body" "$T/gpus.json"
+req GET /v1/models
+cited=$(jq -r -s '[.[0].items[], .[1].items[]] | map(select([.source, .notes, .efficiency_source]
+	| map(. // "") | join(" ") | test("gpu_specs|sizing\\.md|shared/|reference/"; "i"))) | map(.name) | join(" ")' \
+	"$T/gpus.json" "$T/body" 2>&1)
+n_rows=$(jq -s '[.[0].items[], .[1].items[]] | length' "$T/gpus.json" "$T/body" 2>/dev/null || echo 0)
+[ "$STATUS" = 200 ] && [ "$n_rows" -ge 40 ] && [ -z "$cited" ] &&
+	ok "no catalog or preset text cites gpu_specs.csv, SIZING.md or shared/ ($n_rows rows)" ||
+	not_ok "no catalog or preset text cites gpu_specs.csv, SIZING.md or shared/" "$n_rows rows; cited by: $cited"
 
 req GET /v1/does-not-exist
 check_problem "unknown route is a 404 problem" 404
