@@ -2,6 +2,7 @@
 #
 #   make            build build/gpusizerd (and build/gpusizer-probe when nvcc exists)
 #   make run        the service on an embedded private PostgreSQL (or $DATABASE_URL)
+#   make demo       demo probe data (dated now) and a few sized jobs in the running service
 #   make test       unit + API tests under ASan/UBSan against a real PostgreSQL
 #   make bench      benchmarks that print figures (never assert timings)
 #   make lint       clang-format check, cppcheck, openapi lint
@@ -51,7 +52,7 @@ UNIT_BINS := $(UNIT_ENGINE_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps run test bench lint fuzz valgrind clean format probe unit
+.PHONY: all deps run demo test bench lint fuzz valgrind clean format probe unit
 all: $(BUILD)/gpusizerd probe
 
 $(DEPS_STAMP):
@@ -101,6 +102,11 @@ $(BUILD)/bench/bench_engine: bench/bench_engine.c $(ENGINE_OBJS)
 
 run: $(BUILD)/gpusizerd
 	@BUILD=$(BUILD) deploy/dev/run.sh
+
+# Against the daemon `make run` started (GPUSIZER_URL, default
+# http://127.0.0.1:8080) and its database (DATABASE_URL or var/database_url).
+demo: $(BUILD)/gpusizerd
+	@BUILD=$(BUILD) deploy/dev/demo.sh
 
 test: $(DEPS_STAMP)
 	@tests/run.sh
