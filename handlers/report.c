@@ -561,10 +561,11 @@ static void svg_legend_box(struct sbuf *b, double x, double y, const char *fill,
 	"around the clock; compare requests weigh alternatives and add "       \
 	"nothing."
 #define HEALTHY_RULE                                                           \
-	"<b>Healthy GPU-days</b>: the distinct GPUs of the type that a "       \
-	"probe measured in the week and that are not degraded by the rules "   \
-	"of the degraded-GPU section applied to their latest run of that "     \
-	"week (PCIe state as last reported), &times; 7."
+	"<b>Healthy GPU-days</b>: the distinct GPUs of the type in each "      \
+	"node's latest probe run of the week (received that week, that "       \
+	"measured something) that the rules of the degraded-GPU section, "     \
+	"applied to that run, do not call degraded (PCIe state as last "       \
+	"reported), &times; 7."
 
 /* The capacity item of (week, type), or NULL. */
 static const json_t *capacity_item(const json_t *items, const char *week,

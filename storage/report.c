@@ -23,14 +23,15 @@
  *    asked in, from its latest answer of that week: serving is assumed
  *    to run around the clock. Compare requests weigh alternatives and add
  *    nothing.
- *  - healthy: the distinct GPUs of the type with a probe result measured
- *    that week that are not degraded, x 7. Degraded is GET /v1/fleet's
- *    rule (storage/bench.c store_fleet()) applied to each GPU's latest
- *    run of the week: a metric more than $4 under its type's median of
- *    that week (over, for latencies; two or more GPUs of the type), a
- *    hardware or thermal clock slowdown while measured, or a PCIe link
- *    below its maximum (the node's latest inventory: PCIe state is known
- *    as of the last report only).
+ *  - healthy: the distinct GPUs of the type that a probe measured that
+ *    week (in its node's latest run of the week, received that week:
+ *    the database's clock) and that are not degraded, x 7. Degraded is
+ *    GET /v1/fleet's rule (storage/bench.c store_fleet()) applied to that
+ *    run: a metric more than $4 under its type's median of that week
+ *    (over, for latencies; two or more GPUs of the type), a hardware or
+ *    thermal clock slowdown while measured, or a PCIe link below its
+ *    maximum (the node's latest inventory: PCIe state is known as of the
+ *    last report only).
  */
 static const char report_sql[] =
     "WITH w AS (SELECT now() - make_interval(days => $1::int) AS t0),"
@@ -78,50 +79,56 @@ static const char report_sql[] =
     "   THEN (summary->>'gpus')::numeric END AS n"
     "   FROM rq WHERE kind = 'inference'"
     "   ORDER BY job, wk, created_at DESC) x GROUP BY 1, 2),"
-    /* healthy GPUs per week: store_fleet()'s rules, week by week */
+    /* healthy GPUs per week: store_fleet()'s rules, week by week, on
+     * each node's latest run of the week that measured something (its
+     * results are the ids [first_result_id, + 32768), migrations/0007:
+     * read by primary key, not by scanning the window's results; the
+     * run_id test changes nothing but lets the planner see how few rows
+     * a run has, so it does not JIT-compile the statement for seconds) */
     " gk AS (SELECT uuid, coalesce(gpu_type, 'nvml:' || name) AS k, info"
     "  FROM node_gpus),"
-    " lw AS (SELECT DISTINCT ON (wk, b.gpu_uuid) date_trunc('week',"
-    "   b.measured_at AT TIME ZONE 'UTC') AS wk, b.gpu_uuid, b.run_id"
-    "  FROM benchmark_results b, w WHERE b.gpu_uuid IS NOT NULL"
-    "  AND b.measured_at >= w.t0"
-    "  ORDER BY wk, b.gpu_uuid, b.measured_at DESC),"
+    " lw AS (SELECT DISTINCT ON (wk, r.hostname) date_trunc('week',"
+    "   r.received_at AT TIME ZONE 'UTC') AS wk, r.run_id,"
+    "  r.first_result_id AS lo"
+    "  FROM benchmark_runs r, w WHERE r.received_at >= w.t0"
+    "  AND r.status IN ('ok', 'partial')"
+    "  ORDER BY wk, r.hostname, r.received_at DESC),"
     " ws AS (SELECT l.wk, b.gpu_uuid, g.k, b.metric,"
-    "  coalesce(b.dtype, '') AS dtype, b.median,"
+    "  coalesce(b.dtype, '') AS dtype, b.median, b.status,"
     "  coalesce(b.size_bytes, 0) AS sz, max(coalesce(b.size_bytes, 0))"
     "   OVER (PARTITION BY l.wk, b.gpu_uuid, b.metric,"
     "   coalesce(b.dtype, '')) AS max_sz, b.clock_event_reasons AS reasons"
-    "  FROM benchmark_results b, w, lw l, gk g"
-    "  WHERE b.measured_at >= w.t0 AND l.gpu_uuid = b.gpu_uuid"
-    "  AND l.run_id = b.run_id AND g.uuid = b.gpu_uuid"
-    "  AND b.status = 'ok' AND b.median IS NOT NULL),"
+    "  FROM lw l JOIN benchmark_results b ON b.id >= l.lo"
+    "  AND b.id < l.lo + 32768 AND b.run_id = l.run_id"
+    "  JOIN gk g ON g.uuid = b.gpu_uuid),"
     " wg AS (SELECT wk, gpu_uuid, k, metric, dtype,"
     "  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v"
-    "  FROM ws WHERE sz = max_sz GROUP BY 1, 2, 3, 4, 5),"
+    "  FROM ws WHERE sz = max_sz AND status = 'ok' AND median IS NOT NULL"
+    "  GROUP BY 1, 2, 3, 4, 5),"
     " wt AS (SELECT wk, k, metric, dtype,"
     "  percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,"
     "  count(*) AS n FROM wg GROUP BY 1, 2, 3, 4),"
+    " seen AS (SELECT DISTINCT wk, gpu_uuid, k FROM ws),"
     " wbad AS (SELECT p.wk, p.gpu_uuid FROM wg p"
     "  JOIN wt t USING (wk, k, metric, dtype)"
     "  WHERE t.n >= 2 AND t.med > 0 AND CASE WHEN p.metric LIKE"
     "   '%latency%' THEN p.v > (1 + $4::float8) * t.med"
     "   ELSE p.v < (1 - $4::float8) * t.med END"
-    "  UNION SELECT l.wk, l.gpu_uuid FROM lw l JOIN gk g"
-    "  ON g.uuid = l.gpu_uuid"
+    "  UNION SELECT s.wk, s.gpu_uuid FROM seen s JOIN gk g"
+    "  ON g.uuid = s.gpu_uuid"
     "  WHERE (g.info->'pcie'->>'gen_current')::int"
     "   < (g.info->'pcie'->>'gen_max')::int"
     "   OR (g.info->'pcie'->>'width_current')::int"
     "   < (g.info->'pcie'->>'width_max')::int"
     "  UNION SELECT wk, gpu_uuid FROM ws, unnest(reasons) reason"
-    "  WHERE reason IN ('hw_slowdown', 'hw_thermal_slowdown',"
-    "   'sw_thermal_slowdown', 'hw_power_brake_slowdown')),"
-    " hl AS (SELECT l.wk, g.k, count(*) AS seen, count(*) FILTER (WHERE"
-    "   NOT EXISTS (SELECT 1 FROM wbad x WHERE x.wk = l.wk"
-    "   AND x.gpu_uuid = l.gpu_uuid)) AS healthy"
-    "  FROM lw l JOIN gk g ON g.uuid = l.gpu_uuid GROUP BY 1, 2),"
+    "  WHERE status = 'ok' AND median IS NOT NULL AND reason IN"
+    "   ('hw_slowdown', 'hw_thermal_slowdown', 'sw_thermal_slowdown',"
+    "   'hw_power_brake_slowdown')),"
+    " hl AS (SELECT s.wk, s.k, count(*) AS seen,"
+    "  count(*) FILTER (WHERE x.gpu_uuid IS NULL) AS healthy"
+    "  FROM seen s LEFT JOIN wbad x USING (wk, gpu_uuid) GROUP BY 1, 2),"
     " ck AS (SELECT wk, gpu FROM ta UNION SELECT wk, gpu FROM ia"
-    "  UNION SELECT wk, k FROM hl"
-    "  WHERE wk <= date_trunc('week', now() AT TIME ZONE 'UTC'))"
+    "  UNION SELECT wk, k FROM hl)"
     " SELECT json_build_object("
     " 'generated_at', to_char(now() AT TIME ZONE 'UTC',"
     "  'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"

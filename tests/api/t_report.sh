@@ -158,7 +158,7 @@ n_cap=$(count 'data-chart="capacity"')
 	ok "the capacity plots (one per GPU type) and table are drawn" ||
 	not_ok "the capacity plots (one per GPU type) and table are drawn" "$n_cap charts"
 grep -q 'because serving is assumed to run around the clock' "$html" &&
-	grep -q '<b>Healthy GPU-days</b>: the distinct GPUs of the type that a probe measured in the week' "$html" &&
+	grep -q "<b>Healthy GPU-days</b>: the distinct GPUs of the type in each node's latest probe run of the week" "$html" &&
 	ok "the page says how asked and healthy GPU-days are computed" ||
 	not_ok "the page says how asked and healthy GPU-days are computed"
 py "every chart labels both axes" '
@@ -320,6 +320,26 @@ assert abs(float(a["asked_gpu_days"]) - t_a100) < 0.051 and a["healthy_gpu_days"
 assert "rtx-4090-24gb" not in by, "a compare request added GPU-days"
 print("H100 %s asked / %s healthy GPU-days" % (h["asked_gpu_days"], h["healthy_gpu_days"]))
 ' "$T/capacity.csv" "$train_h100" "$train_a100" "$infer_h100"
+# Weeks: the A100 node's run, received a week earlier, counts in the week
+# before (and the A100 training job asked this week stays in this one).
+if deploy_pg "UPDATE benchmark_runs SET received_at = received_at - interval '7 days' WHERE hostname = '$h_a100'" >/dev/null; then
+	req GET '/v1/reports/capacity?section=capacity'
+	cp "$T/body" "$T/capacity-weeks.csv"
+	py "a run counts in the ISO week it was received" '
+import csv, datetime, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")) if r["gpu_type"] == "a100-sxm4-80gb"]
+today = datetime.datetime.now(datetime.timezone.utc).date()
+this = (today - datetime.timedelta(days=today.weekday())).isoformat()
+last = (today - datetime.timedelta(days=today.weekday() + 7)).isoformat()
+by = {r["week_start"]: r for r in rows}
+assert set(by) == {this, last}, by
+assert (by[last]["healthy_gpus"], by[last]["healthy_gpu_days"], by[last]["asked_gpu_days"]) == ("8", "56", "0"), by[last]
+assert by[this]["healthy_gpus"] == "0" and float(by[this]["asked_gpu_days"]) > 0, by[this]
+print("A100: %s healthy GPU-days in %s, asked in %s" % (by[last]["healthy_gpu_days"], by[last]["week"], by[this]["week"]))
+' "$T/capacity-weeks.csv"
+else
+	not_ok "a run counts in the ISO week it was received" "cannot move the run"
+fi
 req GET '/v1/reports/capacity?format=csv'
 check_problem "CSV without section is a 400 naming section" 400 section
 jq -e '.errors[0].message | contains("summary, capacity, fleet, measured, degraded, freshness, demand")' "$T/body" >/dev/null &&
