@@ -12,9 +12,12 @@
  * a node look fresh.
  *
  * A job is a distinct request text (md5(request::text)) of a kind: the
- * sizing endpoints store the normalised request, so the same job asked
- * twice is one job however often it was asked; demand counts each job
- * once, at its latest answer in the window (lj).
+ * sizing endpoints store the normalised request (canonical names, nulls
+ * dropped, defaults explicit, sorted keys), so the same job asked again
+ * is one job however it was spelt (a request stored as posted collapses
+ * only with an identical body); demand counts each job once, at its
+ * latest answer in the window (lj). summary holds the top plan's gpus
+ * and days (handlers/sizing_*.c), so the big response is not read.
  *
  * Capacity, per GPU type and ISO week (weeks start on Monday, UTC):
  *  - asked: a training job adds its latest answer's top plan GPUs x days
