@@ -7,13 +7,16 @@
 #include "handlers/arch.h"
 #include "handlers/jsonv.h"
 #include "handlers/problem.h"
+#include "handlers/sizing.h"
 #include "storage/catalog.h"
 
 static const char *const link_kinds[] = {"nvlink", "pcie", "infinity_fabric",
 					 NULL};
 
 /* PUT /v1/gpus/{name} body: one rule per catalog field. Ranges are wide
- * sanity bounds (no GPU has 100 PFLOP/s dense or 1 PB of memory yet).
+ * sanity bounds (no GPU has 100 PFLOP/s dense or 1 PB of memory yet);
+ * every real has a floor far from the subnormals (issue 15): 1e-6 TFLOP/s
+ * is 1 MFLOP/s, 0.001 GB/s is 1 MB/s, 0.001 GiB is 1 MiB.
  */
 static const struct jv_rule gpu_rules[] = {
     {"name", JV_STR, false, 0, 64, NULL, false},
@@ -38,7 +41,9 @@ static const struct jv_rule gpu_rules[] = {
     {"pcie_gen", JV_INT, false, 1, 7, NULL, true},
     {"pcie_width", JV_INT, false, 1, 16, NULL, true},
     {"power_w", JV_INT, false, 1, 100000, NULL, true},
-    {"price_per_gpu_hour", JV_NUM, false, 0, 1e4, NULL, true},
+    /* 0 (no price) or [SIZING_MIN_PRICE, SIZING_MAX_PRICE]. */
+    {"price_per_gpu_hour", JV_NUM0, false, SIZING_MIN_PRICE, SIZING_MAX_PRICE,
+     NULL, true},
     {"source", JV_STR, true, 0, 1000, NULL, false},
     {"notes", JV_STR, false, 0, 4000, NULL, true},
     /* Read-only fields a client may echo back from a GET. */

@@ -12,6 +12,16 @@
 #include "handlers/handler.h"
 #include "handlers/jsonv.h"
 
+/* Prices per GPU-hour a request, a compare or the catalog takes, in
+ * dollars. The floor is a millionth of a dollar, five orders of magnitude
+ * under the cheapest cloud GPU (~$0.1/h), and far above where the cost
+ * arithmetic (price x GPUs x hours, then ratios between GPU types) leaves
+ * the normal doubles: 5e-324 made a GPU "cheapest" at "infx the cost"
+ * (issue 15). 0 in a request means "the catalog's price".
+ */
+#define SIZING_MIN_PRICE 1e-6
+#define SIZING_MAX_PRICE 1e4
+
 /* Where hardware numbers come from (request "calibration"). */
 enum calib_mode {
 	CALIB_AUTO,	 /* measured fleet medians where they exist */

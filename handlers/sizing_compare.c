@@ -95,8 +95,11 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 
 static int check_prices(const json_t *prices, struct response *res)
 {
+	struct jv v = {.res = res, .prefix = "prices."};
 	const char *k;
-	const json_t *v;
+	const json_t *x;
+	double d;
+	int bad = 0;
 
 	if (!prices || json_is_null(prices))
 		return 0;
@@ -106,19 +109,23 @@ static int check_prices(const json_t *prices, struct response *res)
 			      "GPU-hour");
 		return -1;
 	}
-	json_object_foreach((json_t *)prices, k, v)
+	/* A price here replaces the catalog's: never 0 (a free GPU would be
+	 * "cheapest"), and not below SIZING_MIN_PRICE.
+	 */
+	json_object_foreach((json_t *)prices, k, x)
 	{
-		if (!json_is_number(v) || !(json_number_value(v) > 0) ||
-		    json_number_value(v) > 1e4) {
-			char field[96];
-			snprintf(field, sizeof(field), "prices.%.60s", k);
-			problem_field(res, field,
-				      "must be a price above 0 and at most "
-				      "10000 per GPU-hour");
-			return -1;
+		if (json_is_null(x)) {
+			jv_error(&v, k, "must be a number in [%g, %g]",
+				 SIZING_MIN_PRICE, SIZING_MAX_PRICE);
+			bad = 1;
+		} else {
+			bad |= jv_num(&v, prices, k, false, SIZING_MIN_PRICE,
+				      SIZING_MAX_PRICE, &d) != 0;
 		}
+		if (problem_field_count(res) >= 20)
+			break;
 	}
-	return 0;
+	return bad ? -1 : 0;
 }
 
 static void csv_field(char **buf, size_t *len, size_t *cap, const char *s,
