@@ -58,11 +58,21 @@ json_t *sizing_basis_json(const struct hw_basis *b,
 
 /* Stores response as a recommendation and answers 201 with Location and
  * the exact stored text. Adds "id", "kind" and "created_at" to response
- * (stolen), summary (stolen) for list views.
+ * (stolen), summary (stolen) for list views. An answer that fails
+ * sizing_answer_check is a 500 and nothing is stored.
  */
 void sizing_persist(struct app *app, const struct request *req,
 		    const char *kind, const char *model, const char *gpu,
 		    json_t *response, json_t *summary, struct response *res);
+
+/* 0 when answer (of kind "training", "inference" or "compare") and its
+ * summary were built whole: both non-NULL, the kind's top-level members
+ * present, and no null where a number belongs (sizing_real of a value
+ * that was not finite). Otherwise a 500 problem in res whose log detail
+ * names the member, and -1.
+ */
+int sizing_answer_check(const char *kind, const json_t *answer,
+			const json_t *summary, struct response *res);
 
 /* Parses an allowed-values list: strategies.<key> as [int, ...] within
  * [min, max]. Returns count (0 when absent) or -1 after a field error.
