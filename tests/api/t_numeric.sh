@@ -181,6 +181,55 @@ if [ "$STATUS" = 422 ]; then check_problem "inference on the edge GPU: infeasibl
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":2e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","'"$edge_gpu"'"]}'
 whole "compare with the edge GPU: complete and finite" compare
 
+# --- the read path: rows that validation now refuses but the database
+# may hold (stored before the floor, or written around the API) neither
+# calibrate sizing nor show in the fleet view: skipped, not NaN.
+deploy_pg() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$dbname" "$1"; }
+dbname=$(printf '%s\n' "$DATABASE_URL" | grep -o 'dbname=[^ ]*' | cut -d= -f2)
+planted=planted-gpu-$RANDOM$RANDOM
+req PUT "/v1/gpus/$planted" "${A[@]}" -d "$(curl -s "$GSZ_URL/v1/gpus/h100-sxm5-80gb" | jq -c 'del(.name, .created_at, .updated_at)')"
+check "read path: a GPU type for planted measurements" 201
+phost=planted-$RANDOM$RANDOM
+prun=$(cat /proc/sys/kernel/random/uuid)
+jq --arg now "$now" --arg h "$phost" --arg r "$prun" \
+	'.run_id = $r | .node.hostname = $h | .started_at = $now | .finished_at = $now' "$fixture" >"$T/planted.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/planted.json"
+check "read path: a valid report is stored" 201
+if deploy_pg "UPDATE benchmark_results SET gpu_type = '$planted',
+	median = CASE WHEN metric = 'gemm_tflops' AND dtype = 'bf16' THEN 1e-310::float8
+		WHEN metric = 'gemm_tflops' THEN 'NaN'::float8
+		WHEN metric LIKE 'hbm_%' THEN 'Infinity'::float8 ELSE median END,
+	limit_value = CASE WHEN metric LIKE 'nccl_%' THEN 'NaN'::float8 ELSE limit_value END
+	WHERE run_id = '$prun'" >/dev/null &&
+	deploy_pg "UPDATE node_gpus SET gpu_type = '$planted' WHERE hostname = '$phost'" >/dev/null; then
+	ok "read path: GEMM medians of 1e-310 and NaN, HBM Infinity, NCCL limits NaN planted"
+else
+	not_ok "read path: GEMM medians of 1e-310 and NaN, HBM Infinity, NCCL limits NaN planted"
+fi
+for calib in auto measured; do
+	req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"'"$planted"'","train_tokens":2e11,"max_gpus":64,"calibration":"'"$calib"'"}'
+	whole "read path: training on the planted type ($calib): complete and finite" training
+	jq -e '.basis.gemm_tflops.source != "measured" and .basis.gemm_tflops.value > 100
+		and (.basis.hbm_gbps.source != "measured")' "$T/answer.json" >/dev/null 2>&1 &&
+		ok "read path: planted GEMM and HBM medians do not calibrate ($calib)" ||
+		not_ok "read path: planted GEMM and HBM medians do not calibrate ($calib)" "$(jq -c .basis "$T/answer.json" 2>&1 | head -c 300)"
+done
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"'"$planted"'"}'
+whole "read path: inference on the planted type: complete and finite" inference
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":2e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","'"$planted"'"],"prices":{"'"$planted"'":2}}'
+whole "read path: compare with the planted type: complete and finite" compare
+req GET /v1/fleet
+check "read path: the fleet view answers" 200 '.items | length >= 1'
+if grep -qE '"(NaN|Infinity|-Infinity)"|1e-310' "$T/body"; then
+	not_ok "read path: the fleet view shows no NaN, Infinity or 1e-310" "$(grep -oE '.{60}"(NaN|Infinity)".{10}' "$T/body" | head -n 3)"
+else
+	ok "read path: the fleet view shows no NaN, Infinity or 1e-310"
+fi
+jq -e --arg k "$planted" '[.items[] | select(.gpu_type == $k) | .metrics[]
+	| select(.metric == "gemm_tflops" or (.metric | startswith("hbm_")))] == []' "$T/body" >/dev/null &&
+	ok "read path: the planted GEMM and HBM rows are skipped in the fleet view" ||
+	not_ok "read path: the planted GEMM and HBM rows are skipped in the fleet view" "$(jq -c --arg k "$planted" '[.items[] | select(.gpu_type == $k)]' "$T/body" | head -c 400)"
+
 check_alive "daemon alive after the numeric edges"
 ! grep -q '"status":500' "$GSZ_LOG" && ok "no 500 in the log" || not_ok "no 500 in the log" "$(grep '"status":500' "$GSZ_LOG" | head -n 3)"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
