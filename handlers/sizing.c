@@ -78,6 +78,11 @@ static void row_to_hw(const json_t *row, struct hw_spec *hw)
 	hw->max_gpus_per_node = (int)num_or0(row, "max_gpus_per_node");
 	hw->inter_node_gbps = num_or0(row, "inter_node_gbps");
 	hw->price_per_gpu_hour = num_or0(row, "price_per_gpu_hour");
+	/* A price stored before the floor (1e-310) is no price: compare
+	 * asks for one rather than rank a GPU that looks free (issue 15).
+	 */
+	if (!(hw->price_per_gpu_hour >= SIZING_MIN_PRICE))
+		hw->price_per_gpu_hour = 0;
 	/* PCIe per direction from the generation: 128b/130b at 8/16/32 GT/s
 	 * (PROBE.md section 3), x16 unless stated.
 	 */

@@ -78,8 +78,8 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 		const char *name =
 		    json_string_value(json_object_get(x, "name"));
 		if (*n < CMP_MAX_ENTRIES &&
-		    (json_number_value(
-			 json_object_get(x, "price_per_gpu_hour")) > 0 ||
+		    (json_number_value(json_object_get(
+			 x, "price_per_gpu_hour")) >= SIZING_MIN_PRICE ||
 		     json_object_get(prices, name)))
 			snprintf(names[(*n)++], 64, "%s", name);
 	}

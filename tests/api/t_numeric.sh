@@ -230,6 +230,24 @@ jq -e --arg k "$planted" '[.items[] | select(.gpu_type == $k) | .metrics[]
 	ok "read path: the planted GEMM and HBM rows are skipped in the fleet view" ||
 	not_ok "read path: the planted GEMM and HBM rows are skipped in the fleet view" "$(jq -c --arg k "$planted" '[.items[] | select(.gpu_type == $k)]' "$T/body" | head -c 400)"
 
+# A catalog price stored before the floor (1e-310) reads as no price.
+cheap=cheap-gpu-$RANDOM$RANDOM
+req PUT "/v1/gpus/$cheap" "${A[@]}" -d "$gpu"
+check "read path: a GPU type for a planted price" 201
+if deploy_pg "UPDATE gpus SET price_per_gpu_hour = 1e-310 WHERE name = '$cheap'" >/dev/null; then
+	ok "read path: a catalog price of 1e-310 planted"
+else
+	not_ok "read path: a catalog price of 1e-310 planted"
+fi
+sleep 2.1 # the catalog cache (2 s)
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"'"$cheap"'","train_tokens":2e11,"max_gpus":64}'
+whole "read path: training on a GPU priced 1e-310: complete and finite" training
+jq -e '.plans[0].cost == 0' "$T/answer.json" >/dev/null 2>&1 &&
+	ok "read path: a price of 1e-310 costs as no price (0)" ||
+	not_ok "read path: a price of 1e-310 costs as no price (0)" "$(jq -c '.plans[0].cost' "$T/answer.json" 2>&1)"
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":2e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","'"$cheap"'"]}'
+check_problem "read path: compare asks for a price instead of ranking a GPU priced 1e-310" 400 'gpus[1]'
+
 check_alive "daemon alive after the numeric edges"
 ! grep -q '"status":500' "$GSZ_LOG" && ok "no 500 in the log" || not_ok "no 500 in the log" "$(grep '"status":500' "$GSZ_LOG" | head -n 3)"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
