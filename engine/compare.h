@@ -27,6 +27,9 @@ struct cmp_entry {
 };
 
 struct cmp_row {
+	/* false: not ranked (the job cannot run here, or its time or cost
+	 * is not a finite positive number); ratios 0, the verdict says why. */
+	bool ranked;
 	double speedup_vs_cheapest; /* cheapest time / this time */
 	double cost_vs_cheapest;    /* this cost / cheapest cost */
 	double speedup_vs_fastest;  /* fastest time / this time (<= 1) */

@@ -120,7 +120,9 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_int(&v, b, "max_gpus", false, 1, 1 << 20, &x) == 0 && x)
 		rq->max_gpus = (long)x;
 	d = 0;
-	if (jv_num(&v, b, "price_per_gpu_hour", false, 0, 1e4, &d) == 0 && d)
+	if (jv_num0(&v, b, "price_per_gpu_hour", false, 0, SIZING_MAX_PRICE,
+		    SIZING_MIN_PRICE, &d) == 0 &&
+	    d)
 		rq->price_per_gpu_hour = d;
 	d = 0;
 	if (jv_num(&v, b, "memory_utilization", false, 0.05, 1, &d) == 0)

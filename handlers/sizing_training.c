@@ -174,7 +174,8 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_int(&v, b, "seq_len", true, 1, 1 << 22, &x) == 0 && x)
 		rq->seq_len = (long)x;
 	d = 0;
-	if (jv_num(&v, b, "train_tokens", false, 0, 1e18, &d) == 0)
+	/* Below one token there is no job: 0 stands for "not given". */
+	if (jv_num0(&v, b, "train_tokens", false, 0, 1e18, 1, &d) == 0)
 		rq->train_tokens = d;
 	if (jv_present(b, "global_batch_size") &&
 	    jv_present(b, "global_batch_tokens"))
@@ -220,7 +221,9 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_num(&v, b, "deadline_days", false, 1e-6, 1e6, &d) == 0 && d)
 		rq->deadline_days = d;
 	d = 0;
-	if (jv_num(&v, b, "price_per_gpu_hour", false, 0, 1e4, &d) == 0 && d)
+	if (jv_num0(&v, b, "price_per_gpu_hour", false, 0, SIZING_MAX_PRICE,
+		    SIZING_MIN_PRICE, &d) == 0 &&
+	    d)
 		rq->price_per_gpu_hour = d;
 	d = 0;
 	if (jv_num(&v, b, "inter_node_gbps", false, 1e-3, 1e6, &d) == 0 && d)

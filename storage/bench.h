@@ -10,6 +10,18 @@
 
 #include "storage/db.h"
 
+/* A result's statistics (median, max, mean, p10, p90, cv, limit,
+ * efficiency) are 0 or between BENCH_STAT_MIN and BENCH_STAT_MAX in
+ * magnitude. The floor is a billionth of the unit: 1 kFLOP/s, 1 B/s,
+ * 1 fs, a ratio of one in a billion; no GPU measurement comes near it, and
+ * its reciprocal stays far inside a double, where a GEMM median of 1e-310
+ * made every plan infinitely slow and answers NaN (issue 15). Validation
+ * refuses others; the fleet and calibration reads skip any stored
+ * outside [BENCH_STAT_MIN, BENCH_STAT_MAX] (and NaN, Infinity).
+ */
+#define BENCH_STAT_MIN 1e-9
+#define BENCH_STAT_MAX 1e15
+
 /* Fleet medians for one GPU type, index = engine dtype order (fp64, fp32,
  * tf32, fp16, bf16, fp8, int8). samples = probe runs contributing.
  */
