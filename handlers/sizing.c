@@ -412,22 +412,74 @@ int sizing_answer_check(const char *kind, const json_t *answer,
 	return -1;
 }
 
+/* A deep copy of j without null members (null counts as not given). */
+static json_t *without_nulls(const json_t *j)
+{
+	const char *key;
+	json_t *x, *out;
+	size_t i;
+
+	if (json_is_object(j)) {
+		out = json_object();
+		json_object_foreach((json_t *)j, key, x) if (!json_is_null(x))
+		    json_object_set_new(out, key, without_nulls(x));
+		return out;
+	}
+	if (json_is_array(j)) {
+		out = json_array();
+		json_array_foreach(j, i, x)
+		    json_array_append_new(out, without_nulls(x));
+		return out;
+	}
+	return json_deep_copy(j);
+}
+
+json_t *sizing_request_json(const json_t *body, const char *model_name,
+			    const char *gpu_name)
+{
+	json_t *r = without_nulls(body);
+
+	if (json_is_string(json_object_get(r, "model")) && model_name)
+		json_object_set_new(r, "model", json_string(model_name));
+	if (json_is_string(json_object_get(r, "gpu")) && gpu_name)
+		json_object_set_new(r, "gpu", json_string(gpu_name));
+	return r;
+}
+
+void sizing_default(json_t *request, const char *key, json_t *value)
+{
+	if (json_object_get(request, key))
+		json_decref(value);
+	else
+		json_object_set_new(request, key, value);
+}
+
 void sizing_persist(struct app *app, const struct request *req,
 		    const char *kind, const char *model, const char *gpu,
-		    json_t *response, json_t *summary, struct response *res)
+		    json_t *request, json_t *response, json_t *summary,
+		    struct response *res)
 {
 	char id[UUID_TEXT], ts[40];
 	time_t now = time(NULL);
 	struct tm tm;
 	struct store_err e;
-	char *text = NULL, *sum = NULL;
+	char *text = NULL, *sum = NULL, *rq = NULL;
 	json_t *full = NULL;
 
 	/* An answer with a member missing or not finite is a 500 naming
 	 * it in the log, never a 201 (nor a stored recommendation) without
 	 * it (issue 15).
 	 */
-	if (sizing_answer_check(kind, response, summary, res) != 0) {
+	(void)req;
+	if (sizing_answer_check(kind, response, summary, res) != 0 ||
+	    !request) {
+		if (!request) {
+			problem(res, 500, "internal", "Internal error",
+				"cannot render the answer");
+			snprintf(res->log_detail, sizeof(res->log_detail),
+				 "%s answer: the request did not build", kind);
+		}
+		json_decref(request);
 		json_decref(response);
 		json_decref(summary);
 		return;
@@ -436,15 +488,22 @@ void sizing_persist(struct app *app, const struct request *req,
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	/* id, kind and created_at first: what a reader looks for. */
-	full = json_pack("{s:s, s:s, s:s}", "id", id, "kind", kind,
-			 "created_at", ts);
+	/* The request is stored as canonical text (sorted keys, compact):
+	 * the same job asked twice is the same text, which the capacity
+	 * report counts once (issue 16). The answer repeats it after id,
+	 * kind and created_at. */
+	rq = json_dumps(request, JSON_COMPACT | JSON_SORT_KEYS |
+				     JSON_REAL_PRECISION(17));
+	full = json_pack("{s:s, s:s, s:s, s:O}", "id", id, "kind", kind,
+			 "created_at", ts, "request", request);
 	json_object_update(full, response);
+	json_decref(request);
 	json_decref(response);
 	text = json_dumps(full, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	sum = json_dumps(summary, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	json_decref(full);
 	json_decref(summary);
-	if (!text || !sum) {
+	if (!text || !sum || !rq) {
 		problem(res, 500, "internal", "Internal error",
 			"cannot render the answer");
 		snprintf(res->log_detail, sizeof(res->log_detail),
@@ -456,7 +515,7 @@ void sizing_persist(struct app *app, const struct request *req,
 	    .kind = kind,
 	    .model = model,
 	    .gpu = gpu,
-	    .request = req->body,
+	    .request = rq,
 	    .response = text,
 	    .summary = sum,
 	};
@@ -470,6 +529,7 @@ void sizing_persist(struct app *app, const struct request *req,
 out:
 	free(text);
 	free(sum);
+	free(rq);
 }
 
 int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,

@@ -77,13 +77,25 @@ json_t *sizing_basis_json(const struct hw_basis *b,
 			  const struct calib_info *ci);
 
 /* Stores response as a recommendation and answers 201 with Location and
- * the exact stored text. Adds "id", "kind" and "created_at" to response
- * (stolen), summary (stolen) for list views. An answer that fails
- * sizing_answer_check is a 500 and nothing is stored.
+ * the exact stored text. The answer starts with "id", "kind",
+ * "created_at" and "request" (the normalised request, stored as canonical
+ * text), then response's members. request, response and summary (for list
+ * views) are stolen. An answer that fails sizing_answer_check is a 500 and
+ * nothing is stored.
  */
 void sizing_persist(struct app *app, const struct request *req,
 		    const char *kind, const char *model, const char *gpu,
-		    json_t *response, json_t *summary, struct response *res);
+		    json_t *request, json_t *response, json_t *summary,
+		    struct response *res);
+
+/* The normalised request an answer and its recommendation keep (issue
+ * 16): body without nulls, with the catalog's own model and GPU names
+ * (NULL leaves them); handlers add the defaults they applied with
+ * sizing_default. Caller owns the result. */
+json_t *sizing_request_json(const json_t *body, const char *model_name,
+			    const char *gpu_name);
+/* Sets request.key to value (stolen) unless the request gave it. */
+void sizing_default(json_t *request, const char *key, json_t *value);
 
 /* 0 when answer (of kind "training", "inference" or "compare") and its
  * summary were built whole: both non-NULL, the kind's top-level members

@@ -528,8 +528,24 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				      "load"
 				    : "cost_per_million_output_tokens at "
 				      "each GPU's capacity (no load given)"));
-		sizing_persist(app, req, "compare", model_name, gpus_csv,
-			       answer, summary, res);
+		{
+			/* The normalised request: the job as its own endpoint
+			 * keeps it, the catalog's names of the GPUs. */
+			json_t *request = sizing_request_json(body, NULL, NULL);
+			json_t *gl = json_array();
+			for (int i = 0; i < n; i++)
+				json_array_append_new(gl,
+						      json_string(runs[i].gpu));
+			json_object_set_new(request, "gpus", gl);
+			json_object_set_new(
+			    request, training ? "training" : "inference",
+			    training ? training_request_json(
+					   job, &trq, model_name, NULL, calib)
+				     : inference_request_json(
+					   job, &irq, model_name, NULL, calib));
+			sizing_persist(app, req, "compare", model_name,
+				       gpus_csv, request, answer, summary, res);
+		}
 		if (want_csv && res->status == 201) {
 			char *csv = to_csv(rows, training ? training_cols
 							  : inference_cols);

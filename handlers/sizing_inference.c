@@ -58,6 +58,20 @@ static const struct {
     {"output_tokens_per_s", INF_LOAD_OUTPUT_TOKENS_PER_S, 1e10},
 };
 
+json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
+			       const char *model_name, const char *gpu_name,
+			       enum calib_mode calib)
+{
+	json_t *r = sizing_request_json(body, model_name, gpu_name);
+
+	sizing_default(r, "weight_precision",
+		       json_string(eng_dtype_name(rq->weight_precision)));
+	sizing_default(r, "serving", json_string(serving_names[rq->serving]));
+	sizing_default(r, "top", json_integer(rq->top));
+	sizing_default(r, "calibration", json_string(calib_mode_names[calib]));
+	return r;
+}
+
 int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		    struct inf_request *rq, const char **model_name,
 		    const char **gpu_name, enum calib_mode *calib,
@@ -380,6 +394,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 		    "cost_per_hour", sizing_real(p->cost_per_hour, 4));
 		sizing_persist(
 		    app, req, "inference", model_name, gpu_name,
+		    inference_request_json(body, &rq, model_name, gpu_name,
+					   calib),
 		    inference_result_json(&rq, r, model_name, gpu_name, &ci),
 		    summary, res);
 	}

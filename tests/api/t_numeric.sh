@@ -97,11 +97,12 @@ check "training: price -0 is zero (the catalog price), not -0 in the answer" 201
 # --- valid values at the edges of each range: 201, every member present,
 # every number finite, nothing null that is not documented as nullable,
 # and the stored recommendation is the same text.
-training_members='["assumptions","basis","checks","created_at","flops","global_batch_size","gpu","id","kind","layouts_evaluated","min_gpus","min_gpus_no_offload","model","plans"]'
-training_plan='["binding","cost","days","dp","flash_attention","global_batch_size","gpu_hours","gpus","grad_accum","hfu","meets_deadline","memory_gib","mfu","micro_batch","nodes","offload","pp","recompute","sequence_parallel","time_s","tokens_per_s","tokens_per_s_per_gpu","tp","zero"]'
-inference_members='["assumptions","basis","created_at","gpu","id","kind","memory","model","plans","warnings"]'
+# meets_deadline is in a plan only with a deadline (issue 16): checked where one is given.
+training_members='["assumptions","basis","checks","created_at","flops","global_batch_size","gpu","id","kind","layouts_evaluated","min_gpus","min_gpus_no_offload","model","plans","request"]'
+training_plan='["binding","cost","days","dp","flash_attention","global_batch_size","gpu_hours","gpus","grad_accum","hfu","memory_gib","mfu","micro_batch","nodes","offload","pp","recompute","sequence_parallel","time_s","tokens_per_s","tokens_per_s_per_gpu","tp","zero"]'
+inference_members='["assumptions","basis","created_at","gpu","id","kind","memory","model","plans","request","warnings"]'
 inference_plan='["batch","binding","capacity","cost_per_hour","cost_per_million_output_tokens","decode_batch","decode_bound","gpus","max_batch_fit","mbu","meets_targets","memory_gib","output_tokens_per_s","pp","replicas","requests_per_s","total_output_tokens_per_s","tp","tpot_ms","ttft_ms","utilization"]'
-compare_members='["cost_basis","created_at","id","job","kind","model","rows","time_basis","verdict"]'
+compare_members='["cost_basis","created_at","id","job","kind","model","request","rows","time_basis","verdict"]'
 # Paths where null is the documented "not applicable".
 nullable='["load_value","max_num_seqs","max_num_batched_tokens"]'
 
@@ -146,6 +147,9 @@ done
 for dd in 1e-6 1e6; do
 	req POST /v1/sizing/training "${J[@]}" -d '{'"$trn"',"train_tokens":1e18,"deadline_days":'"$dd"',"price_per_gpu_hour":1e-6,"inter_node_gbps":1e-3}'
 	whole "training edge: deadline_days $dd, inter_node_gbps 1e-3: complete and finite" training
+	jq -e 'all(.plans[]; has("meets_deadline"))' "$T/body" >/dev/null &&
+		ok "training edge: deadline_days $dd: every plan says meets_deadline" ||
+		not_ok "training edge: deadline_days $dd: every plan says meets_deadline"
 done
 for load in '"requests_per_s":1e-9' '"requests_per_s":1e7' '"concurrent_sequences":1e-9' '"output_tokens_per_s":1e-9' '"output_tokens_per_s":1e10'; do
 	for price in 1e-6 1e4; do
