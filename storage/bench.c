@@ -293,7 +293,11 @@ static void col_put(struct buf *b, const struct res_col *c,
  * array per column: the daemon has parsed the report already, and this
  * keeps PostgreSQL from converting 250 KB of JSON per report (figures in
  * docs/BENCHMARKS.md). A result's id is its run's first_result_id plus its
- * place in the report (migrations/0007_result_blocks.sql). Prepared once
+ * place in the report (migrations/0007_result_blocks.sql). The GPUs are
+ * upserted in uuid order, whatever the report's order: their rows stay
+ * locked until the statement commits, and two reports of the same GPUs
+ * locking them in different orders waited on each other (a deadlock, or
+ * lock_timeout: 503; tests/api/t_ingest_order.sh). Prepared once
  * per connection: parsing and planning it each time cost PostgreSQL ~10 %
  * of a report's time.
  */
@@ -335,6 +339,7 @@ static struct db_stmt ingest_stmt = {
 	"   now()"
 	"  FROM gj, run, jsonb_array_elements(gj.gs) g"
 	"  JOIN types ON types.uuid = g->>'uuid'"
+	"  ORDER BY g->>'uuid'"
 	"  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
 	"   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
 	"   gpu_type = EXCLUDED.gpu_type,"
