@@ -150,6 +150,66 @@ oom:
 	return -1;
 }
 
+/* Appends s to out[*off..len), truncating; *off stops at len - 1. */
+static void put(char *out, size_t len, size_t *off, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*off + 1 >= len)
+		return;
+	if (n > len - 1 - *off)
+		n = len - 1 - *off;
+	memcpy(out + *off, s, n);
+	*off += n;
+	out[*off] = '\0';
+}
+
+void db_conninfo_redacted(const char *conninfo, char *out, size_t len)
+{
+	PQconninfoOption *opts;
+	char *errmsg = NULL;
+	size_t off = 0;
+
+	if (len == 0)
+		return;
+	out[0] = '\0';
+	opts = PQconninfoParse(conninfo ? conninfo : "", &errmsg);
+	if (!opts) {
+		/* libpq's message may quote a piece of the string. */
+		put(out, len, &off, "(not a valid conninfo; not shown)");
+		PQfreemem(errmsg);
+		return;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		int secret = (o->dispchar && o->dispchar[0] == '*') ||
+			     strstr(o->keyword, "password");
+		char c[2] = {0};
+		int quote;
+
+		if (!o->val)
+			continue;
+		put(out, len, &off, off ? " " : "");
+		put(out, len, &off, o->keyword);
+		if (secret) {
+			put(out, len, &off, "=***");
+			continue;
+		}
+		/* Quoted where a keyword/value string needs it (libpq docs,
+		 * 34.1.1.1): '...' with \ before ' and \.
+		 */
+		quote = !*o->val || strpbrk(o->val, " \t\n\r\f\v'\\");
+		put(out, len, &off, quote ? "='" : "=");
+		for (const char *v = o->val; *v; v++) {
+			if (*v == '\'' || *v == '\\')
+				put(out, len, &off, "\\");
+			c[0] = *v;
+			put(out, len, &off, c);
+		}
+		put(out, len, &off, quote ? "'" : "");
+	}
+	PQconninfoFree(opts);
+}
+
 void db_pool_free(struct db_pool *p)
 {
 	if (!p)

@@ -68,6 +68,16 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 void db_pool_free(struct db_pool *pool);
 void db_pool_stats(struct db_pool *pool, struct db_stats *out);
 
+/* Writes conninfo (a libpq keyword/value string or a postgresql:// URI)
+ * to out (len bytes, truncated) as libpq reads it (PQconninfoParse):
+ * keyword=value pairs of the options it sets, the last of a repeated
+ * keyword, and every password-like value (password, sslpassword: libpq's
+ * "*" display flag) as ***, wherever it was (password = x, a quoted value,
+ * a URI's user:password@ or ?password=). A string libpq cannot parse is
+ * not shown at all: out says so.
+ */
+void db_conninfo_redacted(const char *conninfo, char *out, size_t len);
+
 /* Sets *e to OK with an empty message. */
 void store_err_clear(struct store_err *e);
 /* Human name of a status ("unavailable", ...). Static string. */
