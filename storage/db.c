@@ -300,7 +300,7 @@ static void release(struct db_pool *p, struct slot *s)
 static void conn_error(struct db_pool *p, const PGconn *conn, const char *what)
 {
 	const char *m = conn ? PQerrorMessage(conn) : NULL;
-	char msg[sizeof(p->last_logged)];
+	char msg[sizeof(p->last_logged)] = "";
 	long long t = now_ms(), unlogged = 0;
 	size_t n = 0;
 	int log = 0;
