@@ -647,7 +647,11 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 	*out = NULL;
 	snprintf(days, sizeof(days), "%d", window_days);
 	snprintf(thr, sizeof(thr), "%.6f", threshold);
-	/* Each GPU's latest run in the window; sweeps reduced to their
+	/* Each GPU's latest run in the window, found per GPU seen in the
+	 * window from the index on (gpu_uuid, measured_at), and its results
+	 * from the same index (a run's rows share measured_at); materialized,
+	 * so the planner probes the index once per GPU
+	 * (migrations/0009_result_gpu_index.sql). Sweeps reduced to their
 	 * largest size (the asymptotic rate); a GPU's value is the median
 	 * over its results (e.g. over P2P peers); the type's figure is the
 	 * median over its GPUs. A GPU is degraded when it is more than
@@ -662,21 +666,21 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		" gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
 		"  g.gpu_type, coalesce(g.gpu_type, 'nvml:' || g.name) AS k,"
 		"  g.info FROM node_gpus g, win WHERE g.last_seen >= win.t0),"
-		" latest AS (SELECT DISTINCT ON (b.gpu_uuid) b.gpu_uuid, "
-		"b.run_id"
-		"  FROM benchmark_results b, win WHERE b.gpu_uuid IS NOT NULL"
-		"  AND b.measured_at >= win.t0"
-		"  ORDER BY b.gpu_uuid, b.measured_at DESC),"
-		" sized AS (SELECT b.gpu_uuid, gl.k, b.metric,"
+		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.run_id,"
+		"  x.measured_at FROM gl, win, LATERAL (SELECT b.run_id,"
+		"  b.measured_at FROM benchmark_results b"
+		"  WHERE b.gpu_uuid = gl.uuid AND b.measured_at >= win.t0"
+		"  ORDER BY b.measured_at DESC LIMIT 1) x),"
+		" sized AS (SELECT b.gpu_uuid, l.k, b.metric,"
 		"  coalesce(b.dtype, '') AS dtype, b.unit, b.median,"
 		"  b.limit_value, coalesce(b.size_bytes, 0) AS sz,"
 		"  max(coalesce(b.size_bytes, 0)) OVER (PARTITION BY "
 		"b.gpu_uuid,"
 		"   b.metric, coalesce(b.dtype, '')) AS max_sz,"
 		"  b.clock_event_reasons AS reasons"
-		"  FROM benchmark_results b JOIN latest l USING (gpu_uuid, "
-		"run_id)"
-		"  JOIN gl ON gl.uuid = b.gpu_uuid"
+		"  FROM latest l JOIN benchmark_results b ON b.gpu_uuid = "
+		"l.uuid"
+		"  AND b.measured_at = l.measured_at AND b.run_id = l.run_id"
 		"  WHERE b.status = 'ok' AND b.median IS NOT NULL),"
 		" per_gpu AS (SELECT gpu_uuid, k, metric, dtype, max(unit) AS "
 		"unit,"
