@@ -125,8 +125,8 @@ check "GET /v1/fleet reads the fleet" 200 '[.items[].gpu_type] | index("h100-sxm
 # A statement stuck behind a lock held on a direct connection: the
 # daemon's lock_timeout (2 s) ends it, then with a statement_timeout below
 # that, the statement timeout does. Without them the request would wait
-# for the lock (8 s).
-psql_q "BEGIN; LOCK TABLE benchmark_runs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(8); COMMIT" >/dev/null 2>&1 &
+# for the lock (held up to 30 s, cancelled once the checks are done).
+psql_q "BEGIN; LOCK TABLE benchmark_runs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30); COMMIT" >/dev/null 2>&1 &
 lockpid=$!
 for i in $(seq 1 100); do
 	[ "$(psql_q "SELECT count(*) FROM pg_locks WHERE relation = 'benchmark_runs'::regclass AND mode = 'AccessExclusiveLock' AND granted")" = 1 ] && break
@@ -151,6 +151,7 @@ if [ "$STATUS" = 503 ] && jq -e '.detail | test("statement timeout")' "$T/body" 
 else
 	not_ok "statement_timeout holds through pgbouncer" "status $STATUS after $ms ms: $(head -c 300 "$T/body")"
 fi
+psql_q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()" >/dev/null
 wait "$lockpid" 2>/dev/null
 req GET "/v1/benchmarks/$run"
 check "once the lock is gone the same read succeeds" 200 ".run_id == \"$run\""
