@@ -458,9 +458,10 @@ void h_fleet(struct app *app, const struct request *req, struct response *res)
 	if (w) {
 		char *end;
 		days = strtol(w, &end, 10);
-		if (!*w || *end || days < 1 || days > 3650) {
+		if (!*w || *end || days < 1 || days > FLEET_MAX_WINDOW_DAYS) {
 			problem_field(res, "window_days",
-				      "must be an integer in [1, 3650]");
+				      "must be an integer in [1, %d]",
+				      FLEET_MAX_WINDOW_DAYS);
 			return;
 		}
 	}

@@ -305,7 +305,11 @@ static void col_put(struct buf *b, const struct res_col *c,
  * array per column: the daemon has parsed the report already, and this
  * keeps PostgreSQL from converting 250 KB of JSON per report (figures in
  * docs/BENCHMARKS.md). A result's id is its run's first_result_id plus its
- * place in the report (migrations/0007_result_blocks.sql). Prepared once
+ * place in the report (migrations/0007_result_blocks.sql). The GPUs are
+ * upserted in uuid order, whatever the report's order: their rows stay
+ * locked until the statement commits, and two reports of the same GPUs
+ * locking them in different orders waited on each other (a deadlock, or
+ * lock_timeout: 503; tests/api/t_ingest_order.sh). Prepared once
  * per connection: parsing and planning it each time cost PostgreSQL ~10 %
  * of a report's time.
  */
@@ -347,6 +351,7 @@ static struct db_stmt ingest_stmt = {
 	"   now()"
 	"  FROM gj, run, jsonb_array_elements(gj.gs) g"
 	"  JOIN types ON types.uuid = g->>'uuid'"
+	"  ORDER BY g->>'uuid'"
 	"  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
 	"   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
 	"   gpu_type = EXCLUDED.gpu_type,"
@@ -656,7 +661,11 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 	snprintf(thr, sizeof(thr), "%.6f", threshold);
 	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
 	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
-	/* Each GPU's latest run in the window; sweeps reduced to their
+	/* Each GPU's latest run in the window, found per GPU seen in the
+	 * window from the index on (gpu_uuid, measured_at), and its results
+	 * from the same index (a run's rows share measured_at); materialized,
+	 * so the planner probes the index once per GPU
+	 * (migrations/0010_result_gpu_index.sql). Sweeps reduced to their
 	 * largest size (the asymptotic rate); a GPU's value is the median
 	 * over its results (e.g. over P2P peers); the type's figure is the
 	 * median over its GPUs. A GPU is degraded when it is more than
@@ -674,12 +683,12 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		" gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
 		"  g.gpu_type, coalesce(g.gpu_type, 'nvml:' || g.name) AS k,"
 		"  g.info FROM node_gpus g, win WHERE g.last_seen >= win.t0),"
-		" latest AS (SELECT DISTINCT ON (b.gpu_uuid) b.gpu_uuid, "
-		"b.run_id"
-		"  FROM benchmark_results b, win WHERE b.gpu_uuid IS NOT NULL"
-		"  AND b.measured_at >= win.t0"
-		"  ORDER BY b.gpu_uuid, b.measured_at DESC),"
-		" sized AS (SELECT b.gpu_uuid, gl.k, b.metric,"
+		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.run_id,"
+		"  x.measured_at FROM gl, win, LATERAL (SELECT b.run_id,"
+		"  b.measured_at FROM benchmark_results b"
+		"  WHERE b.gpu_uuid = gl.uuid AND b.measured_at >= win.t0"
+		"  ORDER BY b.measured_at DESC LIMIT 1) x),"
+		" sized AS (SELECT b.gpu_uuid, l.k, b.metric,"
 		"  coalesce(b.dtype, '') AS dtype, b.unit, b.median,"
 		"  CASE WHEN b.limit_value BETWEEN $3::float8 AND $4::float8"
 		"   THEN b.limit_value END AS limit_value,"
@@ -688,9 +697,9 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"b.gpu_uuid,"
 		"   b.metric, coalesce(b.dtype, '')) AS max_sz,"
 		"  b.clock_event_reasons AS reasons"
-		"  FROM benchmark_results b JOIN latest l USING (gpu_uuid, "
-		"run_id)"
-		"  JOIN gl ON gl.uuid = b.gpu_uuid"
+		"  FROM latest l JOIN benchmark_results b ON b.gpu_uuid = "
+		"l.uuid"
+		"  AND b.measured_at = l.measured_at AND b.run_id = l.run_id"
 		"  WHERE b.status = 'ok' AND (b.median = 0 OR b.median"
 		"   BETWEEN $3::float8 AND $4::float8)),"
 		" per_gpu AS (SELECT gpu_uuid, k, metric, dtype, max(unit) AS "

@@ -110,9 +110,17 @@ enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
 enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 				 json_t **out, struct store_err *e);
 
+/* The longest window the fleet view and the capacity report take: a year,
+ * leap day included. What they cost grows with the GPUs seen in the window
+ * (migrations/0010_result_gpu_index.sql); older runs are history, kept
+ * for as long as the operator's retention says (docs/OPERATIONS.md).
+ */
+#define FLEET_MAX_WINDOW_DAYS 366
+
 /* Per GPU type: counts, fleet medians beside limits and datasheet, and
- * degraded GPUs with reasons (window_days of runs; threshold = fraction
- * under the type's median that flags a GPU, e.g. 0.10).
+ * degraded GPUs with reasons (window_days of runs, 1 to
+ * FLEET_MAX_WINDOW_DAYS; threshold = fraction under the type's median that
+ * flags a GPU, e.g. 0.10).
  */
 enum store_status store_fleet(struct db_pool *pool, int window_days,
 			      double threshold, json_t **out,
