@@ -58,11 +58,26 @@ static const char *ratio_text(char *buf, size_t len, double x, int digits)
 	return buf;
 }
 
+/* " (x's GEMM rate is its datasheet peak x a default efficiency, not a
+ * measurement)" for an entry whose efficiency is assumed, else "". */
+static const char *caveat(char *buf, size_t len, const struct cmp_entry *e)
+{
+	if (!e->efficiency_assumed)
+		return "";
+	snprintf(buf, len,
+		 " (%s's GEMM rate is its datasheet peak x a default "
+		 "efficiency, not a measurement)",
+		 e->name);
+	return buf;
+}
+
 int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
-	     struct cmp_result *out, struct eng_error *err)
+	     const char *constraint, struct cmp_result *out,
+	     struct eng_error *err)
 {
 	int ch = -1, fa = -1;
-	char speed[32], cost[32];
+	bool any_meets = false;
+	char speed[32], cost[32], cv1[160], cv2[160];
 	const char *job = kind == CMP_TRAINING ? "this job" : "this load";
 
 	eng_error_clear(err);
@@ -72,8 +87,12 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 				"compare needs 1 to %d GPU types",
 				CMP_MAX_ENTRIES);
 	out->n = n;
+	for (int i = 0; i < n; i++)
+		any_meets |= rankable(&e[i]) && e[i].meets;
+	/* The verdict is chosen among rows that meet the constraints; when
+	 * none does, among all (and the summary says so). */
 	for (int i = 0; i < n; i++) {
-		if (!rankable(&e[i]))
+		if (!rankable(&e[i]) || (any_meets && !e[i].meets))
 			continue;
 		if (ch < 0 || e[i].cost < e[ch].cost ||
 		    (e[i].cost == e[ch].cost && e[i].time_s < e[ch].time_s))
@@ -106,6 +125,7 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 			continue;
 		}
 		r->ranked = true;
+		r->meets = e[i].meets;
 		r->speedup_vs_cheapest = ratio(e[ch].time_s, e[i].time_s);
 		r->cost_vs_cheapest = ratio(e[i].cost, e[ch].cost);
 		r->speedup_vs_fastest = ratio(e[fa].time_s, e[i].time_s);
@@ -115,8 +135,13 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		ratio_text(cost, sizeof(cost), r->cost_vs_cheapest, 2);
 		if (i == ch) {
 			snprintf(r->verdict, sizeof(r->verdict),
-				 "%s: cheapest for %s%s", e[i].name, job,
-				 i == fa ? " and fastest" : "");
+				 "%s: cheapest for %s%s%s", e[i].name, job,
+				 i == fa ? " and fastest" : "",
+				 caveat(cv1, sizeof(cv1), &e[i]));
+		} else if (any_meets && !e[i].meets && constraint) {
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "%s: misses %s; %sx the cost of %s for %s",
+				 e[i].name, constraint, cost, e[ch].name, job);
 		} else if (fabs(r->speedup_vs_cheapest - 1.0) < SAME_SPEED) {
 			snprintf(r->verdict, sizeof(r->verdict),
 				 "%s: about as fast, %sx the cost of %s for %s",
@@ -134,20 +159,40 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 			    cost, e[ch].name, job);
 		}
 	}
-	if (fa == ch)
-		snprintf(out->summary, sizeof(out->summary),
-			 "%s is both the fastest and the cheapest for %s",
-			 e[fa].name, job);
-	else
-		snprintf(out->summary, sizeof(out->summary),
-			 "%s is fastest (%sx %s at %sx its cost); %s is "
-			 "cheapest",
-			 e[fa].name,
-			 ratio_text(speed, sizeof(speed),
-				    out->rows[fa].speedup_vs_cheapest, 1),
-			 e[ch].name,
-			 ratio_text(cost, sizeof(cost),
-				    out->rows[fa].cost_vs_cheapest, 1),
-			 e[ch].name);
+	{
+		char head[CMP_VERDICT_LEN / 2] = "";
+		size_t len;
+
+		if (constraint && !any_meets)
+			snprintf(head, sizeof(head),
+				 "no GPU type meets %s; of all of them, ",
+				 constraint);
+		else if (constraint)
+			snprintf(head, sizeof(head),
+				 "among the GPU types that meet %s, ",
+				 constraint);
+		if (fa == ch)
+			snprintf(
+			    out->summary, sizeof(out->summary),
+			    "%s%s is both the fastest and the cheapest for "
+			    "%s",
+			    head, e[fa].name, job);
+		else
+			snprintf(out->summary, sizeof(out->summary),
+				 "%s%s is fastest (%sx %s at %sx its cost); %s "
+				 "is cheapest",
+				 head, e[fa].name,
+				 ratio_text(speed, sizeof(speed),
+					    out->rows[fa].speedup_vs_cheapest,
+					    1),
+				 e[ch].name,
+				 ratio_text(cost, sizeof(cost),
+					    out->rows[fa].cost_vs_cheapest, 1),
+				 e[ch].name);
+		len = strlen(out->summary);
+		snprintf(out->summary + len, sizeof(out->summary) - len, "%s%s",
+			 caveat(cv1, sizeof(cv1), &e[fa]),
+			 ch != fa ? caveat(cv2, sizeof(cv2), &e[ch]) : "");
+	}
 	return 0;
 }

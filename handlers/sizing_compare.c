@@ -202,6 +202,8 @@ static const char *const training_cols[] = {"gpu",
 					    "cost",
 					    "tokens_per_s",
 					    "mfu",
+					    "meets_deadline",
+					    "efficiency_basis",
 					    "price_per_gpu_hour",
 					    "speedup_vs_cheapest",
 					    "cost_vs_cheapest",
@@ -224,6 +226,8 @@ static const char *const inference_cols[] = {"gpu",
 					     "total_output_tokens_per_s",
 					     "cost_per_hour",
 					     "cost_per_million_output_tokens",
+					     "meets_targets",
+					     "efficiency_basis",
 					     "price_per_gpu_hour",
 					     "speedup_vs_cheapest",
 					     "cost_vs_cheapest",
@@ -241,6 +245,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	char names[CMP_MAX_ENTRIES][64];
 	struct cmp_entry entries[CMP_MAX_ENTRIES];
 	struct cmp_result cmp;
+	char constraint[96] = "";
 	struct eng_error err;
 	struct trn_request trq;
 	struct sizing_budget budget;
@@ -361,6 +366,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				entries[i].gpus = p->gpus;
 				entries[i].cost = p->cost;
 				entries[i].throughput = p->tokens_per_s;
+				entries[i].meets = p->meets_deadline;
 			}
 		} else {
 			struct inf_request rq = irq;
@@ -390,6 +396,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 					: p->cost_per_million_output_tokens;
 				entries[i].throughput =
 				    p->total_output_tokens_per_s;
+				entries[i].meets = p->meets_targets;
 			}
 		}
 		entries[i].ok = o->ok;
@@ -403,8 +410,18 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			entries[i].reason[sizeof(entries[i].reason) - 1] = '\0';
 		}
 	}
-	if (cmp_rank(entries, n, training ? CMP_TRAINING : CMP_INFERENCE, &cmp,
-		     &err) != 0) {
+	for (int i = 0; i < n; i++)
+		entries[i].efficiency_assumed =
+		    runs[i].ci.runs == 0 &&
+		    (runs[i].hw.efficiency_basis == HW_EFF_DATASHEET_ONLY ||
+		     runs[i].hw.efficiency_basis == HW_EFF_VENDOR_CLAIM);
+	if (training && trq.deadline_days > 0)
+		snprintf(constraint, sizeof(constraint), "the %g-day deadline",
+			 trq.deadline_days);
+	else if (!training && (irq.ttft_ms > 0 || irq.tpot_ms > 0))
+		snprintf(constraint, sizeof(constraint), "the latency targets");
+	if (cmp_rank(entries, n, training ? CMP_TRAINING : CMP_INFERENCE,
+		     constraint[0] ? constraint : NULL, &cmp, &err) != 0) {
 		sizing_engine_problem(res, &err, NULL);
 		goto out;
 	}
@@ -486,6 +503,26 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				    json_string(o->ci.runs > 0
 						    ? "measured fleet medians"
 						    : "datasheet×efficiency"));
+		json_object_set_new(
+		    row, "efficiency_basis",
+		    json_string(hw_eff_basis_name(o->hw.efficiency_basis)));
+		/* Every constraint result and warning of the single-GPU
+		 * answer (issue 16). */
+		if (training && trq.deadline_days > 0)
+			json_object_set_new(
+			    row, "meets_deadline",
+			    json_boolean(o->r.trn.plans[0].meets_deadline));
+		{
+			json_t *w = json_array();
+			int nw = training ? o->r.trn.n_warnings
+					  : o->r.inf.n_warnings;
+			for (int k = 0; k < nw; k++)
+				json_array_append_new(
+				    w, json_string(training
+						       ? o->r.trn.warnings[k]
+						       : o->r.inf.warnings[k]));
+			json_object_set_new(row, "warnings", w);
+		}
 	}
 	if (broken) {
 		problem(res, 500, "internal", "Internal error",

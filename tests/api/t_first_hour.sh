@@ -9,6 +9,30 @@ start_daemon || { not_ok "daemon starts"; exit 1; }
 
 job70='"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_size":1024,"gpu":"h100-sxm5-80gb","max_gpus":2048'
 
+# --- item 1: compare keeps every constraint and warning -------------------------
+req POST /v1/sizing/compare -d '{"training":{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"deadline_days":60,"max_gpus":512},"gpus":["h100-sxm5-80gb","l4-24gb","a100-sxm4-80gb"]}'
+check "compare with a deadline: every row says meets_deadline and carries its warnings" 201 \
+	'all(.rows[] | select(.ok); has("meets_deadline") and (.warnings | type == "array") and has("efficiency_basis"))'
+check "a row that misses the deadline is never cheapest or fastest, and says it misses" 201 \
+	'all(.rows[] | select(.ok and (.meets_deadline | not)); (.cheapest | not) and (.fastest | not) and (.verdict | contains("misses the 60-day deadline")))'
+check "the L4 row misses it with the single answer's warnings (TP over PCIe)" 201 \
+	'(.rows[] | select(.gpu == "l4-24gb")) as $l | ($l.meets_deadline | not) and ($l.warnings | length) > 0'
+check "the verdict is chosen among rows that meet it, and says so" 201 \
+	'(.verdict | startswith("among the GPU types that meet the 60-day deadline")) and ((.rows[] | select(.cheapest)) .meets_deadline)'
+l4w=$(jq -c '.rows[] | select(.gpu == "l4-24gb") | .warnings' "$T/body")
+req POST /v1/sizing/training -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"deadline_days":60,"max_gpus":512,"gpu":"l4-24gb"}'
+jq -e --argjson w "$l4w" '.checks.warnings == $w and (.plans[0].meets_deadline | not)' "$T/body" >/dev/null &&
+	ok "the compare row's warnings and verdict are those of sizing L4 alone" ||
+	not_ok "the compare row agrees with sizing L4 alone" "row $l4w vs $(jq -c .checks.warnings "$T/body")"
+req POST /v1/sizing/compare -d '{"training":{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"deadline_days":5,"max_gpus":64},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]}'
+check "no row meets the deadline: the verdict says so" 201 '.verdict | startswith("no GPU type meets the 5-day deadline")'
+req POST /v1/sizing/compare -d '{"inference":{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":256,"requests_per_s":10,"tpot_ms":30,"ttft_ms":500},"gpus":["h100-sxm5-80gb","h200-sxm-141gb"]}'
+check "inference compare with targets: cheapest meets them, the verdict says among which" 201 \
+	'(.verdict | startswith("among the GPU types that meet the latency targets")) and all(.rows[] | select(.cheapest); .meets_targets)'
+req POST /v1/sizing/compare -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"max_gpus":64},"gpus":["l4-24gb","rtx-4090-24gb"],"prices":{"rtx-4090-24gb":0.4}}'
+check "a verdict naming an unmeasured GPU says its rate is datasheet x default" 201 \
+	'(.verdict | contains("datasheet peak x a default efficiency, not a measurement")) and all(.rows[]; .efficiency_basis == "datasheet_only")'
+
 # --- item 2: a deadline picks the cheapest plan that meets it -------------------
 req POST /v1/sizing/training -d "{$job70,\"top\":16}"
 check "without a deadline: the fastest plan first, no meets_deadline" 201 \

@@ -276,7 +276,7 @@ static void test_compare_verdict_at_load(void)
 		}
 		n++;
 	}
-	CHECK(cmp_rank(ent, n, CMP_INFERENCE, &out, &e) == 0);
+	CHECK(cmp_rank(ent, n, CMP_INFERENCE, NULL, &out, &e) == 0);
 	CHECK(out.cheapest == cheapest);
 	for (int i = 0; i < n; i++)
 		if (ent[i].ok)
