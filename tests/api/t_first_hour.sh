@@ -92,7 +92,8 @@ check "inference: the answer keeps the normalised request (rate, tokens, targets
 cp "$T/body" "$T/inf1.json"
 req GET "$(header Location)"
 check "GET of the recommendation returns the same request" 200 '.request.requests_per_s == 20 and .request.ttft_ms == 1500'
-req POST /v1/sizing/training -d '{"model":"llama2-70b","seq_len":4096,"train_tokens":2e12,"deadline_days":30,"gpu":"H100","max_gpus":2048}'
+# (calibration datasheet: other suites' probe reports must not move the answer between the two)
+req POST /v1/sizing/training -d '{"model":"llama2-70b","seq_len":4096,"train_tokens":2e12,"deadline_days":30,"gpu":"H100","max_gpus":2048,"calibration":"datasheet"}'
 check "training: the request keeps train_tokens, deadline_days and the defaults applied" 201 \
 	'.request.train_tokens == 2e12 and .request.deadline_days == 30 and .request.objective == "cost" and .request.precision == "bf16" and .request.model == "llama-2-70b"'
 jq -c '.plans' "$T/body" >"$T/plans1.json"
@@ -103,7 +104,7 @@ cmp -s "$T/plans1.json" "$T/plans2.json" && jq -e --slurpfile r "$T/req1.json" '
 	ok "the stored request replays to the same plans and the same request" ||
 	not_ok "the stored request replays to the same plans" "$(head -c 200 "$T/plans2.json")"
 # The same job spelled another way is the same request.
-req POST /v1/sizing/training -d '{"max_gpus":2048,"gpu":"h100-sxm5-80gb","deadline_days":30,"train_tokens":2000000000000,"seq_len":4096,"model":"llama-2-70b","precision":"bf16","objective":null}'
+req POST /v1/sizing/training -d '{"max_gpus":2048,"gpu":"h100-sxm5-80gb","deadline_days":30,"train_tokens":2000000000000,"seq_len":4096,"model":"llama-2-70b","precision":"bf16","objective":null,"calibration":"datasheet"}'
 jq -e --slurpfile r "$T/req1.json" '.request == $r[0]' "$T/body" >/dev/null &&
 	ok "the same job in another order and spelling normalises to the same request" ||
 	not_ok "the same job normalises to the same request" "$(jq -c .request "$T/body")"
