@@ -421,14 +421,19 @@ static json_t *without_nulls(const json_t *j)
 
 	if (json_is_object(j)) {
 		out = json_object();
-		json_object_foreach((json_t *)j, key, x) if (!json_is_null(x))
-		    json_object_set_new(out, key, without_nulls(x));
+		json_object_foreach((json_t *)j, key, x)
+		{
+			if (!json_is_null(x))
+				json_object_set_new(out, key, without_nulls(x));
+		}
 		return out;
 	}
 	if (json_is_array(j)) {
 		out = json_array();
 		json_array_foreach(j, i, x)
-		    json_array_append_new(out, without_nulls(x));
+		{
+			json_array_append_new(out, without_nulls(x));
+		}
 		return out;
 	}
 	return json_deep_copy(j);
