@@ -39,7 +39,9 @@ static const char *const training_top[] = {"id",
 					   "checks",
 					   "basis",
 					   "assumptions",
+					   "request",
 					   NULL};
+/* meets_deadline is in a plan only with a deadline (issue 16). */
 static const char *const training_plan[] = {"gpus",
 					    "nodes",
 					    "tp",
@@ -62,12 +64,11 @@ static const char *const training_plan[] = {"gpus",
 					    "days",
 					    "gpu_hours",
 					    "cost",
-					    "meets_deadline",
 					    "binding",
 					    NULL};
 static const char *const inference_top[] = {
-    "id",    "kind",	 "created_at", "model",	      "gpu", "memory",
-    "plans", "warnings", "basis",      "assumptions", NULL};
+    "id",      "kind",	"created_at", "model", "gpu",	      "memory",
+    "request", "plans", "warnings",   "basis", "assumptions", NULL};
 static const char *const inference_plan[] = {"tp",
 					     "pp",
 					     "batch",
@@ -91,7 +92,7 @@ static const char *const inference_plan[] = {"tp",
 					     "meets_targets",
 					     NULL};
 static const char *const compare_top[] = {
-    "id",      "kind", "created_at", "job",	   "model",
+    "id",      "kind", "created_at", "job",	   "model", "request",
     "verdict", "rows", "time_basis", "cost_basis", NULL};
 static const char *const compare_row[] = {"gpu", "ok", "price_per_gpu_hour",
 					  NULL};
@@ -163,7 +164,17 @@ static void answer_whole(const char *kind)
 		if (json_array_size(json_object_get(a, "plans")) == 0)
 			FZ_FAIL("201 (%s) without plans", kind);
 		json_array_foreach(json_object_get(a, "plans"), i, x)
-		    has_all(x, t ? training_plan : inference_plan, "plan");
+		{
+			has_all(x, t ? training_plan : inference_plan, "plan");
+			/* a deadline's verdict, exactly when one was given */
+			if (t &&
+			    !json_object_get(x, "meets_deadline") !=
+				!json_object_get(json_object_get(a, "request"),
+						 "deadline_days"))
+				FZ_FAIL("201 whose plan has meets_deadline "
+					"without a deadline, or lacks it with "
+					"one");
+		}
 	} else {
 		int cheapest = 0;
 		has_all(a, compare_top, kind);
