@@ -31,6 +31,7 @@ static const char *const top_keys[] = {
     "serving",
     "max_num_batched_tokens",
     "chunked_prefill",
+    "scheduler_steps",
     "max_utilization",
     "top",
     "calibration",
@@ -152,6 +153,11 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		0 &&
 	    x)
 		rq->max_num_batched_tokens = (long)x;
+	x = 0;
+	if (jv_int(&v, b, "scheduler_steps", false, 1, INF_MAX_SCHED_STEPS,
+		   &x) == 0 &&
+	    x)
+		rq->scheduler_steps = (int)x;
 	if (jv_present(b, "chunked_prefill")) {
 		bool on = false;
 		if (jv_bool(&v, b, "chunked_prefill", &on) == 0)
@@ -264,6 +270,8 @@ json_t *inference_serving_json(const struct inf_serving *sv)
 			    sv->max_num_batched_tokens > 0
 				? json_integer(sv->max_num_batched_tokens)
 				: json_null());
+	json_object_set_new(o, "scheduler_steps",
+			    json_integer(sv->scheduler_steps));
 	return o;
 }
 
