@@ -16,7 +16,7 @@ BUILD   ?= build
 SAN     ?= 0
 
 DEB_PKGS   := pkg-config libmicrohttpd-dev libjansson-dev libpq-dev \
-              libcurl4-openssl-dev postgresql jq curl
+              libcurl4-openssl-dev postgresql pgbouncer jq curl
 PKG_MODS   := libmicrohttpd jansson libpq libcurl
 
 WARN := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes \
@@ -55,10 +55,12 @@ DEPS_STAMP := build/.deps-ok
 .PHONY: all deps run demo test bench lint fuzz valgrind clean format probe unit
 all: $(BUILD)/gpusizerd probe
 
-$(DEPS_STAMP):
+# Re-checked when this file (DEB_PKGS) changes.
+$(DEPS_STAMP): Makefile
 	@missing=""; \
 	for m in $(PKG_MODS); do pkg-config --exists $$m 2>/dev/null || missing="$$missing $$m"; done; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
 	for c in jq curl pkg-config; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: missing:$$missing"; \

@@ -133,7 +133,7 @@ int main(void)
 						.cost_per_million_output_tokens;
 				}
 			}
-			cmp_rank(ce, 15, CMP_INFERENCE, &cr, &e);
+			cmp_rank(ce, 15, CMP_INFERENCE, NULL, &cr, &e);
 			t[i] = now_s() - t0;
 		}
 		report("compare 15 GPU types, Llama-3-70B serving", t, RUNS,

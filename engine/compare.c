@@ -1,6 +1,7 @@
 /* compare.c - ratios vs the cheapest and the fastest GPU type. */
 #include "compare.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,10 +16,68 @@ static int ratio_digits(double x)
 	return x < 2.0 ? 2 : 1;
 }
 
+/* An entry that can be ranked: it runs, in a finite positive time, at a
+ * finite cost that is not negative. Anything else is listed but never
+ * cheapest or fastest, and never divides another's numbers (a subnormal
+ * price once made a GPU "cheapest" at "infx the cost", issue 15).
+ */
+static int rankable(const struct cmp_entry *e)
+{
+	return e->ok && isfinite(e->time_s) && e->time_s > 0 &&
+	       isfinite(e->cost) && e->cost >= 0;
+}
+
+/* a / b of two finite numbers (b >= 0), kept finite and, for a > 0,
+ * positive: 0 when b is 0 (no cost to compare with).
+ */
+static double ratio(double a, double b)
+{
+	double r;
+
+	if (!(b > 0))
+		return 0.0;
+	r = a / b;
+	if (r > DBL_MAX)
+		return DBL_MAX;
+	if (a > 0 && r < DBL_MIN)
+		return DBL_MIN;
+	return r;
+}
+
+/* A ratio as the verdict prints it: digits decimals, or three significant
+ * digits from a million up (never "inf", never a 300-digit number).
+ */
+static const char *ratio_text(char *buf, size_t len, double x, int digits)
+{
+	if (isfinite(x) && fabs(x) < 1e6)
+		snprintf(buf, len, "%.*f", digits, x);
+	else if (isfinite(x))
+		snprintf(buf, len, "%.3g", x);
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* " (x's GEMM rate is its datasheet peak x a default efficiency, not a
+ * measurement)" for an entry whose efficiency is assumed, else "". */
+static const char *caveat(char *buf, size_t len, const struct cmp_entry *e)
+{
+	if (!e->efficiency_assumed)
+		return "";
+	snprintf(buf, len,
+		 " (%s's GEMM rate is its datasheet peak x a default "
+		 "efficiency, not a measurement)",
+		 e->name);
+	return buf;
+}
+
 int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
-	     struct cmp_result *out, struct eng_error *err)
+	     const char *constraint, struct cmp_result *out,
+	     struct eng_error *err)
 {
 	int ch = -1, fa = -1;
+	bool any_meets = false;
+	char speed[32], cost[32], cv1[160], cv2[160];
 	const char *job = kind == CMP_TRAINING ? "this job" : "this load";
 
 	eng_error_clear(err);
@@ -28,8 +87,12 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 				"compare needs 1 to %d GPU types",
 				CMP_MAX_ENTRIES);
 	out->n = n;
+	for (int i = 0; i < n; i++)
+		any_meets |= rankable(&e[i]) && e[i].meets;
+	/* The verdict is chosen among rows that meet the constraints; when
+	 * none does, among all (and the summary says so). */
 	for (int i = 0; i < n; i++) {
-		if (!e[i].ok || !(e[i].time_s > 0))
+		if (!rankable(&e[i]) || (any_meets && !e[i].meets))
 			continue;
 		if (ch < 0 || e[i].cost < e[ch].cost ||
 		    (e[i].cost == e[ch].cost && e[i].time_s < e[ch].time_s))
@@ -42,7 +105,10 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 	if (ch < 0)
 		return eng_fail(err, ENG_EINFEASIBLE, "gpus",
 				"no GPU type can run %s: %s: %s", job,
-				e[0].name, e[0].reason);
+				e[0].name,
+				e[0].ok ? "its time or cost is not a finite "
+					  "number"
+					: e[0].reason);
 	for (int i = 0; i < n; i++) {
 		struct cmp_row *r = &out->rows[i];
 		if (!e[i].ok) {
@@ -51,47 +117,82 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 				 e[i].reason);
 			continue;
 		}
-		r->speedup_vs_cheapest = e[ch].time_s / e[i].time_s;
-		r->cost_vs_cheapest =
-		    e[ch].cost > 0 ? e[i].cost / e[ch].cost : 0.0;
-		r->speedup_vs_fastest = e[fa].time_s / e[i].time_s;
-		r->cost_vs_fastest =
-		    e[fa].cost > 0 ? e[i].cost / e[fa].cost : 0.0;
+		if (!rankable(&e[i])) {
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "%s: cannot be ranked for %s (its time or "
+				 "cost is not a finite number)",
+				 e[i].name, job);
+			continue;
+		}
+		r->ranked = true;
+		r->meets = e[i].meets;
+		r->speedup_vs_cheapest = ratio(e[ch].time_s, e[i].time_s);
+		r->cost_vs_cheapest = ratio(e[i].cost, e[ch].cost);
+		r->speedup_vs_fastest = ratio(e[fa].time_s, e[i].time_s);
+		r->cost_vs_fastest = ratio(e[i].cost, e[fa].cost);
 		r->cheapest = i == ch;
 		r->fastest = i == fa;
-		if (i == ch)
+		ratio_text(cost, sizeof(cost), r->cost_vs_cheapest, 2);
+		if (i == ch) {
 			snprintf(r->verdict, sizeof(r->verdict),
-				 "%s: cheapest for %s%s", e[i].name, job,
-				 i == fa ? " and fastest" : "");
-		else if (fabs(r->speedup_vs_cheapest - 1.0) < SAME_SPEED)
+				 "%s: cheapest for %s%s%s", e[i].name, job,
+				 i == fa ? " and fastest" : "",
+				 caveat(cv1, sizeof(cv1), &e[i]));
+		} else if (any_meets && !e[i].meets && constraint) {
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "%s: misses %s; %sx the cost of %s for %s",
+				 e[i].name, constraint, cost, e[ch].name, job);
+		} else if (fabs(r->speedup_vs_cheapest - 1.0) < SAME_SPEED) {
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "%s: about as fast, %sx the cost of %s for %s",
+				 e[i].name, cost, e[ch].name, job);
+		} else {
+			double s = r->speedup_vs_cheapest >= 1.0
+				       ? r->speedup_vs_cheapest
+				       : 1.0 / r->speedup_vs_cheapest;
 			snprintf(
 			    r->verdict, sizeof(r->verdict),
-			    "%s: about as fast, %.2fx the cost of %s for %s",
-			    e[i].name, r->cost_vs_cheapest, e[ch].name, job);
-		else
-			snprintf(
-			    r->verdict, sizeof(r->verdict),
-			    "%s: %.*fx %s, %.2fx the cost of %s for %s",
-			    e[i].name,
-			    ratio_digits(r->speedup_vs_cheapest >= 1.0
-					     ? r->speedup_vs_cheapest
-					     : 1.0 / r->speedup_vs_cheapest),
-			    r->speedup_vs_cheapest >= 1.0
-				? r->speedup_vs_cheapest
-				: 1.0 / r->speedup_vs_cheapest,
+			    "%s: %sx %s, %sx the cost of %s for %s", e[i].name,
+			    ratio_text(speed, sizeof(speed), s,
+				       ratio_digits(s)),
 			    r->speedup_vs_cheapest >= 1.0 ? "faster" : "slower",
-			    r->cost_vs_cheapest, e[ch].name, job);
+			    cost, e[ch].name, job);
+		}
 	}
-	if (fa == ch)
-		snprintf(out->summary, sizeof(out->summary),
-			 "%s is both the fastest and the cheapest for %s",
-			 e[fa].name, job);
-	else
-		snprintf(out->summary, sizeof(out->summary),
-			 "%s is fastest (%.1fx %s at %.1fx its cost); %s is "
-			 "cheapest",
-			 e[fa].name, out->rows[fa].speedup_vs_cheapest,
-			 e[ch].name, out->rows[fa].cost_vs_cheapest,
-			 e[ch].name);
+	{
+		char head[CMP_VERDICT_LEN / 2] = "";
+		size_t len;
+
+		if (constraint && !any_meets)
+			snprintf(head, sizeof(head),
+				 "no GPU type meets %s; of all of them, ",
+				 constraint);
+		else if (constraint)
+			snprintf(head, sizeof(head),
+				 "among the GPU types that meet %s, ",
+				 constraint);
+		if (fa == ch)
+			snprintf(
+			    out->summary, sizeof(out->summary),
+			    "%s%s is both the fastest and the cheapest for "
+			    "%s",
+			    head, e[fa].name, job);
+		else
+			snprintf(out->summary, sizeof(out->summary),
+				 "%s%s is fastest (%sx %s at %sx its cost); %s "
+				 "is cheapest",
+				 head, e[fa].name,
+				 ratio_text(speed, sizeof(speed),
+					    out->rows[fa].speedup_vs_cheapest,
+					    1),
+				 e[ch].name,
+				 ratio_text(cost, sizeof(cost),
+					    out->rows[fa].cost_vs_cheapest, 1),
+				 e[ch].name);
+		len = strlen(out->summary);
+		snprintf(out->summary + len, sizeof(out->summary) - len, "%s%s",
+			 caveat(cv1, sizeof(cv1), &e[fa]),
+			 ch != fa ? caveat(cv2, sizeof(cv2), &e[ch]) : "");
+	}
 	return 0;
 }

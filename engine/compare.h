@@ -24,14 +24,24 @@ struct cmp_entry {
 	long gpus;
 	double cost;	   /* training: job cost; inference: per 1M tokens */
 	double throughput; /* tokens/s (total) */
+	/* The single-GPU answer meets the request's constraints (the
+	 * deadline, the latency targets); true when there are none. */
+	bool meets;
+	/* Its GEMM rate rests on no measurement (datasheet only, or a
+	 * vendor's claim): a verdict naming it says so (issue 16). */
+	bool efficiency_assumed;
 };
 
 struct cmp_row {
+	/* false: not ranked (the job cannot run here, or its time or cost
+	 * is not a finite positive number); ratios 0, the verdict says why. */
+	bool ranked;
 	double speedup_vs_cheapest; /* cheapest time / this time */
 	double cost_vs_cheapest;    /* this cost / cheapest cost */
 	double speedup_vs_fastest;  /* fastest time / this time (<= 1) */
 	double cost_vs_fastest;
 	bool cheapest, fastest;
+	bool meets; /* the entry's constraints are met */
 	char verdict[CMP_VERDICT_LEN];
 };
 
@@ -42,9 +52,14 @@ struct cmp_result {
 	char summary[CMP_VERDICT_LEN];
 };
 
-/* 0, or ENG_EINVAL (n out of range) / ENG_EINFEASIBLE (no GPU type can
- * run the job; message lists why for the first). */
+/* Ranks the entries: the cheapest and the fastest are chosen among those
+ * that meet the constraints (constraint names them for the verdicts, e.g.
+ * "the 60-day deadline"; NULL: the request stated none); when none meets
+ * them, among all, and the summary says that none does. 0, or ENG_EINVAL
+ * (n out of range) / ENG_EINFEASIBLE (no GPU type can run the job; message
+ * lists why for the first). */
 int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
-	     struct cmp_result *out, struct eng_error *err);
+	     const char *constraint, struct cmp_result *out,
+	     struct eng_error *err);
 
 #endif

@@ -224,6 +224,8 @@ void inf_serving_resolve(const struct inf_request *rq, int tp,
 		out->chunked_prefill = rq->chunked_prefill != 0;
 	if (out->max_num_batched_tokens <= 0)
 		out->chunked_prefill = false; /* no budget to chunk to */
+	out->scheduler_steps =
+	    rq->scheduler_steps > 0 ? rq->scheduler_steps : 1;
 }
 
 /* ---- the replica model ------------------------------------------------ */
@@ -477,7 +479,8 @@ static double lambda_of(const struct replica *r, double n)
  * (n = 0 when the output is one token). TTFT = queueing for the prefill
  * (M/D/1: lambda w^2 / (2 (1 - rho)), Pollaczek-Khinchine) + the rest of
  * the running iteration (half a step, when one runs: P = 1 - e^-n, the
- * M/G/inf occupancy) + the prefill itself (with chunking, one more
+ * M/G/inf occupancy; with multi-step scheduling, half a window of
+ * scheduler_steps steps) + the prefill itself (with chunking, one more
  * iteration per further chunk of the token budget). MODEL.md §7. */
 static void point_at(const struct replica *r, double lambda, double n,
 		     struct inf_point *pt)
@@ -494,7 +497,9 @@ static void point_at(const struct replica *r, double lambda, double n,
 	t_step = O > 1.0 ? step_s(r, n) : 0.0;
 	tpot = O > 1.0 ? t_step / (1.0 - rho) : 0.0;
 	wq = lambda * r->w_pf * r->w_pf / (2.0 * (1.0 - rho));
-	resid = (1.0 - exp(-n)) * t_step / 2.0;
+	/* the rest of the running scheduler window: one step, or the
+	 * scheduler_steps of multi-step scheduling */
+	resid = (1.0 - exp(-n)) * r->sv.scheduler_steps * t_step / 2.0;
 	lat = r->t_pf;
 	if (r->sv.chunked_prefill) {
 		double chunk =
@@ -762,6 +767,11 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 		return eng_fail(err, ENG_EINVAL, "serving",
 				"must be vllm, tensorrt-llm, sglang or "
 				"generic");
+	if (rq->scheduler_steps < 0 ||
+	    rq->scheduler_steps > INF_MAX_SCHED_STEPS)
+		return eng_fail(err, ENG_EINVAL, "scheduler_steps",
+				"must be between 1 and %d",
+				INF_MAX_SCHED_STEPS);
 	if (rq->chunked_prefill > 1 || rq->max_num_batched_tokens < 0)
 		return eng_fail(err, ENG_EINVAL,
 				rq->chunked_prefill > 1

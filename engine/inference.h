@@ -51,6 +51,11 @@ struct inf_serving {
 	 * sequence holds prompt + half its output on average (PagedAttention,
 	 * SGLang's radix cache). */
 	bool kv_full_output;
+	/* Decode steps per scheduler call (vLLM --num-scheduler-steps, multi-
+	 * step scheduling): a request that arrives waits for the running
+	 * window of this many steps before its prefill. 1 in every
+	 * profile's default (MODEL.md §7.3). */
+	int scheduler_steps;
 };
 
 /* What limits a replica's capacity. */
@@ -80,6 +85,7 @@ struct inf_request {
 	long max_batch; /* max_num_seqs */
 	long max_num_batched_tokens;
 	int chunked_prefill;
+	int scheduler_steps; /* 0: the profile's (1); 1..INF_MAX_SCHED_STEPS */
 	/* Replicas are added before load / capacity passes this; 0 = the
 	 * default (0.8, MODEL.md §7). */
 	double max_utilization;
@@ -133,6 +139,8 @@ struct inf_plan {
 #define INF_DEFAULT_MAX_UTILIZATION 0.8
 /* Longest prompt and output the engine sizes (tokens). */
 #define INF_MAX_TOKENS 10000000L
+/* vLLM's multi-step scheduling ran 1 to a few tens of steps per call */
+#define INF_MAX_SCHED_STEPS 64
 /* Most replicas one answer may need (a load beyond is refused). */
 #define INF_MAX_REPLICAS 1000000000L
 

@@ -72,8 +72,9 @@ static int uuid_known(const struct uuid_set *u, const char *s)
 	       NULL;
 }
 
-/* A result's numeric fields: finite numbers (statistics, in [-1e15,
- * 1e15]) or whole numbers in [0, max] (1e3 and 1000.0 are 1000), or null.
+/* A result's numeric fields: statistics (0, or BENCH_STAT_MIN to
+ * BENCH_STAT_MAX in magnitude: storage/bench.h) or whole numbers in [0,
+ * max] (1e3 and 1000.0 are 1000), or null.
  */
 struct num_field {
 	const char *key;
@@ -124,7 +125,8 @@ static void take_nums(struct jv *v, const struct jtape *t, uint32_t x,
 			memcpy(dst, &n, sizeof(n));
 		} else {
 			d = NAN;
-			jvt_num(v, t, x, f[i].key, false, -1e15, 1e15, &d);
+			jvt_num0(v, t, x, f[i].key, false, -BENCH_STAT_MAX,
+				 BENCH_STAT_MAX, BENCH_STAT_MIN, &d);
 			memcpy(dst, &d, sizeof(d));
 		}
 	}
@@ -456,9 +458,10 @@ void h_fleet(struct app *app, const struct request *req, struct response *res)
 	if (w) {
 		char *end;
 		days = strtol(w, &end, 10);
-		if (!*w || *end || days < 1 || days > 3650) {
+		if (!*w || *end || days < 1 || days > FLEET_MAX_WINDOW_DAYS) {
 			problem_field(res, "window_days",
-				      "must be an integer in [1, 3650]");
+				      "must be an integer in [1, %d]",
+				      FLEET_MAX_WINDOW_DAYS);
 			return;
 		}
 	}

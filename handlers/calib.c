@@ -5,6 +5,15 @@
 #include "handlers/problem.h"
 #include "storage/bench.h"
 
+/* A fleet median the engine may divide by: measured, and within the
+ * bounds every stored statistic has (storage/bench.h; issue 15).
+ */
+static int usable(const struct fleet_value *v)
+{
+	return v->samples > 0 && v->value >= BENCH_STAT_MIN &&
+	       v->value <= BENCH_STAT_MAX;
+}
+
 int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct hw_spec *hw, struct calib_info *ci, const char *field,
 		struct response *res)
@@ -24,17 +33,17 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		return -1;
 	}
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++)
-		if (fm.gemm_tflops[t].samples > 0) {
+		if (usable(&fm.gemm_tflops[t])) {
 			hw->gemm_tflops[t].value = fm.gemm_tflops[t].value;
 			hw->gemm_tflops[t].samples = fm.gemm_tflops[t].samples;
 			any = 1;
 		}
-	if (fm.hbm_gbps.samples > 0) {
+	if (usable(&fm.hbm_gbps)) {
 		hw->hbm_gbps.value = fm.hbm_gbps.value;
 		hw->hbm_gbps.samples = fm.hbm_gbps.samples;
 		any = 1;
 	}
-	if (fm.allreduce_busbw_gbps.samples > 0) {
+	if (usable(&fm.allreduce_busbw_gbps)) {
 		hw->intra_node_busbw_gbps.value = fm.allreduce_busbw_gbps.value;
 		hw->intra_node_busbw_gbps.samples =
 		    fm.allreduce_busbw_gbps.samples;

@@ -8,13 +8,16 @@
 #include "handlers/jsonv.h"
 #include "handlers/names.h"
 #include "handlers/problem.h"
+#include "handlers/sizing.h"
 #include "storage/catalog.h"
 
 static const char *const link_kinds[] = {"nvlink", "pcie", "infinity_fabric",
 					 NULL};
 
 /* PUT /v1/gpus/{name} body: one rule per catalog field. Ranges are wide
- * sanity bounds (no GPU has 100 PFLOP/s dense or 1 PB of memory yet).
+ * sanity bounds (no GPU has 100 PFLOP/s dense or 1 PB of memory yet);
+ * every real has a floor far from the subnormals (issue 15): 1e-6 TFLOP/s
+ * is 1 MFLOP/s, 0.001 GB/s is 1 MB/s, 0.001 GiB is 1 MiB.
  */
 /* engine/hw.h hw_eff_basis names */
 static const char *const efficiency_bases[] = {
@@ -43,7 +46,9 @@ static const struct jv_rule gpu_rules[] = {
     {"pcie_gen", JV_INT, false, 1, 7, NULL, true},
     {"pcie_width", JV_INT, false, 1, 16, NULL, true},
     {"power_w", JV_INT, false, 1, 100000, NULL, true},
-    {"price_per_gpu_hour", JV_NUM, false, 0, 1e4, NULL, true},
+    /* 0 (no price) or [SIZING_MIN_PRICE, SIZING_MAX_PRICE]. */
+    {"price_per_gpu_hour", JV_NUM0, false, SIZING_MIN_PRICE, SIZING_MAX_PRICE,
+     NULL, true},
     {"gemm_peak_fraction", JV_NUM, false, 0.01, 1, NULL, true},
     {"efficiency_basis", JV_ENUM, false, 0, 0, efficiency_bases, false},
     {"efficiency_source", JV_STR, false, 0, 1000, NULL, false},

@@ -147,27 +147,64 @@ int jv_int(struct jv *v, const json_t *o, const char *key, bool required,
 	return 0;
 }
 
+/* The range a number field allows, in the words of its errors:
+ * "a number in [1, 10]", "0 or a number in [1e-06, 10000]".
+ */
+static void num_range_text(double min, double max, double floor, char *buf,
+			   size_t len)
+{
+	if (floor <= 0)
+		snprintf(buf, len, "a number in [%g, %g]%s", min, max,
+			 min < JV_NUM_TINY
+			     ? ", 0 or at least 1e-300 in magnitude"
+			     : "");
+	else if (min < 0)
+		snprintf(buf, len, "0 or a number in [%g, %g] or [%g, %g]", min,
+			 -floor, floor, max);
+	else
+		snprintf(buf, len, "0 or a number in [%g, %g]", floor, max);
+}
+
+/* Checks x against [min, max] and, when non-zero, against floor (at
+ * least JV_NUM_TINY) in magnitude; stores it (-0 as 0) or records the
+ * field error. is_num: the member was a JSON number at all.
+ */
+static int num_check(struct jv *v, const char *key, int is_num, double x,
+		     double min, double max, double floor, double *out)
+{
+	double lo = floor > JV_NUM_TINY ? floor : JV_NUM_TINY;
+	char range[128];
+
+	if (is_num && isfinite(x) && x >= min && x <= max &&
+	    (x == 0 || fabs(x) >= lo)) {
+		*out = x == 0 ? 0.0 : x; /* -0 is 0 */
+		return 0;
+	}
+	num_range_text(min, max, floor, range, sizeof(range));
+	if (is_num)
+		jv_error(v, key, "must be %s, got %g", range, x);
+	else
+		jv_error(v, key, "must be %s", range);
+	return -1;
+}
+
 int jv_num(struct jv *v, const json_t *o, const char *key, bool required,
 	   double min, double max, double *out)
 {
+	return jv_num0(v, o, key, required, min, max, 0, out);
+}
+
+int jv_num0(struct jv *v, const json_t *o, const char *key, bool required,
+	    double min, double max, double floor, double *out)
+{
 	int rc;
 	const json_t *m = member(v, o, key, required, &rc);
-	double x;
 
 	if (!m)
 		return rc;
-	if (!json_is_number(m)) {
-		jv_error(v, key, "must be a number in [%g, %g]", min, max);
-		return -1;
-	}
-	x = json_number_value(m);
-	if (!isfinite(x) || x < min || x > max) {
-		jv_error(v, key, "must be a number in [%g, %g], got %g", min,
-			 max, x);
-		return -1;
-	}
-	*out = x;
-	return 0;
+	return num_check(v, key, json_is_number(m),
+			 json_is_number(m) ? json_number_value(m) : 0, min, max,
+			 floor, out);
 }
 
 int jv_bool(struct jv *v, const json_t *o, const char *key, bool *out)
@@ -293,6 +330,10 @@ int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 			errors += jv_num(v, o, r->key, r->required, r->min,
 					 r->max, &dx) != 0;
 			break;
+		case JV_NUM0:
+			errors += jv_num0(v, o, r->key, r->required, 0, r->max,
+					  r->min, &dx) != 0;
+			break;
 		case JV_BOOL:
 			errors += jv_bool(v, o, r->key, &bx) != 0;
 			break;
@@ -411,23 +452,21 @@ bad:
 int jvt_num(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
 	    bool required, double min, double max, double *out)
 {
+	return jvt_num0(v, t, o, key, required, min, max, 0, out);
+}
+
+int jvt_num0(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	     bool required, double min, double max, double floor, double *out)
+{
 	int rc;
 	uint32_t m = tmember(v, t, o, key, required, &rc);
-	double x;
+	double x = 0;
+	int is_num;
 
 	if (!m)
 		return rc;
-	if (t->tok[m].type != JT_NUMBER || jtape_num(t, m, &x) != 0) {
-		jv_error(v, key, "must be a number in [%g, %g]", min, max);
-		return -1;
-	}
-	if (!isfinite(x) || x < min || x > max) {
-		jv_error(v, key, "must be a number in [%g, %g], got %g", min,
-			 max, x);
-		return -1;
-	}
-	*out = x;
-	return 0;
+	is_num = t->tok[m].type == JT_NUMBER && jtape_num(t, m, &x) == 0;
+	return num_check(v, key, is_num, x, min, max, floor, out);
 }
 
 static const char *arena_str(const struct jtape *t, uint32_t i,

@@ -28,8 +28,22 @@ json_t *jv_parse_body(const struct request *req, struct response *res);
 
 int jv_int(struct jv *v, const json_t *o, const char *key, bool required,
 	   long long min, long long max, long long *out);
+/* A finite number in [min, max]; -0 is stored as 0. Whatever the range, a
+ * non-zero number smaller in magnitude than JV_NUM_TINY is refused: a
+ * subnormal (5e-324) or near one makes x * 10^k overflow and 1 / x
+ * infinite in the arithmetic behind the answer (issue 15). A field whose
+ * range includes 0 states its own floor with jv_num0.
+ */
+#define JV_NUM_TINY 1e-300
 int jv_num(struct jv *v, const json_t *o, const char *key, bool required,
 	   double min, double max, double *out);
+/* 0, or a number in [min, max] that is at least floor in magnitude
+ * (min <= 0 < floor <= max): the per-field floor of a real-valued field
+ * where 0 means "not given" (a price, a token count) or is a measured
+ * value (a probe statistic). The error states both ranges.
+ */
+int jv_num0(struct jv *v, const json_t *o, const char *key, bool required,
+	    double min, double max, double floor, double *out);
 int jv_bool(struct jv *v, const json_t *o, const char *key, bool *out);
 int jv_str(struct jv *v, const json_t *o, const char *key, bool required,
 	   size_t max_len, const char **out);
@@ -47,7 +61,14 @@ void jv_error(struct jv *v, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Table-driven validation of a flat object: one rule per field. */
-enum jv_kind { JV_INT, JV_NUM, JV_BOOL, JV_STR, JV_ENUM };
+enum jv_kind {
+	JV_INT,
+	JV_NUM,
+	JV_NUM0, /* 0, or in [min, max] with min > 0 the non-zero floor */
+	JV_BOOL,
+	JV_STR,
+	JV_ENUM
+};
 struct jv_rule {
 	const char *key;
 	enum jv_kind kind;
@@ -84,6 +105,8 @@ int jvt_int(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
 	    bool required, long long min, long long max, long long *out);
 int jvt_num(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
 	    bool required, double min, double max, double *out);
+int jvt_num0(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
+	     bool required, double min, double max, double floor, double *out);
 int jvt_str(struct jv *v, const struct jtape *t, uint32_t o, const char *key,
 	    bool required, size_t max_len, struct jv_arena *a,
 	    const char **out);

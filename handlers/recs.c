@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "handlers/api.h"
+#include "handlers/names.h"
 #include "handlers/problem.h"
 #include "handlers/util.h"
 #include "storage/recs.h"
@@ -13,6 +14,7 @@ void h_recs_list(struct app *app, const struct request *req,
 		 struct response *res)
 {
 	struct rec_filter f = {0};
+	char model[80], gpu[80];
 	struct store_err e;
 	char next[REC_CURSOR_MAX];
 	json_t *items, *body;
@@ -39,6 +41,20 @@ void h_recs_list(struct app *app, const struct request *req,
 		problem_field(res, "gpu", "must be at most 64 characters");
 	if (problem_field_count(res) > 0)
 		return;
+	{
+		/* Filters forgive names like the sizing requests do: ?gpu=h100
+		 * finds what was stored under h100-sxm5-80gb. A name that
+		 * finds nothing filters as given (an empty page). */
+		char suggest[1][80];
+		int n;
+		if (f.model &&
+		    names_resolve(app, NAMES_MODEL, f.model, model,
+				  sizeof(model), suggest, 0, &n) == 0)
+			f.model = model;
+		if (f.gpu && names_resolve(app, NAMES_GPU, f.gpu, gpu,
+					   sizeof(gpu), suggest, 0, &n) == 0)
+			f.gpu = gpu;
+	}
 	if (store_rec_list(app->db, &f, &items, next, &e) != STORE_OK) {
 		if (e.status == STORE_INVALID)
 			problem_field(res, f.cursor ? "cursor" : "since", "%s",

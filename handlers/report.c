@@ -20,6 +20,7 @@
 
 #include "handlers/problem.h"
 #include "handlers/report.h"
+#include "storage/bench.h"
 #include "storage/report.h"
 
 #define REPORT_WINDOW_DAYS	  30
@@ -1990,9 +1991,10 @@ void h_report_capacity(struct app *app, const struct request *req,
 	if (w) {
 		char *end;
 		long days = strtol(w, &end, 10);
-		if (!*w || *end || days < 1 || days > 3650)
+		if (!*w || *end || days < 1 || days > FLEET_MAX_WINDOW_DAYS)
 			problem_field(res, "window_days",
-				      "must be an integer in [1, 3650]");
+				      "must be an integer in [1, %d]",
+				      FLEET_MAX_WINDOW_DAYS);
 		else
 			q.window_days = (int)days;
 	}
@@ -2037,9 +2039,7 @@ void h_report_capacity(struct app *app, const struct request *req,
 		return;
 	}
 	/* About 60 bars at most in the demand plot. */
-	q.bucket = q.window_days <= 62	  ? "day"
-		   : q.window_days <= 434 ? "week"
-					  : "month";
+	q.bucket = q.window_days <= 62 ? "day" : "week";
 	if (fmt == REPORT_CSV)
 		q.max_nodes = REPORT_CSV_NODES;
 	if (store_report_capacity(app->db, &q, &data, &e) != STORE_OK) {

@@ -22,14 +22,27 @@ const char *const calib_mode_names[] = {"auto", "datasheet", "measured", NULL};
 
 json_t *sizing_real(double x, int digits)
 {
-	double scale;
+	double r;
+	int p;
 
+	/* jansson has no NaN or Infinity (json_real answers NULL, and the
+	 * member would silently go missing): null, which sizing_persist
+	 * refuses as a 500 naming the member.
+	 */
 	if (!isfinite(x))
 		return json_null();
 	if (x == 0)
-		return json_real(0);
-	scale = pow(10, digits - 1 - (int)floor(log10(fabs(x))));
-	return json_real(round(x * scale) / scale);
+		return json_real(0); /* -0 too */
+	/* 10^p is a double only for |p| <= 308: below 1e-290 (a subnormal
+	 * price made it 10^327 = inf, and inf / inf NaN) or above 1e290 a
+	 * number is written unrounded (issue 15).
+	 */
+	p = digits - 1 - (int)floor(log10(fabs(x)));
+	if (p > 300 || p < -300)
+		return json_real(x);
+	r = round(x * pow(10, p)) / pow(10, p);
+	/* Rounding up at the top of the range (1.7977e308) overflows. */
+	return json_real(isfinite(r) ? r : x);
 }
 
 static double num_or0(const json_t *row, const char *key)
@@ -70,6 +83,11 @@ static void row_to_hw(const json_t *row, struct hw_spec *hw)
 	hw->max_gpus_per_node = (int)num_or0(row, "max_gpus_per_node");
 	hw->inter_node_gbps = num_or0(row, "inter_node_gbps");
 	hw->price_per_gpu_hour = num_or0(row, "price_per_gpu_hour");
+	/* A price stored before the floor (1e-310) is no price: compare
+	 * asks for one rather than rank a GPU that looks free (issue 15).
+	 */
+	if (!(hw->price_per_gpu_hour >= SIZING_MIN_PRICE))
+		hw->price_per_gpu_hour = 0;
 	hw->gemm_peak_fraction = num_or0(row, "gemm_peak_fraction");
 	if (hw_eff_basis_parse(
 		json_string_value(json_object_get(row, "efficiency_basis")),
@@ -287,32 +305,214 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 	return o;
 }
 
+/* Members an answer may hold as null, each "not applicable" in the
+ * contract (openapi.yaml): the load of a capacity-only inference
+ * (assumptions.load_value), a serving engine's unset limits, and a basis
+ * without plans.
+ */
+static const char *const nullable_members[] = {
+    "load_value", "max_num_seqs", "max_num_batched_tokens", "serving", NULL};
+
+/* Top-level members every answer of a kind has (openapi.yaml). */
+static const struct {
+	const char *kind;
+	const char *const members[12];
+} answer_members[] = {
+    {"training",
+     {"model", "gpu", "global_batch_size", "flops", "min_gpus",
+      "min_gpus_no_offload", "layouts_evaluated", "plans", "checks", "basis",
+      "assumptions", NULL}},
+    {"inference",
+     {"model", "gpu", "memory", "plans", "warnings", "basis", "assumptions",
+      NULL}},
+    {"compare",
+     {"job", "model", "verdict", "rows", "time_basis", "cost_basis", NULL}},
+};
+
+static int nullable(const char *key)
+{
+	for (int i = 0; nullable_members[i]; i++)
+		if (!strcmp(key, nullable_members[i]))
+			return 1;
+	return 0;
+}
+
+/* Finds a member of j that is null without being nullable: a number that
+ * was not finite (sizing_real). Writes its path ("plans[0].time_s.step")
+ * to path[at..] and returns 1; 0 when j is whole.
+ */
+static int null_member(const json_t *j, char *path, size_t len, size_t at)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	if (at >= len)
+		return 0;
+	if (json_is_object(j)) {
+		json_object_foreach((json_t *)j, key, x)
+		{
+			size_t n =
+			    at + (size_t)snprintf(path + at, len - at, "%s%s",
+						  at ? "." : "", key);
+			if ((json_is_null(x) && !nullable(key)) ||
+			    null_member(x, path, len, n < len ? n : len - 1))
+				return 1;
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, x)
+		{
+			size_t n = at + (size_t)snprintf(path + at, len - at,
+							 "[%zu]", i);
+			if (json_is_null(x) ||
+			    null_member(x, path, len, n < len ? n : len - 1))
+				return 1;
+		}
+	}
+	path[at] = '\0';
+	return 0;
+}
+
+int sizing_answer_check(const char *kind, const json_t *answer,
+			const json_t *summary, struct response *res)
+{
+	char path[200] = "";
+	const char *missing = NULL;
+
+	for (size_t k = 0;
+	     answer && k < sizeof(answer_members) / sizeof(answer_members[0]);
+	     k++)
+		if (!strcmp(kind, answer_members[k].kind))
+			for (int i = 0;
+			     !missing && answer_members[k].members[i]; i++)
+				if (!json_object_get(
+					answer, answer_members[k].members[i]))
+					missing = answer_members[k].members[i];
+	if (!answer || !summary)
+		snprintf(res->log_detail, sizeof(res->log_detail),
+			 "%s answer: the %s did not build (a member was not a "
+			 "number jansson can hold, or out of memory)",
+			 kind, answer ? "summary" : "answer");
+	else if (missing)
+		snprintf(res->log_detail, sizeof(res->log_detail),
+			 "%s answer: member %s is missing", kind, missing);
+	else if (null_member(answer, path, sizeof(path), 0))
+		snprintf(res->log_detail, sizeof(res->log_detail),
+			 "%s answer: member %s is not a finite number", kind,
+			 path);
+	else if (null_member(summary, path, sizeof(path), 0))
+		snprintf(res->log_detail, sizeof(res->log_detail),
+			 "%s summary: member %s is not a finite number", kind,
+			 path);
+	else
+		return 0;
+	problem(res, 500, "internal", "Internal error",
+		"the answer could not be built; nothing was stored, and the "
+		"log has the details under this request id");
+	return -1;
+}
+
+/* A deep copy of j without null members (null counts as not given). */
+static json_t *without_nulls(const json_t *j)
+{
+	const char *key;
+	json_t *x, *out;
+	size_t i;
+
+	if (json_is_object(j)) {
+		out = json_object();
+		json_object_foreach((json_t *)j, key, x)
+		{
+			if (!json_is_null(x))
+				json_object_set_new(out, key, without_nulls(x));
+		}
+		return out;
+	}
+	if (json_is_array(j)) {
+		out = json_array();
+		json_array_foreach(j, i, x)
+		{
+			json_array_append_new(out, without_nulls(x));
+		}
+		return out;
+	}
+	return json_deep_copy(j);
+}
+
+json_t *sizing_request_json(const json_t *body, const char *model_name,
+			    const char *gpu_name)
+{
+	json_t *r = without_nulls(body);
+
+	if (json_is_string(json_object_get(r, "model")) && model_name)
+		json_object_set_new(r, "model", json_string(model_name));
+	if (json_is_string(json_object_get(r, "gpu")) && gpu_name)
+		json_object_set_new(r, "gpu", json_string(gpu_name));
+	return r;
+}
+
+void sizing_default(json_t *request, const char *key, json_t *value)
+{
+	if (json_object_get(request, key))
+		json_decref(value);
+	else
+		json_object_set_new(request, key, value);
+}
+
 void sizing_persist(struct app *app, const struct request *req,
 		    const char *kind, const char *model, const char *gpu,
-		    json_t *response, json_t *summary, struct response *res)
+		    json_t *request, json_t *response, json_t *summary,
+		    struct response *res)
 {
 	char id[UUID_TEXT], ts[40];
 	time_t now = time(NULL);
 	struct tm tm;
 	struct store_err e;
-	char *text = NULL, *sum = NULL;
-	json_t *full;
+	char *text = NULL, *sum = NULL, *rq = NULL;
+	json_t *full = NULL;
 
+	/* An answer with a member missing or not finite is a 500 naming
+	 * it in the log, never a 201 (nor a stored recommendation) without
+	 * it (issue 15).
+	 */
+	(void)req;
+	if (sizing_answer_check(kind, response, summary, res) != 0 ||
+	    !request) {
+		if (!request) {
+			problem(res, 500, "internal", "Internal error",
+				"cannot render the answer");
+			snprintf(res->log_detail, sizeof(res->log_detail),
+				 "%s answer: the request did not build", kind);
+		}
+		json_decref(request);
+		json_decref(response);
+		json_decref(summary);
+		return;
+	}
 	uuid_v4(id);
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	/* id, kind and created_at first: what a reader looks for. */
-	full = json_pack("{s:s, s:s, s:s}", "id", id, "kind", kind,
-			 "created_at", ts);
+	/* The request is stored as canonical text (sorted keys, compact):
+	 * the same job asked twice is the same text, which the capacity
+	 * report counts once (issue 16). The answer repeats it after id,
+	 * kind and created_at. */
+	rq = json_dumps(request, JSON_COMPACT | JSON_SORT_KEYS |
+				     JSON_REAL_PRECISION(17));
+	full = json_pack("{s:s, s:s, s:s, s:O}", "id", id, "kind", kind,
+			 "created_at", ts, "request", request);
 	json_object_update(full, response);
+	json_decref(request);
 	json_decref(response);
 	text = json_dumps(full, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	sum = json_dumps(summary, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	json_decref(full);
 	json_decref(summary);
-	if (!text || !sum) {
+	if (!text || !sum || !rq) {
 		problem(res, 500, "internal", "Internal error",
 			"cannot render the answer");
+		snprintf(res->log_detail, sizeof(res->log_detail),
+			 "%s answer: json_dumps failed (out of memory)", kind);
 		goto out;
 	}
 	struct rec_new rec = {
@@ -320,7 +520,7 @@ void sizing_persist(struct app *app, const struct request *req,
 	    .kind = kind,
 	    .model = model,
 	    .gpu = gpu,
-	    .request = req->body,
+	    .request = rq,
 	    .response = text,
 	    .summary = sum,
 	};
@@ -334,6 +534,7 @@ void sizing_persist(struct app *app, const struct request *req,
 out:
 	free(text);
 	free(sum);
+	free(rq);
 }
 
 int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,

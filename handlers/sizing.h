@@ -13,6 +13,16 @@
 #include "handlers/handler.h"
 #include "handlers/jsonv.h"
 
+/* Prices per GPU-hour a request, a compare or the catalog takes, in
+ * dollars. The floor is a millionth of a dollar, five orders of magnitude
+ * under the cheapest cloud GPU (~$0.1/h), and far above where the cost
+ * arithmetic (price x GPUs x hours, then ratios between GPU types) leaves
+ * the normal doubles: 5e-324 made a GPU "cheapest" at "infx the cost"
+ * (issue 15). 0 in a request means "the catalog's price".
+ */
+#define SIZING_MIN_PRICE 1e-6
+#define SIZING_MAX_PRICE 1e4
+
 /* Where hardware numbers come from (request "calibration"). */
 enum calib_mode {
 	CALIB_AUTO,	 /* measured fleet medians where they exist */
@@ -67,12 +77,34 @@ json_t *sizing_basis_json(const struct hw_basis *b,
 			  const struct calib_info *ci);
 
 /* Stores response as a recommendation and answers 201 with Location and
- * the exact stored text. Adds "id", "kind" and "created_at" to response
- * (stolen), summary (stolen) for list views.
+ * the exact stored text. The answer starts with "id", "kind",
+ * "created_at" and "request" (the normalised request, stored as canonical
+ * text), then response's members. request, response and summary (for list
+ * views) are stolen. An answer that fails sizing_answer_check is a 500 and
+ * nothing is stored.
  */
 void sizing_persist(struct app *app, const struct request *req,
 		    const char *kind, const char *model, const char *gpu,
-		    json_t *response, json_t *summary, struct response *res);
+		    json_t *request, json_t *response, json_t *summary,
+		    struct response *res);
+
+/* The normalised request an answer and its recommendation keep (issue
+ * 16): body without nulls, with the catalog's own model and GPU names
+ * (NULL leaves them); handlers add the defaults they applied with
+ * sizing_default. Caller owns the result. */
+json_t *sizing_request_json(const json_t *body, const char *model_name,
+			    const char *gpu_name);
+/* Sets request.key to value (stolen) unless the request gave it. */
+void sizing_default(json_t *request, const char *key, json_t *value);
+
+/* 0 when answer (of kind "training", "inference" or "compare") and its
+ * summary were built whole: both non-NULL, the kind's top-level members
+ * present, and no null where a number belongs (sizing_real of a value
+ * that was not finite). Otherwise a 500 problem in res whose log detail
+ * names the member, and -1.
+ */
+int sizing_answer_check(const char *kind, const json_t *answer,
+			const json_t *summary, struct response *res);
 
 /* Parses an allowed-values list: strategies.<key> as [int, ...] within
  * [min, max]. Returns count (0 when absent) or -1 after a field error.

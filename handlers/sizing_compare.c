@@ -78,8 +78,8 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 		const char *name =
 		    json_string_value(json_object_get(x, "name"));
 		if (*n < CMP_MAX_ENTRIES &&
-		    (json_number_value(
-			 json_object_get(x, "price_per_gpu_hour")) > 0 ||
+		    (json_number_value(json_object_get(
+			 x, "price_per_gpu_hour")) >= SIZING_MIN_PRICE ||
 		     json_object_get(prices, name)))
 			snprintf(names[(*n)++], 64, "%s", name);
 	}
@@ -95,8 +95,11 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 
 static int check_prices(const json_t *prices, struct response *res)
 {
+	struct jv v = {.res = res, .prefix = "prices."};
 	const char *k;
-	const json_t *v;
+	const json_t *x;
+	double d;
+	int bad = 0;
 
 	if (!prices || json_is_null(prices))
 		return 0;
@@ -106,19 +109,23 @@ static int check_prices(const json_t *prices, struct response *res)
 			      "GPU-hour");
 		return -1;
 	}
-	json_object_foreach((json_t *)prices, k, v)
+	/* A price here replaces the catalog's: never 0 (a free GPU would be
+	 * "cheapest"), and not below SIZING_MIN_PRICE.
+	 */
+	json_object_foreach((json_t *)prices, k, x)
 	{
-		if (!json_is_number(v) || !(json_number_value(v) > 0) ||
-		    json_number_value(v) > 1e4) {
-			char field[96];
-			snprintf(field, sizeof(field), "prices.%.60s", k);
-			problem_field(res, field,
-				      "must be a price above 0 and at most "
-				      "10000 per GPU-hour");
-			return -1;
+		if (json_is_null(x)) {
+			jv_error(&v, k, "must be a number in [%g, %g]",
+				 SIZING_MIN_PRICE, SIZING_MAX_PRICE);
+			bad = 1;
+		} else {
+			bad |= jv_num(&v, prices, k, false, SIZING_MIN_PRICE,
+				      SIZING_MAX_PRICE, &d) != 0;
 		}
+		if (problem_field_count(res) >= 20)
+			break;
 	}
-	return 0;
+	return bad ? -1 : 0;
 }
 
 static void csv_field(char **buf, size_t *len, size_t *cap, const char *s,
@@ -195,6 +202,8 @@ static const char *const training_cols[] = {"gpu",
 					    "cost",
 					    "tokens_per_s",
 					    "mfu",
+					    "meets_deadline",
+					    "efficiency_basis",
 					    "price_per_gpu_hour",
 					    "speedup_vs_cheapest",
 					    "cost_vs_cheapest",
@@ -217,6 +226,8 @@ static const char *const inference_cols[] = {"gpu",
 					     "total_output_tokens_per_s",
 					     "cost_per_hour",
 					     "cost_per_million_output_tokens",
+					     "meets_targets",
+					     "efficiency_basis",
 					     "price_per_gpu_hour",
 					     "speedup_vs_cheapest",
 					     "cost_vs_cheapest",
@@ -234,12 +245,13 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	char names[CMP_MAX_ENTRIES][64];
 	struct cmp_entry entries[CMP_MAX_ENTRIES];
 	struct cmp_result cmp;
+	char constraint[96] = "";
 	struct eng_error err;
 	struct trn_request trq;
 	struct sizing_budget budget;
 	struct inf_request irq;
 	struct one *runs = NULL;
-	const char *model_name = "custom", *unused = NULL;
+	const char *model_name = "custom", *unused = NULL, *broken = NULL;
 	enum calib_mode calib = CALIB_AUTO;
 	const json_t *job, *prices;
 	json_t *body, *rows = NULL;
@@ -354,6 +366,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				entries[i].gpus = p->gpus;
 				entries[i].cost = p->cost;
 				entries[i].throughput = p->tokens_per_s;
+				entries[i].meets = p->meets_deadline;
 			}
 		} else {
 			struct inf_request rq = irq;
@@ -383,6 +396,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 					: p->cost_per_million_output_tokens;
 				entries[i].throughput =
 				    p->total_output_tokens_per_s;
+				entries[i].meets = p->meets_targets;
 			}
 		}
 		entries[i].ok = o->ok;
@@ -396,8 +410,18 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			entries[i].reason[sizeof(entries[i].reason) - 1] = '\0';
 		}
 	}
-	if (cmp_rank(entries, n, training ? CMP_TRAINING : CMP_INFERENCE, &cmp,
-		     &err) != 0) {
+	for (int i = 0; i < n; i++)
+		entries[i].efficiency_assumed =
+		    runs[i].ci.runs == 0 &&
+		    (runs[i].hw.efficiency_basis == HW_EFF_DATASHEET_ONLY ||
+		     runs[i].hw.efficiency_basis == HW_EFF_VENDOR_CLAIM);
+	if (training && trq.deadline_days > 0)
+		snprintf(constraint, sizeof(constraint), "the %g-day deadline",
+			 trq.deadline_days);
+	else if (!training && (irq.ttft_ms > 0 || irq.tpot_ms > 0))
+		snprintf(constraint, sizeof(constraint), "the latency targets");
+	if (cmp_rank(entries, n, training ? CMP_TRAINING : CMP_INFERENCE,
+		     constraint[0] ? constraint : NULL, &cmp, &err) != 0) {
 		sizing_engine_problem(res, &err, NULL);
 		goto out;
 	}
@@ -405,54 +429,64 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	for (int i = 0; i < n; i++) {
 		const struct one *o = &runs[i];
 		const struct cmp_row *c = &cmp.rows[i];
+		json_t *plan;
+		/* A row the ranking left out (its numbers not finite)
+		 * shows as one that cannot run, with the ranking's reason.
+		 */
+		int shown_ok = o->ok && c->ranked;
 		json_t *row =
-		    json_pack("{s:s, s:b, s:o}", "gpu", o->gpu, "ok", o->ok,
+		    json_pack("{s:s, s:b, s:o}", "gpu", o->gpu, "ok", shown_ok,
 			      "price_per_gpu_hour",
 			      sizing_real(o->hw.price_per_gpu_hour, 4));
-		if (!o->ok) {
-			json_object_set_new(row, "reason",
-					    json_string(o->reason));
-			json_array_append_new(rows, row);
+		/* Every row whole or no answer: never a cheapest that the
+		 * table dropped (issue 15).
+		 */
+		if (!row || json_array_append_new(rows, row) != 0) {
+			broken = o->gpu;
+			break;
+		}
+		if (!shown_ok) {
+			json_object_set_new(
+			    row, "reason",
+			    json_string(o->ok ? c->verdict : o->reason));
 			continue;
 		}
 		if (training) {
 			const struct trn_plan *p = &o->r.trn.plans[0];
-			json_object_update_missing_new(
-			    row,
-			    json_pack("{s:I, s:I, s:i, s:i, s:i, s:o, s:o, "
-				      "s:o, s:o, s:o}",
-				      "gpus", (json_int_t)p->gpus, "nodes",
-				      (json_int_t)p->nodes, "tp", p->layout.tp,
-				      "pp", p->layout.pp, "dp", p->layout.dp,
-				      "days", sizing_real(p->days, 4),
-				      "gpu_hours", sizing_real(p->gpu_hours, 4),
-				      "cost", sizing_real(p->cost, 4),
-				      "tokens_per_s",
-				      sizing_real(p->tokens_per_s, 4), "mfu",
-				      sizing_real(p->mfu, 3)));
+			plan = json_pack(
+			    "{s:I, s:I, s:i, s:i, s:i, s:o, s:o, "
+			    "s:o, s:o, s:o}",
+			    "gpus", (json_int_t)p->gpus, "nodes",
+			    (json_int_t)p->nodes, "tp", p->layout.tp, "pp",
+			    p->layout.pp, "dp", p->layout.dp, "days",
+			    sizing_real(p->days, 4), "gpu_hours",
+			    sizing_real(p->gpu_hours, 4), "cost",
+			    sizing_real(p->cost, 4), "tokens_per_s",
+			    sizing_real(p->tokens_per_s, 4), "mfu",
+			    sizing_real(p->mfu, 3));
 		} else {
 			const struct inf_plan *p = &o->r.inf.plans[0];
-			json_object_update_missing_new(
-			    row,
-			    json_pack(
-				"{s:I, s:i, s:I, s:o, s:o, s:o, s:o, s:o, "
-				"s:o, s:o, s:o, s:b}",
-				"gpus", (json_int_t)p->gpus, "tp", p->tp,
-				"replicas", (json_int_t)p->replicas, "batch",
-				sizing_real(p->batch, 4), "utilization",
-				sizing_real(p->utilization, 3), "ttft_ms",
-				sizing_real(p->ttft_ms, 4), "tpot_ms",
-				sizing_real(p->tpot_ms, 4),
-				"total_output_tokens_per_s",
-				sizing_real(p->total_output_tokens_per_s, 4),
-				"cost_per_hour",
-				sizing_real(p->cost_per_hour, 4),
-				"cost_per_million_output_tokens",
-				sizing_real(p->cost_per_million_output_tokens,
-					    4),
-				"capacity_output_tokens_per_s_per_replica",
-				sizing_real(p->capacity.output_tokens_per_s, 4),
-				"meets_targets", p->meets_targets));
+			plan = json_pack(
+			    "{s:I, s:i, s:I, s:o, s:o, s:o, s:o, s:o, "
+			    "s:o, s:o, s:o, s:b}",
+			    "gpus", (json_int_t)p->gpus, "tp", p->tp,
+			    "replicas", (json_int_t)p->replicas, "batch",
+			    sizing_real(p->batch, 4), "utilization",
+			    sizing_real(p->utilization, 3), "ttft_ms",
+			    sizing_real(p->ttft_ms, 4), "tpot_ms",
+			    sizing_real(p->tpot_ms, 4),
+			    "total_output_tokens_per_s",
+			    sizing_real(p->total_output_tokens_per_s, 4),
+			    "cost_per_hour", sizing_real(p->cost_per_hour, 4),
+			    "cost_per_million_output_tokens",
+			    sizing_real(p->cost_per_million_output_tokens, 4),
+			    "capacity_output_tokens_per_s_per_replica",
+			    sizing_real(p->capacity.output_tokens_per_s, 4),
+			    "meets_targets", p->meets_targets);
+		}
+		if (json_object_update_missing_new(row, plan) != 0) {
+			broken = o->gpu;
+			break;
 		}
 		json_object_set_new(row, "speedup_vs_cheapest",
 				    sizing_real(c->speedup_vs_cheapest, 3));
@@ -469,7 +503,34 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				    json_string(o->ci.runs > 0
 						    ? "measured fleet medians"
 						    : "datasheet×efficiency"));
-		json_array_append_new(rows, row);
+		json_object_set_new(
+		    row, "efficiency_basis",
+		    json_string(hw_eff_basis_name(o->hw.efficiency_basis)));
+		/* Every constraint result and warning of the single-GPU
+		 * answer (issue 16). */
+		if (training && trq.deadline_days > 0)
+			json_object_set_new(
+			    row, "meets_deadline",
+			    json_boolean(o->r.trn.plans[0].meets_deadline));
+		{
+			json_t *w = json_array();
+			int nw = training ? o->r.trn.n_warnings
+					  : o->r.inf.n_warnings;
+			for (int k = 0; k < nw; k++)
+				json_array_append_new(
+				    w, json_string(training
+						       ? o->r.trn.warnings[k]
+						       : o->r.inf.warnings[k]));
+			json_object_set_new(row, "warnings", w);
+		}
+	}
+	if (broken) {
+		problem(res, 500, "internal", "Internal error",
+			"the answer could not be built; nothing was stored, "
+			"and the log has the details under this request id");
+		snprintf(res->log_detail, sizeof(res->log_detail),
+			 "compare answer: the row of %s did not build", broken);
+		goto out;
 	}
 	{
 		char gpus_csv[CMP_MAX_ENTRIES * 65] = "";
@@ -504,8 +565,24 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				      "load"
 				    : "cost_per_million_output_tokens at "
 				      "each GPU's capacity (no load given)"));
-		sizing_persist(app, req, "compare", model_name, gpus_csv,
-			       answer, summary, res);
+		{
+			/* The normalised request: the job as its own endpoint
+			 * keeps it, the catalog's names of the GPUs. */
+			json_t *request = sizing_request_json(body, NULL, NULL);
+			json_t *gl = json_array();
+			for (int i = 0; i < n; i++)
+				json_array_append_new(gl,
+						      json_string(runs[i].gpu));
+			json_object_set_new(request, "gpus", gl);
+			json_object_set_new(
+			    request, training ? "training" : "inference",
+			    training ? training_request_json(
+					   job, &trq, model_name, NULL, calib)
+				     : inference_request_json(
+					   job, &irq, model_name, NULL, calib));
+			sizing_persist(app, req, "compare", model_name,
+				       gpus_csv, request, answer, summary, res);
+		}
 		if (want_csv && res->status == 201) {
 			char *csv = to_csv(rows, training ? training_cols
 							  : inference_cols);

@@ -31,6 +31,7 @@ static const char *const top_keys[] = {
     "serving",
     "max_num_batched_tokens",
     "chunked_prefill",
+    "scheduler_steps",
     "max_utilization",
     "top",
     "calibration",
@@ -57,6 +58,20 @@ static const struct {
     {"concurrent_sequences", INF_LOAD_CONCURRENT_SEQUENCES, 1e8},
     {"output_tokens_per_s", INF_LOAD_OUTPUT_TOKENS_PER_S, 1e10},
 };
+
+json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
+			       const char *model_name, const char *gpu_name,
+			       enum calib_mode calib)
+{
+	json_t *r = sizing_request_json(body, model_name, gpu_name);
+
+	sizing_default(r, "weight_precision",
+		       json_string(eng_dtype_name(rq->weight_precision)));
+	sizing_default(r, "serving", json_string(serving_names[rq->serving]));
+	sizing_default(r, "top", json_integer(rq->top));
+	sizing_default(r, "calibration", json_string(calib_mode_names[calib]));
+	return r;
+}
 
 int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		    struct inf_request *rq, const char **model_name,
@@ -120,7 +135,9 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_int(&v, b, "max_gpus", false, 1, 1 << 20, &x) == 0 && x)
 		rq->max_gpus = (long)x;
 	d = 0;
-	if (jv_num(&v, b, "price_per_gpu_hour", false, 0, 1e4, &d) == 0 && d)
+	if (jv_num0(&v, b, "price_per_gpu_hour", false, 0, SIZING_MAX_PRICE,
+		    SIZING_MIN_PRICE, &d) == 0 &&
+	    d)
 		rq->price_per_gpu_hour = d;
 	d = 0;
 	if (jv_num(&v, b, "memory_utilization", false, 0.05, 1, &d) == 0)
@@ -136,6 +153,11 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		0 &&
 	    x)
 		rq->max_num_batched_tokens = (long)x;
+	x = 0;
+	if (jv_int(&v, b, "scheduler_steps", false, 1, INF_MAX_SCHED_STEPS,
+		   &x) == 0 &&
+	    x)
+		rq->scheduler_steps = (int)x;
 	if (jv_present(b, "chunked_prefill")) {
 		bool on = false;
 		if (jv_bool(&v, b, "chunked_prefill", &on) == 0)
@@ -248,6 +270,8 @@ json_t *inference_serving_json(const struct inf_serving *sv)
 			    sv->max_num_batched_tokens > 0
 				? json_integer(sv->max_num_batched_tokens)
 				: json_null());
+	json_object_set_new(o, "scheduler_steps",
+			    json_integer(sv->scheduler_steps));
 	return o;
 }
 
@@ -378,6 +402,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 		    "cost_per_hour", sizing_real(p->cost_per_hour, 4));
 		sizing_persist(
 		    app, req, "inference", model_name, gpu_name,
+		    inference_request_json(body, &rq, model_name, gpu_name,
+					   calib),
 		    inference_result_json(&rq, r, model_name, gpu_name, &ci),
 		    summary, res);
 	}

@@ -21,6 +21,14 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 		   struct trn_request *rq, const char **model_name,
 		   const char **gpu_name, enum calib_mode *calib,
 		   struct response *res);
+/* The normalised request (sizing_request_json) with the defaults the
+ * parse applied; caller owns it. */
+json_t *training_request_json(const json_t *body, const struct trn_request *rq,
+			      const char *model_name, const char *gpu_name,
+			      enum calib_mode calib);
+json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
+			       const char *model_name, const char *gpu_name,
+			       enum calib_mode calib);
 json_t *training_result_json(const struct trn_request *rq,
 			     const struct trn_result *r, const char *model_name,
 			     const char *gpu_name, const struct calib_info *ci);

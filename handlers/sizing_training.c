@@ -174,7 +174,8 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_int(&v, b, "seq_len", true, 1, 1 << 22, &x) == 0 && x)
 		rq->seq_len = (long)x;
 	d = 0;
-	if (jv_num(&v, b, "train_tokens", false, 0, 1e18, &d) == 0)
+	/* Below one token there is no job: 0 stands for "not given". */
+	if (jv_num0(&v, b, "train_tokens", false, 0, 1e18, 1, &d) == 0)
 		rq->train_tokens = d;
 	if (jv_present(b, "global_batch_size") &&
 	    jv_present(b, "global_batch_tokens"))
@@ -220,7 +221,9 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_num(&v, b, "deadline_days", false, 1e-6, 1e6, &d) == 0 && d)
 		rq->deadline_days = d;
 	d = 0;
-	if (jv_num(&v, b, "price_per_gpu_hour", false, 0, 1e4, &d) == 0 && d)
+	if (jv_num0(&v, b, "price_per_gpu_hour", false, 0, SIZING_MAX_PRICE,
+		    SIZING_MIN_PRICE, &d) == 0 &&
+	    d)
 		rq->price_per_gpu_hour = d;
 	d = 0;
 	if (jv_num(&v, b, "inter_node_gbps", false, 1e-3, 1e6, &d) == 0 && d)
@@ -251,6 +254,31 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 			 "compare sizes the job on the GPU types "
 			 "listed in the top-level \"gpus\"");
 	return problem_field_count(res) > 0 ? -1 : 0;
+}
+
+json_t *training_request_json(const json_t *body, const struct trn_request *rq,
+			      const char *model_name, const char *gpu_name,
+			      enum calib_mode calib)
+{
+	json_t *r = sizing_request_json(body, model_name, gpu_name);
+
+	sizing_default(r, "precision",
+		       json_string(eng_dtype_name(rq->precision)));
+	sizing_default(r, "gradient_precision",
+		       json_string(eng_dtype_name(rq->gradient_precision)));
+	sizing_default(r, "optimizer",
+		       json_string(trn_optimizer_name(rq->optimizer)));
+	sizing_default(r, "method", json_string(trn_method_name(rq->method)));
+	if (rq->method != TRN_FULL)
+		sizing_default(r, "lora_rank", json_integer(rq->lora_rank));
+	sizing_default(r, "objective",
+		       json_string(trn_objective_name(rq->objective)));
+	sizing_default(r, "top", json_integer(rq->top));
+	sizing_default(r, "calibration", json_string(calib_mode_names[calib]));
+	if (!rq->gpus)
+		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));
+	sizing_default(r, "train_tokens", json_real(rq->train_tokens));
+	return r;
 }
 
 static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p)
@@ -455,6 +483,8 @@ void h_sizing_training(struct app *app, const struct request *req,
 		    sizing_real(p->cost, 4), "mfu", sizing_real(p->mfu, 3));
 		sizing_persist(
 		    app, req, "training", model_name, gpu_name,
+		    training_request_json(body, &rq, model_name, gpu_name,
+					  calib),
 		    training_result_json(&rq, r, model_name, gpu_name, &ci),
 		    summary, res);
 	}

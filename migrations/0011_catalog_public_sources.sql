@@ -1,4 +1,4 @@
--- 0010_catalog_public_sources.sql - catalog texts cite public documents.
+-- 0011_catalog_public_sources.sql - catalog texts cite public documents.
 --
 -- The seeded GPU rows (0002) said where each figure was checked in the
 -- maintainers' own files: "(gpu_specs.csv, trust A)", "SIZING.md section

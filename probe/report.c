@@ -122,12 +122,13 @@ struct probe_result *probe_report_add(struct probe_report *r,
 
 static double round6(double v);
 
-/* A figure the server takes: finite and within +-1e15 once rounded the
- * way the encoder writes it. */
+/* A figure the server takes once rounded the way the encoder writes it:
+ * 0, or finite and 1e-9 to 1e15 in magnitude. */
 static int reportable(double v)
 {
 	v = round6(v);
-	return isfinite(v) && fabs(v) <= PROBE_NUMBER_MAX;
+	return v == 0 || (isfinite(v) && fabs(v) >= PROBE_NUMBER_MIN &&
+			  fabs(v) <= PROBE_NUMBER_MAX);
 }
 
 int probe_result_set_samples(struct probe_result *res, const double *s,
@@ -230,7 +231,7 @@ static double round6(double v)
 }
 
 /* Every real is written rounded, and null when the server would refuse
- * it (not finite, or outside +-1e15). */
+ * it (not finite, or not 0 or 1e-9 to 1e15 in magnitude). */
 static json_t *jnum6(double v)
 {
 	return reportable(v) ? json_real(round6(v)) : json_null();
@@ -314,7 +315,8 @@ static json_t *result_json(const struct probe_result *x, const json_t *uuids)
 		ok = 0;
 		status = "failed";
 		reason = "median or sample count outside the range the server "
-			 "accepts (|x| <= 1e15, n <= 1000000)";
+			 "accepts (0 or 1e-9 <= |x| <= 1e15, n <= "
+			 "1000000)";
 	}
 	json_object_set_new(o, "gpu_index", jint(x->gpu_index));
 	json_object_set_new(o, "gpu_uuid",
@@ -610,7 +612,7 @@ static int int_in(const json_t *v, long long min, long long max)
 	return x >= min && x <= max;
 }
 
-/* A finite number in [-max, max] (jv_num). */
+/* 0, or a number of magnitude PROBE_NUMBER_MIN to max (jvt_num0). */
 static int num_in(const json_t *v, double max)
 {
 	double x;
@@ -618,7 +620,8 @@ static int num_in(const json_t *v, double max)
 	if (!json_is_number(v))
 		return 0;
 	x = json_number_value(v);
-	return isfinite(x) && x >= -max && x <= max;
+	return x == 0 ||
+	       (isfinite(x) && fabs(x) >= PROBE_NUMBER_MIN && fabs(x) <= max);
 }
 
 /* A string of 1..max bytes without NUL (jv_str). */
@@ -779,8 +782,8 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 	for (k = stat_keys; *k; k++) {
 		v = json_object_get(x, *k);
 		if (!absent(v) && !num_in(v, PROBE_NUMBER_MAX))
-			FAIL("results[%zu].%s: must be null or a number in "
-			     "[-1e15, 1e15]",
+			FAIL("results[%zu].%s: must be null, 0 or a number in "
+			     "[-1e15, -1e-09] or [1e-09, 1e15]",
 			     i, *k);
 	}
 	if (!int_in(json_object_get(x, "n"), 0, PROBE_N_MAX))

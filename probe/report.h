@@ -127,8 +127,9 @@ struct probe_result *probe_report_add(struct probe_report *r,
 
 /* Sets samples (copied), stats, efficiency inputs. Returns 0, or -1 when
  * there are none or more than PROBE_N_MAX, one is not finite, memory runs
- * out, or the median is outside [-PROBE_NUMBER_MAX, PROBE_NUMBER_MAX] (the
- * server accepts no such figure; callers mark the result failed). */
+ * out, or the median is not 0 or PROBE_NUMBER_MIN to PROBE_NUMBER_MAX in
+ * magnitude (the server accepts no such figure; callers mark the result
+ * failed). */
 int probe_result_set_samples(struct probe_result *res, const double *s,
 			     size_t n);
 
@@ -149,8 +150,9 @@ void probe_report_finalize_status(struct probe_report *r);
  * PROBE_GPU_NAME_MAX bytes (never inside a UTF-8 sequence), a GPU without a
  * UUID or with one already listed is left out of gpus[] (a result's gpu_uuid
  * naming no listed GPU becomes null), at most PROBE_MAX_GPUS GPUs and
- * PROBE_MAX_RESULTS results are written, statistics outside
- * +-PROBE_NUMBER_MAX, peer_index over PROBE_MAX_GPUS and size_bytes over
+ * PROBE_MAX_RESULTS results are written, statistics that are not 0 or
+ * PROBE_NUMBER_MIN to PROBE_NUMBER_MAX in magnitude, peer_index over
+ * PROBE_MAX_GPUS and size_bytes over
  * PROBE_SIZE_BYTES_MAX become null, an "ok" result whose median or n cannot
  * be reported is written as "failed", and a string that is not valid UTF-8
  * becomes null. docs/PROBE.md "Sanitising". */
@@ -161,7 +163,10 @@ char *probe_report_dumps(const struct probe_report *r);
 
 /* What POST /v1/benchmarks accepts (handlers/benchmarks.c validate,
  * handlers/jsonv.c, handlers/util.c); the checker applies every one of
- * these and the encoder never writes a value outside them. */
+ * these and the encoder never writes a value outside them. A statistic is
+ * 0 or PROBE_NUMBER_MIN to PROBE_NUMBER_MAX in magnitude: the server's
+ * floor (storage/bench.h) keeps subnormals such as 1e-310, which made
+ * sizing answers NaN (issue 15), out of the fleet medians. */
 #define PROBE_MAX_GPUS	     256   /* entries of gpus[]; also max index */
 #define PROBE_MAX_RESULTS    20000 /* entries of results[] */
 #define PROBE_HOSTNAME_MAX   253   /* [A-Za-z0-9._-]{1,253} */
@@ -173,6 +178,7 @@ char *probe_report_dumps(const struct probe_report *r);
 #define PROBE_MODE_MAX	     32
 #define PROBE_TIME_MAX	     64	  /* started_at, finished_at */
 #define PROBE_NUMBER_MAX     1e15 /* |median| .. |efficiency| */
+#define PROBE_NUMBER_MIN     1e-9 /* ... when not 0 (BENCH_STAT_MIN) */
 #define PROBE_N_MAX	     1000000
 #define PROBE_SIZE_BYTES_MAX (1LL << 50)
 #define PROBE_JSON_MAX_DEPTH 32 /* nesting of objects and arrays */

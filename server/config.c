@@ -9,6 +9,7 @@
 #include "engine/budget.h"
 #include "server/config.h"
 #include "server/log.h"
+#include "storage/db.h"
 
 enum kind { K_STR, K_INT, K_BOOL };
 
@@ -236,33 +237,9 @@ void config_usage(void *file)
 			keys[i].def);
 }
 
-/* Masks password=... and user:password@ in a conninfo or URI. */
-static void redact(const char *in, char *out, size_t len)
-{
-	const char *pw = strstr(in, "password=");
-	const char *at = strchr(in, '@');
-	const char *scheme = strstr(in, "://");
-
-	snprintf(out, len, "%s", in);
-	if (pw) {
-		size_t off = (size_t)(pw - in) + 9;
-		const char *end = strpbrk(pw, " &");
-		if (off < len)
-			snprintf(out + off, len - off, "***%s", end ? end : "");
-	} else if (scheme && at && at > scheme) {
-		const char *colon =
-		    memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
-		if (colon) {
-			size_t off = (size_t)(colon - in) + 1;
-			if (off < len)
-				snprintf(out + off, len - off, "***%s", at);
-		}
-	}
-}
-
 void config_log(const struct config *c)
 {
-	char url[1100], n[16][16];
+	char url[2048], n[16][16];
 	int ints[] = {c->max_body_bytes,
 		      c->connection_limit,
 		      c->per_ip_connection_limit,
@@ -274,7 +251,7 @@ void config_log(const struct config *c)
 		      c->drain_timeout_s,
 		      c->auth_reads};
 
-	redact(c->database_url, url, sizeof(url));
+	db_conninfo_redacted(c->database_url, url, sizeof(url));
 	for (int i = 0; i < 10; i++)
 		snprintf(n[i], sizeof(n[i]), "%d", ints[i]);
 	log_event(LOG_INFO, "configuration", "listen", c->listen,

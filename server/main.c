@@ -66,6 +66,17 @@ static void sd_notify_msg(const char *msg)
 	close(fd);
 }
 
+/* The pool's connection errors, with libpq's message (storage/db.h). */
+static void log_db_error(const char *what, const char *libpq_message,
+			 long long unlogged)
+{
+	char n[24];
+
+	snprintf(n, sizeof(n), "%lld", unlogged);
+	log_event(LOG_ERROR, what, "error", libpq_message, "unlogged_repeats",
+		  n, NULL);
+}
+
 /* Waits up to ms for SIGINT/SIGTERM; returns the signal or 0. */
 static int wait_signal(const sigset_t *set, long ms)
 {
@@ -146,6 +157,7 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	    .size = cfg->db_pool_size,
 	    .acquire_timeout_ms = cfg->db_acquire_timeout_ms,
 	    .statement_timeout_ms = cfg->statement_timeout_ms,
+	    .log_error = log_db_error,
 	};
 	if (db_pool_new(&dbc, &pool, err, sizeof(err)) != 0) {
 		log_event(LOG_ERROR, "cannot create the database pool", "error",
@@ -314,7 +326,7 @@ static int cmd_token(int argc, char **argv)
 		return 2;
 	}
 	struct db_config dbc = {cfg.database_url, 1, cfg.db_acquire_timeout_ms,
-				cfg.statement_timeout_ms};
+				cfg.statement_timeout_ms, log_db_error};
 	if (db_pool_new(&dbc, &pool, err, sizeof(err)) != 0) {
 		fprintf(stderr, "gpusizerd: %s\n", err);
 		return 1;

@@ -32,8 +32,8 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 				      struct fleet_medians *out,
 				      struct store_err *e)
 {
-	char days[16], key[TTL_KEY_MAX];
-	const char *params[2] = {gpu_type, days};
+	char days[16], key[TTL_KEY_MAX], lo[32], hi[32];
+	const char *params[4] = {gpu_type, days, lo, hi};
 	PGresult *r = NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -51,9 +51,15 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		free(hit);
 	}
 	snprintf(days, sizeof(days), "%d", window_days);
+	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
+	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
 	/* Sweeps count at their largest size (the asymptotic rate). One
 	 * value per run first (the run's median over its GPUs), then the
-	 * median over runs: a node with 8 GPUs counts once per run.
+	 * median over runs: a node with 8 GPUs counts once per run. Only
+	 * medians in [BENCH_STAT_MIN, BENCH_STAT_MAX] calibrate: a row
+	 * stored before that bound (1e-310), or written around the API
+	 * (NaN, which PostgreSQL sorts above every number, or Infinity), is
+	 * skipped rather than made every plan infinitely slow (issue 15).
 	 */
 	if (db_exec(
 		pool,
@@ -63,7 +69,8 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		"  OVER (PARTITION BY run_id, metric, coalesce(dtype, '')) AS "
 		"mx"
 		" FROM benchmark_results"
-		" WHERE gpu_type = $1 AND status = 'ok' AND median > 0"
+		" WHERE gpu_type = $1 AND status = 'ok'"
+		"  AND median BETWEEN $3::float8 AND $4::float8"
 		"  AND measured_at > now() - make_interval(days => $2::int)"
 		"  AND metric IN ('gemm_tflops', 'hbm_read_gbps',"
 		"   'nccl_allreduce_busbw_gbps', 'p2p_unidir_gbps')),"
@@ -76,7 +83,7 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY v),"
 		"  count(*), (SELECT count(DISTINCT run_id) FROM per_run)"
 		" FROM per_run GROUP BY 1, 2",
-		2, params, 1, &r, e) != STORE_OK)
+		4, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	for (int i = 0; i < PQntuples(r); i++) {
 		const char *metric = PQgetvalue(r, i, 0);
@@ -84,6 +91,11 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		struct fleet_value v = {atof(PQgetvalue(r, i, 2)),
 					atoi(PQgetvalue(r, i, 3))};
 		out->runs = atoi(PQgetvalue(r, i, 4));
+		/* The median of bounded values is bounded; checked anyway,
+		 * as the engine divides by it.
+		 */
+		if (!(v.value >= BENCH_STAT_MIN && v.value <= BENCH_STAT_MAX))
+			continue;
 		if (!strcmp(metric, "gemm_tflops")) {
 			for (int t = 0; t < FLEET_DTYPES; t++)
 				if (!strcmp(dtype, dtype_names[t]))
@@ -293,7 +305,11 @@ static void col_put(struct buf *b, const struct res_col *c,
  * array per column: the daemon has parsed the report already, and this
  * keeps PostgreSQL from converting 250 KB of JSON per report (figures in
  * docs/BENCHMARKS.md). A result's id is its run's first_result_id plus its
- * place in the report (migrations/0007_result_blocks.sql). Prepared once
+ * place in the report (migrations/0007_result_blocks.sql). The GPUs are
+ * upserted in uuid order, whatever the report's order: their rows stay
+ * locked until the statement commits, and two reports of the same GPUs
+ * locking them in different orders waited on each other (a deadlock, or
+ * lock_timeout: 503; tests/api/t_ingest_order.sh). Prepared once
  * per connection: parsing and planning it each time cost PostgreSQL ~10 %
  * of a report's time.
  */
@@ -335,6 +351,7 @@ static struct db_stmt ingest_stmt = {
 	"   now()"
 	"  FROM gj, run, jsonb_array_elements(gj.gs) g"
 	"  JOIN types ON types.uuid = g->>'uuid'"
+	"  ORDER BY g->>'uuid'"
 	"  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
 	"   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
 	"   gpu_type = EXCLUDED.gpu_type,"
@@ -635,21 +652,31 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 			      double threshold, json_t **out,
 			      struct store_err *e)
 {
-	char days[16], thr[32];
-	const char *params[2] = {days, thr};
+	char days[16], thr[32], lo[32], hi[32];
+	const char *params[4] = {days, thr, lo, hi};
 	PGresult *r = NULL;
 
 	*out = NULL;
 	snprintf(days, sizeof(days), "%d", window_days);
 	snprintf(thr, sizeof(thr), "%.6f", threshold);
-	/* Each GPU's latest run in the window; sweeps reduced to their
+	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
+	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
+	/* Each GPU's latest run in the window, found per GPU seen in the
+	 * window from the index on (gpu_uuid, measured_at), and its results
+	 * from the same index (a run's rows share measured_at); materialized,
+	 * so the planner probes the index once per GPU
+	 * (migrations/0010_result_gpu_index.sql). Sweeps reduced to their
 	 * largest size (the asymptotic rate); a GPU's value is the median
 	 * over its results (e.g. over P2P peers); the type's figure is the
 	 * median over its GPUs. A GPU is degraded when it is more than
 	 * threshold under its type's median (over, for latencies), when its
 	 * PCIe link trained below its maximum, or when hardware or thermal
-	 * slowdowns fired while it was measured. The capacity report applies
-	 * the same rules week by week (storage/report.c): keep them in step.
+	 * slowdowns fired while it was measured. A median or limit outside
+	 * 0 and [BENCH_STAT_MIN, BENCH_STAT_MAX] (stored before that bound,
+	 * or NaN and Infinity written around the API) is skipped: it would
+	 * show as "NaN" or drag the type's median to nothing (issue 15). The
+	 * capacity report applies the same rules week by week
+	 * (storage/report.c): keep them in step.
 	 */
 	if (db_exec(
 		pool,
@@ -658,22 +685,25 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		" gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
 		"  g.gpu_type, coalesce(g.gpu_type, 'nvml:' || g.name) AS k,"
 		"  g.info FROM node_gpus g, win WHERE g.last_seen >= win.t0),"
-		" latest AS (SELECT DISTINCT ON (b.gpu_uuid) b.gpu_uuid, "
-		"b.run_id"
-		"  FROM benchmark_results b, win WHERE b.gpu_uuid IS NOT NULL"
-		"  AND b.measured_at >= win.t0"
-		"  ORDER BY b.gpu_uuid, b.measured_at DESC),"
-		" sized AS (SELECT b.gpu_uuid, gl.k, b.metric,"
+		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.run_id,"
+		"  x.measured_at FROM gl, win, LATERAL (SELECT b.run_id,"
+		"  b.measured_at FROM benchmark_results b"
+		"  WHERE b.gpu_uuid = gl.uuid AND b.measured_at >= win.t0"
+		"  ORDER BY b.measured_at DESC LIMIT 1) x),"
+		" sized AS (SELECT b.gpu_uuid, l.k, b.metric,"
 		"  coalesce(b.dtype, '') AS dtype, b.unit, b.median,"
-		"  b.limit_value, coalesce(b.size_bytes, 0) AS sz,"
+		"  CASE WHEN b.limit_value BETWEEN $3::float8 AND $4::float8"
+		"   THEN b.limit_value END AS limit_value,"
+		"  coalesce(b.size_bytes, 0) AS sz,"
 		"  max(coalesce(b.size_bytes, 0)) OVER (PARTITION BY "
 		"b.gpu_uuid,"
 		"   b.metric, coalesce(b.dtype, '')) AS max_sz,"
 		"  b.clock_event_reasons AS reasons"
-		"  FROM benchmark_results b JOIN latest l USING (gpu_uuid, "
-		"run_id)"
-		"  JOIN gl ON gl.uuid = b.gpu_uuid"
-		"  WHERE b.status = 'ok' AND b.median IS NOT NULL),"
+		"  FROM latest l JOIN benchmark_results b ON b.gpu_uuid = "
+		"l.uuid"
+		"  AND b.measured_at = l.measured_at AND b.run_id = l.run_id"
+		"  WHERE b.status = 'ok' AND (b.median = 0 OR b.median"
+		"   BETWEEN $3::float8 AND $4::float8)),"
 		" per_gpu AS (SELECT gpu_uuid, k, metric, dtype, max(unit) AS "
 		"unit,"
 		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v,"
@@ -746,7 +776,7 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"   g.gpu_index), '[]') FROM gl g WHERE g.k = t.k AND EXISTS"
 		"   (SELECT 1 FROM flags f WHERE f.gpu_uuid = g.uuid)))"
 		"  ORDER BY t.k), '[]')) FROM types t",
-		2, params, 1, &r, e) != STORE_OK)
+		4, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	return one_json(r, out, e);
 }

@@ -10,6 +10,18 @@
 
 #include "storage/db.h"
 
+/* A result's statistics (median, max, mean, p10, p90, cv, limit,
+ * efficiency) are 0 or between BENCH_STAT_MIN and BENCH_STAT_MAX in
+ * magnitude. The floor is a billionth of the unit: 1 kFLOP/s, 1 B/s,
+ * 1 fs, a ratio of one in a billion; no GPU measurement comes near it, and
+ * its reciprocal stays far inside a double, where a GEMM median of 1e-310
+ * made every plan infinitely slow and answers NaN (issue 15). Validation
+ * refuses others; the fleet and calibration reads skip any stored
+ * outside [BENCH_STAT_MIN, BENCH_STAT_MAX] (and NaN, Infinity).
+ */
+#define BENCH_STAT_MIN 1e-9
+#define BENCH_STAT_MAX 1e15
+
 /* Fleet medians for one GPU type, index = engine dtype order (fp64, fp32,
  * tf32, fp16, bf16, fp8, int8). samples = probe runs contributing.
  */
@@ -98,9 +110,17 @@ enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
 enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 				 json_t **out, struct store_err *e);
 
+/* The longest window the fleet view and the capacity report take: a year,
+ * leap day included. What they cost grows with the GPUs seen in the window
+ * (migrations/0010_result_gpu_index.sql); older runs are history, kept
+ * for as long as the operator's retention says (docs/OPERATIONS.md).
+ */
+#define FLEET_MAX_WINDOW_DAYS 366
+
 /* Per GPU type: counts, fleet medians beside limits and datasheet, and
- * degraded GPUs with reasons (window_days of runs; threshold = fraction
- * under the type's median that flags a GPU, e.g. 0.10).
+ * degraded GPUs with reasons (window_days of runs, 1 to
+ * FLEET_MAX_WINDOW_DAYS; threshold = fraction under the type's median that
+ * flags a GPU, e.g. 0.10).
  */
 enum store_status store_fleet(struct db_pool *pool, int window_days,
 			      double threshold, json_t **out,

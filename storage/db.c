@@ -18,23 +18,55 @@
  */
 #define DB_STMT_MAX 64
 
+/* The same libpq message is logged at most this often (while the database
+ * is down every request tries to connect: up to two attempts a second per
+ * pooled connection, RECONNECT_BACKOFF_MS).
+ */
+#define ERROR_LOG_INTERVAL_MS 10000
+
+/* The settings every statement runs under, set for its transaction only
+ * (is_local): a transaction pooler (PgBouncer in pool_mode = transaction)
+ * hands each transaction whichever server connection is free, so neither
+ * startup options (PgBouncer refuses the startup parameter "options") nor
+ * a session-level SET would reach the connection a later statement runs on.
+ * Sent in the same pipeline as the statement, before one Sync: one round
+ * trip, and one implicit transaction (PostgreSQL docs, 55.2.4 "Pipelining"
+ * and 34.5 "Pipeline Mode"). lock_timeout keeps a statement that waits on
+ * a row lock from holding a connection for the whole statement_timeout;
+ * TimeZone makes timestamps render as UTC whatever the server's default.
+ * Prepared like db_exec_stmt's statements (where the pooler keeps them):
+ * parsing and planning it each time doubled the cost of a short statement.
+ */
+static const char settings_sql[] =
+    "SELECT set_config('statement_timeout', $1, true),"
+    " set_config('lock_timeout', '2000', true),"
+    " set_config('TimeZone', 'UTC', true)";
+static struct db_stmt settings_stmt = {.sql = settings_sql};
+
 struct slot {
 	PGconn *conn;
 	int busy;
 	unsigned long long prepared; /* bit id-1: db_stmt id prepared here */
 	long long last_fail_ms; /* monotonic time of the last failed connect */
+	int broken; /* a pipeline did not finish: reconnect before reuse */
 };
 
 struct db_pool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	char *conninfo; /* with our options appended */
+	char *conninfo;		    /* with our options appended */
+	char statement_timeout[16]; /* ms, the text settings_stmt takes */
 	int size;
 	int acquire_timeout_ms;
 	int waiting;
 	long long acquire_timeouts;
 	long long reconnects;
 	long long connection_errors;
+	void (*log_error)(const char *what, const char *libpq_message,
+			  long long unlogged);
+	char last_logged[256]; /* the error logged last, and when */
+	long long last_logged_ms;
+	long long unlogged;	/* errors not logged since (repeats) */
 	_Atomic int no_prepare; /* set when prepared statements vanish */
 	struct slot *slots;
 };
@@ -87,25 +119,23 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 	if (!p->slots || !p->conninfo)
 		goto oom;
 	/* Options in the conninfo survive PQreset (SERVICE.md 2.11). A URI
-	 * takes them as query parameters, a keyword string as pairs.
+	 * takes them as query parameters, a keyword string as pairs. Only
+	 * what poolers accept: server settings go with each statement
+	 * (settings_stmt).
 	 */
-	if (strstr(cfg->conninfo, "://")) {
-		snprintf(
-		    p->conninfo, len,
-		    "%s%cconnect_timeout=5&application_name=gpusizerd"
-		    "&options=-c%%20statement_timeout%%3D%d"
-		    "%%20-c%%20lock_timeout%%3D2000%%20-c%%20TimeZone%%3DUTC",
-		    cfg->conninfo, strchr(cfg->conninfo, '?') ? '&' : '?',
-		    cfg->statement_timeout_ms);
-	} else {
+	if (strstr(cfg->conninfo, "://"))
 		snprintf(p->conninfo, len,
-			 "%s connect_timeout=5 application_name=gpusizerd "
-			 "options='-c statement_timeout=%d -c "
-			 "lock_timeout=2000 -c TimeZone=UTC'",
-			 cfg->conninfo, cfg->statement_timeout_ms);
-	}
+			 "%s%cconnect_timeout=5&application_name=gpusizerd",
+			 cfg->conninfo, strchr(cfg->conninfo, '?') ? '&' : '?');
+	else
+		snprintf(p->conninfo, len,
+			 "%s connect_timeout=5 application_name=gpusizerd",
+			 cfg->conninfo);
+	snprintf(p->statement_timeout, sizeof(p->statement_timeout), "%d",
+		 cfg->statement_timeout_ms);
 	p->size = cfg->size;
 	p->acquire_timeout_ms = cfg->acquire_timeout_ms;
+	p->log_error = cfg->log_error;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	*out = p;
@@ -118,6 +148,66 @@ oom:
 	free(p);
 	snprintf(err, errlen, "database: out of memory");
 	return -1;
+}
+
+/* Appends s to out[*off..len), truncating; *off stops at len - 1. */
+static void put(char *out, size_t len, size_t *off, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*off + 1 >= len)
+		return;
+	if (n > len - 1 - *off)
+		n = len - 1 - *off;
+	memcpy(out + *off, s, n);
+	*off += n;
+	out[*off] = '\0';
+}
+
+void db_conninfo_redacted(const char *conninfo, char *out, size_t len)
+{
+	PQconninfoOption *opts;
+	char *errmsg = NULL;
+	size_t off = 0;
+
+	if (len == 0)
+		return;
+	out[0] = '\0';
+	opts = PQconninfoParse(conninfo ? conninfo : "", &errmsg);
+	if (!opts) {
+		/* libpq's message may quote a piece of the string. */
+		put(out, len, &off, "(not a valid conninfo; not shown)");
+		PQfreemem(errmsg);
+		return;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		int secret = (o->dispchar && o->dispchar[0] == '*') ||
+			     strstr(o->keyword, "password");
+		char c[2] = {0};
+		int quote;
+
+		if (!o->val)
+			continue;
+		put(out, len, &off, off ? " " : "");
+		put(out, len, &off, o->keyword);
+		if (secret) {
+			put(out, len, &off, "=***");
+			continue;
+		}
+		/* Quoted where a keyword/value string needs it (libpq docs,
+		 * 34.1.1.1): '...' with \ before ' and \.
+		 */
+		quote = !*o->val || strpbrk(o->val, " \t\n\r\f\v'\\");
+		put(out, len, &off, quote ? "='" : "=");
+		for (const char *v = o->val; *v; v++) {
+			if (*v == '\'' || *v == '\\')
+				put(out, len, &off, "\\");
+			c[0] = *v;
+			put(out, len, &off, c);
+		}
+		put(out, len, &off, quote ? "'" : "");
+	}
+	PQconninfoFree(opts);
 }
 
 void db_pool_free(struct db_pool *p)
@@ -203,6 +293,51 @@ static void release(struct db_pool *p, struct slot *s)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* Counts a connection error and logs libpq's message for it (what: what
+ * failed). A message the same as the last one logged is logged again only
+ * after ERROR_LOG_INTERVAL_MS, with the number of errors not logged since.
+ */
+static void conn_error(struct db_pool *p, const PGconn *conn, const char *what)
+{
+	const char *m = conn ? PQerrorMessage(conn) : NULL;
+	char msg[sizeof(p->last_logged)] = "";
+	long long t = now_ms(), unlogged = 0;
+	size_t n = 0;
+	int log = 0;
+
+	/* libpq's messages end in a newline and may span lines ("...failed:
+	 * Connection refused\n\tIs the server running..."): one line here.
+	 */
+	if (!m || !*m)
+		m = conn ? "no message from libpq" : "out of memory";
+	for (; *m && n < sizeof(msg) - 1; m++) {
+		int space = *m == '\n' || *m == '\r' || *m == '\t' || *m == ' ';
+
+		if (!space)
+			msg[n++] = *m;
+		else if (n && msg[n - 1] != ' ')
+			msg[n++] = ' ';
+	}
+	while (n && msg[n - 1] == ' ')
+		n--;
+	msg[n] = '\0';
+	pthread_mutex_lock(&p->mu);
+	p->connection_errors++;
+	if (strcmp(msg, p->last_logged) != 0 ||
+	    t - p->last_logged_ms >= ERROR_LOG_INTERVAL_MS) {
+		log = 1;
+		unlogged = p->unlogged;
+		p->unlogged = 0;
+		memcpy(p->last_logged, msg, n + 1);
+		p->last_logged_ms = t;
+	} else {
+		p->unlogged++;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (log && p->log_error)
+		p->log_error(what, msg, unlogged);
+}
+
 /* Makes s->conn usable: connects or resets as needed. Called with the slot
  * held (not the pool mutex). Returns 0 when the connection is OK.
  */
@@ -211,12 +346,13 @@ static int ensure_connected(struct db_pool *p, struct slot *s,
 {
 	long long t = now_ms();
 
-	if (s->conn && PQstatus(s->conn) == CONNECTION_OK)
+	if (s->conn && PQstatus(s->conn) == CONNECTION_OK && !s->broken)
 		return 0;
 	if (s->last_fail_ms && t - s->last_fail_ms < RECONNECT_BACKOFF_MS)
 		goto fail;
 	/* A new session has no prepared statements. */
 	s->prepared = 0;
+	s->broken = 0;
 	if (!s->conn)
 		s->conn = PQconnectdb(p->conninfo);
 	else
@@ -229,6 +365,7 @@ static int ensure_connected(struct db_pool *p, struct slot *s,
 		return 0;
 	}
 	s->last_fail_ms = t ? t : 1;
+	conn_error(p, s->conn, "cannot connect to the database");
 fail:
 	e->status = STORE_UNAVAILABLE;
 	snprintf(e->message, sizeof(e->message),
@@ -312,42 +449,134 @@ static int has_state(const PGresult *r, const char *state)
 	return st && !strcmp(st, state);
 }
 
-/* One execution of sql on s, prepared when stmt is given. A prepared
- * statement can vanish under a live connection (DISCARD ALL, DEALLOCATE:
- * what a pooler such as PgBouncer runs between clients): it is prepared
- * again and the execution, which did not happen, is retried once. Where
- * it vanishes again at once (a transaction pooler that sends the prepare
- * and the execution to different server connections) the pool stops
- * preparing and runs statements as before.
+static int failed(const PGresult *r)
+{
+	ExecStatusType st = PQresultStatus(r);
+
+	return st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK;
+}
+
+/* Runs settings_stmt, then the statement, as one pipeline ended by one
+ * Sync; each is the prepared statement of that name when a name is given,
+ * else sent with its SQL. Returns the statement's result, or the first
+ * error (the settings', the statement's or the commit's), or NULL when the
+ * pipeline did not finish: the connection is then marked broken, and
+ * nothing is known to be committed (the implicit transaction commits at
+ * the Sync). Blocking mode is safe here: what the server sends before it
+ * has read the whole pipeline is the settings' one short row.
+ */
+static PGresult *exec_pipeline(struct db_pool *p, struct slot *s,
+			       const char *settings_name, const char *name,
+			       const char *sql, int n,
+			       const char *const *params, const int *lengths,
+			       const int *formats)
+{
+	const char *set[1] = {p->statement_timeout};
+	PGconn *c = s->conn;
+	PGresult *out = NULL;
+	int nth = 0, nulls = 0, synced = 0;
+	int sent =
+	    PQenterPipelineMode(c) &&
+	    (settings_name
+		 ? PQsendQueryPrepared(c, settings_name, 1, set, NULL, NULL, 0)
+		 : PQsendQueryParams(c, settings_sql, 1, NULL, set, NULL, NULL,
+				     0)) &&
+	    (name ? PQsendQueryPrepared(c, name, n, params, lengths, formats, 0)
+		  : PQsendQueryParams(c, sql, n, NULL, params, lengths, formats,
+				      0)) &&
+	    PQpipelineSync(c);
+
+	/* Each query's results end with a NULL; the Sync's result is last.
+	 * Two NULLs in a row, or a dead connection, end it early.
+	 */
+	while (sent) {
+		PGresult *r = PQgetResult(c);
+
+		if (!r) {
+			if (++nulls > 1 || PQstatus(c) != CONNECTION_OK)
+				break;
+			nth++;
+			continue;
+		}
+		nulls = 0;
+		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
+			PQclear(r);
+			synced = 1;
+			break;
+		}
+		if (failed(r) && PQresultStatus(r) != PGRES_PIPELINE_ABORTED &&
+		    !(out && failed(out))) {
+			PQclear(out);
+			out = r;
+		} else if (nth == 1 && !out) {
+			out = r;
+		} else {
+			PQclear(r);
+		}
+	}
+	if (!synced || !PQexitPipelineMode(c)) {
+		s->broken = 1;
+		if (out && !failed(out)) {
+			PQclear(out);
+			out = NULL;
+		}
+	}
+	return out;
+}
+
+/* Prepares stmt (its sql, n parameters) on s unless its bit says it is;
+ * NULL when it is prepared now, else the failed result.
+ */
+static PGresult *prepare(struct slot *s, struct db_stmt *stmt, const char *sql,
+			 int n, unsigned long long bit)
+{
+	PGresult *r;
+
+	if (!bit || (s->prepared & bit))
+		return NULL;
+	r = PQprepare(s->conn, stmt->name, sql, n, NULL);
+	/* 42P05: already prepared here under its name. */
+	if (PQresultStatus(r) != PGRES_COMMAND_OK && !has_state(r, "42P05"))
+		return r;
+	PQclear(r);
+	s->prepared |= bit;
+	return NULL;
+}
+
+/* One execution of sql on s, after the settings; both prepared (the
+ * statement only when stmt is given). A prepared statement can vanish
+ * under a live connection (DISCARD ALL, DEALLOCATE: what a pooler such as
+ * PgBouncer runs between clients): both are prepared again and the
+ * execution, which did not happen, is retried once. Where one vanishes
+ * again at once (a transaction pooler that sends the prepare and the
+ * execution to different server connections) the pool stops preparing
+ * and sends the SQL each time, without failing a request.
  */
 static PGresult *exec_on(struct db_pool *p, struct slot *s,
 			 struct db_stmt *stmt, const char *sql, int n,
 			 const char *const *params, const int *lengths,
 			 const int *formats)
 {
+	unsigned long long sbit = p->no_prepare ? 0 : stmt_bit(&settings_stmt);
 	unsigned long long bit = stmt && !p->no_prepare ? stmt_bit(stmt) : 0;
 	PGresult *r;
 
-	for (int try = 0; bit && try < 2; try++) {
-		if (!(s->prepared & bit)) {
-			r = PQprepare(s->conn, stmt->name, sql, n, NULL);
-			/* 42P05: already prepared here under its name. */
-			if (PQresultStatus(r) != PGRES_COMMAND_OK &&
-			    !has_state(r, "42P05"))
-				return r;
-			PQclear(r);
-			s->prepared |= bit;
-		}
-		r = PQexecPrepared(s->conn, stmt->name, n, params, lengths,
-				   formats, 0);
+	for (int try = 0; (sbit | bit) && try < 2; try++) {
+		if ((r = prepare(s, &settings_stmt, settings_sql, 1, sbit)) ||
+		    (r = prepare(s, stmt, sql, n, bit)))
+			return r;
+		r = exec_pipeline(p, s, sbit ? settings_stmt.name : NULL,
+				  bit ? stmt->name : NULL, sql, n, params,
+				  lengths, formats);
 		if (!has_state(r, "26000")) /* invalid statement name */
 			return r;
 		PQclear(r);
-		s->prepared &= ~bit;
+		s->prepared &= ~(sbit | bit);
 	}
-	if (bit)
+	if (sbit | bit)
 		p->no_prepare = 1;
-	return PQexecParams(s->conn, sql, n, NULL, params, lengths, formats, 0);
+	return exec_pipeline(p, s, NULL, NULL, sql, n, params, lengths,
+			     formats);
 }
 
 static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
@@ -380,14 +609,13 @@ static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
 		PQclear(res);
 		res = NULL;
 		if (e->status != STORE_UNAVAILABLE ||
-		    PQstatus(s->conn) == CONNECTION_OK)
+		    (PQstatus(s->conn) == CONNECTION_OK && !s->broken))
 			break;
-		/* The connection died under us: count it, let the next
-		 * attempt (or the next request) reconnect.
+		/* The connection died under us: count and log it, let the
+		 * next attempt (or the next request) reconnect.
 		 */
-		pthread_mutex_lock(&p->mu);
-		p->connection_errors++;
-		pthread_mutex_unlock(&p->mu);
+		conn_error(p, s->conn, "database connection lost");
+		s->broken = 1;
 		s->last_fail_ms = 0;
 	}
 	release(p, s);

@@ -6,6 +6,11 @@
  * acquisition waits at most acquire_timeout_ms, then fails as unavailable.
  * A lost connection is reset on its next use, so the daemon recovers from a
  * database restart without restarting itself (SERVICE.md 2.11).
+ *
+ * Server settings (statement_timeout, lock_timeout, TimeZone) are set for
+ * each statement's own transaction, in the same round trip, so that they
+ * hold behind a transaction pooler such as PgBouncer (storage/db.c,
+ * docs/OPERATIONS.md "Connection poolers").
  */
 #ifndef GPUSIZER_STORAGE_DB_H
 #define GPUSIZER_STORAGE_DB_H
@@ -33,6 +38,13 @@ struct db_config {
 	int size;		  /* connections in the pool, >= 1 */
 	int acquire_timeout_ms;	  /* wait for a free connection at most this */
 	int statement_timeout_ms; /* server-side statement_timeout */
+	/* Called (from any thread) with what failed, libpq's message, and how
+	 * many errors with that message went unlogged since it was last
+	 * logged: the same message comes at most once per 10 s. NULL: not
+	 * logged, still counted in db_stats.connection_errors.
+	 */
+	void (*log_error)(const char *what, const char *libpq_message,
+			  long long unlogged);
 };
 
 struct db_stats {
@@ -42,7 +54,7 @@ struct db_stats {
 	int connected;		     /* connections currently CONNECTION_OK */
 	long long acquire_timeouts;  /* acquisitions that gave up, total */
 	long long reconnects;	     /* successful resets after a loss, total */
-	long long connection_errors; /* queries that found the database gone */
+	long long connection_errors; /* failed connects and lost connections */
 };
 
 struct db_pool;
@@ -55,6 +67,16 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 		size_t errlen);
 void db_pool_free(struct db_pool *pool);
 void db_pool_stats(struct db_pool *pool, struct db_stats *out);
+
+/* Writes conninfo (a libpq keyword/value string or a postgresql:// URI)
+ * to out (len bytes, truncated) as libpq reads it (PQconninfoParse):
+ * keyword=value pairs of the options it sets, the last of a repeated
+ * keyword, and every password-like value (password, sslpassword: libpq's
+ * "*" display flag) as ***, wherever it was (password = x, a quoted value,
+ * a URI's user:password@ or ?password=). A string libpq cannot parse is
+ * not shown at all: out says so.
+ */
+void db_conninfo_redacted(const char *conninfo, char *out, size_t len);
 
 /* Sets *e to OK with an empty message. */
 void store_err_clear(struct store_err *e);

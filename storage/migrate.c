@@ -188,26 +188,88 @@ static void quiet_notice(void *arg, const char *message)
 	(void)message;
 }
 
-static int apply_one(PGconn *c, const struct migration *m, char *err,
-		     size_t errlen)
+/* Every runner takes the lock MIGRATE_LOCK_KEY for one transaction
+ * (pg_advisory_xact_lock), so COMMIT or ROLLBACK releases it on the server
+ * connection that took it. Behind a transaction pooler (PgBouncer's
+ * pool_mode = transaction) each transaction may run on another server
+ * connection: a session lock taken on one and released on another would
+ * stay behind and stop every later start. lock_timeout is set for the
+ * transaction only, for the same reason.
+ */
+#define BEGIN_LOCKED                                                           \
+	"BEGIN; SET LOCAL lock_timeout = '60s';"                               \
+	" SELECT pg_advisory_xact_lock(" MIGRATE_LOCK_KEY ")"
+/* A no-transaction file (CREATE INDEX CONCURRENTLY) cannot run inside one:
+ * it runs under the session lock, which needs a direct connection.
+ */
+#define LOCK_SESSION                                                           \
+	"SET lock_timeout = '60s'; SELECT pg_advisory_lock(" MIGRATE_LOCK_KEY  \
+	")"
+
+/* Releases the lock without committing: ROLLBACK of the transaction, or
+ * the session unlock.
+ */
+static void end_locked(PGconn *c, int in_tx)
+{
+	PGresult *r;
+
+	if (PQstatus(c) != CONNECTION_OK)
+		return;
+	if (in_tx)
+		r = PQexec(c, "ROLLBACK");
+	else
+		r = PQexec(c,
+			   "SELECT pg_advisory_unlock(" MIGRATE_LOCK_KEY ")");
+	PQclear(r);
+}
+
+/* Applies m under the lock unless another runner applied it since the
+ * check (*now says whether this one did). Returns 0, or -1 with err and
+ * *fatal (an SQL error in the file: retrying cannot help; a lock timeout
+ * or a lost connection: it can).
+ */
+static int apply_one(PGconn *c, const struct migration *m, int *now, int *fatal,
+		     char *err, size_t errlen)
 {
 	struct timespec t0, t1;
 	char version[16], ms[16], msg[512];
-	const char *params[4];
+	const char *params[4] = {version};
 	int in_tx = strncmp(m->sql, NO_TX_MARKER, strlen(NO_TX_MARKER)) != 0;
 	PGresult *r;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (in_tx && run(c, "BEGIN", msg, sizeof(msg)) != 0)
+	*now = 0;
+	*fatal = 0;
+	snprintf(version, sizeof(version), "%d", m->version);
+	if ((in_tx ? run(c, BEGIN_LOCKED, msg, sizeof(msg))
+		   : run(c, LOCK_SESSION, msg, sizeof(msg))) != 0) {
+		snprintf(err, errlen,
+			 "migrations: cannot take the lock for \"%s\": %s",
+			 m->name, msg);
+		end_locked(c, in_tx);
+		return -1;
+	}
+	r = PQexecParams(c,
+			 "SELECT 1 FROM schema_migrations WHERE version ="
+			 " $1::int",
+			 1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		snprintf(msg, sizeof(msg), "%s", PQerrorMessage(c));
+		PQclear(r);
 		goto fail;
+	}
+	if (PQntuples(r) > 0) { /* applied by another runner meanwhile */
+		PQclear(r);
+		end_locked(c, in_tx);
+		return 0;
+	}
+	PQclear(r);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (run(c, m->sql, msg, sizeof(msg)) != 0)
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	snprintf(version, sizeof(version), "%d", m->version);
 	snprintf(ms, sizeof(ms), "%ld",
 		 (long)((t1.tv_sec - t0.tv_sec) * 1000 +
 			(t1.tv_nsec - t0.tv_nsec) / 1000000));
-	params[0] = version;
 	params[1] = m->name;
 	params[2] = m->sha256;
 	params[3] = ms;
@@ -223,12 +285,13 @@ static int apply_one(PGconn *c, const struct migration *m, char *err,
 	PQclear(r);
 	if (in_tx && run(c, "COMMIT", msg, sizeof(msg)) != 0)
 		goto fail;
+	if (!in_tx)
+		end_locked(c, in_tx);
+	*now = 1;
 	return 0;
 fail:
-	if (in_tx) {
-		PGresult *rb = PQexec(c, "ROLLBACK");
-		PQclear(rb);
-	}
+	*fatal = PQstatus(c) == CONNECTION_OK;
+	end_locked(c, in_tx);
 	snprintf(err, errlen, "migration \"%s\" failed: %s", m->name, msg);
 	return -1;
 }
@@ -239,7 +302,7 @@ int migrate_apply(const char *conninfo, const struct migration_set *set,
 	PGconn *c = PQconnectdb(conninfo);
 	PGresult *r = NULL;
 	char msg[512];
-	int rc = -1, locked = 0;
+	int rc = -1, now;
 	unsigned char *done = calloc((size_t)set->n, 1);
 
 	*applied = 0;
@@ -257,14 +320,12 @@ int migrate_apply(const char *conninfo, const struct migration_set *set,
 	 * for our JSON log lines.
 	 */
 	PQsetNoticeProcessor(c, quiet_notice, NULL);
-	if (run(c, "SET lock_timeout = '60s'", msg, sizeof(msg)) != 0 ||
-	    run(c, "SELECT pg_advisory_lock(" MIGRATE_LOCK_KEY ")", msg,
-		sizeof(msg)) != 0) {
+	/* What is applied, checked under the lock in one transaction. */
+	if (run(c, BEGIN_LOCKED, msg, sizeof(msg)) != 0) {
 		snprintf(err, errlen, "migrations: cannot take the lock: %s",
 			 msg);
 		goto out;
 	}
-	locked = 1;
 	if (run(c, create_table_sql, msg, sizeof(msg)) != 0) {
 		snprintf(err, errlen, "migrations: %s", msg);
 		goto out;
@@ -301,22 +362,23 @@ int migrate_apply(const char *conninfo, const struct migration_set *set,
 		}
 		done[m - set->items] = 1;
 	}
+	if (run(c, "COMMIT", msg, sizeof(msg)) != 0) {
+		snprintf(err, errlen, "migrations: %s", msg);
+		goto out;
+	}
 	for (int i = 0; i < set->n; i++) {
 		if (done[i])
 			continue;
-		if (apply_one(c, &set->items[i], err, errlen) != 0) {
-			*fatal = PQstatus(c) == CONNECTION_OK;
+		if (apply_one(c, &set->items[i], &now, fatal, err, errlen) != 0)
 			goto out;
-		}
-		(*applied)++;
+		*applied += now;
 	}
 	rc = 0;
 out:
 	PQclear(r);
-	if (locked && PQstatus(c) == CONNECTION_OK) {
-		PGresult *u = PQexec(c, "SELECT pg_advisory_unlock_all()");
-		PQclear(u);
-	}
+	if (PQtransactionStatus(c) == PQTRANS_INTRANS ||
+	    PQtransactionStatus(c) == PQTRANS_INERROR)
+		end_locked(c, 1);
 	PQfinish(c);
 	free(done);
 	return rc;

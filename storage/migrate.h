@@ -2,11 +2,13 @@
  *
  * Applied in version order, each once, each in its own transaction together
  * with its schema_migrations row (version, name, sha256, applied_at,
- * duration_ms), under a session advisory lock on a dedicated connection so
- * that replicas starting together apply each file exactly once. An applied
+ * duration_ms), under an advisory lock held for that transaction, on a
+ * dedicated connection, so that replicas starting together apply each file
+ * exactly once, directly or through a transaction pooler. An applied
  * file whose SHA-256 changed since is refused: the daemon will not start.
  * A file whose first line is "-- gpusizer:no-transaction" runs outside a
- * transaction (for CREATE INDEX CONCURRENTLY).
+ * transaction (for CREATE INDEX CONCURRENTLY), under a session lock: such a
+ * file needs a direct connection.
  */
 #ifndef GPUSIZER_STORAGE_MIGRATE_H
 #define GPUSIZER_STORAGE_MIGRATE_H

@@ -127,7 +127,8 @@ enum store_status store_rec_list(struct db_pool *pool,
 	if (db_exec(pool,
 		    "SELECT json_build_object('id', id, 'kind', kind, 'model',"
 		    " model, 'gpu', gpu, 'created_at', created_at, 'summary',"
-		    " summary, 'href', '/v1/recommendations/' || id)::text,"
+		    " summary, 'request', request,"
+		    " 'href', '/v1/recommendations/' || id)::text,"
 		    " created_at::text, id::text FROM recommendations"
 		    " WHERE ($1::text IS NULL OR kind = $1)"
 		    " AND ($2::text IS NULL OR model = $2)"

@@ -34,7 +34,8 @@
  *    (over, for latencies; two or more GPUs of the type), a hardware or
  *    thermal clock slowdown while measured, or a PCIe link below its
  *    maximum (the node's latest inventory: PCIe state is known as of the
- *    last report only).
+ *    last report only); medians outside 0 and [$5, $6] (BENCH_STAT_MIN,
+ *    BENCH_STAT_MAX) are skipped, as there.
  */
 static const char report_sql[] =
     "WITH w AS (SELECT now() - make_interval(days => $1::int) AS t0),"
@@ -106,7 +107,8 @@ static const char report_sql[] =
     "  JOIN gk g ON g.uuid = b.gpu_uuid),"
     " wg AS (SELECT wk, gpu_uuid, k, metric, dtype,"
     "  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v"
-    "  FROM ws WHERE sz = max_sz AND status = 'ok' AND median IS NOT NULL"
+    "  FROM ws WHERE sz = max_sz AND status = 'ok'"
+    "  AND (median = 0 OR median BETWEEN $5::float8 AND $6::float8)"
     "  GROUP BY 1, 2, 3, 4, 5),"
     " wt AS (SELECT wk, k, metric, dtype,"
     "  percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,"
@@ -124,7 +126,8 @@ static const char report_sql[] =
     "   OR (g.info->'pcie'->>'width_current')::int"
     "   < (g.info->'pcie'->>'width_max')::int"
     "  UNION SELECT wk, gpu_uuid FROM ws, unnest(reasons) reason"
-    "  WHERE status = 'ok' AND median IS NOT NULL AND reason IN"
+    "  WHERE status = 'ok' AND (median = 0 OR median BETWEEN $5::float8"
+    "   AND $6::float8) AND reason IN"
     "   ('hw_slowdown', 'hw_thermal_slowdown', 'sw_thermal_slowdown',"
     "   'hw_power_brake_slowdown')),"
     " hl AS (SELECT s.wk, s.k, count(*) AS seen,"
@@ -220,8 +223,8 @@ enum store_status store_report_capacity(struct db_pool *pool,
 					const struct report_query *q,
 					json_t **out, struct store_err *e)
 {
-	char days[16], max_nodes[16], thr[32];
-	const char *params[4] = {days, q->bucket, max_nodes, thr};
+	char days[16], max_nodes[16], thr[32], lo[32], hi[32];
+	const char *params[6] = {days, q->bucket, max_nodes, thr, lo, hi};
 	PGresult *r = NULL;
 	json_t *fleet = NULL;
 	json_error_t jerr;
@@ -239,11 +242,13 @@ enum store_status store_report_capacity(struct db_pool *pool,
 	snprintf(max_nodes, sizeof(max_nodes), "%d",
 		 q->max_nodes > 0 ? q->max_nodes : 1);
 	snprintf(thr, sizeof(thr), "%.6f", q->degraded_threshold);
+	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
+	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
 	/* The fleet part is exactly GET /v1/fleet's, so the two agree. */
 	if (store_fleet(pool, q->window_days, q->degraded_threshold, &fleet,
 			e) != STORE_OK)
 		return e->status;
-	if (db_exec(pool, report_sql, 4, params, 1, &r, e) != STORE_OK) {
+	if (db_exec(pool, report_sql, 6, params, 1, &r, e) != STORE_OK) {
 		json_decref(fleet);
 		return e->status;
 	}

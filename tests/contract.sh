@@ -393,6 +393,10 @@ lenient=1 call "report sent as text/plain" 201 POST /v1/benchmarks -H 'Content-T
 invalid=1 call "report: every bad field" 400 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "$(body_file bad-report \
 	'{"schema_version":2,"run_id":"abc","status":"great","node":{"hostname":"bad host"},"started_at":"yesterday","gpus":[{"index":0,"name":"x","uuid":"u"},{"index":1,"name":"x","uuid":"u"}],"results":[{"metric":"gemm_sweep","unit":"TFLOP/s","gpu_uuid":"v","median":"x"},5]}')"
 invalid=1 call "report: empty object" 400 POST /v1/benchmarks "${J[@]}" "${P[@]}" -d '{}'
+# Statistics are 0 or 1e-9 to 1e15 in magnitude (issue 15): a GEMM median of 1e-310 is refused.
+jq -c '.run_id = "0f0f0f0f-1111-4222-8333-444444444444" | .results[0].median = 1e-310' "$T/h100x8.json" >"$T/tiny-median.json"
+invalid=1 expect='[.errors[].field] == ["results[0].median"]' \
+	call "report: a subnormal median" 400 POST /v1/benchmarks "${J[@]}" "${P[@]}" --data-binary "@$T/tiny-median.json"
 call "report: not JSON" 400 POST /v1/benchmarks -H 'Content-Type: text/plain' "${P[@]}" -d '{"a":'
 call "report: XML" 415 POST /v1/benchmarks -H 'Content-Type: application/xml' "${P[@]}" -d '<report/>'
 call "report: multipart" 415 POST /v1/benchmarks -F 'report=@tests/api/bodies/benchmarks.json' "${P[@]}"
@@ -470,6 +474,8 @@ invalid=1 call "PUT: every bad field" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "
 	-d '{"display_name":"x","vendor":"x","architecture":"x","memory_gib":-1,"memory_bandwidth_gbps":"fast","intra_node_link":"ethernet","intra_node_gbps":32,"source":"s","colour":"red","name":"other"}'
 invalid=1 call "PUT: null where not nullable" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.max_gpus_per_node = null | .name = null' <<<"$gpu")"
 invalid=1 call "PUT: name not a slug" 400 PUT /v1/gpus/Contract "${J[@]}" "${A[@]}" -d "$gpu"
+invalid=1 expect='[.errors[].field] == ["price_per_gpu_hour"]' \
+	call "PUT: a subnormal price" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.price_per_gpu_hour = 1e-310' <<<"$gpu")"
 invalid=1 call "PUT: pcie_width not a lane count" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.pcie_width = 3' <<<"$gpu")"
 # Whole numbers written as reals (text/plain: Prism would re-encode 8.0 as 8).
 lenient=1 raw=1 expect='test("\"max_gpus_per_node\":4,") and test("\"pcie_width\":8,")' \
@@ -512,6 +518,8 @@ invalid=1 expect='[.errors[].field] == ["train_tokens"]' \
 k=$(printf 'k%.0s' $(seq 1 62))é
 invalid=1 expect='.errors[0].field == "'"${k%é}"'?" and (.detail | startswith("'"${k%é}"'?: is not a known field"))' \
 	call "training: a long non-ASCII unknown key, cut to valid UTF-8" 400 POST $S "${J[@]}" -d '{"'"$k"'":1,"model":"llama-2-7b","seq_len":2048,"gpu":"h100-sxm5-80gb"}'
+invalid=1 expect='[.errors[].field] == ["train_tokens", "price_per_gpu_hour"]' \
+	call "training: a fraction of a token and a subnormal price" 400 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"h100-sxm5-80gb","train_tokens":0.5,"price_per_gpu_hour":5e-324}'
 call "training on a GPU without a price" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e9,"gpu":"contract-48gb","max_gpus":8,"top":1}'
 invalid=1 call "training: every bad field" 400 POST $S "${J[@]}" -d '{"model":"llama-2-7b","seq_len":-5,"gpu":"a100-sxm4-80gb","top":0,"precision":"fp4","seqlen":1,"strategies":{"tp":"x","zero":[5],"recompute":["some"]},"gpus":1,"max_gpus":2}'
 invalid=1 call "training: required fields" 400 POST $S "${J[@]}" -d '{}'
@@ -556,6 +564,8 @@ call "inference: multipart" 415 POST $S -F 'job=x'
 S=/v1/sizing/compare
 call "compare training on three types" 201 POST $S "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e12,"max_gpus":64},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb","rtx-4090-24gb"],"prices":{"h100-sxm5-80gb":3.2}}'
 rec_compare=$(jq -r .id "$T/body")
+invalid=1 expect='[.errors[].field] == ["prices.h100-sxm5-80gb"]' \
+	call "compare: a price of 1e-300" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e12,"max_gpus":64},"gpus":["h100-sxm5-80gb"],"prices":{"h100-sxm5-80gb":1e-300}}'
 # The default list: every catalog GPU type with a price (contract-48gb has none) or a `prices` entry,
 # in the catalog's order.
 curl -s "http://127.0.0.1:$d_open/v1/gpus" |

@@ -92,6 +92,15 @@ jq -e --arg h "$host2" '[.items[] | .degraded[] | select(.hostname == $h and .in
 	ok "fleet: healthy GPUs are not flagged" || not_ok "fleet: healthy GPUs are not flagged"
 req GET '/v1/fleet?window_days=0'
 check_problem "fleet: a bad window is a 400" 400 window_days
+# Windows are bounded (a year): what the view reads grows with them.
+req GET '/v1/fleet?window_days=366'
+check "fleet: a year's window is served" 200 '.window_days == 366 and (.items | length) >= 1'
+req GET '/v1/fleet?window_days=367'
+check_problem "fleet: a window beyond 366 days is a 400 naming it" 400 window_days
+jq -e '.errors[0].message == "must be an integer in [1, 366]"' "$T/body" >/dev/null &&
+	ok "fleet: the 400 says the bound" || not_ok "fleet: the 400 says the bound" "$(body)"
+req GET '/v1/fleet?window_days=3650'
+check_problem "fleet: a ten-year window is a 400" 400 window_days
 
 # Calibration: sizing now rests on the measured medians.
 job='{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1}'

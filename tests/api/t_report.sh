@@ -368,6 +368,8 @@ req GET '/v1/reports/capacity?window_days=0'
 check_problem "a bad window is a 400 naming it" 400 window_days
 req GET '/v1/reports/capacity?window_days=12x'
 check_problem "a non-numeric window is a 400" 400 window_days
+req GET '/v1/reports/capacity?window_days=367&format=csv'
+check_problem "a window beyond 366 days is a 400 naming it" 400 window_days
 
 # --- headless Chromium: the page renders and the plots are on it
 chromium=$(command -v chromium || command -v chromium-browser || true)

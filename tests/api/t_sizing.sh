@@ -203,5 +203,30 @@ check "history: compare answers are found by any of their GPUs" 200 '(.items | l
 req GET "/v1/recommendations?since=2099-01-01T00:00:00Z"
 check "history: since in the future is empty" 200 '.items == [] and .next_cursor == null'
 
+# --- retention: the DELETEs docs/OPERATIONS.md gives operators prune
+# recommendations older than the cut and keep the rest.
+db=$(sed -n 's/.*dbname=\([^ ]*\).*/\1/p' <<<"$DATABASE_URL")
+psql_q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$db" "$1"; }
+ids=()
+for i in 1 2 3; do
+	req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1,"calibration":"datasheet"}'
+	ids+=("$(jq -r .id "$T/body")")
+done
+backdate() { psql_q "UPDATE recommendations SET created_at = now() - interval '200 days' WHERE id = '$1'" >/dev/null; }
+one=$(grep -m1 '^DELETE FROM recommendations WHERE created_at' "$TOP/docs/OPERATIONS.md")
+batch=$(sed -n '/^DELETE FROM recommendations WHERE id IN/,/;$/p' "$TOP/docs/OPERATIONS.md")
+[ -n "$one" ] && [ -n "$batch" ] && ok "docs/OPERATIONS.md gives the retention DELETEs" ||
+	not_ok "docs/OPERATIONS.md gives the retention DELETEs" "one='$one' batch='$batch'"
+backdate "${ids[0]}"
+psql_q "$one" >/dev/null || not_ok "the documented DELETE runs"
+req GET "/v1/recommendations/${ids[0]}"
+check_problem "retention: the documented DELETE removes a recommendation past the cut (404)" 404
+backdate "${ids[1]}"
+psql_q "$batch" >/dev/null || not_ok "the documented batched DELETE runs"
+req GET "/v1/recommendations/${ids[1]}"
+check_problem "retention: so does the batched one" 404
+req GET "/v1/recommendations/${ids[2]}"
+check "retention: a recent recommendation stays" 200 ".id == \"${ids[2]}\""
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

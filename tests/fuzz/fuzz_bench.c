@@ -7,8 +7,10 @@
  * Properties: never 500; a 201 only for a document jansson also reads,
  * whose run_id is a canonical UUID, whose node.hostname is a host name,
  * whose gpus[] and results[] are within their caps, and whose every result
- * reached storage; a 400 lists its field errors (at most the documented 20
- * from results[], plus the top-level ones).
+ * reached storage with its statistics null, 0 or within [BENCH_STAT_MIN,
+ * BENCH_STAT_MAX] in magnitude (the stub aborts otherwise; issue 15); a
+ * 400 lists its field errors (at most the documented 20 from results[],
+ * plus the top-level ones).
  */
 #include "handlers/benchmarks.c"
 

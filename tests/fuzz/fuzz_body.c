@@ -5,6 +5,8 @@
  *
  * Properties beyond "no crash, no sanitizer report":
  *  - every getter either stores a value or records exactly one field error;
+ *  - a number stored is finite, never -0, and never a non-zero smaller
+ *    in magnitude than JV_NUM_TINY or its field's floor (issue 15);
  *  - jv_reject_unknown records as many errors as it reports (an unknown
  *    key must never be dropped silently);
  *  - the response renders as a problem with its errors listed.
@@ -23,6 +25,7 @@ static const char *const known[] = {"model", "seq_len", "gpu", NULL};
 static const struct jv_rule rules[] = {
     {"int", JV_INT, false, -5, 1e9, NULL, false},
     {"num", JV_NUM, false, -1e6, 1e18, NULL, false},
+    {"num0", JV_NUM0, false, 1e-6, 1e4, NULL, true},
     {"bool", JV_BOOL, false, 0, 0, NULL, true},
     {"str", JV_STR, false, 0, 64, NULL, false},
     {"enum", JV_ENUM, false, 0, 0, choices, true},
@@ -49,6 +52,18 @@ static void getters(const json_t *o, const char *key, struct response *res)
 		FZ_FAIL("jv_num failed without exactly one field error");
 	if (rc == 0 && !isfinite(d))
 		FZ_FAIL("jv_num stored a non-finite number");
+	if (rc == 0 && (signbit(d) && d == 0))
+		FZ_FAIL("jv_num stored -0");
+	if (rc == 0 && d != 0 && fabs(d) < JV_NUM_TINY)
+		FZ_FAIL("jv_num stored %g, below JV_NUM_TINY", d);
+	before = problem_field_count(res);
+	d = 0;
+	rc = jv_num0(&v, o, key, false, -1e15, 1e15, 1e-9, &d);
+	if (rc != 0 && problem_field_count(res) != before + 1)
+		FZ_FAIL("jv_num0 failed without exactly one field error");
+	if (rc == 0 && (!isfinite(d) || (signbit(d) && d == 0) ||
+			(d != 0 && (fabs(d) < 1e-9 || fabs(d) > 1e15))))
+		FZ_FAIL("jv_num0 stored %g outside 0 and [1e-9, 1e15]", d);
 	before = problem_field_count(res);
 	rc = jv_bool(&v, o, key, &b);
 	if (rc != 0 && problem_field_count(res) != before + 1)

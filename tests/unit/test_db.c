@@ -6,7 +6,8 @@
  * One connection per pool, so the calls on a pool share a server session:
  * a prepared statement that vanishes under it (DEALLOCATE, as a pooler's
  * DISCARD ALL does) is prepared again; one found already prepared under
- * its name is used.
+ * its name is used. The pool's settings (statement_timeout, lock_timeout,
+ * TimeZone) hold for each statement whatever the session carries.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,72 @@ static void test_errors_still_errors(void)
 	CHECK(run_add_one("2", &st) == 3 && st == STORE_OK);
 }
 
+/* current_setting(name) on the pool's connection, into out. */
+static void setting(const char *name, char *out, size_t len)
+{
+	const char *params[1] = {name};
+	struct store_err e;
+	PGresult *r = NULL;
+
+	snprintf(out, len, "?");
+	if (db_exec(pool, "SELECT current_setting($1)", 1, params, 1, &r, &e) ==
+	    STORE_OK)
+		snprintf(out, len, "%s", PQgetvalue(r, 0, 0));
+	else
+		printf("# %s\n", e.message);
+	PQclear(r);
+}
+
+static void test_settings_per_statement(void)
+{
+	char v[64];
+
+	/* What a transaction pooler's server connection may carry from
+	 * another client (or a server default): the pool's settings still
+	 * apply to each of its statements, prepared or not.
+	 */
+	CHECK(exec_plain("SET statement_timeout = 0") == STORE_OK);
+	CHECK(exec_plain("SET lock_timeout = '1h'") == STORE_OK);
+	CHECK(exec_plain("SET TimeZone = 'Asia/Tokyo'") == STORE_OK);
+	setting("statement_timeout", v, sizeof(v));
+	CHECK(strcmp(v, "5s") == 0);
+	setting("lock_timeout", v, sizeof(v));
+	CHECK(strcmp(v, "2s") == 0);
+	setting("TimeZone", v, sizeof(v));
+	CHECK(strcmp(v, "UTC") == 0);
+	/* ... for that statement's transaction only. */
+	CHECK(exec_plain("DEALLOCATE ALL") == STORE_OK);
+	setting("TimeZone", v, sizeof(v));
+	CHECK(strcmp(v, "UTC") == 0);
+	exec_plain("RESET ALL");
+}
+
+static void test_statement_timeout(void)
+{
+	struct db_config cfg = {
+	    .size = 1, .acquire_timeout_ms = 5000, .statement_timeout_ms = 100};
+	struct db_pool *first = pool;
+	char err[256];
+	struct store_err e;
+	PGresult *r = NULL;
+
+	cfg.conninfo = getenv("DATABASE_URL");
+	CHECK(db_pool_new(&cfg, &pool, err, sizeof(err)) == 0);
+	if (pool == NULL) {
+		pool = first;
+		return;
+	}
+	CHECK(exec_plain("SET statement_timeout = 0") == STORE_OK);
+	CHECK(db_exec(pool, "SELECT pg_sleep(2)", 0, NULL, 1, &r, &e) ==
+	      STORE_UNAVAILABLE);
+	CHECK(strstr(e.message, "57014") != NULL);
+	PQclear(r);
+	/* The connection serves the next statement. */
+	CHECK(exec_plain("SELECT 1") == STORE_OK);
+	db_pool_free(pool);
+	pool = first;
+}
+
 int main(void)
 {
 	const char *url = getenv("DATABASE_URL");
@@ -148,6 +215,8 @@ int main(void)
 	RUN(test_vanished_statement);
 	RUN(test_found_prepared);
 	RUN(test_errors_still_errors);
+	RUN(test_settings_per_statement);
+	RUN(test_statement_timeout);
 	db_pool_free(pool);
 	return testlib_finish();
 }

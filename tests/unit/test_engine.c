@@ -1,5 +1,7 @@
 /* test_engine.c - SIZING.md §1 and §7 worked numbers, errors, plan search.
  * Build: cc ... -Iengine engine/[all].c tests/unit/test_engine.c -lm */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -477,6 +479,48 @@ static void test_inference_basic(void)
 	CHECK(strstr(e.message, "best achievable") != NULL);
 }
 
+/* The verdict is chosen among rows that meet the constraints; a row that
+ * misses them is never called cheapest, and says so; with none meeting
+ * them the summary says that; an assumed efficiency is named (issue 16). */
+static void test_compare_constraints(void)
+{
+	struct cmp_entry e[3];
+	struct cmp_result r;
+	struct eng_error err;
+
+	memset(e, 0, sizeof(e));
+	strcpy(e[0].name, "l4");
+	e[0].ok = true, e[0].time_s = 270, e[0].cost = 50, e[0].meets = false;
+	strcpy(e[1].name, "a100");
+	e[1].ok = true, e[1].time_s = 40, e[1].cost = 100, e[1].meets = true;
+	strcpy(e[2].name, "h100");
+	e[2].ok = true, e[2].time_s = 20, e[2].cost = 120, e[2].meets = true;
+	CHECK(cmp_rank(e, 3, CMP_TRAINING, "the 60-day deadline", &r, &err) ==
+	      0);
+	CHECK(r.cheapest == 1 && r.fastest == 2);
+	CHECK(!r.rows[0].cheapest && !r.rows[0].meets && r.rows[1].meets);
+	CHECK(strstr(r.rows[0].verdict, "misses the 60-day deadline") != NULL);
+	CHECK(strstr(r.summary, "among the GPU types that meet the 60-day "
+				"deadline") != NULL);
+	/* none meets: chosen among all, and said */
+	e[1].meets = e[2].meets = false;
+	CHECK(cmp_rank(e, 3, CMP_TRAINING, "the 10-day deadline", &r, &err) ==
+	      0);
+	CHECK(r.cheapest == 0 && r.fastest == 2);
+	CHECK(strstr(r.summary, "no GPU type meets the 10-day deadline") !=
+	      NULL);
+	/* no constraint: meets is not consulted */
+	CHECK(cmp_rank(e, 3, CMP_TRAINING, NULL, &r, &err) == 0);
+	CHECK(r.cheapest == 0 && strstr(r.summary, "meet") == NULL);
+	/* an assumed efficiency is named where the verdict names the GPU */
+	e[0].efficiency_assumed = true;
+	CHECK(cmp_rank(e, 3, CMP_TRAINING, NULL, &r, &err) == 0);
+	CHECK(strstr(r.summary, "l4's GEMM rate is its datasheet peak") !=
+	      NULL);
+	CHECK(strstr(r.rows[0].verdict, "not a measurement") != NULL);
+	CHECK(strstr(r.rows[2].verdict, "not a measurement") == NULL);
+}
+
 static void test_compare(void)
 {
 	struct cmp_entry e[2];
@@ -492,13 +536,80 @@ static void test_compare(void)
 	e[1].ok = true;
 	e[1].time_s = 1.0;
 	e[1].cost = 130;
-	CHECK(cmp_rank(e, 2, CMP_TRAINING, &r, &err) == 0);
+	CHECK(cmp_rank(e, 2, CMP_TRAINING, NULL, &r, &err) == 0);
 	CHECK(r.cheapest == 0 && r.fastest == 1);
 	CHECK_NEAR(r.rows[1].speedup_vs_cheapest, 2.6, 1e-12);
 	CHECK_NEAR(r.rows[1].cost_vs_cheapest, 1.3, 1e-12);
 	CHECK(strcmp(r.rows[1].verdict, "H100 SXM: 2.6x faster, 1.30x the cost "
 					"of A100 80GB for this job") == 0);
 	printf("# %s\n", r.rows[1].verdict);
+}
+
+/* Issue 15: a subnormal cost once made a GPU "cheapest" and printed
+ * "infx the cost". Entries whose time or cost is not finite are never
+ * ranked; ratios stay finite and no verdict prints inf or nan.
+ */
+static int has_inf_nan(const char *s)
+{
+	return strstr(s, "inf") || strstr(s, "nan") || strstr(s, "INF") ||
+	       strstr(s, "NAN");
+}
+
+static void test_compare_not_finite(void)
+{
+	static const struct {
+		double time_s, cost;
+	} v[] = {
+	    {1.0, 5e-324},   /* subnormal cost: the cheapest, finitely */
+	    {2.0, 100},	     /* 2e326x the cost of the first: clamped */
+	    {0.5, NAN},	     /* never ranked */
+	    {INFINITY, 1.0}, /* never ranked */
+	    {1e-320, 1e300}, /* subnormal time: the fastest, finitely */
+	};
+	const int n = (int)(sizeof(v) / sizeof(v[0]));
+	struct cmp_entry e[5];
+	struct cmp_result r;
+	struct eng_error err;
+
+	memset(e, 0, sizeof(e));
+	for (int i = 0; i < n; i++) {
+		snprintf(e[i].name, sizeof(e[i].name), "gpu%d", i);
+		e[i].ok = true;
+		e[i].time_s = v[i].time_s;
+		e[i].cost = v[i].cost;
+	}
+	for (int kind = 0; kind < 2; kind++) {
+		CHECK(cmp_rank(e, n, kind ? CMP_INFERENCE : CMP_TRAINING, NULL,
+			       &r, &err) == 0);
+		CHECK(r.cheapest == 0 && r.fastest == 4);
+		CHECK(!r.rows[2].ranked && !r.rows[2].cheapest &&
+		      !r.rows[2].fastest);
+		CHECK(!r.rows[3].ranked && !r.rows[3].cheapest &&
+		      !r.rows[3].fastest);
+		CHECK(!has_inf_nan(r.summary));
+		for (int i = 0; i < n; i++) {
+			const struct cmp_row *c = &r.rows[i];
+			CHECK(isfinite(c->speedup_vs_cheapest) &&
+			      isfinite(c->cost_vs_cheapest) &&
+			      isfinite(c->speedup_vs_fastest) &&
+			      isfinite(c->cost_vs_fastest));
+			CHECK(c->ranked == (i != 2 && i != 3));
+			if (c->ranked)
+				CHECK(c->speedup_vs_cheapest > 0 &&
+				      c->speedup_vs_fastest > 0);
+			if (has_inf_nan(c->verdict))
+				printf("# %s\n", c->verdict);
+			CHECK(!has_inf_nan(c->verdict));
+		}
+	}
+	printf("# %s\n# %s\n", r.rows[1].verdict, r.summary);
+	/* Nothing rankable: infeasible, with a reason that is not empty. */
+	e[0].cost = NAN;
+	e[1].ok = e[4].ok = false;
+	strcpy(e[1].reason, "does not fit");
+	strcpy(e[4].reason, "does not fit");
+	CHECK(cmp_rank(e, n, CMP_TRAINING, NULL, &r, &err) == ENG_EINFEASIBLE);
+	CHECK(strstr(err.message, "not a finite number") != NULL);
 }
 
 int main(void)
@@ -521,5 +632,7 @@ int main(void)
 	RUN(test_uneven_stages);
 	RUN(test_inference_basic);
 	RUN(test_compare);
+	RUN(test_compare_constraints);
+	RUN(test_compare_not_finite);
 	return testlib_finish();
 }

@@ -157,6 +157,49 @@ static void test_low_load_is_not_capacity(void)
 	CHECK(r.plans[0].utilization < 0.3);
 }
 
+/* Multi-step scheduling (vLLM --num-scheduler-steps S): a new request
+ * waits for the rest of an S-step window instead of one step, so TTFT
+ * grows by (S - 1) half-steps weighted by the chance a window runs; TPOT
+ * and the operating point's batch arithmetic are unchanged otherwise
+ * (MODEL.md §7.3). Hand-computed from the one-step answer. */
+static void test_scheduler_steps(void)
+{
+	struct inf_request rq;
+	struct inf_result r1, r10;
+	struct eng_error e;
+	double n, t_step, want, diff;
+
+	base_request(&rq, 0, 0);
+	rq.prompt_tokens = 217;
+	rq.output_tokens = 202;
+	rq.tp = 1;
+	rq.load_kind = INF_LOAD_REQUESTS_PER_S;
+	rq.load_value = 4;
+	rq.max_utilization = 1.0;
+	CHECK(inf_size(&rq, &r1, &e) == 0);
+	rq.scheduler_steps = 10;
+	CHECK(inf_size(&rq, &r10, &e) == 0);
+	CHECK_NEAR(r10.plans[0].tpot_ms, r1.plans[0].tpot_ms, 1e-9);
+	/* the extra wait is 9 half-steps, weighted by the chance a window
+	 * runs; a step is TPOT less the prefill share (small at this load,
+	 * under 20 %), so it lies between 0.8 and 1 of 4.5 TPOT */
+	n = r1.plans[0].decode_batch;
+	t_step = r1.plans[0].tpot_ms;
+	want = (1.0 - exp(-n)) * 9.0 * t_step / 2.0;
+	diff = r10.plans[0].ttft_ms - r1.plans[0].ttft_ms;
+	CHECK(diff <= want * (1 + 1e-9) && diff >= 0.8 * want);
+	CHECK(r10.plans[0].ttft_ms > r1.plans[0].ttft_ms + 20);
+	/* Little's law still holds over the longer first token */
+	CHECK_NEAR(r10.plans[0].batch,
+		   rq.load_value *
+		       (r10.plans[0].ttft_ms + 201.0 * r10.plans[0].tpot_ms) /
+		       1e3,
+		   0.02);
+	rq.scheduler_steps = 65;
+	CHECK(inf_size(&rq, &r10, &e) == ENG_EINVAL);
+	CHECK(strcmp(e.field, "scheduler_steps") == 0);
+}
+
 /* The cost at a load is what the deployment costs per hour over what it
  * serves, not the cost at capacity. */
 static void test_cost_at_load(void)
@@ -276,7 +319,7 @@ static void test_compare_verdict_at_load(void)
 		}
 		n++;
 	}
-	CHECK(cmp_rank(ent, n, CMP_INFERENCE, &out, &e) == 0);
+	CHECK(cmp_rank(ent, n, CMP_INFERENCE, NULL, &out, &e) == 0);
 	CHECK(out.cheapest == cheapest);
 	for (int i = 0; i < n; i++)
 		if (ent[i].ok)
@@ -306,6 +349,7 @@ int main(void)
 	RUN(test_operating_point_grid);
 	RUN(test_low_load_is_not_capacity);
 	RUN(test_cost_at_load);
+	RUN(test_scheduler_steps);
 	RUN(test_profiles_reserve_kv);
 	RUN(test_collective_protocols);
 	RUN(test_compare_verdict_at_load);

@@ -457,6 +457,7 @@ static void test_serving_rows(void)
 		rq.chunked_prefill = (int)num(f, col(&t, "chunked_prefill"));
 		rq.max_batch = (long)num(f, col(&t, "max_batch"));
 		rq.memory_utilization = num(f, col(&t, "memory_utilization"));
+		rq.scheduler_steps = (int)num(f, col(&t, "scheduler_steps"));
 		rq.prompt_tokens = (long)num(f, col(&t, "prompt_tokens"));
 		rq.output_tokens = (long)num(f, col(&t, "output_tokens"));
 		rq.tp = (int)num(f, col(&t, "tp"));

@@ -886,6 +886,21 @@ static void test_check_number_ranges(void)
 		REFUSED(j, field);
 		json_object_set_new(x, keys[i], json_integer(1000000000000001));
 		REFUSED(j, field);
+		/* 0, or at least 1e-9 in magnitude (issue 15) */
+		json_object_set_new(x, keys[i], json_real(0));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(-0.0));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(1e-9));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(-1e-9));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(9.9e-10));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_real(1e-310));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_real(-5e-324));
+		REFUSED(j, field);
 		json_object_set_new(x, keys[i], json_string("1"));
 		REFUSED(j, field);
 		json_object_set_new(x, keys[i], json_true());
@@ -1096,6 +1111,9 @@ static void test_encoder_sanitises(void)
 	CHECK(json_is_null(json_object_get(res, "size_bytes")));
 	CHECK(json_is_null(json_object_get(res, "peer_index")));
 	CHECK(json_is_null(json_object_get(res, "efficiency")));
+	/* a limit under 1e-9 is null, not a subnormal the server refuses */
+	CHECK(json_is_null(json_object_get(res, "limit")));
+	CHECK(json_is_null(json_object_get(res, "limit_basis")));
 	CHECK_NEAR(json_number_value(json_object_get(res, "median")), 11, 0);
 	res = res_at(j, 4);
 	CHECK(strcmp(json_string_value(json_object_get(res, "status")),
@@ -1126,11 +1144,17 @@ static void test_set_samples_bounds(void)
 	struct probe_result x;
 	const double ok[] = {1e15, 1e15};
 	const double neg[] = {-3e15, -3e15, -3e15};
+	const double tiny[] = {1e-310, 1e-310};
+	const double small[] = {1e-9, 1e-9}, zero[] = {0, 0};
 	double *many = calloc(PROBE_N_MAX + 1, sizeof(double));
 
 	probe_result_init(&x);
 	CHECK(probe_result_set_samples(&x, ok, 2) == 0);
 	CHECK(probe_result_set_samples(&x, neg, 3) == -1);
+	/* a median the server refuses (issue 15) is no measurement */
+	CHECK(probe_result_set_samples(&x, tiny, 2) == -1);
+	CHECK(probe_result_set_samples(&x, small, 2) == 0);
+	CHECK(probe_result_set_samples(&x, zero, 2) == 0);
 	CHECK(many != NULL);
 	if (many) {
 		CHECK(probe_result_set_samples(&x, many, PROBE_N_MAX + 1) ==

@@ -2,6 +2,7 @@
  * fleet measurements (sizing falls back to datasheet x efficiency), every
  * report ingests as new, lists are empty, lookups are NOT_FOUND.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,19 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		abort();
 	for (int i = 0; i < rep->n_results; i++) {
 		const struct bench_result *x = &rep->results[i];
+		const double stats[] = {x->median, x->max,	 x->mean,
+					x->p10,	   x->p90,	 x->cv,
+					x->limit,  x->efficiency};
 		if (!x->metric || !x->unit)
 			abort();
+		/* A statistic reaches storage absent (NaN), 0, or within
+		 * the bounds the fleet reads assume (issue 15).
+		 */
+		for (size_t k = 0; k < sizeof(stats) / sizeof(stats[0]); k++)
+			if (!isnan(stats[k]) && stats[k] != 0 &&
+			    !(fabs(stats[k]) >= BENCH_STAT_MIN &&
+			      fabs(stats[k]) <= BENCH_STAT_MAX))
+				abort();
 		for (int k = 0; k < x->n_clock_event_reasons; k++)
 			(void)strlen(x->clock_event_reasons[k]
 					 ? x->clock_event_reasons[k]

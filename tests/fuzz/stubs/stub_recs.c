@@ -1,15 +1,27 @@
 /* stub_recs.c - stands in for storage/recs.c in the fuzz harnesses:
- * persisting a recommendation succeeds, reads are NOT_FOUND or empty.
+ * persisting a recommendation succeeds (its response text is kept for the
+ * harness to check), reads are NOT_FOUND or empty.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "storage/recs.h"
 #include "tests/fuzz/stubs/stub_common.h"
+
+/* The response text of the last recommendation stored (owned here; the
+ * harness may free it and set it to NULL).
+ */
+char *stub_last_rec_response;
 
 enum store_status store_rec_insert(struct db_pool *pool,
 				   const struct rec_new *rec,
 				   struct store_err *e)
 {
 	(void)pool;
-	(void)rec;
+	if (!rec->id || !rec->kind || !rec->response || !rec->summary)
+		abort();
+	free(stub_last_rec_response);
+	stub_last_rec_response = strdup(rec->response);
 	return stub_ok(e);
 }
 
