@@ -16,21 +16,14 @@
 #include "cli.h"
 #include "gpu.h"
 #include "limits.h"
+#include "numa.h"
 #include "nvml.h"
+#include "policy.h"
 #include "post.h"
 #include "report.h"
 #include "spool.h"
+#include "status.h"
 #include "util.h"
-
-#define EXIT_OK		  0
-#define EXIT_FAILED	  1
-#define EXIT_PARTIAL	  2
-#define EXIT_NO_DEVICE	  3
-#define EXIT_LIB_MISSING  4
-#define EXIT_UNDELIVERED  5
-#define EXIT_REJECTED	  6
-#define EXIT_UNAUTHORIZED 7 /* token refused (401/403): report spooled */
-#define EXIT_USAGE	  64
 
 #define MAXG	   PROBE_MAX_DEVICES
 #define MAXSAMPLES 64
@@ -83,6 +76,46 @@ static struct probe_sampler *tel_start(struct ctx *c, const int *pos, int n)
 	return probe_sampler_start(c->nvml, devs, (size_t)n, 100);
 }
 
+/* Telemetry over the timed window of a measurement (struct gpu_window):
+ * the sampler starts right before the first timed sample and stops after
+ * the last, into *out. */
+struct tel_window {
+	struct ctx *c;
+	int pos[MAXG];
+	int n;
+	struct probe_sampler *s;
+	struct probe_telemetry *out;
+};
+
+static void tel_begin(void *arg)
+{
+	struct tel_window *w = arg;
+
+	w->s = tel_start(w->c, w->pos, w->n);
+}
+
+static void tel_end(void *arg)
+{
+	struct tel_window *w = arg;
+
+	probe_sampler_stop(w->s, w->out);
+	w->s = NULL;
+}
+
+static struct gpu_window tel_window(struct tel_window *w, struct ctx *c,
+				    const int *pos, int n,
+				    struct probe_telemetry *out)
+{
+	struct gpu_window g = {tel_begin, tel_end, w};
+
+	memset(w, 0, sizeof(*w));
+	w->c = c;
+	w->n = n;
+	memcpy(w->pos, pos, (size_t)n * sizeof(*pos));
+	w->out = out;
+	return g;
+}
+
 static void result_for_gpu(struct ctx *c, struct probe_result *r, int pos,
 			   const char *metric, const char *unit)
 {
@@ -102,16 +135,13 @@ static void set_peer(struct ctx *c, struct probe_result *r, int pos)
 	probe_strlcpy(r->peer_uuid, c->info[pos].uuid, sizeof(r->peer_uuid));
 }
 
-/* Status from a gpu_* return code; stops tel (when not NULL) into the
- * result's telemetry; stores the result. Returns its index, or -1. */
+/* Status from a gpu_* return code; stores the result. Returns its index,
+ * or -1. */
 static long finish(struct ctx *c, struct probe_result *r, int rc,
-		   const double *samples, int n, const char *err,
-		   struct probe_sampler *tel)
+		   const double *samples, int n, const char *err)
 {
 	long idx = -1;
 
-	if (tel)
-		probe_sampler_stop(tel, &r->telemetry);
 	if (rc == GPU_OK && n > 0) {
 		if (probe_result_set_samples(r, samples, (size_t)n) != 0)
 			probe_result_fail(r, "could not compute statistics");
@@ -121,7 +151,7 @@ static long finish(struct ctx *c, struct probe_result *r, int rc,
 		probe_result_fail(r, "%s", err[0] ? err : "measurement failed");
 	}
 	pthread_mutex_lock(&c->mu);
-	if (strcmp(r->status, "ok") == 0) {
+	if (r->status == PROBE_RESULT_OK) {
 		char peer[24] = "";
 		if (r->peer_index >= 0)
 			snprintf(peer, sizeof(peer), " -> %d", r->peer_index);
@@ -130,14 +160,34 @@ static long finish(struct ctx *c, struct probe_result *r, int rc,
 		      r->stats.median, r->unit, r->stats.n);
 	} else
 		logf_("%s%s%s gpu %d: %s: %s", r->metric,
-		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index, r->status,
-		      r->reason);
+		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index,
+		      probe_result_status_name(r->status), r->reason);
 	if (probe_report_add(&c->rep, r) == NULL)
 		logf_("out of memory storing a result");
 	else
 		idx = (long)c->rep.n_results - 1;
 	pthread_mutex_unlock(&c->mu);
 	return idx;
+}
+
+/* Stores a result whose status is set, and logs it. */
+static void finish_result(struct ctx *c, struct probe_result *r)
+{
+	pthread_mutex_lock(&c->mu);
+	if (r->status == PROBE_RESULT_OK)
+		logf_("%s%s%s gpu %d: median %.4g %s (n=%d)", r->metric,
+		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index,
+		      r->stats.median, r->unit, r->stats.n);
+	else
+		logf_("%s%s%s gpu %d: %s: %s", r->metric,
+		      r->dtype[0] ? " " : "", r->dtype, r->gpu_index,
+		      probe_result_status_name(r->status), r->reason);
+	if (probe_report_add(&c->rep, r) == NULL) {
+		logf_("out of memory storing a result");
+		free(r->samples);
+		r->samples = NULL;
+	}
+	pthread_mutex_unlock(&c->mu);
 }
 
 static void add_skipped(struct ctx *c, struct probe_result *r, int partial,
@@ -225,98 +275,71 @@ static void run_gemm(struct ctx *c, int pos)
 
 	gemm_plan(c->cli.quick, plan);
 	for (di = 0; di < 7; di++) {
-		struct probe_result best;
-		int have_best = 0;
+		struct probe_result sweep[8], sum, r;
+		char err[512] = "";
+		int nsweep = 0;
 
-		probe_result_init(&best);
-
+		result_for_gpu(c, &r, pos, "gemm_tflops", plan[di].unit);
+		probe_strlcpy(r.dtype, plan[di].name, sizeof(r.dtype));
+		probe_strlcpy(r.method, "cublaslt", sizeof(r.method));
+		r.concurrent = !c->cli.isolated && c->ndev > 1;
 		if (!c->gemm_lib_ok) {
-			struct probe_result r;
-			result_for_gpu(c, &r, pos, "gemm_tflops",
-				       plan[di].unit);
-			probe_strlcpy(r.dtype, plan[di].name, sizeof(r.dtype));
-			probe_strlcpy(r.method, "cublaslt", sizeof(r.method));
 			add_skipped(c, &r, 1, 1, c->gemm_lib_err);
+			continue;
+		}
+		/* Not applicable (compute capability): one summary says so. */
+		if (gpu_gemm_supported(c->devs[pos], plan[di].dt, err,
+				       sizeof(err)) != GPU_OK) {
+			add_skipped(c, &r, 0, 0, err);
 			continue;
 		}
 		for (si = 0; si < plan[di].nshapes; si++) {
 			const struct shape *s = &plan[di].shapes[si];
 			double samples[MAXSAMPLES];
-			char err[512] = "", note[160] = "";
+			char note[160] = "";
 			int n = 0, rc;
-			long idx;
-			struct probe_result r;
-			struct probe_sampler *tel;
+			struct probe_result *x = &sweep[nsweep++];
+			struct tel_window tw;
+			struct gpu_window win;
 
-			result_for_gpu(c, &r, pos,
-				       plan[di].nshapes > 1
-					   ? "gemm_sweep_tflops"
-					   : "gemm_tflops",
-				       plan[di].unit);
-			probe_strlcpy(r.dtype, plan[di].name, sizeof(r.dtype));
-			probe_strlcpy(r.method, "cublaslt", sizeof(r.method));
-			r.m = s->m;
-			r.n = s->n;
-			r.k = s->k;
-			r.concurrent = !c->cli.isolated && c->ndev > 1;
-			tel = tel_start(c, &pos, 1);
+			*x = r;
+			probe_strlcpy(x->metric, "gemm_sweep_tflops",
+				      sizeof(x->metric));
+			x->m = s->m;
+			x->n = s->n;
+			x->k = s->k;
+			win = tel_window(&tw, c, &pos, 1, &x->telemetry);
+			err[0] = '\0';
 			rc = gpu_gemm(c->devs[pos], plan[di].dt, s->m, s->n,
-				      s->k, max_algos, &c->smp, samples, &n,
-				      note, sizeof(note), err, sizeof(err));
-			probe_strlcpy(r.note, note, sizeof(r.note));
-			probe_sampler_stop(tel, &r.telemetry);
-			gemm_limits(c, pos, &r);
-			if (rc == GPU_SKIP) {
-				/* Not applicable (compute capability, no
-				 * algorithm): one summary result says so. */
-				r.m = r.n = r.k = 0;
-				probe_strlcpy(r.metric, "gemm_tflops",
-					      sizeof(r.metric));
-				add_skipped(c, &r, 0, 0, err);
-				have_best = -1;
-				break;
+				      s->k, max_algos, &c->smp, &win, samples,
+				      &n, note, sizeof(note), err, sizeof(err));
+			probe_strlcpy(x->note, note, sizeof(x->note));
+			gemm_limits(c, pos, x);
+			if (rc == GPU_OK && n > 0) {
+				if (probe_result_set_samples(x, samples,
+							     (size_t)n) != 0)
+					probe_result_fail(
+					    x, "could not compute statistics");
+			} else if (rc == GPU_SKIP) {
+				/* No algorithm for this shape: the other
+				 * shapes still count. */
+				probe_result_skip(x, 0, "%s", err);
+			} else {
+				probe_result_fail(
+				    x, "%s",
+				    err[0] ? err : "measurement failed");
 			}
-			if (plan[di].nshapes == 1) {
-				finish(c, &r, rc, samples, n, err, NULL);
-				have_best = -1;
-				continue;
-			}
-			idx = finish(c, &r, rc, samples, n, err, NULL);
-			/* The summary: the shape with the best median. */
-			pthread_mutex_lock(&c->mu);
-			if (idx >= 0) {
-				struct probe_result *last =
-				    &c->rep.results[idx];
-				if (strcmp(last->status, "ok") == 0 &&
-				    (!have_best ||
-				     last->stats.median > best.stats.median)) {
-					best = *last;
-					have_best = 1;
-				}
-			}
-			pthread_mutex_unlock(&c->mu);
 		}
-		if (have_best == 1) {
-			struct probe_result sum = best;
-			sum.samples = NULL;
-			sum.n_samples = 0;
-			probe_strlcpy(sum.metric, "gemm_tflops",
-				      sizeof(sum.metric));
-			probe_result_set_samples(&sum, best.samples,
-						 best.n_samples);
-			pthread_mutex_lock(&c->mu);
-			probe_report_add(&c->rep, &sum);
-			pthread_mutex_unlock(&c->mu);
-		} else if (have_best == 0) {
-			struct probe_result r;
-			result_for_gpu(c, &r, pos, "gemm_tflops",
-				       plan[di].unit);
-			probe_strlcpy(r.dtype, plan[di].name, sizeof(r.dtype));
-			probe_strlcpy(r.method, "cublaslt", sizeof(r.method));
-			probe_result_fail(&r, "every shape failed");
-			pthread_mutex_lock(&c->mu);
-			probe_report_add(&c->rep, &r);
-			pthread_mutex_unlock(&c->mu);
+		/* The summary: the best shape (issue 14, defect 8: a skipped
+		 * shape no longer drops it). */
+		if (probe_gemm_summary(sweep, (size_t)nsweep, &sum) == 0)
+			finish_result(c, &sum);
+		/* Every shape as a sweep result when there are several. */
+		for (si = 0; si < nsweep; si++) {
+			if (plan[di].nshapes > 1)
+				finish_result(c, &sweep[si]);
+			else
+				free(sweep[si].samples);
 		}
 	}
 }
@@ -346,7 +369,8 @@ static void run_hbm(struct ctx *c, int pos)
 		char err[512] = "";
 		int n = 0, rc;
 		struct probe_result r;
-		struct probe_sampler *tel;
+		struct tel_window tw;
+		struct gpu_window win;
 
 		result_for_gpu(c, &r, pos, kinds[i].metric, "GB/s");
 		probe_strlcpy(r.method, kinds[i].method, sizeof(r.method));
@@ -366,10 +390,10 @@ static void run_hbm(struct ctx *c, int pos)
 						 "writes each byte)"
 					       : "");
 		}
-		tel = tel_start(c, &pos, 1);
-		rc = gpu_hbm(c->devs[pos], kinds[i].kind, bytes, &c->smp,
+		win = tel_window(&tw, c, &pos, 1, &r.telemetry);
+		rc = gpu_hbm(c->devs[pos], kinds[i].kind, bytes, &c->smp, &win,
 			     samples, &n, err, sizeof(err));
-		finish(c, &r, rc, samples, n, err, tel);
+		finish(c, &r, rc, samples, n, err);
 	}
 }
 
@@ -460,12 +484,25 @@ static void run_h2d(struct ctx *c)
 	size_t i;
 
 	for (pos = 0; pos < c->ndev; pos++) {
+		struct probe_cpuset saved;
+		char why[256];
+		int bound =
+		    probe_thread_bind_near("/sys", c->info[pos].pci_bus_id,
+					   &saved, why, sizeof(why)) == 0;
+
+		/* The thread and the host buffers on the GPU's NUMA node,
+		 * as nvbandwidth does (issue 14, defect 5). */
+		if (!bound)
+			logf_("gpu %d: host copies not bound to the GPU's CPUs "
+			      "(%s)",
+			      c->devs[pos], why);
 		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 			double samples[MAXSAMPLES];
 			char err[512] = "";
 			int n = 0, rc;
 			struct probe_result r;
-			struct probe_sampler *tel;
+			struct tel_window tw;
+			struct gpu_window win;
 			size_t bytes = kinds[i].pinned
 					   ? (c->cli.quick ? 256 : 512) * MiB
 					   : (c->cli.quick ? 128 : 512) * MiB;
@@ -480,12 +517,15 @@ static void run_h2d(struct ctx *c)
 			r.size_bytes = (int64_t)bytes;
 			pcie_limit(c, pos, &r,
 				   kinds[i].dir == GPU_BIDIR ? 2.0 : 1.0);
-			tel = tel_start(c, &pos, 1);
-			rc = gpu_host_copy(c->devs[pos], kinds[i].dir,
-					   kinds[i].pinned, bytes, &c->smp,
-					   samples, &n, err, sizeof(err));
-			finish(c, &r, rc, samples, n, err, tel);
+			win = tel_window(&tw, c, &pos, 1, &r.telemetry);
+			rc = gpu_host_copy(
+			    c->devs[pos], kinds[i].dir, kinds[i].pinned, bytes,
+			    c->rep.gpus[pos].numa_node, &c->smp, &win, samples,
+			    &n, r.note, sizeof(r.note), err, sizeof(err));
+			finish(c, &r, rc, samples, n, err);
 		}
+		if (bound)
+			probe_thread_restore(&saved);
 	}
 }
 
@@ -553,7 +593,8 @@ static void run_p2p(struct ctx *c)
 				char err[512] = "";
 				int n = 0, rc, pp[2] = {a, b};
 				struct probe_result r;
-				struct probe_sampler *tel;
+				struct tel_window tw;
+				struct gpu_window win;
 
 				if (bidir && b < a)
 					continue; /* one per unordered pair */
@@ -579,11 +620,11 @@ static void run_p2p(struct ctx *c)
 				}
 				p2p_limit(c, a, b, peer_ok, &r,
 					  bidir ? 2.0 : 1.0);
-				tel = tel_start(c, pp, 2);
+				win = tel_window(&tw, c, pp, 2, &r.telemetry);
 				rc = gpu_p2p_bw(c->devs[a], c->devs[b], bidir,
-						bytes, &c->smp, samples, &n,
-						err, sizeof(err));
-				finish(c, &r, rc, samples, n, err, tel);
+						bytes, &c->smp, &win, samples,
+						&n, err, sizeof(err));
+				finish(c, &r, rc, samples, n, err);
 			}
 			{
 				double samples[MAXSAMPLES];
@@ -604,7 +645,7 @@ static void run_p2p(struct ctx *c)
 				rc = gpu_p2p_latency(c->devs[a], c->devs[b],
 						     &c->smp, samples, &n, err,
 						     sizeof(err));
-				finish(c, &r, rc, samples, n, err, NULL);
+				finish(c, &r, rc, samples, n, err);
 			}
 		}
 	}
@@ -615,12 +656,39 @@ static void run_p2p(struct ctx *c)
 static void run_nccl(struct ctx *c)
 {
 	size_t sizes[16], nsizes = 0, s, maxb = 8 * GiB;
-	int i, all[MAXG];
+	int i, all[MAXG], any_mig = 0, rc;
 	double factor = probe_busbw_factor(PROBE_COLL_ALL_REDUCE, c->ndev);
 	double lim = INFINITY;
 	const char *basis = "nvml_nvlink";
 	struct gpu_sampling smp = c->smp;
+	struct gpu_nccl *h = NULL;
+	struct probe_result rb, ra;
+	char err[512] = "";
 
+	result_for_gpu(c, &rb, -1, "nccl_allreduce_busbw_gbps", "GB/s");
+	probe_strlcpy(rb.method, "nccl", sizeof(rb.method));
+	probe_strlcpy(rb.dtype, "fp32", sizeof(rb.dtype));
+	rb.nranks = c->ndev;
+	rb.concurrent = 1;
+	for (i = 0; i < c->ndev; i++)
+		any_mig |= mig_on(c, i);
+	/* The GPU count first: one GPU has no collective to measure, with
+	 * or without libnccl (issue 14, defect 8). */
+	switch (probe_nccl_plan(c->ndev, any_mig, c->nccl_lib_ok)) {
+	case PROBE_NCCL_ONE_GPU:
+		add_skipped(c, &rb, 0, 0,
+			    "one GPU: no collective to measure (NCCL not "
+			    "applicable)");
+		return;
+	case PROBE_NCCL_MIG:
+		add_skipped(c, &rb, 0, 0, "MIG mode enabled");
+		return;
+	case PROBE_NCCL_NO_LIBRARY:
+		add_skipped(c, &rb, 1, 1, c->nccl_lib_err);
+		return;
+	case PROBE_NCCL_RUN:
+		break;
+	}
 	for (i = 0; i < c->ndev; i++) {
 		all[i] = i;
 		if (c->info[i].memory_total_bytes > 0 &&
@@ -634,6 +702,8 @@ static void run_nccl(struct ctx *c)
 		for (s = 8 * MiB; s <= 8 * GiB; s *= 2)
 			sizes[nsizes++] = s;
 	}
+	while (nsizes > 0 && sizes[nsizes - 1] > maxb)
+		nsizes--;
 	for (i = 0; i < c->ndev; i++) {
 		double l = c->rep.gpus[i].nvlink_limit_gbps;
 		if (!isfinite(l)) {
@@ -649,16 +719,27 @@ static void run_nccl(struct ctx *c)
 	}
 	smp.min_samples = 3;
 	smp.max_samples = c->cli.quick ? 3 : 5;
+	/* One set of communicators and buffers for every size. */
+	rc = nsizes ? gpu_nccl_open(c->devs, c->ndev, sizes[nsizes - 1], &h,
+				    err, sizeof(err))
+		    : GPU_SKIP;
+	if (rc != GPU_OK) {
+		if (nsizes == 0)
+			snprintf(err, sizeof(err),
+				 "GPU memory too small for the smallest size");
+		if (rc == GPU_SKIP)
+			add_skipped(c, &rb, 1, 0, err);
+		else
+			finish(c, &rb, rc, NULL, 0, err);
+		return;
+	}
 	for (s = 0; s < nsizes; s++) {
 		double t_us[MAXSAMPLES], algbw[MAXSAMPLES], busbw[MAXSAMPLES];
-		char err[512] = "";
-		int n = 0, rc, j, k;
-		struct probe_result rb, ra;
-		struct probe_sampler *tel;
+		int n = 0, j, k;
 		struct probe_telemetry t;
+		struct tel_window tw;
+		struct gpu_window win;
 
-		if (sizes[s] > maxb)
-			break;
 		result_for_gpu(c, &rb, -1, "nccl_allreduce_busbw_gbps", "GB/s");
 		result_for_gpu(c, &ra, -1, "nccl_allreduce_algbw_gbps", "GB/s");
 		for (k = 0; k < 2; k++) {
@@ -668,21 +749,6 @@ static void run_nccl(struct ctx *c)
 			r->size_bytes = (int64_t)sizes[s];
 			r->nranks = c->ndev;
 			r->concurrent = 1;
-		}
-		if (!c->nccl_lib_ok) {
-			add_skipped(c, &rb, 1, 1, c->nccl_lib_err);
-			return;
-		}
-		if (c->ndev < 2) {
-			add_skipped(c, &rb, 0, 0,
-				    "all-reduce needs at least 2 GPUs");
-			return;
-		}
-		for (i = 0; i < c->ndev; i++) {
-			if (mig_on(c, i)) {
-				add_skipped(c, &rb, 0, 0, "MIG mode enabled");
-				return;
-			}
 		}
 		if (isfinite(lim)) {
 			rb.limit = lim;
@@ -694,10 +760,11 @@ static void run_nccl(struct ctx *c)
 				 strcmp(basis, "nvml_pcie") ? "NVLink"
 							    : "PCIe");
 		}
-		tel = tel_start(c, all, c->ndev);
-		rc = gpu_nccl_allreduce(c->devs, c->ndev, sizes[s], 5, 20, &smp,
-					t_us, &n, err, sizeof(err));
-		probe_sampler_stop(tel, &t);
+		win = tel_window(&tw, c, all, c->ndev, &t);
+		probe_telemetry_aggregate(NULL, 0, &t);
+		err[0] = '\0';
+		rc = gpu_nccl_run(h, GPU_COLL_ALL_REDUCE, sizes[s], 5, 20, &smp,
+				  &win, t_us, &n, err, sizeof(err));
 		for (j = 0; j < n; j++) {
 			algbw[j] =
 			    probe_algbw_gbps((double)sizes[s], t_us[j] * 1e-6);
@@ -705,11 +772,12 @@ static void run_nccl(struct ctx *c)
 		}
 		rb.telemetry = t;
 		ra.telemetry = t;
-		finish(c, &rb, rc, busbw, n, err, NULL);
-		finish(c, &ra, rc, algbw, n, err, NULL);
+		finish(c, &rb, rc, busbw, n, err);
+		finish(c, &ra, rc, algbw, n, err);
 		if (rc != GPU_OK)
 			break;
 	}
+	gpu_nccl_close(h);
 }
 
 /* ---- inventory ----------------------------------------------------- */
@@ -807,12 +875,12 @@ static int post_opts(struct ctx *c, struct probe_post_opts *o, char *token,
 static int flush_code(const struct probe_flush_counts *fc)
 {
 	if (fc->unauthorized)
-		return EXIT_UNAUTHORIZED;
+		return PROBE_EXIT_UNAUTHORIZED;
 	if (fc->kept || fc->unreadable)
-		return EXIT_UNDELIVERED;
+		return PROBE_EXIT_UNDELIVERED;
 	if (fc->rejected)
-		return EXIT_REJECTED;
-	return EXIT_OK;
+		return PROBE_EXIT_REJECTED;
+	return PROBE_EXIT_OK;
 }
 
 static int do_flush(struct ctx *c, const struct probe_post_opts *o)
@@ -820,7 +888,7 @@ static int do_flush(struct ctx *c, const struct probe_post_opts *o)
 	struct probe_flush_counts fc;
 
 	if (probe_flush_spool(o, c->cli.spool_dir, &fc) != 0)
-		return EXIT_FAILED;
+		return PROBE_EXIT_FAILED;
 	if (fc.delivered + fc.kept + fc.rejected + fc.unreadable > 0)
 		logf_("spool %s: %d delivered, %d kept, %d rejected, %d "
 		      "unreadable",
@@ -841,20 +909,20 @@ static int do_post_file(struct ctx *c, const struct probe_post_opts *o)
 
 	if (text == NULL) {
 		logf_("cannot read %s: %s", c->cli.post_file, strerror(errno));
-		return EXIT_FAILED;
+		return PROBE_EXIT_FAILED;
 	}
 	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (j == NULL) {
 		logf_("%s: not JSON (line %d: %s)", c->cli.post_file, je.line,
 		      je.text);
 		free(text);
-		return EXIT_FAILED;
+		return PROBE_EXIT_FAILED;
 	}
 	if (probe_report_check(j, err, sizeof(err)) != 0) {
 		logf_("%s: not a probe report: %s", c->cli.post_file, err);
 		json_decref(j);
 		free(text);
-		return EXIT_FAILED;
+		return PROBE_EXIT_FAILED;
 	}
 	run_id = json_string_value(json_object_get(j, "run_id"));
 	out = probe_deliver(o, c->cli.spool_dir, run_id, text, len,
@@ -862,12 +930,13 @@ static int do_post_file(struct ctx *c, const struct probe_post_opts *o)
 	json_decref(j);
 	free(text);
 	if (out == PROBE_POST_DELIVERED)
-		return EXIT_OK;
+		return PROBE_EXIT_OK;
 	if (spool_failed)
-		return EXIT_FAILED;
+		return PROBE_EXIT_FAILED;
 	if (out == PROBE_POST_UNAUTHORIZED)
-		return EXIT_UNAUTHORIZED;
-	return out == PROBE_POST_REJECTED ? EXIT_REJECTED : EXIT_UNDELIVERED;
+		return PROBE_EXIT_UNAUTHORIZED;
+	return out == PROBE_POST_REJECTED ? PROBE_EXIT_REJECTED
+					  : PROBE_EXIT_UNDELIVERED;
 }
 
 /* ---- main ------------------------------------------------------------ */
@@ -899,28 +968,21 @@ static int emit(struct ctx *c)
 	return rc;
 }
 
-static int measurement_code(const struct probe_report *r)
+static enum probe_exit measurement_code(const struct probe_report *r)
 {
-	size_t i, ok = 0, lib = 0, other = 0;
+	size_t i;
+	int ok = 0, lib = 0, other = 0;
 
-	if (strcmp(r->status, "no_device") == 0)
-		return EXIT_NO_DEVICE;
-	if (strcmp(r->status, "ok") == 0)
-		return EXIT_OK;
-	if (strcmp(r->status, "partial") == 0)
-		return EXIT_PARTIAL;
 	for (i = 0; i < r->n_results; i++) {
 		const struct probe_result *x = &r->results[i];
-		if (strcmp(x->status, "ok") == 0)
+		if (x->status == PROBE_RESULT_OK)
 			ok++;
 		else if (x->lib_missing)
 			lib++;
 		else if (x->partial)
 			other++;
 	}
-	if (ok == 0 && lib > 0 && other == 0)
-		return EXIT_LIB_MISSING;
-	return EXIT_FAILED;
+	return probe_exit_for_run(r->status, ok, lib, other);
 }
 
 /* libcuda.so.1 present? Distinguishes "no driver" from CUDA errors. */
@@ -941,35 +1003,37 @@ int main(int argc, char **argv)
 	static struct ctx c;
 	char err[512], errname[64], msg[512], token[4096] = "";
 	struct probe_post_opts po;
-	int code, count = 0, i, have_server;
+	int count = 0, i, have_server, written;
+	enum probe_exit code;
+	enum probe_delivery delivery = PROBE_DELIVERY_NONE;
 
 	if (probe_cli_parse(argc, argv, getenv("GPUSIZER_SPOOL_DIR"), &c.cli,
 			    err, sizeof(err)) != 0) {
 		fprintf(stderr, "gpusizer-probe: %s\n%s", err, probe_usage());
-		return EXIT_USAGE;
+		return PROBE_EXIT_USAGE;
 	}
 	if (c.cli.help) {
 		fputs(probe_usage(), stdout);
-		return EXIT_OK;
+		return PROBE_EXIT_OK;
 	}
 	if (c.cli.version) {
 		printf("gpusizer-probe %s (report schema %d)\n", PROBE_VERSION,
 		       PROBE_SCHEMA_VERSION);
-		return EXIT_OK;
+		return PROBE_EXIT_OK;
 	}
 	have_server = c.cli.server != NULL;
 	if (have_server) {
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		if (post_opts(&c, &po, token, sizeof(token)) != 0)
-			return EXIT_USAGE;
+			return PROBE_EXIT_USAGE;
 	}
 	if (c.cli.post_file || c.cli.flush_spool) {
-		int rc = EXIT_OK, r2;
+		int rc = PROBE_EXIT_OK, r2;
 		if (c.cli.flush_spool)
 			rc = do_flush(&c, &po);
 		if (c.cli.post_file) {
 			r2 = do_post_file(&c, &po);
-			if (r2 != EXIT_OK)
+			if (r2 != PROBE_EXIT_OK)
 				rc = r2;
 		}
 		curl_global_cleanup();
@@ -981,7 +1045,7 @@ int main(int argc, char **argv)
 	if (probe_uuid_v4(c.rep.run_id) != 0) {
 		fprintf(stderr, "gpusizer-probe: FATAL: cannot generate a "
 				"run id (no randomness)\n");
-		return EXIT_FAILED;
+		return PROBE_EXIT_FAILED;
 	}
 	now_rfc3339(c.rep.started_at, sizeof(c.rep.started_at));
 	probe_strlcpy(c.rep.sizing, c.cli.quick ? "quick" : "full",
@@ -1008,7 +1072,7 @@ int main(int argc, char **argv)
 		    stderr,
 		    "gpusizer-probe: FATAL: no usable NVIDIA GPU (%s: %s)\n",
 		    c.rep.error_code, c.rep.error_message);
-		probe_strlcpy(c.rep.status, "no_device", sizeof(c.rep.status));
+		c.rep.status = PROBE_RUN_NO_DEVICE;
 		gethostname(c.rep.node.hostname,
 			    sizeof(c.rep.node.hostname) - 1);
 		if (!c.rep.node.hostname[0])
@@ -1023,7 +1087,7 @@ int main(int argc, char **argv)
 			c.rep.node.cuda_runtime_version = rt > 0 ? rt : -1;
 		}
 		now_rfc3339(c.rep.finished_at, sizeof(c.rep.finished_at));
-		code = EXIT_NO_DEVICE;
+		code = PROBE_EXIT_NO_DEVICE;
 		goto report;
 	}
 
@@ -1039,13 +1103,16 @@ int main(int argc, char **argv)
 					"gpusizer-probe: --devices: GPU %d "
 					"does not exist (%d found)\n",
 					c.cli.devices[i], count);
-				return EXIT_USAGE;
+				return PROBE_EXIT_USAGE;
 			}
 			c.devs[i] = c.cli.devices[i];
 		}
 		c.ndev = c.cli.n_devices;
 	}
 	inventory(&c);
+	for (i = 0; i < c.ndev; i++)
+		if (gpu_preload(c.devs[i], err, sizeof(err)) != GPU_OK)
+			logf_("gpu %d: preloading kernels: %s", c.devs[i], err);
 	c.smp.min_samples = 5;
 	c.smp.max_samples = c.cli.quick ? 5 : 30;
 	c.smp.cv_target = 0.01;
@@ -1074,8 +1141,7 @@ int main(int argc, char **argv)
 	code = measurement_code(&c.rep);
 
 report:
-	if (emit(&c) != 0 && code == EXIT_OK)
-		code = EXIT_FAILED;
+	written = emit(&c) == 0;
 	if (have_server) {
 		char *body = probe_report_dumps(&c.rep);
 		int spool_failed = 0;
@@ -1089,17 +1155,15 @@ report:
 		/* Older spooled reports go once the server answers. */
 		if (out == PROBE_POST_DELIVERED)
 			do_flush(&c, &po);
-		/* A refused token fails the run even when it was partial
-		 * (2, which units and scripts count as success). */
-		if (out == PROBE_POST_UNAUTHORIZED &&
-		    (code == EXIT_OK || code == EXIT_PARTIAL))
-			code = EXIT_UNAUTHORIZED;
-		else if (code == EXIT_OK && out == PROBE_POST_REJECTED)
-			code = EXIT_REJECTED;
-		else if (code == EXIT_OK && out != PROBE_POST_DELIVERED)
-			code = EXIT_UNDELIVERED;
+		delivery =
+		    out == PROBE_POST_DELIVERED	 ? PROBE_DELIVERY_DELIVERED
+		    : out == PROBE_POST_REJECTED ? PROBE_DELIVERY_REJECTED
+		    : out == PROBE_POST_UNAUTHORIZED
+			? PROBE_DELIVERY_UNAUTHORIZED
+			: PROBE_DELIVERY_KEPT;
 		curl_global_cleanup();
 	}
+	code = probe_exit_final(code, written, delivery);
 	probe_nvml_unload(c.nvml);
 	probe_report_free(&c.rep);
 	return code;

@@ -3,7 +3,7 @@
 # CC/CFLAGS first) or used alone:
 #
 #   make -f probe/probe.mk probe          # build/gpusizer-probe (needs nvcc)
-#   make -f probe/probe.mk probe-unit     # build/test_probe (plain cc)
+#   make -f probe/probe.mk probe-unit     # build/test_probe* (plain cc)
 #   make -f probe/probe.mk probe-check    # run unit tests + no-device check
 #   make -f probe/probe.mk probe PROBE_ARCHS=90   # one arch while iterating
 #
@@ -19,7 +19,6 @@ PROBE_HAVE_NVCC := $(shell test -x "$(NVCC)" && echo yes)
 
 PROBE_VERSION ?= 0.1.0
 PROBE_BIN := build/gpusizer-probe
-PROBE_UNIT_BIN := build/test_probe
 PROBE_OBJDIR := build/probe
 
 # Warnings the project requires; appended to whatever CFLAGS the caller set.
@@ -33,8 +32,9 @@ PROBE_SANITIZE ?= -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 # Plain C, no CUDA: statistics, limits, report JSON, run_id, spool, HTTP
 # posting, CLI, NVML loader. The unit tests link exactly these.
-PROBE_UNIT_SRCS := probe/stats.c probe/limits.c probe/util.c \
-	probe/report.c probe/cli.c probe/spool.c probe/post.c probe/nvml.c
+PROBE_UNIT_SRCS := probe/stats.c probe/limits.c probe/util.c probe/status.c \
+	probe/report.c probe/cli.c probe/spool.c probe/post.c probe/nvml.c \
+	probe/policy.c probe/numa.c probe/check.c
 PROBE_UNIT_LIBS := -ljansson -lcurl -lm -ldl -lpthread
 PROBE_UNIT_TESTS := $(wildcard tests/unit/test_probe*.c)
 PROBE_HDRS := $(wildcard probe/*.h)
@@ -80,17 +80,28 @@ $(PROBE_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) -c $< -o $@
 
-probe-unit: $(PROBE_UNIT_BIN)
+# One binary per tests/unit/test_probe*.c (build/test_probe,
+# build/test_probe_<name>), all linking the plain-C sources compiled once
+# with the sanitizers.
+PROBE_UNIT_BINS := $(patsubst tests/unit/%.c,build/%,$(PROBE_UNIT_TESTS))
+PROBE_UNIT_OBJDIR := build/probe-unit
+PROBE_UNIT_OBJS := $(patsubst probe/%.c,$(PROBE_UNIT_OBJDIR)/%.o,$(PROBE_UNIT_SRCS))
 
-$(PROBE_UNIT_BIN): $(PROBE_UNIT_TESTS) $(PROBE_UNIT_SRCS) $(PROBE_HDRS) tests/unit/testlib.h
+probe-unit: $(PROBE_UNIT_BINS)
+
+$(PROBE_UNIT_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -c $< -o $@
+
+$(PROBE_UNIT_BINS): build/%: tests/unit/%.c $(PROBE_UNIT_OBJS) $(PROBE_HDRS) tests/unit/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -Itests/unit -o $@ \
-		$(PROBE_UNIT_TESTS) $(PROBE_UNIT_SRCS) $(PROBE_UNIT_LIBS)
+		$< $(PROBE_UNIT_OBJS) $(PROBE_UNIT_LIBS)
 
 # Unit tests, then the no-device exit-path check (skips when the binary
 # was not built).
 probe-check: probe-unit
-	./$(PROBE_UNIT_BIN)
+	set -e; for t in $(PROBE_UNIT_BINS); do ./$$t; done
 	sh tests/probe_nodevice.sh $(PROBE_BIN)
 
 probe-nodevice:
@@ -101,7 +112,7 @@ probe-format:
 		$(PROBE_UNIT_TESTS)
 
 probe-clean:
-	rm -rf $(PROBE_OBJDIR) $(PROBE_BIN) $(PROBE_UNIT_BIN)
+	rm -rf $(PROBE_OBJDIR) $(PROBE_BIN) $(PROBE_UNIT_BINS) $(PROBE_UNIT_OBJDIR)
 
 ifeq ($(PROBE_STANDALONE),yes)
 .DEFAULT_GOAL := probe

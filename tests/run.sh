@@ -51,8 +51,8 @@ only=${ONLY:-}
 [ -z "$only" ] && for t in build/san/tests/test_*; do
 	[ -x "$t" ] && run_tap "unit/$(basename "$t")" "$t"
 done
-for t in build/san/test_probe build/test_probe; do
-	if [ -x "$t" ]; then run_tap "unit/test_probe" "$t"; break; fi
+for t in build/test_probe build/test_probe_*; do
+	[ -x "$t" ] && run_tap "unit/$(basename "$t")" "$t"
 done
 [ -x tests/probe_nodevice.sh ] && run_tap "probe/nodevice" tests/probe_nodevice.sh
 

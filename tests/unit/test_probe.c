@@ -378,7 +378,7 @@ static void test_report_roundtrip(void)
 
 	make_report(&r);
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "ok") == 0); /* not-applicable skip */
+	CHECK(r.status == PROBE_RUN_OK); /* not-applicable skip */
 	text = probe_report_dumps(&r);
 	CHECK(text != NULL);
 	j = json_loads(text, 0, &je);
@@ -490,7 +490,7 @@ static void test_report_status(void)
 	probe_result_skip(&x, 1, "libnccl.so.2 not found");
 	probe_report_add(&r, &x);
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "partial") == 0);
+	CHECK(r.status == PROBE_RUN_PARTIAL);
 	probe_report_free(&r);
 
 	probe_report_init(&r);
@@ -500,10 +500,10 @@ static void test_report_status(void)
 	probe_result_fail(&x, "cudaErrorMemoryAllocation");
 	probe_report_add(&r, &x);
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "failed") == 0);
-	strcpy(r.status, "no_device");
+	CHECK(r.status == PROBE_RUN_FAILED);
+	r.status = PROBE_RUN_NO_DEVICE;
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "no_device") == 0);
+	CHECK(r.status == PROBE_RUN_NO_DEVICE);
 	probe_report_free(&r);
 }
 
