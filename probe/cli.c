@@ -34,7 +34,7 @@ const char *probe_usage(void)
 	       "[--token-file F] [--spool-dir DIR]\n"
 	       "       gpusizer-probe --flush-spool --server URL "
 	       "[--token-file F] [--spool-dir DIR]\n"
-	       "       gpusizer-probe --help | --version\n"
+	       "       gpusizer-probe --list | --help | --version\n"
 	       "\n"
 	       "Measures the node's GPUs and writes one JSON report (stdout "
 	       "or --output);\n"
@@ -267,6 +267,8 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 			c->help = 1;
 		} else if (strcmp(name, "--version") == 0) {
 			c->version = 1;
+		} else if (strcmp(name, "--list") == 0) {
+			c->list = 1;
 		} else {
 			snprintf(err, errlen, "unknown option '%.60s'", name);
 			return -1;

@@ -34,12 +34,16 @@ PROBE_SANITIZE ?= -fsanitize=address,undefined -fno-omit-frame-pointer \
 # posting, CLI, NVML loader. The unit tests link exactly these.
 PROBE_UNIT_SRCS := probe/stats.c probe/limits.c probe/util.c probe/status.c \
 	probe/report.c probe/cli.c probe/spool.c probe/post.c probe/nvml.c \
-	probe/policy.c probe/numa.c probe/check.c
+	probe/policy.c probe/numa.c probe/check.c probe/registry.c
 PROBE_UNIT_LIBS := -ljansson -lcurl -lm -ldl -lpthread
 PROBE_UNIT_TESTS := $(wildcard tests/unit/test_probe*.c)
 PROBE_HDRS := $(wildcard probe/*.h)
 
-PROBE_C_SRCS := $(PROBE_UNIT_SRCS) probe/main.c
+# The run (context, scheduler, inventory, delivery), the registry's table
+# and one file per measurement (probe/m_*.c): they call the CUDA code.
+PROBE_RUN_SRCS := probe/main.c probe/run.c probe/inventory.c \
+	probe/deliver.c probe/registry_table.c $(wildcard probe/m_*.c)
+PROBE_C_SRCS := $(PROBE_UNIT_SRCS) $(PROBE_RUN_SRCS)
 PROBE_CU_SRCS := probe/gpu_copy.cu probe/gpu_gemm.cu probe/gpu_nccl.cu
 PROBE_C_OBJS := $(patsubst probe/%.c,$(PROBE_OBJDIR)/%.o,$(PROBE_C_SRCS))
 PROBE_CU_OBJS := $(patsubst probe/%.cu,$(PROBE_OBJDIR)/%.cu.o,$(PROBE_CU_SRCS))

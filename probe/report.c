@@ -30,6 +30,12 @@ static const char *const known_metrics[] = {
     "nccl_allreduce_algbw_gbps",
 };
 
+const char *const *probe_metric_names(size_t *n)
+{
+	*n = sizeof(known_metrics) / sizeof(known_metrics[0]);
+	return known_metrics;
+}
+
 int probe_metric_known(const char *metric)
 {
 	size_t i;

@@ -203,6 +203,8 @@ int probe_time_valid(const char *s);
 
 /* 1 when metric is one of the documented metric names. */
 int probe_metric_known(const char *metric);
+/* The documented metric names (the server's list), *n of them. */
+const char *const *probe_metric_names(size_t *n);
 
 #ifdef __cplusplus
 }
