@@ -32,6 +32,10 @@ struct gpu_sampling {
 	double sample_ms; /* target duration of one sample */
 	int warmup_ops;
 	double min_seconds; /* 0: no minimum duration */
+	/* 1: samples run back to back without the spin gate, each about
+	 * sample_ms of work timed by events around it (the stream stays
+	 * full, no cap from the launch queue): for long loaded runs. */
+	int sustained;
 };
 
 /* The timed window of a measurement: begin is called right before its

@@ -146,6 +146,8 @@ extern "C" int gpu_nccl_open(const int *devs, int ndevs, size_t max_bytes,
 	h->ndevs = ndevs;
 	// A multiple of 4 x ndevs floats, so every collective divides it.
 	count = max_bytes / sizeof(float) / (size_t)ndevs / 4 * ndevs * 4;
+	if (count < (size_t)ndevs * 4)
+		count = (size_t)ndevs * 4;
 	h->max_bytes = count * sizeof(float);
 	for (int i = 0; i < ndevs; i++) {
 		h->devs[i] = devs[i];

@@ -47,6 +47,34 @@ double probe_nccl_deadline_s(double bytes, int ops)
 	return 30.0 + (ops > 0 ? ops : 1) * b / 0.5e9;
 }
 
+size_t probe_nccl_sizes(int quick, size_t max_bytes, size_t *out, size_t max)
+{
+	size_t n = 0, s;
+
+	if (quick) {
+		const size_t q[2] = {(size_t)64 << 20, (size_t)1 << 30};
+		for (s = 0; s < 2 && n < max; s++)
+			if (q[s] <= max_bytes)
+				out[n++] = q[s];
+		return n;
+	}
+	for (s = (size_t)8 << 20; s <= (size_t)8 << 30 && n < max; s *= 2)
+		if (s <= max_bytes)
+			out[n++] = s;
+	return n;
+}
+
+int probe_nccl_rank_counts(int ngpus, int *out, int max)
+{
+	int n = 0, r;
+
+	for (r = 2; r <= 8 && r <= ngpus && n < max; r *= 2)
+		out[n++] = r;
+	if (ngpus >= 2 && n < max && n > 0 && out[n - 1] != ngpus)
+		out[n++] = ngpus;
+	return n;
+}
+
 enum probe_nccl_plan probe_nccl_plan(int ngpus, int any_mig, int lib_ok)
 {
 	if (ngpus < 2)

@@ -49,6 +49,21 @@ double probe_deadline_left(const struct probe_deadline *d, double now_s);
  * see 10-500 GB/s), so only a hang or a broken link reaches it. */
 double probe_nccl_deadline_s(double bytes, int ops);
 
+/* Message sizes of the NCCL bandwidth curves: quick 64 MiB and 1 GiB;
+ * full 8 MiB to 8 GiB by powers of 2 (nccl-tests -b 8M -e 8G -f 2);
+ * those above max_bytes left out. Returns how many were written (at most
+ * max). */
+#define PROBE_NCCL_MAX_SIZES 16
+size_t probe_nccl_sizes(int quick, size_t max_bytes, size_t *out, size_t max);
+
+/* Rank counts of the all-reduce latency: 2, 4, 8 as far as the node has
+ * GPUs, then the node's count when it is none of them. Returns how many
+ * were written (at most max; 0 for fewer than 2 GPUs). */
+int probe_nccl_rank_counts(int ngpus, int *out, int max);
+
+/* The latency's message: 8 bytes, nccl-tests' smallest default size. */
+#define PROBE_NCCL_LATENCY_BYTES 8
+
 /* Whether an NCCL measurement applies on this node, checked in this
  * order: fewer than 2 GPUs (not applicable, not partial: a one-GPU node
  * has no collective to measure whether or not libnccl is installed), a

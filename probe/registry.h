@@ -54,6 +54,11 @@ struct probe_measurement {
 	  "device memory: own copy/read/write kernels and a copy-engine "      \
 	  "copy; copies checksummed",                                          \
 	  probe_run_hbm)                                                       \
+	X("gemm_sustained", PROBE_SCOPE_NODE, PROBE_ONLY_GEMM,                 \
+	  PROBE_MODE_FULL, "gemm_sustained_tflops",                            \
+	  "BF16 and FP8 GEMMs of a training plan (a Llama-2-70B layer at "     \
+	  "TP 8), each sustained --sustain-s (60) s on all GPUs at once",      \
+	  probe_run_gemm_sustained)                                            \
 	X("host_copy", PROBE_SCOPE_GPU_SERIAL, PROBE_ONLY_H2D,                 \
 	  PROBE_MODE_QUICK | PROBE_MODE_FULL,                                  \
 	  "h2d_pinned_gbps,d2h_pinned_gbps,bidir_pinned_gbps,"                 \
@@ -75,7 +80,22 @@ struct probe_measurement {
 	  "nccl_allreduce_busbw_gbps,nccl_allreduce_algbw_gbps",               \
 	  "NCCL all-reduce over all GPUs against message size "                \
 	  "(nccl-tests busbw)",                                                \
-	  probe_run_nccl_allreduce)
+	  probe_run_nccl_allreduce)                                            \
+	X("nccl_allgather", PROBE_SCOPE_NODE, PROBE_ONLY_NCCL,                 \
+	  PROBE_MODE_QUICK | PROBE_MODE_FULL,                                  \
+	  "nccl_allgather_busbw_gbps,nccl_allgather_algbw_gbps",               \
+	  "NCCL all-gather against message size (FSDP/ZeRO parameters)",       \
+	  probe_run_nccl_allgather)                                            \
+	X("nccl_reducescatter", PROBE_SCOPE_NODE, PROBE_ONLY_NCCL,             \
+	  PROBE_MODE_QUICK | PROBE_MODE_FULL,                                  \
+	  "nccl_reducescatter_busbw_gbps,nccl_reducescatter_algbw_gbps",       \
+	  "NCCL reduce-scatter against message size (FSDP/ZeRO gradients)",    \
+	  probe_run_nccl_reducescatter)                                        \
+	X("nccl_latency", PROBE_SCOPE_NODE, PROBE_ONLY_NCCL,                   \
+	  PROBE_MODE_QUICK | PROBE_MODE_FULL, "nccl_allreduce_latency_us",     \
+	  "8-byte NCCL all-reduce time at 2, 4, 8 ranks (as many as there "    \
+	  "are GPUs)",                                                         \
+	  probe_run_nccl_latency)
 
 /* The binary's registry (registry_table.c). */
 const struct probe_measurement *probe_registry(size_t *n);

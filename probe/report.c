@@ -28,6 +28,12 @@ static const char *const known_metrics[] = {
     "p2p_latency_us",
     "nccl_allreduce_busbw_gbps",
     "nccl_allreduce_algbw_gbps",
+    "gemm_sustained_tflops",
+    "nccl_allgather_busbw_gbps",
+    "nccl_allgather_algbw_gbps",
+    "nccl_reducescatter_busbw_gbps",
+    "nccl_reducescatter_algbw_gbps",
+    "nccl_allreduce_latency_us",
 };
 
 const char *const *probe_metric_names(size_t *n)

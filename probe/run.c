@@ -223,4 +223,6 @@ void probe_run_all(struct probe_ctx *c, const struct probe_measurement *tab,
 			break;
 		}
 	}
+	gpu_nccl_close(c->nccl);
+	c->nccl = NULL;
 }

@@ -33,6 +33,11 @@ struct probe_ctx {
 	struct gpu_sampling smp;
 	int gemm_lib_ok, nccl_lib_ok;
 	int warmed; /* the all-GPU warm-up ran */
+	/* The node's NCCL communicators, opened by the first collective
+	 * and shared by every size and collective (m_nccl.c). */
+	struct gpu_nccl *nccl;
+	int nccl_opened, nccl_open_rc;
+	char nccl_open_err[256];
 	char gemm_lib_err[256], nccl_lib_err[256];
 };
 
@@ -78,6 +83,10 @@ struct gpu_window probe_tel_window(struct probe_tel_window *w,
 void probe_run_all(struct probe_ctx *c, const struct probe_measurement *tab,
 		   size_t n);
 
+/* GEMM limits of GPU pos for r->dtype: the datasheet peak, and the peak
+ * at the SM clock in r->telemetry (m_gemm.c). */
+void probe_gemm_limits(struct probe_ctx *c, int pos, struct probe_result *r);
+
 /* The measurements (probe/m_*.c). */
 void probe_run_gemm(struct probe_ctx *c, int pos);
 void probe_run_hbm(struct probe_ctx *c, int pos);
@@ -85,6 +94,10 @@ void probe_run_host_copy(struct probe_ctx *c, int pos);
 void probe_run_p2p_bw(struct probe_ctx *c, int pos);
 void probe_run_p2p_latency(struct probe_ctx *c, int pos);
 void probe_run_nccl_allreduce(struct probe_ctx *c, int pos);
+void probe_run_nccl_allgather(struct probe_ctx *c, int pos);
+void probe_run_nccl_reducescatter(struct probe_ctx *c, int pos);
+void probe_run_nccl_latency(struct probe_ctx *c, int pos);
+void probe_run_gemm_sustained(struct probe_ctx *c, int pos);
 
 /* Fills the inventory (node and GPUs) of c->rep and c->info, c->nvdev,
  * c->ds for c->devs (inventory.c). */

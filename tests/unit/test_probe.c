@@ -972,9 +972,15 @@ static void test_check_metrics(void)
 					     "p2p_bidir_gbps",
 					     "p2p_latency_us",
 					     "nccl_allreduce_busbw_gbps",
-					     "nccl_allreduce_algbw_gbps"};
+					     "nccl_allreduce_algbw_gbps",
+					     "gemm_sustained_tflops",
+					     "nccl_allgather_busbw_gbps",
+					     "nccl_allgather_algbw_gbps",
+					     "nccl_reducescatter_busbw_gbps",
+					     "nccl_reducescatter_algbw_gbps",
+					     "nccl_allreduce_latency_us"};
 	static const char *const bad[] = {"gemm_flops", "GEMM_TFLOPS", "",
-					  "nccl_allgather_busbw_gbps"};
+					  "nccl_alltoall_busbw_gbps"};
 	json_t *j = valid_report(), *x = res_at(j, 0);
 	size_t i;
 
@@ -1168,6 +1174,11 @@ static void test_cli_ok(void)
 	CHECK(strcmp(c.spool_dir, PROBE_DEFAULT_SPOOL_DIR) == 0);
 	CHECK(c.output == NULL && c.server == NULL);
 	CHECK(c.retries == 4 && c.timeout_ms == 30000);
+	CHECK(c.sustain_s == 60 && !c.list);
+	CHECK(parse(&c, NULL, err, sizeof(err), 3, "--full", "--sustain-s",
+		    "120") == 0);
+	CHECK(c.sustain_s == 120);
+	CHECK(parse(&c, NULL, err, sizeof(err), 1, "--list") == 0 && c.list);
 
 	CHECK(parse(&c, "/env/spool", err, sizeof(err), 6, "--quick", "--only",
 		    "p2p,gemm", "--output=/tmp/r.json", "--devices",
@@ -1232,6 +1243,10 @@ static void test_cli_errors(void)
 			 NULL);
 	expect_cli_error("--quick: takes no value", 1, "--quick=1", NULL, NULL);
 	expect_cli_error("unexpected argument 'quick'", 1, "quick", NULL, NULL);
+	expect_cli_error("--sustain-s: expected an integer in [1, 3600]", 2,
+			 "--sustain-s", "0", NULL);
+	expect_cli_error("--sustain-s: missing value", 1, "--sustain-s", NULL,
+			 NULL);
 }
 
 /* ---- spool --------------------------------------------------------- */

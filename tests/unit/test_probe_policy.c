@@ -89,6 +89,39 @@ static void test_nccl_plan(void)
 	CHECK(probe_nccl_plan(8, 0, 1) == PROBE_NCCL_RUN);
 }
 
+static void test_nccl_sizes_and_ranks(void)
+{
+	size_t sz[PROBE_NCCL_MAX_SIZES], n;
+	int r[8], nr;
+
+	n = probe_nccl_sizes(1, (size_t)8 << 30, sz, PROBE_NCCL_MAX_SIZES);
+	CHECK(n == 2 && sz[0] == (size_t)64 << 20 && sz[1] == (size_t)1 << 30);
+	n = probe_nccl_sizes(0, (size_t)8 << 30, sz, PROBE_NCCL_MAX_SIZES);
+	CHECK(n == 11 && sz[0] == (size_t)8 << 20 && sz[10] == (size_t)8 << 30);
+	for (size_t i = 1; i < n; i++)
+		CHECK(sz[i] == 2 * sz[i - 1]);
+	/* A 16 GiB GPU: buffers of at most 4 GiB. */
+	n = probe_nccl_sizes(0, (size_t)4 << 30, sz, PROBE_NCCL_MAX_SIZES);
+	CHECK(n == 10 && sz[9] == (size_t)4 << 30);
+	n = probe_nccl_sizes(1, (size_t)512 << 20, sz, PROBE_NCCL_MAX_SIZES);
+	CHECK(n == 1 && sz[0] == (size_t)64 << 20);
+	CHECK(probe_nccl_sizes(0, 1 << 20, sz, PROBE_NCCL_MAX_SIZES) == 0);
+	CHECK(probe_nccl_sizes(0, (size_t)8 << 30, sz, 3) == 3);
+
+	nr = probe_nccl_rank_counts(8, r, 8);
+	CHECK(nr == 3 && r[0] == 2 && r[1] == 4 && r[2] == 8);
+	nr = probe_nccl_rank_counts(4, r, 8);
+	CHECK(nr == 2 && r[0] == 2 && r[1] == 4);
+	nr = probe_nccl_rank_counts(2, r, 8);
+	CHECK(nr == 1 && r[0] == 2);
+	nr = probe_nccl_rank_counts(6, r, 8);
+	CHECK(nr == 3 && r[2] == 6);
+	nr = probe_nccl_rank_counts(16, r, 8);
+	CHECK(nr == 4 && r[2] == 8 && r[3] == 16);
+	CHECK(probe_nccl_rank_counts(1, r, 8) == 0);
+	CHECK(probe_nccl_rank_counts(0, r, 8) == 0);
+}
+
 /* ---- GEMM summary ------------------------------------------------------ */
 
 static void sweep_ok(struct probe_result *r, int m, double median)
@@ -524,6 +557,7 @@ int main(void)
 	RUN(test_batch_caps);
 	RUN(test_deadlines);
 	RUN(test_nccl_plan);
+	RUN(test_nccl_sizes_and_ranks);
 	RUN(test_gemm_summary);
 	RUN(test_status_names);
 	RUN(test_exit_codes);
