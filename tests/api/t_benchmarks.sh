@@ -97,7 +97,11 @@ check_problem "fleet: a bad window is a 400" 400 window_days
 job='{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1}'
 req POST /v1/sizing/training -d "$job"
 check "calibration auto: GEMM rate from the fleet, with sample counts" 201 \
-	'.basis.gemm_tflops.source == "measured" and .basis.gemm_tflops.samples >= 1 and .basis.gemm_tflops.value > 760 and .basis.gemm_tflops.value < 800 and .basis.probe_runs >= 2'
+	'.basis.gemm_tflops.source == "measured" and .basis.gemm_tflops.samples >= 1 and .basis.gemm_tflops.measured_median > 760 and .basis.gemm_tflops.measured_median < 800 and .basis.probe_runs >= 2'
+# The best-shape median keeps the datasheet path's in-step retention
+# (0.75/0.869): a fleet at mamf-finder's figure sizes like the datasheet.
+check "calibration: the measured GEMM median times the in-step retention, both in basis" 201 \
+	'.basis.gemm_tflops.in_step_retention == 0.863 and (.basis.gemm_tflops.value - .basis.gemm_tflops.measured_median * 0.75 / 0.869 | fabs) < 0.1 and .basis.gemm_tflops.value < 700 and (.basis.hbm_gbps | has("in_step_retention") | not)'
 req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.calibration = "datasheet"')"
 check "calibration datasheet: datasheet x efficiency" 201 '.basis.gemm_tflops.source | test("datasheet")'
 req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.calibration = "measured"')"
