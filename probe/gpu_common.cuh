@@ -89,11 +89,13 @@ int gpu_run_samples(const gpu_sampling *smp, const gpu_window *win,
 		    F one_sample)
 {
 	int late = 0, rc = GPU_OK;
-	double t0 = probe_now_s();
+	double t0;
 
 	*n = 0;
 	if (win && win->begin)
 		win->begin(win->arg);
+	// After begin: it may wait for other GPUs (m_gemm_sustained.c).
+	t0 = probe_now_s();
 	while (*n < smp->max_samples) {
 		double v = 0;
 		int r = one_sample(&v);

@@ -68,14 +68,15 @@ static size_t max_size(const struct probe_ctx *c)
 }
 
 /* The node's communicators and buffers, opened once for every size and
- * collective (closed by probe_run_all). GPU_OK or the open's code with
- * its reason in err. */
-static int shared_comms(struct probe_ctx *c, char *err, size_t errlen)
+ * collective (closed by probe_run_all), with buffers for the largest size
+ * of the mode. GPU_OK or the open's code with its reason in err. */
+static int shared_comms(struct probe_ctx *c, size_t largest, char *err,
+			size_t errlen)
 {
 	if (!c->nccl_opened) {
 		c->nccl_opened = 1;
 		c->nccl_open_rc =
-		    gpu_nccl_open(c->devs, c->ndev, max_size(c), &c->nccl,
+		    gpu_nccl_open(c->devs, c->ndev, largest, &c->nccl,
 				  c->nccl_open_err, sizeof(c->nccl_open_err));
 	}
 	if (c->nccl_open_rc != GPU_OK)
@@ -135,7 +136,7 @@ static void run_bandwidth(struct probe_ctx *c, enum gpu_coll coll,
 			   "GPU memory too small for the smallest size");
 		return;
 	}
-	rc = shared_comms(c, err, sizeof(err));
+	rc = shared_comms(c, sizes[nsizes - 1], err, sizeof(err));
 	if (rc != GPU_OK) {
 		if (rc == GPU_SKIP)
 			probe_skip(c, &rb, 1, 0, err);

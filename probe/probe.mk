@@ -55,7 +55,8 @@ PROBE_ARCHS ?= 80 86 89 90 100 120
 PROBE_PTX_ARCH ?= $(lastword $(PROBE_ARCHS))
 PROBE_GENCODE := $(foreach a,$(PROBE_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	-gencode arch=compute_$(PROBE_PTX_ARCH),code=compute_$(PROBE_PTX_ARCH)
-PROBE_NVCCFLAGS ?= -std=c++17 -O2 -g -Xcompiler -Wall,-Wextra,-Werror
+PROBE_NVCCFLAGS ?= -std=c++17 -O2 -g -Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-Werror
 PROBE_CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
 # cudart static (nodes have no libcudart.so); NVML, NCCL and cuBLASLt are
 # dlopen'ed at run time; libcuda.so.1 is loaded by cudart.
