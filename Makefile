@@ -7,6 +7,7 @@
 #   make bench      benchmarks that print figures (never assert timings)
 #   make lint       clang-format check, cppcheck, openapi lint
 #   make fuzz       bounded libFuzzer runs of the request parsers
+#   make gpu-check  on a GPU machine: the probe beside a PyTorch reference
 #
 # Missing Debian packages are installed with apt-get when run as root;
 # otherwise the exact command is printed.
@@ -52,7 +53,8 @@ UNIT_BINS := $(UNIT_ENGINE_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps run demo test bench lint fuzz valgrind clean format probe unit
+.PHONY: all deps run demo test bench lint fuzz valgrind clean format probe unit \
+        gpu-check
 all: $(BUILD)/gpusizerd probe
 
 # Re-checked when this file (DEB_PKGS) changes.
@@ -127,6 +129,12 @@ format:
 FUZZ_SECONDS ?= 30
 fuzz: $(DEPS_STAMP)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# On a GPU machine: builds the probe for the local GPUs, runs --quick and
+# the full probe and a PyTorch reference, prints them side by side
+# (tools/gpu_check.sh). Without a GPU: "skipped: no GPU", exit 0.
+gpu-check:
+	@tools/gpu_check.sh
 
 # The API suite against a non-sanitizer daemon under valgrind.
 valgrind: $(DEPS_STAMP)

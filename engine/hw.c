@@ -35,6 +35,9 @@ static const double gemm_eff_table[ENG_DTYPE_COUNT] = {
 #define MAMF_AMPERE    0.869
 #define MAMF_HOPPER    0.803
 #define MAMF_BLACKWELL 0.776
+/* mamf-finder best-shape FP8 (e4m3) on H100 SXM: 1402.6/1979 (same
+ * README). */
+#define MAMF_HOPPER_FP8 0.709
 
 /* NCCL all-reduce bus bandwidth vs one-direction link rate: DGX A100
  * ~230/300, DGX H100 ~360/450 (nccl-tests); PCIe P2P ~25/32; xGMI mesh
@@ -186,8 +189,11 @@ double hw_attn_tflops(const struct hw_spec *g, bool backward)
 	double eff = hw_default_attn_efficiency(g, backward);
 	const struct hw_measured *m = &g->gemm_tflops[t];
 
+	/* The measured best-shape rate, retained as the GEMM rate is, over
+	 * the default in-step efficiency. */
 	if (m->samples > 0 && m->value > 0.0 && peak > 0.0)
-		eff *= (m->value / peak) / hw_gemm_efficiency_for(g, t);
+		eff *= (m->value * hw_gemm_in_step_retention(t) / peak) /
+		       hw_gemm_efficiency_for(g, t);
 	return peak * eff;
 }
 
@@ -218,17 +224,28 @@ double hw_gemm_shape_factor(double min_dim)
 	return min_dim / (min_dim + 128.0);
 }
 
+double hw_gemm_in_step_retention(enum eng_dtype t)
+{
+	if (t == ENG_FP8 || t == ENG_INT8 || t == ENG_INT4)
+		return gemm_eff_table[ENG_FP8] / MAMF_HOPPER_FP8;
+	return gemm_eff_table[ENG_BF16] / MAMF_AMPERE;
+}
+
+/* retention: the share of a measured median the engine uses (1: all). */
 static struct hw_rate rate_from(double datasheet, double eff,
-				const struct hw_measured *m)
+				const struct hw_measured *m, double retention)
 {
 	struct hw_rate r = {0};
 
 	r.datasheet = datasheet;
+	r.retention = 1.0;
 	if (m && m->samples > 0 && m->value > 0.0) {
-		r.value = m->value;
+		r.value = m->value * retention;
 		r.measured = true;
 		r.samples = m->samples;
-		r.efficiency = datasheet > 0.0 ? m->value / datasheet : 0.0;
+		r.measured_median = m->value;
+		r.retention = retention;
+		r.efficiency = datasheet > 0.0 ? r.value / datasheet : 0.0;
 	} else {
 		r.value = datasheet * eff;
 		r.efficiency = eff;
@@ -244,20 +261,20 @@ struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t)
 	if (t == ENG_INT4)
 		c = g->peak_tflops[ENG_FP16] > 0.0 ? ENG_FP16 : ENG_BF16;
 	return rate_from(g->peak_tflops[c], hw_gemm_efficiency_for(g, c),
-			 &g->gemm_tflops[c]);
+			 &g->gemm_tflops[c], hw_gemm_in_step_retention(c));
 }
 
 struct hw_rate hw_hbm_rate(const struct hw_spec *g)
 {
 	return rate_from(g->memory_bandwidth_gbps, hw_default_hbm_efficiency(),
-			 &g->hbm_gbps);
+			 &g->hbm_gbps, 1.0);
 }
 
 struct hw_rate hw_intra_rate(const struct hw_spec *g)
 {
 	return rate_from(g->intra_node_gbps,
 			 hw_default_link_efficiency(g->intra_node_link),
-			 &g->intra_node_busbw_gbps);
+			 &g->intra_node_busbw_gbps, 1.0);
 }
 
 struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
@@ -269,7 +286,7 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
 	const struct hw_measured *m =
 	    override_gbps > 0.0 ? NULL : &g->inter_node_busbw_gbps;
 
-	r = rate_from(node, hw_default_inter_efficiency(), m);
+	r = rate_from(node, hw_default_inter_efficiency(), m, 1.0);
 	r.value /= n;
 	r.datasheet /= n;
 	return r;

@@ -90,6 +90,10 @@ struct hw_rate {
 	double efficiency; /* value / datasheet */
 	bool measured;	   /* true: probe median; false: datasheet x eff */
 	int samples;
+	/* measured only: the fleet median, and the in-step retention the
+	 * value applies to it (1 where none applies: hbm, links) */
+	double measured_median;
+	double retention;
 };
 
 /* The four hardware numbers a sizing used, for the response's `basis`. */
@@ -116,6 +120,16 @@ struct hw_rate hw_intra_rate(const struct hw_spec *g);
  * override_gbps > 0 replaces the datasheet per-node figure. */
 struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
 			     int gpus_per_node);
+
+/* In-step retention of a measured best-shape GEMM rate (probe
+ * gemm_tflops: mamf-finder-style short runs on the best shape): the share
+ * of it a training or serving step keeps (power-capped clocks with all
+ * GPUs and NCCL busy, real shapes). The datasheet path's efficiencies
+ * already contain it (16-bit 0.75 = 0.869 best shape x 0.863), so a
+ * measured rate gets the same before it replaces datasheet x efficiency
+ * (issue 14): 16-bit/TF32 and FP32/FP64 0.75/0.869; FP8/INT8/INT4
+ * 0.65/0.709 (H100 mamf FP8 1402.6 of 1979). docs/MODEL.md §5. */
+double hw_gemm_in_step_retention(enum eng_dtype t);
 
 /* Fraction of the large-GEMM rate a GEMM with smallest dimension
  * min_dim reaches: min_dim / (min_dim + 128) (tile/wave quantisation;

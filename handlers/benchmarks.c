@@ -42,6 +42,12 @@ static const char *const metrics[] = {
     "p2p_latency_us",
     "nccl_allreduce_busbw_gbps",
     "nccl_allreduce_algbw_gbps",
+    "gemm_sustained_tflops",
+    "nccl_allgather_busbw_gbps",
+    "nccl_allgather_algbw_gbps",
+    "nccl_reducescatter_busbw_gbps",
+    "nccl_reducescatter_algbw_gbps",
+    "nccl_allreduce_latency_us",
     NULL,
 };
 

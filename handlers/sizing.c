@@ -259,6 +259,14 @@ static json_t *rate_json(const struct hw_rate *r, const char *unit,
 		json_object_set_new(o, "samples", json_integer(r->samples));
 		json_object_set_new(o, "window_days",
 				    json_integer(ci ? ci->window_days : 0));
+		/* A best-shape GEMM median keeps the in-step share the
+		 * datasheet path assumes (engine/hw.h): say both. */
+		if (r->retention != 1.0) {
+			json_object_set_new(o, "measured_median",
+					    sizing_real(r->measured_median, 4));
+			json_object_set_new(o, "in_step_retention",
+					    sizing_real(r->retention, 3));
+		}
 	} else {
 		json_object_set_new(o, "source",
 				    json_string("datasheet×efficiency"));

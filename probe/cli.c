@@ -25,7 +25,7 @@ const char *probe_usage(void)
 	return "usage: gpusizer-probe [--quick | --full] "
 	       "[--only gemm,hbm,h2d,p2p,nccl]\n"
 	       "                      [--devices 0,1,...] [--isolated] "
-	       "[--output FILE]\n"
+	       "[--output FILE] [--sustain-s N]\n"
 	       "                      [--server URL [--token-file F]] "
 	       "[--spool-dir DIR]\n"
 	       "                      [--timeout-ms N] "
@@ -34,7 +34,7 @@ const char *probe_usage(void)
 	       "[--token-file F] [--spool-dir DIR]\n"
 	       "       gpusizer-probe --flush-spool --server URL "
 	       "[--token-file F] [--spool-dir DIR]\n"
-	       "       gpusizer-probe --help | --version\n"
+	       "       gpusizer-probe --list | --help | --version\n"
 	       "\n"
 	       "Measures the node's GPUs and writes one JSON report (stdout "
 	       "or --output);\n"
@@ -162,6 +162,7 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 	c->connect_timeout_ms = 5000;
 	c->retries = 4;
 	c->backoff_ms = 1000;
+	c->sustain_s = 60;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
@@ -193,7 +194,8 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 			strcmp(name, "--timeout-ms") == 0 ||
 			strcmp(name, "--connect-timeout-ms") == 0 ||
 			strcmp(name, "--retries") == 0 ||
-			strcmp(name, "--backoff-ms") == 0;
+			strcmp(name, "--backoff-ms") == 0 ||
+			strcmp(name, "--sustain-s") == 0;
 		if (takes && val == NULL) {
 			if (i + 1 >= argc) {
 				snprintf(err, errlen, "%s: missing value",
@@ -261,12 +263,19 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 			if (parse_long(name, val, 0, 600000, &c->backoff_ms,
 				       err, errlen))
 				return -1;
+		} else if (strcmp(name, "--sustain-s") == 0) {
+			long v;
+			if (parse_long(name, val, 1, 3600, &v, err, errlen))
+				return -1;
+			c->sustain_s = (int)v;
 		} else if (strcmp(name, "--no-nvml") == 0) {
 			c->no_nvml = 1;
 		} else if (strcmp(name, "--help") == 0) {
 			c->help = 1;
 		} else if (strcmp(name, "--version") == 0) {
 			c->version = 1;
+		} else if (strcmp(name, "--list") == 0) {
+			c->list = 1;
 		} else {
 			snprintf(err, errlen, "unknown option '%.60s'", name);
 			return -1;

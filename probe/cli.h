@@ -35,6 +35,8 @@ struct probe_cli {
 	int no_nvml;	 /* --no-nvml (testing: pretend NVML absent) */
 	int help;
 	int version;
+	int list;      /* --list: print the registry of measurements */
+	int sustain_s; /* --sustain-s: seconds per sustained GEMM (60) */
 };
 
 /* Parses argv[1..argc-1]. env_spool is $GPUSIZER_SPOOL_DIR (may be NULL).

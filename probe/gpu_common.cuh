@@ -6,7 +6,21 @@
 #include <stdio.h>
 
 #include "gpu.h"
+#include "policy.h"
 #include "stats.h"
+#include "util.h"
+
+// Clears the calling thread's last CUDA error. cudaGetLastError returns
+// (and resets) the last error of any earlier call, not only of the launch
+// it follows, so a failure handled in one measurement would otherwise be
+// reported again by the next one (issue 14, defect 3). Called when each
+// measurement starts and after each handled failure. Errors that break
+// the context (an illegal address) cannot be cleared; every later call
+// then reports them, which is right.
+static inline void gpu_clear_error(void)
+{
+	(void)cudaGetLastError();
+}
 
 #define GPU_CHECK(call)                                                        \
 	do {                                                                   \
@@ -15,15 +29,22 @@
 			snprintf(err, errlen, "%s: %s (%s)", #call,            \
 				 cudaGetErrorName(e_),                         \
 				 cudaGetErrorString(e_));                      \
+			gpu_clear_error();                                     \
 			rc = GPU_FAIL;                                         \
 			goto out;                                              \
 		}                                                              \
 	} while (0)
 
 // A host flag in mapped pinned memory that a spin kernel waits on, so
-// everything is enqueued before the timed work starts.
+// everything is enqueued before the timed work starts. The kernel gives
+// up after GPU_GATE_TIMEOUT_NS (a host that dies between hold and release
+// must not hang the GPU) and then sets timed_out: the batch behind it
+// started before it was fully enqueued, so its timing includes enqueue
+// cost and the sample is discarded, not kept.
+#define GPU_GATE_TIMEOUT_NS 10000000000ULL
+
 struct gpu_gate {
-	volatile int *host;
+	volatile int *host; // [0] release flag, [1] timed-out flag
 	int *dev;
 };
 
@@ -32,42 +53,79 @@ void gpu_gate_destroy(gpu_gate *g);
 // Enqueues the spin kernel on s (the current device must own s).
 cudaError_t gpu_gate_hold(gpu_gate *g, cudaStream_t s);
 void gpu_gate_release(gpu_gate *g);
+// After the batch completed: 1 when the gate opened on its timeout.
+int gpu_gate_timed_out(const gpu_gate *g);
 
 // Fills n 32-bit words at p with xorshift values (non-compressible).
 cudaError_t gpu_fill_random_u32(void *p, size_t words, unsigned seed,
 				cudaStream_t s);
+// Fills n floats at p with values in [-1, 1) (finite, non-compressible).
+cudaError_t gpu_fill_random_f32(float *p, size_t n, unsigned seed,
+				cudaStream_t s);
+// Checksum (check.h) of words 32-bit words of device memory p, in *out;
+// synchronous on s. scratch: 8 bytes of device memory.
+cudaError_t gpu_checksum(const void *p, size_t words, cudaStream_t s,
+			 unsigned long long *scratch, unsigned long long *out);
+// Loads gpu_copy.cu's and gpu_gemm.cu's kernels on the current device.
+cudaError_t gpu_preload_copy_kernels(void);
+cudaError_t gpu_preload_gemm_kernels(void);
 
-// Runs samples: one_sample(double *value) returns 0 or -1 (err set).
+// What one sample returned: a figure, a discarded (late) sample, or an
+// error (err set).
+enum gpu_sample_rc {
+	GPU_SAMPLE_OK = 0,
+	GPU_SAMPLE_LATE = 1,
+	GPU_SAMPLE_ERR = -1
+};
+
+// Late samples tolerated before the measurement fails.
+#define GPU_MAX_LATE_SAMPLES 3
+
+// Runs samples: one_sample(double *value) returns a gpu_sample_rc. The
+// window's begin/end bracket the samples.
 template <class F>
-int gpu_run_samples(const gpu_sampling *smp, double *samples, int *n,
+int gpu_run_samples(const gpu_sampling *smp, const gpu_window *win,
+		    double *samples, int *n, char *err, size_t errlen,
 		    F one_sample)
 {
+	int late = 0, rc = GPU_OK;
+	double t0;
+
 	*n = 0;
-	for (int i = 0; i < smp->max_samples; i++) {
+	if (win && win->begin)
+		win->begin(win->arg);
+	// After begin: it may wait for other GPUs (m_gemm_sustained.c).
+	t0 = probe_now_s();
+	while (*n < smp->max_samples) {
 		double v = 0;
-		if (one_sample(&v) != 0)
-			return GPU_FAIL;
-		samples[i] = v;
-		*n = i + 1;
-		if (probe_samples_enough(
+		int r = one_sample(&v);
+		if (r == GPU_SAMPLE_ERR) {
+			rc = GPU_FAIL;
+			break;
+		}
+		if (r == GPU_SAMPLE_LATE) {
+			if (++late > GPU_MAX_LATE_SAMPLES) {
+				snprintf(err, errlen,
+					 "the spin gate timed out %d times "
+					 "before the work was enqueued: no "
+					 "valid sample",
+					 late);
+				rc = GPU_FAIL;
+				break;
+			}
+			continue;
+		}
+		samples[*n] = v;
+		*n += 1;
+		if (probe_now_s() - t0 >= smp->min_seconds &&
+		    probe_samples_enough(
 			samples, (size_t)*n, (size_t)smp->min_samples,
 			(size_t)smp->max_samples, smp->cv_target))
 			break;
 	}
-	return GPU_OK;
-}
-
-// Loops needed so one batch lasts about target_ms, given one op's ms.
-static inline int gpu_loops_for(double op_ms, double target_ms, int max_loops)
-{
-	if (!(op_ms > 0))
-		return 1;
-	double l = target_ms / op_ms;
-	if (l < 1)
-		return 1;
-	if (l > max_loops)
-		return max_loops;
-	return (int)(l + 0.5);
+	if (win && win->end)
+		win->end(win->arg);
+	return rc;
 }
 
 #endif

@@ -9,8 +9,10 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "gpu.h"
 #include "gpu_common.cuh"
 
@@ -221,6 +223,101 @@ extern "C" int gpu_gemm_load(int *version, char *err, size_t errlen)
 	return GPU_OK;
 }
 
+cudaError_t gpu_preload_gemm_kernels(void)
+{
+	cudaFuncAttributes a;
+	const void *k[] = {
+	    (const void *)fill_typed<__nv_bfloat16>,
+	    (const void *)fill_typed<__half>,
+	    (const void *)fill_typed<__nv_fp8_e4m3>,
+	    (const void *)fill_typed<float>,
+	    (const void *)fill_typed<double>,
+	    (const void *)fill_typed<int8_t>,
+	};
+	for (const void *f : k) {
+		cudaError_t e = cudaFuncGetAttributes(&a, f);
+		if (e != cudaSuccess)
+			return e;
+	}
+	return cudaSuccess;
+}
+
+extern "C" int gpu_gemm_supported(int dev, enum gpu_dtype dt, char *err,
+				  size_t errlen)
+{
+	dt_cfg c = cfg_of(dt);
+	int major = 0, minor = 0, rc = GPU_OK;
+
+	gpu_clear_error();
+	GPU_CHECK(cudaDeviceGetAttribute(
+	    &major, cudaDevAttrComputeCapabilityMajor, dev));
+	GPU_CHECK(cudaDeviceGetAttribute(
+	    &minor, cudaDevAttrComputeCapabilityMinor, dev));
+	if (major * 10 + minor < c.min_cc) {
+		snprintf(err, errlen,
+			 "%s GEMM needs compute capability >= %.1f (this GPU "
+			 "is %d.%d)",
+			 c.name, c.min_cc / 10.0, major, minor);
+		return GPU_SKIP;
+	}
+out:
+	return rc;
+}
+
+// Entries one cublasLtMatmul may put in the launch queue: the kernel, a
+// split-K reduction, a workspace memset.
+#define GEMM_LAUNCHES_PER_OP 3
+// Result elements compared with the host reference.
+#define GEMM_SPOT_CHECKS 8
+
+// Compares GEMM_SPOT_CHECKS elements of C (m x n, ldc = m) with dot
+// products of A's rows (k x m, lda = k, used transposed) and B's columns
+// (k x n, ldb = k) computed on the host.
+static int gemm_spot_check(enum gpu_dtype dt, const void *A, const void *B,
+			   const void *C, int m, int n_, int k, char *err,
+			   size_t errlen)
+{
+	size_t ab = probe_elem_size(probe_gemm_ab_elem(dt));
+	size_t cd = probe_elem_size(probe_gemm_cd_elem(dt));
+	int rows[GEMM_SPOT_CHECKS], cols[GEMM_SPOT_CHECKS], rc = GPU_OK;
+	int count =
+	    probe_spot_positions(m, n_, GEMM_SPOT_CHECKS, 0x5eedu, rows, cols);
+	unsigned char *arow = (unsigned char *)malloc((size_t)k * ab);
+	unsigned char *bcol = (unsigned char *)malloc((size_t)k * ab);
+	unsigned char celem[8];
+
+	if (arow == nullptr || bcol == nullptr) {
+		snprintf(err, errlen, "GEMM check: out of host memory");
+		rc = GPU_FAIL;
+		goto out;
+	}
+	for (int i = 0; i < count; i++) {
+		struct probe_gemm_check r;
+		const char *a0 = (const char *)A + (size_t)rows[i] * k * ab;
+		const char *b0 = (const char *)B + (size_t)cols[i] * k * ab;
+		const char *c0 = (const char *)C +
+				 ((size_t)rows[i] + (size_t)cols[i] * m) * cd;
+		GPU_CHECK(cudaMemcpy(arow, a0, (size_t)k * ab,
+				     cudaMemcpyDeviceToHost));
+		GPU_CHECK(cudaMemcpy(bcol, b0, (size_t)k * ab,
+				     cudaMemcpyDeviceToHost));
+		GPU_CHECK(cudaMemcpy(celem, c0, cd, cudaMemcpyDeviceToHost));
+		if (!probe_gemm_check_one(dt, (size_t)k, arow, bcol, celem,
+					  &r)) {
+			snprintf(err, errlen,
+				 "GEMM result wrong: element (%d, %d) is %.6g, "
+				 "the host computes %.6g (tolerance %.3g)",
+				 rows[i], cols[i], r.got, r.ref, r.tol);
+			rc = GPU_FAIL;
+			goto out;
+		}
+	}
+out:
+	free(arow);
+	free(bcol);
+	return rc;
+}
+
 #define LT_CHECK(call)                                                         \
 	do {                                                                   \
 		cublasStatus_t st_ = (call);                                   \
@@ -234,13 +331,13 @@ extern "C" int gpu_gemm_load(int *version, char *err, size_t errlen)
 
 extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 			int max_algos, const struct gpu_sampling *smp,
-			double *samples, int *n, char *algo_note,
-			size_t notelen, char *err, size_t errlen)
+			const struct gpu_window *win, double *samples, int *n,
+			char *algo_note, size_t notelen, char *err,
+			size_t errlen)
 {
 	const size_t ws_bytes = 64u << 20;
 	dt_cfg c = cfg_of(dt);
 	int rc = GPU_OK, returned = 0, best = -1, loops = 1, cc = 0;
-	int major = 0, minor = 0;
 	cublasLtHandle_t h = nullptr;
 	cublasLtMatmulDesc_t op = nullptr;
 	cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
@@ -267,19 +364,11 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		max_algos = 32;
 	if (max_algos < 1)
 		max_algos = 1;
+	gpu_clear_error();
 	GPU_CHECK(cudaSetDevice(dev));
-	GPU_CHECK(cudaDeviceGetAttribute(
-	    &major, cudaDevAttrComputeCapabilityMajor, dev));
-	GPU_CHECK(cudaDeviceGetAttribute(
-	    &minor, cudaDevAttrComputeCapabilityMinor, dev));
-	cc = major * 10 + minor;
-	if (cc < c.min_cc) {
-		snprintf(err, errlen,
-			 "%s GEMM needs compute capability >= %.1f (this GPU "
-			 "is %d.%d)",
-			 c.name, c.min_cc / 10.0, major, minor);
-		return GPU_SKIP;
-	}
+	rc = gpu_gemm_supported(dev, dt, err, errlen);
+	if (rc != GPU_OK)
+		return rc;
 	if (c.scale == CUDA_R_64F) {
 		alpha = &alpha_d;
 		beta = &beta_d;
@@ -339,6 +428,10 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		}
 	}
 	{
+		// One gated batch of l GEMMs with algorithm algo: a
+		// gpu_sample_rc, or 1 more (GEMM_REFUSED) when cuBLASLt
+		// refused the algorithm.
+		const int GEMM_REFUSED = 2;
 		auto run = [&](int algo, int l, float *ms) -> int {
 			cudaError_t e = gpu_gate_hold(&gate, s);
 			cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
@@ -360,61 +453,135 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 			if (e != cudaSuccess) {
 				snprintf(err, errlen, "%s",
 					 cudaGetErrorString(e));
-				return -1;
+				gpu_clear_error();
+				return GPU_SAMPLE_ERR;
 			}
 			if (st != CUBLAS_STATUS_SUCCESS) {
 				snprintf(err, errlen,
 					 "cublasLtMatmul: status %d", (int)st);
-				return 1;
+				return GEMM_REFUSED;
 			}
-			return 0;
+			return gpu_gate_timed_out(&gate) ? GPU_SAMPLE_LATE
+							 : GPU_SAMPLE_OK;
+		};
+		// The same GEMM outside the gate, waited for: the first launch
+		// of a cuBLASLt kernel loads its module, which can synchronise
+		// the context (lazy loading, the default since CUDA 12.2);
+		// queued behind the spin gate it would wait for the gate's
+		// timeout, once per candidate (issue 14, defect 1).
+		auto run_ungated = [&](int algo) -> int {
+			cublasStatus_t st =
+			    lt.matmul(h, op, alpha, A, la, B, lb, beta, C, lc,
+				      C, lc, &heur[algo].algo, ws, ws_bytes, s);
+			cudaError_t e = cudaStreamSynchronize(s);
+			if (e != cudaSuccess) {
+				snprintf(err, errlen, "%s",
+					 cudaGetErrorString(e));
+				gpu_clear_error();
+				return GPU_SAMPLE_ERR;
+			}
+			return st == CUBLAS_STATUS_SUCCESS ? GPU_SAMPLE_OK
+							   : GEMM_REFUSED;
 		};
 		// Time each heuristic candidate briefly; keep the fastest.
 		for (int a = 0; a < returned; a++) {
 			float ms = 0;
 			if (heur[a].state != CUBLAS_STATUS_SUCCESS)
 				continue;
-			int r = run(a, 2, &ms); // warm / first touch
-			if (r < 0) {
+			int r = run_ungated(a);
+			if (r == GPU_SAMPLE_ERR) {
 				rc = GPU_FAIL;
 				goto out;
 			}
-			if (r > 0)
+			if (r != GPU_SAMPLE_OK)
 				continue;
 			r = run(a, 5, &ms);
-			if (r == 0 && ms / 5 < best_ms) {
+			if (r == GPU_SAMPLE_ERR) {
+				rc = GPU_FAIL;
+				goto out;
+			}
+			if (r == GPU_SAMPLE_OK && ms / 5 < best_ms) {
 				best_ms = ms / 5;
 				best = a;
 			}
 		}
 		if (best < 0) {
+			snprintf(err, errlen,
+				 "cuBLASLt ran none of its %d algorithms for "
+				 "%s %dx%dx%d",
+				 returned, c.name, m, n_, k);
 			rc = GPU_SKIP;
 			goto out;
 		}
 		for (int i = 0; i < smp->warmup_ops; i++) {
-			float ms = 0;
-			if (run(best, 1, &ms) != 0) {
+			if (run_ungated(best) != GPU_SAMPLE_OK) {
 				rc = GPU_FAIL;
 				goto out;
 			}
 		}
-		loops = gpu_loops_for(best_ms, smp->sample_ms, 10000);
+		loops = probe_batch_ops(best_ms, smp->sample_ms,
+					GEMM_LAUNCHES_PER_OP);
 		if (algo_note && notelen)
 			snprintf(algo_note, notelen,
 				 "best of %d cuBLASLt heuristic algorithms "
-				 "(#%d)%s",
+				 "(#%d)%s; %d element(s) checked against the "
+				 "host",
 				 returned, best,
 				 dt == GPU_DT_FP8_E4M3
 				     ? "; scales 1.0, fast_accum 0"
-				     : "");
-		rc = gpu_run_samples(smp, samples, n, [&](double *v) -> int {
-			float t = 0;
-			if (run(best, loops, &t) != 0)
-				return -1;
-			*v = 2.0 * m * (double)n_ * k * loops / (t * 1e-3) /
-			     1e12;
-			return 0;
-		});
+				     : "",
+				 GEMM_SPOT_CHECKS);
+		// Sustained runs: ungated batches of about sample_ms each,
+		// enqueued while the previous ones run; the host blocks in the
+		// launch when the queue is full, which without a gate is only
+		// back-pressure.
+		auto run_free = [&](int algo, int l, float *ms) -> int {
+			cudaError_t e = cudaEventRecord(e0, s);
+			cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+			for (int i = 0; e == cudaSuccess &&
+					st == CUBLAS_STATUS_SUCCESS && i < l;
+			     i++)
+				st = lt.matmul(h, op, alpha, A, la, B, lb, beta,
+					       C, lc, C, lc, &heur[algo].algo,
+					       ws, ws_bytes, s);
+			if (e == cudaSuccess)
+				e = cudaEventRecord(e1, s);
+			if (e == cudaSuccess)
+				e = cudaEventSynchronize(e1);
+			if (e == cudaSuccess)
+				e = cudaEventElapsedTime(ms, e0, e1);
+			if (e != cudaSuccess) {
+				snprintf(err, errlen, "%s",
+					 cudaGetErrorString(e));
+				gpu_clear_error();
+				return GPU_SAMPLE_ERR;
+			}
+			if (st != CUBLAS_STATUS_SUCCESS) {
+				snprintf(err, errlen,
+					 "cublasLtMatmul: status %d", (int)st);
+				return GPU_SAMPLE_ERR;
+			}
+			return GPU_SAMPLE_OK;
+		};
+		if (smp->sustained) {
+			double l = smp->sample_ms / best_ms;
+			loops = l < 1 ? 1 : l > 1e6 ? 1000000 : (int)(l + 0.5);
+		}
+		rc = gpu_run_samples(
+		    smp, win, samples, n, err, errlen, [&](double *v) -> int {
+			    float t = 0;
+			    int r = smp->sustained ? run_free(best, loops, &t)
+						   : run(best, loops, &t);
+			    if (r == GEMM_REFUSED)
+				    return GPU_SAMPLE_ERR;
+			    if (r == GPU_SAMPLE_OK)
+				    *v = 2.0 * m * (double)n_ * k * loops /
+					 (t * 1e-3) / 1e12;
+			    return r;
+		    });
+		if (rc == GPU_OK)
+			rc =
+			    gemm_spot_check(dt, A, B, C, m, n_, k, err, errlen);
 	}
 out:
 	if (gate.host)
@@ -445,5 +612,7 @@ out:
 		cudaEventDestroy(e1);
 	if (s)
 		cudaStreamDestroy(s);
+	if (rc != GPU_OK)
+		gpu_clear_error();
 	return rc;
 }

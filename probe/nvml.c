@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "limits.h"
+#include "numa.h"
 #include "util.h"
 
 typedef int nvml_ret;
@@ -46,6 +47,7 @@ struct probe_nvml {
 	nvml_ret (*temperature)(nvml_dev, int, unsigned *);
 	nvml_ret (*reasons)(nvml_dev, unsigned long long *);
 	nvml_ret (*procs)(nvml_dev, unsigned *, void *);
+	nvml_ret (*energy)(nvml_dev, unsigned long long *);
 };
 
 static void *sym(void *lib, const char *a, const char *b)
@@ -106,6 +108,7 @@ struct probe_nvml *probe_nvml_load(char *err, size_t errlen)
 	     "nvmlDeviceGetCurrentClocksThrottleReasons");
 	LOAD(procs, "nvmlDeviceGetComputeRunningProcesses_v3",
 	     "nvmlDeviceGetComputeRunningProcesses_v2");
+	LOAD(energy, "nvmlDeviceGetTotalEnergyConsumption", NULL);
 	if (n->init == NULL) {
 		snprintf(err, errlen, "libnvidia-ml.so.1 has no nvmlInit");
 		dlclose(n->lib);
@@ -327,6 +330,10 @@ struct probe_sampler {
 	struct probe_nvml *nvml;
 	void **devs;
 	size_t ndevs;
+	/* Energy counters (mJ) at the start of the window, and when. */
+	unsigned long long *energy0;
+	int *energy_ok;
+	double t0;
 	int period_ms;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -399,12 +406,28 @@ struct probe_sampler *probe_sampler_start(struct probe_nvml *n,
 			p->devs[p->ndevs++] = devs[i];
 	p->nvml = n;
 	p->period_ms = period_ms > 0 ? period_ms : 100;
+	p->energy0 = calloc(ndevs, sizeof(*p->energy0));
+	p->energy_ok = calloc(ndevs, sizeof(*p->energy_ok));
+	if (p->energy0 == NULL || p->energy_ok == NULL) {
+		free(p->energy0);
+		free(p->energy_ok);
+		free(p->devs);
+		free(p);
+		return NULL;
+	}
+	for (i = 0; i < p->ndevs; i++)
+		p->energy_ok[i] =
+		    n->energy &&
+		    n->energy(p->devs[i], &p->energy0[i]) == NVML_SUCCESS;
+	p->t0 = probe_now_s();
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	if (p->ndevs == 0 ||
 	    pthread_create(&p->thread, NULL, sampler_main, p) != 0) {
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
+		free(p->energy0);
+		free(p->energy_ok);
 		free(p->devs);
 		free(p);
 		return NULL;
@@ -414,6 +437,10 @@ struct probe_sampler *probe_sampler_start(struct probe_nvml *n,
 
 void probe_sampler_stop(struct probe_sampler *p, struct probe_telemetry *out)
 {
+	unsigned long long *e1;
+	double pw;
+	size_t i;
+
 	if (p == NULL) {
 		probe_telemetry_aggregate(NULL, 0, out);
 		return;
@@ -425,11 +452,48 @@ void probe_sampler_stop(struct probe_sampler *p, struct probe_telemetry *out)
 	pthread_join(p->thread, NULL);
 	sampler_take(p); /* one reading at the end of the measurement */
 	probe_telemetry_aggregate(p->s, p->n, out);
+	/* Power over the whole window from the energy counters rather than
+	 * instantaneous readings (nvmlDeviceGetPowerUsage is a 1 s average
+	 * on recent GPUs and misses short windows). */
+	e1 = calloc(p->ndevs, sizeof(*e1));
+	if (e1 != NULL) {
+		for (i = 0; i < p->ndevs; i++)
+			if (p->energy_ok[i] &&
+			    p->nvml->energy(p->devs[i], &e1[i]) != NVML_SUCCESS)
+				p->energy_ok[i] = 0;
+		pw = probe_energy_power_w(p->energy0, e1, p->energy_ok,
+					  p->ndevs, probe_now_s() - p->t0);
+		if (out->valid && isfinite(pw))
+			out->power_w = pw;
+		free(e1);
+	}
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	free(p->s);
 	free(p->devs);
+	free(p->energy0);
+	free(p->energy_ok);
 	free(p);
+}
+
+double probe_energy_power_w(const unsigned long long *start_mj,
+			    const unsigned long long *end_mj, const int *valid,
+			    size_t n, double dt_s)
+{
+	double sum = 0;
+	size_t i, used = 0;
+
+	if (!(dt_s > 0))
+		return NAN;
+	for (i = 0; i < n; i++) {
+		if (!valid[i])
+			continue;
+		if (end_mj[i] < start_mj[i])
+			return NAN; /* counter reset: no figure */
+		sum += (double)(end_mj[i] - start_mj[i]) * 1e-3 / dt_s;
+		used++;
+	}
+	return used ? sum / (double)used : NAN;
 }
 
 int probe_sysfs_pci(const char *root, const char *bus_id, int *numa_node,
@@ -448,8 +512,7 @@ int probe_sysfs_pci(const char *root, const char *bus_id, int *numa_node,
 		 id);
 	f = fopen(path, "r");
 	if (f && fgets(buf, sizeof(buf), f)) {
-		int v = atoi(buf);
-		*numa_node = v >= 0 ? v : -1;
+		*numa_node = probe_numa_parse_node(buf);
 	} else {
 		rc = -1;
 	}

@@ -55,8 +55,19 @@ struct probe_sampler;
 struct probe_sampler *probe_sampler_start(struct probe_nvml *n,
 					  void *const *devs, size_t ndevs,
 					  int period_ms);
-/* Stops and aggregates (over all devices); frees the sampler. */
+/* Stops and aggregates (over all devices); frees the sampler. power_w is
+ * the mean per-GPU power over the window from the energy counters
+ * (nvmlDeviceGetTotalEnergyConsumption) of the GPUs that have one (Volta
+ * and later), else the mean of the power readings. */
 void probe_sampler_stop(struct probe_sampler *s, struct probe_telemetry *out);
+
+/* Mean per-GPU power in W over a window of dt_s seconds from energy
+ * counters (mJ) read at its start and end, counting the GPUs whose valid
+ * flag is set. NaN when dt_s <= 0, no GPU is valid, or a counter went
+ * backwards (a driver reload resets it). */
+double probe_energy_power_w(const unsigned long long *start_mj,
+			    const unsigned long long *end_mj, const int *valid,
+			    size_t n, double dt_s);
 
 /* Reads sysfs facts of a PCI device ("0000:5d:00.0"): numa node (-1
  * when none) and the PCI device id ("0x2330"). root is "/sys" normally

@@ -3,7 +3,7 @@
 # CC/CFLAGS first) or used alone:
 #
 #   make -f probe/probe.mk probe          # build/gpusizer-probe (needs nvcc)
-#   make -f probe/probe.mk probe-unit     # build/test_probe (plain cc)
+#   make -f probe/probe.mk probe-unit     # build/test_probe* (plain cc)
 #   make -f probe/probe.mk probe-check    # run unit tests + no-device check
 #   make -f probe/probe.mk probe PROBE_ARCHS=90   # one arch while iterating
 #
@@ -19,7 +19,6 @@ PROBE_HAVE_NVCC := $(shell test -x "$(NVCC)" && echo yes)
 
 PROBE_VERSION ?= 0.1.0
 PROBE_BIN := build/gpusizer-probe
-PROBE_UNIT_BIN := build/test_probe
 PROBE_OBJDIR := build/probe
 
 # Warnings the project requires; appended to whatever CFLAGS the caller set.
@@ -33,13 +32,18 @@ PROBE_SANITIZE ?= -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 # Plain C, no CUDA: statistics, limits, report JSON, run_id, spool, HTTP
 # posting, CLI, NVML loader. The unit tests link exactly these.
-PROBE_UNIT_SRCS := probe/stats.c probe/limits.c probe/util.c \
-	probe/report.c probe/cli.c probe/spool.c probe/post.c probe/nvml.c
+PROBE_UNIT_SRCS := probe/stats.c probe/limits.c probe/util.c probe/status.c \
+	probe/report.c probe/cli.c probe/spool.c probe/post.c probe/nvml.c \
+	probe/policy.c probe/numa.c probe/check.c probe/registry.c
 PROBE_UNIT_LIBS := -ljansson -lcurl -lm -ldl -lpthread
 PROBE_UNIT_TESTS := $(wildcard tests/unit/test_probe*.c)
 PROBE_HDRS := $(wildcard probe/*.h)
 
-PROBE_C_SRCS := $(PROBE_UNIT_SRCS) probe/main.c
+# The run (context, scheduler, inventory, delivery), the registry's table
+# and one file per measurement (probe/m_*.c): they call the CUDA code.
+PROBE_RUN_SRCS := probe/main.c probe/run.c probe/inventory.c \
+	probe/deliver.c probe/registry_table.c $(wildcard probe/m_*.c)
+PROBE_C_SRCS := $(PROBE_UNIT_SRCS) $(PROBE_RUN_SRCS)
 PROBE_CU_SRCS := probe/gpu_copy.cu probe/gpu_gemm.cu probe/gpu_nccl.cu
 PROBE_C_OBJS := $(patsubst probe/%.c,$(PROBE_OBJDIR)/%.o,$(PROBE_C_SRCS))
 PROBE_CU_OBJS := $(patsubst probe/%.cu,$(PROBE_OBJDIR)/%.cu.o,$(PROBE_CU_SRCS))
@@ -51,7 +55,8 @@ PROBE_ARCHS ?= 80 86 89 90 100 120
 PROBE_PTX_ARCH ?= $(lastword $(PROBE_ARCHS))
 PROBE_GENCODE := $(foreach a,$(PROBE_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	-gencode arch=compute_$(PROBE_PTX_ARCH),code=compute_$(PROBE_PTX_ARCH)
-PROBE_NVCCFLAGS ?= -std=c++17 -O2 -g -Xcompiler -Wall,-Wextra,-Werror
+PROBE_NVCCFLAGS ?= -std=c++17 -O2 -g -Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-Werror
 PROBE_CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
 # cudart static (nodes have no libcudart.so); NVML, NCCL and cuBLASLt are
 # dlopen'ed at run time; libcuda.so.1 is loaded by cudart.
@@ -80,17 +85,28 @@ $(PROBE_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) -c $< -o $@
 
-probe-unit: $(PROBE_UNIT_BIN)
+# One binary per tests/unit/test_probe*.c (build/test_probe,
+# build/test_probe_<name>), all linking the plain-C sources compiled once
+# with the sanitizers.
+PROBE_UNIT_BINS := $(patsubst tests/unit/%.c,build/%,$(PROBE_UNIT_TESTS))
+PROBE_UNIT_OBJDIR := build/probe-unit
+PROBE_UNIT_OBJS := $(patsubst probe/%.c,$(PROBE_UNIT_OBJDIR)/%.o,$(PROBE_UNIT_SRCS))
 
-$(PROBE_UNIT_BIN): $(PROBE_UNIT_TESTS) $(PROBE_UNIT_SRCS) $(PROBE_HDRS) tests/unit/testlib.h
+probe-unit: $(PROBE_UNIT_BINS)
+
+$(PROBE_UNIT_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -c $< -o $@
+
+$(PROBE_UNIT_BINS): build/%: tests/unit/%.c $(PROBE_UNIT_OBJS) $(PROBE_HDRS) tests/unit/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -Itests/unit -o $@ \
-		$(PROBE_UNIT_TESTS) $(PROBE_UNIT_SRCS) $(PROBE_UNIT_LIBS)
+		$< $(PROBE_UNIT_OBJS) $(PROBE_UNIT_LIBS)
 
 # Unit tests, then the no-device exit-path check (skips when the binary
 # was not built).
 probe-check: probe-unit
-	./$(PROBE_UNIT_BIN)
+	set -e; for t in $(PROBE_UNIT_BINS); do ./$$t; done
 	sh tests/probe_nodevice.sh $(PROBE_BIN)
 
 probe-nodevice:
@@ -101,7 +117,7 @@ probe-format:
 		$(PROBE_UNIT_TESTS)
 
 probe-clean:
-	rm -rf $(PROBE_OBJDIR) $(PROBE_BIN) $(PROBE_UNIT_BIN)
+	rm -rf $(PROBE_OBJDIR) $(PROBE_BIN) $(PROBE_UNIT_BINS) $(PROBE_UNIT_OBJDIR)
 
 ifeq ($(PROBE_STANDALONE),yes)
 .DEFAULT_GOAL := probe

@@ -28,7 +28,19 @@ static const char *const known_metrics[] = {
     "p2p_latency_us",
     "nccl_allreduce_busbw_gbps",
     "nccl_allreduce_algbw_gbps",
+    "gemm_sustained_tflops",
+    "nccl_allgather_busbw_gbps",
+    "nccl_allgather_algbw_gbps",
+    "nccl_reducescatter_busbw_gbps",
+    "nccl_reducescatter_algbw_gbps",
+    "nccl_allreduce_latency_us",
 };
+
+const char *const *probe_metric_names(size_t *n)
+{
+	*n = sizeof(known_metrics) / sizeof(known_metrics[0]);
+	return known_metrics;
+}
 
 int probe_metric_known(const char *metric)
 {
@@ -52,7 +64,7 @@ void probe_result_init(struct probe_result *res)
 	res->limit = NAN;
 	res->limit_clock_adjusted = NAN;
 	res->telemetry.pcie_gen = res->telemetry.pcie_width = -1;
-	probe_strlcpy(res->status, "ok", sizeof(res->status));
+	res->status = PROBE_RESULT_OK;
 }
 
 void probe_gpu_init(struct probe_gpu *g, int index)
@@ -85,7 +97,7 @@ void probe_report_init(struct probe_report *r)
 	r->node.nccl_version = -1;
 	probe_strlcpy(r->probe_version, PROBE_VERSION,
 		      sizeof(r->probe_version));
-	probe_strlcpy(r->status, "ok", sizeof(r->status));
+	r->status = PROBE_RUN_OK;
 	probe_strlcpy(r->mode, "full", sizeof(r->mode));
 	probe_strlcpy(r->sizing, "full", sizeof(r->sizing));
 }
@@ -154,7 +166,7 @@ void probe_result_skip(struct probe_result *res, int partial, const char *fmt,
 {
 	va_list ap;
 
-	probe_strlcpy(res->status, "skipped", sizeof(res->status));
+	res->status = PROBE_RESULT_SKIPPED;
 	res->partial = partial;
 	va_start(ap, fmt);
 	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
@@ -165,7 +177,7 @@ void probe_result_fail(struct probe_result *res, const char *fmt, ...)
 {
 	va_list ap;
 
-	probe_strlcpy(res->status, "failed", sizeof(res->status));
+	res->status = PROBE_RESULT_FAILED;
 	res->partial = 1;
 	va_start(ap, fmt);
 	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
@@ -176,21 +188,21 @@ void probe_report_finalize_status(struct probe_report *r)
 {
 	size_t i, ok = 0, bad = 0;
 
-	if (strcmp(r->status, "no_device") == 0)
+	if (r->status == PROBE_RUN_NO_DEVICE)
 		return;
 	for (i = 0; i < r->n_results; i++) {
 		const struct probe_result *x = &r->results[i];
-		if (strcmp(x->status, "ok") == 0)
+		if (x->status == PROBE_RESULT_OK)
 			ok++;
-		else if (strcmp(x->status, "failed") == 0 || x->partial)
+		else if (x->status == PROBE_RESULT_FAILED || x->partial)
 			bad++;
 	}
 	if (bad == 0)
-		probe_strlcpy(r->status, "ok", sizeof(r->status));
+		r->status = PROBE_RUN_OK;
 	else if (ok == 0)
-		probe_strlcpy(r->status, "failed", sizeof(r->status));
+		r->status = PROBE_RUN_FAILED;
 	else
-		probe_strlcpy(r->status, "partial", sizeof(r->status));
+		r->status = PROBE_RUN_PARTIAL;
 }
 
 /* --- encoding helpers: NaN / sentinel -> null --- */
@@ -306,8 +318,9 @@ static json_t *result_json(const struct probe_result *x, const json_t *uuids)
 {
 	json_t *o = json_object(), *arr;
 	size_t i;
-	int ok = strcmp(x->status, "ok") == 0;
-	const char *status = x->status, *reason = x->reason;
+	int ok = x->status == PROBE_RESULT_OK;
+	const char *status = probe_result_status_name(x->status);
+	const char *reason = x->reason;
 
 	/* A figure the server cannot take is no measurement to report. */
 	if (ok && (!reportable(x->stats.median) || x->stats.n < 0 ||
@@ -445,7 +458,8 @@ json_t *probe_report_to_json(const struct probe_report *r)
 	json_object_set_new(o, "schema_version",
 			    json_integer(PROBE_SCHEMA_VERSION));
 	json_object_set_new(o, "run_id", json_string(r->run_id));
-	json_object_set_new(o, "status", json_string(r->status));
+	json_object_set_new(o, "status",
+			    json_string(probe_run_status_name(r->status)));
 	json_object_set_new(o, "mode", json_string(r->mode));
 	json_object_set_new(o, "sizing", json_string(r->sizing));
 	if (r->only[0]) {

@@ -12,6 +12,11 @@
 #include <stdint.h>
 
 #include "stats.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define PROBE_SCHEMA_VERSION 1
 #ifndef PROBE_VERSION
@@ -44,7 +49,7 @@ struct probe_result {
 	int nranks;		   /* NCCL ranks, -1 -> null */
 	int concurrent; /* 1: other GPUs were measured at the same time */
 	char unit[12];
-	char status[12];  /* "ok", "skipped", "failed" */
+	enum probe_result_status status;
 	char reason[256]; /* for skipped/failed, "" -> null */
 	struct probe_stats stats;
 	double *samples; /* owned; NULL -> [] */
@@ -97,7 +102,7 @@ struct probe_node {
 
 struct probe_report {
 	char run_id[40];
-	char status[16]; /* "ok", "partial", "no_device", "failed" */
+	enum probe_run_status status;
 	char mode[16];	 /* "quick", "full", "custom" */
 	char sizing[16]; /* "quick", "full" */
 	char only[128];	 /* comma list, "" -> null */
@@ -204,5 +209,11 @@ int probe_time_valid(const char *s);
 
 /* 1 when metric is one of the documented metric names. */
 int probe_metric_known(const char *metric);
+/* The documented metric names (the server's list), *n of them. */
+const char *const *probe_metric_names(size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

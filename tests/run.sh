@@ -51,10 +51,13 @@ only=${ONLY:-}
 [ -z "$only" ] && for t in build/san/tests/test_*; do
 	[ -x "$t" ] && run_tap "unit/$(basename "$t")" "$t"
 done
-for t in build/san/test_probe build/test_probe; do
-	if [ -x "$t" ]; then run_tap "unit/test_probe" "$t"; break; fi
+for t in build/test_probe build/test_probe_*; do
+	[ -x "$t" ] && run_tap "unit/$(basename "$t")" "$t"
 done
-[ -x tests/probe_nodevice.sh ] && run_tap "probe/nodevice" tests/probe_nodevice.sh
+# (run with sh: probe_nodevice.sh was committed without its x bit and
+# silently never ran)
+[ -f tests/probe_nodevice.sh ] && run_tap "probe/nodevice" sh tests/probe_nodevice.sh
+[ -f tests/gpu_check_nogpu.sh ] && run_tap "probe/gpu_check" sh tests/gpu_check_nogpu.sh
 
 # A private PostgreSQL for the API tests.
 pgdir=$log/pg

@@ -378,7 +378,7 @@ static void test_report_roundtrip(void)
 
 	make_report(&r);
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "ok") == 0); /* not-applicable skip */
+	CHECK(r.status == PROBE_RUN_OK); /* not-applicable skip */
 	text = probe_report_dumps(&r);
 	CHECK(text != NULL);
 	j = json_loads(text, 0, &je);
@@ -490,7 +490,7 @@ static void test_report_status(void)
 	probe_result_skip(&x, 1, "libnccl.so.2 not found");
 	probe_report_add(&r, &x);
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "partial") == 0);
+	CHECK(r.status == PROBE_RUN_PARTIAL);
 	probe_report_free(&r);
 
 	probe_report_init(&r);
@@ -500,10 +500,10 @@ static void test_report_status(void)
 	probe_result_fail(&x, "cudaErrorMemoryAllocation");
 	probe_report_add(&r, &x);
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "failed") == 0);
-	strcpy(r.status, "no_device");
+	CHECK(r.status == PROBE_RUN_FAILED);
+	r.status = PROBE_RUN_NO_DEVICE;
 	probe_report_finalize_status(&r);
-	CHECK(strcmp(r.status, "no_device") == 0);
+	CHECK(r.status == PROBE_RUN_NO_DEVICE);
 	probe_report_free(&r);
 }
 
@@ -987,9 +987,15 @@ static void test_check_metrics(void)
 					     "p2p_bidir_gbps",
 					     "p2p_latency_us",
 					     "nccl_allreduce_busbw_gbps",
-					     "nccl_allreduce_algbw_gbps"};
+					     "nccl_allreduce_algbw_gbps",
+					     "gemm_sustained_tflops",
+					     "nccl_allgather_busbw_gbps",
+					     "nccl_allgather_algbw_gbps",
+					     "nccl_reducescatter_busbw_gbps",
+					     "nccl_reducescatter_algbw_gbps",
+					     "nccl_allreduce_latency_us"};
 	static const char *const bad[] = {"gemm_flops", "GEMM_TFLOPS", "",
-					  "nccl_allgather_busbw_gbps"};
+					  "nccl_alltoall_busbw_gbps"};
 	json_t *j = valid_report(), *x = res_at(j, 0);
 	size_t i;
 
@@ -1192,6 +1198,11 @@ static void test_cli_ok(void)
 	CHECK(strcmp(c.spool_dir, PROBE_DEFAULT_SPOOL_DIR) == 0);
 	CHECK(c.output == NULL && c.server == NULL);
 	CHECK(c.retries == 4 && c.timeout_ms == 30000);
+	CHECK(c.sustain_s == 60 && !c.list);
+	CHECK(parse(&c, NULL, err, sizeof(err), 3, "--full", "--sustain-s",
+		    "120") == 0);
+	CHECK(c.sustain_s == 120);
+	CHECK(parse(&c, NULL, err, sizeof(err), 1, "--list") == 0 && c.list);
 
 	CHECK(parse(&c, "/env/spool", err, sizeof(err), 6, "--quick", "--only",
 		    "p2p,gemm", "--output=/tmp/r.json", "--devices",
@@ -1256,6 +1267,10 @@ static void test_cli_errors(void)
 			 NULL);
 	expect_cli_error("--quick: takes no value", 1, "--quick=1", NULL, NULL);
 	expect_cli_error("unexpected argument 'quick'", 1, "quick", NULL, NULL);
+	expect_cli_error("--sustain-s: expected an integer in [1, 3600]", 2,
+			 "--sustain-s", "0", NULL);
+	expect_cli_error("--sustain-s: missing value", 1, "--sustain-s", NULL,
+			 NULL);
 }
 
 /* ---- spool --------------------------------------------------------- */

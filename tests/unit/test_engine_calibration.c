@@ -1,0 +1,81 @@
+/* Calibration with measured GEMM rates (issue 14): a measured best-shape
+ * median keeps the in-step retention the datasheet path assumes, so a
+ * fleet that measures exactly what the datasheet path expects sizes the
+ * same; and attention scales with the retained rate. */
+#include <math.h>
+#include <string.h>
+
+#include "hw.h"
+#include "testlib.h"
+
+static struct hw_spec h100(void)
+{
+	struct hw_spec g;
+
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "H100 SXM");
+	g.peak_tflops[ENG_BF16] = 989.4;
+	g.peak_tflops[ENG_FP16] = 989.4;
+	g.peak_tflops[ENG_FP8] = 1979.0;
+	g.memory_bandwidth_gbps = 3350;
+	g.cc_major = 9;
+	g.gemm_peak_fraction = 0.803; /* mamf best shape, BF16 */
+	return g;
+}
+
+static void test_retention_values(void)
+{
+	CHECK_NEAR(hw_gemm_in_step_retention(ENG_BF16), 0.75 / 0.869, 1e-12);
+	CHECK_NEAR(hw_gemm_in_step_retention(ENG_FP16), 0.75 / 0.869, 1e-12);
+	CHECK_NEAR(hw_gemm_in_step_retention(ENG_FP8), 0.65 / 0.709, 1e-12);
+	CHECK(hw_gemm_in_step_retention(ENG_BF16) < 1.0);
+}
+
+/* The probes measure H100's mamf best shape (794.5 TFLOP/s): the rate
+ * the engine uses equals the datasheet path's, not 14 % more. */
+static void test_measured_best_shape_matches_datasheet(void)
+{
+	struct hw_spec g = h100();
+	struct hw_rate ds = hw_gemm_rate(&g, ENG_BF16), ms;
+	double attn_ds = hw_attn_tflops(&g, false), attn_ms;
+
+	CHECK(!ds.measured && ds.retention == 1.0);
+	g.gemm_tflops[ENG_BF16].value = 989.4 * 0.803;
+	g.gemm_tflops[ENG_BF16].samples = 3;
+	ms = hw_gemm_rate(&g, ENG_BF16);
+	attn_ms = hw_attn_tflops(&g, false);
+	CHECK(ms.measured && ms.samples == 3);
+	CHECK_NEAR(ms.measured_median, 989.4 * 0.803, 1e-12);
+	CHECK_NEAR(ms.retention, 0.75 / 0.869, 1e-12);
+	CHECK_NEAR(ms.value, ds.value, 1e-9);
+	CHECK_NEAR(ms.efficiency, ms.value / 989.4, 1e-12);
+	CHECK_NEAR(attn_ms, attn_ds, 1e-9);
+	/* A slower fleet is slower in proportion. */
+	g.gemm_tflops[ENG_BF16].value = 989.4 * 0.803 * 0.9;
+	CHECK_NEAR(hw_gemm_rate(&g, ENG_BF16).value, ds.value * 0.9, 1e-9);
+	CHECK_NEAR(hw_attn_tflops(&g, false), attn_ds * 0.9, 1e-9);
+}
+
+static void test_fp8_and_other_rates(void)
+{
+	struct hw_spec g = h100();
+	struct hw_rate ds = hw_gemm_rate(&g, ENG_FP8), ms, hbm;
+
+	g.gemm_tflops[ENG_FP8].value = 1402.6; /* mamf FP8 best shape */
+	g.gemm_tflops[ENG_FP8].samples = 1;
+	ms = hw_gemm_rate(&g, ENG_FP8);
+	CHECK_NEAR(ms.value, ds.value, 1e-3);
+	/* Streaming rates are used as measured. */
+	g.hbm_gbps.value = 3000;
+	g.hbm_gbps.samples = 2;
+	hbm = hw_hbm_rate(&g);
+	CHECK(hbm.measured && hbm.value == 3000 && hbm.retention == 1.0);
+}
+
+int main(void)
+{
+	RUN(test_retention_values);
+	RUN(test_measured_best_shape_matches_datasheet);
+	RUN(test_fp8_and_other_rates);
+	return testlib_finish();
+}
