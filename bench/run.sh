@@ -51,7 +51,9 @@ for try in 1 2 3 4 5; do
 	# PostgreSQL runs on the same two cores here; 8 connections stored
 	# ~5 % fewer reports/s side by side (more backends contending for the
 	# same cores and WAL locks), with the same sizing rate.
-	build/gpusizerd serve --listen 127.0.0.1:$port --db-pool-size 4 \
+	# --fleet-synthetic: the fleet reads are measured over the synthetic
+	# reports the ingestion bench stores.
+	build/gpusizerd serve --listen 127.0.0.1:$port --db-pool-size 4 --fleet-synthetic \
 		--connection-limit 1024 >"$work/d.log" 2>&1 &
 	dpid=$!
 	for _ in $(seq 1 100); do

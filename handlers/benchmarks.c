@@ -225,6 +225,11 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 	if (jvt_enum(&v, t, 0, "status", true, run_statuses, &e) == 0)
 		rep->status = run_statuses[e];
 	jvt_str(&v, t, 0, "mode", false, 32, a, &rep->mode);
+	{
+		/* fixtures and demos: kept, but out of fleet figures */
+		uint32_t syn = jtape_get(t, 0, "synthetic");
+		rep->synthetic = syn && t->tok[syn].type == JT_TRUE;
+	}
 	for (int k = 0; k < 2; k++) {
 		const char *key = k ? "finished_at" : "started_at";
 		const char **at = k ? &rep->finished_at : &rep->started_at;
@@ -471,8 +476,8 @@ void h_fleet(struct app *app, const struct request *req, struct response *res)
 			return;
 		}
 	}
-	if (store_fleet(app->db, (int)days, DEGRADED_THRESHOLD, &out, &e) !=
-	    STORE_OK) {
+	if (store_fleet(app->db, (int)days, DEGRADED_THRESHOLD,
+			app->fleet_synthetic, &out, &e) != STORE_OK) {
 		problem_store(res, &e, "fleet");
 		return;
 	}

@@ -27,8 +27,8 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 	ci->window_days = CALIB_WINDOW_DAYS;
 	if (mode == CALIB_DATASHEET)
 		return 0;
-	if (store_fleet_medians(app->db, gpu, CALIB_WINDOW_DAYS, &fm, &e) !=
-	    STORE_OK) {
+	if (store_fleet_medians(app->db, gpu, CALIB_WINDOW_DAYS,
+				app->fleet_synthetic, &fm, &e) != STORE_OK) {
 		problem_store(res, &e, "fleet measurements");
 		return -1;
 	}

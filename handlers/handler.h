@@ -31,6 +31,8 @@ struct app {
 	atomic_int cancel_work;
 	long engine_max_steps; /* work units one search may spend */
 	int engine_timeout_ms; /* wall clock of one request's engine work */
+	/* reports marked synthetic count in fleet figures (tests, demos) */
+	int fleet_synthetic;
 };
 
 struct kv {

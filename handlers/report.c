@@ -1978,7 +1978,7 @@ void h_report_capacity(struct app *app, const struct request *req,
 		       struct response *res)
 {
 	struct report_query q = {REPORT_WINDOW_DAYS, REPORT_DEGRADED_THRESHOLD,
-				 "day", REPORT_HTML_NODES};
+				 "day", REPORT_HTML_NODES, false};
 	const char *w = req_query(req, "window_days");
 	const char *f = req_query(req, "format");
 	const char *section = req_query(req, "section");
@@ -2040,6 +2040,7 @@ void h_report_capacity(struct app *app, const struct request *req,
 	}
 	/* About 60 bars at most in the demand plot. */
 	q.bucket = q.window_days <= 62 ? "day" : "week";
+	q.with_synthetic = app->fleet_synthetic;
 	if (fmt == REPORT_CSV)
 		q.max_nodes = REPORT_CSV_NODES;
 	if (store_report_capacity(app->db, &q, &data, &e) != STORE_OK) {

@@ -72,6 +72,10 @@ static const struct key keys[] = {
      I(engine_max_steps), 10000, 1000000000, XSTR(ENG_BUDGET_DEFAULT_UNITS),
      "steps one training search may take (a layout visited or a memory "
      "evaluation); a larger search gets 422"},
+    {"fleet-synthetic", "GPUSIZER_FLEET_SYNTHETIC", K_BOOL, I(fleet_synthetic),
+     0, 1, "0",
+     "count reports marked synthetic (fixtures, make demo) in fleet "
+     "medians, calibration and the capacity report"},
     {"engine-timeout-ms", "GPUSIZER_ENGINE_TIMEOUT_MS", K_INT,
      I(engine_timeout_ms), 100, 600000, "10000",
      "wall clock of one request's engine work; past it (a saturated "

@@ -25,6 +25,7 @@ struct config {
 	int auth_reads;		     /* 1: reads and sizing need a token */
 	int engine_max_steps;	     /* work units of one engine search */
 	int engine_timeout_ms;	     /* one request's engine wall clock */
+	int fleet_synthetic;	     /* synthetic reports in fleet figures */
 };
 
 /* Fills *c from defaults, the environment, then argv[first..argc).

@@ -170,6 +170,7 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	app.auth_reads = cfg->auth_reads;
 	app.engine_max_steps = cfg->engine_max_steps;
 	app.engine_timeout_ms = cfg->engine_timeout_ms;
+	app.fleet_synthetic = cfg->fleet_synthetic;
 	struct http_config hc = {
 	    .listen = cfg->listen,
 	    .max_body_bytes = cfg->max_body_bytes,

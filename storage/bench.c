@@ -29,16 +29,19 @@ TTL_CACHE(medians_cache, 64, 30000);
 
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
+				      bool with_synthetic,
 				      struct fleet_medians *out,
 				      struct store_err *e)
 {
 	char days[16], key[TTL_KEY_MAX], lo[32], hi[32];
-	const char *params[4] = {gpu_type, days, lo, hi};
+	const char *params[5] = {gpu_type, days, lo, hi,
+				 with_synthetic ? "true" : "false"};
 	PGresult *r = NULL;
 
 	memset(out, 0, sizeof(*out));
 	store_err_clear(e);
-	snprintf(key, sizeof(key), "%d/%s", window_days, gpu_type);
+	snprintf(key, sizeof(key), "%d/%d/%s", window_days, with_synthetic,
+		 gpu_type);
 	{
 		size_t len = 0;
 		struct fleet_medians *hit =
@@ -73,7 +76,10 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		"  AND median BETWEEN $3::float8 AND $4::float8"
 		"  AND measured_at > now() - make_interval(days => $2::int)"
 		"  AND metric IN ('gemm_tflops', 'hbm_read_gbps',"
-		"   'nccl_allreduce_busbw_gbps', 'p2p_unidir_gbps')),"
+		"   'nccl_allreduce_busbw_gbps', 'p2p_unidir_gbps')"
+		"  AND ($5::boolean OR NOT EXISTS (SELECT 1 FROM benchmark_runs"
+		"   s WHERE s.run_id = benchmark_results.run_id"
+		"   AND s.synthetic))),"
 		" per_run AS ("
 		" SELECT metric, CASE dtype WHEN 'fp8_e4m3' THEN 'fp8'"
 		"  ELSE dtype END AS dtype, run_id,"
@@ -83,7 +89,7 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY v),"
 		"  count(*), (SELECT count(DISTINCT run_id) FROM per_run)"
 		" FROM per_run GROUP BY 1, 2",
-		4, params, 1, &r, e) != STORE_OK)
+		5, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	for (int i = 0; i < PQntuples(r); i++) {
 		const char *metric = PQgetvalue(r, i, 0);
@@ -325,9 +331,9 @@ static struct db_stmt ingest_stmt = {
 	"  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
 	" run AS ("
 	"  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
-	"   started_at, finished_at, report)"
+	"   started_at, finished_at, report, synthetic)"
 	"  VALUES ($2::uuid, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
-	"   $1::text)"
+	"   $1::text, $31::boolean)"
 	"  ON CONFLICT (run_id) DO NOTHING"
 	"  RETURNING run_id, hostname, received_at, first_result_id),"
 	" node AS ("
@@ -386,20 +392,25 @@ static struct db_stmt ingest_stmt = {
 	"   'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM run)"};
 
 #define INGEST_FIXED 12 /* parameters before the result arrays */
+/* After them: the report's "synthetic" ($31 in ingest_sql: 12 + the 18
+ * result columns + 1; a static check below keeps the two in step). */
+#define INGEST_SYNTHETIC (INGEST_FIXED + RC_COUNT)
+#define INGEST_PARAMS	 (INGEST_SYNTHETIC + 1)
+_Static_assert(INGEST_PARAMS == 31, "ingest_sql names the last parameter $31");
 
 enum store_status store_bench_ingest(struct db_pool *pool,
 				     const struct bench_report *rep,
 				     struct bench_ingest *out,
 				     struct store_err *e)
 {
-	const char *params[INGEST_FIXED + RC_COUNT] = {
+	const char *params[INGEST_PARAMS] = {
 	    rep->text,	      rep->run_id,	   rep->hostname,
 	    rep->status,      rep->mode,	   rep->started_at,
 	    rep->finished_at, rep->gpus_json,	   rep->node_json,
 	    rep->cpu_model,   rep->driver_version, rep->cuda_driver_version};
 	const char *p1[2] = {rep->run_id, rep->text};
-	int lengths[INGEST_FIXED + RC_COUNT] = {0};
-	int formats[INGEST_FIXED + RC_COUNT] = {0};
+	int lengths[INGEST_PARAMS] = {0};
+	int formats[INGEST_PARAMS] = {0};
 	struct buf cols[RC_COUNT] = {0}, tmp = {0};
 	PGresult *r = NULL;
 	int oom = 0;
@@ -433,8 +444,9 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 			 "out of memory building the report's rows");
 		goto out;
 	}
-	if (db_exec_stmt(pool, &ingest_stmt, INGEST_FIXED + RC_COUNT, params,
-			 lengths, formats, 0, &r, e) != STORE_OK)
+	params[INGEST_SYNTHETIC] = rep->synthetic ? "true" : "false";
+	if (db_exec_stmt(pool, &ingest_stmt, INGEST_PARAMS, params, lengths,
+			 formats, 0, &r, e) != STORE_OK)
 		goto out;
 	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
 	if (out->created) {
@@ -649,11 +661,12 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 }
 
 enum store_status store_fleet(struct db_pool *pool, int window_days,
-			      double threshold, json_t **out,
-			      struct store_err *e)
+			      double threshold, bool with_synthetic,
+			      json_t **out, struct store_err *e)
 {
 	char days[16], thr[32], lo[32], hi[32];
-	const char *params[4] = {days, thr, lo, hi};
+	const char *params[5] = {days, thr, lo, hi,
+				 with_synthetic ? "true" : "false"};
 	PGresult *r = NULL;
 
 	*out = NULL;
@@ -689,6 +702,9 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"  x.measured_at FROM gl, win, LATERAL (SELECT b.run_id,"
 		"  b.measured_at FROM benchmark_results b"
 		"  WHERE b.gpu_uuid = gl.uuid AND b.measured_at >= win.t0"
+		"  AND ($5::boolean OR NOT EXISTS (SELECT 1 FROM"
+		"   benchmark_runs s WHERE s.run_id = b.run_id"
+		"   AND s.synthetic))"
 		"  ORDER BY b.measured_at DESC LIMIT 1) x),"
 		" sized AS (SELECT b.gpu_uuid, l.k, b.metric,"
 		"  coalesce(b.dtype, '') AS dtype, b.unit, b.median,"

@@ -7,6 +7,7 @@
 #define GPUSIZER_STORAGE_BENCH_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "storage/db.h"
 
@@ -39,10 +40,13 @@ struct fleet_medians {
 };
 
 /* Medians over the runs of the last window_days for gpu_type; kept 30 s
- * per type (cleared when this process stores a new run).
+ * per type (cleared when this process stores a new run). Runs whose
+ * report says "synthetic": true (fixtures, make demo) count only when
+ * with_synthetic is set (issue 14: a fleet's figures are measurements).
  */
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
+				      bool with_synthetic,
 				      struct fleet_medians *out,
 				      struct store_err *e);
 
@@ -74,6 +78,7 @@ struct bench_report {
 	    *finished_at;
 	const char *node_json, *gpus_json; /* JSON text of node and gpus */
 	const char *cpu_model, *driver_version, *cuda_driver_version;
+	bool synthetic; /* the report says "synthetic": true */
 	const struct bench_result *results;
 	int n_results;
 };
@@ -123,7 +128,7 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
  * flags a GPU, e.g. 0.10).
  */
 enum store_status store_fleet(struct db_pool *pool, int window_days,
-			      double threshold, json_t **out,
-			      struct store_err *e);
+			      double threshold, bool with_synthetic,
+			      json_t **out, struct store_err *e);
 
 #endif

@@ -95,7 +95,7 @@ static const char report_sql[] =
     "   r.received_at AT TIME ZONE 'UTC') AS wk, r.run_id,"
     "  r.first_result_id AS lo"
     "  FROM benchmark_runs r, w WHERE r.received_at >= w.t0"
-    "  AND r.status IN ('ok', 'partial')"
+    "  AND r.status IN ('ok', 'partial') AND ($7::boolean OR NOT r.synthetic)"
     "  ORDER BY wk, r.hostname, r.received_at DESC),"
     " ws AS (SELECT l.wk, b.gpu_uuid, g.k, b.metric,"
     "  coalesce(b.dtype, '') AS dtype, b.median, b.status,"
@@ -224,7 +224,13 @@ enum store_status store_report_capacity(struct db_pool *pool,
 					json_t **out, struct store_err *e)
 {
 	char days[16], max_nodes[16], thr[32], lo[32], hi[32];
-	const char *params[6] = {days, q->bucket, max_nodes, thr, lo, hi};
+	const char *params[7] = {days,
+				 q->bucket,
+				 max_nodes,
+				 thr,
+				 lo,
+				 hi,
+				 q->with_synthetic ? "true" : "false"};
 	PGresult *r = NULL;
 	json_t *fleet = NULL;
 	json_error_t jerr;
@@ -245,10 +251,10 @@ enum store_status store_report_capacity(struct db_pool *pool,
 	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
 	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
 	/* The fleet part is exactly GET /v1/fleet's, so the two agree. */
-	if (store_fleet(pool, q->window_days, q->degraded_threshold, &fleet,
-			e) != STORE_OK)
+	if (store_fleet(pool, q->window_days, q->degraded_threshold,
+			q->with_synthetic, &fleet, e) != STORE_OK)
 		return e->status;
-	if (db_exec(pool, report_sql, 6, params, 1, &r, e) != STORE_OK) {
+	if (db_exec(pool, report_sql, 7, params, 1, &r, e) != STORE_OK) {
 		json_decref(fleet);
 		return e->status;
 	}

@@ -11,6 +11,7 @@
 #define GPUSIZER_STORAGE_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "storage/db.h"
 
@@ -20,6 +21,7 @@ struct report_query {
 				      the weekly healthy GPUs' */
 	const char *bucket;	   /* demand periods: "day", "week", "month" */
 	int max_nodes;		   /* node rows listed (stalest first), >= 1 */
+	bool with_synthetic;	   /* synthetic runs count as healthy GPUs */
 };
 
 /* Fills *out (caller json_decref()s) with:

@@ -135,7 +135,7 @@ start_daemon() {
 	shift 2
 	[ "${unready:-0}" = 1 ] && ready=503
 	"$bin" serve --listen 127.0.0.1:0 --database-url "$db" --migrations-dir migrations \
-		--openapi-file openapi.yaml "$@" >"$log" 2>&1 &
+		--openapi-file openapi.yaml --fleet-synthetic "$@" >"$log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 1 200); do
 		port=$(grep -o '"msg":"listening".*"port":"[0-9]*"' "$log" 2>/dev/null | grep -o '"port":"[0-9]*"' |

@@ -24,6 +24,11 @@ if [ -z "${DATABASE_URL:-}" ]; then
 	mkdir -p "$top/var"
 	printf '%s\n' "$DATABASE_URL" >"$top/var/database_url"
 	echo "run: private PostgreSQL at $pgdir" >&2
+	# The private development database is where make demo's synthetic
+	# nodes go: they count in its fleet figures (a real DATABASE_URL keeps
+	# the default, which leaves synthetic reports out).
+	set -- --fleet-synthetic "$@"
+	echo "run: synthetic reports (make demo) count in this database's fleet figures" >&2
 	echo "run: build/gpusizerd token ... finds it (var/database_url); elsewhere: export DATABASE_URL='$DATABASE_URL'" >&2
 fi
 

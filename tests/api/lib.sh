@@ -24,14 +24,19 @@ not_ok() {
 }
 
 # start_daemon [args...]: starts gpusizerd on a free port, waits for ready.
+# The suites post the probe's synthetic fixtures and expect them in the
+# fleet figures, so the daemon counts synthetic reports (--fleet-synthetic)
+# unless GSZ_REAL_FLEET=1 asks for the default (t_synthetic).
 start_daemon() {
+	local syn=--fleet-synthetic
+	[ "${GSZ_REAL_FLEET:-0}" = 1 ] && syn=""
 	: >"$GSZ_LOG"
 	GSZ_MIGRATIONS_DIR=${GSZ_MIGRATIONS_DIR:-$TOP/migrations} \
 	GSZ_OPENAPI=${GSZ_OPENAPI:-$TOP/openapi.yaml} \
 		"$GSZ_BIN" serve --listen 127.0.0.1:0 \
 		--database-url "$DATABASE_URL" \
 		--migrations-dir "${GSZ_MIGRATIONS_DIR:-$TOP/migrations}" \
-		--openapi-file "$TOP/openapi.yaml" "$@" >>"$GSZ_LOG" 2>&1 &
+		--openapi-file "$TOP/openapi.yaml" $syn "$@" >>"$GSZ_LOG" 2>&1 &
 	GSZ_PID=$!
 	local port="" i
 	for i in $(seq 1 200); do

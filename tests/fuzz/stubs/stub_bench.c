@@ -11,9 +11,11 @@
 
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
+				      bool with_synthetic,
 				      struct fleet_medians *out,
 				      struct store_err *e)
 {
+	(void)with_synthetic;
 	(void)pool;
 	(void)gpu_type;
 	(void)window_days;
@@ -107,9 +109,10 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 }
 
 enum store_status store_fleet(struct db_pool *pool, int window_days,
-			      double threshold, json_t **out,
-			      struct store_err *e)
+			      double threshold, bool with_synthetic,
+			      json_t **out, struct store_err *e)
 {
+	(void)with_synthetic;
 	(void)pool;
 	(void)window_days;
 	(void)threshold;

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Synthetic reports stay out of fleet figures by default (issue 14). A
+# report that says "synthetic": true (the probe's fixtures, make demo) is
+# stored and listed like any other, but the fleet view, calibration and
+# the capacity report's healthy GPUs leave it out unless the daemon runs
+# with --fleet-synthetic. The same real-looking report without the flag
+# counts at once.
+. "$(dirname "$0")/lib.sh"
+
+GSZ_REAL_FLEET=1 start_daemon || { not_ok "daemon starts (default)"; exit 1; }
+tok=$(create_token "synthetic-$RANDOM$RANDOM" probe)
+sfx=$RANDOM$RANDOM
+# A fixture of its own GPU type name space: its own host and GPU uuids.
+mk() { # NAME SYNTHETIC: a report of host NAME, "synthetic" as given
+	jq -c --arg h "$1" --arg sx "-$1" --argjson syn "$2" --arg id "$(cat /proc/sys/kernel/random/uuid)" '
+		.run_id = $id | .node.hostname = $h | .synthetic = $syn
+		| .gpus = [.gpus[] | .uuid += $sx]
+		| .results = [.results[] | if .gpu_uuid then .gpu_uuid += $sx else . end]' \
+		"$TOP/tests/fixtures/probe/report_synthetic_h100x8.json"
+}
+mk "syn-$sfx" true >"$T/syn.json"
+req POST /v1/benchmarks -H "Authorization: Bearer $tok" -H 'Content-Type: application/json' -d @"$T/syn.json"
+check "a synthetic report is stored (201)" 201
+req GET "/v1/benchmarks?run_id=$(jq -r .run_id "$T/syn.json")&limit=1"
+check "and listed like any other" 200 '(.items | length) == 1'
+req GET /v1/fleet
+check "by default the fleet view leaves the synthetic node's GPUs out" 200 \
+	"[.items[]? // .types[]? | .. | strings] | map(select(contains(\"syn-$sfx\"))) | length == 0"
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":8,"calibration":"measured"}'
+check_problem "calibration: measured finds no (real) measurement of H100" 422 calibration
+stop_daemon
+
+start_daemon || { not_ok "daemon starts (--fleet-synthetic)"; exit 1; }
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":8,"calibration":"measured"}'
+check "with --fleet-synthetic the same report calibrates" 201 '.basis.gemm_tflops.source == "measured"'
+stop_daemon
+
+GSZ_REAL_FLEET=1 start_daemon || { not_ok "daemon starts (default, again)"; exit 1; }
+mk "real-$sfx" false >"$T/real.json"
+req POST /v1/benchmarks -H "Authorization: Bearer $tok" -H 'Content-Type: application/json' -d @"$T/real.json"
+check "a report not marked synthetic is stored" 201
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":8,"calibration":"measured"}'
+check "and calibrates by default" 201 '.basis.gemm_tflops.source == "measured" and .basis.probe_runs == 1'
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
