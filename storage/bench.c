@@ -792,7 +792,7 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"   g.gpu_index), '[]') FROM gl g WHERE g.k = t.k AND EXISTS"
 		"   (SELECT 1 FROM flags f WHERE f.gpu_uuid = g.uuid)))"
 		"  ORDER BY t.k), '[]')) FROM types t",
-		4, params, 1, &r, e) != STORE_OK)
+		5, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	return one_json(r, out, e);
 }

@@ -10,11 +10,13 @@
 GSZ_REAL_FLEET=1 start_daemon || { not_ok "daemon starts (default)"; exit 1; }
 tok=$(create_token "synthetic-$RANDOM$RANDOM" probe)
 sfx=$RANDOM$RANDOM
-# A fixture of its own GPU type name space: its own host and GPU uuids.
+# The H100 fixture as RTX 5090s (a type no other suite reports), with its
+# own host and GPU uuids, dated now.
 mk() { # NAME SYNTHETIC: a report of host NAME, "synthetic" as given
-	jq -c --arg h "$1" --arg sx "-$1" --argjson syn "$2" --arg id "$(cat /proc/sys/kernel/random/uuid)" '
-		.run_id = $id | .node.hostname = $h | .synthetic = $syn
-		| .gpus = [.gpus[] | .uuid += $sx]
+	jq -c --arg h "$1" --arg sx "-$1" --argjson syn "$2" --arg id "$(cat /proc/sys/kernel/random/uuid)" \
+		--arg s "$(date -u -d '-8 minutes' +%Y-%m-%dT%H:%M:%S.000Z)" --arg f "$(date -u +%Y-%m-%dT%H:%M:%S.000Z)" '
+		.run_id = $id | .node.hostname = $h | .synthetic = $syn | .started_at = $s | .finished_at = $f
+		| .gpus = [.gpus[] | .uuid += $sx | .name = "NVIDIA GeForce RTX 5090"]
 		| .results = [.results[] | if .gpu_uuid then .gpu_uuid += $sx else . end]' \
 		"$TOP/tests/fixtures/probe/report_synthetic_h100x8.json"
 }
@@ -24,22 +26,24 @@ check "a synthetic report is stored (201)" 201
 req GET "/v1/benchmarks?run_id=$(jq -r .run_id "$T/syn.json")&limit=1"
 check "and listed like any other" 200 '(.items | length) == 1'
 req GET /v1/fleet
-check "by default the fleet view leaves the synthetic node's GPUs out" 200 \
-	"[.items[]? // .types[]? | .. | strings] | map(select(contains(\"syn-$sfx\"))) | length == 0"
-req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":8,"calibration":"measured"}'
-check_problem "calibration: measured finds no (real) measurement of H100" 422 calibration
+check "by default the fleet view has no medians from the synthetic run (its GPUs are listed, unmeasured)" 200 \
+	'[.items[] | select(.gpu_type == "rtx-5090-32gb") | .metrics | length] == [0]'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"rtx-5090-32gb","max_gpus":8,"calibration":"measured"}'
+check_problem "calibration: measured finds no (real) measurement of the type" 422 calibration
 stop_daemon
 
 start_daemon || { not_ok "daemon starts (--fleet-synthetic)"; exit 1; }
-req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":8,"calibration":"measured"}'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"rtx-5090-32gb","max_gpus":8,"calibration":"measured"}'
 check "with --fleet-synthetic the same report calibrates" 201 '.basis.gemm_tflops.source == "measured"'
+req GET /v1/fleet
+check "and the fleet view has its medians" 200 '[.items[] | select(.gpu_type == "rtx-5090-32gb") | .metrics | length > 0] == [true]'
 stop_daemon
 
 GSZ_REAL_FLEET=1 start_daemon || { not_ok "daemon starts (default, again)"; exit 1; }
 mk "real-$sfx" false >"$T/real.json"
 req POST /v1/benchmarks -H "Authorization: Bearer $tok" -H 'Content-Type: application/json' -d @"$T/real.json"
 check "a report not marked synthetic is stored" 201
-req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":8,"calibration":"measured"}'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"rtx-5090-32gb","max_gpus":8,"calibration":"measured"}'
 check "and calibrates by default" 201 '.basis.gemm_tflops.source == "measured" and .basis.probe_runs == 1'
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
