@@ -23,7 +23,7 @@ FUZZ_LIBS  := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm -lpthread
 FUZZ_LIB_SRCS := $(wildcard handlers/*.c) $(wildcard engine/*.c) \
 	server/routes.c server/metrics.c server/log.c storage/sha256.c
 FUZZ_STUB_SRCS := $(wildcard tests/fuzz/stubs/stub_*.c)
-FUZZ_PROBE_SRCS := probe/report.c probe/stats.c probe/util.c probe/limits.c
+FUZZ_PROBE_SRCS := probe/report.c probe/status.c probe/stats.c probe/util.c probe/limits.c
 
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_STUB_OBJS := $(FUZZ_STUB_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
