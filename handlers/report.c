@@ -525,6 +525,20 @@ static void svg_ytitle(struct sbuf *b, double x, double y, const char *text)
 		  x, y, x, y, text);
 }
 
+/* The x axis line, both axis titles and the end of a chart's SVG. */
+static void svg_close_chart(struct sbuf *b, int left, int right, int w, int h,
+			    double top, double plot_h, const char *xtitle,
+			    const char *ytitle)
+{
+	sb_printf(b,
+		  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		  "stroke=\"" C_AXIS "\"/>\n",
+		  left, top + plot_h, w - right, top + plot_h);
+	svg_xtitle(b, left + (w - left - right) / 2.0, h - 8, xtitle);
+	svg_ytitle(b, 14, top + plot_h / 2, ytitle);
+	sb_put(b, "</svg>\n</div>\n");
+}
+
 static void svg_rect(struct sbuf *b, const char *cls, double x, double y,
 		     double w, double h, const char *fill)
 {
@@ -682,14 +696,8 @@ static void capacity_chart(struct sbuf *b, const json_t *d, const char *type)
 			sb_put(b, "</text>\n");
 		}
 	}
-	sb_printf(b,
-		  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		  "stroke=\"" C_AXIS "\"/>\n",
-		  left, top + plot_h, w - right, top + plot_h);
-	svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
-		   "ISO week (UTC, Monday to Sunday)");
-	svg_ytitle(b, 14, top + plot_h / 2, "GPU-days");
-	sb_put(b, "</svg>\n</div>\n");
+	svg_close_chart(b, left, right, w, h, top, plot_h,
+			"ISO week (UTC, Monday to Sunday)", "GPU-days");
 }
 
 static void html_capacity(struct sbuf *b, const json_t *d)
@@ -981,14 +989,8 @@ static int gemm_chart(struct sbuf *b, const json_t *d, const json_t *item)
 		html_esc_n(b, dt, 9);
 		sb_put(b, "</text>\n");
 	}
-	sb_printf(b,
-		  "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		  "stroke=\"" C_AXIS "\"/>\n",
-		  left, top + plot_h, w - right, top + plot_h);
-	svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
-		   "data type of the dense GEMM");
-	svg_ytitle(b, 14, top + plot_h / 2, "TFLOP/s (int8: TOP/s)");
-	sb_put(b, "</svg>\n</div>\n");
+	svg_close_chart(b, left, right, w, h, top, plot_h,
+			"data type of the dense GEMM", "TFLOP/s (int8: TOP/s)");
 	return 1;
 }
 
