@@ -39,10 +39,14 @@ LDLIBS_ALL = $(PKG_LIBS) -lpthread -lm
 
 ENGINE_SRCS   := $(wildcard engine/*.c)
 STORAGE_SRCS  := $(wildcard storage/*.c)
-HANDLER_SRCS  := $(wildcard handlers/*.c)
+HANDLER_SRCS  := $(wildcard handlers/*.c handlers/*/*.c)
 SERVER_SRCS   := $(wildcard server/*.c)
 DAEMON_SRCS   := $(SERVER_SRCS) $(HANDLER_SRCS) $(STORAGE_SRCS) $(ENGINE_SRCS)
-DAEMON_OBJS   := $(DAEMON_SRCS:%.c=$(BUILD)/obj/%.o)
+# The report's page head and CSS (handlers/report/head.html, report.css)
+# as C, made by handlers/report/embed.sh (sh and awk) in the build tree.
+REPORT_ASSETS := handlers/report/head.html handlers/report/report.css
+REPORT_GEN    := $(BUILD)/gen/report_assets.c
+DAEMON_OBJS   := $(DAEMON_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/report_assets.o
 LIB_OBJS      := $(filter-out $(BUILD)/obj/server/main.o,$(DAEMON_OBJS))
 ENGINE_OBJS   := $(ENGINE_SRCS:%.c=$(BUILD)/obj/%.o)
 
@@ -79,6 +83,14 @@ $(DEPS_STAMP): Makefile
 deps: $(DEPS_STAMP)
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(REPORT_GEN): handlers/report/embed.sh $(REPORT_ASSETS)
+	@mkdir -p $(dir $@)
+	sh handlers/report/embed.sh $(REPORT_ASSETS) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/report_assets.o: $(REPORT_GEN) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 

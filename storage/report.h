@@ -4,7 +4,7 @@
  * fleet's measured medians beside the datasheet and the degraded GPUs
  * (the same figures as GET /v1/fleet, from store_fleet()), how recently
  * every node's probe reported, and the sizing demand recorded in
- * recommendations. Handlers render it (handlers/report.c); nothing here
+ * recommendations. Handlers render it (handlers/report/); nothing here
  * knows HTML or CSV.
  */
 #ifndef GPUSIZER_STORAGE_REPORT_H

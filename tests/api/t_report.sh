@@ -391,7 +391,7 @@ else
 	[ "$size" -gt 50000 ] && ok "headless Chromium screenshot of the report ($size bytes)" ||
 		not_ok "headless Chromium screenshot of the report" "$size bytes; $(tail -n 3 "$T/chromium.log")"
 	if [ "$size" -gt 0 ] && command -v python3 >/dev/null 2>&1; then
-		# The fill colours of handlers/report.c: measured bars (and
+		# The fill colours of handlers/report/report_int.h: measured bars (and
 		# healthy GPU-days), reference bars, degraded GPUs, GPU-days
 		# asked (the fresh-node green is further down the page than
 		# 3000 pixels once a few GPU types report).

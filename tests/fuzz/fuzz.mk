@@ -20,8 +20,9 @@ FUZZ_LIBS  := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm -lpthread
 # What the harnesses link: handlers, engine, the route table, metrics and
 # log (for http.c, included by fuzz_routes), sha256; the probe's report
 # code for fuzz_probe_report.
-FUZZ_LIB_SRCS := $(wildcard handlers/*.c) $(wildcard engine/*.c) \
-	server/routes.c server/metrics.c server/log.c storage/sha256.c
+FUZZ_LIB_SRCS := $(wildcard handlers/*.c handlers/*/*.c) $(wildcard engine/*.c) \
+	server/routes.c server/metrics.c server/log.c storage/sha256.c \
+	$(FUZZ_OUT)/gen/report_assets.c
 FUZZ_STUB_SRCS := $(wildcard tests/fuzz/stubs/stub_*.c)
 FUZZ_PROBE_SRCS := probe/report.c probe/status.c probe/stats.c probe/util.c probe/limits.c
 
@@ -42,6 +43,12 @@ $(FUZZ_OUT)/obj/probe/%.o: probe/%.c
 $(FUZZ_OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+# The report's page head and CSS as C (as the Makefile makes them).
+REPORT_ASSETS := handlers/report/head.html handlers/report/report.css
+$(FUZZ_OUT)/gen/report_assets.c: handlers/report/embed.sh $(REPORT_ASSETS)
+	@mkdir -p $(dir $@)
+	sh handlers/report/embed.sh $(REPORT_ASSETS) >$@.tmp && mv $@.tmp $@
 
 $(FUZZ_OUT)/libgsz.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@
