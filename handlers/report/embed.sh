@@ -11,7 +11,9 @@
 # under the build directory, never into git.
 set -eu
 [ $# -eq 2 ] || { echo "usage: embed.sh HEAD_HTML CSS" >&2; exit 2; }
-[ -r "$1" ] && [ -r "$2" ] || { echo "embed.sh: cannot read $1 or $2" >&2; exit 1; }
+for f in "$1" "$2"; do
+	[ -r "$f" ] || { echo "embed.sh: cannot read $f" >&2; exit 1; }
+done
 awk -v head="$1" -v cssf="$2" '
 # s as the inside of a C string literal: backslash, quote and question
 # mark (no trigraph) escaped; everything else as is.
