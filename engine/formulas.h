@@ -11,7 +11,9 @@
 
 enum eng_recompute { ENG_RC_NONE, ENG_RC_SELECTIVE, ENG_RC_FULL, ENG_RC_COUNT };
 const char *eng_recompute_name(enum eng_recompute r);
-int eng_recompute_parse(const char *name, enum eng_recompute *out);
+/* JSON names, indexed by the enum and NULL-terminated (handlers validate
+ * against it). */
+extern const char *const eng_recompute_names[ENG_RC_COUNT + 1];
 
 /* §5: FLOPs per byte of TP activation traffic for width x (h/t, or d for
  * one head per GPU): 6*x/B (2 multiply-add x 3 passes). */

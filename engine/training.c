@@ -40,81 +40,49 @@
 
 /* ---- names ------------------------------------------------------------ */
 
-static const char *const optimizer_names[TRN_OPTIMIZER_COUNT] = {
-    "adamw", "adamw_8bit", "sgd", "adafactor"};
-static const char *const method_names[TRN_METHOD_COUNT] = {"full", "lora",
-							   "qlora"};
-static const char *const offload_names[TRN_OFFLOAD_COUNT] = {
-    "none", "optimizer", "optimizer+weights"};
-static const char *const objective_names[TRN_OBJ_COUNT] = {"time", "cost",
-							   "gpus"};
+const char *const trn_optimizer_names[TRN_OPTIMIZER_COUNT + 1] = {
+    "adamw", "adamw_8bit", "sgd", "adafactor", NULL};
+const char *const trn_method_names[TRN_METHOD_COUNT + 1] = {"full", "lora",
+							    "qlora", NULL};
+const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1] = {
+    "none", "optimizer", "optimizer+weights", NULL};
+const char *const trn_objective_names[TRN_OBJ_COUNT + 1] = {"time", "cost",
+							    "gpus", NULL};
 static const char *const binding_names[ENG_BIND_COUNT] = {
     "compute",	"memory",	    "communication",
     "deadline", "memory_bandwidth", "latency"};
+
+const struct trn_int_list trn_int_lists[TRN_INT_LISTS] = {
+    {"tp", 1, 1024, offsetof(struct trn_strategies, tp)},
+    {"pp", 1, 1024, offsetof(struct trn_strategies, pp)},
+    {"dp", 1, 1 << 20, offsetof(struct trn_strategies, dp)},
+    {"ep", 1, 1024, offsetof(struct trn_strategies, ep)},
+    {"cp", 1, 1024, offsetof(struct trn_strategies, cp)},
+    {"vp", 1, 64, offsetof(struct trn_strategies, vp)},
+    {"zero", 0, 3, offsetof(struct trn_strategies, zero)},
+    {"micro_batch", 1, 65536, offsetof(struct trn_strategies, micro_batch)},
+};
 
 static const char *name_of(const char *const *t, int n, int i)
 {
 	return (i >= 0 && i < n) ? t[i] : "?";
 }
 
-static int parse_in(const char *const *t, int n, const char *s, int *out)
-{
-	for (int i = 0; s && i < n; i++) {
-		if (strcmp(s, t[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *trn_optimizer_name(enum trn_optimizer o)
 {
-	return name_of(optimizer_names, TRN_OPTIMIZER_COUNT, (int)o);
-}
-int trn_optimizer_parse(const char *s, enum trn_optimizer *out)
-{
-	int i;
-	if (parse_in(optimizer_names, TRN_OPTIMIZER_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_optimizer)i;
-	return 0;
+	return name_of(trn_optimizer_names, TRN_OPTIMIZER_COUNT, (int)o);
 }
 const char *trn_method_name(enum trn_method m)
 {
-	return name_of(method_names, TRN_METHOD_COUNT, (int)m);
-}
-int trn_method_parse(const char *s, enum trn_method *out)
-{
-	int i;
-	if (parse_in(method_names, TRN_METHOD_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_method)i;
-	return 0;
+	return name_of(trn_method_names, TRN_METHOD_COUNT, (int)m);
 }
 const char *trn_offload_name(enum trn_offload o)
 {
-	return name_of(offload_names, TRN_OFFLOAD_COUNT, (int)o);
-}
-int trn_offload_parse(const char *s, enum trn_offload *out)
-{
-	int i;
-	if (parse_in(offload_names, TRN_OFFLOAD_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_offload)i;
-	return 0;
+	return name_of(trn_offload_names, TRN_OFFLOAD_COUNT, (int)o);
 }
 const char *trn_objective_name(enum trn_objective o)
 {
-	return name_of(objective_names, TRN_OBJ_COUNT, (int)o);
-}
-int trn_objective_parse(const char *s, enum trn_objective *out)
-{
-	int i;
-	if (parse_in(objective_names, TRN_OBJ_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_objective)i;
-	return 0;
+	return name_of(trn_objective_names, TRN_OBJ_COUNT, (int)o);
 }
 const char *eng_binding_name(enum eng_binding b)
 {
@@ -1036,9 +1004,9 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 
 	if (model_validate(m, msg, sizeof(msg)))
 		return fail_model(err, msg);
-	if (rq->seq_len <= 0 || rq->seq_len > 10000000)
+	if (rq->seq_len <= 0 || rq->seq_len > TRN_SEQ_LEN_MAX)
 		return eng_fail(err, ENG_EINVAL, "seq_len",
-				"must be between 1 and 10000000");
+				"must be between 1 and %ld", TRN_SEQ_LEN_MAX);
 	if (m->learned_pos_emb && rq->seq_len > m->max_seq_len)
 		return eng_fail(err, ENG_EINVAL, "seq_len",
 				"exceeds model.max_seq_len (%ld) of a model "
@@ -1091,13 +1059,14 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 	if (!(g->memory_bandwidth_gbps > 0))
 		return eng_fail(err, ENG_EINVAL, "gpu.memory_bandwidth_gbps",
 				"must be positive");
-	if (gpn <= 0 || gpn > 1024)
+	if (gpn <= 0 || gpn > TRN_GPUS_PER_NODE_MAX)
 		return eng_fail(err, ENG_EINVAL, "gpus_per_node",
-				"must be between 1 and 1024");
-	if (rq->gpus < 0 || rq->max_gpus < 0 || rq->gpus > 10000000 ||
-	    rq->max_gpus > 10000000)
+				"must be between 1 and %d",
+				TRN_GPUS_PER_NODE_MAX);
+	if (rq->gpus < 0 || rq->max_gpus < 0 || rq->gpus > TRN_GPUS_MAX ||
+	    rq->max_gpus > TRN_GPUS_MAX)
 		return eng_fail(err, ENG_EINVAL, rq->gpus ? "gpus" : "max_gpus",
-				"must be between 1 and 10000000");
+				"must be between 1 and %ld", TRN_GPUS_MAX);
 	if (rq->gpus == 0 && rq->max_gpus == 0)
 		return eng_fail(err, ENG_EINVAL, "max_gpus",
 				"give gpus or max_gpus");
@@ -1123,22 +1092,23 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 				eng_dtype_name(rq->precision));
 	}
 
-	if ((rc = check_list(&st->tp, "strategies.tp", 1, 1024, err)) ||
-	    (rc = check_list(&st->pp, "strategies.pp", 1, (int)m->layers,
+	for (int i = 0; i < TRN_INT_LISTS; i++) {
+		const struct trn_int_list *l = &trn_int_lists[i];
+		const struct trn_choices *c =
+		    (const struct trn_choices *)((const char *)st + l->offset);
+		char field[32];
+		snprintf(field, sizeof(field), "strategies.%s", l->key);
+		if ((rc = check_list(c, field, l->min, l->max, err)))
+			return rc;
+	}
+	if ((rc = check_list(&st->pp, "strategies.pp", 1, (int)m->layers,
 			     err)) ||
-	    (rc = check_list(&st->dp, "strategies.dp", 1, 10000000, err)) ||
-	    (rc = check_list(&st->ep, "strategies.ep", 1, 100000, err)) ||
-	    (rc = check_list(&st->cp, "strategies.cp", 1, 1024, err)) ||
-	    (rc = check_list(&st->vp, "strategies.vp", 1, 64, err)) ||
-	    (rc = check_list(&st->zero, "strategies.zero", 0, 3, err)) ||
 	    (rc = check_list(&st->recompute, "strategies.recompute", 0,
 			     ENG_RC_COUNT - 1, err)) ||
 	    (rc = check_list(&st->sequence_parallel,
 			     "strategies.sequence_parallel", 0, 1, err)) ||
 	    (rc = check_list(&st->flash_attention, "strategies.flash_attention",
 			     0, 1, err)) ||
-	    (rc = check_list(&st->micro_batch, "strategies.micro_batch", 1,
-			     1000000, err)) ||
 	    (rc = check_list(&st->offload, "strategies.offload", 0,
 			     TRN_OFFLOAD_COUNT - 1, err)))
 		return rc;
