@@ -1,4 +1,4 @@
-/* formulas.c - textbook formulas of SIZING.md (see formulas.h). */
+/* formulas.c - textbook formulas of docs/MODEL.md (see formulas.h). */
 #include "formulas.h"
 
 #include <math.h>

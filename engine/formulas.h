@@ -1,5 +1,6 @@
-/* formulas.h - the textbook pieces of SIZING.md, as plain functions so tests
- * can pin every worked number of §7 and the engine can reuse them.
+/* formulas.h - the textbook pieces of docs/MODEL.md, as plain functions so
+ * tests (tests/unit/test_engine.c) can pin every worked number and the
+ * engine can reuse them.
  *
  * Units are in the names; bytes are bytes (decimal GB = 1e9 B where the
  * source counts that way), bandwidths in GB/s = 1e9 B/s, one direction.

@@ -2,7 +2,7 @@
  * rates the engine actually uses (with their basis).
  *
  * Units: _tflops = 1e12 FLOP/s dense (no sparsity), _gbps = 1e9 B/s,
- * _gib = 2^30 B. Link bandwidths are ONE direction per GPU (SIZING.md §5):
+ * _gib = 2^30 B. Link bandwidths are ONE direction per GPU (docs/CATALOG.md):
  * H100 SXM NVLink 900 GB/s bidirectional -> intra_node_gbps = 450.
  * inter_node_gbps is per node, one direction (8 x 400 Gb/s NICs -> 400).
  */
@@ -107,7 +107,8 @@ struct hw_basis {
 };
 
 /* True when the GPU has tensor-core support for t: datasheet peak > 0 and,
- * for FP8 on NVIDIA parts, compute capability >= 8.9 (SIZING.md §7.7). */
+ * for FP8 on NVIDIA parts, compute capability >= 8.9 (docs/MODEL.md §5;
+ * NVIDIA CUDA C++ Programming Guide: FP8 tensor cores from sm_89). */
 bool hw_supports(const struct hw_spec *g, enum eng_dtype t);
 
 /* Achieved large-GEMM rate for dtype t (before the shape factor). */

@@ -1,6 +1,6 @@
 /* training.c - training/fine-tuning sizing: memory, time, plan search.
  *
- * Formulas: SIZING.md §2-5; refinements and every default in docs/MODEL.md
+ * Formulas, refinements and every default: docs/MODEL.md
  * (section numbers below refer to it). Everything here is static except
  * the functions declared in training.h.
  */
@@ -89,7 +89,7 @@ const char *eng_binding_name(enum eng_binding b)
 	return name_of(binding_names, ENG_BIND_COUNT, (int)b);
 }
 
-/* ---- optimizer state table (SIZING.md §3, MODEL.md §3) ----------------- */
+/* ---- optimizer state table (MODEL.md §3) -------------------------------- */
 
 static const struct {
 	double state_bytes; /* per parameter, beyond weights and gradients */
@@ -376,7 +376,7 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 		double mlp = (m->gated_mlp ? 3.0 : 2.0) * (c->h + f);
 		c->adapter_layer = rk * (qkv + o + mlp);
 	}
-	/* Model FLOPs per token (SIZING.md §2). LoRA skips weight gradients
+	/* Model FLOPs per token (MODEL.md §2). LoRA skips weight gradients
 	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */
 	c->model_flops_token = (c->lora ? 4.0 : 6.0) * c->P.matmul_active +
 			       3.0 * model_attn_fwd_flops_per_token(m, c->s);
@@ -460,9 +460,10 @@ static void mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 
 	mf->ls = (int)ceil_div(c->L, (double)l->pp);
 	mf->sp = stage_params(c, l, mf->ls);
-	/* Activations (SIZING.md §3): the first stage holds min(m, p)
-	 * micro-batches of its layers, x (1 + (p-1)/(p v)) interleaved; the
-	 * last stage holds one plus the fp32 logits 4*s*b*V/t. */
+	/* Activations (MODEL.md §3; Korthikanti et al. 2022 Table 2): the first
+	 * stage holds min(m, p) micro-batches of its layers, x (1 + (p-1)/(p
+	 * v)) interleaved; the last stage holds one plus the fp32 logits
+	 * 4*s*b*V/t. */
 	if (l->pp > 1) {
 		in_flight = fmin((double)m_micro, (double)l->pp);
 		if (l->vp > 1)
@@ -654,7 +655,8 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	if (l->tp > 1) {
 		/* 2 all-reduces forward, 2 backward (+2 recomputed forward) of
 		 * b*s*h values; SP turns each into reduce-scatter + all-gather
-		 * of the same volume (SIZING.md §4). */
+		 * of the same volume (Korthikanti et al. 2022 §4.2.2; MODEL.md
+		 * §4). */
 		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
 		double bytes = tokens * c->h * c->act_b;
 		double one =
@@ -775,7 +777,7 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		    m * (double)l->vp * 2.0 * (bytes / bw + COLL_LATENCY_S);
 	}
 
-	/* Data parallel (SIZING.md §4, MODEL.md §4). All DP traffic of a step
+	/* Data parallel (MODEL.md §4). All DP traffic of a step
 	 * shares one link (the node's NICs, or NVLink inside a node): its
 	 * total time can hide behind at most OVERLAP_EFF of the compute it
 	 * may overlap, less what ring attention already hides there when it

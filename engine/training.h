@@ -1,4 +1,5 @@
-/* training.h - size a training or fine-tuning job (issue 3, SIZING.md §2-5).
+/* training.h - size a training or fine-tuning job (issue 3, docs/MODEL.md
+ * §2-6).
  *
  * Usage: trn_request_init(&rq); fill rq (model, gpu, workload, limits);
  * trn_size(&rq, &res, &err). Pure: no I/O, no globals, no allocation; safe
@@ -232,7 +233,8 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 
 /* Bytes per parameter of the optimizer state (incl. fp32 master weights
  * when the weights are 16-bit), for weight bytes wb; h = hidden size (for
- * Adafactor's factored moments). SIZING.md §3. */
+ * Adafactor's factored moments). docs/MODEL.md §3; ZeRO (Rajbhandari et
+ * al. 2020) §3 for the 16 B/param of mixed-precision Adam. */
 double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h);
 
 #endif

@@ -315,7 +315,8 @@ json_t *inference_result_json(const struct inf_request *rq,
 	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
 		      "total", arch_count_json(r->params.total), "active",
 		      arch_count_json(r->params.active));
-	/* Byte counts are exact integers (SIZING.md 7.8 pins them). */
+	/* Byte counts are exact integers (tests/unit/test_engine.c test_78_kv
+	 * pins them). */
 	json_t *mem = json_pack(
 	    "{s:I, s:o, s:I, s:I, s:i}", "weights_bytes",
 	    (json_int_t)(r->weights_bytes + 0.5), "weights_gib",

@@ -1,4 +1,4 @@
-/* db.c - connection pool with reconnect (see db.h and SERVICE.md 2.11). */
+/* db.c - connection pool with reconnect (see db.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -118,7 +118,9 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 	p->conninfo = malloc(len);
 	if (!p->slots || !p->conninfo)
 		goto oom;
-	/* Options in the conninfo survive PQreset (SERVICE.md 2.11). A URI
+	/* Options in the conninfo survive PQreset (libpq docs, "Database
+	 * Connection Control Functions": PQreset reconnects with the same
+	 * parameters). A URI
 	 * takes them as query parameters, a keyword string as pairs. Only
 	 * what poolers accept: server settings go with each statement
 	 * (settings_stmt).

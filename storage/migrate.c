@@ -1,4 +1,5 @@
-/* migrate.c - the migration runner (design: SERVICE.md 2.13). */
+/* migrate.c - the migration runner (design: docs/OPERATIONS.md "Migrations").
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -152,7 +153,8 @@ out:
 }
 
 /* Runs a trusted statement string (migration files hold several statements,
- * which only the simple protocol accepts; SERVICE.md 2.11).
+ * which only the simple protocol accepts: libpq docs, PQexecParams "allows
+ * at most one SQL command").
  */
 static int run(PGconn *c, const char *sql, char *err, size_t errlen)
 {

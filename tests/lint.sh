@@ -6,7 +6,8 @@
 #   3. yamllint       openapi.yaml, the linter configs and deploy/ (rules in .yamllint)
 #   4. redocly        `redocly lint openapi.yaml` (rules in .redocly.yaml)
 #   5. spectral       `spectral lint openapi.yaml` (rules in .spectral.yaml)
-#   6. static         SQL parameterised in storage/*.c (tests/sqlcheck.awk), libpq only in storage/
+#   6. static         SQL parameterised in storage/*.c (tests/sqlcheck.awk), libpq only in storage/,
+#                     comments cite only files in the repository
 #   7. contract       tests/contract.sh: the real daemon behind Prism, every answer checked against
 #                     openapi.yaml (needs PostgreSQL and the Node tools)
 #
@@ -203,7 +204,7 @@ if [ "$node_ok" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-section "static (SQL parameterised in storage/, libpq only in storage/)"
+section "static (SQL parameterised, libpq only in storage/, citations in the repository)"
 # tests/sqlcheck.awk states the SQL rules. It must catch what it is for: a file planted with six
 # violations (and one good call) is checked first, so a checker that has stopped seeing anything
 # fails here rather than passing every file.
@@ -248,6 +249,17 @@ if [ -z "$outside" ]; then
 else
 	printf '  %s\n' $outside
 	fail libpq-only-in-storage "libpq outside storage/ (above)"
+fi
+# Comments cite only files in the repository: SIZING.md and SERVICE.md are the maintainers' notes
+# outside it (docs/MODEL.md and docs/RELIABILITY.md restate what the code rests on).
+# tests/api/t_basic.sh names them as text the catalog must not cite; this file names them here.
+cited=$(source_files '*.c' '*.h' '*.cu' '*.cuh' '*.sh' '*.mk' '*.awk' Makefile |
+	grep -vE '^tests/(api/t_basic|lint)\.sh$' | xargs grep -lE '(SIZING|SERVICE)\.md' 2>/dev/null)
+if [ -z "$cited" ]; then
+	pass citations "no code comment cites SIZING.md or SERVICE.md"
+else
+	printf '  %s\n' $cited
+	fail citations "code citing SIZING.md or SERVICE.md (above): cite the public source or docs/"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sizing endpoints end to end: training, inference, compare; the
-# SIZING.md section 7 worked numbers through the API; impossible requests;
+# worked numbers of tests/unit/test_engine.c (docs/MODEL.md) through the API; impossible requests;
 # persistence and the recommendation history with cursor pagination.
 . "$(dirname "$0")/lib.sh"
 start_daemon || { not_ok "daemon starts"; exit 1; }

@@ -1,4 +1,4 @@
-/* test_engine.c - SIZING.md §1 and §7 worked numbers, errors, plan search.
+/* test_engine.c - worked numbers (docs/MODEL.md §1-5), errors, plan search.
  * Build: cc ... -Iengine engine/[all].c tests/unit/test_engine.c -lm */
 #include <math.h>
 #include <stdio.h>
