@@ -111,6 +111,13 @@ struct hw_basis {
  * NVIDIA CUDA C++ Programming Guide: FP8 tensor cores from sm_89). */
 bool hw_supports(const struct hw_spec *g, enum eng_dtype t);
 
+/* GPU<->host bandwidth of a PCIe link, one direction, GB/s: gen's GT/s per
+ * lane (Gen3 8, Gen4 16, Gen5 32, Gen6 64) x width lanes (0: x16) x 128b/130b
+ * encoding / 8 bits (PCI-SIG base specifications; docs/PROBE.md, "limit"
+ * of h2d_*). 0 for a generation outside 3..6 (unknown: the engine's
+ * default applies). Gen3 x16 15.75, Gen4 x16 31.51, Gen5 x16 63.02. */
+double hw_pcie_gbps(int gen, int width);
+
 /* Achieved large-GEMM rate for dtype t (before the shape factor). */
 struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t);
 /* Achieved streaming HBM bandwidth. */

@@ -93,17 +93,8 @@ static void row_to_hw(const json_t *row, struct hw_spec *hw)
 		json_string_value(json_object_get(row, "efficiency_basis")),
 		&hw->efficiency_basis) != 0)
 		hw->efficiency_basis = HW_EFF_DATASHEET_ONLY;
-	/* PCIe per direction from the generation: 128b/130b at 8/16/32 GT/s
-	 * (PROBE.md section 3), x16 unless stated.
-	 */
-	{
-		int gen = (int)num_or0(row, "pcie_gen");
-		int width = (int)num_or0(row, "pcie_width");
-		static const double gts[] = {0, 2.5, 5, 8, 16, 32, 64, 64};
-		if (gen >= 3 && gen <= 6)
-			hw->host_link_gbps = gts[gen] * (width ? width : 16) *
-					     128.0 / 130.0 / 8.0;
-	}
+	hw->host_link_gbps = hw_pcie_gbps((int)num_or0(row, "pcie_gen"),
+					  (int)num_or0(row, "pcie_width"));
 	if (cc && sscanf(cc, "%d.%d", &hw->cc_major, &hw->cc_minor) != 2)
 		hw->cc_major = hw->cc_minor = 0;
 }
