@@ -38,9 +38,11 @@
  * parsing and planning it each time doubled the cost of a short statement.
  */
 static const char settings_sql[] =
+    /* clang-format off */
     "SELECT set_config('statement_timeout', $1, true),"
     " set_config('lock_timeout', '2000', true),"
     " set_config('TimeZone', 'UTC', true)";
+/* clang-format on */
 static struct db_stmt settings_stmt = {.sql = settings_sql};
 
 struct slot {
