@@ -367,7 +367,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	struct calib_info ci;
 	const char *model_name = "custom", *gpu_name = NULL;
 	enum calib_mode calib = CALIB_AUTO;
-	json_t *body, *gpu_row = NULL;
+	json_t *body;
+	struct store_gpu gpu_row;
 
 	body = jv_parse_body(req, res);
 	if (!body)
@@ -379,7 +380,7 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	    inference_check_gpu(&rq, "tp", res) != 0)
 		goto out;
 	/* the entry's own name, when asked by an alias (names.h) */
-	gpu_name = json_string_value(json_object_get(gpu_row, "name"));
+	gpu_name = gpu_row.name;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		problem(res, 503, "unavailable", "Service unavailable",
@@ -410,6 +411,5 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	}
 out:
 	free(r);
-	json_decref(gpu_row);
 	json_decref(body);
 }

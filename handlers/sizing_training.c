@@ -428,7 +428,8 @@ void h_sizing_training(struct app *app, const struct request *req,
 	struct sizing_budget budget;
 	const char *model_name = "custom", *gpu_name = NULL;
 	enum calib_mode calib = CALIB_AUTO;
-	json_t *body, *gpu_row = NULL;
+	json_t *body;
+	struct store_gpu gpu_row;
 
 	body = jv_parse_body(req, res);
 	if (!body)
@@ -439,7 +440,7 @@ void h_sizing_training(struct app *app, const struct request *req,
 			    res) != 0)
 		goto out;
 	/* the entry's own name, when asked by an alias (names.h) */
-	gpu_name = json_string_value(json_object_get(gpu_row, "name"));
+	gpu_name = gpu_row.name;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		problem(res, 503, "unavailable", "Service unavailable",
@@ -469,6 +470,5 @@ void h_sizing_training(struct app *app, const struct request *req,
 	}
 out:
 	free(r);
-	json_decref(gpu_row);
 	json_decref(body);
 }
