@@ -80,8 +80,9 @@ static const struct num_field sweep_fields[] = {
     INT(size_bytes, PROBE_SIZE_BYTES_MAX),
 };
 static const struct num_field stat_fields[] = {
-    NUM(median), NUM(max),	  NUM(mean),  NUM(p10),	       NUM(p90),
-    NUM(cv),	 INT(n, PROBE_N_MAX), NUM(limit), NUM(efficiency),
+    NUM(median),     NUM(max), NUM(mean),	    NUM(p10),
+    NUM(p90),	     NUM(cv),  INT(n, PROBE_N_MAX), NUM(limit),
+    NUM(efficiency),
 };
 #undef NUM
 #undef INT
@@ -208,8 +209,8 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 	for (int k = 0; k < 2; k++) {
 		const char *key = k ? "finished_at" : "started_at";
 		const char **at = k ? &rep->finished_at : &rep->started_at;
-		if (jvt_str(&v, t, 0, key, false, PROBE_TIME_MAX, a, at) == 0 && *at &&
-		    !rfc3339_valid(*at))
+		if (jvt_str(&v, t, 0, key, false, PROBE_TIME_MAX, a, at) == 0 &&
+		    *at && !rfc3339_valid(*at))
 			jv_error(&v, key, "must be an RFC 3339 date-time");
 	}
 	node = jtape_get(t, 0, "node");
@@ -217,7 +218,8 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		jv_error(&v, "node", "is required: an object with hostname");
 	} else {
 		struct jv nv = {.res = res, .prefix = "node."};
-		if (jvt_str(&nv, t, node, "hostname", true, PROBE_HOSTNAME_MAX, a, &s) == 0) {
+		if (jvt_str(&nv, t, node, "hostname", true, PROBE_HOSTNAME_MAX,
+			    a, &s) == 0) {
 			if (!name_ok(s))
 				jv_error(&nv, "hostname",
 					 "must be a host name [A-Za-z0-9._-]");
@@ -252,8 +254,10 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				&idx);
 			/* NVML may fail to name a GPU: null is allowed. */
 			if (jvt_present(t, x, "name"))
-				jvt_str(&gv, t, x, "name", false, PROBE_GPU_NAME_MAX, a, &s);
-			if (jvt_str(&gv, t, x, "uuid", true, PROBE_GPU_UUID_MAX, a, &s) == 0) {
+				jvt_str(&gv, t, x, "name", false,
+					PROBE_GPU_NAME_MAX, a, &s);
+			if (jvt_str(&gv, t, x, "uuid", true, PROBE_GPU_UUID_MAX,
+				    a, &s) == 0) {
 				int dup = 0;
 				for (int k = 0; k < uuids.n && !dup; k++)
 					dup = !strcmp(uuids.v[k], s);

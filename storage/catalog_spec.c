@@ -3,7 +3,6 @@
  * fuzz harnesses (tests/fuzz/fuzz.mk), whose store_gpu_get is a stub, link
  * this same conversion.
  */
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,29 +24,25 @@ static void row_text(const json_t *row, const char *key, char *out, size_t len)
 enum store_status store_gpu_get_spec(struct db_pool *pool, const char *name,
 				     struct store_gpu *out, struct store_err *e)
 {
-	static const struct {
-		const char *key;
-		size_t offset;
-	} nums[] = {
-#define NUM(f) {#f, offsetof(struct store_gpu, f)}
-	    NUM(memory_gib),	     NUM(memory_bandwidth_gbps),
-	    NUM(fp64_tflops),	     NUM(fp32_tflops),
-	    NUM(tf32_tflops),	     NUM(fp16_tflops),
-	    NUM(bf16_tflops),	     NUM(fp8_tflops),
-	    NUM(int8_tops),	     NUM(intra_node_gbps),
-	    NUM(inter_node_gbps),    NUM(price_per_gpu_hour),
-	    NUM(gemm_peak_fraction),
-#undef NUM
-	};
 	json_t *row = NULL;
 	enum store_status st = store_gpu_get(pool, name, &row, e);
 
 	memset(out, 0, sizeof(*out));
 	if (st != STORE_OK)
 		return st;
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
-		*(double *)((char *)out + nums[i].offset) =
-		    row_num(row, nums[i].key);
+	out->memory_gib = row_num(row, "memory_gib");
+	out->memory_bandwidth_gbps = row_num(row, "memory_bandwidth_gbps");
+	out->fp64_tflops = row_num(row, "fp64_tflops");
+	out->fp32_tflops = row_num(row, "fp32_tflops");
+	out->tf32_tflops = row_num(row, "tf32_tflops");
+	out->fp16_tflops = row_num(row, "fp16_tflops");
+	out->bf16_tflops = row_num(row, "bf16_tflops");
+	out->fp8_tflops = row_num(row, "fp8_tflops");
+	out->int8_tops = row_num(row, "int8_tops");
+	out->intra_node_gbps = row_num(row, "intra_node_gbps");
+	out->inter_node_gbps = row_num(row, "inter_node_gbps");
+	out->price_per_gpu_hour = row_num(row, "price_per_gpu_hour");
+	out->gemm_peak_fraction = row_num(row, "gemm_peak_fraction");
 	out->max_gpus_per_node = (int)row_num(row, "max_gpus_per_node");
 	out->pcie_gen = (int)row_num(row, "pcie_gen");
 	out->pcie_width = (int)row_num(row, "pcie_width");
