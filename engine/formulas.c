@@ -1,31 +1,21 @@
-/* formulas.c - textbook formulas of SIZING.md (see formulas.h). */
+/* formulas.c - textbook formulas of docs/MODEL.md (see formulas.h). */
 #include "formulas.h"
 
 #include <math.h>
 #include <string.h>
 
-static const char *const rc_names[ENG_RC_COUNT] = {
+const char *const eng_recompute_names[ENG_RC_COUNT + 1] = {
     [ENG_RC_NONE] = "none",
     [ENG_RC_SELECTIVE] = "selective",
     [ENG_RC_FULL] = "full",
+    [ENG_RC_COUNT] = NULL,
 };
 
 const char *eng_recompute_name(enum eng_recompute r)
 {
 	if ((unsigned)r >= ENG_RC_COUNT)
 		return "?";
-	return rc_names[r];
-}
-
-int eng_recompute_parse(const char *name, enum eng_recompute *out)
-{
-	for (int i = 0; name && i < ENG_RC_COUNT; i++) {
-		if (strcmp(name, rc_names[i]) == 0) {
-			*out = (enum eng_recompute)i;
-			return 0;
-		}
-	}
-	return -1;
+	return eng_recompute_names[r];
 }
 
 double fx_tp_flops_per_byte(double width, double bytes_per_value)

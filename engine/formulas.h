@@ -1,5 +1,6 @@
-/* formulas.h - the textbook pieces of SIZING.md, as plain functions so tests
- * can pin every worked number of §7 and the engine can reuse them.
+/* formulas.h - the textbook pieces of docs/MODEL.md, as plain functions so
+ * tests (tests/unit/test_engine.c) can pin every worked number and the
+ * engine can reuse them.
  *
  * Units are in the names; bytes are bytes (decimal GB = 1e9 B where the
  * source counts that way), bandwidths in GB/s = 1e9 B/s, one direction.
@@ -11,7 +12,9 @@
 
 enum eng_recompute { ENG_RC_NONE, ENG_RC_SELECTIVE, ENG_RC_FULL, ENG_RC_COUNT };
 const char *eng_recompute_name(enum eng_recompute r);
-int eng_recompute_parse(const char *name, enum eng_recompute *out);
+/* JSON names, indexed by the enum and NULL-terminated (handlers validate
+ * against it). */
+extern const char *const eng_recompute_names[ENG_RC_COUNT + 1];
 
 /* §5: FLOPs per byte of TP activation traffic for width x (h/t, or d for
  * one head per GPU): 6*x/B (2 multiply-add x 3 passes). */

@@ -264,6 +264,16 @@ struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t)
 			 &g->gemm_tflops[c], hw_gemm_in_step_retention(c));
 }
 
+double hw_pcie_gbps(int gen, int width)
+{
+	static const double gt_per_s[] = {
+	    [3] = 8, [4] = 16, [5] = 32, [6] = 64};
+
+	if (gen < 3 || gen > 6 || width < 0)
+		return 0.0;
+	return gt_per_s[gen] * (width ? width : 16) * 128.0 / 130.0 / 8.0;
+}
+
 struct hw_rate hw_hbm_rate(const struct hw_spec *g)
 {
 	return rate_from(g->memory_bandwidth_gbps, hw_default_hbm_efficiency(),

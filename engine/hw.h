@@ -2,7 +2,7 @@
  * rates the engine actually uses (with their basis).
  *
  * Units: _tflops = 1e12 FLOP/s dense (no sparsity), _gbps = 1e9 B/s,
- * _gib = 2^30 B. Link bandwidths are ONE direction per GPU (SIZING.md §5):
+ * _gib = 2^30 B. Link bandwidths are ONE direction per GPU (docs/CATALOG.md):
  * H100 SXM NVLink 900 GB/s bidirectional -> intra_node_gbps = 450.
  * inter_node_gbps is per node, one direction (8 x 400 Gb/s NICs -> 400).
  */
@@ -107,8 +107,16 @@ struct hw_basis {
 };
 
 /* True when the GPU has tensor-core support for t: datasheet peak > 0 and,
- * for FP8 on NVIDIA parts, compute capability >= 8.9 (SIZING.md §7.7). */
+ * for FP8 on NVIDIA parts, compute capability >= 8.9 (docs/MODEL.md §5;
+ * NVIDIA CUDA C++ Programming Guide: FP8 tensor cores from sm_89). */
 bool hw_supports(const struct hw_spec *g, enum eng_dtype t);
+
+/* GPU<->host bandwidth of a PCIe link, one direction, GB/s: gen's GT/s per
+ * lane (Gen3 8, Gen4 16, Gen5 32, Gen6 64) x width lanes (0: x16) x 128b/130b
+ * encoding / 8 bits (PCI-SIG base specifications; docs/PROBE.md, "limit"
+ * of h2d_*). 0 for a generation outside 3..6 (unknown: the engine's
+ * default applies). Gen3 x16 15.75, Gen4 x16 31.51, Gen5 x16 63.02. */
+double hw_pcie_gbps(int gen, int width);
 
 /* Achieved large-GEMM rate for dtype t (before the shape factor). */
 struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t);

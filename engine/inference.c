@@ -69,7 +69,7 @@ static enum eng_dtype kv_dtype(const struct inf_request *rq)
 
 /* Dtype the GEMMs run in: FP8 on FP8 tensor cores; int8/int4 weight-only
  * quantisation dequantises into 16-bit GEMMs; fp32 serves on TF32 tensor
- * cores (prefill runs on tensor cores, SIZING.md §9). */
+ * cores (prefill runs on tensor cores, docs/MODEL.md §7.2). */
 static enum eng_dtype compute_dtype(const struct inf_request *rq)
 {
 	switch (rq->weight_precision) {

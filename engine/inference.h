@@ -1,4 +1,4 @@
-/* inference.h - size a serving deployment (issue 4, SIZING.md §6, §9).
+/* inference.h - size a serving deployment (issue 4, docs/MODEL.md §7).
  *
  * Usage: inf_request_init(&rq); fill; inf_size(&rq, &res, &err). Pure, no
  * I/O, no globals, no allocation; thread-safe.

@@ -1,5 +1,5 @@
-/* model.c - parameter counts and per-token quantities (SIZING.md §1, §2, §6;
- * derivations in docs/MODEL.md §1). */
+/* model.c - parameter counts and per-token quantities (docs/MODEL.md §1,
+ * §2, §7.1 derive each term). */
 #include "model.h"
 
 #include <math.h>

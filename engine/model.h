@@ -2,7 +2,7 @@
  *
  * A plain struct filled by handlers/ (from a preset or a request's
  * architecture object) and read by the sizing engine. Counts follow
- * SIZING.md section 1; docs/MODEL.md derives each term.
+ * docs/MODEL.md §1, which derives each term.
  */
 #ifndef GPUSIZER_ENGINE_MODEL_H
 #define GPUSIZER_ENGINE_MODEL_H
@@ -78,18 +78,18 @@ long model_kv_heads(const struct model_arch *m);
  * halving (the Megatron/PaLM accounting convention). */
 double model_attn_fwd_flops_per_token(const struct model_arch *m, double ctx);
 
-/* Model FLOPs per trained token at sequence length s (SIZING.md §2, Korthikanti
+/* Model FLOPs per trained token at sequence length s (MODEL.md §2, Korthikanti
  * Eq. 7 / PaLM): 6 * matmul_active + 3 * attention forward. Embedding
  * lookups are not FLOPs; the LM head is. */
 double model_train_flops_per_token(const struct model_arch *m, double s);
 
 /* KV-cache bytes per token, all layers, held by ONE GPU of a tp-way
- * tensor-parallel group: 2 * L * ceil(k/tp) * d * bytes (SIZING.md §6, §9);
+ * tensor-parallel group: 2 * L * ceil(k/tp) * d * bytes (MODEL.md §7.1);
  * MLA caches (kv_lora_rank + qk_rope_head_dim) * L * bytes, replicated. */
 double model_kv_bytes_per_token(const struct model_arch *m, double bytes,
 				int tp);
 
-/* Textbook dense parameter count of SIZING.md §1 (no norms, no biases). */
+/* Textbook dense parameter count of MODEL.md §1 (no norms, no biases). */
 double model_params_textbook(const struct model_arch *m);
 
 #endif

@@ -1,6 +1,6 @@
 /* training.c - training/fine-tuning sizing: memory, time, plan search.
  *
- * Formulas: SIZING.md §2-5; refinements and every default in docs/MODEL.md
+ * Formulas, refinements and every default: docs/MODEL.md
  * (section numbers below refer to it). Everything here is static except
  * the functions declared in training.h.
  */
@@ -40,88 +40,56 @@
 
 /* ---- names ------------------------------------------------------------ */
 
-static const char *const optimizer_names[TRN_OPTIMIZER_COUNT] = {
-    "adamw", "adamw_8bit", "sgd", "adafactor"};
-static const char *const method_names[TRN_METHOD_COUNT] = {"full", "lora",
-							   "qlora"};
-static const char *const offload_names[TRN_OFFLOAD_COUNT] = {
-    "none", "optimizer", "optimizer+weights"};
-static const char *const objective_names[TRN_OBJ_COUNT] = {"time", "cost",
-							   "gpus"};
+const char *const trn_optimizer_names[TRN_OPTIMIZER_COUNT + 1] = {
+    "adamw", "adamw_8bit", "sgd", "adafactor", NULL};
+const char *const trn_method_names[TRN_METHOD_COUNT + 1] = {"full", "lora",
+							    "qlora", NULL};
+const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1] = {
+    "none", "optimizer", "optimizer+weights", NULL};
+const char *const trn_objective_names[TRN_OBJ_COUNT + 1] = {"time", "cost",
+							    "gpus", NULL};
 static const char *const binding_names[ENG_BIND_COUNT] = {
     "compute",	"memory",	    "communication",
     "deadline", "memory_bandwidth", "latency"};
+
+const struct trn_int_list trn_int_lists[TRN_INT_LISTS] = {
+    {"tp", 1, 1024, offsetof(struct trn_strategies, tp)},
+    {"pp", 1, 1024, offsetof(struct trn_strategies, pp)},
+    {"dp", 1, 1 << 20, offsetof(struct trn_strategies, dp)},
+    {"ep", 1, 1024, offsetof(struct trn_strategies, ep)},
+    {"cp", 1, 1024, offsetof(struct trn_strategies, cp)},
+    {"vp", 1, 64, offsetof(struct trn_strategies, vp)},
+    {"zero", 0, 3, offsetof(struct trn_strategies, zero)},
+    {"micro_batch", 1, 65536, offsetof(struct trn_strategies, micro_batch)},
+};
 
 static const char *name_of(const char *const *t, int n, int i)
 {
 	return (i >= 0 && i < n) ? t[i] : "?";
 }
 
-static int parse_in(const char *const *t, int n, const char *s, int *out)
-{
-	for (int i = 0; s && i < n; i++) {
-		if (strcmp(s, t[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *trn_optimizer_name(enum trn_optimizer o)
 {
-	return name_of(optimizer_names, TRN_OPTIMIZER_COUNT, (int)o);
-}
-int trn_optimizer_parse(const char *s, enum trn_optimizer *out)
-{
-	int i;
-	if (parse_in(optimizer_names, TRN_OPTIMIZER_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_optimizer)i;
-	return 0;
+	return name_of(trn_optimizer_names, TRN_OPTIMIZER_COUNT, (int)o);
 }
 const char *trn_method_name(enum trn_method m)
 {
-	return name_of(method_names, TRN_METHOD_COUNT, (int)m);
-}
-int trn_method_parse(const char *s, enum trn_method *out)
-{
-	int i;
-	if (parse_in(method_names, TRN_METHOD_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_method)i;
-	return 0;
+	return name_of(trn_method_names, TRN_METHOD_COUNT, (int)m);
 }
 const char *trn_offload_name(enum trn_offload o)
 {
-	return name_of(offload_names, TRN_OFFLOAD_COUNT, (int)o);
-}
-int trn_offload_parse(const char *s, enum trn_offload *out)
-{
-	int i;
-	if (parse_in(offload_names, TRN_OFFLOAD_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_offload)i;
-	return 0;
+	return name_of(trn_offload_names, TRN_OFFLOAD_COUNT, (int)o);
 }
 const char *trn_objective_name(enum trn_objective o)
 {
-	return name_of(objective_names, TRN_OBJ_COUNT, (int)o);
-}
-int trn_objective_parse(const char *s, enum trn_objective *out)
-{
-	int i;
-	if (parse_in(objective_names, TRN_OBJ_COUNT, s, &i))
-		return -1;
-	*out = (enum trn_objective)i;
-	return 0;
+	return name_of(trn_objective_names, TRN_OBJ_COUNT, (int)o);
 }
 const char *eng_binding_name(enum eng_binding b)
 {
 	return name_of(binding_names, ENG_BIND_COUNT, (int)b);
 }
 
-/* ---- optimizer state table (SIZING.md §3, MODEL.md §3) ----------------- */
+/* ---- optimizer state table (MODEL.md §3) -------------------------------- */
 
 static const struct {
 	double state_bytes; /* per parameter, beyond weights and gradients */
@@ -408,7 +376,7 @@ static int ctx_init(struct ctx *c, const struct trn_request *rq)
 		double mlp = (m->gated_mlp ? 3.0 : 2.0) * (c->h + f);
 		c->adapter_layer = rk * (qkv + o + mlp);
 	}
-	/* Model FLOPs per token (SIZING.md §2). LoRA skips weight gradients
+	/* Model FLOPs per token (MODEL.md §2). LoRA skips weight gradients
 	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */
 	c->model_flops_token = (c->lora ? 4.0 : 6.0) * c->P.matmul_active +
 			       3.0 * model_attn_fwd_flops_per_token(m, c->s);
@@ -492,9 +460,10 @@ static void mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 
 	mf->ls = (int)ceil_div(c->L, (double)l->pp);
 	mf->sp = stage_params(c, l, mf->ls);
-	/* Activations (SIZING.md §3): the first stage holds min(m, p)
-	 * micro-batches of its layers, x (1 + (p-1)/(p v)) interleaved; the
-	 * last stage holds one plus the fp32 logits 4*s*b*V/t. */
+	/* Activations (MODEL.md §3; Korthikanti et al. 2022 Table 2): the first
+	 * stage holds min(m, p) micro-batches of its layers, x (1 + (p-1)/(p
+	 * v)) interleaved; the last stage holds one plus the fp32 logits
+	 * 4*s*b*V/t. */
 	if (l->pp > 1) {
 		in_flight = fmin((double)m_micro, (double)l->pp);
 		if (l->vp > 1)
@@ -686,7 +655,8 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	if (l->tp > 1) {
 		/* 2 all-reduces forward, 2 backward (+2 recomputed forward) of
 		 * b*s*h values; SP turns each into reduce-scatter + all-gather
-		 * of the same volume (SIZING.md §4). */
+		 * of the same volume (Korthikanti et al. 2022 §4.2.2; MODEL.md
+		 * §4). */
 		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
 		double bytes = tokens * c->h * c->act_b;
 		double one =
@@ -807,7 +777,7 @@ static void time_of(const struct ctx *c, const struct trn_layout *l,
 		    m * (double)l->vp * 2.0 * (bytes / bw + COLL_LATENCY_S);
 	}
 
-	/* Data parallel (SIZING.md §4, MODEL.md §4). All DP traffic of a step
+	/* Data parallel (MODEL.md §4). All DP traffic of a step
 	 * shares one link (the node's NICs, or NVLink inside a node): its
 	 * total time can hide behind at most OVERLAP_EFF of the compute it
 	 * may overlap, less what ring attention already hides there when it
@@ -1036,9 +1006,9 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 
 	if (model_validate(m, msg, sizeof(msg)))
 		return fail_model(err, msg);
-	if (rq->seq_len <= 0 || rq->seq_len > 10000000)
+	if (rq->seq_len <= 0 || rq->seq_len > TRN_SEQ_LEN_MAX)
 		return eng_fail(err, ENG_EINVAL, "seq_len",
-				"must be between 1 and 10000000");
+				"must be between 1 and %ld", TRN_SEQ_LEN_MAX);
 	if (m->learned_pos_emb && rq->seq_len > m->max_seq_len)
 		return eng_fail(err, ENG_EINVAL, "seq_len",
 				"exceeds model.max_seq_len (%ld) of a model "
@@ -1091,13 +1061,14 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 	if (!(g->memory_bandwidth_gbps > 0))
 		return eng_fail(err, ENG_EINVAL, "gpu.memory_bandwidth_gbps",
 				"must be positive");
-	if (gpn <= 0 || gpn > 1024)
+	if (gpn <= 0 || gpn > TRN_GPUS_PER_NODE_MAX)
 		return eng_fail(err, ENG_EINVAL, "gpus_per_node",
-				"must be between 1 and 1024");
-	if (rq->gpus < 0 || rq->max_gpus < 0 || rq->gpus > 10000000 ||
-	    rq->max_gpus > 10000000)
+				"must be between 1 and %d",
+				TRN_GPUS_PER_NODE_MAX);
+	if (rq->gpus < 0 || rq->max_gpus < 0 || rq->gpus > TRN_GPUS_MAX ||
+	    rq->max_gpus > TRN_GPUS_MAX)
 		return eng_fail(err, ENG_EINVAL, rq->gpus ? "gpus" : "max_gpus",
-				"must be between 1 and 10000000");
+				"must be between 1 and %ld", TRN_GPUS_MAX);
 	if (rq->gpus == 0 && rq->max_gpus == 0)
 		return eng_fail(err, ENG_EINVAL, "max_gpus",
 				"give gpus or max_gpus");
@@ -1123,22 +1094,23 @@ static int validate(const struct trn_request *rq, struct eng_error *err)
 				eng_dtype_name(rq->precision));
 	}
 
-	if ((rc = check_list(&st->tp, "strategies.tp", 1, 1024, err)) ||
-	    (rc = check_list(&st->pp, "strategies.pp", 1, (int)m->layers,
+	for (int i = 0; i < TRN_INT_LISTS; i++) {
+		const struct trn_int_list *l = &trn_int_lists[i];
+		const struct trn_choices *c =
+		    (const struct trn_choices *)((const char *)st + l->offset);
+		char field[32];
+		snprintf(field, sizeof(field), "strategies.%s", l->key);
+		if ((rc = check_list(c, field, l->min, l->max, err)))
+			return rc;
+	}
+	if ((rc = check_list(&st->pp, "strategies.pp", 1, (int)m->layers,
 			     err)) ||
-	    (rc = check_list(&st->dp, "strategies.dp", 1, 10000000, err)) ||
-	    (rc = check_list(&st->ep, "strategies.ep", 1, 100000, err)) ||
-	    (rc = check_list(&st->cp, "strategies.cp", 1, 1024, err)) ||
-	    (rc = check_list(&st->vp, "strategies.vp", 1, 64, err)) ||
-	    (rc = check_list(&st->zero, "strategies.zero", 0, 3, err)) ||
 	    (rc = check_list(&st->recompute, "strategies.recompute", 0,
 			     ENG_RC_COUNT - 1, err)) ||
 	    (rc = check_list(&st->sequence_parallel,
 			     "strategies.sequence_parallel", 0, 1, err)) ||
 	    (rc = check_list(&st->flash_attention, "strategies.flash_attention",
 			     0, 1, err)) ||
-	    (rc = check_list(&st->micro_batch, "strategies.micro_batch", 1,
-			     1000000, err)) ||
 	    (rc = check_list(&st->offload, "strategies.offload", 0,
 			     TRN_OFFLOAD_COUNT - 1, err)))
 		return rc;

@@ -1,4 +1,5 @@
-/* training.h - size a training or fine-tuning job (issue 3, SIZING.md §2-5).
+/* training.h - size a training or fine-tuning job (issue 3, docs/MODEL.md
+ * §2-6).
  *
  * Usage: trn_request_init(&rq); fill rq (model, gpu, workload, limits);
  * trn_size(&rq, &res, &err). Pure: no I/O, no globals, no allocation; safe
@@ -9,6 +10,7 @@
 #define GPUSIZER_ENGINE_TRAINING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "budget.h"
 #include "errors.h"
@@ -43,15 +45,16 @@ enum eng_binding {
 	ENG_BIND_COUNT
 };
 
-/* Names as they appear in JSON, and parsers (0 / -1). */
+/* Names as they appear in JSON, indexed by the enum and NULL-terminated:
+ * the vocabulary the handlers validate requests against (the one copy). */
+extern const char *const trn_optimizer_names[TRN_OPTIMIZER_COUNT + 1];
+extern const char *const trn_method_names[TRN_METHOD_COUNT + 1];
+extern const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1];
+extern const char *const trn_objective_names[TRN_OBJ_COUNT + 1];
 const char *trn_optimizer_name(enum trn_optimizer o);
-int trn_optimizer_parse(const char *s, enum trn_optimizer *out);
 const char *trn_method_name(enum trn_method m);
-int trn_method_parse(const char *s, enum trn_method *out);
 const char *trn_offload_name(enum trn_offload o);
-int trn_offload_parse(const char *s, enum trn_offload *out);
 const char *trn_objective_name(enum trn_objective o);
-int trn_objective_parse(const char *s, enum trn_objective *out);
 const char *eng_binding_name(enum eng_binding b);
 
 /* An allowed-value list; n == 0 lets the engine choose (see MODEL.md §6).
@@ -67,6 +70,25 @@ struct trn_strategies {
 	struct trn_choices tp, pp, dp, ep, cp, vp, zero, recompute,
 	    sequence_parallel, flash_attention, micro_batch, offload;
 };
+
+/* The documented range of each integer of a training request: openapi.yaml
+ * states these numbers, handlers/sizing_training.c refuses a value outside
+ * them with a 400 naming the field, and trn_size with ENG_EINVAL (the one
+ * copy of each). */
+#define TRN_SEQ_LEN_MAX	      (1L << 22) /* tokens */
+#define TRN_GPUS_MAX	      (1L << 20) /* gpus, max_gpus */
+#define TRN_GPUS_PER_NODE_MAX 1024
+
+/* Each integer allowed-value list of struct trn_strategies: its JSON member
+ * of "strategies", its range, and where it lives. pp is further bounded by
+ * model.layers, micro_batch by nothing else. */
+struct trn_int_list {
+	const char *key;
+	int min, max;
+	size_t offset; /* of its struct trn_choices in struct trn_strategies */
+};
+#define TRN_INT_LISTS 8
+extern const struct trn_int_list trn_int_lists[TRN_INT_LISTS];
 
 struct trn_request {
 	struct model_arch model;
@@ -211,7 +233,8 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 
 /* Bytes per parameter of the optimizer state (incl. fp32 master weights
  * when the weights are 16-bit), for weight bytes wb; h = hidden size (for
- * Adafactor's factored moments). SIZING.md §3. */
+ * Adafactor's factored moments). docs/MODEL.md §3; ZeRO (Rajbhandari et
+ * al. 2020) §3 for the 16 B/param of mixed-precision Adam. */
 double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h);
 
 #endif

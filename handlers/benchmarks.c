@@ -12,10 +12,9 @@
 #include "handlers/jtape.h"
 #include "handlers/problem.h"
 #include "handlers/util.h"
+#include "probe/contract.h"
 #include "storage/bench.h"
 
-#define MAX_GPUS	   256
-#define MAX_RESULTS	   20000
 #define FLEET_WINDOW_DAYS  30
 #define DEGRADED_THRESHOLD 0.10
 
@@ -25,37 +24,13 @@ static const char *const result_statuses[] = {"ok", "skipped", "failed", NULL};
 /* Metrics the service understands; others are refused so a typo in a
  * probe cannot silently create an unqueryable series.
  */
-static const char *const metrics[] = {
-    "gemm_tflops",
-    "gemm_sweep_tflops",
-    "hbm_copy_gbps",
-    "hbm_copy_ce_gbps",
-    "hbm_read_gbps",
-    "hbm_write_gbps",
-    "h2d_pinned_gbps",
-    "d2h_pinned_gbps",
-    "bidir_pinned_gbps",
-    "h2d_pageable_gbps",
-    "d2h_pageable_gbps",
-    "p2p_unidir_gbps",
-    "p2p_bidir_gbps",
-    "p2p_latency_us",
-    "nccl_allreduce_busbw_gbps",
-    "nccl_allreduce_algbw_gbps",
-    "gemm_sustained_tflops",
-    "nccl_allgather_busbw_gbps",
-    "nccl_allgather_algbw_gbps",
-    "nccl_reducescatter_busbw_gbps",
-    "nccl_reducescatter_algbw_gbps",
-    "nccl_allreduce_latency_us",
-    NULL,
-};
+static const char *const metrics[] = {PROBE_METRICS(PROBE_METRIC_STRING) NULL};
 
 static int name_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n == 0 || n > 253)
+	if (n == 0 || n > PROBE_HOSTNAME_MAX)
 		return 0;
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			 "0123456789.-_") == n;
@@ -63,7 +38,7 @@ static int name_ok(const char *s)
 
 /* A report's GPU uuids, sorted for lookups from its results. */
 struct uuid_set {
-	const char *v[MAX_GPUS];
+	const char *v[PROBE_MAX_GPUS];
 	int n;
 };
 
@@ -101,12 +76,13 @@ struct num_field {
  * where its last lookup stopped, so lookups in that order are cheap.
  */
 static const struct num_field sweep_fields[] = {
-    INT(peer_index, MAX_GPUS),
-    INT(size_bytes, 1LL << 50),
+    INT(peer_index, PROBE_MAX_GPUS),
+    INT(size_bytes, PROBE_SIZE_BYTES_MAX),
 };
 static const struct num_field stat_fields[] = {
-    NUM(median), NUM(max),	  NUM(mean),  NUM(p10),	       NUM(p90),
-    NUM(cv),	 INT(n, 1000000), NUM(limit), NUM(efficiency),
+    NUM(median),     NUM(max), NUM(mean),	    NUM(p10),
+    NUM(p90),	     NUM(cv),  INT(n, PROBE_N_MAX), NUM(limit),
+    NUM(efficiency),
 };
 #undef NUM
 #undef INT
@@ -168,14 +144,14 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	if (jvt_enum(v, t, x, "metric", true, metrics, &e) == 0)
 		out->metric = metrics[e];
 	if (jvt_present(t, x, "dtype") &&
-	    jvt_str(v, t, x, "dtype", false, 16, a, &s) == 0)
+	    jvt_str(v, t, x, "dtype", false, PROBE_DTYPE_MAX, a, &s) == 0)
 		out->dtype = s;
 	if (jvt_present(t, x, "method") &&
-	    jvt_str(v, t, x, "method", false, 32, a, &s) == 0)
+	    jvt_str(v, t, x, "method", false, PROBE_METHOD_MAX, a, &s) == 0)
 		out->method = s;
 	take_nums(v, t, x, sweep_fields,
 		  sizeof(sweep_fields) / sizeof(sweep_fields[0]), out);
-	if (jvt_str(v, t, x, "unit", true, 16, a, &s) == 0)
+	if (jvt_str(v, t, x, "unit", true, PROBE_UNIT_MAX, a, &s) == 0)
 		out->unit = s;
 	if (jvt_enum(v, t, x, "status", false, result_statuses, &e) == 0 &&
 	    jvt_present(t, x, "status"))
@@ -224,7 +200,7 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		jv_error(&v, "run_id", "must be a UUID");
 	if (jvt_enum(&v, t, 0, "status", true, run_statuses, &e) == 0)
 		rep->status = run_statuses[e];
-	jvt_str(&v, t, 0, "mode", false, 32, a, &rep->mode);
+	jvt_str(&v, t, 0, "mode", false, PROBE_MODE_MAX, a, &rep->mode);
 	{
 		/* fixtures and demos: kept, but out of fleet figures */
 		uint32_t syn = jtape_get(t, 0, "synthetic");
@@ -233,8 +209,8 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 	for (int k = 0; k < 2; k++) {
 		const char *key = k ? "finished_at" : "started_at";
 		const char **at = k ? &rep->finished_at : &rep->started_at;
-		if (jvt_str(&v, t, 0, key, false, 64, a, at) == 0 && *at &&
-		    !rfc3339_valid(*at))
+		if (jvt_str(&v, t, 0, key, false, PROBE_TIME_MAX, a, at) == 0 &&
+		    *at && !rfc3339_valid(*at))
 			jv_error(&v, key, "must be an RFC 3339 date-time");
 	}
 	node = jtape_get(t, 0, "node");
@@ -242,7 +218,8 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		jv_error(&v, "node", "is required: an object with hostname");
 	} else {
 		struct jv nv = {.res = res, .prefix = "node."};
-		if (jvt_str(&nv, t, node, "hostname", true, 253, a, &s) == 0) {
+		if (jvt_str(&nv, t, node, "hostname", true, PROBE_HOSTNAME_MAX,
+			    a, &s) == 0) {
 			if (!name_ok(s))
 				jv_error(&nv, "hostname",
 					 "must be a host name [A-Za-z0-9._-]");
@@ -258,9 +235,10 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 	}
 	gpus = jtape_get(t, 0, "gpus");
 	if (gpus && t->tok[gpus].type != JT_NULL &&
-	    (t->tok[gpus].type != JT_ARRAY || t->tok[gpus].count > MAX_GPUS)) {
+	    (t->tok[gpus].type != JT_ARRAY ||
+	     t->tok[gpus].count > PROBE_MAX_GPUS)) {
 		jv_error(&v, "gpus", "must be a list of at most %d GPUs",
-			 MAX_GPUS);
+			 PROBE_MAX_GPUS);
 	} else if (gpus && t->tok[gpus].type == JT_ARRAY) {
 		rep->gpus_json = jvt_text(t, gpus, a);
 		for (i = 0, x = gpus + 1; x < t->tok[gpus].next;
@@ -272,11 +250,14 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				jv_error(&v, "gpus", "entries must be objects");
 				break;
 			}
-			jvt_int(&gv, t, x, "index", true, 0, MAX_GPUS, &idx);
+			jvt_int(&gv, t, x, "index", true, 0, PROBE_MAX_GPUS,
+				&idx);
 			/* NVML may fail to name a GPU: null is allowed. */
 			if (jvt_present(t, x, "name"))
-				jvt_str(&gv, t, x, "name", false, 128, a, &s);
-			if (jvt_str(&gv, t, x, "uuid", true, 96, a, &s) == 0) {
+				jvt_str(&gv, t, x, "name", false,
+					PROBE_GPU_NAME_MAX, a, &s);
+			if (jvt_str(&gv, t, x, "uuid", true, PROBE_GPU_UUID_MAX,
+				    a, &s) == 0) {
 				int dup = 0;
 				for (int k = 0; k < uuids.n && !dup; k++)
 					dup = !strcmp(uuids.v[k], s);
@@ -292,9 +273,9 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 	results = jtape_get(t, 0, "results");
 	if (results && t->tok[results].type != JT_NULL &&
 	    (t->tok[results].type != JT_ARRAY ||
-	     t->tok[results].count > MAX_RESULTS)) {
+	     t->tok[results].count > PROBE_MAX_RESULTS)) {
 		jv_error(&v, "results", "must be a list of at most %d results",
-			 MAX_RESULTS);
+			 PROBE_MAX_RESULTS);
 	} else if (results && t->tok[results].type == JT_ARRAY) {
 		size_t n = t->tok[results].count;
 		rows = calloc(n ? n : 1, sizeof(*rows));

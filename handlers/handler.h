@@ -12,8 +12,10 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "storage/db.h"
-#include "storage/migrate.h"
+/* Storage types the app holds by pointer only: declared, not included, so
+ * a handler sees storage/ only through the headers it includes itself. */
+struct db_pool;
+struct migration_set;
 
 #define REQ_MAX_PARAMS 4
 #define REQ_MAX_QUERY  16

@@ -4,6 +4,7 @@
 
 #include "handlers/api.h"
 #include "handlers/problem.h"
+#include "storage/migrate.h"
 
 void h_healthz(struct app *app, const struct request *req, struct response *res)
 {

@@ -45,86 +45,62 @@ json_t *sizing_real(double x, int digits)
 	return json_real(isfinite(r) ? r : x);
 }
 
-static double num_or0(const json_t *row, const char *key)
+/* Catalog GPU -> engine hardware description. */
+static void gpu_to_hw(const struct store_gpu *g, struct hw_spec *hw)
 {
-	const json_t *v = json_object_get(row, key);
-	return json_is_number(v) ? json_number_value(v) : 0;
-}
-
-/* Catalog fields -> engine hardware description. */
-static void row_to_hw(const json_t *row, struct hw_spec *hw)
-{
-	static const struct {
-		const char *key;
-		enum eng_dtype t;
-	} peaks[] = {
-	    {"fp64_tflops", ENG_FP64}, {"fp32_tflops", ENG_FP32},
-	    {"tf32_tflops", ENG_TF32}, {"fp16_tflops", ENG_FP16},
-	    {"bf16_tflops", ENG_BF16}, {"fp8_tflops", ENG_FP8},
-	    {"int8_tops", ENG_INT8},
-	};
-	const char *link =
-	    json_string_value(json_object_get(row, "intra_node_link"));
-	const char *cc =
-	    json_string_value(json_object_get(row, "compute_capability"));
+	const char *link = g->intra_node_link;
 
 	memset(hw, 0, sizeof(*hw));
-	snprintf(hw->name, sizeof(hw->name), "%s",
-		 json_string_value(json_object_get(row, "name")));
-	hw->memory_gib = num_or0(row, "memory_gib");
-	for (size_t i = 0; i < sizeof(peaks) / sizeof(peaks[0]); i++)
-		hw->peak_tflops[peaks[i].t] = num_or0(row, peaks[i].key);
-	hw->memory_bandwidth_gbps = num_or0(row, "memory_bandwidth_gbps");
-	hw->intra_node_link = !link			? HW_LINK_NONE
+	/* names are at most 64 bytes (migrations/0001); hw_spec keeps 63 */
+	snprintf(hw->name, sizeof(hw->name), "%.*s", (int)sizeof(hw->name) - 1,
+		 g->name);
+	hw->memory_gib = g->memory_gib;
+	hw->peak_tflops[ENG_FP64] = g->fp64_tflops;
+	hw->peak_tflops[ENG_FP32] = g->fp32_tflops;
+	hw->peak_tflops[ENG_TF32] = g->tf32_tflops;
+	hw->peak_tflops[ENG_FP16] = g->fp16_tflops;
+	hw->peak_tflops[ENG_BF16] = g->bf16_tflops;
+	hw->peak_tflops[ENG_FP8] = g->fp8_tflops;
+	hw->peak_tflops[ENG_INT8] = g->int8_tops;
+	hw->memory_bandwidth_gbps = g->memory_bandwidth_gbps;
+	hw->intra_node_link = !link[0]			? HW_LINK_NONE
 			      : !strcmp(link, "nvlink") ? HW_LINK_NVLINK
 			      : !strcmp(link, "infinity_fabric") ? HW_LINK_XGMI
 								 : HW_LINK_PCIE;
-	hw->intra_node_gbps = num_or0(row, "intra_node_gbps");
-	hw->max_gpus_per_node = (int)num_or0(row, "max_gpus_per_node");
-	hw->inter_node_gbps = num_or0(row, "inter_node_gbps");
-	hw->price_per_gpu_hour = num_or0(row, "price_per_gpu_hour");
+	hw->intra_node_gbps = g->intra_node_gbps;
+	hw->max_gpus_per_node = g->max_gpus_per_node;
+	hw->inter_node_gbps = g->inter_node_gbps;
+	hw->price_per_gpu_hour = g->price_per_gpu_hour;
 	/* A price stored before the floor (1e-310) is no price: compare
 	 * asks for one rather than rank a GPU that looks free (issue 15).
 	 */
 	if (!(hw->price_per_gpu_hour >= SIZING_MIN_PRICE))
 		hw->price_per_gpu_hour = 0;
-	hw->gemm_peak_fraction = num_or0(row, "gemm_peak_fraction");
-	if (hw_eff_basis_parse(
-		json_string_value(json_object_get(row, "efficiency_basis")),
-		&hw->efficiency_basis) != 0)
+	hw->gemm_peak_fraction = g->gemm_peak_fraction;
+	if (!g->efficiency_basis[0] ||
+	    hw_eff_basis_parse(g->efficiency_basis, &hw->efficiency_basis) != 0)
 		hw->efficiency_basis = HW_EFF_DATASHEET_ONLY;
-	/* PCIe per direction from the generation: 128b/130b at 8/16/32 GT/s
-	 * (PROBE.md section 3), x16 unless stated.
-	 */
-	{
-		int gen = (int)num_or0(row, "pcie_gen");
-		int width = (int)num_or0(row, "pcie_width");
-		static const double gts[] = {0, 2.5, 5, 8, 16, 32, 64, 64};
-		if (gen >= 3 && gen <= 6)
-			hw->host_link_gbps = gts[gen] * (width ? width : 16) *
-					     128.0 / 130.0 / 8.0;
-	}
-	if (cc && sscanf(cc, "%d.%d", &hw->cc_major, &hw->cc_minor) != 2)
+	hw->host_link_gbps = hw_pcie_gbps(g->pcie_gen, g->pcie_width);
+	if (sscanf(g->compute_capability, "%d.%d", &hw->cc_major,
+		   &hw->cc_minor) != 2)
 		hw->cc_major = hw->cc_minor = 0;
 }
 
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,
-		    struct calib_info *ci, json_t **gpu_row,
+		    struct calib_info *ci, struct store_gpu *row,
 		    struct response *res)
 {
 	struct store_err e;
-	json_t *row = NULL;
 
-	*gpu_row = NULL;
-	if (store_gpu_get(app->db, name, &row, &e) != STORE_OK) {
+	if (store_gpu_get_spec(app->db, name, row, &e) != STORE_OK) {
 		char canon[80], suggest[3][80];
 		int n = 0;
 
 		if (e.status == STORE_NOT_FOUND &&
 		    names_resolve(app, NAMES_GPU, name, canon, sizeof(canon),
 				  suggest, 3, &n) == 0)
-			store_gpu_get(app->db, canon, &row, &e);
+			store_gpu_get_spec(app->db, canon, row, &e);
 		if (e.status == STORE_NOT_FOUND) {
 			problem_field(
 			    res, field,
@@ -139,13 +115,8 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 			return -1;
 		}
 	}
-	row_to_hw(row, hw);
-	if (calib_apply(app, name, mode, hw, ci, field, res) != 0) {
-		json_decref(row);
-		return -1;
-	}
-	*gpu_row = row;
-	return 0;
+	gpu_to_hw(row, hw);
+	return calib_apply(app, name, mode, hw, ci, field, res) != 0 ? -1 : 0;
 }
 
 static long long mono_ms(void)

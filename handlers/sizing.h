@@ -12,6 +12,7 @@
 #include "engine/hw.h"
 #include "handlers/handler.h"
 #include "handlers/jsonv.h"
+#include "storage/catalog.h"
 
 /* Prices per GPU-hour a request, a compare or the catalog takes, in
  * dollars. The floor is a millionth of a dollar, five orders of magnitude
@@ -41,11 +42,12 @@ struct calib_info {
 /* Loads catalog GPU name into *hw (field error under field when unknown,
  * with the closest names), then applies fleet medians per mode. A name in
  * another case or an alias finds its entry (handlers/names.h): the entry's
- * own name is the row's "name". Returns 0 or -1 with res filled.
+ * own name is row->name (typed catalog figures: struct store_gpu).
+ * Returns 0 or -1 with res filled.
  */
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,
-		    struct calib_info *ci, json_t **gpu_row,
+		    struct calib_info *ci, struct store_gpu *row,
 		    struct response *res);
 
 /* One request's bound on engine work (issue 15): the server's step limit

@@ -318,7 +318,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	}
 	for (int i = 0; i < n; i++) {
 		struct one *o = &runs[i];
-		json_t *row = NULL;
+		struct store_gpu row;
 		char field[32];
 		const json_t *price = json_object_get(prices, names[i]);
 
@@ -328,9 +328,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				    &row, res) != 0)
 			goto out;
 		/* the entry's own name, when asked by an alias (names.h) */
-		snprintf(o->gpu, sizeof(o->gpu), "%s",
-			 json_string_value(json_object_get(row, "name")));
-		json_decref(row);
+		snprintf(o->gpu, sizeof(o->gpu), "%.*s",
+			 (int)sizeof(o->gpu) - 1, row.name);
 		if (!price) /* prices may name the entry or what was asked */
 			price = json_object_get(prices, o->gpu);
 		if (price)

@@ -315,7 +315,8 @@ json_t *inference_result_json(const struct inf_request *rq,
 	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
 		      "total", arch_count_json(r->params.total), "active",
 		      arch_count_json(r->params.active));
-	/* Byte counts are exact integers (SIZING.md 7.8 pins them). */
+	/* Byte counts are exact integers (tests/unit/test_engine.c test_78_kv
+	 * pins them). */
 	json_t *mem = json_pack(
 	    "{s:I, s:o, s:I, s:I, s:i}", "weights_bytes",
 	    (json_int_t)(r->weights_bytes + 0.5), "weights_gib",
@@ -366,7 +367,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	struct calib_info ci;
 	const char *model_name = "custom", *gpu_name = NULL;
 	enum calib_mode calib = CALIB_AUTO;
-	json_t *body, *gpu_row = NULL;
+	json_t *body;
+	struct store_gpu gpu_row;
 
 	body = jv_parse_body(req, res);
 	if (!body)
@@ -378,7 +380,7 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	    inference_check_gpu(&rq, "tp", res) != 0)
 		goto out;
 	/* the entry's own name, when asked by an alias (names.h) */
-	gpu_name = json_string_value(json_object_get(gpu_row, "name"));
+	gpu_name = gpu_row.name;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		problem(res, 503, "unavailable", "Service unavailable",
@@ -409,6 +411,5 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	}
 out:
 	free(r);
-	json_decref(gpu_row);
 	json_decref(body);
 }

@@ -55,29 +55,6 @@ static const char *const precisions[] = {"fp32", "tf32", "fp16",
 static const enum eng_dtype precision_types[] = {ENG_FP32, ENG_TF32, ENG_FP16,
 						 ENG_BF16, ENG_FP8};
 static const char *const grad_precisions[] = {"bf16", "fp32", NULL};
-static const char *const optimizers[] = {"adamw", "adamw_8bit", "sgd",
-					 "adafactor", NULL};
-static const char *const methods[] = {"full", "lora", "qlora", NULL};
-static const char *const objectives[] = {"time", "cost", "gpus", NULL};
-static const char *const recomputes[] = {"none", "selective", "full", NULL};
-static const char *const offloads[] = {"none", "optimizer", "optimizer+weights",
-				       NULL};
-
-/* Integer allowed-value lists: name, range, where it goes. */
-static const struct {
-	const char *key;
-	long min, max;
-	size_t offset;
-} int_lists[] = {
-    {"tp", 1, 1024, offsetof(struct trn_strategies, tp)},
-    {"pp", 1, 1024, offsetof(struct trn_strategies, pp)},
-    {"dp", 1, 1 << 20, offsetof(struct trn_strategies, dp)},
-    {"ep", 1, 1024, offsetof(struct trn_strategies, ep)},
-    {"cp", 1, 1024, offsetof(struct trn_strategies, cp)},
-    {"vp", 1, 64, offsetof(struct trn_strategies, vp)},
-    {"zero", 0, 3, offsetof(struct trn_strategies, zero)},
-    {"micro_batch", 1, 65536, offsetof(struct trn_strategies, micro_batch)},
-};
 
 /* A list of strings from choices, or booleans, into c. */
 static void enum_list(struct jv *v, const json_t *o, const char *key,
@@ -137,16 +114,16 @@ static void parse_strategies(const json_t *s, struct trn_strategies *st,
 		return;
 	}
 	jv_reject_unknown(&v, s, strategy_keys);
-	for (size_t i = 0; i < sizeof(int_lists) / sizeof(int_lists[0]); i++) {
+	for (size_t i = 0; i < TRN_INT_LISTS; i++) {
+		const struct trn_int_list *l = &trn_int_lists[i];
 		struct trn_choices *c =
-		    (struct trn_choices *)((char *)st + int_lists[i].offset);
-		int n =
-		    sizing_int_list(&v, s, int_lists[i].key, int_lists[i].min,
-				    int_lists[i].max, c->v, TRN_MAX_CHOICES);
+		    (struct trn_choices *)((char *)st + l->offset);
+		int n = sizing_int_list(&v, s, l->key, l->min, l->max, c->v,
+					TRN_MAX_CHOICES);
 		c->n = n > 0 ? n : 0;
 	}
-	enum_list(&v, s, "recompute", recomputes, &st->recompute);
-	enum_list(&v, s, "offload", offloads, &st->offload);
+	enum_list(&v, s, "recompute", eng_recompute_names, &st->recompute);
+	enum_list(&v, s, "offload", trn_offload_names, &st->offload);
 	enum_list(&v, s, "sequence_parallel", NULL, &st->sequence_parallel);
 	enum_list(&v, s, "flash_attention", NULL, &st->flash_attention);
 }
@@ -171,7 +148,7 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	    !json_object_get(res->json, "errors"))
 		return -1;
 	json_decref(arch);
-	if (jv_int(&v, b, "seq_len", true, 1, 1 << 22, &x) == 0 && x)
+	if (jv_int(&v, b, "seq_len", true, 1, TRN_SEQ_LEN_MAX, &x) == 0 && x)
 		rq->seq_len = (long)x;
 	d = 0;
 	/* Below one token there is no job: 0 stands for "not given". */
@@ -196,24 +173,26 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	    0)
 		rq->gradient_precision = e ? ENG_FP32 : ENG_BF16;
 	e = 0;
-	if (jv_enum(&v, b, "optimizer", false, optimizers, &e) == 0)
+	if (jv_enum(&v, b, "optimizer", false, trn_optimizer_names, &e) == 0)
 		rq->optimizer = (enum trn_optimizer)e;
 	e = 0;
-	if (jv_enum(&v, b, "method", false, methods, &e) == 0)
+	if (jv_enum(&v, b, "method", false, trn_method_names, &e) == 0)
 		rq->method = (enum trn_method)e;
 	x = rq->lora_rank;
 	if (jv_int(&v, b, "lora_rank", false, 1, 65536, &x) == 0)
 		rq->lora_rank = (long)x;
 	x = 0;
-	if (jv_int(&v, b, "gpus_per_node", false, 1, 1024, &x) == 0 && x)
+	if (jv_int(&v, b, "gpus_per_node", false, 1, TRN_GPUS_PER_NODE_MAX,
+		   &x) == 0 &&
+	    x)
 		rq->gpus_per_node = (int)x;
 	if (jv_present(b, "gpus") && jv_present(b, "max_gpus"))
 		jv_error(&v, "max_gpus", "give gpus or max_gpus, not both");
 	x = 0;
-	if (jv_int(&v, b, "gpus", false, 1, 1 << 20, &x) == 0 && x)
+	if (jv_int(&v, b, "gpus", false, 1, TRN_GPUS_MAX, &x) == 0 && x)
 		rq->gpus = (long)x;
 	x = 0;
-	if (jv_int(&v, b, "max_gpus", false, 1, 1 << 20, &x) == 0 && x)
+	if (jv_int(&v, b, "max_gpus", false, 1, TRN_GPUS_MAX, &x) == 0 && x)
 		rq->max_gpus = (long)x;
 	if (!rq->gpus && !rq->max_gpus)
 		rq->max_gpus = 1024; /* stated in the answer's assumptions */
@@ -242,7 +221,7 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	 */
 	e = jv_present(b, "objective") || rq->deadline_days <= 0 ? TRN_OBJ_TIME
 								 : TRN_OBJ_COST;
-	if (jv_enum(&v, b, "objective", false, objectives, &e) == 0)
+	if (jv_enum(&v, b, "objective", false, trn_objective_names, &e) == 0)
 		rq->objective = (enum trn_objective)e;
 	e = 0;
 	jv_enum(&v, b, "calibration", false, calib_mode_names, &e);
@@ -449,7 +428,8 @@ void h_sizing_training(struct app *app, const struct request *req,
 	struct sizing_budget budget;
 	const char *model_name = "custom", *gpu_name = NULL;
 	enum calib_mode calib = CALIB_AUTO;
-	json_t *body, *gpu_row = NULL;
+	json_t *body;
+	struct store_gpu gpu_row;
 
 	body = jv_parse_body(req, res);
 	if (!body)
@@ -460,7 +440,7 @@ void h_sizing_training(struct app *app, const struct request *req,
 			    res) != 0)
 		goto out;
 	/* the entry's own name, when asked by an alias (names.h) */
-	gpu_name = json_string_value(json_object_get(gpu_row, "name"));
+	gpu_name = gpu_row.name;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		problem(res, 503, "unavailable", "Service unavailable",
@@ -490,6 +470,5 @@ void h_sizing_training(struct app *app, const struct request *req,
 	}
 out:
 	free(r);
-	json_decref(gpu_row);
 	json_decref(body);
 }

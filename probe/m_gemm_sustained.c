@@ -21,7 +21,7 @@
 
 /* One transformer layer of Llama-2-70B (hidden 8192, 64 heads of 128,
  * 8 KV heads, SwiGLU FFN 28672) at tensor parallel 8 and 4096 tokens per
- * micro-batch: the plan docs/SIZING.md's examples size. m = output
+ * micro-batch: the plan docs/MODEL.md's examples size. m = output
  * features, n = tokens, k = input features, the TN GEMM PyTorch's
  * linear layer runs. */
 static const struct plan_gemm {

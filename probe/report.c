@@ -10,31 +10,8 @@
 #include "limits.h"
 #include "util.h"
 
-/* The server's list (handlers/benchmarks.c metrics[]), same set. */
-static const char *const known_metrics[] = {
-    "gemm_tflops",
-    "gemm_sweep_tflops",
-    "hbm_copy_gbps",
-    "hbm_read_gbps",
-    "hbm_write_gbps",
-    "hbm_copy_ce_gbps",
-    "h2d_pinned_gbps",
-    "d2h_pinned_gbps",
-    "bidir_pinned_gbps",
-    "h2d_pageable_gbps",
-    "d2h_pageable_gbps",
-    "p2p_unidir_gbps",
-    "p2p_bidir_gbps",
-    "p2p_latency_us",
-    "nccl_allreduce_busbw_gbps",
-    "nccl_allreduce_algbw_gbps",
-    "gemm_sustained_tflops",
-    "nccl_allgather_busbw_gbps",
-    "nccl_allgather_algbw_gbps",
-    "nccl_reducescatter_busbw_gbps",
-    "nccl_reducescatter_algbw_gbps",
-    "nccl_allreduce_latency_us",
-};
+/* contract.h's list, shared with the service (handlers/benchmarks.c). */
+static const char *const known_metrics[] = {PROBE_METRICS(PROBE_METRIC_STRING)};
 
 const char *const *probe_metric_names(size_t *n)
 {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contract.h"
 #include "stats.h"
 #include "status.h"
 
@@ -165,28 +166,6 @@ json_t *probe_report_to_json(const struct probe_report *r);
 
 /* Compact JSON text (caller frees), or NULL. */
 char *probe_report_dumps(const struct probe_report *r);
-
-/* What POST /v1/benchmarks accepts (handlers/benchmarks.c validate,
- * handlers/jsonv.c, handlers/util.c); the checker applies every one of
- * these and the encoder never writes a value outside them. A statistic is
- * 0 or PROBE_NUMBER_MIN to PROBE_NUMBER_MAX in magnitude: the server's
- * floor (storage/bench.h) keeps subnormals such as 1e-310, which made
- * sizing answers NaN (issue 15), out of the fleet medians. */
-#define PROBE_MAX_GPUS	     256   /* entries of gpus[]; also max index */
-#define PROBE_MAX_RESULTS    20000 /* entries of results[] */
-#define PROBE_HOSTNAME_MAX   253   /* [A-Za-z0-9._-]{1,253} */
-#define PROBE_GPU_NAME_MAX   128   /* bytes */
-#define PROBE_GPU_UUID_MAX   96	   /* bytes */
-#define PROBE_UNIT_MAX	     16
-#define PROBE_DTYPE_MAX	     16
-#define PROBE_METHOD_MAX     32
-#define PROBE_MODE_MAX	     32
-#define PROBE_TIME_MAX	     64	  /* started_at, finished_at */
-#define PROBE_NUMBER_MAX     1e15 /* |median| .. |efficiency| */
-#define PROBE_NUMBER_MIN     1e-9 /* ... when not 0 (BENCH_STAT_MIN) */
-#define PROBE_N_MAX	     1000000
-#define PROBE_SIZE_BYTES_MAX (1LL << 50)
-#define PROBE_JSON_MAX_DEPTH 32 /* nesting of objects and arrays */
 
 /* Checks a report against every rule of the server's POST /v1/benchmarks
  * validation (so --post never sends what the server refuses with 400) plus

@@ -543,7 +543,8 @@ static enum MHD_Result on_headers(struct http_server *s,
 		st->decided = 1;
 		return MHD_YES;
 	}
-	/* 0.9.75 accepts these framings (SERVICE.md finding 4): refuse. */
+	/* 0.9.75 accepts these framings (fixed upstream in 1.0.0, libmicrohttpd
+	 * ChangeLog 2022-2023; RFC 9112 §6.1, §6.3): refuse. */
 	if (te && (strcasecmp(te, "chunked") != 0 || cl)) {
 		problem(&st->res, 400, "bad-request", "Bad request",
 			cl ? "Content-Length and Transfer-Encoding together "

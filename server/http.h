@@ -1,11 +1,16 @@
 /* http.h - the HTTP front: libmicrohttpd 0.9.75 glue, the only file that
  * includes <microhttpd.h>.
  *
- * Thread per connection (handlers block on PostgreSQL; SERVICE.md finding
- * 2), responses queued on the final access-handler call so keep-alive
- * holds (finding 1), explicit connection limit, idle timeout and body cap
- * (finding 3), Transfer-Encoding other than chunked and CL+TE refused with
- * 400 (finding 4), MHD_USE_ITC for quiescing (finding 5).
+ * Thread per connection (handlers block on PostgreSQL, and a blocked
+ * handler in MHD's thread pool stalls its worker's other connections),
+ * responses queued on the final access-handler call so keep-alive holds
+ * (MHD 0.9.75 src/examples/minimal_example.c: "do never respond on first
+ * call"), explicit connection limit, idle timeout and body cap (MHD's
+ * defaults are no timeout and FD_SETSIZE-4 connections: libmicrohttpd
+ * manual), Transfer-Encoding other than chunked and CL+TE refused with 400
+ * (RFC 9112 §6.1, §6.3; 0.9.75 accepts them), MHD_USE_ITC for quiescing
+ * (MHD_quiesce_daemon needs it: libmicrohttpd manual). docs/RELIABILITY.md
+ * lists the tests of each.
  */
 #ifndef GPUSIZER_SERVER_HTTP_H
 #define GPUSIZER_SERVER_HTTP_H

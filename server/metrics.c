@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "server/metrics.h"
+#include "storage/db.h"
 
 /* Upper bounds in seconds; sizing answers in well under a millisecond,
  * database round trips in about one, outages at the 5 s statement timeout.

@@ -66,11 +66,12 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	 */
 	if (db_exec(
 		pool,
+		/* clang-format off */
 		"WITH rows AS ("
 		" SELECT metric, coalesce(dtype, '') AS dtype, run_id, median,"
 		"  coalesce(size_bytes, 0) AS sz, max(coalesce(size_bytes, 0))"
-		"  OVER (PARTITION BY run_id, metric, coalesce(dtype, '')) AS "
-		"mx"
+		"  OVER (PARTITION BY run_id, metric, coalesce(dtype, ''))"
+		"  AS mx"
 		" FROM benchmark_results"
 		" WHERE gpu_type = $1 AND status = 'ok'"
 		"  AND median BETWEEN $3::float8 AND $4::float8"
@@ -89,6 +90,7 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY v),"
 		"  count(*), (SELECT count(DISTINCT run_id) FROM per_run)"
 		" FROM per_run GROUP BY 1, 2",
+		/* clang-format on */
 		5, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	for (int i = 0; i < PQntuples(r); i++) {
@@ -321,6 +323,7 @@ static void col_put(struct buf *b, const struct res_col *c,
  */
 static struct db_stmt ingest_stmt = {
     .sql =
+	/* clang-format off */
 	"WITH gj AS (SELECT coalesce($8::jsonb, '[]') AS gs),"
 	" types AS ("
 	"  SELECT g->>'uuid' AS uuid, coalesce(c.name, m.gpu) AS t"
@@ -390,6 +393,7 @@ static struct db_stmt ingest_stmt = {
 	"  (SELECT count(*) FROM node),"
 	"  (SELECT to_char(received_at AT TIME ZONE 'UTC',"
 	"   'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM run)"};
+/* clang-format on */
 
 #define INGEST_FIXED 12 /* parameters before the result arrays */
 /* After them: the report's "synthetic" ($31 in ingest_sql: 12 + the 18
@@ -470,6 +474,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 	 * re-serialised on its way (a proxy, the spool) is a replay.
 	 */
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "SELECT hostname, status, to_char(received_at AT TIME ZONE"
 		    " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
 		    " report::jsonb = $2::jsonb,"
@@ -478,6 +483,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		    "  AND b.id < r.first_result_id + " RESULT_BLOCK "),"
 		    " json_array_length(coalesce(report::json->'gpus', '[]'))"
 		    " FROM benchmark_runs r WHERE run_id = $1::uuid",
+		    /* clang-format on */
 		    2, p1, 1, &r, e) != STORE_OK)
 		goto out;
 	if (PQntuples(r) != 1) {
@@ -529,11 +535,13 @@ enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
 
 	*out = NULL;
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "SELECT json_build_object('run_id', run_id, 'hostname',"
 		    " hostname, 'status', status, 'mode', mode, 'started_at',"
 		    " started_at, 'finished_at', finished_at, 'received_at',"
 		    " received_at, 'report', report::json)"
 		    " FROM benchmark_runs WHERE run_id = $1::uuid",
+		    /* clang-format on */
 		    1, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	return one_json(r, out, e);
@@ -564,6 +572,7 @@ enum store_status store_bench_list(struct db_pool *pool,
 	/* Keyset pagination on the serial id: newest first, stable. */
 	if (db_exec(
 		pool,
+		/* clang-format off */
 		"SELECT json_build_object('id', id, 'run_id', run_id,"
 		" 'hostname', hostname, 'gpu_uuid', gpu_uuid, 'gpu_type',"
 		" gpu_type, 'metric', metric, 'dtype', dtype, 'method', method,"
@@ -584,6 +593,7 @@ enum store_status store_bench_list(struct db_pool *pool,
 		" AND ($8::uuid IS NULL OR (id >= r.lo AND id < r.lo "
 		"+ " RESULT_BLOCK "))"
 		" ORDER BY id DESC LIMIT $7::int",
+		/* clang-format on */
 		8, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	rows = PQntuples(r);
@@ -608,6 +618,7 @@ enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
 	*out = NULL;
 	if (db_exec(
 		pool,
+		/* clang-format off */
 		"SELECT json_build_object('items', coalesce(json_agg("
 		" json_build_object('hostname', n.hostname, 'cpu_model',"
 		" n.cpu_model, 'driver_version', n.driver_version,"
@@ -621,6 +632,7 @@ enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
 		" 'href', '/v1/nodes/' || n.hostname)"
 		" ORDER BY n.hostname), '[]'))"
 		" FROM nodes n",
+		/* clang-format on */
 		0, NULL, 1, &r, e) != STORE_OK)
 		return e->status;
 	return one_json(r, out, e);
@@ -635,6 +647,7 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 	*out = NULL;
 	if (db_exec(
 		pool,
+		/* clang-format off */
 		"SELECT json_build_object('hostname', n.hostname,"
 		" 'cpu_model', n.cpu_model, 'driver_version',"
 		" n.driver_version, 'cuda_version', n.cuda_version,"
@@ -655,6 +668,7 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 		"  (SELECT * FROM benchmark_runs WHERE hostname = n.hostname"
 		"   ORDER BY received_at DESC LIMIT 20) b))"
 		" FROM nodes n WHERE n.hostname = $1",
+		/* clang-format on */
 		1, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	return one_json(r, out, e);
@@ -693,6 +707,7 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 	 */
 	if (db_exec(
 		pool,
+		/* clang-format off */
 		"WITH win AS (SELECT now() - make_interval(days => $1::int) AS "
 		"t0),"
 		" gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
@@ -792,6 +807,7 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"   g.gpu_index), '[]') FROM gl g WHERE g.k = t.k AND EXISTS"
 		"   (SELECT 1 FROM flags f WHERE f.gpu_uuid = g.uuid)))"
 		"  ORDER BY t.k), '[]')) FROM types t",
+		/* clang-format on */
 		5, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	return one_json(r, out, e);

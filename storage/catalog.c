@@ -84,9 +84,11 @@ static enum store_status query_json(struct db_pool *pool, const char *key,
 	return e->status;
 }
 
+/* clang-format off */
 #define GPU_LIST_SQL                                                           \
 	"SELECT coalesce(json_agg(g ORDER BY g.name), '[]')"                   \
 	" FROM (SELECT " GPU_FIELDS " FROM gpus) g"
+/* clang-format on */
 
 enum store_status store_gpu_list_text(struct db_pool *pool, char **text,
 				      struct store_err *e)
@@ -108,8 +110,10 @@ enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 
 	snprintf(key, sizeof(key), "gpu:%s", name);
 	return query_json(pool, key,
+			  /* clang-format off */
 			  "SELECT row_to_json(g) FROM (SELECT " GPU_FIELDS
 			  " FROM gpus WHERE name = $1) g",
+			  /* clang-format on */
 			  1, params, out, e);
 }
 
@@ -131,6 +135,7 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 	}
 	if (db_exec(
 		pool,
+		/* clang-format off */
 		"WITH r AS (SELECT * FROM jsonb_populate_record("
 		"  NULL::gpus, $2::jsonb)),"
 		" up AS (INSERT INTO gpus AS g (name, display_name, vendor,"
@@ -183,6 +188,7 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		" RETURNING (xmax = 0) AS created, " GPU_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " GPU_FIELDS "  ) x) FROM up",
+		/* clang-format on */
 		2, params, 0, &r, e) != STORE_OK)
 		goto out;
 	ttl_cache_clear(&catalog_cache);
@@ -203,8 +209,10 @@ enum store_status store_model_list(struct db_pool *pool, json_t **out,
 				   struct store_err *e)
 {
 	return query_json(pool, "models",
+			  /* clang-format off */
 			  "SELECT coalesce(json_agg(m ORDER BY m.name), '[]')"
 			  " FROM (SELECT " MODEL_FIELDS " FROM models) m",
+			  /* clang-format on */
 			  0, NULL, out, e);
 }
 
@@ -216,7 +224,9 @@ enum store_status store_model_get(struct db_pool *pool, const char *name,
 
 	snprintf(key, sizeof(key), "model:%s", name);
 	return query_json(pool, key,
+			  /* clang-format off */
 			  "SELECT row_to_json(m) FROM (SELECT " MODEL_FIELDS
 			  " FROM models WHERE name = $1) m",
+			  /* clang-format on */
 			  1, params, out, e);
 }

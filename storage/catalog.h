@@ -24,6 +24,26 @@ enum store_status store_gpu_list_text(struct db_pool *pool, char **text,
 /* One GPU by name: STORE_NOT_FOUND when absent. */
 enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 				json_t **out, struct store_err *e);
+/* One catalog GPU as the typed figures sizing reads (the columns of
+ * migrations/0001_schema.sql named alike): 0 where a number is NULL, ""
+ * where a text is. */
+struct store_gpu {
+	char name[65]; /* the entry's own name (an alias resolves to it) */
+	char compute_capability[16]; /* "9.0"; "" when not NVIDIA */
+	char intra_node_link[24];    /* "nvlink", "infinity_fabric", "pcie" */
+	char efficiency_basis[32];
+	double memory_gib, memory_bandwidth_gbps;
+	double fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops,
+	    fp8_tflops, int8_tops;
+	double intra_node_gbps, inter_node_gbps; /* one direction */
+	double price_per_gpu_hour, gemm_peak_fraction;
+	int max_gpus_per_node, pcie_gen, pcie_width;
+};
+/* One GPU by name as a struct store_gpu (read through the same cache as
+ * store_gpu_get): STORE_NOT_FOUND when absent. */
+enum store_status store_gpu_get_spec(struct db_pool *pool, const char *name,
+				     struct store_gpu *out,
+				     struct store_err *e);
 /* Creates or fully replaces GPU name from the fields of gpu (validated by
  * the caller; absent optional fields take their defaults). *created says
  * which happened; *out is the stored row.

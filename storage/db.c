@@ -1,4 +1,4 @@
-/* db.c - connection pool with reconnect (see db.h and SERVICE.md 2.11). */
+/* db.c - connection pool with reconnect (see db.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -38,9 +38,11 @@
  * parsing and planning it each time doubled the cost of a short statement.
  */
 static const char settings_sql[] =
+    /* clang-format off */
     "SELECT set_config('statement_timeout', $1, true),"
     " set_config('lock_timeout', '2000', true),"
     " set_config('TimeZone', 'UTC', true)";
+/* clang-format on */
 static struct db_stmt settings_stmt = {.sql = settings_sql};
 
 struct slot {
@@ -118,7 +120,9 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 	p->conninfo = malloc(len);
 	if (!p->slots || !p->conninfo)
 		goto oom;
-	/* Options in the conninfo survive PQreset (SERVICE.md 2.11). A URI
+	/* Options in the conninfo survive PQreset (libpq docs, "Database
+	 * Connection Control Functions": PQreset reconnects with the same
+	 * parameters). A URI
 	 * takes them as query parameters, a keyword string as pairs. Only
 	 * what poolers accept: server settings go with each statement
 	 * (settings_stmt).

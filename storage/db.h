@@ -5,7 +5,8 @@
  * (libpq: "no two threads manipulate the same PGconn at the same time");
  * acquisition waits at most acquire_timeout_ms, then fails as unavailable.
  * A lost connection is reset on its next use, so the daemon recovers from a
- * database restart without restarting itself (SERVICE.md 2.11).
+ * database restart without restarting itself (libpq docs, PQreset; the
+ * t_dbrestart API test).
  *
  * Server settings (statement_timeout, lock_timeout, TimeZone) are set for
  * each statement's own transaction, in the same round trip, so that they

@@ -1,4 +1,5 @@
-/* migrate.c - the migration runner (design: SERVICE.md 2.13). */
+/* migrate.c - the migration runner (design: docs/OPERATIONS.md "Migrations").
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -152,7 +153,8 @@ out:
 }
 
 /* Runs a trusted statement string (migration files hold several statements,
- * which only the simple protocol accepts; SERVICE.md 2.11).
+ * which only the simple protocol accepts: libpq docs, PQexecParams "allows
+ * at most one SQL command").
  */
 static int run(PGconn *c, const char *sql, char *err, size_t errlen)
 {
@@ -167,12 +169,14 @@ static int run(PGconn *c, const char *sql, char *err, size_t errlen)
 }
 
 static const char create_table_sql[] =
+    /* clang-format off */
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
     " version integer PRIMARY KEY,"
     " name text NOT NULL,"
     " sha256 text NOT NULL,"
     " applied_at timestamptz NOT NULL DEFAULT now(),"
     " duration_ms integer NOT NULL)";
+/* clang-format on */
 
 static const struct migration *find(const struct migration_set *set, int v)
 {
@@ -196,15 +200,19 @@ static void quiet_notice(void *arg, const char *message)
  * stay behind and stop every later start. lock_timeout is set for the
  * transaction only, for the same reason.
  */
+/* clang-format off */
 #define BEGIN_LOCKED                                                           \
 	"BEGIN; SET LOCAL lock_timeout = '60s';"                               \
 	" SELECT pg_advisory_xact_lock(" MIGRATE_LOCK_KEY ")"
+/* clang-format on */
 /* A no-transaction file (CREATE INDEX CONCURRENTLY) cannot run inside one:
  * it runs under the session lock, which needs a direct connection.
  */
+/* clang-format off */
 #define LOCK_SESSION                                                           \
 	"SET lock_timeout = '60s'; SELECT pg_advisory_lock(" MIGRATE_LOCK_KEY  \
 	")"
+/* clang-format on */
 
 /* Releases the lock without committing: ROLLBACK of the transaction, or
  * the session unlock.
@@ -249,8 +257,10 @@ static int apply_one(PGconn *c, const struct migration *m, int *now, int *fatal,
 		return -1;
 	}
 	r = PQexecParams(c,
+			 /* clang-format off */
 			 "SELECT 1 FROM schema_migrations WHERE version ="
 			 " $1::int",
+			 /* clang-format on */
 			 1, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		snprintf(msg, sizeof(msg), "%s", PQerrorMessage(c));
@@ -274,8 +284,10 @@ static int apply_one(PGconn *c, const struct migration *m, int *now, int *fatal,
 	params[2] = m->sha256;
 	params[3] = ms;
 	r = PQexecParams(c,
+			 /* clang-format off */
 			 "INSERT INTO schema_migrations (version, name, sha256,"
 			 " duration_ms) VALUES ($1::int, $2, $3, $4::int)",
+			 /* clang-format on */
 			 4, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
 		snprintf(msg, sizeof(msg), "%s", PQerrorMessage(c));
@@ -401,8 +413,10 @@ enum store_status migrate_pending(struct db_pool *pool,
 					set->items[i].version);
 	snprintf(versions + off, sizeof(versions) - off, "}");
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "SELECT count(*) FROM schema_migrations"
 		    " WHERE version = ANY($1::int[])",
+		    /* clang-format on */
 		    1, params, 1, &r, e) != STORE_OK) {
 		/* 42P01: no migrations table yet, so everything is pending. */
 		if (e->status == STORE_ERROR && strstr(e->message, "42P01")) {

@@ -17,9 +17,11 @@ enum store_status store_rec_insert(struct db_pool *pool,
 	PGresult *r = NULL;
 
 	db_exec(pool,
+		/* clang-format off */
 		"INSERT INTO recommendations (id, kind, model, gpu, request,"
 		" response, summary) VALUES ($1::uuid, $2, $3, $4, $5::json,"
 		" $6::json, $7::json)",
+		/* clang-format on */
 		7, params, 0, &r, e);
 	PQclear(r);
 	return e->status;
@@ -33,8 +35,10 @@ enum store_status store_rec_get(struct db_pool *pool, const char *id,
 
 	*response = NULL;
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "SELECT response::text FROM recommendations"
 		    " WHERE id = $1::uuid",
+		    /* clang-format on */
 		    1, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	if (PQntuples(r) == 0) {
@@ -125,6 +129,7 @@ enum store_status store_rec_list(struct db_pool *pool,
 	params[5] = f->cursor ? id : NULL;
 	params[6] = limit;
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "SELECT json_build_object('id', id, 'kind', kind, 'model',"
 		    " model, 'gpu', gpu, 'created_at', created_at, 'summary',"
 		    " summary, 'request', request,"
@@ -139,6 +144,7 @@ enum store_status store_rec_list(struct db_pool *pool,
 		    " AND ($5::timestamptz IS NULL"
 		    "      OR (created_at, id) < ($5::timestamptz, $6::uuid))"
 		    " ORDER BY created_at DESC, id DESC LIMIT $7::int",
+		    /* clang-format on */
 		    7, params, 1, &r, e) != STORE_OK) {
 		if (e->status == STORE_INVALID && f->cursor)
 			snprintf(e->message, sizeof(e->message),

@@ -38,6 +38,7 @@
  *    BENCH_STAT_MAX) are skipped, as there.
  */
 static const char report_sql[] =
+    /* clang-format off */
     "WITH w AS (SELECT now() - make_interval(days => $1::int) AS t0),"
     " nd AS (SELECT n.hostname, n.last_seen, r.status AS last_status,"
     "  greatest(0, extract(epoch FROM now() - n.last_seen) / 3600)"
@@ -49,7 +50,9 @@ static const char report_sql[] =
     "  (2, '1-6 h', 1, 6), (3, '6-24 h', 6, 24), (4, '24-36 h', 24, 36),"
     "  (5, '36 h-7 d', 36, 168), (6, '7-30 d', 168, 720),"
     "  (7, '> 30 d', 720, 'infinity')) AS a (i, label, lo, hi)),"
+    /* clang-format on */
     /* every answer in the window, and the latest answer of each job */
+    /* clang-format off */
     " rq AS (SELECT r.kind, r.gpu, r.created_at, r.summary,"
     "  md5(r.request::text) AS job"
     "  FROM recommendations r, w WHERE r.created_at >= w.t0),"
@@ -58,16 +61,20 @@ static const char report_sql[] =
     "   AND json_typeof(summary->'gpus') = 'number'"
     "   THEN (summary->>'gpus')::numeric END AS n"
     "  FROM rq ORDER BY kind, job, created_at DESC),"
+    /* clang-format on */
     /* a compare job counts once for every GPU type it compared */
+    /* clang-format off */
     " jg AS (SELECT lj.kind, g AS gpu, lj.n FROM lj"
     "  CROSS JOIN LATERAL unnest(string_to_array(lj.gpu, ',')) g"
     "  WHERE g <> ''),"
     " rg AS (SELECT g AS gpu, count(*) AS c FROM rq"
     "  CROSS JOIN LATERAL unnest(string_to_array(rq.gpu, ',')) g"
     "  WHERE g <> '' GROUP BY g),"
+    /* clang-format on */
     /* the chart: jobs per period, kind and GPU type (a compare job's
      * gpu is the list it compared: one job, so the stacks add up to the
      * jobs counted) */
+    /* clang-format off */
     " sr AS (SELECT date_trunc($2::text, created_at AT TIME ZONE 'UTC')"
     "   AS p, gpu, kind, count(*) AS c, max(n) AS mx FROM lj"
     "  GROUP BY 1, 2, 3),"
@@ -83,12 +90,14 @@ static const char report_sql[] =
     "   THEN (summary->>'gpus')::numeric END AS n"
     "   FROM rq WHERE kind = 'inference'"
     "   ORDER BY job, wk, created_at DESC) x GROUP BY 1, 2),"
+    /* clang-format on */
     /* healthy GPUs per week: store_fleet()'s rules, week by week, on
      * each node's latest run of the week that measured something (its
      * results are the ids [first_result_id, + 32768), migrations/0007:
      * read by primary key, not by scanning the window's results; the
      * run_id test changes nothing but lets the planner see how few rows
      * a run has, so it does not JIT-compile the statement for seconds) */
+    /* clang-format off */
     " gk AS (SELECT uuid, coalesce(gpu_type, 'nvml:' || name) AS k, info"
     "  FROM node_gpus),"
     " lw AS (SELECT DISTINCT ON (wk, r.hostname) date_trunc('week',"
@@ -218,6 +227,7 @@ static const char report_sql[] =
     "   LEFT JOIN ta ON ta.wk = ck.wk AND ta.gpu = ck.gpu"
     "   LEFT JOIN ia ON ia.wk = ck.wk AND ia.gpu = ck.gpu"
     "   LEFT JOIN hl ON hl.wk = ck.wk AND hl.k = ck.gpu), '[]')))::text";
+/* clang-format on */
 
 enum store_status store_report_capacity(struct db_pool *pool,
 					const struct report_query *q,

@@ -49,8 +49,10 @@ enum store_status store_token_create(struct db_pool *pool, const char *name,
 	to_hex(raw, sizeof(raw), token + 4);
 	digest_param(token, digest);
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "INSERT INTO api_tokens (name, token_sha256, scopes)"
 		    " VALUES ($1, $2::bytea, string_to_array($3, ','))",
+		    /* clang-format on */
 		    3, params, 0, &r, e) == STORE_CONFLICT)
 		snprintf(e->message, sizeof(e->message),
 			 "a token named \"%s\" already exists", name);
@@ -67,8 +69,10 @@ enum store_status store_token_revoke(struct db_pool *pool, const char *name,
 	PGresult *r = NULL;
 
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "UPDATE api_tokens SET revoked_at = now()"
 		    " WHERE name = $1 AND revoked_at IS NULL",
+		    /* clang-format on */
 		    1, params, 0, &r, e) != STORE_OK)
 		return e->status;
 	if (strcmp(PQcmdTuples(r), "0") == 0) {
@@ -92,9 +96,11 @@ enum store_status store_token_check(struct db_pool *pool, const char *token,
 	digest_param(token, digest);
 	sha256(token, strlen(token), want);
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "SELECT array_to_string(scopes, ','), name,"
 		    " encode(token_sha256, 'hex') FROM api_tokens"
 		    " WHERE token_sha256 = $1::bytea AND revoked_at IS NULL",
+		    /* clang-format on */
 		    1, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	if (PQntuples(r) != 1) {
@@ -133,12 +139,14 @@ enum store_status store_token_list(struct db_pool *pool,
 	*out = NULL;
 	*n = 0;
 	if (db_exec(pool,
+		    /* clang-format off */
 		    "SELECT name, array_to_string(scopes, ','),"
 		    " to_char(created_at AT TIME ZONE 'UTC',"
 		    " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
 		    " coalesce(to_char(revoked_at AT TIME ZONE 'UTC',"
 		    " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
 		    " FROM api_tokens ORDER BY created_at DESC, id DESC",
+		    /* clang-format on */
 		    0, NULL, 0, &r, e) != STORE_OK)
 		goto out;
 	rows = PQntuples(r);

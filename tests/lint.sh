@@ -6,7 +6,9 @@
 #   3. yamllint       openapi.yaml, the linter configs and deploy/ (rules in .yamllint)
 #   4. redocly        `redocly lint openapi.yaml` (rules in .redocly.yaml)
 #   5. spectral       `spectral lint openapi.yaml` (rules in .spectral.yaml)
-#   6. contract       tests/contract.sh: the real daemon behind Prism, every answer checked against
+#   6. static         SQL parameterised in storage/*.c (tests/sqlcheck.awk), libpq only in storage/,
+#                     comments cite only files in the repository
+#   7. contract       tests/contract.sh: the real daemon behind Prism, every answer checked against
 #                     openapi.yaml (needs PostgreSQL and the Node tools)
 #
 # Each check prints PASS, FAIL or SKIP; the last lines are a summary. Exit status 1 when any check
@@ -199,6 +201,65 @@ if [ "$node_ok" = 1 ]; then
 	else
 		skip spectral "not in tools/package.json"
 	fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+section "static (SQL parameterised, libpq only in storage/, citations in the repository)"
+# tests/sqlcheck.awk states the SQL rules. It must catch what it is for: a file planted with six
+# violations (and one good call) is checked first, so a checker that has stopped seeing anything
+# fails here rather than passing every file.
+static_tmp=$(mktemp -d "${TMPDIR:-/tmp}/gsz-lint.XXXXXX")
+cat >"$static_tmp/planted.c" <<'C'
+#define COLS "a, b"
+static enum store_status f(struct db_pool *pool, const char *name)
+{
+	char sql[256];
+	const char *params[1] = {name};
+	snprintf(sql, sizeof(sql), "SELECT * FROM gpus WHERE name = '%s'", name);
+	db_exec(pool, sql, 0, NULL, 1, &r, e);
+	db_exec(pool, "SELECT " COLS " FROM t WHERE a = $1 AND b = $2", 1, params, 1, &r, e);
+	strcat(sql, " LIMIT 1");
+	PQexec(c, sql);
+	db_exec(pool, "SELECT $1", n, params, 1, &r, e);
+	db_exec(pool, "SELECT " COLS " FROM t WHERE a = $1", 1, params, 1, &r, e);
+	return 0;
+}
+C
+planted=$(awk -f tests/sqlcheck.awk "$static_tmp/planted.c" | wc -l)
+rm -rf "$static_tmp"
+viol=""
+for f in storage/*.c; do
+	viol="$viol$(awk -f tests/sqlcheck.awk "$f")"
+done
+calls=$(cat storage/*.c | grep -cE '(db_exec|PQexecParams|PQexec)[[:space:]]*\(')
+if [ "$planted" != 6 ]; then
+	fail sql-parameterised "tests/sqlcheck.awk finds $planted of the 6 planted violations"
+elif [ -n "$viol" ]; then
+	printf '%s\n' "$viol" | sed 's/^/  /'
+	fail sql-parameterised "findings above"
+else
+	pass sql-parameterised "$calls call sites in storage/*.c"
+fi
+# libpq's header or calls anywhere in the daemon outside storage/ (headers included: a handler
+# that includes a header that includes libpq-fe.h is caught at that header).
+outside=$(grep -lE 'libpq-fe\.h|PQexec|PQprepare|PQsendQuery|PGconn|PGresult' \
+	server/*.[ch] handlers/*.[ch] engine/*.[ch] 2>/dev/null)
+if [ -z "$outside" ]; then
+	pass libpq-only-in-storage
+else
+	printf '  %s\n' $outside
+	fail libpq-only-in-storage "libpq outside storage/ (above)"
+fi
+# Comments cite only files in the repository: SIZING.md and SERVICE.md are the maintainers' notes
+# outside it (docs/MODEL.md and docs/RELIABILITY.md restate what the code rests on).
+# tests/api/t_basic.sh names them as text the catalog must not cite; this file names them here.
+cited=$(source_files '*.c' '*.h' '*.cu' '*.cuh' '*.sh' '*.mk' '*.awk' Makefile |
+	grep -vE '^tests/(api/t_basic|lint)\.sh$' | xargs grep -lE '(SIZING|SERVICE)\.md' 2>/dev/null)
+if [ -z "$cited" ]; then
+	pass citations "no code comment cites SIZING.md or SERVICE.md"
+else
+	printf '  %s\n' $cited
+	fail citations "code citing SIZING.md or SERVICE.md (above): cite the public source or docs/"
 fi
 
 # ---------------------------------------------------------------------------------------------

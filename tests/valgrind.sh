@@ -88,10 +88,11 @@ elif [ "$procs" = 0 ]; then
 	echo "not ok [valgrind] no valgrind report was written" | tee -a "$results"
 fi
 
-passed=$(grep -c '^ok ' "$results")
+skipped=$(grep -ciE '^ok .*# SKIP' "$results")
+passed=$(( $(grep -c '^ok ' "$results") - skipped ))
 failed=$(grep -c '^not ok ' "$results")
 [ "$failed" -gt 0 ] && { echo "# failures:"; grep '^not ok ' "$results" | sed 's/^/#   /'; }
 echo "# valgrind run: $(($(date +%s) - t0)) s for: $tests"
 [ -n "${KEEP_LOGS:-}" ] && echo "# logs kept in $log" || rm -rf "$log"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

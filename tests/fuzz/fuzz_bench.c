@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!name_ok(
 			json_string_value(json_object_get(node, "hostname"))))
 			FZ_FAIL("201 with a bad hostname");
-		if (json_array_size(g) > MAX_GPUS ||
-		    json_array_size(r) > MAX_RESULTS)
+		if (json_array_size(g) > PROBE_MAX_GPUS ||
+		    json_array_size(r) > PROBE_MAX_RESULTS)
 			FZ_FAIL("201 over the caps");
 		if (stub_last_n_results != (int)json_array_size(r))
 			FZ_FAIL("201 storing %d of %zu results",

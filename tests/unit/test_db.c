@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage/catalog.h"
 #include "storage/pgconn.h"
 #include "tests/unit/testlib.h"
 
@@ -193,6 +194,31 @@ static void test_statement_timeout(void)
 	pool = first;
 }
 
+/* The catalog row as typed figures (store_gpu_get_spec): the H100 SXM5 row
+ * of migrations/0002_gpu_catalog.sql and 0009 (t_db.sh migrates first);
+ * an unknown name is STORE_NOT_FOUND. */
+static void test_gpu_spec(void)
+{
+	struct store_gpu g;
+	struct store_err e;
+
+	CHECK(store_gpu_get_spec(pool, "h100-sxm5-80gb", &g, &e) == STORE_OK);
+	CHECK(strcmp(g.name, "h100-sxm5-80gb") == 0);
+	CHECK(strcmp(g.compute_capability, "9.0") == 0);
+	CHECK(strcmp(g.intra_node_link, "nvlink") == 0);
+	CHECK(strcmp(g.efficiency_basis, "measured") == 0);
+	CHECK(g.memory_gib == 80 && g.memory_bandwidth_gbps == 3350);
+	CHECK(g.bf16_tflops == 989.4 && g.fp8_tflops == 1978.9 &&
+	      g.tf32_tflops == 494.7 && g.fp64_tflops == 67);
+	CHECK(g.intra_node_gbps == 450 && g.inter_node_gbps == 400 &&
+	      g.max_gpus_per_node == 8);
+	CHECK(g.pcie_gen == 5 && g.pcie_width == 16);
+	CHECK(g.gemm_peak_fraction == 0.803);
+	CHECK(store_gpu_get_spec(pool, "no-such-gpu-v17", &g, &e) ==
+	      STORE_NOT_FOUND);
+	CHECK(g.name[0] == '\0');
+}
+
 int main(void)
 {
 	const char *url = getenv("DATABASE_URL");
@@ -217,6 +243,7 @@ int main(void)
 	RUN(test_errors_still_errors);
 	RUN(test_settings_per_statement);
 	RUN(test_statement_timeout);
+	RUN(test_gpu_spec);
 	db_pool_free(pool);
 	return testlib_finish();
 }

@@ -1,4 +1,4 @@
-/* test_engine.c - SIZING.md §1 and §7 worked numbers, errors, plan search.
+/* test_engine.c - worked numbers (docs/MODEL.md §1-5), errors, plan search.
  * Build: cc ... -Iengine engine/[all].c tests/unit/test_engine.c -lm */
 #include <math.h>
 #include <stdio.h>
@@ -341,6 +341,43 @@ static void test_errors_fields(void)
 	free(res);
 }
 
+/* The engine refuses just past the documented ranges (trn_int_lists and
+ * the TRN_*_MAX the handler also applies; openapi.yaml), one copy. */
+static void test_documented_ranges(void)
+{
+	struct trn_request rq;
+	struct trn_result *res = calloc(1, sizeof(*res));
+	struct eng_error e;
+
+	for (int i = 0; i < TRN_INT_LISTS; i++) {
+		const struct trn_int_list *l = &trn_int_lists[i];
+		struct trn_choices *c =
+		    (struct trn_choices *)((char *)&rq.strategies + l->offset);
+		char field[32];
+
+		snprintf(field, sizeof(field), "strategies.%s", l->key);
+		base_train(&rq);
+		c->n = 1;
+		c->v[0] = l->max + 1;
+		CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+		CHECK(strcmp(e.field, field) == 0);
+		c->v[0] = l->min - 1;
+		CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+		CHECK(strcmp(e.field, field) == 0);
+	}
+	CHECK(strcmp(trn_int_lists[2].key, "dp") == 0 &&
+	      trn_int_lists[2].max == 1 << 20);
+	base_train(&rq);
+	rq.gpus = TRN_GPUS_MAX + 1;
+	CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+	CHECK(strcmp(e.field, "gpus") == 0);
+	base_train(&rq);
+	rq.seq_len = TRN_SEQ_LEN_MAX + 1;
+	CHECK(trn_size(&rq, res, &e) == ENG_EINVAL);
+	CHECK(strcmp(e.field, "seq_len") == 0);
+	free(res);
+}
+
 static void test_search_70b(void)
 {
 	struct trn_request rq;
@@ -627,6 +664,7 @@ int main(void)
 	RUN(test_77_fp8_errors);
 	RUN(test_78_kv);
 	RUN(test_errors_fields);
+	RUN(test_documented_ranges);
 	RUN(test_search_70b);
 	RUN(test_tmax_warning_4090);
 	RUN(test_uneven_stages);

@@ -72,10 +72,26 @@ static void test_fp8_and_other_rates(void)
 	CHECK(hbm.measured && hbm.value == 3000 && hbm.retention == 1.0);
 }
 
+/* PCIe per direction (hw_pcie_gbps): the figures docs/PROBE.md lists for
+ * x16 links (128b/130b), other widths in proportion, x16 when the width
+ * is unknown (0), 0 for a generation the engine has no rate for. */
+static void test_pcie_gbps(void)
+{
+	CHECK_NEAR(hw_pcie_gbps(3, 16), 15.754, 0.001);
+	CHECK_NEAR(hw_pcie_gbps(4, 16), 31.508, 0.001);
+	CHECK_NEAR(hw_pcie_gbps(5, 16), 63.015, 0.001);
+	CHECK_NEAR(hw_pcie_gbps(4, 8), 15.754, 0.001);
+	CHECK_NEAR(hw_pcie_gbps(5, 0), hw_pcie_gbps(5, 16), 1e-12);
+	CHECK(hw_pcie_gbps(2, 16) == 0.0);
+	CHECK(hw_pcie_gbps(7, 16) == 0.0);
+	CHECK(hw_pcie_gbps(0, 0) == 0.0);
+}
+
 int main(void)
 {
 	RUN(test_retention_values);
 	RUN(test_measured_best_shape_matches_datasheet);
 	RUN(test_fp8_and_other_rates);
+	RUN(test_pcie_gbps);
 	return testlib_finish();
 }

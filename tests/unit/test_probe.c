@@ -969,37 +969,87 @@ static void test_check_integer_ranges(void)
 	json_decref(j);
 }
 
+/* 1 when name is one of names[0..n). */
+static int in_list(const char *const *names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The documents that repeat contract.h's metric list as an enum name the
+ * same set: probe/report.schema.json and openapi.yaml (BenchmarkResult
+ * metric, the one enum that starts with gemm_tflops). Run from the
+ * repository root, as tests/run.sh does. */
+static void test_metrics_documented(void)
+{
+	size_t n, i, found = 0;
+	const char *const *names = probe_metric_names(&n);
+	json_t *schema = json_load_file("probe/report.schema.json", 0, NULL);
+	json_t *e = json_object_get(
+	    json_object_get(
+		json_object_get(
+		    json_object_get(json_object_get(schema, "$defs"), "result"),
+		    "properties"),
+		"metric"),
+	    "enum");
+	FILE *f = fopen("openapi.yaml", "r");
+	char *yaml = NULL, *p, *end;
+	size_t cap = 0;
+	ssize_t got;
+
+	CHECK(json_is_array(e) && json_array_size(e) == n);
+	for (i = 0; json_is_array(e) && i < json_array_size(e); i++) {
+		const char *m = json_string_value(json_array_get(e, i));
+		if (!m || !in_list(names, n, m))
+			printf(
+			    "# report.schema.json: %s is not in contract.h\n",
+			    m ? m : "(not a string)");
+		CHECK(m && in_list(names, n, m));
+	}
+	CHECK(f != NULL);
+	got = f ? getdelim(&yaml, &cap, '\0', f) : -1;
+	p = got > 0 ? strstr(yaml, "enum: [gemm_tflops,") : NULL;
+	end = p ? strchr(p, ']') : NULL;
+	CHECK(p && end);
+	if (p && end) {
+		p += strlen("enum: [");
+		while (p < end) {
+			size_t l = strcspn(p, ", \n]");
+			char m[64];
+			if (l > 0 && l < sizeof(m)) {
+				memcpy(m, p, l);
+				m[l] = '\0';
+				if (!in_list(names, n, m))
+					printf("# openapi.yaml: %s is not in "
+					       "contract.h\n",
+					       m);
+				CHECK(in_list(names, n, m));
+				found++;
+			}
+			p += l ? l : 1;
+		}
+		CHECK(found == n);
+	}
+	free(yaml);
+	if (f)
+		fclose(f);
+	json_decref(schema);
+}
+
 static void test_check_metrics(void)
 {
-	/* handlers/benchmarks.c metrics[], verbatim */
-	static const char *const server[] = {"gemm_tflops",
-					     "gemm_sweep_tflops",
-					     "hbm_copy_gbps",
-					     "hbm_copy_ce_gbps",
-					     "hbm_read_gbps",
-					     "hbm_write_gbps",
-					     "h2d_pinned_gbps",
-					     "d2h_pinned_gbps",
-					     "bidir_pinned_gbps",
-					     "h2d_pageable_gbps",
-					     "d2h_pageable_gbps",
-					     "p2p_unidir_gbps",
-					     "p2p_bidir_gbps",
-					     "p2p_latency_us",
-					     "nccl_allreduce_busbw_gbps",
-					     "nccl_allreduce_algbw_gbps",
-					     "gemm_sustained_tflops",
-					     "nccl_allgather_busbw_gbps",
-					     "nccl_allgather_algbw_gbps",
-					     "nccl_reducescatter_busbw_gbps",
-					     "nccl_reducescatter_algbw_gbps",
-					     "nccl_allreduce_latency_us"};
+	size_t n_names;
+	const char *const *server = probe_metric_names(&n_names);
 	static const char *const bad[] = {"gemm_flops", "GEMM_TFLOPS", "",
 					  "nccl_alltoall_busbw_gbps"};
 	json_t *j = valid_report(), *x = res_at(j, 0);
 	size_t i;
 
-	for (i = 0; i < sizeof(server) / sizeof(server[0]); i++) {
+	for (i = 0; i < n_names; i++) {
 		CHECK(probe_metric_known(server[i]));
 		json_object_set_new(x, "metric", json_string(server[i]));
 		ACCEPTED(j);
@@ -1663,6 +1713,7 @@ int main(void)
 	RUN(test_check_number_ranges);
 	RUN(test_check_integer_ranges);
 	RUN(test_check_metrics);
+	RUN(test_metrics_documented);
 	RUN(test_check_sizes_and_depth);
 	RUN(test_encoder_sanitises);
 	RUN(test_set_samples_bounds);

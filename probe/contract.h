@@ -1,0 +1,65 @@
+/* What a probe report may say and the service accepts (POST
+ * /v1/benchmarks): the one copy of the vocabulary the probe (probe/report.c,
+ * probe/check.c) and the service (handlers/benchmarks.c) both read. Plain
+ * macros, no types: the service includes this file and nothing else of the
+ * probe.
+ *
+ * docs/PROBE.md "Report format" documents it; openapi.yaml and
+ * probe/report.schema.json repeat the metric names as enums, and
+ * tests/unit/test_probe.c fails when either differs from PROBE_METRICS.
+ */
+#ifndef GPUSIZER_PROBE_CONTRACT_H
+#define GPUSIZER_PROBE_CONTRACT_H
+
+/* What POST /v1/benchmarks accepts (handlers/benchmarks.c validate,
+ * handlers/jsonv.c, handlers/util.c); the checker applies every one of
+ * these and the encoder never writes a value outside them. A statistic is
+ * 0 or PROBE_NUMBER_MIN to PROBE_NUMBER_MAX in magnitude: the server's
+ * floor (storage/bench.h) keeps subnormals such as 1e-310, which made
+ * sizing answers NaN (issue 15), out of the fleet medians. */
+#define PROBE_MAX_GPUS	     256   /* entries of gpus[]; also max index */
+#define PROBE_MAX_RESULTS    20000 /* entries of results[] */
+#define PROBE_HOSTNAME_MAX   253   /* [A-Za-z0-9._-]{1,253} */
+#define PROBE_GPU_NAME_MAX   128   /* bytes */
+#define PROBE_GPU_UUID_MAX   96	   /* bytes */
+#define PROBE_UNIT_MAX	     16
+#define PROBE_DTYPE_MAX	     16
+#define PROBE_METHOD_MAX     32
+#define PROBE_MODE_MAX	     32
+#define PROBE_TIME_MAX	     64	  /* started_at, finished_at */
+#define PROBE_NUMBER_MAX     1e15 /* |median| .. |efficiency| */
+#define PROBE_NUMBER_MIN     1e-9 /* ... when not 0 (BENCH_STAT_MIN) */
+#define PROBE_N_MAX	     1000000
+#define PROBE_SIZE_BYTES_MAX (1LL << 50)
+#define PROBE_JSON_MAX_DEPTH 32 /* nesting of objects and arrays */
+
+/* The metric names, as an X-macro so that each reader builds the form it
+ * needs (an array of strings) without a second copy of the names. */
+#define PROBE_METRICS(X)                                                       \
+	X(gemm_tflops)                                                         \
+	X(gemm_sweep_tflops)                                                   \
+	X(hbm_copy_gbps)                                                       \
+	X(hbm_copy_ce_gbps)                                                    \
+	X(hbm_read_gbps)                                                       \
+	X(hbm_write_gbps)                                                      \
+	X(h2d_pinned_gbps)                                                     \
+	X(d2h_pinned_gbps)                                                     \
+	X(bidir_pinned_gbps)                                                   \
+	X(h2d_pageable_gbps)                                                   \
+	X(d2h_pageable_gbps)                                                   \
+	X(p2p_unidir_gbps)                                                     \
+	X(p2p_bidir_gbps)                                                      \
+	X(p2p_latency_us)                                                      \
+	X(nccl_allreduce_busbw_gbps)                                           \
+	X(nccl_allreduce_algbw_gbps)                                           \
+	X(gemm_sustained_tflops)                                               \
+	X(nccl_allgather_busbw_gbps)                                           \
+	X(nccl_allgather_algbw_gbps)                                           \
+	X(nccl_reducescatter_busbw_gbps)                                       \
+	X(nccl_reducescatter_algbw_gbps)                                       \
+	X(nccl_allreduce_latency_us)
+
+/* X(name) -> "name", for an array of the names. */
+#define PROBE_METRIC_STRING(name) #name,
+
+#endif
