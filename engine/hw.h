@@ -112,10 +112,11 @@ struct hw_basis {
 bool hw_supports(const struct hw_spec *g, enum eng_dtype t);
 
 /* GPU<->host bandwidth of a PCIe link, one direction, GB/s: gen's GT/s per
- * lane (Gen3 8, Gen4 16, Gen5 32, Gen6 64) x width lanes (0: x16) x 128b/130b
- * encoding / 8 bits (PCI-SIG base specifications; docs/PROBE.md, "limit"
- * of h2d_*). 0 for a generation outside 3..6 (unknown: the engine's
- * default applies). Gen3 x16 15.75, Gen4 x16 31.51, Gen5 x16 63.02. */
+ * lane (Gen3 8, Gen4 16, Gen5 32, Gen6 64) x width lanes (0: x16) x the
+ * encoding (128b/130b to Gen5, FLIT 242/256 for Gen6) / 8 bits (PCI-SIG
+ * base specifications; docs/PROBE.md, "limit" of h2d_*). 0 for a
+ * generation outside 3..6 (unknown: the engine's default applies). Gen3 x16
+ * 15.75, Gen4 x16 31.51, Gen5 x16 63.02, Gen6 x16 121.0. */
 double hw_pcie_gbps(int gen, int width);
 
 /* Achieved large-GEMM rate for dtype t (before the shape factor). */
