@@ -154,7 +154,7 @@ static void test_ranked_plans_fit(void)
 }
 
 /* The search skips timing plans whose lower-bound key cannot enter the
- * top (branch and bound, engine/training.c may_enter). How much it skips
+ * top (branch and bound, engine/training_search.c may_enter). How much it skips
  * depends on how many plans are kept, so the first plans of a top-1, a
  * top-3 and a top-16 search must agree exactly: a bound that is not a true
  * lower bound shows here as a different winner. */

@@ -1,0 +1,228 @@
+/* training_ctx.c - the request context of the training engine: what one
+ * request fixes before any layout is tried (model shapes, bytes per
+ * parameter, achieved rates, elementwise traffic). MODEL.md §2-4. The
+ * parts of engine/training.c share it through training_int.h.
+ */
+#include "training_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The default host link when the spec has none, GB/s. */
+#define HOST_LINK_DEFAULT_GBPS 25.0
+
+/* Frozen base weight bytes per parameter for LoRA (16-bit) and QLoRA (NF4
+ * 0.5 B + double-quantised scales ~0.127 bit/param, Dettmers et al. 2023). */
+static const double lora_base_bytes[TRN_METHOD_COUNT] = {
+    [TRN_FULL] = 0.0, [TRN_LORA] = 2.0, [TRN_QLORA] = 0.5 + 0.127 / 8.0};
+
+/* Bytes moved by the memory-bound kernels of one layer, per token, forward
+ * and backward (MODEL.md §4 derives each term). ab = bytes per activation
+ * value (2, or 4 for fp32 training); masks are 1 byte.
+ *  h-wide, replicated unless SP: 2 norms (fwd read x + write y = 2h values,
+ *  bwd read dy, x + write dx = 3h), 2 residual adds (fwd read 2 + write 1 =
+ *  3h, bwd the gradient sum 3h), GPT-style bias-dropout-add masks (1 B,
+ *  written fwd, read bwd) when the model has linear biases.
+ *  split over TP: rotary on Q and K (read + write, fwd and bwd) unless the
+ *  model has learned positions; SwiGLU fwd read gate, up + write = 3f, bwd
+ *  read dy, gate, up + write 2 = 5f; GeLU fwd 2f, bwd 3f; MoE: per routed
+ *  expert plus the dispatch and combine permutes (read + write h, each,
+ *  fwd and bwd).
+ *  unfused attention, per score element: softmax fwd read + write, bwd read
+ *  dy, y + write; attention dropout fwd read + write + mask, bwd the same.
+ *  loss: fp32 cross-entropy over V (read logits, write fp32 probabilities,
+ *  one reduction pass, backward read + write the logit gradient). */
+static void ew_bytes_init(struct ctx *c)
+{
+	const struct model_arch *m = &c->rq->model;
+	double ab = c->act_b, h = c->h;
+	bool dropout = m->linear_biases;
+	double rope_cols, mlp_f, mlp_b, moe_f, moe_b, fe;
+
+	c->ew_repl_fwd = 2.0 * 2.0 * h * ab + 2.0 * 3.0 * h * ab;
+	c->ew_repl_bwd = 2.0 * 3.0 * h * ab + 2.0 * 3.0 * h * ab;
+	if (dropout) {
+		c->ew_repl_fwd += 2.0 * h;
+		c->ew_repl_bwd += 2.0 * h;
+	}
+	if (m->learned_pos_emb)
+		rope_cols = 0.0;
+	else if (c->mla)
+		rope_cols = (c->a + 1.0) * (double)m->mla.qk_rope_head_dim;
+	else
+		rope_cols = (c->a + c->k) * c->d;
+	c->ew_par_fwd = 2.0 * rope_cols * ab;
+	c->ew_par_bwd = 2.0 * rope_cols * ab;
+
+	/* MLP activation, per unit of FFN width */
+	mlp_f = (m->gated_mlp ? 3.0 : 2.0) * ab;
+	mlp_b = (m->gated_mlp ? 5.0 : 3.0) * ab;
+	fe = (double)m->moe.expert_ffn_hidden_size;
+	moe_f = (double)m->moe.top_k * (mlp_f * fe + 2.0 * 2.0 * h * ab) +
+		(double)m->moe.shared_experts * mlp_f * fe;
+	moe_b = (double)m->moe.top_k * (mlp_b * fe + 2.0 * 2.0 * h * ab) +
+		(double)m->moe.shared_experts * mlp_b * fe;
+	c->ew_par_fwd +=
+	    (1.0 - c->moe_frac) * mlp_f * (double)m->ffn_hidden_size +
+	    c->moe_frac * moe_f;
+	c->ew_par_bwd +=
+	    (1.0 - c->moe_frac) * mlp_b * (double)m->ffn_hidden_size +
+	    c->moe_frac * moe_b;
+
+	c->ew_score_fwd = 2.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
+	c->ew_score_bwd = 3.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
+	c->loss_token = (2.0 * ab + 12.0) * c->V;
+}
+
+int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
+{
+	const struct model_arch *m = &rq->model;
+	struct hw_rate r;
+	double moe_layers;
+
+	memset(c, 0, sizeof(*c));
+	c->rq = rq;
+	model_count_params(m, &c->P);
+	c->gpn = rq->gpus_per_node > 0 ? rq->gpus_per_node
+				       : rq->gpu.max_gpus_per_node;
+	if (c->gpn <= 0)
+		c->gpn = 1;
+	c->s = (double)rq->seq_len;
+	c->h = (double)m->hidden_size;
+	c->a = (double)m->heads;
+	c->d = (double)model_head_dim(m);
+	c->k = (double)model_kv_heads(m);
+	c->V = (double)m->vocab_size;
+	c->L = (double)m->layers;
+	c->mla = m->mla.kv_lora_rank > 0;
+	c->dqk =
+	    c->mla ? (double)(m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim)
+		   : c->d;
+	c->dv = c->mla ? (double)m->mla.v_head_dim : c->d;
+	c->kv_lora_cols =
+	    (double)(m->mla.kv_lora_rank + m->mla.qk_rope_head_dim);
+
+	/* bytes per parameter (MODEL.md §3): FP8 training keeps 16-bit
+	 * weights (Transformer Engine casts per GEMM). */
+	c->wb = eng_dtype_bytes(rq->precision);
+	if (rq->precision == ENG_FP8)
+		c->wb = 2.0;
+	c->act_b = c->wb >= 4.0 ? 4.0 : 2.0;
+	c->gb = fmax(eng_dtype_bytes(rq->gradient_precision), c->wb);
+	c->ob = trn_optimizer_bytes_per_param(rq->optimizer, c->wb, c->h);
+	c->lora = rq->method != TRN_FULL;
+	c->base_b = lora_base_bytes[rq->method];
+
+	moe_layers =
+	    m->moe.experts > 0 ? c->L - (double)m->moe.dense_layers : 0;
+	c->moe_frac = moe_layers / c->L;
+	c->exp_layer = c->P.routed_expert / c->L;
+	c->nonexp_layer = (c->P.layers - c->P.routed_expert) / c->L;
+	c->active_layer = c->P.layers_active / c->L;
+	c->emb = c->P.embedding;
+	c->head = c->V * c->h;
+
+	/* Per-token MLP activation bytes (Korthikanti's 19 generalised):
+	 * input 2h and mask h are in the replicated 10h; here GeLU in/out
+	 * 4f, or SwiGLU gate, up and product 6f. MoE: per routed expert plus
+	 * the permuted token copy 2h. */
+	{
+		double per_f = m->gated_mlp ? 6.0 : 4.0;
+		double dense = per_f * (double)m->ffn_hidden_size;
+		double fe = (double)m->moe.expert_ffn_hidden_size;
+		double moe = (double)m->moe.top_k * (per_f * fe + 2.0 * c->h) +
+			     (double)m->moe.shared_experts * per_f * fe;
+		c->mlp_act = (1.0 - c->moe_frac) * dense + c->moe_frac * moe;
+		c->a2a_token_bytes = (double)m->moe.top_k * c->h * c->act_b;
+	}
+
+	/* GEMM families of one layer, active weights and split dims. */
+	{
+		double up_mult = m->gated_mlp ? 2.0 : 1.0;
+		double f = (double)m->ffn_hidden_size;
+		double act_ffn = 0.0;
+
+		if (m->moe.experts > 0) {
+			double fe = (double)m->moe.expert_ffn_hidden_size;
+			double ne =
+			    (double)(m->moe.top_k + m->moe.shared_experts);
+			act_ffn =
+			    c->moe_frac * ne * fe + (1.0 - c->moe_frac) * f;
+			c->ffn_width = fe;
+		} else {
+			act_ffn = f;
+			c->ffn_width = f;
+		}
+		if (c->mla) {
+			c->w_qkv = c->P.attn_layer - c->a * c->dv * c->h;
+			c->n_qkv = fmax((double)m->mla.kv_lora_rank * 4.0,
+					c->a * c->dqk);
+		} else {
+			c->w_qkv = c->h * (c->a + 2.0 * c->k) * c->d;
+			c->n_qkv = (c->a + 2.0 * c->k) * c->d;
+		}
+		c->w_o = c->a * c->dv * c->h;
+		c->n_o = c->a * c->dv;
+		c->w_up = up_mult * c->h * act_ffn;
+		c->n_up = up_mult * c->ffn_width;
+		c->w_down = c->h * act_ffn;
+		c->n_down = c->ffn_width;
+	}
+
+	c->attn_fwd_layer_token =
+	    model_attn_fwd_flops_per_token(m, c->s) / c->L;
+
+	r = hw_gemm_rate(&rq->gpu, rq->precision);
+	c->r_lin = r.value * 1e12;
+	/* Attention scores run in 16-bit even in FP8 recipes (TE). */
+	{
+		enum eng_dtype at =
+		    rq->precision == ENG_FP8 ? ENG_BF16 : rq->precision;
+		c->r_attn = hw_gemm_rate(&rq->gpu, at).value * 1e12;
+	}
+	/* Fused attention runs at its own efficiency (hw.c); the FP32/TF32
+	 * recipes scale it by their peak relative to 16-bit. */
+	{
+		const struct hw_spec *g = &rq->gpu;
+		double p16 = g->peak_tflops[ENG_BF16] > 0.0
+				 ? g->peak_tflops[ENG_BF16]
+				 : g->peak_tflops[ENG_FP16];
+		double scale = 1.0;
+		if ((rq->precision == ENG_FP32 || rq->precision == ENG_TF32) &&
+		    p16 > 0.0)
+			scale = g->peak_tflops[rq->precision] / p16;
+		c->r_fa_fwd = hw_attn_tflops(g, false) * scale * 1e12;
+		c->r_fa_bwd = hw_attn_tflops(g, true) * scale * 1e12;
+	}
+	ew_bytes_init(c);
+	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
+	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
+	c->inter =
+	    hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c->gpn).value * 1e9;
+	c->host = (rq->gpu.host_link_gbps > 0 ? rq->gpu.host_link_gbps
+					      : HOST_LINK_DEFAULT_GBPS) *
+		  1e9 * 0.8;
+	c->peak = rq->gpu.peak_tflops[rq->precision] * 1e12;
+	c->capacity = rq->gpu.memory_gib * GIB;
+	c->price = rq->price_per_gpu_hour > 0 ? rq->price_per_gpu_hour
+					      : rq->gpu.price_per_gpu_hour;
+
+	/* LoRA adapters on every linear layer: r*(d_in + d_out) each. */
+	if (c->lora) {
+		double rk = (double)rq->lora_rank;
+		double f = m->moe.experts > 0
+			       ? (double)m->moe.expert_ffn_hidden_size
+			       : (double)m->ffn_hidden_size;
+		double qkv = c->h + (c->a + 2.0 * c->k) * c->d;
+		double o = c->a * c->dv + c->h;
+		double mlp = (m->gated_mlp ? 3.0 : 2.0) * (c->h + f);
+		c->adapter_layer = rk * (qkv + o + mlp);
+	}
+	/* Model FLOPs per token (MODEL.md §2). LoRA skips weight gradients
+	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */
+	c->model_flops_token = (c->lora ? 4.0 : 6.0) * c->P.matmul_active +
+			       3.0 * model_attn_fwd_flops_per_token(m, c->s);
+	if (c->lora)
+		c->model_flops_token += 6.0 * c->adapter_layer * c->L;
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* training_int.h - what the parts of the training engine share (private
+ * to engine/training*.c; the public face is training.h).
+ *
+ * training.c        names, entry points, result and warnings
+ * training_ctx.c    the request context (struct ctx)
+ * training_memory.c memory of a layout (MODEL.md §3)
+ * training_time.c   step time of a layout (MODEL.md §4), a layout's plan
+ * training_validate.c  request checks, the resolved global batch
+ * training_search.c the layout search (MODEL.md §6)
+ */
+#ifndef GPUSIZER_ENGINE_TRAINING_INT_H
+#define GPUSIZER_ENGINE_TRAINING_INT_H
+
+#include "training.h"
+
+#include <math.h>
+
+#define GIB 1073741824.0
+
+/* ---- request context (training_ctx.c) ---------------------------------- */
+
+struct ctx {
+	const struct trn_request *rq;
+	struct model_params P;
+	int gpn;
+	long gbs;
+	double s, h, a, d, k, V, L;
+	double wb, gb, ob, act_b; /* bytes: weight, grad, optimizer, act */
+	bool lora;
+	double base_b, adapter_layer;		      /* LoRA */
+	double nonexp_layer, exp_layer, active_layer; /* per layer, mean */
+	double emb, head;
+	double moe_frac, a2a_token_bytes; /* MoE dispatch bytes per token */
+	double mlp_act;			  /* per token per layer, before /t */
+	double dqk, dv, kv_lora_cols;
+	bool mla;
+	double attn_fwd_layer_token; /* attention fwd FLOPs, ctx = s */
+	double r_lin, r_attn;	     /* achieved large-GEMM rates, FLOP/s */
+	double r_fa_fwd, r_fa_bwd;   /* fused attention rates, FLOP/s */
+	/* Memory-bound kernels, bytes per token per layer (MODEL.md §4):
+	 * h-wide (norms, residual adds, dropout; /t with SP) and split
+	 * over TP (rotary, MLP activation, MoE permutes), forward and
+	 * backward; unfused softmax/dropout bytes per score element; loss. */
+	double ew_repl_fwd, ew_repl_bwd, ew_par_fwd, ew_par_bwd;
+	double ew_score_fwd, ew_score_bwd;
+	double loss_token;		/* fp32 cross-entropy, per token */
+	double hbm, intra, inter, host; /* B/s */
+	double peak;			/* datasheet FLOP/s for MFU */
+	double model_flops_token;
+	double capacity;
+	double price;
+	/* linear-layer weights per GEMM family (active, one layer, t = 1) */
+	double w_qkv, w_o, w_up, w_down;
+	double n_qkv, n_o, n_up, n_down; /* output/inner dims at t = 1 */
+	double ffn_width;		 /* f or f_e (for shape) */
+};
+
+int trn_ctx_init(struct ctx *c, const struct trn_request *rq);
+
+/* ---- memory (training_memory.c) ----------------------------------------- */
+
+static inline double trn_ceil_div(double a, double b)
+{
+	return ceil(a / b - 1e-12);
+}
+
+struct stage_params {
+	double nonexp, exp, trainable; /* parameters on the worst GPU */
+};
+
+/* The parts of a layout's memory that ZeRO, offload and recompute do not
+ * change, computed once per layout so that the search's inner loops are
+ * additions (the same arithmetic as a single evaluation, so results are
+ * bit-identical either way). */
+struct mem_fixed {
+	int ls; /* layers on the fullest stage */
+	struct stage_params sp;
+	double act[ENG_RC_COUNT]; /* activation bytes per recompute mode */
+};
+
+/* Weights, gradients and optimizer state on the GPU (w, g, o) and on the
+ * host, for the layout's ZeRO stage and offload. */
+struct mem_state {
+	double w, g, o, host;
+};
+
+struct stage_params trn_stage_params(const struct ctx *c,
+				     const struct trn_layout *l, int ls);
+void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
+		      long m_micro, struct mem_fixed *mf);
+struct mem_state trn_mem_state_of(const struct ctx *c,
+				  const struct trn_layout *l,
+				  const struct mem_fixed *mf);
+double trn_mem_total(const struct mem_state *m, double act);
+void trn_plan_memory(const struct ctx *c, const struct trn_layout *l,
+		     long m_micro, const struct mem_fixed *mf,
+		     struct trn_plan *p);
+long trn_micro_batches(const struct ctx *c, const struct trn_layout *l,
+		       const char **why);
+
+/* ---- time (training_time.c) --------------------------------------------- */
+
+/* Per layer, per micro-batch, per GPU (MODEL.md §4). */
+struct layer_cost {
+	double gemm, attn, mem; /* compute parts, s */
+	double tp;		/* tensor-parallel collectives, s */
+	double attn_hide;	/* attention time CP traffic can hide behind */
+};
+
+/* The compute of one micro-batch on the fullest stage: per layer, and the
+ * LM head. ZeRO and offload do not change it, so the search computes it
+ * once per layout and recompute mode. */
+struct mb_cost {
+	struct layer_cost lc;
+	double head_g, head_m;
+};
+
+void trn_mb_cost_of(const struct ctx *c, const struct trn_layout *l,
+		    struct mb_cost *mc);
+double trn_step_lower_bound_s(const struct trn_layout *l, long m_micro, int ls,
+			      const struct mb_cost *mc);
+void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
+		 const struct mb_cost *mc, struct trn_plan *p);
+int trn_plan_of(const struct ctx *c, const struct trn_layout *l,
+		struct trn_plan *p, bool want_time, const char **why);
+
+/* ---- validation (training_validate.c) ----------------------------------- */
+
+int trn_validate(const struct trn_request *rq, struct eng_error *err);
+long trn_resolve_gbs(const struct trn_request *rq);
+
+/* ---- search (training_search.c) ----------------------------------------- */
+
+struct lists {
+	struct trn_choices tp, pp, ep, cp, vp, zero, rc, sp, fa, mb, off;
+};
+
+struct search {
+	const struct ctx *c;
+	int top;
+	int n;
+	struct trn_plan best[TRN_MAX_TOP];
+	double key[TRN_MAX_TOP][3];
+	long evaluated, divisible, fitting, min_gpus, min_gpus_no_offload;
+	bool have_small;
+	struct trn_layout smallest; /* least memory of all, for the error */
+	double smallest_bytes;
+	bool need_inter_skipped;
+	struct eng_budget *budget; /* the request's, or NULL */
+	int rc;			   /* a budget's stop: ENG_EBUDGET/ECANCELLED */
+	/* dp candidates: the divisors of the global batch up to the GPU
+	 * limit, ascending (only they split it; MODEL.md §6) */
+	int n_dps;
+	long dps[TRN_MAX_DP_CANDIDATES];
+};
+
+void trn_default_lists(const struct ctx *c, struct lists *L);
+void trn_dp_candidates(struct search *S, long gbs, long gmax);
+void trn_search_all(struct search *S, const struct lists *L);
+
+#endif

@@ -1,0 +1,211 @@
+/* training_memory.c - a training layout's memory per GPU (MODEL.md §3):
+ * activations, weights, gradients, optimizer state, overheads, and the
+ * divisibility of the global batch into micro-batches.
+ */
+#include "training_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Fixed per-GPU overhead: CUDA context + cuBLAS/NCCL workspaces (MODEL.md §3).
+ */
+#define OVERHEAD_FIXED_BYTES (1.0 * GIB)
+#define OVERHEAD_COMM_BYTES  (0.5 * GIB)
+/* PyTorch caching allocator fragmentation, fraction of the rest. */
+#define OVERHEAD_FRAG 0.05
+
+/* Activation bytes of one layer, one micro-batch, per GPU (Korthikanti
+ * Table 2 generalised to GQA/MLA/SwiGLU/MoE, MODEL.md §3). tokens = b*s/cp.
+ * want_traffic: the no-recompute tensors (for elementwise traffic). */
+static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
+			      double tokens, enum eng_recompute rc)
+{
+	double t = (double)l->tp;
+	double repl = 10.0 * c->h, par, scores = 0.0;
+	double kv_heads_gpu = trn_ceil_div(c->k, t);
+
+	if (rc == ENG_RC_FULL)
+		return tokens * 2.0 * c->h / (l->sequence_parallel ? t : 1.0) *
+		       c->act_b / 2.0;
+	if (l->sequence_parallel)
+		repl /= t;
+	par = 2.0 * c->a * c->dqk / t + 2.0 * c->a * c->dv / t;
+	if (c->mla)
+		par +=
+		    2.0 * c->a * (c->dqk + c->dv) / t + 2.0 * c->kv_lora_cols;
+	else
+		par += 4.0 * kv_heads_gpu * c->d;
+	par += c->mlp_act / t;
+	if (!l->flash_attention && rc == ENG_RC_NONE)
+		scores = 5.0 * c->a * c->s / t;
+	return tokens * (repl + par + scores) * c->act_b / 2.0;
+}
+
+struct stage_params trn_stage_params(const struct ctx *c,
+				     const struct trn_layout *l, int ls)
+{
+	struct stage_params sp;
+	double t = (double)l->tp;
+	double emb_stage;
+
+	if (l->pp == 1)
+		emb_stage =
+		    c->emb + (c->rq->model.tied_embeddings ? 0 : c->head);
+	else /* first stage: embedding; last: head (a copy when tied) */
+		emb_stage = fmax(c->emb, c->head);
+	sp.nonexp = ((double)ls * c->nonexp_layer + emb_stage) / t;
+	sp.exp = (double)ls * c->exp_layer / (t * (double)l->ep);
+	sp.trainable =
+	    c->lora ? (double)ls * c->adapter_layer / t : sp.nonexp + sp.exp;
+	return sp;
+}
+
+void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
+		      long m_micro, struct mem_fixed *mf)
+{
+	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
+	double in_flight = 1.0, logits, emb_out;
+
+	mf->ls = (int)trn_ceil_div(c->L, (double)l->pp);
+	mf->sp = trn_stage_params(c, l, mf->ls);
+	/* Activations (MODEL.md §3; Korthikanti et al. 2022 Table 2): the first
+	 * stage holds min(m, p) micro-batches of its layers, x (1 + (p-1)/(p
+	 * v)) interleaved; the last stage holds one plus the fp32 logits
+	 * 4*s*b*V/t. */
+	if (l->pp > 1) {
+		in_flight = fmin((double)m_micro, (double)l->pp);
+		if (l->vp > 1)
+			in_flight *= 1.0 + (double)(l->pp - 1) /
+					       ((double)l->pp * (double)l->vp);
+	}
+	logits = 4.0 * tokens * c->V / (double)l->tp;
+	emb_out = in_flight * tokens * c->h * c->act_b * 1.5;
+	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
+		double per_layer = act_layer_bytes(c, l, tokens, rc);
+		double first = in_flight * (double)mf->ls * per_layer + emb_out;
+		double last = (double)mf->ls * per_layer + logits;
+
+		mf->act[rc] = l->pp == 1 ? first + logits : fmax(first, last);
+		if (rc == ENG_RC_FULL) /* one layer rebuilt at a time */
+			mf->act[rc] +=
+			    act_layer_bytes(c, l, tokens, ENG_RC_NONE);
+	}
+}
+
+struct mem_state trn_mem_state_of(const struct ctx *c,
+				  const struct trn_layout *l,
+				  const struct mem_fixed *mf)
+{
+	struct mem_state m = {0};
+	double dp = (double)l->dp, edp = dp / (double)l->ep;
+	double all = mf->sp.nonexp + mf->sp.exp;
+	double shard = mf->sp.nonexp / dp + mf->sp.exp / edp; /* ZeRO shard */
+	double tshard = c->lora ? mf->sp.trainable / dp : shard;
+
+	if (c->lora) {
+		m.w = all * c->base_b + mf->sp.trainable * 2.0;
+		m.g = mf->sp.trainable * c->gb;
+		m.o = mf->sp.trainable * c->ob;
+		if (l->zero >= 1)
+			m.o = tshard * c->ob;
+		if (l->zero >= 2)
+			m.g = tshard * c->gb;
+		if (l->zero >= 3)
+			m.w = shard * c->base_b + tshard * 2.0;
+	} else {
+		m.w = all * c->wb;
+		m.g = all * c->gb;
+		m.o = all * c->ob;
+		if (l->zero >= 1)
+			m.o = shard * c->ob;
+		if (l->zero >= 2)
+			m.g = shard * c->gb;
+		if (l->zero >= 3)
+			m.w = shard * c->wb;
+	}
+	if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
+		m.host += m.o;
+		m.o = 0.0;
+	}
+	if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+		/* Only two layers' weights stay resident (prefetch). */
+		double resident = fmin(m.w, 2.0 * m.w / (double)mf->ls);
+		m.host += m.w - resident;
+		m.w = resident;
+	}
+	return m;
+}
+
+/* NCCL buffers counted always, so that adding data-parallel ranks never
+ * raises memory per GPU. */
+static double mem_overhead(double wgoa)
+{
+	return OVERHEAD_FIXED_BYTES + OVERHEAD_COMM_BYTES +
+	       OVERHEAD_FRAG * wgoa;
+}
+
+double trn_mem_total(const struct mem_state *m, double act)
+{
+	double wgoa = m->w + m->g + m->o + act;
+
+	return wgoa + mem_overhead(wgoa);
+}
+
+static void memory_fill(const struct ctx *c, const struct trn_layout *l,
+			const struct mem_fixed *mf, struct trn_plan *p)
+{
+	struct mem_state m = trn_mem_state_of(c, l, mf);
+	double act = mf->act[l->recompute];
+	double total = trn_mem_total(&m, act);
+
+	p->memory.weights_gib = m.w / GIB;
+	p->memory.gradients_gib = m.g / GIB;
+	p->memory.optimizer_gib = m.o / GIB;
+	p->memory.activations_gib = act / GIB;
+	p->memory.overhead_gib = mem_overhead(m.w + m.g + m.o + act) / GIB;
+	p->memory.total_gib = total / GIB;
+	p->memory.capacity_gib = c->capacity / GIB;
+	p->memory.host_gib = m.host / GIB;
+	p->fits = total <= c->capacity;
+	p->layers_per_stage_max = mf->ls;
+	p->uneven_stages = (c->rq->model.layers % l->pp) != 0;
+}
+
+/* The memory part of a plan for layout l, m_micro micro-batches per step,
+ * the layout's fixed memory already in mf. */
+void trn_plan_memory(const struct ctx *c, const struct trn_layout *l,
+		     long m_micro, const struct mem_fixed *mf,
+		     struct trn_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->layout = *l;
+	p->gpus = (long)l->tp * l->pp * l->dp * l->cp;
+	p->nodes = (p->gpus + c->gpn - 1) / c->gpn;
+	p->global_batch_size = c->gbs;
+	p->grad_accum = m_micro;
+	memory_fill(c, l, mf, p);
+}
+
+/* Micro-batches per step for layout l; -1 when the layout breaks a
+ * divisibility rule (why in *why). */
+long trn_micro_batches(const struct ctx *c, const struct trn_layout *l,
+		       const char **why)
+{
+	long per_dp, m_micro;
+
+	if (c->gbs % l->dp != 0) {
+		*why = "global_batch_size";
+		return -1;
+	}
+	per_dp = c->gbs / l->dp;
+	if (per_dp % l->micro_batch != 0) {
+		*why = "global_batch_size";
+		return -1;
+	}
+	m_micro = per_dp / l->micro_batch;
+	if (l->vp > 1 && m_micro % l->pp != 0) {
+		*why = "strategies.vp"; /* Megatron: m multiple of p */
+		return -1;
+	}
+	return m_micro;
+}

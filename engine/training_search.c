@@ -1,0 +1,418 @@
+/* training_search.c - the training layout search (MODEL.md §6): default
+ * strategy lists, the dp candidates, every (tp, cp, pp, vp, dp, ep, mb,
+ * sp, fa) with each ZeRO stage's cheapest fitting recompute and offload,
+ * the top plans by objective, and branch and bound on the step time.
+ */
+#include "training_int.h"
+
+#include <string.h>
+
+static void push(struct trn_choices *c, int v)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i] == v)
+			return;
+	if (c->n < TRN_MAX_CHOICES)
+		c->v[c->n++] = v;
+}
+
+static void sort_choices(struct trn_choices *c)
+{
+	for (int i = 1; i < c->n; i++)
+		for (int j = i; j > 0 && c->v[j - 1] > c->v[j]; j--) {
+			int x = c->v[j];
+			c->v[j] = c->v[j - 1];
+			c->v[j - 1] = x;
+		}
+}
+
+/* Engine defaults for lists the request left empty (MODEL.md §6). */
+void trn_default_lists(const struct ctx *c, struct lists *L)
+{
+	const struct trn_request *rq = c->rq;
+	const struct trn_strategies *st = &rq->strategies;
+	const struct model_arch *m = &rq->model;
+	long gmax = rq->gpus > 0 ? rq->gpus : rq->max_gpus;
+
+	memset(L, 0, sizeof(*L));
+	L->tp = st->tp;
+	if (!L->tp.n)
+		for (int t = 1; t <= c->gpn && t <= m->heads && t <= gmax;
+		     t *= 2)
+			if (m->heads % t == 0)
+				push(&L->tp, t);
+	L->pp = st->pp;
+	if (!L->pp.n) {
+		for (long p = 1; p <= m->layers && p <= gmax; p *= 2)
+			push(&L->pp, (int)p);
+		for (long p = 3; p <= m->layers && p <= gmax; p++)
+			if (m->layers % p == 0)
+				push(&L->pp, (int)p);
+		/* 126 layers on 16 stages style: uneven stages allowed */
+	}
+	sort_choices(&L->pp);
+	L->ep = st->ep;
+	if (!L->ep.n) {
+		push(&L->ep, 1);
+		for (long e = 2; m->moe.experts > 0 && e <= m->moe.experts &&
+				 e <= gmax && e <= 256;
+		     e *= 2)
+			if (m->moe.experts % e == 0)
+				push(&L->ep, (int)e);
+	}
+	L->cp = st->cp;
+	if (!L->cp.n) {
+		push(&L->cp, 1);
+		for (long cp = 2; rq->seq_len >= 32768 && cp <= 16; cp *= 2)
+			if (rq->seq_len % cp == 0)
+				push(&L->cp, (int)cp);
+	}
+	L->vp = st->vp;
+	if (!L->vp.n) {
+		static const int vps[] = {1, 2, 3, 4, 6, 8};
+		for (size_t i = 0; i < sizeof(vps) / sizeof(vps[0]); i++)
+			push(&L->vp, vps[i]);
+	}
+	L->zero = st->zero;
+	if (!L->zero.n)
+		for (int z = 0; z <= 3; z++)
+			push(&L->zero, z);
+	sort_choices(&L->zero);
+	L->rc = st->recompute;
+	if (!L->rc.n)
+		for (int r = 0; r < ENG_RC_COUNT; r++)
+			push(&L->rc, r);
+	sort_choices(&L->rc);
+	L->sp = st->sequence_parallel;
+	if (!L->sp.n)
+		push(&L->sp, 1);
+	L->fa = st->flash_attention;
+	if (!L->fa.n)
+		push(&L->fa, 1);
+	L->mb = st->micro_batch;
+	if (!L->mb.n)
+		for (int b = 1; b <= 16; b *= 2)
+			push(&L->mb, b);
+	L->off = st->offload;
+	if (!L->off.n)
+		for (int o = 0; o < TRN_OFFLOAD_COUNT; o++)
+			push(&L->off, o);
+	sort_choices(&L->off);
+}
+
+/* Interleaving (v > 1) needs p > 1 and at least one layer per chunk, and
+ * must not enlarge the worst stage: v * ceil(L/(p v)) <= ceil(L/p). Even
+ * splits (L % (p v) == 0) always pass; 126 layers on 16 stages take v = 2,
+ * 4 or 8 with 7-8 layers per stage, as Llama 3 405B did (MODEL.md §6). */
+static bool vp_ok(long L, int p, int v)
+{
+	long chunks = (long)p * v;
+
+	if (v <= 1)
+		return true;
+	if (p <= 1 || L < chunks)
+		return false;
+	return (long)v * ((L + chunks - 1) / chunks) <= (L + p - 1) / p;
+}
+
+/* The ranking key of a plan: (misses the deadline, then by objective). */
+static void plan_key(const struct ctx *c, bool meets_deadline,
+		     double tokens_per_s, long gpus, double k[3])
+{
+	double miss = meets_deadline ? 0.0 : 1.0;
+	double spt = 1.0 / tokens_per_s; /* seconds per token */
+
+	k[0] = miss;
+	/* A plan that misses the deadline should miss it by as little as
+	 * possible: those rank by time whatever the objective (else cost
+	 * would pick the slowest, cheapest plan of all). */
+	switch (miss > 0 && c->rq->deadline_days > 0 ? TRN_OBJ_TIME
+						     : c->rq->objective) {
+	case TRN_OBJ_COST:
+		k[1] = spt * (double)gpus; /* GPU-seconds per token */
+		k[2] = spt;
+		break;
+	case TRN_OBJ_GPUS:
+		k[1] = (double)gpus;
+		k[2] = spt;
+		break;
+	default:
+		k[1] = spt;
+		k[2] = (double)gpus;
+		break;
+	}
+}
+
+static bool meets_deadline(const struct ctx *c, double tokens_per_s)
+{
+	double days = 0.0;
+
+	if (c->rq->train_tokens > 0) /* as trn_time_of computes p->days */
+		days = c->rq->train_tokens / tokens_per_s / 86400.0;
+	return c->rq->deadline_days <= 0 || days <= c->rq->deadline_days;
+}
+
+static bool key_less(const double a[3], const double b[3])
+{
+	for (int i = 0; i < 3; i++) {
+		if (a[i] < b[i])
+			return true;
+		if (a[i] > b[i])
+			return false;
+	}
+	return false;
+}
+
+static void consider(struct search *S, const struct trn_plan *p)
+{
+	double k[3];
+	int pos;
+
+	plan_key(S->c, p->meets_deadline, p->tokens_per_s, p->gpus, k);
+	if (S->n == S->top && !key_less(k, S->key[S->n - 1]))
+		return;
+	pos = S->n < S->top ? S->n++ : S->n - 1;
+	while (pos > 0 && key_less(k, S->key[pos - 1])) {
+		S->best[pos] = S->best[pos - 1];
+		memcpy(S->key[pos], S->key[pos - 1], sizeof(k));
+		pos--;
+	}
+	S->best[pos] = *p;
+	memcpy(S->key[pos], k, sizeof(k));
+}
+
+/* Whether a plan whose step takes at least step_lb_s could enter the top:
+ * its key is bounded below component by component (each is monotone in the
+ * step time), so a bound that does not beat the worst kept key means the
+ * plan would not either, and timing it can be skipped without changing the
+ * result (branch and bound). */
+static bool may_enter(const struct search *S, long gpus, double step_lb_s)
+{
+	double k[3], tokens_per_s;
+
+	if (S->n < S->top)
+		return true;
+	tokens_per_s = (double)S->c->gbs * S->c->s / step_lb_s;
+	plan_key(S->c, meets_deadline(S->c, tokens_per_s), tokens_per_s, gpus,
+		 k);
+	return key_less(k, S->key[S->n - 1]);
+}
+
+/* For one (tp, cp, pp, vp, dp, ep, mb, sp, fa): each ZeRO stage with the
+ * cheapest recompute that fits; offload only when nothing fits without.
+ * Memory is summed from the layout's fixed part (once) and the ZeRO/offload
+ * part (once per pair); a plan is built and timed only when it fits. */
+static void try_layout(struct search *S, const struct lists *L,
+		       struct trn_layout *l)
+{
+	const struct ctx *c = S->c;
+	const char *why = NULL;
+	bool explicit_zero = c->rq->strategies.zero.n > 0;
+	long m_micro = trn_micro_batches(c, l, &why);
+	long gpus = (long)l->tp * l->pp * l->dp * l->cp;
+	struct mem_fixed mf;
+	struct mb_cost mc[ENG_RC_COUNT];
+	bool have_mc[ENG_RC_COUNT] = {false};
+
+	if (m_micro < 0)
+		return;
+	trn_mem_fixed_of(c, l, m_micro, &mf);
+	for (int zi = 0; zi < L->zero.n; zi++) {
+		bool found = false;
+
+		l->zero = L->zero.v[zi];
+		if (l->zero > 0 && l->dp == 1 && !explicit_zero)
+			continue; /* same as ZeRO-0 */
+		if (l->zero >= 2 && l->pp > 1)
+			continue; /* ZeRO-2/3 do not combine with PP */
+		for (int oi = 0; oi < L->off.n && !found; oi++) {
+			struct mem_state ms;
+
+			l->offload = (enum trn_offload)L->off.v[oi];
+			ms = trn_mem_state_of(c, l, &mf);
+			for (int ri = 0; ri < L->rc.n; ri++) {
+				struct trn_plan p;
+				double total;
+
+				l->recompute = (enum eng_recompute)L->rc.v[ri];
+				if ((S->rc = eng_budget_spend(S->budget, 1)))
+					return;
+				total =
+				    trn_mem_total(&ms, mf.act[l->recompute]);
+				S->evaluated++;
+				S->divisible++;
+				if (!S->have_small ||
+				    total < S->smallest_bytes) {
+					S->smallest = *l;
+					S->smallest_bytes = total;
+					S->have_small = true;
+				}
+				if (total > c->capacity)
+					continue;
+				S->fitting++;
+				if (S->min_gpus == 0 || gpus < S->min_gpus)
+					S->min_gpus = gpus;
+				if (l->offload == TRN_OFFLOAD_NONE &&
+				    (S->min_gpus_no_offload == 0 ||
+				     gpus < S->min_gpus_no_offload))
+					S->min_gpus_no_offload = gpus;
+				found = true;
+				if (!have_mc[l->recompute]) {
+					trn_mb_cost_of(c, l, &mc[l->recompute]);
+					have_mc[l->recompute] = true;
+				}
+				if (!may_enter(S, gpus,
+					       trn_step_lower_bound_s(
+						   l, m_micro, mf.ls,
+						   &mc[l->recompute])))
+					break;
+				trn_plan_memory(c, l, m_micro, &mf, &p);
+				trn_time_of(c, l, m_micro, &mc[l->recompute],
+					    &p);
+				p.meets_deadline =
+				    meets_deadline(c, p.tokens_per_s);
+				consider(S, &p);
+				break;
+			}
+		}
+	}
+}
+
+/* The dp candidates into S: the divisors of gbs up to gmax, ascending.
+ * Divisors below sqrt(gbs) are found by trial, the rest as their
+ * cofactors; when gmax is below sqrt(gbs) every wanted divisor is a small
+ * one. Validation keeps gbs <= TRN_MAX_GLOBAL_BATCH, whose divisor count
+ * fits the array. */
+void trn_dp_candidates(struct search *S, long gbs, long gmax)
+{
+	int n_low;
+
+	S->n_dps = 0;
+	for (long d = 1; d <= gmax && d <= gbs / d; d++)
+		if (gbs % d == 0 && S->n_dps < TRN_MAX_DP_CANDIDATES)
+			S->dps[S->n_dps++] = d;
+	n_low = S->n_dps;
+	for (int i = n_low - 1; i >= 0; i--) {
+		long e = gbs / S->dps[i];
+		if (e != S->dps[i] && e <= gmax &&
+		    S->n_dps < TRN_MAX_DP_CANDIDATES)
+			S->dps[S->n_dps++] = e;
+	}
+}
+
+void trn_search_all(struct search *S, const struct lists *L)
+{
+	const struct ctx *c = S->c;
+	const struct trn_request *rq = c->rq;
+	long gbs = c->gbs;
+	long gmax = rq->gpus > 0 ? rq->gpus : rq->max_gpus;
+	struct trn_layout l;
+
+	memset(&l, 0, sizeof(l));
+	for (int ti = 0; ti < L->tp.n; ti++) {
+		l.tp = L->tp.v[ti];
+		for (int ci = 0; ci < L->cp.n; ci++) {
+			l.cp = L->cp.v[ci];
+			for (int pi = 0; pi < L->pp.n; pi++) {
+				long mp;
+				l.pp = L->pp.v[pi];
+				mp = (long)l.tp * l.cp * l.pp;
+				if (mp > gmax)
+					break;
+				for (int vi = 0; vi < L->vp.n; vi++) {
+					l.vp = L->vp.v[vi];
+					if (!vp_ok(rq->model.layers, l.pp,
+						   l.vp))
+						continue;
+					/* dp candidates: divisors of gbs */
+					for (int di = 0;
+					     di < S->n_dps &&
+					     S->dps[di] <= gmax / mp;
+					     di++) {
+						long dp = S->dps[di];
+						long g = mp * dp;
+						if ((S->rc = eng_budget_spend(
+							 S->budget, 1)))
+							return;
+						if (rq->gpus > 0 &&
+						    g != rq->gpus)
+							continue;
+						if (rq->strategies.dp.n) {
+							bool ok = false;
+							for (int i = 0;
+							     i < rq->strategies
+								     .dp.n;
+							     i++)
+								ok |=
+								    rq->strategies
+									.dp
+									.v[i] ==
+								    dp;
+							if (!ok)
+								continue;
+						}
+						if (g > c->gpn &&
+						    c->inter <= 0) {
+							S->need_inter_skipped =
+							    true;
+							continue;
+						}
+						l.dp = (int)dp;
+						for (int ei = 0; ei < L->ep.n;
+						     ei++) {
+							l.ep = L->ep.v[ei];
+							if (dp % l.ep)
+								continue;
+							if ((S->rc =
+								 eng_budget_spend(
+								     S->budget,
+								     1)))
+								return;
+							for (int bi = 0;
+							     bi < L->mb.n;
+							     bi++) {
+								l.micro_batch =
+								    L->mb.v[bi];
+								if ((gbs / dp) %
+								    l.micro_batch)
+									continue;
+								for (int si = 0;
+								     si <
+								     L->sp.n;
+								     si++) {
+									l.sequence_parallel =
+									    L->sp
+										.v[si] &&
+									    l.tp >
+										1;
+									if (l.tp ==
+										1 &&
+									    si >
+										0)
+										continue;
+									for (
+									    int fi =
+										0;
+									    fi <
+									    L->fa
+										.n;
+									    fi++) {
+										l.flash_attention =
+										    L->fa
+											.v[fi];
+										try_layout(
+										    S,
+										    L,
+										    &l);
+										if (S->rc)
+											return;
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

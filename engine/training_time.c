@@ -1,0 +1,377 @@
+/* training_time.c - a training layout's step time (MODEL.md §4): GEMMs,
+ * attention, memory-bound kernels, collectives, pipeline bubble, optimizer
+ * step; and the whole plan of one layout.
+ */
+#include "training_int.h"
+
+#include "collective.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Point-to-point / all-to-all launch latency, seconds (NCCL, one hop). */
+#define COLL_LATENCY_S 10e-6
+/* Share of a compute window that communication can hide behind (NCCL
+ * kernels take SMs and HBM bandwidth). */
+#define OVERLAP_EFF 0.8
+/* FlashAttention's backward pass does 2.5x the forward FLOPs (it
+ * recomputes QK^T; FlashAttention-2 paper and benchmarks). */
+#define FLASH_BWD_FLOPS 2.5
+/* CPU optimizer step (ZeRO-Offload CPU Adam) bytes/s per GPU's share of
+ * the host. */
+#define HOST_OPT_BPS 10e9
+
+static double lin_shape_factor(const struct ctx *c, int t, double tokens)
+{
+	double tt = (double)t;
+	double dims[4] = {c->n_qkv / tt, c->n_o / tt, c->n_up / tt,
+			  c->n_down / tt};
+	double w[4] = {c->w_qkv, c->w_o, c->w_up, c->w_down};
+	double sum_w = 0.0, sum_t = 0.0;
+
+	/* Flops-weighted harmonic mean: time adds up, not rates. */
+	for (int i = 0; i < 4; i++) {
+		double md = fmin(fmin(dims[i], c->h), tokens);
+		sum_w += w[i];
+		sum_t += w[i] / hw_gemm_shape_factor(md);
+	}
+	return sum_t > 0 ? sum_w / sum_t : 1.0;
+}
+
+/* Bandwidth (B/s) of a group whose members span `span` consecutive ranks:
+ * inside a node it rides the intra-node link, otherwise each GPU's share of
+ * the node's NICs (MODEL.md §4). */
+static double group_bw(const struct ctx *c, long span)
+{
+	return span <= c->gpn ? c->intra : c->inter;
+}
+
+/* Nodes a group of n ranks, `stride` ranks apart (Megatron order tp-cp-dp-
+ * pp), spans. */
+static double group_nodes(const struct ctx *c, double n, long stride)
+{
+	double per_node =
+	    stride >= c->gpn ? 1.0 : floor((double)c->gpn / (double)stride);
+
+	if (per_node < 1.0)
+		per_node = 1.0;
+	return ceil(n / per_node - 1e-12);
+}
+
+/* One collective over n ranks on `nodes` nodes: NCCL's cost model, shared
+ * with the inference engine (engine/collective.h, MODEL.md §4). */
+static double coll_s(const struct ctx *c, enum coll_kind k, double bytes,
+		     double n, double nodes, double bw)
+{
+	return coll_time_s(k, bytes, n, nodes, bw, c->rq->gpu.intra_node_link);
+}
+
+static void layer_time(const struct ctx *c, const struct trn_layout *l,
+		       double tokens, struct layer_cost *lc)
+{
+	double t = (double)l->tp;
+	double f_lin = lin_shape_factor(c, l->tp, tokens);
+	double lin_fwd =
+	    2.0 * tokens * c->active_layer / t / (c->r_lin * f_lin);
+	double attn_fwd_flops = tokens * c->attn_fwd_layer_token / t;
+	double attn_f, attn_b, lin_passes, attn_fwd_passes = 1.0;
+	double repl = l->sequence_parallel ? t : 1.0;
+	double ew_f, ew_b, score_f = 0.0, score_b = 0.0;
+
+	if (l->flash_attention) {
+		/* Causal flash attention skips the masked half of the
+		 * blocks; the FLOP accounting (MFU) keeps the full count. */
+		attn_fwd_flops *= 0.5;
+		attn_f = attn_fwd_flops / c->r_fa_fwd;
+		attn_b = FLASH_BWD_FLOPS * attn_fwd_flops / c->r_fa_bwd;
+	} else {
+		/* Unfused: batched GEMMs at the shape factor of d, the full
+		 * s x s scores, and the softmax/dropout kernels. */
+		double r =
+		    c->r_attn * hw_gemm_shape_factor(fmin(c->dqk, c->dv));
+		double elems = tokens * c->a * c->s / t;
+		attn_f = attn_fwd_flops / r;
+		attn_b = 2.0 * attn_fwd_flops / r;
+		score_f = elems * c->ew_score_fwd;
+		score_b = elems * c->ew_score_bwd;
+	}
+	ew_f = tokens * (c->ew_repl_fwd / repl + c->ew_par_fwd / t) + score_f;
+	ew_b = tokens * (c->ew_repl_bwd / repl + c->ew_par_bwd / t) + score_b;
+
+	/* forward 1 + backward 2 (LoRA: input gradients only, 1). */
+	lin_passes = c->lora ? 2.0 : 3.0;
+	if (l->recompute == ENG_RC_FULL) {
+		lin_passes += 1.0;
+		attn_fwd_passes += 1.0;
+		ew_b += ew_f;
+	} else if (l->recompute == ENG_RC_SELECTIVE) {
+		attn_fwd_passes += 1.0;
+		ew_b += score_f;
+	}
+	lc->gemm = lin_passes * lin_fwd;
+	lc->attn = attn_fwd_passes * attn_f + attn_b;
+	lc->mem = (ew_f + ew_b) / c->hbm;
+	lc->attn_hide = attn_f + attn_b;
+
+	lc->tp = 0.0;
+	if (l->tp > 1) {
+		/* 2 all-reduces forward, 2 backward (+2 recomputed forward) of
+		 * b*s*h values; SP turns each into reduce-scatter + all-gather
+		 * of the same volume (Korthikanti et al. 2022 §4.2.2; MODEL.md
+		 * §4). */
+		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
+		double bytes = tokens * c->h * c->act_b;
+		double one =
+		    l->sequence_parallel
+			? coll_s(c, COLL_RS, bytes, t, 1.0, c->intra) +
+			      coll_s(c, COLL_AG, bytes, t, 1.0, c->intra)
+			: coll_s(c, COLL_AR, bytes, t, 1.0, c->intra);
+		lc->tp = n * one;
+	}
+}
+
+/* LM head per micro-batch on the last stage: 2*tokens*V*h/t forward, plus
+ * the fp32 cross-entropy over the vocabulary (memory-bound). */
+static void head_time(const struct ctx *c, const struct trn_layout *l,
+		      double tokens, double *gemm, double *mem)
+{
+	double t = (double)l->tp;
+	double f = hw_gemm_shape_factor(fmin(c->V / t, fmin(c->h, tokens)));
+	double fwd = 2.0 * tokens * c->head / t / (c->r_lin * f);
+
+	*gemm = (c->lora ? 2.0 : 3.0) * fwd;
+	*mem = tokens * c->loss_token / t / c->hbm;
+}
+
+void trn_mb_cost_of(const struct ctx *c, const struct trn_layout *l,
+		    struct mb_cost *mc)
+{
+	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
+
+	layer_time(c, l, tokens, &mc->lc);
+	head_time(c, l, tokens, &mc->head_g, &mc->head_m);
+}
+
+/* A lower bound on a plan's step time: its compute, tensor-parallel
+ * collectives and the part of the bubble they make; every other term of
+ * trn_time_of's step_s is >= 0 and is added after these, in the same order, so
+ * the bound holds in floating point too. */
+double trn_step_lower_bound_s(const struct trn_layout *l, long m_micro, int ls,
+			      const struct mb_cost *mc)
+{
+	const struct layer_cost *lc = &mc->lc;
+	double m = (double)m_micro, L_s = (double)ls;
+	double lcomp = lc->gemm + lc->attn + lc->mem;
+	double head = mc->head_g + mc->head_m;
+	double t_mb = L_s * (lcomp + lc->tp) + head; /* lep, lcp >= 0 */
+
+	return m * (L_s * lcomp + head) + m * L_s * lc->tp +
+	       (double)(l->pp - 1) / (double)l->vp * t_mb;
+}
+
+void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
+		 const struct mb_cost *mc, struct trn_plan *p)
+{
+	int ls = p->layers_per_stage_max;
+	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
+	double m = (double)m_micro, L_s = (double)ls;
+	double head_g = mc->head_g, head_m = mc->head_m, head, t_mb, lep = 0.0,
+	       lcp = 0.0, cp_hidden = 0.0;
+	double lcomp, window, nic_busy = 0.0;
+	struct layer_cost lc = mc->lc;
+	struct stage_params sp = trn_stage_params(c, l, ls);
+	struct trn_time *T = &p->time;
+	long span_tc = (long)l->tp * l->cp;
+	double dp = (double)l->dp;
+	bool ep_inter = false, cp_inter = span_tc > c->gpn;
+
+	memset(T, 0, sizeof(*T));
+	head = head_g + head_m;
+	lcomp = lc.gemm + lc.attn + lc.mem;
+
+	/* MoE: dispatch + combine all-to-all, forward and backward (+ the
+	 * recomputed forward), over the EP group (inside dp). */
+	if (l->ep > 1 && c->moe_frac > 0) {
+		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
+		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
+		double bw = group_bw(c, span_tc * l->ep);
+		ep_inter = span_tc * l->ep > c->gpn;
+		lep = c->moe_frac * n *
+		      (bytes * ((double)l->ep - 1.0) / (double)l->ep / bw +
+		       COLL_LATENCY_S);
+	}
+	/* Context parallel (ring attention): K and V chunks travel cp-1
+	 * hops forward, twice that backward; hidden behind attention. */
+	if (l->cp > 1) {
+		double kvb = c->mla ? c->kv_lora_cols
+				    : 2.0 * trn_ceil_div(c->k, l->tp) * c->d;
+		double bytes = tokens * kvb * c->act_b;
+		double comm =
+		    3.0 * ((double)l->cp - 1.0) * bytes / group_bw(c, span_tc);
+		lcp = fmax(0.0, comm - OVERLAP_EFF * lc.attn_hide);
+		cp_hidden = comm - lcp;
+	}
+
+	t_mb = L_s * (lcomp + lc.tp + lep + lcp) + head;
+	T->compute_s = m * (L_s * lcomp + head);
+	T->attention_s = m * L_s * lc.attn;
+	T->memory_bound_s = m * (L_s * lc.mem + head_m);
+	T->tp_comm_s = m * L_s * lc.tp;
+	T->ep_comm_s = m * L_s * lep;
+	T->cp_comm_exposed_s = m * L_s * lcp;
+	/* Bubble (p-1)/v micro-batch slots of the slowest stage. */
+	T->pp_bubble_s = (double)(l->pp - 1) / (double)l->vp * t_mb;
+	if (l->pp > 1) {
+		/* activations forward + gradients backward per boundary,
+		 * scatter/gather over TP (Narayanan 2021 §4.1). Not overlapped,
+		 * so it never shares a window with DP traffic on the NIC. */
+		double bytes = tokens * c->h * c->act_b / (double)l->tp;
+		double bw = group_bw(c, span_tc * l->dp * 2);
+		T->pp_p2p_s =
+		    m * (double)l->vp * 2.0 * (bytes / bw + COLL_LATENCY_S);
+	}
+
+	/* Data parallel (MODEL.md §4). All DP traffic of a step
+	 * shares one link (the node's NICs, or NVLink inside a node): its
+	 * total time can hide behind at most OVERLAP_EFF of the compute it
+	 * may overlap, less what ring attention already hides there when it
+	 * rides the same NICs. Phases where the NIC is busy on the critical
+	 * path (inter-node EP all-to-all) are not part of the window. */
+	if (l->dp > 1) {
+		double bw = group_bw(c, span_tc * l->dp);
+		double edp = dp / (double)l->ep;
+		double nodes = group_nodes(c, dp, span_tc);
+		double enodes = group_nodes(c, edp, span_tc);
+		double gb_ne = (c->lora ? sp.trainable : sp.nonexp) * c->gb;
+		double gb_ex = c->lora ? 0.0 : sp.exp * c->gb;
+		double per_layer_ne = gb_ne / L_s, per_layer_ex = gb_ex / L_s;
+		double mb_window = t_mb - (ep_inter ? L_s * lep : 0.0);
+		double traffic;
+
+		if (l->zero >= 3) {
+			/* per micro-batch and layer (FSDP units): all-gather
+			 * the weights forward and backward, reduce-scatter
+			 * the gradients; everything prefetched behind the
+			 * micro-batch's compute. */
+			double wb = c->lora ? c->base_b : c->wb;
+			double w_ne = sp.nonexp * wb;
+			double w_ex = sp.exp * wb;
+			double per =
+			    2.0 *
+				coll_s(c, COLL_AG, w_ne / L_s, dp, nodes, bw) +
+			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw);
+			if (w_ex > 0.0)
+				per += 2.0 * coll_s(c, COLL_AG, w_ex / L_s, edp,
+						    enodes, bw) +
+				       coll_s(c, COLL_RS, per_layer_ex, edp,
+					      enodes, bw);
+			traffic = m * L_s * per;
+			window = m * mb_window;
+		} else if (l->zero == 2) {
+			/* gradients partitioned: reduce-scatter every
+			 * micro-batch's backward (DeepSpeed ZeRO-2); the
+			 * updated weights all-gathered once per step, behind
+			 * the next forward. */
+			double wb = c->lora ? 2.0 : c->wb;
+			double per =
+			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw) +
+			    coll_s(c, COLL_RS, per_layer_ex, edp, enodes, bw);
+			double ag = coll_s(c, COLL_AG, gb_ne / c->gb * wb / L_s,
+					   dp, nodes, bw) +
+				    coll_s(c, COLL_AG, gb_ex / c->gb * wb / L_s,
+					   edp, enodes, bw);
+			traffic = L_s * (m * per + ag);
+			window = m * (2.0 / 3.0) * mb_window +
+				 (1.0 / 3.0) * mb_window;
+		} else {
+			/* one all-reduce per step (ZeRO-1: reduce-scatter +
+			 * all-gather, the same volume), bucketed per layer,
+			 * behind the last micro-batch's backward. */
+			double per =
+			    coll_s(c, COLL_AR, per_layer_ne, dp, nodes, bw) +
+			    coll_s(c, COLL_AR, per_layer_ex, edp, enodes, bw);
+			traffic = L_s * per;
+			window = (2.0 / 3.0) * mb_window;
+		}
+		if (cp_inter && bw == c->inter)
+			nic_busy = m * L_s * cp_hidden;
+		T->dp_comm_exposed_s = fmax(
+		    0.0, traffic - fmax(0.0, OVERLAP_EFF * window - nic_busy));
+	}
+
+	/* Optimizer step: memory-bound over the shard this GPU updates. */
+	{
+		double n_upd = c->lora ? sp.trainable : sp.nonexp + sp.exp;
+		if (l->zero >= 1)
+			n_upd = c->lora ? sp.trainable / dp
+					: sp.nonexp / dp +
+					      sp.exp / (dp / (double)l->ep);
+		if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
+			/* gradients down, weights up over PCIe; CPU Adam. */
+			T->optimizer_s = n_upd * (c->gb + c->wb) / c->host +
+					 n_upd * 2.0 * c->ob / HOST_OPT_BPS;
+		} else {
+			T->optimizer_s = n_upd *
+					 (2.0 * c->wb + c->gb + 2.0 * c->ob) /
+					 c->hbm;
+		}
+		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+			double wbytes = (sp.nonexp + sp.exp) *
+					(c->lora ? c->base_b : c->wb);
+			T->optimizer_s += m * fmax(0.0, 2.0 * wbytes / c->host -
+							    OVERLAP_EFF * t_mb);
+		}
+	}
+
+	T->step_s = T->compute_s + T->tp_comm_s + T->pp_bubble_s + T->pp_p2p_s +
+		    T->dp_comm_exposed_s + T->ep_comm_s + T->cp_comm_exposed_s +
+		    T->optimizer_s;
+
+	/* Throughput and FLOP utilisation (MFU: model FLOPs; HFU: with
+	 * recompute; both over the datasheet dense peak of the precision). */
+	{
+		double tokens_step = (double)p->global_batch_size * c->s;
+		double hw = c->model_flops_token;
+		double G = (double)p->gpus;
+		double fwd_layers =
+		    2.0 * c->P.layers_active + c->L * c->attn_fwd_layer_token;
+
+		if (l->recompute == ENG_RC_FULL)
+			hw += fwd_layers;
+		else if (l->recompute == ENG_RC_SELECTIVE)
+			hw += c->L * c->attn_fwd_layer_token;
+		p->hardware_flops_per_token = hw;
+		p->tokens_per_s = tokens_step / T->step_s;
+		p->tokens_per_s_per_gpu = p->tokens_per_s / G;
+		p->mfu = c->model_flops_token * p->tokens_per_s / (G * c->peak);
+		p->hfu = hw * p->tokens_per_s / (G * c->peak);
+		if (c->rq->train_tokens > 0) {
+			double secs = c->rq->train_tokens / p->tokens_per_s;
+			p->days = secs / 86400.0;
+			p->gpu_hours = secs / 3600.0 * G;
+			p->cost = p->gpu_hours * c->price;
+		}
+	}
+}
+
+/* Fills a plan for layout l; returns 0, or -1 when the layout breaks a
+ * divisibility rule (why in *why). Memory always; time only when want_time
+ * (the search skips timing of layouts that do not fit). */
+int trn_plan_of(const struct ctx *c, const struct trn_layout *l,
+		struct trn_plan *p, bool want_time, const char **why)
+{
+	long m_micro = trn_micro_batches(c, l, why);
+	struct mem_fixed mf;
+
+	if (m_micro < 0)
+		return -1;
+	trn_mem_fixed_of(c, l, m_micro, &mf);
+	trn_plan_memory(c, l, m_micro, &mf, p);
+	if (want_time) {
+		struct mb_cost mc;
+
+		trn_mb_cost_of(c, l, &mc);
+		trn_time_of(c, l, m_micro, &mc, p);
+	}
+	return 0;
+}

@@ -1,0 +1,209 @@
+/* training_validate.c - checks of a training request before sizing, each
+ * error naming the request field; and the global batch it resolves to.
+ */
+#include "training_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Engine-chosen default global batch when neither size nor tokens is given:
+ * 4M tokens (Llama 2/3, GPT-3 175B used 2-4M). MODEL.md §6. */
+#define DEFAULT_BATCH_TOKENS 4194304.0
+
+static int fail_model(struct eng_error *err, const char *msg)
+{
+	char field[64];
+	size_t n = strcspn(msg, ":");
+
+	if (n >= sizeof(field))
+		n = sizeof(field) - 1;
+	memcpy(field, msg, n);
+	field[n] = '\0';
+	return eng_fail(err, ENG_EINVAL, field, "%s", msg);
+}
+
+static int check_list(const struct trn_choices *ch, const char *field, int lo,
+		      int hi, struct eng_error *err)
+{
+	if (ch->n < 0 || ch->n > TRN_MAX_CHOICES)
+		return eng_fail(err, ENG_EINVAL, field,
+				"at most %d values allowed", TRN_MAX_CHOICES);
+	for (int i = 0; i < ch->n; i++)
+		if (ch->v[i] < lo || ch->v[i] > hi)
+			return eng_fail(err, ENG_EINVAL, field,
+					"value %d out of range %d..%d",
+					ch->v[i], lo, hi);
+	return 0;
+}
+
+static bool finite_nonneg(double x)
+{
+	return isfinite(x) && x >= 0.0;
+}
+
+int trn_validate(const struct trn_request *rq, struct eng_error *err)
+{
+	char msg[256];
+	const struct model_arch *m = &rq->model;
+	const struct trn_strategies *st = &rq->strategies;
+	const struct hw_spec *g = &rq->gpu;
+	int gpn =
+	    rq->gpus_per_node > 0 ? rq->gpus_per_node : g->max_gpus_per_node;
+	int rc;
+
+	if (model_validate(m, msg, sizeof(msg)))
+		return fail_model(err, msg);
+	if (rq->seq_len <= 0 || rq->seq_len > TRN_SEQ_LEN_MAX)
+		return eng_fail(err, ENG_EINVAL, "seq_len",
+				"must be between 1 and %ld", TRN_SEQ_LEN_MAX);
+	if (m->learned_pos_emb && rq->seq_len > m->max_seq_len)
+		return eng_fail(err, ENG_EINVAL, "seq_len",
+				"exceeds model.max_seq_len (%ld) of a model "
+				"with learned positions",
+				m->max_seq_len);
+	if (!finite_nonneg(rq->train_tokens))
+		return eng_fail(err, ENG_EINVAL, "train_tokens",
+				"must be a finite number >= 0");
+	if (rq->global_batch_size < 0)
+		return eng_fail(err, ENG_EINVAL, "global_batch_size",
+				"must be positive");
+	if (!finite_nonneg(rq->global_batch_tokens))
+		return eng_fail(err, ENG_EINVAL, "global_batch_tokens",
+				"must be a finite number >= 0");
+	switch (rq->precision) {
+	case ENG_FP32:
+	case ENG_TF32:
+	case ENG_FP16:
+	case ENG_BF16:
+	case ENG_FP8:
+		break;
+	default:
+		return eng_fail(err, ENG_EINVAL, "precision",
+				"must be fp32, tf32, fp16, bf16 or fp8");
+	}
+	if (rq->gradient_precision != ENG_BF16 &&
+	    rq->gradient_precision != ENG_FP32 &&
+	    rq->gradient_precision != ENG_FP16)
+		return eng_fail(err, ENG_EINVAL, "gradient_precision",
+				"must be bf16 or fp32");
+	if ((unsigned)rq->optimizer >= TRN_OPTIMIZER_COUNT)
+		return eng_fail(err, ENG_EINVAL, "optimizer",
+				"must be adamw, adamw_8bit, sgd or adafactor");
+	if ((unsigned)rq->method >= TRN_METHOD_COUNT)
+		return eng_fail(err, ENG_EINVAL, "method",
+				"must be full, lora or qlora");
+	if (rq->method != TRN_FULL &&
+	    (rq->lora_rank <= 0 || rq->lora_rank > m->hidden_size))
+		return eng_fail(err, ENG_EINVAL, "lora_rank",
+				"must be between 1 and hidden_size");
+	if ((unsigned)rq->objective >= TRN_OBJ_COUNT)
+		return eng_fail(err, ENG_EINVAL, "objective",
+				"must be time, cost or gpus");
+	if (rq->top < 0 || rq->top > TRN_MAX_TOP)
+		return eng_fail(err, ENG_EINVAL, "top",
+				"must be between 1 and %d", TRN_MAX_TOP);
+	if (!(g->memory_gib > 0) || !isfinite(g->memory_gib))
+		return eng_fail(err, ENG_EINVAL, "gpu.memory_gib",
+				"must be positive");
+	if (!(g->memory_bandwidth_gbps > 0))
+		return eng_fail(err, ENG_EINVAL, "gpu.memory_bandwidth_gbps",
+				"must be positive");
+	if (gpn <= 0 || gpn > TRN_GPUS_PER_NODE_MAX)
+		return eng_fail(err, ENG_EINVAL, "gpus_per_node",
+				"must be between 1 and %d",
+				TRN_GPUS_PER_NODE_MAX);
+	if (rq->gpus < 0 || rq->max_gpus < 0 || rq->gpus > TRN_GPUS_MAX ||
+	    rq->max_gpus > TRN_GPUS_MAX)
+		return eng_fail(err, ENG_EINVAL, rq->gpus ? "gpus" : "max_gpus",
+				"must be between 1 and %ld", TRN_GPUS_MAX);
+	if (rq->gpus == 0 && rq->max_gpus == 0)
+		return eng_fail(err, ENG_EINVAL, "max_gpus",
+				"give gpus or max_gpus");
+	if (!finite_nonneg(rq->deadline_days))
+		return eng_fail(err, ENG_EINVAL, "deadline_days",
+				"must be a finite number >= 0");
+	if (!finite_nonneg(rq->price_per_gpu_hour))
+		return eng_fail(err, ENG_EINVAL, "price_per_gpu_hour",
+				"must be a finite number >= 0");
+	if (!finite_nonneg(rq->inter_node_gbps))
+		return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
+				"must be a finite number >= 0");
+	if (!hw_supports(g, rq->precision)) {
+		if (rq->precision == ENG_FP8)
+			return eng_fail(
+			    err, ENG_EUNSUPPORTED, "precision",
+			    "fp8 needs FP8 tensor cores (Ada sm_89, Hopper "
+			    "sm_90, Blackwell); %s (compute capability "
+			    "%d.%d) has none - use bf16",
+			    g->name, g->cc_major, g->cc_minor);
+		return eng_fail(err, ENG_EUNSUPPORTED, "precision",
+				"%s has no datasheet %s rate", g->name,
+				eng_dtype_name(rq->precision));
+	}
+
+	for (int i = 0; i < TRN_INT_LISTS; i++) {
+		const struct trn_int_list *l = &trn_int_lists[i];
+		const struct trn_choices *c =
+		    (const struct trn_choices *)((const char *)st + l->offset);
+		char field[32];
+		snprintf(field, sizeof(field), "strategies.%s", l->key);
+		if ((rc = check_list(c, field, l->min, l->max, err)))
+			return rc;
+	}
+	if ((rc = check_list(&st->pp, "strategies.pp", 1, (int)m->layers,
+			     err)) ||
+	    (rc = check_list(&st->recompute, "strategies.recompute", 0,
+			     ENG_RC_COUNT - 1, err)) ||
+	    (rc = check_list(&st->sequence_parallel,
+			     "strategies.sequence_parallel", 0, 1, err)) ||
+	    (rc = check_list(&st->flash_attention, "strategies.flash_attention",
+			     0, 1, err)) ||
+	    (rc = check_list(&st->offload, "strategies.offload", 0,
+			     TRN_OFFLOAD_COUNT - 1, err)))
+		return rc;
+	for (int i = 0; i < st->tp.n; i++) {
+		int t = st->tp.v[i];
+		if (m->heads % t != 0)
+			return eng_fail(err, ENG_EINVAL, "strategies.tp",
+					"model.heads (%ld) is not divisible by "
+					"tp %d",
+					m->heads, t);
+		if (t > gpn)
+			return eng_fail(
+			    err, ENG_EINVAL, "strategies.tp",
+			    "tp %d exceeds gpus_per_node %d: tensor "
+			    "parallelism stays inside one node",
+			    t, gpn);
+	}
+	for (int i = 0; i < st->ep.n; i++) {
+		int e = st->ep.v[i];
+		if (e > 1 && (m->moe.experts == 0 || m->moe.experts % e != 0))
+			return eng_fail(err, ENG_EINVAL, "strategies.ep",
+					"model.moe.experts (%ld) is not "
+					"divisible by ep %d",
+					m->moe.experts, e);
+	}
+	for (int i = 0; i < st->cp.n; i++)
+		if (rq->seq_len % st->cp.v[i] != 0)
+			return eng_fail(err, ENG_EINVAL, "strategies.cp",
+					"seq_len (%ld) is not divisible by cp "
+					"%d",
+					rq->seq_len, st->cp.v[i]);
+	return 0;
+}
+
+long trn_resolve_gbs(const struct trn_request *rq)
+{
+	double tok;
+
+	if (rq->global_batch_size > 0)
+		return rq->global_batch_size;
+	if (rq->global_batch_tokens <= 0 && rq->method != TRN_FULL)
+		return TRN_FINETUNE_BATCH_SEQS;
+	tok = rq->global_batch_tokens > 0 ? rq->global_batch_tokens
+					  : DEFAULT_BATCH_TOKENS;
+	/* clamped so the conversion is defined; validation refuses it */
+	return (long)fmin((double)TRN_MAX_GLOBAL_BATCH + 1.0,
+			  fmax(1.0, floor(tok / (double)rq->seq_len + 0.5)));
+}
