@@ -1,0 +1,451 @@
+/* inference_replica.c - the replica model of the inference engine: the
+ * step-time model (prefill, decode), a replica under its serving profile,
+ * and the continuous-batching operating point at a load, up to the plan of
+ * one (tp, pp) replica (docs/MODEL.md §7).
+ */
+#include "inference_int.h"
+
+#include "collective.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Decode launches ~10 kernels per layer (norms, QKV, rope, attention, O,
+ * residual, norm, gate/up, act, down), each with ~5 us of launch and tail
+ * latency even under CUDA graphs; this is why batch-1 decode reaches only
+ * 50-60 % of roofline bandwidth (Databricks MBU; MODEL.md §7). */
+#define KERNELS_PER_LAYER 10.0
+#define KERNEL_OVERHEAD_S 5e-6
+/* Pipeline stage hand-off: one point-to-point send (NCCL, one hop). */
+#define P2P_LATENCY_S 10e-6
+/* Causal attention computes half of the score blocks (flash kernels skip
+ * the masked ones), as in the training engine (MODEL.md §4). */
+#define CAUSAL_FRACTION 0.5
+
+void inf_ictx_init(struct ictx *c, const struct inf_request *rq)
+{
+	const struct model_arch *m = &rq->model;
+	double b = eng_dtype_bytes(rq->weight_precision) +
+		   inf_weight_table[rq->weight_precision].scale_bytes;
+
+	memset(c, 0, sizeof(*c));
+	c->rq = rq;
+	model_count_params(m, &c->P);
+	c->W = inf_weight_bytes(m, rq->weight_precision);
+	c->W_side = c->W - (c->P.total - c->P.embedding - c->P.lm_head) * b;
+	c->W_layers = c->W - c->W_side;
+	c->W_routed = c->P.routed_expert * b;
+	c->kvB = eng_dtype_bytes(inf_kv_dtype(rq));
+	c->R = hw_gemm_rate(&rq->gpu, inf_compute_dtype(rq)).value * 1e12;
+	/* attention runs in 16-bit fused kernels at the training engine's
+	 * forward rate (hw_attn_tflops, MODEL.md §5), FP8 recipes included */
+	c->R_attn = hw_attn_tflops(&rq->gpu, false) * 1e12;
+	if (!(c->R_attn > 0))
+		c->R_attn = c->R;
+	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
+	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
+	c->capacity = rq->gpu.memory_gib * GIB;
+	c->price = rq->price_per_gpu_hour > 0 ? rq->price_per_gpu_hour
+					      : rq->gpu.price_per_gpu_hour;
+	c->h = (double)m->hidden_size;
+	c->L = (double)m->layers;
+	c->f_width = m->moe.experts > 0 ? (double)m->moe.expert_ffn_hidden_size
+					: (double)m->ffn_hidden_size;
+	c->gpn = rq->gpus_per_node > 0 ? rq->gpus_per_node
+				       : rq->gpu.max_gpus_per_node;
+	if (c->gpn <= 0)
+		c->gpn = 1;
+	c->inter = hw_inter_rate(&rq->gpu, 0.0, c->gpn).value * 1e9;
+}
+
+/* Weight bytes one tp-rank reads per decode step, over all its pipeline
+ * stages. MoE: only experts some token of the batch routes to are read:
+ * E * (1 - (1 - k/E)^b) of them per layer (uniform routing). */
+double inf_weights_read(const struct ictx *c, int tp, double b)
+{
+	const struct model_moe *moe = &c->rq->model.moe;
+	double w = c->W / (double)tp;
+
+	if (moe->experts > 0 && c->W_routed > 0) {
+		double E = (double)moe->experts, k = (double)moe->top_k;
+		double touched = 1.0 - pow(1.0 - k / E, b);
+		w -= c->W_routed * (1.0 - touched) / (double)tp;
+	}
+	return w;
+}
+
+/* Per step: kernel launch/tail overhead, 2 TP all-reduces of the hidden
+ * states per layer (NCCL's model, engine/collective.h), and the stage
+ * hand-offs of a pipeline across nodes. */
+static double fixed_overhead(const struct ictx *c, int tp, int pp,
+			     double tokens)
+{
+	double bytes = tokens * c->h * 2.0;
+	double o = c->L * KERNELS_PER_LAYER * KERNEL_OVERHEAD_S;
+
+	o += 2.0 * c->L *
+	     coll_time_s(COLL_AR, bytes, tp, 1.0, c->intra,
+			 c->rq->gpu.intra_node_link);
+	if (pp > 1)
+		o += (pp - 1) * (P2P_LATENCY_S +
+				 bytes / (c->inter > 0 ? c->inter : c->intra));
+	return o;
+}
+
+/* Prefill of n_seq prompts of I tokens on tensor cores. GEMMs and
+ * attention are separate kernels, so their times add; each GEMM pass is
+ * never faster than one read of the weights. */
+double inf_prefill_s(const struct ictx *c, int tp, int pp, double n_seq)
+{
+	double I = (double)c->rq->prompt_tokens, n = n_seq * I;
+	double gemm_flops = 2.0 * c->P.matmul_active * n;
+	double attn_flops = n *
+			    model_attn_fwd_flops_per_token(&c->rq->model, I) *
+			    CAUSAL_FRACTION;
+	double f =
+	    hw_gemm_shape_factor(fmin(n, fmin(c->h, c->f_width / (double)tp)));
+	double t_gemm = fmax(gemm_flops / (double)tp / (c->R * f),
+			     inf_weights_read(c, tp, n) / c->hbm);
+	double t_attn = attn_flops / (double)tp / c->R_attn;
+
+	return t_gemm + t_attn + fixed_overhead(c, tp, pp, n);
+}
+
+/* One decode step for b sequences at mean context ctx: the GEMM kernels
+ * (weights read once, 2*N*b FLOPs at the skinny-GEMM shape factor of b
+ * rows) and the attention kernels (KV read, scores) each run at
+ * max(memory, compute) and add (MODEL.md §7). */
+double inf_decode_s(const struct ictx *c, int tp, int pp, double b, double ctx,
+		    double *t_mem_out, double *t_comp_out)
+{
+	double kv = model_kv_bytes_per_token(&c->rq->model, c->kvB, tp);
+	double w = inf_weights_read(c, tp, b), kvb = b * ctx * kv;
+	double gemm_flops = 2.0 * c->P.matmul_active * b / (double)tp;
+	double attn_flops =
+	    b * model_attn_fwd_flops_per_token(&c->rq->model, ctx) / (double)tp;
+	double f =
+	    hw_gemm_shape_factor(fmin(b, fmin(c->h, c->f_width / (double)tp)));
+	double gm = w / c->hbm, gc = gemm_flops / (c->R * f);
+	double am = kvb / c->hbm, ac = attn_flops / c->R_attn;
+
+	if (t_mem_out)
+		*t_mem_out = gm + am;
+	if (t_comp_out)
+		*t_comp_out = gc + ac;
+	return fmax(gm, gc) + fmax(am, ac) + fixed_overhead(c, tp, pp, b);
+}
+
+void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
+{
+	const struct inf_request *rq = c->rq;
+	double I = (double)rq->prompt_tokens;
+
+	memset(r, 0, sizeof(*r));
+	r->c = c;
+	r->tp = tp;
+	r->pp = pp;
+	inf_serving_resolve(rq, tp, &r->sv);
+	inf_memory_of(c, tp, pp, &r->sv, &r->mem);
+	r->n_cap = (double)r->mem.fit;
+	r->cap_limit = INF_LIMIT_KV_CACHE;
+	if (r->sv.max_num_seqs > 0 && (double)r->sv.max_num_seqs < r->n_cap) {
+		r->n_cap = (double)r->sv.max_num_seqs;
+		r->cap_limit = rq->max_batch > 0 ? INF_LIMIT_MAX_BATCH
+						 : INF_LIMIT_MAX_NUM_SEQS;
+	}
+	/* each decoding sequence takes one token of the iteration budget */
+	if (r->sv.chunked_prefill && r->sv.max_num_batched_tokens > 0 &&
+	    (double)r->sv.max_num_batched_tokens < r->n_cap) {
+		r->n_cap = (double)r->sv.max_num_batched_tokens;
+		r->cap_limit = INF_LIMIT_MAX_NUM_SEQS;
+	}
+	r->t_pf = inf_prefill_s(c, tp, pp, 1.0);
+	/* A prompt's prefill shares its iterations with the decode batch
+	 * and with other prompts (in-flight batching in every profile:
+	 * TensorRT-LLM mixes context and generation requests in one step,
+	 * vLLM and SGLang chunk or batch prompts up to the token budget), so
+	 * the weight read and launch overhead are paid by the iteration,
+	 * not by each prompt: a prompt costs its compute (GEMMs at full
+	 * shape, attention, collectives). Its latency alone stays t_pf. */
+	{
+		double n = I;
+		double f = hw_gemm_shape_factor(
+		    fmin(n, fmin(c->h, c->f_width / (double)tp)));
+		r->w_pf =
+		    2.0 * c->P.matmul_active * n / (double)tp / (c->R * f) +
+		    n * model_attn_fwd_flops_per_token(&rq->model, I) *
+			CAUSAL_FRACTION / (double)tp / c->R_attn +
+		    2.0 * c->L *
+			coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0, c->intra,
+				    rq->gpu.intra_node_link);
+	}
+	r->ctx = I + (double)rq->output_tokens / 2.0;
+}
+
+/* Step time with n sequences decoding; a step always carries at least one
+ * sequence (it runs only when one is there). */
+static double step_s(const struct replica *r, double n)
+{
+	return inf_decode_s(r->c, r->tp, r->pp, fmax(n, 1.0), r->ctx, NULL,
+			    NULL);
+}
+
+/* Arrival rate at which n sequences decode on average: Little's law on
+ * the decode phase, n = lambda * (O - 1) * TPOT, with TPOT = step /
+ * (1 - lambda * w_pf) (decode steps stretch by the prefill share), solved
+ * for lambda. Non-decreasing in n (step(n)/n never rises). */
+static double lambda_of(const struct replica *r, double n)
+{
+	double O1 = (double)r->c->rq->output_tokens - 1.0;
+
+	if (n <= 0)
+		return 0.0;
+	return n / (O1 * step_s(r, n) + n * r->w_pf);
+}
+
+/* The steady state at arrival rate lambda with n sequences decoding
+ * (n = 0 when the output is one token). TTFT = queueing for the prefill
+ * (M/D/1: lambda w^2 / (2 (1 - rho)), Pollaczek-Khinchine) + the rest of
+ * the running iteration (half a step, when one runs: P = 1 - e^-n, the
+ * M/G/inf occupancy; with multi-step scheduling, half a window of
+ * scheduler_steps steps) + the prefill itself (with chunking, one more
+ * iteration per further chunk of the token budget). MODEL.md §7. */
+static void point_at(const struct replica *r, double lambda, double n,
+		     struct inf_point *pt)
+{
+	const struct inf_request *rq = r->c->rq;
+	double I = (double)rq->prompt_tokens, O = (double)rq->output_tokens;
+	double rho = lambda * r->w_pf, t_step, tpot, wq, resid, lat;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->requests_per_s = lambda;
+	pt->stable = rho < 1.0 && n <= r->n_cap * (1.0 + 1e-9);
+	if (rho >= 1.0)
+		rho = 1.0 - 1e-12;
+	t_step = O > 1.0 ? step_s(r, n) : 0.0;
+	tpot = O > 1.0 ? t_step / (1.0 - rho) : 0.0;
+	wq = lambda * r->w_pf * r->w_pf / (2.0 * (1.0 - rho));
+	/* the rest of the running scheduler window: one step, or the
+	 * scheduler_steps of multi-step scheduling */
+	resid = (1.0 - exp(-n)) * r->sv.scheduler_steps * t_step / 2.0;
+	lat = r->t_pf;
+	if (r->sv.chunked_prefill) {
+		double chunk =
+		    fmax(1.0, (double)r->sv.max_num_batched_tokens - n);
+		lat += (ceil(I / chunk) - 1.0) * t_step;
+	}
+	pt->decode_batch = n;
+	pt->prefill_share = lambda * r->w_pf;
+	pt->tpot_ms = tpot * 1e3;
+	pt->ttft_ms = (wq + resid + lat) * 1e3;
+	pt->batch = lambda * (wq + resid + lat + (O - 1.0) * tpot);
+	pt->output_tokens_per_s = lambda * O;
+}
+
+/* Operating point at arrival rate lambda: n solves lambda_of(n) = lambda
+ * (bisection: lambda_of is monotone). */
+static void point_at_rate(const struct replica *r, double lambda,
+			  struct inf_point *pt)
+{
+	double lo = 0.0, hi = r->n_cap;
+
+	if (r->c->rq->output_tokens <= 1) {
+		point_at(r, lambda, 0.0, pt);
+		return;
+	}
+	if (lambda >= lambda_of(r, hi)) {
+		point_at(r, lambda, hi, pt);
+		pt->stable = lambda <= lambda_of(r, hi) * (1.0 + 1e-9);
+		return;
+	}
+	for (int i = 0; i < 60 && hi - lo > 1e-9 * (1.0 + hi); i++) {
+		double mid = 0.5 * (lo + hi);
+		if (lambda_of(r, mid) < lambda)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	point_at(r, lambda, hi, pt);
+}
+
+static bool meets(const struct inf_request *rq, const struct inf_point *pt)
+{
+	return pt->stable && (rq->tpot_ms <= 0 || pt->tpot_ms <= rq->tpot_ms) &&
+	       (rq->ttft_ms <= 0 || pt->ttft_ms <= rq->ttft_ms);
+}
+
+/* Smallest load the search considers: a request every 1e6 s. */
+#define LAMBDA_FLOOR 1e-6
+
+/* The most a replica sustains within the targets: bisection on the decode
+ * batch (O > 1) or the rate (O = 1); every latency rises with load.
+ * Returns false when even the lightest load misses a target (*pt then
+ * holds that lightest point). */
+static bool capacity_of(const struct replica *r, struct inf_point *pt,
+			enum inf_limit *limit)
+{
+	const struct inf_request *rq = r->c->rq;
+	bool by_rate = rq->output_tokens <= 1;
+	double hi = by_rate ? (1.0 - 1e-3) / r->w_pf : r->n_cap, lo;
+	struct inf_point p;
+
+	*limit = r->cap_limit;
+	if (by_rate)
+		point_at(r, hi, 0.0, &p);
+	else
+		point_at(r, lambda_of(r, hi), hi, &p);
+	if (meets(rq, &p)) {
+		*pt = p;
+		return true;
+	}
+	*limit = rq->tpot_ms > 0 && p.tpot_ms > rq->tpot_ms ? INF_LIMIT_TPOT
+							    : INF_LIMIT_TTFT;
+	lo = by_rate ? LAMBDA_FLOOR : fmin(1e-6, hi);
+	if (by_rate)
+		point_at(r, lo, 0.0, pt);
+	else
+		point_at(r, lambda_of(r, lo), lo, pt);
+	if (!meets(rq, pt))
+		return false;
+	for (int i = 0; i < 60 && hi - lo > 1e-6 * lo; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (by_rate)
+			point_at(r, mid, 0.0, &p);
+		else
+			point_at(r, lambda_of(r, mid), mid, &p);
+		if (meets(rq, &p)) {
+			lo = mid;
+			*pt = p;
+		} else {
+			hi = mid;
+		}
+	}
+	return true;
+}
+
+/* Arrival rate per replica at which `inflight` sequences are in flight
+ * (closed-loop concurrency), within (0, lambda_max]. */
+static double rate_for_inflight(const struct replica *r, double inflight,
+				double lambda_max)
+{
+	double lo = 0.0, hi = lambda_max;
+	struct inf_point p;
+
+	for (int i = 0; i < 60; i++) {
+		double mid = 0.5 * (lo + hi);
+		point_at_rate(r, mid, &p);
+		if (p.batch < inflight)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* Replicas for `need` replicas' worth of load: at least one, and at most
+ * INF_MAX_REPLICAS (beyond it the count would not fit a long; inf_size
+ * refuses such a load). */
+static long replicas_for(double need)
+{
+	if (!(need < (double)INF_MAX_REPLICAS))
+		return INF_MAX_REPLICAS;
+	return (long)fmax(1.0, ceil(need - 1e-9));
+}
+
+/* Fills the plan at the request's load; false when the replica cannot
+ * meet the targets at any load. */
+bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
+		 struct inf_plan *p)
+{
+	const struct inf_request *rq = c->rq;
+	double O = (double)rq->output_tokens, lam_total = 0.0, lam_r;
+	struct inf_point cap, at;
+	enum inf_limit limit;
+
+	memset(p, 0, sizeof(*p));
+	p->tp = r->tp;
+	p->pp = r->pp;
+	p->serving = r->sv;
+	p->weights_gib = r->mem.weights / GIB;
+	p->workspace_gib = r->mem.workspace / GIB;
+	p->usable_gib = r->mem.usable / GIB;
+	p->max_batch_fit = r->mem.fit;
+	if (!capacity_of(r, &cap, &limit)) {
+		p->capacity = cap; /* the lightest load, for the error */
+		return false;
+	}
+	p->capacity = cap;
+	p->capacity_limit = limit;
+	p->binding = limit == INF_LIMIT_TPOT || limit == INF_LIMIT_TTFT
+			 ? ENG_BIND_LATENCY
+			 : ENG_BIND_MEMORY;
+	switch (rq->load_kind) {
+	case INF_LOAD_REQUESTS_PER_S:
+		lam_total = rq->load_value;
+		break;
+	case INF_LOAD_OUTPUT_TOKENS_PER_S:
+		lam_total = rq->load_value / O;
+		break;
+	default:
+		break;
+	}
+	if (rq->load_kind == INF_LOAD_NONE) {
+		p->replicas = 1;
+		at = cap;
+	} else if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES) {
+		struct inf_point ceil_pt;
+		point_at_rate(r, u_max * cap.requests_per_s, &ceil_pt);
+		p->replicas = replicas_for(rq->load_value / ceil_pt.batch);
+		lam_r =
+		    rate_for_inflight(r, rq->load_value / (double)p->replicas,
+				      u_max * cap.requests_per_s);
+		point_at_rate(r, lam_r, &at);
+	} else {
+		p->replicas =
+		    replicas_for(lam_total / (u_max * cap.requests_per_s));
+		lam_r = lam_total / (double)p->replicas;
+		point_at_rate(r, lam_r, &at);
+	}
+	p->gpus = p->replicas * p->tp * p->pp;
+	p->requests_per_s = at.requests_per_s;
+	p->utilization = at.requests_per_s / cap.requests_per_s;
+	p->batch = at.batch;
+	p->decode_batch = at.decode_batch;
+	p->ttft_ms = at.ttft_ms;
+	p->tpot_ms = at.tpot_ms;
+	p->output_tokens_per_s = at.output_tokens_per_s;
+	p->total_output_tokens_per_s =
+	    at.output_tokens_per_s * (double)p->replicas;
+	p->cost_per_hour = (double)p->gpus * c->price;
+	p->cost_per_million_output_tokens =
+	    p->total_output_tokens_per_s > 0
+		? p->cost_per_hour / (p->total_output_tokens_per_s * 3600.0) *
+		      1e6
+		: 0.0;
+	p->capacity.cost_per_million_output_tokens =
+	    cap.output_tokens_per_s > 0
+		? (double)(p->tp * p->pp) * c->price /
+		      (cap.output_tokens_per_s * 3600.0) * 1e6
+		: 0.0;
+	/* KV held by sequences past their queueing wait */
+	{
+		double holding = fmin(fmax(at.decode_batch, 0.0) +
+					  at.requests_per_s * r->t_pf,
+				      (double)r->mem.fit);
+		p->kv_cache_gib = holding * r->mem.kv_seq / GIB;
+	}
+	p->total_gib = p->weights_gib + p->kv_cache_gib + p->workspace_gib;
+	{
+		double tm, tc, n = fmax(at.decode_batch, 1.0);
+		double t = inf_decode_s(c, r->tp, r->pp, n, r->ctx, &tm, &tc);
+		p->mbu =
+		    (inf_weights_read(c, r->tp, n) +
+		     n * r->ctx *
+			 model_kv_bytes_per_token(&rq->model, c->kvB, r->tp)) /
+		    t / (rq->gpu.memory_bandwidth_gbps * 1e9);
+		p->decode_bound =
+		    tm >= tc ? ENG_BIND_BANDWIDTH : ENG_BIND_COMPUTE;
+	}
+	p->meets_targets = meets(rq, &at);
+	return true;
+}
