@@ -33,8 +33,9 @@ PROBE_SANITIZE ?= -fsanitize=address,undefined -fno-omit-frame-pointer \
 # Plain C, no CUDA: statistics, limits, report JSON, run_id, spool, HTTP
 # posting, CLI, NVML loader. The unit tests link exactly these.
 PROBE_UNIT_SRCS := probe/stats.c probe/limits.c probe/util.c probe/status.c \
-	probe/report.c probe/cli.c probe/spool.c probe/post.c probe/nvml.c \
-	probe/policy.c probe/numa.c probe/check.c probe/registry.c
+	probe/report.c probe/report_check.c probe/cli.c probe/spool.c \
+	probe/post.c probe/nvml.c probe/policy.c probe/numa.c probe/check.c \
+	probe/registry.c
 PROBE_UNIT_LIBS := -ljansson -lcurl -lm -ldl -lpthread
 PROBE_UNIT_TESTS := $(wildcard tests/unit/test_probe*.c)
 PROBE_HDRS := $(wildcard probe/*.h)

@@ -23,6 +23,7 @@
 #include "nvml.h"
 #include "post.h"
 #include "report.h"
+#include "report_check.h"
 #include "spool.h"
 #include "stats.h"
 #include "testlib.h"
