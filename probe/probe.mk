@@ -45,7 +45,8 @@ PROBE_HDRS := $(wildcard probe/*.h)
 PROBE_RUN_SRCS := probe/main.c probe/run.c probe/inventory.c \
 	probe/deliver.c probe/registry_table.c $(wildcard probe/m_*.c)
 PROBE_C_SRCS := $(PROBE_UNIT_SRCS) $(PROBE_RUN_SRCS)
-PROBE_CU_SRCS := probe/gpu_copy.cu probe/gpu_gemm.cu probe/gpu_nccl.cu
+PROBE_CU_SRCS := probe/gpu_common.cu probe/gpu_copy.cu probe/gpu_p2p.cu \
+	probe/gpu_gemm.cu probe/gpu_nccl.cu
 PROBE_C_OBJS := $(patsubst probe/%.c,$(PROBE_OBJDIR)/%.o,$(PROBE_C_SRCS))
 PROBE_CU_OBJS := $(patsubst probe/%.cu,$(PROBE_OBJDIR)/%.cu.o,$(PROBE_CU_SRCS))
 
