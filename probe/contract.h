@@ -6,7 +6,7 @@
  *
  * docs/PROBE.md "Report format" documents it; openapi.yaml and
  * probe/report.schema.json repeat the metric names as enums, and
- * tests/unit/test_probe.c fails when either differs from PROBE_METRICS.
+ * tests/unit/test_probe_check.c fails when either differs from PROBE_METRICS.
  */
 #ifndef GPUSIZER_PROBE_CONTRACT_H
 #define GPUSIZER_PROBE_CONTRACT_H

@@ -87,9 +87,9 @@ $(PROBE_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) -c $< -o $@
 
-# One binary per tests/unit/test_probe*.c (build/test_probe,
-# build/test_probe_<name>), all linking the plain-C sources compiled once
-# with the sanitizers.
+# One binary per tests/unit/test_probe_*.c (build/test_probe_<subject>),
+# all linking the plain-C sources compiled once with the sanitizers; their
+# shared fixtures are tests/unit/probe_fixtures.h.
 PROBE_UNIT_BINS := $(patsubst tests/unit/%.c,build/%,$(PROBE_UNIT_TESTS))
 PROBE_UNIT_OBJDIR := build/probe-unit
 PROBE_UNIT_OBJS := $(patsubst probe/%.c,$(PROBE_UNIT_OBJDIR)/%.o,$(PROBE_UNIT_SRCS))
@@ -100,7 +100,8 @@ $(PROBE_UNIT_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -c $< -o $@
 
-$(PROBE_UNIT_BINS): build/%: tests/unit/%.c $(PROBE_UNIT_OBJS) $(PROBE_HDRS) tests/unit/testlib.h
+$(PROBE_UNIT_BINS): build/%: tests/unit/%.c $(PROBE_UNIT_OBJS) $(PROBE_HDRS) \
+		tests/unit/testlib.h tests/unit/probe_fixtures.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -Itests/unit -o $@ \
 		$< $(PROBE_UNIT_OBJS) $(PROBE_UNIT_LIBS)
