@@ -1,12 +1,12 @@
 /* What a probe report may say and the service accepts (POST
  * /v1/benchmarks): the one copy of the vocabulary the probe (probe/report.c,
- * probe/check.c) and the service (handlers/benchmarks.c) both read. Plain
- * macros, no types: the service includes this file and nothing else of the
- * probe.
+ * probe/report_check.c, probe/check.c) and the service (handlers/benchmarks.c)
+ * both read. Plain macros, no types: the service includes this file and nothing
+ * else of the probe.
  *
  * docs/PROBE.md "Report format" documents it; openapi.yaml and
  * probe/report.schema.json repeat the metric names as enums, and
- * tests/unit/test_probe.c fails when either differs from PROBE_METRICS.
+ * tests/unit/test_probe_check.c fails when either differs from PROBE_METRICS.
  */
 #ifndef GPUSIZER_PROBE_CONTRACT_H
 #define GPUSIZER_PROBE_CONTRACT_H

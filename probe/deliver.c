@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_check.h"
 #include "spool.h"
 #include "util.h"
 

@@ -1,4 +1,5 @@
-// Shared helpers of the probe's CUDA code (internal to gpu_*.cu).
+// Shared helpers of the probe's CUDA code (internal to gpu_*.cu; the
+// gate, fill and checksum are defined in gpu_common.cu).
 #ifndef GPUSIZER_PROBE_GPU_COMMON_CUH
 #define GPUSIZER_PROBE_GPU_COMMON_CUH
 
@@ -66,9 +67,25 @@ cudaError_t gpu_fill_random_f32(float *p, size_t n, unsigned seed,
 // synchronous on s. scratch: 8 bytes of device memory.
 cudaError_t gpu_checksum(const void *p, size_t words, cudaStream_t s,
 			 unsigned long long *scratch, unsigned long long *out);
-// Loads gpu_copy.cu's and gpu_gemm.cu's kernels on the current device.
+// Loads gpu_copy.cu's and gpu_gemm.cu's kernels on the current device
+// (gpu_preload in gpu_common.cu calls them, and loads its own).
 cudaError_t gpu_preload_copy_kernels(void);
 cudaError_t gpu_preload_gemm_kernels(void);
+
+// cudaFuncGetAttributes loads a kernel's module under lazy loading (CUDA
+// Programming Guide, "Lazy Loading": preload kernels that must run
+// concurrently with others, e.g. a kernel that waits on another).
+template <class K> static cudaError_t gpu_preload_kernel(K kernel)
+{
+	cudaFuncAttributes a;
+	return cudaFuncGetAttributes(&a, (const void *)kernel);
+}
+
+// Wall-clock milliseconds (probe_now_s), for what events cannot time.
+static inline double gpu_now_ms(void)
+{
+	return probe_now_s() * 1e3;
+}
 
 // What one sample returned: a figure, a discarded (late) sample, or an
 // error (err set).

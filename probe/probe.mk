@@ -33,8 +33,9 @@ PROBE_SANITIZE ?= -fsanitize=address,undefined -fno-omit-frame-pointer \
 # Plain C, no CUDA: statistics, limits, report JSON, run_id, spool, HTTP
 # posting, CLI, NVML loader. The unit tests link exactly these.
 PROBE_UNIT_SRCS := probe/stats.c probe/limits.c probe/util.c probe/status.c \
-	probe/report.c probe/cli.c probe/spool.c probe/post.c probe/nvml.c \
-	probe/policy.c probe/numa.c probe/check.c probe/registry.c
+	probe/report.c probe/report_check.c probe/cli.c probe/spool.c \
+	probe/post.c probe/nvml.c probe/policy.c probe/numa.c probe/check.c \
+	probe/registry.c
 PROBE_UNIT_LIBS := -ljansson -lcurl -lm -ldl -lpthread
 PROBE_UNIT_TESTS := $(wildcard tests/unit/test_probe*.c)
 PROBE_HDRS := $(wildcard probe/*.h)
@@ -44,7 +45,8 @@ PROBE_HDRS := $(wildcard probe/*.h)
 PROBE_RUN_SRCS := probe/main.c probe/run.c probe/inventory.c \
 	probe/deliver.c probe/registry_table.c $(wildcard probe/m_*.c)
 PROBE_C_SRCS := $(PROBE_UNIT_SRCS) $(PROBE_RUN_SRCS)
-PROBE_CU_SRCS := probe/gpu_copy.cu probe/gpu_gemm.cu probe/gpu_nccl.cu
+PROBE_CU_SRCS := probe/gpu_common.cu probe/gpu_copy.cu probe/gpu_p2p.cu \
+	probe/gpu_gemm.cu probe/gpu_nccl.cu
 PROBE_C_OBJS := $(patsubst probe/%.c,$(PROBE_OBJDIR)/%.o,$(PROBE_C_SRCS))
 PROBE_CU_OBJS := $(patsubst probe/%.cu,$(PROBE_OBJDIR)/%.cu.o,$(PROBE_CU_SRCS))
 
@@ -85,9 +87,9 @@ $(PROBE_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) -c $< -o $@
 
-# One binary per tests/unit/test_probe*.c (build/test_probe,
-# build/test_probe_<name>), all linking the plain-C sources compiled once
-# with the sanitizers.
+# One binary per tests/unit/test_probe_*.c (build/test_probe_<subject>),
+# all linking the plain-C sources compiled once with the sanitizers; their
+# shared fixtures are tests/unit/probe_fixtures.h.
 PROBE_UNIT_BINS := $(patsubst tests/unit/%.c,build/%,$(PROBE_UNIT_TESTS))
 PROBE_UNIT_OBJDIR := build/probe-unit
 PROBE_UNIT_OBJS := $(patsubst probe/%.c,$(PROBE_UNIT_OBJDIR)/%.o,$(PROBE_UNIT_SRCS))
@@ -98,7 +100,8 @@ $(PROBE_UNIT_OBJDIR)/%.o: probe/%.c $(PROBE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -c $< -o $@
 
-$(PROBE_UNIT_BINS): build/%: tests/unit/%.c $(PROBE_UNIT_OBJS) $(PROBE_HDRS) tests/unit/testlib.h
+$(PROBE_UNIT_BINS): build/%: tests/unit/%.c $(PROBE_UNIT_OBJS) $(PROBE_HDRS) \
+		tests/unit/testlib.h tests/unit/probe_fixtures.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROBE_CFLAGS) $(PROBE_SANITIZE) -Itests/unit -o $@ \
 		$< $(PROBE_UNIT_OBJS) $(PROBE_UNIT_LIBS)

@@ -1,4 +1,5 @@
 /* The probe's report: in-memory form and its JSON encoding (plain C).
+ * Checking an encoded report before it is posted is probe/report_check.h.
  *
  * docs/PROBE.md "Report format" is the contract; probe/report.schema.json
  * is its JSON Schema. Nullable numbers use a sentinel in memory: NaN for
@@ -167,24 +168,10 @@ json_t *probe_report_to_json(const struct probe_report *r);
 /* Compact JSON text (caller frees), or NULL. */
 char *probe_report_dumps(const struct probe_report *r);
 
-/* Checks a report against every rule of the server's POST /v1/benchmarks
- * validation (so --post never sends what the server refuses with 400) plus
- * the probe's own stricter contract (docs/PROBE.md "Checking a report"):
- * required run/result fields, a version-4 run_id, full date-times, known
- * units, reason/median by status. Returns 0, or -1 with a message that
- * starts with the field's path ("results[3].gpu_uuid: ..."). */
-int probe_report_check(const json_t *root, char *err, size_t errlen);
-
 /* Writes in as a host name the server accepts: every byte outside
  * [A-Za-z0-9._-] becomes '-', at most PROBE_HOSTNAME_MAX bytes are kept,
  * and an empty name becomes "unknown". out must hold outlen >= 8 bytes. */
 void probe_hostname_sanitize(const char *in, char *out, size_t outlen);
-
-/* 1 when s is a date-time the server and the probe accept: RFC 3339
- * "YYYY-MM-DD(T|t)hh:mm:ss[.frac](Z|z|+hh:mm|-hh:mm)" with a real calendar
- * day, year >= 1, hh <= 23, mm <= 59, ss <= 60, and at most
- * PROBE_TIME_MAX bytes. */
-int probe_time_valid(const char *s);
 
 /* 1 when metric is one of the documented metric names. */
 int probe_metric_known(const char *metric);

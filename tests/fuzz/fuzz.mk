@@ -25,7 +25,7 @@ FUZZ_LIB_SRCS := $(wildcard handlers/*.c handlers/*/*.c) $(wildcard engine/*.c) 
 	server/routes.c server/metrics.c server/log.c storage/sha256.c \
 	storage/catalog_spec.c $(FUZZ_OUT)/gen/report_assets.c
 FUZZ_STUB_SRCS := $(wildcard tests/fuzz/stubs/stub_*.c)
-FUZZ_PROBE_SRCS := probe/report.c probe/status.c probe/stats.c probe/util.c probe/limits.c
+FUZZ_PROBE_SRCS := probe/report.c probe/report_check.c probe/status.c probe/stats.c probe/util.c probe/limits.c
 
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_STUB_OBJS := $(FUZZ_STUB_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)

@@ -1,5 +1,5 @@
 /* fuzz_probe_report.c - the probe's report checker, probe_report_check in
- * probe/report.c (run by gpusizer-probe --post before sending and on
+ * probe/report_check.c (run by gpusizer-probe --post before sending and on
  * spooled files), on any JSON the fuzzer makes.
  *
  * Properties: no crash; a refusal names the field in its message; an
@@ -13,6 +13,7 @@
  */
 #include "handlers/benchmarks.c"
 #include "probe/report.h"
+#include "probe/report_check.h"
 
 #include "tests/fuzz/fuzz_common.h"
 

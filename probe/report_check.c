@@ -1,0 +1,368 @@
+#define _POSIX_C_SOURCE 200809L
+#include "report_check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contract.h"
+#include "report.h"
+#include "util.h"
+
+/* --- checking ---
+ *
+ * Every rule of the server's validate() (handlers/benchmarks.c, with
+ * jv_int/jv_num/jv_str of handlers/jsonv.c and rfc3339_valid of
+ * handlers/util.c) is applied here with the same bounds; on top, the
+ * probe's own contract is stricter in places (docs/PROBE.md "Checking a
+ * report"). A report this accepts is one the server accepts.
+ */
+
+static int one_of(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (strcmp(s, *set) == 0)
+			return 1;
+	return 0;
+}
+
+static int digits(const char *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!(s[i] >= '0' && s[i] <= '9'))
+			return 0;
+	return 1;
+}
+
+static int num2(const char *s)
+{
+	return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+int probe_time_valid(const char *s)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30,
+				    31, 31, 30, 31, 30, 31};
+	size_t n = s ? strlen(s) : 0;
+	int y, mo, d, leap;
+	const char *p;
+
+	/* YYYY-MM-DD, a day that exists, year >= 1 */
+	if (n < 10 || n > PROBE_TIME_MAX || !digits(s, 4) || s[4] != '-' ||
+	    !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2))
+		return 0;
+	y = atoi(s);
+	mo = num2(s + 5);
+	d = num2(s + 8);
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && !leap))
+		return 0;
+	/* (T|t)hh:mm:ss[.frac]: the server also takes ' ' and a bare date;
+	 * a report's times are date-times (RFC 3339 section 5.6). */
+	p = s + 10;
+	if ((*p != 'T' && *p != 't') || !digits(p + 1, 2) || p[3] != ':' ||
+	    !digits(p + 4, 2) || p[6] != ':' || !digits(p + 7, 2))
+		return 0;
+	if (num2(p + 1) > 23 || num2(p + 4) > 59 || num2(p + 7) > 60)
+		return 0;
+	p += 9;
+	if (*p == '.') {
+		p++;
+		if (!digits(p, 1))
+			return 0;
+		while (digits(p, 1))
+			p++;
+	}
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
+		return 1;
+	return (*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' &&
+	       digits(p + 4, 2) && p[6] == '\0' && num2(p + 1) <= 23 &&
+	       num2(p + 4) <= 59;
+}
+
+/* Absent or JSON null: the server reads both as "left out". */
+static int absent(const json_t *v)
+{
+	return v == NULL || json_is_null(v);
+}
+
+/* A whole number in [min, max] as the server's jv_int reads one: an
+ * integer, or a real without a fraction below 9e15 in magnitude. */
+static int int_in(const json_t *v, long long min, long long max)
+{
+	long long x;
+
+	if (json_is_integer(v)) {
+		x = json_integer_value(v);
+	} else if (json_is_real(v) &&
+		   json_real_value(v) == floor(json_real_value(v)) &&
+		   fabs(json_real_value(v)) < 9.0e15) {
+		x = (long long)json_real_value(v);
+	} else {
+		return 0;
+	}
+	return x >= min && x <= max;
+}
+
+/* 0, or a number of magnitude PROBE_NUMBER_MIN to max (jvt_num0). */
+static int num_in(const json_t *v, double max)
+{
+	double x;
+
+	if (!json_is_number(v))
+		return 0;
+	x = json_number_value(v);
+	return x == 0 ||
+	       (isfinite(x) && fabs(x) >= PROBE_NUMBER_MIN && fabs(x) <= max);
+}
+
+/* A string of 1..max bytes without NUL (jv_str). */
+static int str_in(const json_t *v, size_t max)
+{
+	size_t n;
+
+	if (!json_is_string(v))
+		return 0;
+	n = json_string_length(v);
+	return n >= 1 && n <= max && strlen(json_string_value(v)) == n;
+}
+
+static int host_name_ok(const json_t *v)
+{
+	const char *s;
+
+	if (!str_in(v, PROBE_HOSTNAME_MAX))
+		return 0;
+	s = json_string_value(v);
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789.-_") == strlen(s);
+}
+
+/* Nesting of objects and arrays, the way the server counts brackets: the
+ * top-level object is level 1, deeper than PROBE_JSON_MAX_DEPTH refused. */
+static int depth_ok(const json_t *v, int level)
+{
+	void *it;
+	size_t i;
+
+	if (!json_is_object(v) && !json_is_array(v))
+		return 1;
+	if (++level > PROBE_JSON_MAX_DEPTH)
+		return 0;
+	for (i = 0; i < json_array_size(v); i++)
+		if (!depth_ok(json_array_get(v, i), level))
+			return 0;
+	for (it = json_object_iter((json_t *)v); it;
+	     it = json_object_iter_next((json_t *)v, it))
+		if (!depth_ok(json_object_iter_value(it), level))
+			return 0;
+	return 1;
+}
+
+#define FAIL(...)                                                              \
+	do {                                                                   \
+		snprintf(err, errlen, __VA_ARGS__);                            \
+		return -1;                                                     \
+	} while (0)
+
+static int check_time(const json_t *root, const char *key, char *err,
+		      size_t errlen)
+{
+	const json_t *v = json_object_get(root, key);
+
+	if (!str_in(v, PROBE_TIME_MAX) ||
+	    !probe_time_valid(json_string_value(v)))
+		FAIL("%s: must be an RFC 3339 date-time of at most %d "
+		     "characters on a day that exists, e.g. "
+		     "2025-11-21T00:00:00.000Z",
+		     key, PROBE_TIME_MAX);
+	return 0;
+}
+
+/* gpus[]: objects with index 0..256, name null or 1..128 bytes, a uuid of
+ * 1..96 bytes listed once (collected into uuids). */
+static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
+		      size_t errlen)
+{
+	const json_t *x, *v;
+	size_t i;
+
+	if (!json_is_array(gpus) || json_array_size(gpus) > PROBE_MAX_GPUS)
+		FAIL("gpus: must be an array of at most %d GPUs",
+		     PROBE_MAX_GPUS);
+	json_array_foreach(gpus, i, x)
+	{
+		if (!json_is_object(x))
+			FAIL("gpus[%zu]: must be an object", i);
+		if (!int_in(json_object_get(x, "index"), 0, PROBE_MAX_GPUS))
+			FAIL("gpus[%zu].index: must be an integer in [0, %d]",
+			     i, PROBE_MAX_GPUS);
+		v = json_object_get(x, "name");
+		if (!absent(v) && !str_in(v, PROBE_GPU_NAME_MAX))
+			FAIL("gpus[%zu].name: must be null or a string of 1 to "
+			     "%d bytes without NUL",
+			     i, PROBE_GPU_NAME_MAX);
+		v = json_object_get(x, "uuid");
+		if (!str_in(v, PROBE_GPU_UUID_MAX))
+			FAIL(
+			    "gpus[%zu].uuid: must be a string of 1 to %d bytes "
+			    "without NUL",
+			    i, PROBE_GPU_UUID_MAX);
+		if (json_object_get(uuids, json_string_value(v)))
+			FAIL("gpus[%zu].uuid: appears twice in gpus[]", i);
+		json_object_set_new(uuids, json_string_value(v), json_true());
+	}
+	return 0;
+}
+
+static int check_result(const json_t *x, size_t i, const json_t *uuids,
+			char *err, size_t errlen)
+{
+	static const char *const rstatuses[] = {"ok", "skipped", "failed",
+						NULL};
+	static const char *const units[] = {"TFLOP/s", "TOP/s", "GB/s", "us",
+					    NULL};
+	static const char *const stat_keys[] = {"median", "max",	"mean",
+						"p10",	  "p90",	"cv",
+						"limit",  "efficiency", NULL};
+	const char *const *k;
+	const json_t *v;
+
+	if (!json_is_object(x))
+		FAIL("results[%zu]: must be an object", i);
+	v = json_object_get(x, "metric");
+	if (!json_is_string(v) || !probe_metric_known(json_string_value(v)))
+		FAIL("results[%zu].metric: unknown metric", i);
+	v = json_object_get(x, "unit");
+	if (!str_in(v, PROBE_UNIT_MAX) || !one_of(json_string_value(v), units))
+		FAIL("results[%zu].unit: must be one of TFLOP/s, TOP/s, GB/s, "
+		     "us",
+		     i);
+	v = json_object_get(x, "status");
+	if (!json_is_string(v) || !one_of(json_string_value(v), rstatuses))
+		FAIL("results[%zu].status: must be one of ok, skipped, failed",
+		     i);
+	if (strcmp(json_string_value(v), "ok") != 0) {
+		v = json_object_get(x, "reason");
+		if (!json_is_string(v) || json_string_length(v) == 0)
+			FAIL("results[%zu].reason: required when status is "
+			     "not ok",
+			     i);
+	} else if (!json_is_number(json_object_get(x, "median"))) {
+		FAIL("results[%zu].median: required when status is ok", i);
+	}
+	v = json_object_get(x, "dtype");
+	if (!absent(v) && !str_in(v, PROBE_DTYPE_MAX))
+		FAIL("results[%zu].dtype: must be null or a string of 1 to %d "
+		     "bytes without NUL",
+		     i, PROBE_DTYPE_MAX);
+	v = json_object_get(x, "method");
+	if (!absent(v) && !str_in(v, PROBE_METHOD_MAX))
+		FAIL("results[%zu].method: must be null or a string of 1 to %d "
+		     "bytes without NUL",
+		     i, PROBE_METHOD_MAX);
+	v = json_object_get(x, "gpu_index");
+	if (!absent(v) && !int_in(v, 0, INT64_MAX))
+		FAIL("results[%zu].gpu_index: must be null or an integer >= 0",
+		     i);
+	v = json_object_get(x, "gpu_uuid");
+	if (!absent(v) && (!json_is_string(v) ||
+			   !json_object_get(uuids, json_string_value(v))))
+		FAIL("results[%zu].gpu_uuid: must be null or the uuid of a GPU "
+		     "in gpus[]",
+		     i);
+	for (k = stat_keys; *k; k++) {
+		v = json_object_get(x, *k);
+		if (!absent(v) && !num_in(v, PROBE_NUMBER_MAX))
+			FAIL("results[%zu].%s: must be null, 0 or a number in "
+			     "[-1e15, -1e-09] or [1e-09, 1e15]",
+			     i, *k);
+	}
+	if (!int_in(json_object_get(x, "n"), 0, PROBE_N_MAX))
+		FAIL("results[%zu].n: must be an integer in [0, %d]", i,
+		     PROBE_N_MAX);
+	v = json_object_get(x, "peer_index");
+	if (!absent(v) && !int_in(v, 0, PROBE_MAX_GPUS))
+		FAIL("results[%zu].peer_index: must be null or an integer in "
+		     "[0, %d]",
+		     i, PROBE_MAX_GPUS);
+	v = json_object_get(x, "size_bytes");
+	if (!absent(v) && !int_in(v, 0, PROBE_SIZE_BYTES_MAX))
+		FAIL("results[%zu].size_bytes: must be null or an integer in "
+		     "[0, 2^50]",
+		     i);
+	return 0;
+}
+
+static int check_report(const json_t *root, json_t *uuids, char *err,
+			size_t errlen)
+{
+	static const char *const statuses[] = {"ok", "partial", "no_device",
+					       "failed", NULL};
+	static const char *const modes[] = {"quick", "full", "custom", NULL};
+	const json_t *v, *node, *results, *x;
+	size_t i;
+
+	if (!json_is_object(root))
+		FAIL("report: not a JSON object");
+	if (!depth_ok(root, 0))
+		FAIL("report: nests deeper than %d levels",
+		     PROBE_JSON_MAX_DEPTH);
+	if (!int_in(json_object_get(root, "schema_version"), 1, 1))
+		FAIL("schema_version: must be the integer 1");
+	v = json_object_get(root, "run_id");
+	if (!str_in(v, PROBE_UUID_LEN) ||
+	    !probe_uuid_is_v4(json_string_value(v)))
+		FAIL("run_id: must be a version-4 UUID string");
+	v = json_object_get(root, "status");
+	if (!json_is_string(v) || !one_of(json_string_value(v), statuses))
+		FAIL("status: must be one of ok, partial, no_device, failed");
+	v = json_object_get(root, "mode");
+	if (!str_in(v, PROBE_MODE_MAX) || !one_of(json_string_value(v), modes))
+		FAIL("mode: must be one of quick, full, custom");
+	if (check_time(root, "started_at", err, errlen) ||
+	    check_time(root, "finished_at", err, errlen))
+		return -1;
+	v = json_object_get(root, "probe_version");
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		FAIL("probe_version: must be a non-empty string");
+	node = json_object_get(root, "node");
+	if (!json_is_object(node))
+		FAIL("node: must be an object");
+	if (!host_name_ok(json_object_get(node, "hostname")))
+		FAIL("node.hostname: must be a host name of 1 to %d "
+		     "characters [A-Za-z0-9._-]",
+		     PROBE_HOSTNAME_MAX);
+	if (!int_in(json_object_get(node, "gpu_count"), 0, INT64_MAX))
+		FAIL("node.gpu_count: must be an integer >= 0");
+	if (check_gpus(json_object_get(root, "gpus"), uuids, err, errlen))
+		return -1;
+	results = json_object_get(root, "results");
+	if (!json_is_array(results) ||
+	    json_array_size(results) > PROBE_MAX_RESULTS)
+		FAIL("results: must be an array of at most %d results",
+		     PROBE_MAX_RESULTS);
+	json_array_foreach(results, i, x)
+	{
+		if (check_result(x, i, uuids, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+int probe_report_check(const json_t *root, char *err, size_t errlen)
+{
+	json_t *uuids = json_object();
+	int rc;
+
+	if (uuids == NULL) {
+		snprintf(err, errlen, "report: out of memory");
+		return -1;
+	}
+	rc = check_report(root, uuids, err, errlen);
+	json_decref(uuids);
+	return rc;
+}

@@ -1,0 +1,516 @@
+/* Unit tests of gpusizer-probe's report checker (probe_report_check): the
+ * server's POST /v1/benchmarks rules, field by field, and the metric list
+ * the service documents. */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "probe_fixtures.h"
+#include "report.h"
+#include "report_check.h"
+#include "testlib.h"
+#include "util.h"
+
+/* ---- the checker applies the server's rules ------------------------ */
+
+/* A valid encoded report: 2 GPUs, results 0 (GPU 0), 1 (GPU 1, skipped),
+ * 2 (node-wide). Caller decrefs. */
+static json_t *valid_report(void)
+{
+	struct probe_report r;
+	json_t *j;
+
+	make_report(&r);
+	j = probe_report_to_json(&r);
+	probe_report_free(&r);
+	return j;
+}
+
+static json_t *str_of(char c, size_t n)
+{
+	char buf[512];
+
+	memset(buf, c, n);
+	buf[n] = '\0';
+	return json_string(buf);
+}
+
+static void test_check_gpu_uuid_in_gpus(void)
+{
+	json_t *j = valid_report(), *x = res_at(j, 0);
+
+	json_object_set_new(x, "gpu_uuid", json_string("GPU-not-listed"));
+	REFUSED(j, "results[0].gpu_uuid");
+	json_object_set_new(x, "gpu_uuid", json_string(""));
+	REFUSED(j, "results[0].gpu_uuid");
+	json_object_set_new(x, "gpu_uuid", json_integer(1));
+	REFUSED(j, "results[0].gpu_uuid");
+	/* another listed GPU, null, absent: fine */
+	json_object_set(x, "gpu_uuid", json_object_get(gpu_at(j, 1), "uuid"));
+	ACCEPTED(j);
+	json_object_set_new(x, "gpu_uuid", json_null());
+	ACCEPTED(j);
+	json_object_del(x, "gpu_uuid");
+	ACCEPTED(j);
+	/* a result may name only a GPU of this report's gpus[] */
+	json_array_clear(json_object_get(j, "gpus"));
+	json_object_set_new(
+	    res_at(j, 1), "gpu_uuid",
+	    json_string("GPU-00000000-0000-4000-8000-000000000001"));
+	REFUSED(j, "results[1].gpu_uuid");
+	json_decref(j);
+}
+
+static void test_check_hostname(void)
+{
+	json_t *j = valid_report(), *node = json_object_get(j, "node");
+	static const char *const bad[] = {
+	    "gpu node", "h\xc3\xa9te", "a/b", "a:b",
+	    "",		"a\tb",	       "x@y", "n\xe2\x80\x8b"};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object_set_new(node, "hostname", json_string(bad[i]));
+		REFUSED(j, "node.hostname");
+	}
+	json_object_set_new(node, "hostname", str_of('a', 254));
+	REFUSED(j, "node.hostname");
+	json_object_set_new(node, "hostname", json_null());
+	REFUSED(j, "node.hostname");
+	json_object_set_new(node, "hostname", str_of('a', 253));
+	ACCEPTED(j);
+	json_object_set_new(node, "hostname", json_string("Node_17.rack-3"));
+	ACCEPTED(j);
+	json_decref(j);
+}
+
+static void test_check_gpus(void)
+{
+	json_t *j = valid_report(), *g0 = gpu_at(j, 0), *gpus, *x;
+	int i;
+
+	/* the same uuid twice */
+	json_object_set(gpu_at(j, 1), "uuid", json_object_get(g0, "uuid"));
+	REFUSED(j, "gpus[1].uuid");
+	json_decref(j);
+
+	j = valid_report();
+	g0 = gpu_at(j, 0);
+	/* name: null or 1..128 bytes (bytes, not characters) */
+	json_object_set_new(g0, "name", json_null());
+	ACCEPTED(j);
+	json_object_del(g0, "name");
+	ACCEPTED(j);
+	json_object_set_new(g0, "name", str_of('n', 128));
+	ACCEPTED(j);
+	json_object_set_new(g0, "name", str_of('n', 129));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_string(""));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_integer(5));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_stringn("H1\0", 3));
+	REFUSED(j, "gpus[0].name");
+	json_object_set_new(g0, "name", json_string("NVIDIA H100"));
+	/* uuid: 1..96 bytes, required (results[0] names GPU 0: repoint) */
+	json_object_set_new(res_at(j, 0), "gpu_uuid", json_null());
+	json_object_set_new(g0, "uuid", str_of('u', 96));
+	ACCEPTED(j);
+	json_object_set_new(g0, "uuid", str_of('u', 97));
+	REFUSED(j, "gpus[0].uuid");
+	json_object_set_new(g0, "uuid", json_string(""));
+	REFUSED(j, "gpus[0].uuid");
+	json_object_set_new(g0, "uuid", json_null());
+	REFUSED(j, "gpus[0].uuid");
+	json_object_set_new(g0, "uuid", json_string("GPU-a"));
+	/* index: integer in [0, 256]; a whole real is read as an integer */
+	json_object_set_new(g0, "index", json_integer(256));
+	ACCEPTED(j);
+	json_object_set_new(g0, "index", json_real(3.0));
+	ACCEPTED(j);
+	json_object_set_new(g0, "index", json_integer(257));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_integer(-1));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_real(1.5));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_string("0"));
+	REFUSED(j, "gpus[0].index");
+	json_object_set_new(g0, "index", json_integer(0));
+	ACCEPTED(j);
+	/* at most 256 GPUs */
+	json_object_set_new(res_at(j, 1), "gpu_uuid", json_null());
+	gpus = json_object_get(j, "gpus");
+	for (i = (int)json_array_size(gpus); i < 256; i++) {
+		char u[32];
+		x = json_deep_copy(g0);
+		snprintf(u, sizeof(u), "GPU-%d", i);
+		json_object_set_new(x, "uuid", json_string(u));
+		json_array_append_new(gpus, x);
+	}
+	ACCEPTED(j);
+	x = json_deep_copy(g0);
+	json_object_set_new(x, "uuid", json_string("GPU-one-too-many"));
+	json_array_append_new(gpus, x);
+	REFUSED(j, "gpus");
+	json_array_clear(gpus);
+	json_array_append_new(gpus, json_string("GPU-0"));
+	REFUSED(j, "gpus[0]");
+	json_object_set_new(j, "gpus", json_object());
+	REFUSED(j, "gpus");
+	json_decref(j);
+}
+
+static void test_check_dates(void)
+{
+	static const char *const good[] = {
+	    "2025-11-21T00:00:00.000Z",
+	    "2025-11-30T23:59:59Z",
+	    "2024-02-29T12:00:00Z", /* leap year */
+	    "2000-02-29T12:00:00Z", /* divisible by 400 */
+	    "0001-01-01T00:00:00Z", /* year 1 */
+	    "2016-12-31T23:59:60Z", /* leap second */
+	    "2025-11-21t00:00:00z",
+	    "2025-11-21T05:30:00+05:30",
+	    "2025-11-21T00:00:00-23:59",
+	    "2025-11-21T00:00:00.123456789Z",
+	    /* exactly 64 characters */
+	    "2025-11-21T00:00:00.1234567890123456789012345678901234567890123Z",
+	};
+	static const char *const bad[] = {
+	    "2025-11-31T00:00:00Z", /* November has 30 days */
+	    "2025-04-31T00:00:00Z",
+	    "2025-02-29T00:00:00Z", /* not a leap year */
+	    "1900-02-29T00:00:00Z", /* divisible by 100, not 400 */
+	    "0000-01-01T00:00:00Z", /* year 0 */
+	    "2025-13-01T00:00:00Z",
+	    "2025-00-10T00:00:00Z",
+	    "2025-11-00T00:00:00Z",
+	    "2025-11-21T24:00:00Z",
+	    "2025-11-21T23:60:00Z",
+	    "2025-11-21T23:59:61Z",
+	    "2025-11-21T00:00:00+24:00",
+	    "2025-11-21T00:00:00+05:60",
+	    "2025-11-21T00:00:00+0530",
+	    "2025-11-21T00:00:00",
+	    "2025-11-21T00:00:00.Z",
+	    "2025-11-21 00:00:00Z", /* the server takes it; not RFC 3339 5.6 */
+	    "2025-11-21",	    /* likewise: a date, not a date-time */
+	    "2025-11-21T00:00:00ZZ",
+	    "25-11-21T00:00:00Z",
+	    "yesterday",
+	    "",
+	    /* 65 characters */
+	    "2025-11-21T00:00:00.12345678901234567890123456789012345678901234Z",
+	};
+	json_t *j = valid_report();
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK(probe_time_valid(good[i]));
+		json_object_set_new(j, "started_at", json_string(good[i]));
+		json_object_set_new(j, "finished_at", json_string(good[i]));
+		ACCEPTED(j);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(!probe_time_valid(bad[i]));
+		json_object_set_new(j, "started_at", json_string(bad[i]));
+		REFUSED(j, "started_at");
+		json_object_set_new(j, "started_at", json_string(good[0]));
+		json_object_set_new(j, "finished_at", json_string(bad[i]));
+		REFUSED(j, "finished_at");
+		json_object_set_new(j, "finished_at", json_string(good[0]));
+	}
+	CHECK(!probe_time_valid(NULL));
+	json_object_set_new(j, "started_at", json_integer(1763683200));
+	REFUSED(j, "started_at");
+	json_decref(j);
+}
+
+static void test_check_string_limits(void)
+{
+	json_t *j = valid_report(), *x = res_at(j, 0);
+
+	/* unit: one of the probe's units (all within the server's 16) */
+	json_object_set_new(x, "unit", str_of('u', 17));
+	REFUSED(j, "results[0].unit");
+	json_object_set_new(x, "unit", json_string("TOP/s"));
+	ACCEPTED(j);
+	/* dtype: null or 1..16 bytes */
+	json_object_set_new(x, "dtype", str_of('d', 16));
+	ACCEPTED(j);
+	json_object_set_new(x, "dtype", str_of('d', 17));
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_string(""));
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_stringn("bf\0", 3));
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_true());
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "dtype", json_null());
+	ACCEPTED(j);
+	/* method: null or 1..32 bytes */
+	json_object_set_new(x, "method", str_of('m', 32));
+	ACCEPTED(j);
+	json_object_set_new(x, "method", str_of('m', 33));
+	REFUSED(j, "results[0].method");
+	json_object_set_new(x, "method", json_string(""));
+	REFUSED(j, "results[0].method");
+	json_object_del(x, "method");
+	ACCEPTED(j);
+	/* mode: the probe's enum (within the server's 32) */
+	json_object_set_new(j, "mode", str_of('m', 33));
+	REFUSED(j, "mode");
+	json_decref(j);
+}
+
+static void test_check_number_ranges(void)
+{
+	static const char *const keys[] = {
+	    "median", "max", "mean", "p10", "p90", "cv", "limit", "efficiency"};
+	json_t *j = valid_report(), *x = res_at(j, 0);
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char field[64];
+		json_t *old = json_deep_copy(json_object_get(x, keys[i]));
+
+		snprintf(field, sizeof(field), "results[0].%s", keys[i]);
+		json_object_set_new(x, keys[i], json_real(1e15));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(-1e15));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_integer(1000000000000000));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(1.000001e15));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_real(-1e16));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_integer(1000000000000001));
+		REFUSED(j, field);
+		/* 0, or at least 1e-9 in magnitude (issue 15) */
+		json_object_set_new(x, keys[i], json_real(0));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(-0.0));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(1e-9));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(-1e-9));
+		ACCEPTED(j);
+		json_object_set_new(x, keys[i], json_real(9.9e-10));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_real(1e-310));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_real(-5e-324));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_string("1"));
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], json_true());
+		REFUSED(j, field);
+		json_object_set_new(x, keys[i], old);
+		ACCEPTED(j);
+	}
+	/* null is allowed, except a median of an ok result (probe rule) */
+	json_object_set_new(x, "limit", json_null());
+	ACCEPTED(j);
+	json_object_set_new(res_at(j, 1), "median", json_null());
+	ACCEPTED(j);
+	json_object_set_new(x, "median", json_null());
+	REFUSED(j, "results[0].median");
+	json_decref(j);
+}
+
+static void test_check_integer_ranges(void)
+{
+	json_t *j = valid_report(), *x = res_at(j, 0);
+
+	/* n: 0..1e6 */
+	json_object_set_new(x, "n", json_integer(1000000));
+	ACCEPTED(j);
+	json_object_set_new(x, "n", json_real(5.0));
+	ACCEPTED(j);
+	json_object_set_new(x, "n", json_integer(1000001));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_integer(-1));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_real(5.5));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_real(1e300));
+	REFUSED(j, "results[0].n");
+	json_object_set_new(x, "n", json_integer(5));
+	/* peer_index: null or 0..256 */
+	json_object_set_new(x, "peer_index", json_integer(256));
+	ACCEPTED(j);
+	json_object_set_new(x, "peer_index", json_integer(257));
+	REFUSED(j, "results[0].peer_index");
+	json_object_set_new(x, "peer_index", json_integer(-1));
+	REFUSED(j, "results[0].peer_index");
+	json_object_set_new(x, "peer_index", json_string("1"));
+	REFUSED(j, "results[0].peer_index");
+	json_object_set_new(x, "peer_index", json_null());
+	ACCEPTED(j);
+	/* size_bytes: null or 0..2^50 */
+	json_object_set_new(x, "size_bytes", json_integer((json_int_t)1 << 50));
+	ACCEPTED(j);
+	json_object_set_new(x, "size_bytes", json_real(1024.0));
+	ACCEPTED(j);
+	json_object_set_new(x, "size_bytes",
+			    json_integer(((json_int_t)1 << 50) + 1));
+	REFUSED(j, "results[0].size_bytes");
+	json_object_set_new(x, "size_bytes", json_integer(-1));
+	REFUSED(j, "results[0].size_bytes");
+	json_object_set_new(x, "size_bytes", json_real(1024.5));
+	REFUSED(j, "results[0].size_bytes");
+	json_object_del(x, "size_bytes");
+	ACCEPTED(j);
+	/* schema_version: 1 (1.0 is the same number to the server) */
+	json_object_set_new(j, "schema_version", json_real(1.0));
+	ACCEPTED(j);
+	json_object_set_new(j, "schema_version", json_integer(2));
+	REFUSED(j, "schema_version");
+	json_decref(j);
+}
+
+/* 1 when name is one of names[0..n). */
+static int in_list(const char *const *names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The documents that repeat contract.h's metric list as an enum name the
+ * same set: probe/report.schema.json and openapi.yaml (BenchmarkResult
+ * metric, the one enum that starts with gemm_tflops). Run from the
+ * repository root, as tests/run.sh does. */
+static void test_metrics_documented(void)
+{
+	size_t n, i, found = 0;
+	const char *const *names = probe_metric_names(&n);
+	json_t *schema = json_load_file("probe/report.schema.json", 0, NULL);
+	json_t *e = json_object_get(
+	    json_object_get(
+		json_object_get(
+		    json_object_get(json_object_get(schema, "$defs"), "result"),
+		    "properties"),
+		"metric"),
+	    "enum");
+	FILE *f = fopen("openapi.yaml", "r");
+	char *yaml = NULL, *p, *end;
+	size_t cap = 0;
+	ssize_t got;
+
+	CHECK(json_is_array(e) && json_array_size(e) == n);
+	for (i = 0; json_is_array(e) && i < json_array_size(e); i++) {
+		const char *m = json_string_value(json_array_get(e, i));
+		if (!m || !in_list(names, n, m))
+			printf(
+			    "# report.schema.json: %s is not in contract.h\n",
+			    m ? m : "(not a string)");
+		CHECK(m && in_list(names, n, m));
+	}
+	CHECK(f != NULL);
+	got = f ? getdelim(&yaml, &cap, '\0', f) : -1;
+	p = got > 0 ? strstr(yaml, "enum: [gemm_tflops,") : NULL;
+	end = p ? strchr(p, ']') : NULL;
+	CHECK(p && end);
+	if (p && end) {
+		p += strlen("enum: [");
+		while (p < end) {
+			size_t l = strcspn(p, ", \n]");
+			char m[64];
+			if (l > 0 && l < sizeof(m)) {
+				memcpy(m, p, l);
+				m[l] = '\0';
+				if (!in_list(names, n, m))
+					printf("# openapi.yaml: %s is not in "
+					       "contract.h\n",
+					       m);
+				CHECK(in_list(names, n, m));
+				found++;
+			}
+			p += l ? l : 1;
+		}
+		CHECK(found == n);
+	}
+	free(yaml);
+	if (f)
+		fclose(f);
+	json_decref(schema);
+}
+
+static void test_check_metrics(void)
+{
+	size_t n_names;
+	const char *const *server = probe_metric_names(&n_names);
+	static const char *const bad[] = {"gemm_flops", "GEMM_TFLOPS", "",
+					  "nccl_alltoall_busbw_gbps"};
+	json_t *j = valid_report(), *x = res_at(j, 0);
+	size_t i;
+
+	for (i = 0; i < n_names; i++) {
+		CHECK(probe_metric_known(server[i]));
+		json_object_set_new(x, "metric", json_string(server[i]));
+		ACCEPTED(j);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(!probe_metric_known(bad[i]));
+		json_object_set_new(x, "metric", json_string(bad[i]));
+		REFUSED(j, "results[0].metric");
+	}
+	json_object_set_new(x, "metric", json_null());
+	REFUSED(j, "results[0].metric");
+	json_decref(j);
+}
+
+static void test_check_sizes_and_depth(void)
+{
+	json_t *j = valid_report(), *results = json_object_get(j, "results");
+	json_t *deep = json_integer(1);
+	int i;
+
+	/* at most 20000 results */
+	while (json_array_size(results) < 20000)
+		json_array_append(results, json_array_get(results, 2));
+	ACCEPTED(j);
+	json_array_append(results, json_array_get(results, 2));
+	REFUSED(j, "results");
+	json_object_set_new(j, "results", json_object());
+	REFUSED(j, "results");
+	json_object_set_new(j, "results", json_array());
+	json_array_append_new(json_object_get(j, "results"), json_integer(1));
+	REFUSED(j, "results[0]");
+	json_object_set_new(j, "results", json_array());
+	ACCEPTED(j);
+	/* nesting: the report object is level 1; 32 levels are the most */
+	for (i = 0; i < 31; i++)
+		deep = json_pack("[o]", deep);
+	json_object_set(j, "extra", deep); /* the report + 31 arrays */
+	ACCEPTED(j);
+	json_object_set_new(j, "extra", json_pack("[O]", deep));
+	REFUSED(j, "report");
+	json_decref(deep);
+	json_decref(j);
+}
+
+int main(void)
+{
+	RUN(test_check_gpu_uuid_in_gpus);
+	RUN(test_check_hostname);
+	RUN(test_check_gpus);
+	RUN(test_check_dates);
+	RUN(test_check_string_limits);
+	RUN(test_check_number_ranges);
+	RUN(test_check_integer_ranges);
+	RUN(test_check_metrics);
+	RUN(test_metrics_documented);
+	RUN(test_check_sizes_and_depth);
+	return testlib_finish();
+}
