@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "handlers/problem.h"
+#include "lib/sbuf.h"
 #include "server/http.h"
 #include "server/log.h"
 #include "server/metrics.h"
@@ -76,8 +77,7 @@ struct req_state {
 	int route;	  /* index into the route table, or -1 */
 	int decided;	  /* res already holds the answer (an error) */
 	int body_allowed; /* route reads a body */
-	char *body;
-	size_t len, cap;
+	struct sbuf body; /* the body so far, NUL-terminated */
 	size_t discarded;
 	struct request req;
 	struct response res;
@@ -703,33 +703,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				   ? MHD_NO
 				   : MHD_YES;
 		}
-		if (st->len + n > (size_t)s->max_body_bytes) {
+		if (st->body.len + n > (size_t)s->max_body_bytes) {
 			problem(&st->res, 413, "too-large",
 				"Request body too large",
 				"the body exceeds the limit of %d bytes",
 				s->max_body_bytes);
 			st->decided = 1;
-			st->discarded += st->len + n;
-			free(st->body);
-			st->body = NULL;
-			st->len = st->cap = 0;
+			st->discarded += st->body.len + n;
+			sbuf_free(&st->body);
 			return MHD_YES;
 		}
-		if (st->len + n + 1 > st->cap) {
-			size_t cap = st->cap ? st->cap : 4096;
-			char *p;
-			while (cap < st->len + n + 1)
-				cap *= 2;
-			p = realloc(st->body, cap);
-			if (!p)
-				return MHD_NO;
-			st->body = p;
-			st->cap = cap;
-		}
-		memcpy(st->body + st->len, upload, n);
-		st->len += n;
-		st->body[st->len] = '\0';
-		return MHD_YES;
+		sbuf_putn(&st->body, upload, n);
+		return st->body.oom ? MHD_NO : MHD_YES;
 	}
 	/* Final call: the whole request is here. */
 	{
@@ -738,8 +723,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			atomic_store(&t->since_ms, NO_DEADLINE);
 	}
 	if (!st->decided) {
-		st->req.body = st->body;
-		st->req.body_len = st->len;
+		st->req.body = st->body.p;
+		st->req.body_len = st->body.len;
 		table[st->route].fn(s->app, &st->req, &st->res);
 	}
 	return respond(s, c, st);
@@ -759,7 +744,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	if (!st)
 		return;
 	res_release(&st->res);
-	free(st->body);
+	sbuf_free(&st->body);
 	/* Not started: MHD refused the request itself after on_uri(). */
 	if (st->started)
 		metrics_in_flight(-1);

@@ -18,7 +18,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "handlers/jtape.h"
+#include "lib/jtape.h"
 
 /* start/len/next are 32-bit: 2^31 bytes leave room for len + 1 tokens. */
 #define JT_MAX_LEN ((size_t)1 << 31)
