@@ -254,8 +254,9 @@ fi
 # The include graph: server -> handlers -> engine / storage, with lib/ below all. Each layer's
 # project includes ("dir/file.h") may name only the layers below it; engine/ includes only itself
 # (its own headers by bare name); storage/ may name the engine's types (its sibling); lib/
-# includes only lib/ and system headers, none of the libraries the daemon links (jansson, libmicrohttpd, libpq, libcurl). handlers/ may read the
-# probe's shared vocabulary, probe/contract.h, and nothing else of the probe.
+# includes only lib/ and system headers, none of the libraries the daemon links (jansson,
+# libmicrohttpd, libpq, libcurl). handlers/ may read the probe's shared vocabulary,
+# probe/contract.h, and nothing else of the probe.
 # include_violations DIR: "file:line: include" for each include DIR's files may not have.
 include_violations() {
 	local dir=$1 allowed exact='^$'
