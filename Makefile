@@ -37,11 +37,15 @@ ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
              $(WARN) $(OPT) -I. $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lpthread -lm
 
+# lib/: code with no domain knowledge (buffer, CSV, JSON tape, cache,
+# SHA-256), below every other layer; it includes only itself.
+LIBX_SRCS     := $(wildcard lib/*.c)
 ENGINE_SRCS   := $(wildcard engine/*.c)
 STORAGE_SRCS  := $(wildcard storage/*.c)
 HANDLER_SRCS  := $(wildcard handlers/*.c handlers/*/*.c)
 SERVER_SRCS   := $(wildcard server/*.c)
-DAEMON_SRCS   := $(SERVER_SRCS) $(HANDLER_SRCS) $(STORAGE_SRCS) $(ENGINE_SRCS)
+DAEMON_SRCS   := $(SERVER_SRCS) $(HANDLER_SRCS) $(STORAGE_SRCS) $(ENGINE_SRCS) \
+                 $(LIBX_SRCS)
 # The report's page head and CSS (handlers/report/head.html, report.css)
 # as C, made by handlers/report/embed.sh (sh and awk) in the build tree.
 REPORT_ASSETS := handlers/report/head.html handlers/report/report.css

@@ -9,7 +9,7 @@
 
 #include "handlers/api.h"
 #include "handlers/jsonv.h"
-#include "handlers/jtape.h"
+#include "lib/jtape.h"
 #include "handlers/problem.h"
 #include "handlers/util.h"
 #include "probe/contract.h"

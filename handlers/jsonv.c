@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "handlers/jsonv.h"
-#include "handlers/jtape.h"
+#include "lib/jtape.h"
 #include "handlers/problem.h"
 
 /* Deeper bodies are refused: no request of this API nests more than a few

@@ -83,7 +83,7 @@ struct jv_rule {
 int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 		   int n);
 
-/* The same, on a token tape (handlers/jtape.h) instead of a jansson tree:
+/* The same, on a token tape (lib/jtape.h) instead of a jansson tree:
  * for large bodies (probe reports), where building the tree costs more than
  * everything else. Same rules and messages as the jv_ getters; o is the
  * index of an object token. Decoded strings live in the arena.

@@ -12,6 +12,7 @@
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/sizing_parse.h"
+#include "lib/csv.h"
 #include "storage/catalog.h"
 
 static const char *const top_keys[] = {"training", "inference", "gpus",
@@ -128,66 +129,39 @@ static int check_prices(const json_t *prices, struct response *res)
 	return bad ? -1 : 0;
 }
 
-static void csv_field(char **buf, size_t *len, size_t *cap, const char *s,
-		      int last)
-{
-	size_t need = strlen(s) * 2 + 4;
-
-	if (*len + need >= *cap) {
-		size_t ncap = (*cap + need) * 2;
-		char *p = realloc(*buf, ncap);
-		if (!p)
-			return;
-		*buf = p;
-		*cap = ncap;
-	}
-	/* RFC 4180: quote every field, double inner quotes. */
-	(*buf)[(*len)++] = '"';
-	for (; *s; s++) {
-		if (*s == '"')
-			(*buf)[(*len)++] = '"';
-		(*buf)[(*len)++] = *s;
-	}
-	(*buf)[(*len)++] = '"';
-	(*buf)[(*len)++] = last ? '\n' : ',';
-	(*buf)[*len] = '\0';
-}
-
-/* The rows as CSV: one header line, one line per GPU type. */
+/* The rows as CSV: one header line, one line per GPU type. Every cell
+ * quoted, rows ending in LF (as this CSV always was); text cells defused
+ * against spreadsheet formulas like the report's (lib/csv.h).
+ */
 static char *to_csv(const json_t *rows, const char *const *cols)
 {
-	size_t len = 0, cap = 1024, i;
-	char *buf = malloc(cap);
+	struct sbuf b = {0};
+	struct csv o;
 	const json_t *row;
+	size_t i;
 
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
-	for (int c = 0; cols[c]; c++)
-		csv_field(&buf, &len, &cap, cols[c], !cols[c + 1]);
+	csv_init(&o, &b, CSV_QUOTE_ALL | CSV_LF);
+	csv_row(&o, cols);
 	json_array_foreach(rows, i, row)
 	{
 		for (int c = 0; cols[c]; c++) {
 			const json_t *v = json_object_get(row, cols[c]);
-			char tmp[1200];
 			if (json_is_string(v))
-				snprintf(tmp, sizeof(tmp), "%s",
-					 json_string_value(v));
+				csv_cell(&o, json_string_value(v));
 			else if (json_is_integer(v))
-				snprintf(tmp, sizeof(tmp), "%lld",
-					 (long long)json_integer_value(v));
+				csv_cellf(&o, "%lld",
+					  (long long)json_integer_value(v));
 			else if (json_is_real(v))
-				snprintf(tmp, sizeof(tmp), "%.6g",
-					 json_real_value(v));
+				csv_cellf(&o, "%.6g", json_real_value(v));
 			else if (json_is_boolean(v))
-				snprintf(tmp, sizeof(tmp), "%s",
+				csv_cell(&o,
 					 json_is_true(v) ? "true" : "false");
 			else
-				tmp[0] = '\0';
-			csv_field(&buf, &len, &cap, tmp, !cols[c + 1]);
+				csv_empty(&o);
 		}
+		csv_eol(&o);
 	}
-	return buf;
+	return sbuf_finish(&b);
 }
 
 static const char *const training_cols[] = {"gpu",

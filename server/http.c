@@ -1,24 +1,24 @@
-/* http.c - libmicrohttpd glue: body accumulation, routing, rendering. */
-#include <arpa/inet.h>
+/* http.c - libmicrohttpd glue, the request side: the target and headers
+ * checked as sent (hostile input refused before routing), body
+ * accumulation, routing, rendering the response. The daemon, its
+ * connections and their deadlines are in http_daemon.c.
+ */
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <ctype.h>
 #include <microhttpd.h>
-#include <netdb.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "handlers/problem.h"
+#include "lib/sbuf.h"
 #include "server/http.h"
+#include "server/http_int.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/routes.h"
@@ -28,31 +28,6 @@
  */
 #define ABUSE_FACTOR   8
 #define PATH_MAX_BYTES 1024
-
-/* One open connection, for the request deadline (see reaper()). */
-struct conn_track {
-	MHD_socket fd;
-	atomic_llong since_ms; /* waiting for a complete request since */
-	int reaped;
-	struct conn_track *prev, *next;
-};
-
-/* No deadline while a request is being answered. */
-#define NO_DEADLINE LLONG_MAX
-
-struct http_server {
-	struct MHD_Daemon *daemon;
-	struct app *app;
-	int max_body_bytes;
-	int port;
-	MHD_socket quiesced_fd;
-	long long request_timeout_ms;
-	pthread_mutex_t conns_mu; /* guards the list and fd use */
-	struct conn_track conns;  /* list head */
-	pthread_t reaper;
-	atomic_int stopping;
-	int reaper_started;
-};
 
 /* What on_uri() saw in the request target as sent. */
 enum raw_flags {
@@ -76,8 +51,7 @@ struct req_state {
 	int route;	  /* index into the route table, or -1 */
 	int decided;	  /* res already holds the answer (an error) */
 	int body_allowed; /* route reads a body */
-	char *body;
-	size_t len, cap;
+	struct sbuf body; /* the body so far, NUL-terminated */
 	size_t discarded;
 	struct request req;
 	struct response res;
@@ -94,7 +68,7 @@ static struct conn_track *track_of(struct MHD_Connection *c)
 	return ci ? ci->socket_context : NULL;
 }
 
-static long long mono_ms(void)
+long long http_mono_ms(void)
 {
 	struct timespec t;
 
@@ -195,7 +169,7 @@ static void new_request_id(struct MHD_Connection *c, char out[40])
 	 */
 	if (!id_state && getrandom(&id_state, sizeof(id_state),
 				   GRND_NONBLOCK) != (ssize_t)sizeof(id_state))
-		id_state = (uint64_t)mono_ms() ^ (uint64_t)(uintptr_t)out;
+		id_state = (uint64_t)http_mono_ms() ^ (uint64_t)(uintptr_t)out;
 	id_state |= 1;
 	id_state ^= id_state >> 12;
 	id_state ^= id_state << 25;
@@ -388,7 +362,7 @@ static unsigned raw_target_scan(char *target, int max_query, int *nquery)
  * (0.9.75 connection.c: "log callback before we modify URI *or* args").
  * What it returns becomes the request's *con_cls.
  */
-static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct req_state *st = calloc(1, sizeof(*st));
 
@@ -661,10 +635,10 @@ static int awaits_continue(struct MHD_Connection *c, const char *version)
 	       !strcmp(version, MHD_HTTP_VERSION_1_1);
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
-				  const char *url, const char *method,
-				  const char *version, const char *upload,
-				  size_t *upload_size, void **con_cls)
+enum MHD_Result http_on_request(void *cls, struct MHD_Connection *c,
+				const char *url, const char *method,
+				const char *version, const char *upload,
+				size_t *upload_size, void **con_cls)
 {
 	struct http_server *s = cls;
 	struct req_state *st = *con_cls;
@@ -703,33 +677,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				   ? MHD_NO
 				   : MHD_YES;
 		}
-		if (st->len + n > (size_t)s->max_body_bytes) {
+		if (st->body.len + n > (size_t)s->max_body_bytes) {
 			problem(&st->res, 413, "too-large",
 				"Request body too large",
 				"the body exceeds the limit of %d bytes",
 				s->max_body_bytes);
 			st->decided = 1;
-			st->discarded += st->len + n;
-			free(st->body);
-			st->body = NULL;
-			st->len = st->cap = 0;
+			st->discarded += st->body.len + n;
+			sbuf_free(&st->body);
 			return MHD_YES;
 		}
-		if (st->len + n + 1 > st->cap) {
-			size_t cap = st->cap ? st->cap : 4096;
-			char *p;
-			while (cap < st->len + n + 1)
-				cap *= 2;
-			p = realloc(st->body, cap);
-			if (!p)
-				return MHD_NO;
-			st->body = p;
-			st->cap = cap;
-		}
-		memcpy(st->body + st->len, upload, n);
-		st->len += n;
-		st->body[st->len] = '\0';
-		return MHD_YES;
+		sbuf_putn(&st->body, upload, n);
+		return st->body.oom ? MHD_NO : MHD_YES;
 	}
 	/* Final call: the whole request is here. */
 	{
@@ -738,15 +697,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			atomic_store(&t->since_ms, NO_DEADLINE);
 	}
 	if (!st->decided) {
-		st->req.body = st->body;
-		st->req.body_len = st->len;
+		st->req.body = st->body.p;
+		st->req.body_len = st->body.len;
 		table[st->route].fn(s->app, &st->req, &st->res);
 	}
 	return respond(s, c, st);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-			 enum MHD_RequestTerminationCode toe)
+void http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		       enum MHD_RequestTerminationCode toe)
 {
 	struct req_state *st = *con_cls;
 	struct conn_track *t = track_of(c);
@@ -755,11 +714,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)toe;
 	/* The next request on this connection has its own deadline. */
 	if (t)
-		atomic_store(&t->since_ms, mono_ms());
+		atomic_store(&t->since_ms, http_mono_ms());
 	if (!st)
 		return;
 	res_release(&st->res);
-	free(st->body);
+	sbuf_free(&st->body);
 	/* Not started: MHD refused the request itself after on_uri(). */
 	if (st->started)
 		metrics_in_flight(-1);
@@ -771,7 +730,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
  * would silently cut a string short ("/v1/gpus/a%00b" finding GPU "a"),
  * so it becomes DEL, which text_ok() refuses with a 400.
  */
-static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+size_t http_unescape(void *cls, struct MHD_Connection *c, char *s)
 {
 	char *r = s, *w = s;
 
@@ -790,258 +749,4 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 	}
 	*w = '\0';
 	return (size_t)(w - s);
-}
-
-/* Connection bookkeeping for the request deadline. */
-static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
-			  enum MHD_ConnectionNotificationCode code)
-{
-	struct http_server *s = cls;
-	struct conn_track *t = *ctx;
-
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
-		    c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		t = calloc(1, sizeof(*t));
-		if (!t || !ci) {
-			free(t);
-			return;
-		}
-		t->fd = ci->connect_fd;
-		atomic_store(&t->since_ms, mono_ms());
-		pthread_mutex_lock(&s->conns_mu);
-		t->next = s->conns.next;
-		t->prev = &s->conns;
-		s->conns.next->prev = t;
-		s->conns.next = t;
-		pthread_mutex_unlock(&s->conns_mu);
-		*ctx = t;
-	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && t) {
-		/* Called before MHD closes the socket: once unlinked under
-		 * the mutex, the reaper can no longer touch this fd.
-		 */
-		pthread_mutex_lock(&s->conns_mu);
-		t->prev->next = t->next;
-		t->next->prev = t->prev;
-		pthread_mutex_unlock(&s->conns_mu);
-		free(t);
-		*ctx = NULL;
-	}
-}
-
-/* libmicrohttpd 0.9.75's connection timeout is an idle timeout: a client
- * that trickles a header byte every second keeps its slot (and thread)
- * forever (slowloris; tests/api/t_slowloris.sh). The reaper gives every
- * request a deadline: it must arrive whole within the connection timeout
- * of the connection opening or the previous response. Past it, the socket
- * is shut down; MHD then sees end-of-stream and closes the connection.
- */
-static void *reaper(void *arg)
-{
-	struct http_server *s = arg;
-
-	while (!atomic_load(&s->stopping)) {
-		long long now = mono_ms();
-		int reaped = 0;
-
-		pthread_mutex_lock(&s->conns_mu);
-		for (struct conn_track *t = s->conns.next; t != &s->conns;
-		     t = t->next) {
-			long long since = atomic_load(&t->since_ms);
-			if (!t->reaped && since != NO_DEADLINE &&
-			    now - since > s->request_timeout_ms) {
-				shutdown(t->fd, SHUT_RDWR);
-				t->reaped = 1;
-				reaped++;
-			}
-		}
-		pthread_mutex_unlock(&s->conns_mu);
-		if (reaped) {
-			char n[16];
-			snprintf(n, sizeof(n), "%d", reaped);
-			metrics_reaped(reaped);
-			log_event(LOG_WARN,
-				  "closed connections that did not send a "
-				  "whole request in time",
-				  "connections", n, NULL);
-		}
-		usleep(200 * 1000);
-	}
-	return NULL;
-}
-
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char msg[512];
-	size_t n;
-
-	(void)cls;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-		msg[--n] = '\0';
-	log_event(LOG_WARN, "libmicrohttpd", "detail", msg, NULL);
-}
-
-static int parse_listen(const char *listen, struct sockaddr_storage *ss,
-			socklen_t *sslen, int *ipv6, char *err, size_t errlen)
-{
-	char host[128];
-	const char *colon = strrchr(listen, ':');
-	const char *port;
-	struct addrinfo hints = {0}, *ai = NULL;
-	size_t hl;
-	int rc;
-
-	if (!colon) {
-		snprintf(err, errlen, "listen: expected HOST:PORT");
-		return -1;
-	}
-	hl = (size_t)(colon - listen);
-	if (hl >= sizeof(host)) {
-		snprintf(err, errlen, "listen: host too long");
-		return -1;
-	}
-	memcpy(host, listen, hl);
-	host[hl] = '\0';
-	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
-		memmove(host, host + 1, hl - 2);
-		host[hl - 2] = '\0';
-	}
-	port = colon + 1;
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
-	if (rc != 0) {
-		snprintf(err, errlen, "listen \"%s\": %s", listen,
-			 gai_strerror(rc));
-		return -1;
-	}
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*sslen = ai->ai_addrlen;
-	*ipv6 = ai->ai_family == AF_INET6;
-	freeaddrinfo(ai);
-	return 0;
-}
-
-int http_start(const struct http_config *cfg, struct app *app,
-	       struct http_server **out, char *err, size_t errlen)
-{
-	struct http_server *s = calloc(1, sizeof(*s));
-	struct sockaddr_storage ss;
-	socklen_t sslen;
-	int ipv6 = 0;
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION |
-			 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-			 MHD_USE_ITC | MHD_USE_ERROR_LOG;
-	const union MHD_DaemonInfo *info;
-	int nroutes;
-	const struct route *table = routes_table(&nroutes);
-	static const char *methods[METRICS_MAX_ROUTES];
-	static const char *patterns[METRICS_MAX_ROUTES];
-
-	*out = NULL;
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (int i = 0; i < nroutes && i < METRICS_MAX_ROUTES; i++) {
-		methods[i] = table[i].method;
-		patterns[i] = table[i].pattern;
-	}
-	metrics_init(nroutes, methods, patterns);
-	if (parse_listen(cfg->listen, &ss, &sslen, &ipv6, err, errlen) != 0) {
-		free(s);
-		return -1;
-	}
-	(void)sslen;
-	if (ipv6)
-		flags |= MHD_USE_IPv6;
-	s->app = app;
-	s->max_body_bytes = cfg->max_body_bytes;
-	s->request_timeout_ms = (long long)cfg->connection_timeout_s * 1000;
-	pthread_mutex_init(&s->conns_mu, NULL);
-	s->conns.next = s->conns.prev = &s->conns;
-	s->quiesced_fd = MHD_INVALID_SOCKET;
-	s->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, on_request, s,
-	    /* The logger first, so MHD reports option errors through it. */
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
-	    (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)cfg->connection_timeout_s,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
-	    MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_THREAD_STACK_SIZE,
-	    (size_t)2 * 1024 * 1024,
-	    /* 0, not 1: at 1, 0.9.75 closes on a space in the target
-	     * without an answer and answers a missing Host with HTML, its
-	     * header block sent twice. on_headers() refuses both itself.
-	     */
-	    MHD_OPTION_STRICT_FOR_CLIENT, 0, MHD_OPTION_URI_LOG_CALLBACK,
-	    on_uri, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-	    MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_END);
-	if (!s->daemon) {
-		snprintf(err, errlen,
-			 "cannot listen on %s (address in use or not "
-			 "permitted?)",
-			 cfg->listen);
-		pthread_mutex_destroy(&s->conns_mu);
-		free(s);
-		return -1;
-	}
-	info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = info ? info->port : 0;
-	if (pthread_create(&s->reaper, NULL, reaper, s) == 0)
-		s->reaper_started = 1;
-	else
-		log_event(LOG_WARN,
-			  "no request-deadline thread: slow clients "
-			  "are limited by the idle timeout only",
-			  NULL);
-	*out = s;
-	return 0;
-}
-
-int http_port(const struct http_server *s)
-{
-	return s->port;
-}
-
-void http_quiesce(struct http_server *s)
-{
-	atomic_store(&s->app->draining, 1);
-	if (s->quiesced_fd != MHD_INVALID_SOCKET)
-		return; /* quiesce once: 0.9.75 misreports a second call */
-	s->quiesced_fd = MHD_quiesce_daemon(s->daemon);
-	/* A quiesced socket still queues connects in the kernel backlog,
-	 * where clients would hang: shut it so they are refused at once.
-	 */
-	if (s->quiesced_fd != MHD_INVALID_SOCKET)
-		shutdown(s->quiesced_fd, SHUT_RDWR);
-}
-
-unsigned http_connections(struct http_server *s)
-{
-	const union MHD_DaemonInfo *info =
-	    MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-
-	return info ? info->num_connections : 0;
-}
-
-void http_stop(struct http_server *s)
-{
-	if (!s)
-		return;
-	atomic_store(&s->stopping, 1);
-	if (s->reaper_started)
-		pthread_join(s->reaper, NULL);
-	MHD_stop_daemon(s->daemon);
-	pthread_mutex_destroy(&s->conns_mu);
-	/* The header: close the quiesced socket only after stopping. */
-	if (s->quiesced_fd != MHD_INVALID_SOCKET)
-		close(s->quiesced_fd);
-	free(s);
 }

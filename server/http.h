@@ -1,5 +1,7 @@
-/* http.h - the HTTP front: libmicrohttpd 0.9.75 glue, the only file that
- * includes <microhttpd.h>.
+/* http.h - the HTTP front: libmicrohttpd 0.9.75 glue, in http.c (the
+ * request side) and http_daemon.c (the daemon and its connections), which
+ * share server/http_int.h and are the only files that include
+ * <microhttpd.h>.
  *
  * Thread per connection (handlers block on PostgreSQL, and a blocked
  * handler in MHD's thread pool stalls its worker's other connections),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sbuf.h"
 #include "server/metrics.h"
 #include "storage/db.h"
 
@@ -59,35 +60,6 @@ void metrics_reaped(int n)
 	atomic_fetch_add(&reaped, n);
 }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void put(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		char *np = realloc(b->p, b->cap * 2);
-		if (!np)
-			return;
-		b->p = np;
-		b->cap *= 2;
-	}
-}
-
 static void labels(int r, char *out, size_t len)
 {
 	if (r == n_routes)
@@ -99,17 +71,13 @@ static void labels(int r, char *out, size_t len)
 
 void h_metrics(struct app *app, const struct request *req, struct response *res)
 {
-	struct buf b = {malloc(16384), 0, 16384};
+	struct sbuf b = {0};
 	struct db_stats st;
 	char l[160];
 
 	(void)req;
-	if (!b.p) {
-		res->status = 500;
-		return;
-	}
-	b.p[0] = '\0';
-	put(&b, "# HELP gpusizer_http_requests_total HTTP requests answered, "
+	sbuf_printf(
+	    &b, "# HELP gpusizer_http_requests_total HTTP requests answered, "
 		"by route and status.\n"
 		"# TYPE gpusizer_http_requests_total counter\n");
 	for (int r = 0; r <= n_routes; r++) {
@@ -117,13 +85,14 @@ void h_metrics(struct app *app, const struct request *req, struct response *res)
 		for (int s = 0; s < NSTATUS; s++) {
 			long long c = atomic_load(&counts[r][s]);
 			if (c)
-				put(&b,
-				    "gpusizer_http_requests_total{%s,"
-				    "status=\"%d\"} %lld\n",
-				    l, s, c);
+				sbuf_printf(&b,
+					    "gpusizer_http_requests_total{%s,"
+					    "status=\"%d\"} %lld\n",
+					    l, s, c);
 		}
 	}
-	put(&b, "# HELP gpusizer_http_request_duration_seconds Time from "
+	sbuf_printf(
+	    &b, "# HELP gpusizer_http_request_duration_seconds Time from "
 		"the request's first byte to its response, by route.\n"
 		"# TYPE gpusizer_http_request_duration_seconds histogram\n");
 	for (int r = 0; r <= n_routes; r++) {
@@ -136,23 +105,27 @@ void h_metrics(struct app *app, const struct request *req, struct response *res)
 		cum = 0;
 		for (int k = 0; k < NBUCKETS; k++) {
 			cum += atomic_load(&hist[r][k]);
-			put(&b,
+			sbuf_printf(
+			    &b,
 			    "gpusizer_http_request_duration_seconds_bucket{%s,"
 			    "le=\"%g\"} %lld\n",
 			    l, buckets[k], cum);
 		}
 		cum += atomic_load(&hist[r][NBUCKETS]);
-		put(&b,
-		    "gpusizer_http_request_duration_seconds_bucket{%s,"
-		    "le=\"+Inf\"} %lld\n",
-		    l, cum);
-		put(&b, "gpusizer_http_request_duration_seconds_sum{%s} %.6f\n",
+		sbuf_printf(&b,
+			    "gpusizer_http_request_duration_seconds_bucket{%s,"
+			    "le=\"+Inf\"} %lld\n",
+			    l, cum);
+		sbuf_printf(
+		    &b, "gpusizer_http_request_duration_seconds_sum{%s} %.6f\n",
 		    l, (double)atomic_load(&sum_us[r]) / 1e6);
-		put(&b,
+		sbuf_printf(
+		    &b,
 		    "gpusizer_http_request_duration_seconds_count{%s} %lld\n",
 		    l, cum);
 	}
-	put(&b,
+	sbuf_printf(
+	    &b,
 	    "# HELP gpusizer_http_requests_in_flight Requests being served.\n"
 	    "# TYPE gpusizer_http_requests_in_flight gauge\n"
 	    "gpusizer_http_requests_in_flight %d\n"
@@ -163,7 +136,8 @@ void h_metrics(struct app *app, const struct request *req, struct response *res)
 	    "gpusizer_http_connections_reaped_total %lld\n",
 	    atomic_load(&in_flight), atomic_load(&reaped));
 	db_pool_stats(app->db, &st);
-	put(&b,
+	sbuf_printf(
+	    &b,
 	    "# HELP gpusizer_db_pool_connections Database pool connections "
 	    "by state.\n"
 	    "# TYPE gpusizer_db_pool_connections gauge\n"
@@ -191,7 +165,10 @@ void h_metrics(struct app *app, const struct request *req, struct response *res)
 	    "gpusizer_draining %d\n",
 	    st.size, st.in_use, st.connected, st.waiting, st.acquire_timeouts,
 	    st.reconnects, st.connection_errors, atomic_load(&app->draining));
-	res_text(res, 200, "text/plain; version=0.0.4; charset=utf-8", b.p,
-		 b.len);
-	free(b.p);
+	if (b.oom)
+		res->status = 500;
+	else
+		res_text(res, 200, "text/plain; version=0.0.4; charset=utf-8",
+			 b.p, b.len);
+	sbuf_free(&b);
 }

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sbuf.h"
+#include "lib/ttl_cache.h"
 #include "storage/bench.h"
 #include "storage/pgconn.h"
-#include "storage/ttl_cache.h"
 
 /* Ids of a run's results: [first_result_id, first_result_id + block), a
  * block per run (migrations/0007_result_blocks.sql, same number there).
@@ -121,71 +122,42 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	return STORE_OK;
 }
 
-/* A growable text buffer for array parameters. */
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void buf_put(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if (!(p = realloc(b->p, cap))) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
 /* Appends one element of a PostgreSQL array literal: NULL, or the value
  * double-quoted with '"' and '\' escaped (array input syntax).
  */
-static void buf_elem(struct buf *b, const char *v)
+static void buf_elem(struct sbuf *b, const char *v)
 {
 	const char *s = v;
 
-	buf_put(b, b->len > 1 ? "," : "", b->len > 1);
+	sbuf_putn(b, b->len > 1 ? "," : "", b->len > 1);
 	if (!v) {
-		buf_put(b, "NULL", 4);
+		sbuf_putn(b, "NULL", 4);
 		return;
 	}
-	buf_put(b, "\"", 1);
+	sbuf_putn(b, "\"", 1);
 	while (*s) {
 		size_t run = strcspn(s, "\"\\");
-		buf_put(b, s, run);
+		sbuf_putn(b, s, run);
 		s += run;
 		if (*s) {
-			buf_put(b, "\\", 1);
-			buf_put(b, s++, 1);
+			sbuf_putn(b, "\\", 1);
+			sbuf_putn(b, s++, 1);
 		}
 	}
-	buf_put(b, "\"", 1);
+	sbuf_putn(b, "\"", 1);
 }
 
 /* Big-endian words of PostgreSQL's binary formats. */
-static void put_be32(struct buf *b, uint32_t v)
+static void put_be32(struct sbuf *b, uint32_t v)
 {
 	unsigned char w[4] = {(unsigned char)(v >> 24),
 			      (unsigned char)(v >> 16), (unsigned char)(v >> 8),
 			      (unsigned char)v};
 
-	buf_put(b, (const char *)w, 4);
+	sbuf_putn(b, (const char *)w, 4);
 }
 
-static void put_be64(struct buf *b, uint64_t v)
+static void put_be64(struct sbuf *b, uint64_t v)
 {
 	put_be32(b, (uint32_t)(v >> 32));
 	put_be32(b, (uint32_t)v);
@@ -241,10 +213,10 @@ static int col_is_literal(const struct res_col *c)
 /* Starts column c's array for n rows: "{" for a literal, else the binary
  * header (one dimension of n from 1, or no dimension when n is 0).
  */
-static void col_begin(struct buf *b, const struct res_col *c, int n)
+static void col_begin(struct sbuf *b, const struct res_col *c, int n)
 {
 	if (col_is_literal(c)) {
-		buf_put(b, "{", 1);
+		sbuf_putn(b, "{", 1);
 		return;
 	}
 	put_be32(b, n > 0);   /* dimensions */
@@ -257,8 +229,8 @@ static void col_begin(struct buf *b, const struct res_col *c, int n)
 }
 
 /* Appends row x's value of column c (tmp: room for the reasons literal). */
-static void col_put(struct buf *b, const struct res_col *c,
-		    const struct bench_result *x, struct buf *tmp)
+static void col_put(struct sbuf *b, const struct res_col *c,
+		    const struct bench_result *x, struct sbuf *tmp)
 {
 	const char *p = (const char *)x + c->off;
 	long long i;
@@ -275,10 +247,10 @@ static void col_put(struct buf *b, const struct res_col *c,
 			return;
 		}
 		tmp->len = 0;
-		buf_put(tmp, "{", 1);
+		sbuf_putn(tmp, "{", 1);
 		for (int k = 0; k < x->n_clock_event_reasons; k++)
 			buf_elem(tmp, x->clock_event_reasons[k]);
-		buf_put(tmp, "}", 1);
+		sbuf_putn(tmp, "}", 1);
 		buf_elem(b, tmp->oom ? NULL : tmp->p);
 		return;
 	case COL_INT4:
@@ -415,7 +387,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 	const char *p1[2] = {rep->run_id, rep->text};
 	int lengths[INGEST_PARAMS] = {0};
 	int formats[INGEST_PARAMS] = {0};
-	struct buf cols[RC_COUNT] = {0}, tmp = {0};
+	struct sbuf cols[RC_COUNT] = {0}, tmp = {0};
 	PGresult *r = NULL;
 	int oom = 0;
 
@@ -435,7 +407,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 			col_put(&cols[c], &res_cols[c], &rep->results[i], &tmp);
 	for (int c = 0; c < RC_COUNT; c++) {
 		if (col_is_literal(&res_cols[c]))
-			buf_put(&cols[c], "}", 1);
+			sbuf_putn(&cols[c], "}", 1);
 		else
 			formats[INGEST_FIXED + c] = 1;
 		oom |= cols[c].oom | tmp.oom;
@@ -503,8 +475,8 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 out:
 	PQclear(r);
 	for (int c = 0; c < RC_COUNT; c++)
-		free(cols[c].p);
-	free(tmp.p);
+		sbuf_free(&cols[c]);
+	sbuf_free(&tmp);
 	return e->status;
 }
 

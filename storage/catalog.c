@@ -5,7 +5,7 @@
 
 #include "storage/catalog.h"
 #include "storage/pgconn.h"
-#include "storage/ttl_cache.h"
+#include "lib/ttl_cache.h"
 
 /* The API's GPU fields, in one place for SELECT and RETURNING. */
 #define GPU_FIELDS                                                             \

@@ -9,7 +9,7 @@
 
 #include "storage/migrate.h"
 #include "storage/pgconn.h"
-#include "storage/sha256.h"
+#include "lib/sha256.h"
 
 /* Arbitrary constant naming our advisory lock; the same in every replica. */
 #define MIGRATE_LOCK_KEY "7268253401"

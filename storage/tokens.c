@@ -5,7 +5,7 @@
 #include <sys/random.h>
 
 #include "storage/pgconn.h"
-#include "storage/sha256.h"
+#include "lib/sha256.h"
 #include "storage/tokens.h"
 
 static void to_hex(const unsigned char *in, size_t n, char *out)

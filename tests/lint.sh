@@ -2,11 +2,12 @@
 # lint.sh - `make lint`: static checks of the C code and the API contract.
 #
 #   1. clang-format   every tracked *.c *.h *.cu *.cuh matches .clang-format (clang-format 14)
-#   2. cppcheck       server/ handlers/ storage/ engine/ (warning, performance, portability)
+#   2. cppcheck       server/ handlers/ storage/ engine/ lib/ (warning, performance, portability)
 #   3. yamllint       openapi.yaml, the linter configs and deploy/ (rules in .yamllint)
 #   4. redocly        `redocly lint openapi.yaml` (rules in .redocly.yaml)
 #   5. spectral       `spectral lint openapi.yaml` (rules in .spectral.yaml)
 #   6. static         SQL parameterised in storage/*.c (tests/sqlcheck.awk), libpq only in storage/,
+#                     the include graph (server -> handlers -> engine/storage, lib/ below all),
 #                     comments cite only files in the repository
 #   7. contract       tests/contract.sh: the real daemon behind Prism, every answer checked against
 #                     openapi.yaml (needs PostgreSQL and the Node tools)
@@ -104,7 +105,7 @@ section "cppcheck"
 # A one-off false positive is suppressed in the code with `// cppcheck-suppress <id>` on the line
 # before (--inline-suppr), with a comment saying why.
 cppcheck_dirs=()
-for d in server handlers storage engine; do [ -d "$d" ] && cppcheck_dirs+=("$d"); done
+for d in server handlers storage engine lib; do [ -d "$d" ] && cppcheck_dirs+=("$d"); done
 if ! need cppcheck cppcheck; then
 	skip cppcheck "not installed: apt-get install -y cppcheck"
 elif [ ${#cppcheck_dirs[@]} -eq 0 ]; then
@@ -204,7 +205,7 @@ if [ "$node_ok" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-section "static (SQL parameterised, libpq only in storage/, citations in the repository)"
+section "static (SQL parameterised, libpq only in storage/, the include graph, citations in the repository)"
 # tests/sqlcheck.awk states the SQL rules. It must catch what it is for: a file planted with six
 # violations (and one good call) is checked first, so a checker that has stopped seeing anything
 # fails here rather than passing every file.
@@ -249,6 +250,54 @@ if [ -z "$outside" ]; then
 else
 	printf '  %s\n' $outside
 	fail libpq-only-in-storage "libpq outside storage/ (above)"
+fi
+# The include graph: server -> handlers -> engine / storage, with lib/ below all. Each layer's
+# project includes ("dir/file.h") may name only the layers below it; engine/ includes only itself
+# (its own headers by bare name); storage/ may name the engine's types (its sibling); lib/
+# includes only lib/ and system headers, none of the libraries the daemon links (jansson,
+# libmicrohttpd, libpq, libcurl). handlers/ may read the probe's shared vocabulary,
+# probe/contract.h, and nothing else of the probe.
+# include_violations DIR: "file:line: include" for each include DIR's files may not have.
+include_violations() {
+	local dir=$1 allowed exact='^$'
+	case $dir in
+	lib) allowed='lib' ;;
+	engine) allowed='engine' ;;
+	storage) allowed='storage|lib|engine' ;;
+	handlers) allowed='handlers|engine|storage|lib' exact='probe/contract\.h' ;;
+	server) allowed='server|handlers|engine|storage|lib' ;;
+	*) return 0 ;;
+	esac
+	find "$dir" -name '*.[ch]' -print | sort | while IFS= read -r f; do
+		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
+			grep -vE "#[[:space:]]*include[[:space:]]*\"(($allowed)/[^\"]*|$exact|[^/\"]+)\"" |
+			sed "s|^|$f:|"
+		if [ "$dir" = engine ]; then
+			grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*/' "$f" |
+				grep -vE '"engine/' | sed "s|^|$f:|"
+		fi
+		if [ "$dir" = lib ]; then
+			grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(jansson|microhttpd|libpq-fe|curl/)' "$f" |
+				sed "s|^|$f:|"
+		fi
+	done
+}
+# Planted first, as for the SQL check: a lib/ file that includes a handler and jansson, and a
+# storage/ file that includes a handler, must give three findings (their good includes none).
+inc_tmp=$(mktemp -d "${TMPDIR:-/tmp}/gsz-inc.XXXXXX")
+mkdir -p "$inc_tmp/lib" "$inc_tmp/storage"
+printf '#include <stdio.h>\n#include "lib/sbuf.h"\n#include "handlers/jsonv.h"\n#include <jansson.h>\n' >"$inc_tmp/lib/bad.c"
+printf '#include "storage/db.h"\n#include "lib/sbuf.h"\n#include "handlers/api.h"\n' >"$inc_tmp/storage/bad.c"
+planted_inc=$( (cd "$inc_tmp" && include_violations lib && include_violations storage) | wc -l)
+rm -rf "$inc_tmp"
+inc_viol=$(for d in lib engine storage handlers server; do include_violations "$d"; done)
+if [ "$planted_inc" != 3 ]; then
+	fail include-graph "the check finds $planted_inc of the 3 planted violations"
+elif [ -n "$inc_viol" ]; then
+	printf '  %s\n' "$inc_viol"
+	fail include-graph "includes against server -> handlers -> engine/storage -> lib (above)"
+else
+	pass include-graph "server -> handlers -> engine/storage, lib/ below all"
 fi
 # Comments cite only files in the repository: SIZING.md and SERVICE.md are the maintainers' notes
 # outside it (docs/MODEL.md and docs/RELIABILITY.md restate what the code rests on).

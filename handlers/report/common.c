@@ -1,7 +1,7 @@
-/* common.c - what the report's HTML, SVG and CSV writers share: the
- * growing string they write into, HTML escaping, the readers of
- * store_report_capacity()'s JSON, number formatting and the bandwidth
- * figures' reference rules.
+/* common.c - what the report's HTML, SVG and CSV writers share: HTML
+ * escaping, the readers of store_report_capacity()'s JSON, number
+ * formatting and the bandwidth figures' reference rules. They all write
+ * into a lib/sbuf.h buffer.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -10,70 +10,6 @@
 #include <string.h>
 
 #include "handlers/report/report_int.h"
-
-/* ---- a growing string ------------------------------------------------ */
-
-static int sb_reserve(struct sbuf *b, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (b->failed)
-		return -1;
-	if (b->len + n + 1 <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 16384;
-	while (cap < b->len + n + 1)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p) {
-		b->failed = 1;
-		return -1;
-	}
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-void rpt_putn(struct sbuf *b, const char *s, size_t n)
-{
-	if (sb_reserve(b, n) != 0)
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void rpt_put(struct sbuf *b, const char *s)
-{
-	rpt_putn(b, s, strlen(s));
-}
-
-void rpt_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || sb_reserve(b, (size_t)n) != 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-/* The buffer's string (caller frees), or NULL after a failure. */
-char *rpt_finish(struct sbuf *b)
-{
-	if (b->failed || sb_reserve(b, 0) != 0) {
-		free(b->p);
-		return NULL;
-	}
-	return b->p;
-}
 
 /* Text for HTML element content and quoted attributes. Control
  * characters (never valid in HTML) become U+FFFD. At most max_chars code
@@ -86,30 +22,30 @@ void rpt_esc_n(struct sbuf *b, const char *s, size_t max_chars)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if ((c & 0xC0) != 0x80 && max_chars && chars++ == max_chars) {
-			rpt_put(b, "\xE2\x80\xA6"); /* ... */
+			sbuf_put(b, "\xE2\x80\xA6"); /* ... */
 			return;
 		}
 		switch (c) {
 		case '&':
-			rpt_put(b, "&amp;");
+			sbuf_put(b, "&amp;");
 			break;
 		case '<':
-			rpt_put(b, "&lt;");
+			sbuf_put(b, "&lt;");
 			break;
 		case '>':
-			rpt_put(b, "&gt;");
+			sbuf_put(b, "&gt;");
 			break;
 		case '"':
-			rpt_put(b, "&quot;");
+			sbuf_put(b, "&quot;");
 			break;
 		case '\'':
-			rpt_put(b, "&#39;");
+			sbuf_put(b, "&#39;");
 			break;
 		default:
 			if (c < 0x20 || c == 0x7F)
-				rpt_put(b, "\xEF\xBF\xBD");
+				sbuf_put(b, "\xEF\xBF\xBD");
 			else
-				rpt_putn(b, s, 1);
+				sbuf_putn(b, s, 1);
 		}
 	}
 }
@@ -180,7 +116,7 @@ void rpt_num(struct sbuf *b, double v)
 {
 	char t[48];
 	fmt_num(t, sizeof(t), v);
-	rpt_put(b, t);
+	sbuf_put(b, t);
 }
 
 /* A GPU type's name for people: the catalog's display name, or for GPUs

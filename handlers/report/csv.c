@@ -1,7 +1,7 @@
 /* csv.c - the capacity report as CSV: one table per section of the page
  * (?section=NAME), a header line and then its rows. Text that came from
- * the database goes through csv_field(): quoted per RFC 4180 and defused
- * against spreadsheet formulas; numbers are formatted here.
+ * the database goes through lib/csv.h's csv_cell(): quoted per RFC 4180
+ * and defused against spreadsheet formulas; numbers are formatted here.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,73 +10,34 @@
 
 #include "handlers/report.h"
 #include "handlers/report/report_int.h"
+#include "lib/csv.h"
 
 /* The CSV tables, in the page's order (CSV_SECTION_LIST says the same). */
 static const char *const csv_sections[] = {"summary",  "capacity", "fleet",
 					   "measured", "degraded", "freshness",
 					   "demand",   NULL};
 
-/* RFC 4180: quoted when it holds a comma, quote or line break. A text
- * value that a spreadsheet would run as a formula (=, +, -, @, tab, CR
- * first) gets a leading apostrophe (OWASP "CSV injection"); numbers are
- * ours and left alone.
+/* Cells: text from the database through csv_cell (quoted per RFC 4180 and
+ * defused against spreadsheet formulas, lib/csv.h); numbers are ours and
+ * formatted here.
  */
-static void csv_field(struct sbuf *b, const char *s, int is_text)
+static void csv_text(struct csv *o, const char *s)
 {
-	int quote = strpbrk(s, ",\"\r\n") != NULL;
-	int defuse = is_text && *s && strchr("=+-@\t\r", *s);
-
-	if (quote || defuse)
-		rpt_put(b, "\"");
-	if (defuse)
-		rpt_put(b, "'");
-	for (; *s; s++) {
-		if (*s == '"')
-			rpt_put(b, "\"\"");
-		else
-			rpt_putn(b, s, 1);
-	}
-	if (quote || defuse)
-		rpt_put(b, "\"");
+	csv_cell(o, s);
 }
 
-/* A row is written cell by cell; the first cell of a row has no comma. */
-struct csv_out {
-	struct sbuf *b;
-	int cells; /* cells written on the current row */
-};
-
-static void csv_sep(struct csv_out *o)
+static void csv_num(struct csv *o, double v)
 {
-	if (o->cells++)
-		rpt_put(o->b, ",");
+	csv_cellf(o, "%.10g", v);
 }
 
-static void csv_text(struct csv_out *o, const char *s)
+static void csv_int(struct csv *o, long long v)
 {
-	csv_sep(o);
-	csv_field(o->b, s ? s : "", 1);
-}
-
-static void csv_num(struct csv_out *o, double v)
-{
-	csv_sep(o);
-	rpt_printf(o->b, "%.10g", v);
-}
-
-static void csv_int(struct csv_out *o, long long v)
-{
-	csv_sep(o);
-	rpt_printf(o->b, "%lld", v);
-}
-
-static void csv_empty(struct csv_out *o)
-{
-	csv_sep(o);
+	csv_cellf(o, "%lld", v);
 }
 
 /* o[k] when it is a number, else an empty cell. */
-static void csv_jnum(struct csv_out *o, const json_t *x, const char *k)
+static void csv_jnum(struct csv *o, const json_t *x, const char *k)
 {
 	double v;
 	if (rpt_jnum(x, k, &v))
@@ -85,20 +46,14 @@ static void csv_jnum(struct csv_out *o, const json_t *x, const char *k)
 		csv_empty(o);
 }
 
-static void csv_eol(struct csv_out *o)
-{
-	rpt_put(o->b, "\r\n");
-	o->cells = 0;
-}
-
 /* The header line: names separated by commas (our own, plain). */
-static void csv_header(struct csv_out *o, const char *names)
+static void csv_header(struct csv *o, const char *names)
 {
-	rpt_put(o->b, names);
-	rpt_put(o->b, "\r\n");
+	sbuf_put(o->b, names);
+	csv_eol(o);
 }
 
-static void csv_summary(struct csv_out *o, const json_t *d)
+static void csv_summary(struct csv *o, const json_t *d)
 {
 	const json_t *items =
 	    json_object_get(json_object_get(d, "fleet"), "items");
@@ -153,7 +108,7 @@ static void csv_summary(struct csv_out *o, const json_t *d)
 /* The weekly table. The column names carry the rules: inference GPU-days
  * assume serving around the clock (24x7); docs/OPERATIONS.md has the rest.
  */
-static void csv_capacity(struct csv_out *o, const json_t *d)
+static void csv_capacity(struct csv *o, const json_t *d)
 {
 	const json_t *it;
 	size_t i;
@@ -180,7 +135,7 @@ static void csv_capacity(struct csv_out *o, const json_t *d)
 	}
 }
 
-static void csv_fleet(struct csv_out *o, const json_t *d)
+static void csv_fleet(struct csv *o, const json_t *d)
 {
 	const json_t *it;
 	size_t i;
@@ -209,7 +164,7 @@ static void csv_fleet(struct csv_out *o, const json_t *d)
 	}
 }
 
-static void csv_measured(struct csv_out *o, const json_t *d)
+static void csv_measured(struct csv *o, const json_t *d)
 {
 	const json_t *it, *m;
 	size_t i, j;
@@ -253,7 +208,7 @@ static void csv_measured(struct csv_out *o, const json_t *d)
 	}
 }
 
-static void csv_degraded(struct csv_out *o, const json_t *d)
+static void csv_degraded(struct csv *o, const json_t *d)
 {
 	const json_t *it, *g, *why;
 	size_t i, j, k;
@@ -269,24 +224,23 @@ static void csv_degraded(struct csv_out *o, const json_t *d)
 					   why)
 			{
 				if (k)
-					rpt_put(&reasons, "; ");
-				rpt_put(&reasons, json_string_value(why)
-						      ? json_string_value(why)
-						      : "");
+					sbuf_put(&reasons, "; ");
+				sbuf_put(&reasons, json_string_value(why)
+						       ? json_string_value(why)
+						       : "");
 			}
 			csv_text(o, rpt_jstr(it, "gpu_type"));
 			csv_text(o, rpt_jstr(g, "hostname"));
 			csv_int(o, rpt_jint(g, "index"));
 			csv_text(o, rpt_jstr(g, "uuid"));
-			csv_text(o,
-				 reasons.p && !reasons.failed ? reasons.p : "");
+			csv_text(o, reasons.p && !reasons.oom ? reasons.p : "");
 			csv_eol(o);
-			free(reasons.p);
+			sbuf_free(&reasons);
 		}
 	}
 }
 
-static void csv_freshness(struct csv_out *o, const json_t *d)
+static void csv_freshness(struct csv *o, const json_t *d)
 {
 	const json_t *x, *t;
 	size_t i, j;
@@ -300,13 +254,13 @@ static void csv_freshness(struct csv_out *o, const json_t *d)
 		json_array_foreach(json_object_get(x, "gpu_types"), j, t)
 		{
 			if (j)
-				rpt_put(&types, " ");
-			rpt_put(&types, json_string_value(t)
-					    ? json_string_value(t)
-					    : "");
+				sbuf_put(&types, " ");
+			sbuf_put(&types, json_string_value(t)
+					     ? json_string_value(t)
+					     : "");
 		}
 		csv_text(o, rpt_jstr(x, "hostname"));
-		csv_text(o, types.p && !types.failed ? types.p : "");
+		csv_text(o, types.p && !types.oom ? types.p : "");
 		csv_int(o, rpt_jint(x, "gpus"));
 		csv_text(o, rpt_jstr(x, "last_seen"));
 		csv_jnum(o, x, "age_hours");
@@ -314,11 +268,11 @@ static void csv_freshness(struct csv_out *o, const json_t *d)
 		csv_text(o, rpt_jstr(x, "last_status"));
 		csv_int(o, rpt_jint(x, "runs_in_window"));
 		csv_eol(o);
-		free(types.p);
+		sbuf_free(&types);
 	}
 }
 
-static void csv_demand(struct csv_out *o, const json_t *d)
+static void csv_demand(struct csv *o, const json_t *d)
 {
 	const json_t *s;
 	size_t i;
@@ -348,7 +302,7 @@ char *report_render_csv(const json_t *d, const char *section)
 {
 	static const struct {
 		const char *name;
-		void (*fn)(struct csv_out *, const json_t *);
+		void (*fn)(struct csv *, const json_t *);
 	} writers[] = {
 	    {"summary", csv_summary},	{"capacity", csv_capacity},
 	    {"fleet", csv_fleet},	{"measured", csv_measured},
@@ -356,12 +310,14 @@ char *report_render_csv(const json_t *d, const char *section)
 	    {"demand", csv_demand},
 	};
 	struct sbuf b = {0};
-	struct csv_out o = {&b, 0};
+	struct csv o;
+
+	csv_init(&o, &b, 0);
 
 	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
 		if (!strcmp(writers[i].name, section)) {
 			writers[i].fn(&o, d);
-			return rpt_finish(&b);
+			return sbuf_finish(&b);
 		}
 	return NULL;
 }

@@ -31,19 +31,19 @@ static const char *const palette[DEMAND_SERIES] = {
 static void section_open(struct sbuf *b, const json_t *d, const char *id,
 			 const char *title, const char *csv)
 {
-	rpt_printf(b, "<section id=\"%s\">\n<h2>%s", id, title);
+	sbuf_printf(b, "<section id=\"%s\">\n<h2>%s", id, title);
 	if (csv)
-		rpt_printf(b,
-			   " <a class=\"csv\" href=\"?section=%s&amp;"
-			   "window_days=%lld\" download>CSV</a>",
-			   csv, rpt_jint(d, "window_days"));
-	rpt_put(b, "</h2>\n");
+		sbuf_printf(b,
+			    " <a class=\"csv\" href=\"?section=%s&amp;"
+			    "window_days=%lld\" download>CSV</a>",
+			    csv, rpt_jint(d, "window_days"));
+	sbuf_put(b, "</h2>\n");
 }
 
 /* What an empty section says: that there is nothing yet, and why. */
 static void no_data(struct sbuf *b, const char *why)
 {
-	rpt_printf(b, "<p class=\"empty\">No data yet: %s</p>\n", why);
+	sbuf_printf(b, "<p class=\"empty\">No data yet: %s</p>\n", why);
 }
 
 static void html_head(struct sbuf *b, const json_t *d)
@@ -51,24 +51,25 @@ static void html_head(struct sbuf *b, const json_t *d)
 	const json_t *runs = json_object_get(d, "runs");
 	long long days = rpt_jint(d, "window_days");
 
-	rpt_put(b, report_page_top);
-	rpt_put(b, "<p class=\"meta\">Generated ");
+	sbuf_put(b, report_page_top);
+	sbuf_put(b, "<p class=\"meta\">Generated ");
 	rpt_esc(b, rpt_jstr(d, "generated_at"));
-	rpt_printf(b,
-		   " by gpusizer &middot; window: the last %lld day%s "
-		   "&middot; %lld probe run%s from %lld node%s in the window "
-		   "&middot; each section's CSV link downloads its table</p>\n",
-		   days, days == 1 ? "" : "s", rpt_jint(runs, "in_window"),
-		   rpt_jint(runs, "in_window") == 1 ? "" : "s",
-		   rpt_jint(runs, "nodes_reporting"),
-		   rpt_jint(runs, "nodes_reporting") == 1 ? "" : "s");
+	sbuf_printf(
+	    b,
+	    " by gpusizer &middot; window: the last %lld day%s "
+	    "&middot; %lld probe run%s from %lld node%s in the window "
+	    "&middot; each section's CSV link downloads its table</p>\n",
+	    days, days == 1 ? "" : "s", rpt_jint(runs, "in_window"),
+	    rpt_jint(runs, "in_window") == 1 ? "" : "s",
+	    rpt_jint(runs, "nodes_reporting"),
+	    rpt_jint(runs, "nodes_reporting") == 1 ? "" : "s");
 }
 
 static void tile(struct sbuf *b, const char *id, long long v, const char *label)
 {
-	rpt_printf(b,
-		   "<div class=\"tile\" id=\"tile-%s\"><b>%lld</b>%s</div>\n",
-		   id, v, label);
+	sbuf_printf(b,
+		    "<div class=\"tile\" id=\"tile-%s\"><b>%lld</b>%s</div>\n",
+		    id, v, label);
 }
 
 static void html_summary(struct sbuf *b, const json_t *d)
@@ -93,7 +94,7 @@ static void html_summary(struct sbuf *b, const json_t *d)
 			   "window. Run gpusizer-probe on the GPU nodes "
 			   "(docs/OPERATIONS.md) and size jobs with POST "
 			   "/v1/sizing/training or /v1/sizing/inference.");
-	rpt_put(b, "<div class=\"tiles\">\n");
+	sbuf_put(b, "<div class=\"tiles\">\n");
 	tile(b, "types", (long long)json_array_size(items), "GPU types");
 	tile(b, "gpus", gpus, "GPUs measured");
 	tile(b, "nodes", rpt_jint(nodes, "total"), "nodes seen");
@@ -105,7 +106,7 @@ static void html_summary(struct sbuf *b, const json_t *d)
 	     "<span class=\"silent\">degraded GPUs</span>");
 	tile(b, "jobs", rpt_jint(dem, "jobs"), "distinct jobs sized");
 	tile(b, "requests", rpt_jint(dem, "requests"), "sizing requests");
-	rpt_put(b, "</div>\n</section>\n");
+	sbuf_put(b, "</div>\n</section>\n");
 }
 
 /* Hours as "12 min", "5.5 h" or "3.0 d". */
@@ -151,17 +152,17 @@ static void html_capacity(struct sbuf *b, const json_t *d)
 	section_open(b, d, "capacity",
 		     "Capacity: GPU-days asked vs healthy GPU-days, per week",
 		     "capacity");
-	rpt_put(b, "<p class=\"note\">" ASKED_RULE
-		   "</p>\n<p class=\"note\">" HEALTHY_RULE "</p>\n");
+	sbuf_put(b, "<p class=\"note\">" ASKED_RULE
+		    "</p>\n<p class=\"note\">" HEALTHY_RULE "</p>\n");
 	if (n == 0) {
 		no_data(b, "no probe has reported GPUs and no training or "
 			   "inference job was sized in the window.");
-		rpt_put(b, "</section>\n");
+		sbuf_put(b, "</section>\n");
 		return;
 	}
 	types = calloc(n, sizeof(*types));
 	if (!types) {
-		b->failed = 1;
+		b->oom = 1;
 		return;
 	}
 	/* GPU types in name order (items come ordered by week, type). */
@@ -179,57 +180,57 @@ static void html_capacity(struct sbuf *b, const json_t *d)
 			types[j] = types[j - 1];
 			types[j - 1] = t;
 		}
-	rpt_put(b, "<div class=\"grid\">\n");
+	sbuf_put(b, "<div class=\"grid\">\n");
 	for (i = 0; i < ntypes; i++)
 		rpt_capacity_chart(b, d, types[i]);
-	rpt_put(b, "</div>\n");
+	sbuf_put(b, "</div>\n");
 	free(types);
-	rpt_put(b, "<table id=\"capacity-table\"><tr><th>week</th>"
-		   "<th>GPU type</th><th>training jobs</th>"
-		   "<th>training GPU-days</th><th>inference jobs</th>"
-		   "<th>inference GPU-days (24&times;7)</th>"
-		   "<th>GPU-days asked</th><th>healthy GPUs (of seen)</th>"
-		   "<th>healthy GPU-days</th><th>asked &divide; healthy</th>"
-		   "</tr>\n");
+	sbuf_put(b, "<table id=\"capacity-table\"><tr><th>week</th>"
+		    "<th>GPU type</th><th>training jobs</th>"
+		    "<th>training GPU-days</th><th>inference jobs</th>"
+		    "<th>inference GPU-days (24&times;7)</th>"
+		    "<th>GPU-days asked</th><th>healthy GPUs (of seen)</th>"
+		    "<th>healthy GPU-days</th><th>asked &divide; healthy</th>"
+		    "</tr>\n");
 	json_array_foreach(items, i, it)
 	{
 		double a = 0, hd = 0, v = 0;
 
 		rpt_jnum(it, "asked_gpu_days", &a);
 		rpt_jnum(it, "healthy_gpu_days", &hd);
-		rpt_put(b, "<tr><td>");
+		sbuf_put(b, "<tr><td>");
 		rpt_esc(b, rpt_jstr(it, "week"));
-		rpt_put(b, " (");
+		sbuf_put(b, " (");
 		rpt_esc(b, rpt_jstr(it, "week_start"));
-		rpt_put(b, ")</td><td>");
+		sbuf_put(b, ")</td><td>");
 		rpt_type_name(b, d, rpt_jstr(it, "gpu_type"), 0);
-		rpt_printf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">",
-			   rpt_jint(it, "training_jobs"));
+		sbuf_printf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">",
+			    rpt_jint(it, "training_jobs"));
 		rpt_jnum(it, "training_gpu_days", &v);
 		rpt_num(b, v);
-		rpt_printf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">",
-			   rpt_jint(it, "inference_jobs"));
+		sbuf_printf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">",
+			    rpt_jint(it, "inference_jobs"));
 		v = 0;
 		rpt_jnum(it, "inference_gpu_days", &v);
 		rpt_num(b, v);
-		rpt_put(b, "</td><td class=\"n\">");
+		sbuf_put(b, "</td><td class=\"n\">");
 		rpt_num(b, a);
-		rpt_printf(b,
-			   "</td><td class=\"n\">%lld (of %lld)</td>"
-			   "<td class=\"n\">",
-			   rpt_jint(it, "healthy_gpus"),
-			   rpt_jint(it, "seen_gpus"));
+		sbuf_printf(b,
+			    "</td><td class=\"n\">%lld (of %lld)</td>"
+			    "<td class=\"n\">",
+			    rpt_jint(it, "healthy_gpus"),
+			    rpt_jint(it, "seen_gpus"));
 		rpt_num(b, hd);
-		rpt_put(b, "</td><td class=\"n\">");
+		sbuf_put(b, "</td><td class=\"n\">");
 		if (hd > 0) {
 			rpt_num(b, a / hd);
-			rpt_put(b, "&times;");
+			sbuf_put(b, "&times;");
 		} else {
-			rpt_put(b, a > 0 ? "no healthy GPU" : "&ndash;");
+			sbuf_put(b, a > 0 ? "no healthy GPU" : "&ndash;");
 		}
-		rpt_put(b, "</td></tr>\n");
+		sbuf_put(b, "</td></tr>\n");
 	}
-	rpt_put(b, "</table>\n</section>\n");
+	sbuf_put(b, "</table>\n</section>\n");
 }
 
 /* ---- HTML: fleet counts ---------------------------------------------- */
@@ -246,29 +247,29 @@ static void html_fleet(struct sbuf *b, const json_t *d)
 		no_data(b, "no probe has reported GPUs in the window. Run "
 			   "gpusizer-probe on the GPU nodes "
 			   "(docs/OPERATIONS.md).");
-		rpt_put(b, "</section>\n");
+		sbuf_put(b, "</section>\n");
 		return;
 	}
 	rpt_fleet_chart(b, d, items);
-	rpt_put(b, "<table id=\"fleet-table\"><tr><th>GPU type</th>"
-		   "<th>catalog name</th><th>GPUs</th><th>nodes</th>"
-		   "<th>degraded</th></tr>\n");
+	sbuf_put(b, "<table id=\"fleet-table\"><tr><th>GPU type</th>"
+		    "<th>catalog name</th><th>GPUs</th><th>nodes</th>"
+		    "<th>degraded</th></tr>\n");
 	json_array_foreach(items, i, it)
 	{
-		rpt_put(b, "<tr><td>");
+		sbuf_put(b, "<tr><td>");
 		rpt_type_name(b, d, rpt_jstr(it, "gpu_type"), 0);
-		rpt_put(b, "</td><td>");
+		sbuf_put(b, "</td><td>");
 		if (json_is_true(json_object_get(it, "in_catalog")))
 			rpt_esc(b, rpt_jstr(it, "gpu_type"));
 		else
-			rpt_put(b, "<i>not in the catalog</i>");
-		rpt_printf(b,
-			   "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
-			   "</td><td class=\"n\">%zu</td></tr>\n",
-			   rpt_jint(it, "gpus"), rpt_jint(it, "nodes"),
-			   json_array_size(json_object_get(it, "degraded")));
+			sbuf_put(b, "<i>not in the catalog</i>");
+		sbuf_printf(b,
+			    "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
+			    "</td><td class=\"n\">%zu</td></tr>\n",
+			    rpt_jint(it, "gpus"), rpt_jint(it, "nodes"),
+			    json_array_size(json_object_get(it, "degraded")));
 	}
-	rpt_put(b, "</table>\n</section>\n");
+	sbuf_put(b, "</table>\n</section>\n");
 }
 
 /* ---- HTML: measured vs reference (charts in svg.c) -------------------- */
@@ -284,37 +285,38 @@ static void html_measured(struct sbuf *b, const json_t *d)
 	section_open(b, d, "flops",
 		     "Measured vs datasheet: dense GEMM throughput",
 		     "measured");
-	rpt_put(b, "<p class=\"note\">Per GPU type, the median over its GPUs "
-		   "of each GPU's latest run in the window (cuBLASLt, largest "
-		   "shape), beside the catalog's dense datasheet peak; the "
-		   "percentage is the efficiency.</p>\n<div class=\"grid\">\n");
+	sbuf_put(b,
+		 "<p class=\"note\">Per GPU type, the median over its GPUs "
+		 "of each GPU's latest run in the window (cuBLASLt, largest "
+		 "shape), beside the catalog's dense datasheet peak; the "
+		 "percentage is the efficiency.</p>\n<div class=\"grid\">\n");
 	json_array_foreach(items, i, it)
 	{
 		drawn += rpt_gemm_chart(b, d, it);
 	}
-	rpt_put(b, "</div>\n");
+	sbuf_put(b, "</div>\n");
 	if (!drawn)
 		no_data(b, "no probe has reported a GEMM measurement in the "
 			   "window.");
-	rpt_put(b, "</section>\n");
+	sbuf_put(b, "</section>\n");
 	section_open(b, d, "bandwidth", "Measured vs reference: bandwidth",
 		     "measured");
-	rpt_put(b, "<p class=\"note\">Reference: the catalog's HBM bandwidth "
-		   "for HBM read and write; the limit the probe derived for "
-		   "the rest (half the HBM figure for copies, whose bytes "
-		   "count once; PCIe generation &times; width from NVML; "
-		   "active NVLinks &times; per-link rate).</p>\n"
-		   "<div class=\"grid\">\n");
+	sbuf_put(b, "<p class=\"note\">Reference: the catalog's HBM bandwidth "
+		    "for HBM read and write; the limit the probe derived for "
+		    "the rest (half the HBM figure for copies, whose bytes "
+		    "count once; PCIe generation &times; width from NVML; "
+		    "active NVLinks &times; per-link rate).</p>\n"
+		    "<div class=\"grid\">\n");
 	drawn = 0;
 	json_array_foreach(items, i, it)
 	{
 		drawn += rpt_bandwidth_chart(b, d, it);
 	}
-	rpt_put(b, "</div>\n");
+	sbuf_put(b, "</div>\n");
 	if (!drawn)
 		no_data(b, "no probe has reported a bandwidth measurement in "
 			   "the window.");
-	rpt_put(b, "</section>\n");
+	sbuf_put(b, "</section>\n");
 }
 
 /* ---- HTML: degraded GPUs --------------------------------------------- */
@@ -335,59 +337,60 @@ static void html_degraded(struct sbuf *b, const json_t *d)
 	}
 	snprintf(title, sizeof(title), "Degraded GPUs (%zu)", total);
 	section_open(b, d, "degraded", title, "degraded");
-	rpt_printf(b,
-		   "<p class=\"note\">A GPU is degraded when a measurement of "
-		   "its latest run is more than %.0f%% worse than its type's "
-		   "fleet median (needs two or more GPUs of the type), when "
-		   "its PCIe link trained below its maximum, or when hardware "
-		   "or thermal slowdowns fired while it was measured.</p>\n",
-		   thr * 100);
+	sbuf_printf(b,
+		    "<p class=\"note\">A GPU is degraded when a measurement of "
+		    "its latest run is more than %.0f%% worse than its type's "
+		    "fleet median (needs two or more GPUs of the type), when "
+		    "its PCIe link trained below its maximum, or when hardware "
+		    "or thermal slowdowns fired while it was measured.</p>\n",
+		    thr * 100);
 	if (json_array_size(items) == 0) {
 		no_data(b, "no probe has reported GPUs in the window, so none "
 			   "can be checked.");
-		rpt_put(b, "</section>\n");
+		sbuf_put(b, "</section>\n");
 		return;
 	}
 	if (total == 0) {
-		rpt_put(b, "<p>None: every GPU measured in the window passes "
-			   "these checks.</p>\n</section>\n");
+		sbuf_put(b, "<p>None: every GPU measured in the window passes "
+			    "these checks.</p>\n</section>\n");
 		return;
 	}
-	rpt_put(b, "<table id=\"degraded-table\"><tr><th>GPU type</th>"
-		   "<th>node</th><th>GPU</th><th>UUID</th><th>why</th></tr>\n");
+	sbuf_put(b,
+		 "<table id=\"degraded-table\"><tr><th>GPU type</th>"
+		 "<th>node</th><th>GPU</th><th>UUID</th><th>why</th></tr>\n");
 	json_array_foreach(items, i, it)
 	{
 		json_array_foreach(json_object_get(it, "degraded"), j, g)
 		{
 			if (rows++ >= REPORT_MAX_DEGRADED_ROWS)
 				break;
-			rpt_put(b, "<tr><td>");
+			sbuf_put(b, "<tr><td>");
 			rpt_type_name(b, d, rpt_jstr(it, "gpu_type"), 0);
-			rpt_put(b, "</td><td>");
+			sbuf_put(b, "</td><td>");
 			rpt_esc(b, rpt_jstr(g, "hostname"));
-			rpt_printf(b, "</td><td class=\"n\">%lld</td><td>",
-				   rpt_jint(g, "index"));
+			sbuf_printf(b, "</td><td class=\"n\">%lld</td><td>",
+				    rpt_jint(g, "index"));
 			rpt_esc(b, rpt_jstr(g, "uuid"));
-			rpt_put(b, "</td><td><ul>");
+			sbuf_put(b, "</td><td><ul>");
 			json_array_foreach(json_object_get(g, "reasons"), k,
 					   why)
 			{
-				rpt_put(b, "<li>");
+				sbuf_put(b, "<li>");
 				rpt_esc(b, json_string_value(why)
 					       ? json_string_value(why)
 					       : "");
-				rpt_put(b, "</li>");
+				sbuf_put(b, "</li>");
 			}
-			rpt_put(b, "</ul></td></tr>\n");
+			sbuf_put(b, "</ul></td></tr>\n");
 		}
 	}
-	rpt_put(b, "</table>\n");
+	sbuf_put(b, "</table>\n");
 	if (total > REPORT_MAX_DEGRADED_ROWS)
-		rpt_printf(b,
-			   "<p class=\"note\">The first %d of %zu are listed; "
-			   "the CSV has them all.</p>\n",
-			   REPORT_MAX_DEGRADED_ROWS, total);
-	rpt_put(b, "</section>\n");
+		sbuf_printf(b,
+			    "<p class=\"note\">The first %d of %zu are listed; "
+			    "the CSV has them all.</p>\n",
+			    REPORT_MAX_DEGRADED_ROWS, total);
+	sbuf_put(b, "</section>\n");
 }
 
 /* ---- HTML: probe freshness ------------------------------------------- */
@@ -412,7 +415,7 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 	double plot_h = h - top - bottom, cw;
 
 	section_open(b, d, "freshness", "Probe freshness", "freshness");
-	rpt_printf(
+	sbuf_printf(
 	    b,
 	    "<p class=\"note\">When each node's probe last reported: "
 	    "<span class=\"fresh\">fresh</span> within 36 hours (a daily "
@@ -423,7 +426,7 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 	    rpt_jint(nodes, "silent"), rpt_jint(nodes, "total"));
 	if (rpt_jint(nodes, "total") == 0) {
 		no_data(b, "no probe has reported (GET /v1/nodes is empty).");
-		rpt_put(b, "</section>\n");
+		sbuf_put(b, "</section>\n");
 		return;
 	}
 	json_array_foreach(ages, i, a)
@@ -436,8 +439,8 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 		step = 1;
 	axis = ceil(max * 1.1 / step) * step;
 	cw = (double)(w - left - right) / (n ? (double)n : 1);
-	rpt_put(b, "<div class=\"grid\"><div class=\"card\">\n"
-		   "<h3>Nodes by age of their last report</h3>\n");
+	sbuf_put(b, "<div class=\"grid\"><div class=\"card\">\n"
+		    "<h3>Nodes by age of their last report</h3>\n");
 	rpt_svg_open(b, "freshness", w, h);
 	for (double v = 0; v <= axis + step / 2; v += step)
 		rpt_svg_ytick(b, left, w - right, top + plot_h * (1 - v / axis),
@@ -450,35 +453,36 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 
 		rpt_svg_rect(b, "bar age", bx, top + plot_h - hb, cw * 0.7, hb,
 			     class_colour(rpt_jstr(a, "class")));
-		rpt_printf(b, "<title>%lld nodes</title></rect>\n", c);
+		sbuf_printf(b, "<title>%lld nodes</title></rect>\n", c);
 		if (c > 0)
-			rpt_printf(b,
-				   "<text x=\"%.1f\" y=\"%.1f\" "
-				   "text-anchor=\"middle\">%lld</text>\n",
-				   bx + cw * 0.35, top + plot_h - hb - 4, c);
-		rpt_printf(
+			sbuf_printf(b,
+				    "<text x=\"%.1f\" y=\"%.1f\" "
+				    "text-anchor=\"middle\">%lld</text>\n",
+				    bx + cw * 0.35, top + plot_h - hb - 4, c);
+		sbuf_printf(
 		    b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 		    bx + cw * 0.35, top + plot_h + 16);
 		rpt_esc(b, rpt_jstr(a, "label"));
-		rpt_put(b, "</text>\n");
+		sbuf_put(b, "</text>\n");
 	}
-	rpt_printf(b,
-		   "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		   "stroke=\"" C_AXIS "\"/>\n",
-		   left, top + plot_h, w - right, top + plot_h);
+	sbuf_printf(b,
+		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"" C_AXIS "\"/>\n",
+		    left, top + plot_h, w - right, top + plot_h);
 	rpt_svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
 		       "age of the node's last report (hours, days)");
 	rpt_svg_ytitle(b, 14, top + plot_h / 2, "nodes (count)");
-	rpt_put(b, "</svg>\n</div></div>\n");
+	sbuf_put(b, "</svg>\n</div></div>\n");
 	if (rpt_jint(nodes, "listed") < rpt_jint(nodes, "total"))
-		rpt_printf(b,
-			   "<p class=\"note\">The %lld stalest of %lld nodes; "
-			   "the CSV lists every node.</p>\n",
-			   rpt_jint(nodes, "listed"), rpt_jint(nodes, "total"));
-	rpt_put(b, "<table id=\"nodes-table\"><tr><th></th><th>node</th>"
-		   "<th>GPUs</th><th>GPU types</th><th>last report (UTC)</th>"
-		   "<th>age</th><th>runs in window</th><th>last run</th>"
-		   "</tr>\n");
+		sbuf_printf(b,
+			    "<p class=\"note\">The %lld stalest of %lld nodes; "
+			    "the CSV lists every node.</p>\n",
+			    rpt_jint(nodes, "listed"),
+			    rpt_jint(nodes, "total"));
+	sbuf_put(b, "<table id=\"nodes-table\"><tr><th></th><th>node</th>"
+		    "<th>GPUs</th><th>GPU types</th><th>last report (UTC)</th>"
+		    "<th>age</th><th>runs in window</th><th>last run</th>"
+		    "</tr>\n");
 	json_array_foreach(items, i, x)
 	{
 		char age[32];
@@ -487,33 +491,33 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 
 		rpt_jnum(x, "age_hours", &hours);
 		fmt_age(age, sizeof(age), hours);
-		rpt_printf(b,
-			   "<tr><td><svg width=\"10\" height=\"10\" "
-			   "aria-hidden=\"true\"><circle cx=\"5\" cy=\"5\" "
-			   "r=\"5\" fill=\"%s\"/></svg></td><td>",
-			   class_colour(cls));
+		sbuf_printf(b,
+			    "<tr><td><svg width=\"10\" height=\"10\" "
+			    "aria-hidden=\"true\"><circle cx=\"5\" cy=\"5\" "
+			    "r=\"5\" fill=\"%s\"/></svg></td><td>",
+			    class_colour(cls));
 		rpt_esc(b, rpt_jstr(x, "hostname"));
-		rpt_printf(b, "</td><td class=\"n\">%lld</td><td>",
-			   rpt_jint(x, "gpus"));
+		sbuf_printf(b, "</td><td class=\"n\">%lld</td><td>",
+			    rpt_jint(x, "gpus"));
 		json_array_foreach(json_object_get(x, "gpu_types"), j, t)
 		{
 			if (j)
-				rpt_put(b, ", ");
+				sbuf_put(b, ", ");
 			rpt_type_name(
 			    b, d,
 			    json_string_value(t) ? json_string_value(t) : "",
 			    0);
 		}
-		rpt_put(b, "</td><td>");
+		sbuf_put(b, "</td><td>");
 		rpt_esc(b, rpt_jstr(x, "last_seen"));
-		rpt_put(b, "</td><td class=\"n ");
+		sbuf_put(b, "</td><td class=\"n ");
 		rpt_esc(b, cls);
-		rpt_printf(b, "\">%s</td><td class=\"n\">%lld</td><td>", age,
-			   rpt_jint(x, "runs_in_window"));
+		sbuf_printf(b, "\">%s</td><td class=\"n\">%lld</td><td>", age,
+			    rpt_jint(x, "runs_in_window"));
 		rpt_esc(b, rpt_jstr(x, "last_status"));
-		rpt_put(b, "</td></tr>\n");
+		sbuf_put(b, "</td></tr>\n");
 	}
-	rpt_put(b, "</table>\n</section>\n");
+	sbuf_put(b, "</table>\n</section>\n");
 }
 
 /* ---- HTML: sizing demand --------------------------------------------- */
@@ -580,27 +584,27 @@ static void html_demand(struct sbuf *b, const json_t *d)
 	if (!*bucket)
 		bucket = "period";
 	section_open(b, d, "demand", "Sizing demand by GPU type", "demand");
-	rpt_printf(b,
-		   "<p class=\"note\">%lld distinct jobs in the window (%lld "
-		   "training, %lld inference, %lld compare) from %lld sizing "
-		   "requests: the same request asked again is one job, "
-		   "counted on the %s of its latest answer. Each bar stacks "
-		   "that %s's jobs by GPU type; compare jobs are one series "
-		   "of their own.</p>\n",
-		   rpt_jint(dem, "jobs"), rpt_jint(kinds, "training"),
-		   rpt_jint(kinds, "inference"), rpt_jint(kinds, "compare"),
-		   rpt_jint(dem, "requests"), bucket, bucket);
+	sbuf_printf(b,
+		    "<p class=\"note\">%lld distinct jobs in the window (%lld "
+		    "training, %lld inference, %lld compare) from %lld sizing "
+		    "requests: the same request asked again is one job, "
+		    "counted on the %s of its latest answer. Each bar stacks "
+		    "that %s's jobs by GPU type; compare jobs are one series "
+		    "of their own.</p>\n",
+		    rpt_jint(dem, "jobs"), rpt_jint(kinds, "training"),
+		    rpt_jint(kinds, "inference"), rpt_jint(kinds, "compare"),
+		    rpt_jint(dem, "requests"), bucket, bucket);
 	if (json_array_size(series) == 0 || np == 0) {
 		no_data(b, "nothing was sized in the window (POST "
 			   "/v1/sizing/training, /v1/sizing/inference or "
 			   "/v1/sizing/compare).");
-		rpt_put(b, "</section>\n");
+		sbuf_put(b, "</section>\n");
 		return;
 	}
 	demand_colours_init(&colours, dem);
 	stack = calloc(np, sizeof(double));
 	if (!stack) {
-		b->failed = 1;
+		b->oom = 1;
 		return;
 	}
 	/* Stack heights per period (series come ordered by period). */
@@ -625,7 +629,7 @@ static void html_demand(struct sbuf *b, const json_t *d)
 	axis = ceil(max * 1.05 / step) * step;
 	cw = (double)(w - left - right) / (double)np;
 	label_every = (np + 11) / 12;
-	rpt_put(b, "<div class=\"card\">\n");
+	sbuf_put(b, "<div class=\"card\">\n");
 	rpt_svg_open(b, "demand", w, h);
 	for (double v = 0; v <= axis + step / 2; v += step)
 		rpt_svg_ytick(b, left, w - right, top + plot_h * (1 - v / axis),
@@ -651,14 +655,14 @@ static void html_demand(struct sbuf *b, const json_t *d)
 				     top + plot_h - plot_h * stack[i] / axis -
 					 hb,
 				     cw * 0.7, hb, fill);
-			rpt_put(b, "<title>");
+			sbuf_put(b, "<title>");
 			rpt_esc(b, per);
-			rpt_put(b, " ");
+			sbuf_put(b, " ");
 			rpt_esc(b, rpt_jstr(s, "kind"));
-			rpt_put(b, " ");
+			sbuf_put(b, " ");
 			rpt_esc(b, rpt_jstr(s, "gpu"));
-			rpt_printf(b, ": %.0f job%s</title></rect>\n", c,
-				   c == 1 ? "" : "s");
+			sbuf_printf(b, ": %.0f job%s</title></rect>\n", c,
+				    c == 1 ? "" : "s");
 			stack[i] += c;
 			break;
 		}
@@ -668,7 +672,7 @@ static void html_demand(struct sbuf *b, const json_t *d)
 		const char *ps = json_string_value(p);
 		if (!ps || i % label_every != 0)
 			continue;
-		rpt_printf(
+		sbuf_printf(
 		    b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 		    left + cw * ((double)i + 0.5), top + plot_h + 16);
 		/* "2026-11-21": month-day for days and weeks, year-month
@@ -679,60 +683,60 @@ static void html_demand(struct sbuf *b, const json_t *d)
 			      ? ps + 5
 			      : ps,
 			  7);
-		rpt_put(b, "</text>\n");
+		sbuf_put(b, "</text>\n");
 	}
-	rpt_printf(b,
-		   "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		   "stroke=\"" C_AXIS "\"/>\n",
-		   left, top + plot_h, w - right, top + plot_h);
+	sbuf_printf(b,
+		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"" C_AXIS "\"/>\n",
+		    left, top + plot_h, w - right, top + plot_h);
 	rpt_svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
 		       !strcmp(bucket, "week")	  ? "week starting (UTC, MM-DD)"
 		       : !strcmp(bucket, "month") ? "month (UTC)"
 						  : "day (UTC, MM-DD)");
 	rpt_svg_ytitle(b, 16, top + plot_h / 2, "distinct jobs (count)");
-	rpt_put(b, "</svg>\n<p class=\"note\">");
+	sbuf_put(b, "</svg>\n<p class=\"note\">");
 	for (i = 0; i < (size_t)colours.n; i++) {
-		rpt_printf(b,
-			   "<span class=\"sw\" style=\"background:%s\">"
-			   "</span>",
-			   palette[i]);
+		sbuf_printf(b,
+			    "<span class=\"sw\" style=\"background:%s\">"
+			    "</span>",
+			    palette[i]);
 		rpt_type_name(b, d, colours.gpu[i], 40);
 	}
 	if (other)
-		rpt_put(b, "<span class=\"sw\" style=\"background:" C_OTHER
-			   "\"></span>other types");
+		sbuf_put(b, "<span class=\"sw\" style=\"background:" C_OTHER
+			    "\"></span>other types");
 	if (rpt_jint(kinds, "compare") > 0)
-		rpt_put(b, "<span class=\"sw\" style=\"background:" C_COMPARE
-			   "\"></span>compare jobs");
-	rpt_put(b, "</p>\n</div>\n<table id=\"demand-table\"><tr><th>GPU type"
-		   "</th><th>distinct jobs</th><th>training</th>"
-		   "<th>inference</th><th>compare</th><th>requests</th>"
-		   "<th>largest top plan (GPUs)</th></tr>\n");
+		sbuf_put(b, "<span class=\"sw\" style=\"background:" C_COMPARE
+			    "\"></span>compare jobs");
+	sbuf_put(b, "</p>\n</div>\n<table id=\"demand-table\"><tr><th>GPU type"
+		    "</th><th>distinct jobs</th><th>training</th>"
+		    "<th>inference</th><th>compare</th><th>requests</th>"
+		    "<th>largest top plan (GPUs)</th></tr>\n");
 	json_array_foreach(totals, i, t)
 	{
 		double g = 0;
-		rpt_put(b, "<tr><td>");
+		sbuf_put(b, "<tr><td>");
 		rpt_type_name(b, d, rpt_jstr(t, "gpu"), 0);
-		rpt_printf(b,
-			   "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
-			   "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
-			   "</td><td class=\"n\">%lld</td><td class=\"n\">",
-			   rpt_jint(t, "jobs"), rpt_jint(t, "training"),
-			   rpt_jint(t, "inference"), rpt_jint(t, "compare"),
-			   rpt_jint(t, "requests"));
+		sbuf_printf(b,
+			    "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
+			    "</td><td class=\"n\">%lld</td><td class=\"n\">%lld"
+			    "</td><td class=\"n\">%lld</td><td class=\"n\">",
+			    rpt_jint(t, "jobs"), rpt_jint(t, "training"),
+			    rpt_jint(t, "inference"), rpt_jint(t, "compare"),
+			    rpt_jint(t, "requests"));
 		if (rpt_jnum(t, "largest_plan_gpus", &g))
 			rpt_num(b, g);
 		else
-			rpt_put(b, "&ndash;");
-		rpt_put(b, "</td></tr>\n");
+			sbuf_put(b, "&ndash;");
+		sbuf_put(b, "</td></tr>\n");
 	}
-	rpt_put(b,
-		"</table>\n<p class=\"note\">A compare job counts in the row "
-		"of every GPU type it compared, so the rows add up to more "
-		"than the jobs; requests counts every answer, repeats "
-		"included. The largest top plan is the most GPUs one "
-		"training or inference job's best plan asked for.</p>\n"
-		"</section>\n");
+	sbuf_put(b,
+		 "</table>\n<p class=\"note\">A compare job counts in the row "
+		 "of every GPU type it compared, so the rows add up to more "
+		 "than the jobs; requests counts every answer, repeats "
+		 "included. The largest top plan is the most GPUs one "
+		 "training or inference job's best plan asked for.</p>\n"
+		 "</section>\n");
 	free(stack);
 }
 
@@ -749,14 +753,14 @@ char *report_render_html(const json_t *d)
 	html_degraded(&b, d);
 	html_freshness(&b, d);
 	html_demand(&b, d);
-	rpt_printf(&b,
-		   "<footer class=\"note\"><p>The same figures as JSON: "
-		   "<a href=\"/v1/fleet?window_days=%lld\">/v1/fleet</a>, "
-		   "<a href=\"/v1/nodes\">/v1/nodes</a>, "
-		   "<a href=\"/v1/recommendations\">/v1/recommendations</a>; "
-		   "as CSV: each section's CSV link (<code>?section=</code>"
-		   "summary, capacity, fleet, measured, degraded, freshness, "
-		   "demand).</p></footer>\n</main>\n</body>\n</html>\n",
-		   days);
-	return rpt_finish(&b);
+	sbuf_printf(&b,
+		    "<footer class=\"note\"><p>The same figures as JSON: "
+		    "<a href=\"/v1/fleet?window_days=%lld\">/v1/fleet</a>, "
+		    "<a href=\"/v1/nodes\">/v1/nodes</a>, "
+		    "<a href=\"/v1/recommendations\">/v1/recommendations</a>; "
+		    "as CSV: each section's CSV link (<code>?section=</code>"
+		    "summary, capacity, fleet, measured, degraded, freshness, "
+		    "demand).</p></footer>\n</main>\n</body>\n</html>\n",
+		    days);
+	return sbuf_finish(&b);
 }

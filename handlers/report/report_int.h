@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "lib/sbuf.h"
+
 /* Colours of the plots (Tableau 10), shared by the page and its charts. */
 #define C_MEASURED  "#4e79a7"
 #define C_REFERENCE "#cfd6e0"
@@ -40,23 +42,6 @@
  * the page's <h1>, ending in a newline.
  */
 extern const char report_page_top[];
-
-/* ---- a growing string (common.c) ------------------------------------- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int failed; /* out of memory: everything after is dropped */
-};
-
-void rpt_putn(struct sbuf *b, const char *s, size_t n);
-void rpt_put(struct sbuf *b, const char *s);
-void rpt_printf(struct sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* The buffer's string (caller frees), or NULL after a failure (the
- * buffer is freed then).
- */
-char *rpt_finish(struct sbuf *b);
 
 /* Text for HTML element content and quoted attributes; rpt_esc_n stops
  * after max_chars code points with an ellipsis (0: no limit).

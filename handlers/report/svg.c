@@ -15,10 +15,10 @@
 
 void rpt_svg_open(struct sbuf *b, const char *chart, int w, int h)
 {
-	rpt_printf(b,
-		   "<svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d "
-		   "%d\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-		   chart, w, h, w, h);
+	sbuf_printf(b,
+		    "<svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d "
+		    "%d\" width=\"%d\" height=\"%d\" role=\"img\">\n",
+		    chart, w, h, w, h);
 }
 
 /* An axis label for v on an axis whose ticks are step apart: integers
@@ -27,24 +27,24 @@ void rpt_svg_open(struct sbuf *b, const char *chart, int w, int h)
 void rpt_tick(struct sbuf *b, double v, double step)
 {
 	if (step >= 1 && fabs(v) < 1000)
-		rpt_printf(b, "%.0f", v);
+		sbuf_printf(b, "%.0f", v);
 	else if (step >= 1)
 		rpt_num(b, v);
 	else
-		rpt_printf(b, "%.*f", (int)ceil(-log10(step) - 1e-9), v);
+		sbuf_printf(b, "%.*f", (int)ceil(-log10(step) - 1e-9), v);
 }
 
 /* A horizontal grid line with its value label at the left of x0. */
 void rpt_svg_ytick(struct sbuf *b, double x0, double x1, double y, double v,
 		   double step)
 {
-	rpt_printf(b,
-		   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		   "stroke=\"" C_GRID "\"/>"
-		   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
-		   x0, y, x1, y, x0 - 5, y + 4);
+	sbuf_printf(b,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"" C_GRID "\"/>"
+		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+		    x0, y, x1, y, x0 - 5, y + 4);
 	rpt_tick(b, v, step);
-	rpt_put(b, "</text>\n");
+	sbuf_put(b, "</text>\n");
 }
 
 /* Axis titles (quantity and unit), static text: centred under the x axis
@@ -52,19 +52,19 @@ void rpt_svg_ytick(struct sbuf *b, double x0, double x1, double y, double v,
  */
 void rpt_svg_xtitle(struct sbuf *b, double x, double y, const char *text)
 {
-	rpt_printf(b,
-		   "<text class=\"axis-title\" data-axis=\"x\" x=\"%.1f\" "
-		   "y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-		   x, y, text);
+	sbuf_printf(b,
+		    "<text class=\"axis-title\" data-axis=\"x\" x=\"%.1f\" "
+		    "y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		    x, y, text);
 }
 
 void rpt_svg_ytitle(struct sbuf *b, double x, double y, const char *text)
 {
-	rpt_printf(b,
-		   "<text class=\"axis-title\" data-axis=\"y\" x=\"%.1f\" "
-		   "y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 "
-		   "%.1f %.1f)\">%s</text>\n",
-		   x, y, x, y, text);
+	sbuf_printf(b,
+		    "<text class=\"axis-title\" data-axis=\"y\" x=\"%.1f\" "
+		    "y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 "
+		    "%.1f %.1f)\">%s</text>\n",
+		    x, y, x, y, text);
 }
 
 /* The x axis line, both axis titles and the end of a chart's SVG. */
@@ -72,13 +72,13 @@ static void svg_close_chart(struct sbuf *b, int left, int right, int w, int h,
 			    double top, double plot_h, const char *xtitle,
 			    const char *ytitle)
 {
-	rpt_printf(b,
-		   "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		   "stroke=\"" C_AXIS "\"/>\n",
-		   left, top + plot_h, w - right, top + plot_h);
+	sbuf_printf(b,
+		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"" C_AXIS "\"/>\n",
+		    left, top + plot_h, w - right, top + plot_h);
 	rpt_svg_xtitle(b, left + (w - left - right) / 2.0, h - 8, xtitle);
 	rpt_svg_ytitle(b, 14, top + plot_h / 2, ytitle);
-	rpt_put(b, "</svg>\n</div>\n");
+	sbuf_put(b, "</svg>\n</div>\n");
 }
 
 void rpt_svg_rect(struct sbuf *b, const char *cls, double x, double y, double w,
@@ -88,19 +88,19 @@ void rpt_svg_rect(struct sbuf *b, const char *cls, double x, double y, double w,
 		w = 0;
 	if (h < 0)
 		h = 0;
-	rpt_printf(b,
-		   "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-		   "height=\"%.1f\" fill=\"%s\">",
-		   cls, x, y, w, h, fill);
+	sbuf_printf(b,
+		    "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		    "height=\"%.1f\" fill=\"%s\">",
+		    cls, x, y, w, h, fill);
 }
 
 static void svg_legend_box(struct sbuf *b, double x, double y, const char *fill,
 			   const char *label)
 {
-	rpt_printf(b,
-		   "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" "
-		   "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-		   x, y, fill, x + 15, y + 10, label);
+	sbuf_printf(b,
+		    "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" "
+		    "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+		    x, y, fill, x + 15, y + 10, label);
 }
 
 /* The capacity item of (week, type), or NULL. */
@@ -153,9 +153,9 @@ void rpt_capacity_chart(struct sbuf *b, const json_t *d, const char *type)
 	cw = (double)(w - left - right) / (double)nw;
 	bw = cw * 0.36;
 	label_every = (nw + 9) / 10;
-	rpt_put(b, "<div class=\"card\">\n<h3>");
+	sbuf_put(b, "<div class=\"card\">\n<h3>");
 	rpt_type_name(b, d, type, 0);
-	rpt_put(b, "</h3>\n");
+	sbuf_put(b, "</h3>\n");
 	rpt_svg_open(b, "capacity", w, h);
 	svg_legend_box(b, left, 6, C_ASKED, "GPU-days asked");
 	svg_legend_box(b, left + 130, 6, C_MEASURED, "healthy GPU-days");
@@ -175,48 +175,48 @@ void rpt_capacity_chart(struct sbuf *b, const json_t *d, const char *type)
 		hh = plot_h * hd / axis;
 		rpt_svg_rect(b, "bar asked", cx - bw - 1, top + plot_h - ha, bw,
 			     ha, C_ASKED);
-		rpt_put(b, "<title>");
+		sbuf_put(b, "<title>");
 		rpt_esc(b, week);
-		rpt_put(b, " asked: ");
+		sbuf_put(b, " asked: ");
 		rpt_num(b, a);
-		rpt_put(b, " GPU-days</title></rect>\n");
+		sbuf_put(b, " GPU-days</title></rect>\n");
 		rpt_svg_rect(b, "bar healthy", cx + 1, top + plot_h - hh, bw,
 			     hh, C_MEASURED);
-		rpt_put(b, "<title>");
+		sbuf_put(b, "<title>");
 		rpt_esc(b, week);
-		rpt_printf(b, " healthy: %lld GPUs, ",
-			   rpt_jint(it, "healthy_gpus"));
+		sbuf_printf(b, " healthy: %lld GPUs, ",
+			    rpt_jint(it, "healthy_gpus"));
 		rpt_num(b, hd);
-		rpt_put(b, " GPU-days</title></rect>\n");
+		sbuf_put(b, " GPU-days</title></rect>\n");
 		if (nw <= 10) {
 			if (a > 0) {
-				rpt_printf(b,
-					   "<text x=\"%.1f\" y=\"%.1f\" "
-					   "text-anchor=\"middle\">",
-					   cx - bw / 2 - 1,
-					   top + plot_h - ha - 4);
+				sbuf_printf(b,
+					    "<text x=\"%.1f\" y=\"%.1f\" "
+					    "text-anchor=\"middle\">",
+					    cx - bw / 2 - 1,
+					    top + plot_h - ha - 4);
 				rpt_num(b, a);
-				rpt_put(b, "</text>\n");
+				sbuf_put(b, "</text>\n");
 			}
 			if (hd > 0) {
-				rpt_printf(b,
-					   "<text x=\"%.1f\" y=\"%.1f\" "
-					   "text-anchor=\"middle\">",
-					   cx + bw / 2 + 1,
-					   top + plot_h - hh - 4);
+				sbuf_printf(b,
+					    "<text x=\"%.1f\" y=\"%.1f\" "
+					    "text-anchor=\"middle\">",
+					    cx + bw / 2 + 1,
+					    top + plot_h - hh - 4);
 				rpt_num(b, hd);
-				rpt_put(b, "</text>\n");
+				sbuf_put(b, "</text>\n");
 			}
 		}
 		if (i % label_every == 0) {
 			/* "2026-W47" -> "W47" */
 			const char *wl = strchr(week, 'W');
-			rpt_printf(b,
-				   "<text x=\"%.1f\" y=\"%.1f\" "
-				   "text-anchor=\"middle\">",
-				   cx, (double)(h - bottom + 15));
+			sbuf_printf(b,
+				    "<text x=\"%.1f\" y=\"%.1f\" "
+				    "text-anchor=\"middle\">",
+				    cx, (double)(h - bottom + 15));
 			rpt_esc_n(b, wl ? wl : week, 4);
-			rpt_put(b, "</text>\n");
+			sbuf_put(b, "</text>\n");
 		}
 	}
 	svg_close_chart(b, left, right, w, h, top, plot_h,
@@ -243,17 +243,17 @@ void rpt_fleet_chart(struct sbuf *b, const json_t *d, const json_t *items)
 	if (step < 1)
 		step = 1;
 	axis = ceil(max / step) * step;
-	rpt_put(b, "<div class=\"card\">\n");
+	sbuf_put(b, "<div class=\"card\">\n");
 	rpt_svg_open(b, "fleet", w, h);
 	for (double v = 0; v <= axis + step / 2; v += step) {
 		double x = left + span * v / axis;
-		rpt_printf(b,
-			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-			   "stroke=\"" C_GRID "\"/><text x=\"%.1f\" y=\"%d\" "
-			   "text-anchor=\"middle\">",
-			   x, top - 4, x, h - 36, x, h - 24);
+		sbuf_printf(b,
+			    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+			    "stroke=\"" C_GRID "\"/><text x=\"%.1f\" y=\"%d\" "
+			    "text-anchor=\"middle\">",
+			    x, top - 4, x, h - 36, x, h - 24);
 		rpt_tick(b, v, step);
-		rpt_put(b, "</text>\n");
+		sbuf_put(b, "</text>\n");
 	}
 	json_array_foreach(items, i, it)
 	{
@@ -264,39 +264,39 @@ void rpt_fleet_chart(struct sbuf *b, const json_t *d, const json_t *items)
 		double wg = span * (double)(gpus - bad) / axis;
 		double wb = span * (double)bad / axis;
 
-		rpt_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
-			   left - 8, y + 14);
+		sbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+			    left - 8, y + 14);
 		rpt_type_name(b, d, rpt_jstr(it, "gpu_type"), 34);
-		rpt_put(b, "</text>\n");
+		sbuf_put(b, "</text>\n");
 		rpt_svg_rect(b, "bar healthy", left, y, wg, rowh - 10,
 			     C_MEASURED);
-		rpt_printf(b, "<title>%lld healthy GPUs</title></rect>\n",
-			   gpus - bad);
+		sbuf_printf(b, "<title>%lld healthy GPUs</title></rect>\n",
+			    gpus - bad);
 		if (bad > 0) {
 			rpt_svg_rect(b, "bar degraded", left + wg, y, wb,
 				     rowh - 10, C_DEGRADED);
-			rpt_printf(b,
-				   "<title>%lld degraded GPUs</title></rect>\n",
-				   bad);
+			sbuf_printf(
+			    b, "<title>%lld degraded GPUs</title></rect>\n",
+			    bad);
 		}
-		rpt_printf(b,
-			   "<text x=\"%.1f\" y=\"%.1f\">%lld GPU%s on %lld "
-			   "node%s%s",
-			   left + wg + wb + 6, y + 14, gpus,
-			   gpus == 1 ? "" : "s", rpt_jint(it, "nodes"),
-			   rpt_jint(it, "nodes") == 1 ? "" : "s",
-			   bad ? ", " : "");
+		sbuf_printf(b,
+			    "<text x=\"%.1f\" y=\"%.1f\">%lld GPU%s on %lld "
+			    "node%s%s",
+			    left + wg + wb + 6, y + 14, gpus,
+			    gpus == 1 ? "" : "s", rpt_jint(it, "nodes"),
+			    rpt_jint(it, "nodes") == 1 ? "" : "s",
+			    bad ? ", " : "");
 		if (bad)
-			rpt_printf(b, "%lld degraded", bad);
-		rpt_put(b, "</text>\n");
+			sbuf_printf(b, "%lld degraded", bad);
+		sbuf_put(b, "</text>\n");
 	}
 	rpt_svg_xtitle(b, left + span / 2, h - 6, "GPUs (count)");
 	rpt_svg_ytitle(b, 14, top + (double)n * rowh / 2, "GPU type");
-	rpt_put(b, "</svg>\n<p class=\"note\"><span class=\"sw\" "
-		   "style=\"background:" C_MEASURED "\"></span>healthy"
-		   "<span class=\"sw\" style=\"background:" C_DEGRADED
-		   "\"></span>degraded (see below) &middot; GPUs whose "
-		   "latest probe run falls in the window</p>\n</div>\n");
+	sbuf_put(b, "</svg>\n<p class=\"note\"><span class=\"sw\" "
+		    "style=\"background:" C_MEASURED "\"></span>healthy"
+		    "<span class=\"sw\" style=\"background:" C_DEGRADED
+		    "\"></span>degraded (see below) &middot; GPUs whose "
+		    "latest probe run falls in the window</p>\n</div>\n");
 }
 
 /* ---- measured vs reference ------------------------------------------- */
@@ -362,10 +362,10 @@ int rpt_gemm_chart(struct sbuf *b, const json_t *d, const json_t *item)
 	axis = ceil(max * 1.08 / step) * step;
 	cw = (double)(w - left - right) / n;
 	bw = cw * 0.34;
-	rpt_put(b, "<div class=\"card\">\n<h3>");
+	sbuf_put(b, "<div class=\"card\">\n<h3>");
 	rpt_type_name(b, d, rpt_jstr(item, "gpu_type"), 0);
-	rpt_printf(b, " &middot; %lld GPU%s</h3>\n", rpt_jint(item, "gpus"),
-		   rpt_jint(item, "gpus") == 1 ? "" : "s");
+	sbuf_printf(b, " &middot; %lld GPU%s</h3>\n", rpt_jint(item, "gpus"),
+		    rpt_jint(item, "gpus") == 1 ? "" : "s");
 	rpt_svg_open(b, "gemm", w, h);
 	svg_legend_box(b, left, 6, C_REFERENCE,
 		       used_limit ? "datasheet (or probe limit)" : "datasheet");
@@ -383,38 +383,38 @@ int rpt_gemm_chart(struct sbuf *b, const json_t *d, const json_t *item)
 		if (ref[i] > 0) {
 			rpt_svg_rect(b, "bar reference", cx - bw - 1,
 				     top + plot_h - hr, bw, hr, C_REFERENCE);
-			rpt_put(b, "<title>");
+			sbuf_put(b, "<title>");
 			rpt_esc(b, dt);
-			rpt_put(b, " ");
+			sbuf_put(b, " ");
 			rpt_esc(b, basis[i]);
-			rpt_put(b, ": ");
+			sbuf_put(b, ": ");
 			rpt_num(b, ref[i]);
-			rpt_put(b, " ");
+			sbuf_put(b, " ");
 			rpt_esc(b, unit);
-			rpt_put(b, "</title></rect>\n");
+			sbuf_put(b, "</title></rect>\n");
 		}
 		rpt_svg_rect(b, "bar measured",
 			     ref[i] > 0 ? cx + 1 : cx - bw / 2,
 			     top + plot_h - hm, bw, hm, C_MEASURED);
-		rpt_put(b, "<title>");
+		sbuf_put(b, "<title>");
 		rpt_esc(b, dt);
-		rpt_put(b, " measured: ");
+		sbuf_put(b, " measured: ");
 		rpt_num(b, meas[i]);
-		rpt_put(b, " ");
+		sbuf_put(b, " ");
 		rpt_esc(b, unit);
-		rpt_printf(b, " (median of %lld GPUs)</title></rect>\n",
-			   rpt_jint(ms[i], "gpus"));
+		sbuf_printf(b, " (median of %lld GPUs)</title></rect>\n",
+			    rpt_jint(ms[i], "gpus"));
 		if (ref[i] > 0)
-			rpt_printf(b,
-				   "<text x=\"%.1f\" y=\"%.1f\" "
-				   "text-anchor=\"middle\">%.0f%%</text>\n",
-				   cx + 1 + bw / 2, top + plot_h - hm - 4,
-				   100 * meas[i] / ref[i]);
-		rpt_printf(
+			sbuf_printf(b,
+				    "<text x=\"%.1f\" y=\"%.1f\" "
+				    "text-anchor=\"middle\">%.0f%%</text>\n",
+				    cx + 1 + bw / 2, top + plot_h - hm - 4,
+				    100 * meas[i] / ref[i]);
+		sbuf_printf(
 		    b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 		    cx, top + plot_h + 15);
 		rpt_esc_n(b, dt, 9);
-		rpt_put(b, "</text>\n");
+		sbuf_put(b, "</text>\n");
 	}
 	svg_close_chart(b, left, right, w, h, top, plot_h,
 			"data type of the dense GEMM", "TFLOP/s (int8: TOP/s)");
@@ -444,9 +444,9 @@ int rpt_bandwidth_chart(struct sbuf *b, const json_t *d, const json_t *item)
 	if (n == 0)
 		return 0;
 	h = top + n * rowh + 28;
-	rpt_put(b, "<div class=\"card\">\n<h3>");
+	sbuf_put(b, "<div class=\"card\">\n<h3>");
 	rpt_type_name(b, d, rpt_jstr(item, "gpu_type"), 0);
-	rpt_put(b, "</h3>\n");
+	sbuf_put(b, "</h3>\n");
 	rpt_svg_open(b, "bandwidth", w, h);
 	for (int i = 0; i < n; i++) {
 		const struct bw_row *row = &rpt_bw_rows[rows[i]];
@@ -459,41 +459,41 @@ int rpt_bandwidth_chart(struct sbuf *b, const json_t *d, const json_t *item)
 		scale = basis && ref > meas ? ref : meas;
 		if (!(scale > 0))
 			scale = 1;
-		rpt_printf(b,
-			   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s"
-			   "</text>\n",
-			   left - 8, y + 15, row->label);
+		sbuf_printf(b,
+			    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s"
+			    "</text>\n",
+			    left - 8, y + 15, row->label);
 		if (basis) {
 			rpt_svg_rect(b, "bar reference", left, y + 3,
 				     bar * ref / scale, rowh - 8, C_REFERENCE);
-			rpt_put(b, "<title>");
+			sbuf_put(b, "<title>");
 			rpt_esc(b, basis);
-			rpt_put(b, ": ");
+			sbuf_put(b, ": ");
 			rpt_num(b, ref);
-			rpt_put(b, " GB/s</title></rect>\n");
+			sbuf_put(b, " GB/s</title></rect>\n");
 		}
 		rpt_svg_rect(b, "bar measured", left, y + 7, bar * meas / scale,
 			     rowh - 16, C_MEASURED);
-		rpt_put(b, "<title>measured: ");
+		sbuf_put(b, "<title>measured: ");
 		rpt_num(b, meas);
-		rpt_printf(b, " GB/s (median of %lld GPUs)</title></rect>\n",
-			   rpt_jint(ms[i], "gpus"));
-		rpt_printf(b, "<text x=\"%d\" y=\"%.1f\">", left + bar + 8,
-			   y + 15);
+		sbuf_printf(b, " GB/s (median of %lld GPUs)</title></rect>\n",
+			    rpt_jint(ms[i], "gpus"));
+		sbuf_printf(b, "<text x=\"%d\" y=\"%.1f\">", left + bar + 8,
+			    y + 15);
 		rpt_num(b, meas);
 		if (basis) {
-			rpt_put(b, " / ");
+			sbuf_put(b, " / ");
 			rpt_num(b, ref);
-			rpt_printf(b, " GB/s \xC2\xB7 %.0f%%",
-				   100 * meas / ref);
+			sbuf_printf(b, " GB/s \xC2\xB7 %.0f%%",
+				    100 * meas / ref);
 		} else {
-			rpt_put(b, " GB/s");
+			sbuf_put(b, " GB/s");
 		}
-		rpt_put(b, "</text>\n");
+		sbuf_put(b, "</text>\n");
 	}
 	rpt_svg_xtitle(b, left + bar / 2.0, h - 8,
 		       "bandwidth, GB/s (each row to its own scale)");
 	rpt_svg_ytitle(b, 12, top + n * rowh / 2.0, "transfer");
-	rpt_put(b, "</svg>\n</div>\n");
+	sbuf_put(b, "</svg>\n</div>\n");
 	return 1;
 }

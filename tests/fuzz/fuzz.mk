@@ -18,11 +18,12 @@ FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
 FUZZ_LIBS  := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm -lpthread
 
 # What the harnesses link: handlers, engine, the route table, metrics and
-# log (for http.c, included by fuzz_routes), sha256, the catalog's typed
+# log (for http.c, included by fuzz_routes), lib/ (jtape, sbuf, csv,
+# sha256, ttl_cache), the catalog's typed
 # GPU row (no SQL: it reads the stub's rows); the probe's report
 # code for fuzz_probe_report.
-FUZZ_LIB_SRCS := $(wildcard handlers/*.c handlers/*/*.c) $(wildcard engine/*.c) \
-	server/routes.c server/metrics.c server/log.c storage/sha256.c \
+FUZZ_LIB_SRCS := $(wildcard lib/*.c handlers/*.c handlers/*/*.c) $(wildcard engine/*.c) \
+	server/routes.c server/metrics.c server/log.c \
 	storage/catalog_spec.c $(FUZZ_OUT)/gen/report_assets.c
 FUZZ_STUB_SRCS := $(wildcard tests/fuzz/stubs/stub_*.c)
 FUZZ_PROBE_SRCS := probe/report.c probe/report_check.c probe/status.c probe/stats.c probe/util.c probe/limits.c

@@ -1,4 +1,4 @@
-/* fuzz_jtape.c - handlers/jtape.c against jansson, the parser it stands in
+/* fuzz_jtape.c - lib/jtape.c against jansson, the parser it stands in
  * for on large bodies.
  *
  * Properties beyond "no crash, no sanitizer report":
@@ -20,7 +20,7 @@
  */
 #include <math.h>
 
-#include "handlers/jtape.h"
+#include "lib/jtape.h"
 #include "tests/fuzz/fuzz_common.h"
 
 #define DEPTH 32

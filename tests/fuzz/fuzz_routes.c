@@ -1,6 +1,6 @@
 /* fuzz_routes.c - how a request line becomes a route: server/http.c's
  * look at the target as sent (raw_target_scan, from the MHD URI log
- * callback), its percent-decoding (unescape, the MHD unescape callback),
+ * callback), its percent-decoding (http_unescape, the MHD unescape callback),
  * its UTF-8/control check (text_ok) and media-type check
  * (json_content_type), then routes_match in server/routes.c. http.c's helpers
  * are static, so this harness includes http.c itself (its MHD glue is compiled,
@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		*q = '\0';
 	len = strlen(in);
 	slashes = count_char(in, len, '/');
-	if (unescape(NULL, NULL, in) > len)
+	if (http_unescape(NULL, NULL, in) > len)
 		FZ_FAIL("unescape grew the string");
 	if (strlen(in) > len)
 		FZ_FAIL("unescape grew the string");

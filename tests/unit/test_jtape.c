@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "handlers/jtape.h"
+#include "lib/jtape.h"
 #include "tests/unit/testlib.h"
 
 #define DEPTH 32

@@ -1,7 +1,7 @@
 /* sha256.c - straightforward FIPS 180-4 SHA-256 over a memory buffer. */
 #include <string.h>
 
-#include "storage/sha256.h"
+#include "lib/sha256.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,

@@ -5,8 +5,8 @@
  * out so no caller ever holds a pointer into the cache. Define one with
  * TTL_CACHE(name, slots, ttl_ms) at file scope.
  */
-#ifndef GPUSIZER_STORAGE_TTL_CACHE_H
-#define GPUSIZER_STORAGE_TTL_CACHE_H
+#ifndef GPUSIZER_LIB_TTL_CACHE_H
+#define GPUSIZER_LIB_TTL_CACHE_H
 
 #include <pthread.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "storage/ttl_cache.h"
+#include "lib/ttl_cache.h"
 
 static long long mono_ms(void)
 {

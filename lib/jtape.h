@@ -7,8 +7,8 @@
  * once. It refuses what jansson (JSON_REJECT_DUPLICATES) refuses, plus
  * nesting deeper than the caller's limit.
  */
-#ifndef GPUSIZER_HANDLERS_JTAPE_H
-#define GPUSIZER_HANDLERS_JTAPE_H
+#ifndef GPUSIZER_LIB_JTAPE_H
+#define GPUSIZER_LIB_JTAPE_H
 
 #include <stddef.h>
 #include <stdint.h>

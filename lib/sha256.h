@@ -1,10 +1,14 @@
 /* sha256.h - SHA-256 (FIPS 180-4), for migration checksums and token hashes.
  *
- * Kept in storage/ because both things it hashes are stored secrets or
- * stored checksums; no OpenSSL dependency for 100 lines of arithmetic.
+ * Kept rather than taken from libcrypto (whose headers libssl-dev would
+ * add): the digests are stored state (schema_migrations.sha256 and
+ * api_tokens.token_sha256), so swapping the implementation buys nothing
+ * and risks both; the libFuzzer build links this file without libpq's
+ * dependencies; tests/api/t_migrations.sh checks it against sha256sum(1).
+ * 100 lines of arithmetic, no secret-dependent branches or lookups.
  */
-#ifndef GPUSIZER_STORAGE_SHA256_H
-#define GPUSIZER_STORAGE_SHA256_H
+#ifndef GPUSIZER_LIB_SHA256_H
+#define GPUSIZER_LIB_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,0 +1,56 @@
+/* http_int.h - what the two halves of the HTTP glue share: http.c (the
+ * request side) and http_daemon.c (the daemon, connections, deadlines).
+ * With them, the only files that include <microhttpd.h>.
+ */
+#ifndef GPUSIZER_SERVER_HTTP_INT_H
+#define GPUSIZER_SERVER_HTTP_INT_H
+
+#include <limits.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "handlers/handler.h"
+
+/* One open connection, for the request deadline (see reaper()). */
+struct conn_track {
+	MHD_socket fd;
+	atomic_llong since_ms; /* waiting for a complete request since */
+	int reaped;
+	struct conn_track *prev, *next;
+};
+
+/* No deadline while a request is being answered. */
+#define NO_DEADLINE LLONG_MAX
+
+struct http_server {
+	struct MHD_Daemon *daemon;
+	struct app *app;
+	int max_body_bytes;
+	int port;
+	MHD_socket quiesced_fd;
+	long long request_timeout_ms;
+	pthread_mutex_t conns_mu; /* guards the list and fd use */
+	struct conn_track conns;  /* list head */
+	pthread_t reaper;
+	atomic_int stopping;
+	int reaper_started;
+};
+
+/* Milliseconds on the monotonic clock. */
+long long http_mono_ms(void);
+
+/* MHD's callbacks for the request side (http.c), registered by
+ * http_start(): the target as sent (URI log), the access handler, the
+ * completion notice, and percent-decoding.
+ */
+void *http_on_uri(void *cls, const char *uri, struct MHD_Connection *c);
+enum MHD_Result http_on_request(void *cls, struct MHD_Connection *c,
+				const char *url, const char *method,
+				const char *version, const char *upload,
+				size_t *upload_size, void **con_cls);
+void http_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		       enum MHD_RequestTerminationCode toe);
+size_t http_unescape(void *cls, struct MHD_Connection *c, char *s);
+
+#endif
