@@ -123,6 +123,18 @@ check_problem() {
 	fi
 }
 
+# split_console_block FILE: a ```console block of docs/API.md into its
+# commands (FILE.cmd.NN: a "$ " line and its indented continuations) and
+# the output printed after each (FILE.out.NN), for the docs tests.
+split_console_block() {
+	awk -v base="$1" '
+		/^\$ / { n++; c = sprintf("%s.cmd.%02d", base, n); o = sprintf("%s.out.%02d", base, n);
+			 sub(/^\$ /, ""); print > c; printf "" > o; cont = 1; next }
+		cont && /^ / { print > c; next }
+		{ cont = 0; if (n) print > o }
+	' "$1"
+}
+
 # check_alive NAME: the daemon still answers /healthz.
 check_alive() {
 	if kill -0 "$GSZ_PID" 2>/dev/null &&

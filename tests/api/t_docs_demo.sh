@@ -59,12 +59,7 @@ for b in "$work"/block*; do
 	[ -f "$b" ] || continue
 	blocks=$((blocks + 1))
 	rm -f "$b".cmd.* "$b".out.*
-	awk -v base="$b" '
-		/^\$ / { n++; c = sprintf("%s.cmd.%02d", base, n); o = sprintf("%s.out.%02d", base, n);
-			 sub(/^\$ /, ""); print > c; printf "" > o; cont = 1; next }
-		cont && /^ / { print > c; next }
-		{ cont = 0; if (n) print > o }
-	' "$b"
+	split_console_block "$b"
 	(
 		cd "$work" || exit 1
 		for c in "$b".cmd.*; do

@@ -32,12 +32,7 @@ for b in "$work"/block*; do
 	blocks=$((blocks + 1))
 	# split the block into commands (cmd.N) and expected outputs (out.N)
 	rm -f "$b".cmd.* "$b".out.*
-	awk -v base="$b" '
-		/^\$ / { n++; c = sprintf("%s.cmd.%02d", base, n); o = sprintf("%s.out.%02d", base, n);
-			 sub(/^\$ /, ""); print > c; printf "" > o; cont = 1; next }
-		cont && /^ / { print > c; next }
-		{ cont = 0; if (n) print > o }
-	' "$b"
+	split_console_block "$b"
 	(
 		cd "$work" || exit 1
 		for c in "$b".cmd.*; do
