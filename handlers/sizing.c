@@ -516,6 +516,16 @@ out:
 	free(rq);
 }
 
+void *sizing_alloc(size_t size, struct response *res)
+{
+	void *p = calloc(1, size);
+
+	if (!p)
+		problem(res, 503, "unavailable", "Service unavailable",
+			"out of memory");
+	return p;
+}
+
 int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
 		    long max, int *out, int cap)
 {

@@ -114,6 +114,9 @@ int sizing_answer_check(const char *kind, const json_t *answer,
 int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
 		    long max, int *out, int cap);
 
+/* size zeroed bytes for an engine result, or NULL after a 503 in res. */
+void *sizing_alloc(size_t size, struct response *res);
+
 /* A number rounded to digits significant digits (keeps JSON readable). */
 json_t *sizing_real(double x, int digits);
 

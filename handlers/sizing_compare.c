@@ -129,89 +129,75 @@ static int check_prices(const json_t *prices, struct response *res)
 	return bad ? -1 : 0;
 }
 
-/* The rows as CSV: one header line, one line per GPU type. Every cell
- * quoted, rows ending in LF (as this CSV always was); text cells defused
- * against spreadsheet formulas like the report's (lib/csv.h).
+/* The CSV's columns: the job kind's own, then those every row has. */
+static const char *const training_cols[] = {
+    "gpu",	    "ok",  "gpus",	     "nodes",	  "tp",
+    "pp",	    "dp",  "days",	     "gpu_hours", "cost",
+    "tokens_per_s", "mfu", "meets_deadline", NULL};
+static const char *const inference_cols[] = {
+    "gpu",	     "ok",
+    "gpus",	     "tp",
+    "replicas",	     "batch",
+    "utilization",   "ttft_ms",
+    "tpot_ms",	     "total_output_tokens_per_s",
+    "cost_per_hour", "cost_per_million_output_tokens",
+    "meets_targets", NULL};
+static const char *const common_cols[] = {"efficiency_basis",
+					  "price_per_gpu_hour",
+					  "speedup_vs_cheapest",
+					  "cost_vs_cheapest",
+					  "speedup_vs_fastest",
+					  "cost_vs_fastest",
+					  "cheapest",
+					  "fastest",
+					  "verdict",
+					  "reason",
+					  NULL};
+
+/* One cell: the row's value under key, or empty. */
+static void csv_value(struct csv *o, const json_t *row, const char *key)
+{
+	const json_t *v = json_object_get(row, key);
+
+	if (json_is_string(v))
+		csv_cell(o, json_string_value(v));
+	else if (json_is_integer(v))
+		csv_cellf(o, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		csv_cellf(o, "%.6g", json_real_value(v));
+	else if (json_is_boolean(v))
+		csv_cell(o, json_is_true(v) ? "true" : "false");
+	else
+		csv_empty(o);
+}
+
+/* The rows as CSV: one header line, one line per GPU type, the kind's
+ * columns (cols) then common_cols. Every cell quoted, rows ending in LF
+ * (as this CSV always was); text cells defused against spreadsheet
+ * formulas like the report's (lib/csv.h).
  */
 static char *to_csv(const json_t *rows, const char *const *cols)
 {
+	const char *const *parts[] = {cols, common_cols};
 	struct sbuf b = {0};
 	struct csv o;
 	const json_t *row;
 	size_t i;
 
 	csv_init(&o, &b, CSV_QUOTE_ALL | CSV_LF);
-	csv_row(&o, cols);
+	for (int p = 0; p < 2; p++)
+		for (int c = 0; parts[p][c]; c++)
+			csv_cell(&o, parts[p][c]);
+	csv_eol(&o);
 	json_array_foreach(rows, i, row)
 	{
-		for (int c = 0; cols[c]; c++) {
-			const json_t *v = json_object_get(row, cols[c]);
-			if (json_is_string(v))
-				csv_cell(&o, json_string_value(v));
-			else if (json_is_integer(v))
-				csv_cellf(&o, "%lld",
-					  (long long)json_integer_value(v));
-			else if (json_is_real(v))
-				csv_cellf(&o, "%.6g", json_real_value(v));
-			else if (json_is_boolean(v))
-				csv_cell(&o,
-					 json_is_true(v) ? "true" : "false");
-			else
-				csv_empty(&o);
-		}
+		for (int p = 0; p < 2; p++)
+			for (int c = 0; parts[p][c]; c++)
+				csv_value(&o, row, parts[p][c]);
 		csv_eol(&o);
 	}
 	return sbuf_finish(&b);
 }
-
-static const char *const training_cols[] = {"gpu",
-					    "ok",
-					    "gpus",
-					    "nodes",
-					    "tp",
-					    "pp",
-					    "dp",
-					    "days",
-					    "gpu_hours",
-					    "cost",
-					    "tokens_per_s",
-					    "mfu",
-					    "meets_deadline",
-					    "efficiency_basis",
-					    "price_per_gpu_hour",
-					    "speedup_vs_cheapest",
-					    "cost_vs_cheapest",
-					    "speedup_vs_fastest",
-					    "cost_vs_fastest",
-					    "cheapest",
-					    "fastest",
-					    "verdict",
-					    "reason",
-					    NULL};
-static const char *const inference_cols[] = {"gpu",
-					     "ok",
-					     "gpus",
-					     "tp",
-					     "replicas",
-					     "batch",
-					     "utilization",
-					     "ttft_ms",
-					     "tpot_ms",
-					     "total_output_tokens_per_s",
-					     "cost_per_hour",
-					     "cost_per_million_output_tokens",
-					     "meets_targets",
-					     "efficiency_basis",
-					     "price_per_gpu_hour",
-					     "speedup_vs_cheapest",
-					     "cost_vs_cheapest",
-					     "speedup_vs_fastest",
-					     "cost_vs_fastest",
-					     "cheapest",
-					     "fastest",
-					     "verdict",
-					     "reason",
-					     NULL};
 
 void h_sizing_compare(struct app *app, const struct request *req,
 		      struct response *res)
@@ -225,8 +211,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	struct sizing_budget budget;
 	struct inf_request irq;
 	struct one *runs = NULL;
-	const char *model_name = "custom", *unused = NULL, *broken = NULL;
-	enum calib_mode calib = CALIB_AUTO;
+	struct sizing_job sj;
+	const char *broken = NULL;
 	const json_t *job, *prices;
 	json_t *body, *rows = NULL;
 	int n = 0, training;
@@ -258,10 +244,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		struct response inner = {0};
 		int rc =
 		    training
-			? training_parse(app, job, false, &trq, &model_name,
-					 &unused, &calib, &inner)
-			: inference_parse(app, job, false, &irq, &model_name,
-					  &unused, &calib, &inner);
+			? training_parse(app, job, false, &trq, &sj, &inner)
+			: inference_parse(app, job, false, &irq, &sj, &inner);
 		if (rc != 0) {
 			if (!json_object_get(inner.json, "errors")) {
 				*res = inner; /* 503 and such, as is */
@@ -284,12 +268,9 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	/* One deadline for the whole comparison, a step limit per search. */
 	sizing_budget_init(&budget, app, req);
 	trq.budget = &budget.eng;
-	runs = calloc((size_t)n, sizeof(*runs));
-	if (!runs) {
-		problem(res, 503, "unavailable", "Service unavailable",
-			"out of memory");
+	runs = sizing_alloc((size_t)n * sizeof(*runs), res);
+	if (!runs)
 		goto out;
-	}
 	for (int i = 0; i < n; i++) {
 		struct one *o = &runs[i];
 		struct store_gpu row;
@@ -298,8 +279,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 
 		snprintf(o->gpu, sizeof(o->gpu), "%s", names[i]);
 		snprintf(field, sizeof(field), "gpus[%d]", i);
-		if (sizing_load_gpu(app, names[i], field, calib, &o->hw, &o->ci,
-				    &row, res) != 0)
+		if (sizing_load_gpu(app, names[i], field, sj.calib, &o->hw,
+				    &o->ci, &row, res) != 0)
 			goto out;
 		/* the entry's own name, when asked by an alias (names.h) */
 		snprintf(o->gpu, sizeof(o->gpu), "%.*s",
@@ -485,17 +466,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			json_object_set_new(
 			    row, "meets_deadline",
 			    json_boolean(o->r.trn.plans[0].meets_deadline));
-		{
-			json_t *w = json_array();
-			int nw = training ? o->r.trn.n_warnings
-					  : o->r.inf.n_warnings;
-			for (int k = 0; k < nw; k++)
-				json_array_append_new(
-				    w, json_string(training
-						       ? o->r.trn.warnings[k]
-						       : o->r.inf.warnings[k]));
-			json_object_set_new(row, "warnings", w);
-		}
+		json_object_set_new(
+		    row, "warnings",
+		    training ? sizing_warnings_json(o->r.trn.warnings,
+						    o->r.trn.n_warnings)
+			     : sizing_warnings_json(o->r.inf.warnings,
+						    o->r.inf.n_warnings));
 	}
 	if (broken) {
 		problem(res, 500, "internal", "Internal error",
@@ -525,7 +501,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		answer =
 		    json_pack("{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
 			      training ? "training" : "inference", "model",
-			      "name", model_name, "verdict", cmp.summary,
+			      "name", sj.model_name, "verdict", cmp.summary,
 			      "rows", rows, "time_basis",
 			      training ? "days = wall time of the whole job"
 				       : "tpot_ms = time per output token "
@@ -549,11 +525,9 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			json_object_set_new(request, "gpus", gl);
 			json_object_set_new(
 			    request, training ? "training" : "inference",
-			    training ? training_request_json(
-					   job, &trq, model_name, NULL, calib)
-				     : inference_request_json(
-					   job, &irq, model_name, NULL, calib));
-			sizing_persist(app, req, "compare", model_name,
+			    training ? training_request_json(job, &trq, &sj)
+				     : inference_request_json(job, &irq, &sj));
+			sizing_persist(app, req, "compare", sj.model_name,
 				       gpus_csv, request, answer, summary, res);
 		}
 		if (want_csv && res->status == 201) {

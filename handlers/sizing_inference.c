@@ -60,37 +60,31 @@ static const struct {
 };
 
 json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
-			       const char *model_name, const char *gpu_name,
-			       enum calib_mode calib)
+			       const struct sizing_job *job)
 {
-	json_t *r = sizing_request_json(body, model_name, gpu_name);
+	json_t *r = sizing_request_json(body, job->model_name, job->gpu_name);
 
 	sizing_default(r, "weight_precision",
 		       json_string(eng_dtype_name(rq->weight_precision)));
 	sizing_default(r, "serving", json_string(serving_names[rq->serving]));
 	sizing_default(r, "top", json_integer(rq->top));
-	sizing_default(r, "calibration", json_string(calib_mode_names[calib]));
+	sizing_default(r, "calibration",
+		       json_string(calib_mode_names[job->calib]));
 	return r;
 }
 
 int inference_parse(struct app *app, const json_t *b, bool gpu_required,
-		    struct inf_request *rq, const char **model_name,
-		    const char **gpu_name, enum calib_mode *calib,
+		    struct inf_request *rq, struct sizing_job *job,
 		    struct response *res)
 {
 	struct jv v = {.res = res};
 	long long x;
 	double d;
 	int e, nload = 0;
-	json_t *arch = NULL;
 
 	inf_request_init(rq);
-	jv_reject_unknown(&v, b, top_keys);
-	if (arch_resolve(app, json_object_get(b, "model"), &rq->model,
-			 model_name, &arch, res) != 0 &&
-	    !json_object_get(res->json, "errors"))
+	if (sizing_parse_model(app, &v, b, top_keys, &rq->model, job) != 0)
 		return -1;
-	json_decref(arch);
 	e = 1;
 	if (jv_enum(&v, b, "weight_precision", false, weight_precisions, &e) ==
 	    0)
@@ -169,17 +163,7 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = rq->top;
 	if (jv_int(&v, b, "top", false, 1, INF_MAX_TOP, &x) == 0)
 		rq->top = (int)x;
-	e = 0;
-	*calib = CALIB_AUTO;
-	if (jv_enum(&v, b, "calibration", false, calib_mode_names, &e) == 0)
-		*calib = (enum calib_mode)e;
-	if (gpu_required)
-		jv_str(&v, b, "gpu", true, 64, gpu_name);
-	else if (jv_present(b, "gpu"))
-		jv_error(&v, "gpu",
-			 "compare sizes the job on the GPU types "
-			 "listed in the top-level \"gpus\"");
-	return problem_field_count(res) > 0 ? -1 : 0;
+	return sizing_parse_end(&v, b, gpu_required, job);
 }
 
 int inference_check_gpu(const struct inf_request *rq, const char *field,
@@ -296,10 +280,11 @@ static json_t *tradeoff(const struct inf_plan *best, const struct inf_plan *p)
 
 json_t *inference_result_json(const struct inf_request *rq,
 			      const struct inf_result *r,
-			      const char *model_name, const char *gpu_name,
-			      const struct calib_info *ci)
+			      const struct sizing_job *job)
 {
-	json_t *plans = json_array(), *warnings = json_array();
+	json_t *plans = json_array();
+	json_t *warnings = sizing_warnings_json(r->warnings, r->n_warnings);
+	json_t *model = sizing_model_json(job->model_name, &r->params);
 
 	for (int i = 0; i < r->n_plans; i++) {
 		json_t *p = plan_json(&r->plans[i]);
@@ -309,12 +294,6 @@ json_t *inference_result_json(const struct inf_request *rq,
 			    tradeoff(&r->plans[0], &r->plans[i]));
 		json_array_append_new(plans, p);
 	}
-	for (int i = 0; i < r->n_warnings; i++)
-		json_array_append_new(warnings, json_string(r->warnings[i]));
-	json_t *model =
-	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
-		      "total", arch_count_json(r->params.total), "active",
-		      arch_count_json(r->params.active));
 	/* Byte counts are exact integers (tests/unit/test_engine.c test_78_kv
 	 * pins them). */
 	json_t *mem = json_pack(
@@ -346,14 +325,14 @@ json_t *inference_result_json(const struct inf_request *rq,
 		  "until each runs at or below max_utilization of its capacity"
 		: "no load given: the operating point is capacity, the most "
 		  "one replica sustains within the targets");
-	json_t *basis = sizing_basis_json(&r->basis, ci);
+	json_t *basis = sizing_basis_json(&r->basis, &job->ci);
 
 	json_object_set_new(basis, "serving",
 			    r->n_plans > 0
 				? inference_serving_json(&r->plans[0].serving)
 				: json_null());
 	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "model", model,
-			 "gpu", gpu_name, "memory", mem, "plans", plans,
+			 "gpu", job->gpu_name, "memory", mem, "plans", plans,
 			 "warnings", warnings, "basis", basis, "assumptions",
 			 assumptions);
 }
@@ -364,29 +343,17 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	struct inf_request rq;
 	struct inf_result *r = NULL;
 	struct eng_error err;
-	struct calib_info ci;
-	const char *model_name = "custom", *gpu_name = NULL;
-	enum calib_mode calib = CALIB_AUTO;
+	struct sizing_job job;
 	json_t *body;
-	struct store_gpu gpu_row;
 
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
-	if (inference_parse(app, body, true, &rq, &model_name, &gpu_name,
-			    &calib, res) != 0 ||
-	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci, &gpu_row,
-			    res) != 0 ||
-	    inference_check_gpu(&rq, "tp", res) != 0)
+	if (inference_parse(app, body, true, &rq, &job, res) != 0 ||
+	    sizing_job_gpu(app, &job, &rq.gpu, res) != 0 ||
+	    inference_check_gpu(&rq, "tp", res) != 0 ||
+	    !(r = sizing_alloc(sizeof(*r), res)))
 		goto out;
-	/* the entry's own name, when asked by an alias (names.h) */
-	gpu_name = gpu_row.name;
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		problem(res, 503, "unavailable", "Service unavailable",
-			"out of memory");
-		goto out;
-	}
 	if (inf_size(&rq, r, &err) != 0) {
 		sizing_engine_problem(res, &err, NULL);
 		goto out;
@@ -403,11 +370,9 @@ void h_sizing_inference(struct app *app, const struct request *req,
 		    sizing_real(p->cost_per_million_output_tokens, 4),
 		    "cost_per_hour", sizing_real(p->cost_per_hour, 4));
 		sizing_persist(
-		    app, req, "inference", model_name, gpu_name,
-		    inference_request_json(body, &rq, model_name, gpu_name,
-					   calib),
-		    inference_result_json(&rq, r, model_name, gpu_name, &ci),
-		    summary, res);
+		    app, req, "inference", job.model_name, job.gpu_name,
+		    inference_request_json(body, &rq, &job),
+		    inference_result_json(&rq, r, &job), summary, res);
 	}
 out:
 	free(r);

@@ -13,37 +13,66 @@
 #include "handlers/handler.h"
 #include "handlers/sizing.h"
 
-/* Parses a training body into *rq (GPU not loaded). With gpu_required the
- * body must name "gpu" (set in *gpu_name); without, it must not. Field
+/* What a sizing request names besides its job: the model, the GPU and
+ * where hardware numbers come from; once sizing_job_gpu loaded the GPU,
+ * what calibration found and the catalog entry (whose own name gpu_name
+ * then is, when the request used an alias: handlers/names.h).
+ */
+struct sizing_job {
+	const char *model_name; /* the preset's name, or "custom" */
+	const char *gpu_name;	/* NULL in a compare's job */
+	enum calib_mode calib;
+	struct calib_info ci;
+	struct store_gpu gpu_row;
+};
+
+/* The parts every job body parses alike. sizing_parse_model: job reset,
+ * keys outside known refused, "model" resolved into *m; -1 when parsing
+ * must end (res holds a problem that is not a field error, a 503), else
+ * 0 with field errors accumulating in res. sizing_parse_end: "calibration"
+ * and, with gpu_required, "gpu" (without, "gpu" is refused: compare names
+ * its GPUs at the top level); -1 when res holds any field error.
+ */
+int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
+		       const char *const *known, struct model_arch *m,
+		       struct sizing_job *job);
+int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
+		     struct sizing_job *job);
+/* Loads job->gpu_name (field "gpu") into *hw with job->calib; then
+ * gpu_name is the catalog entry's own. Returns 0 or -1 with res filled. */
+int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
+		   struct response *res);
+
+/* Parses a training body into *rq (GPU not loaded) and *job. With
+ * gpu_required the body must name "gpu"; without, it must not. Field
  * errors accumulate in res. Returns 0 or -1.
  */
 int training_parse(struct app *app, const json_t *b, bool gpu_required,
-		   struct trn_request *rq, const char **model_name,
-		   const char **gpu_name, enum calib_mode *calib,
+		   struct trn_request *rq, struct sizing_job *job,
 		   struct response *res);
 /* The normalised request (sizing_request_json) with the defaults the
  * parse applied; caller owns it. */
 json_t *training_request_json(const json_t *body, const struct trn_request *rq,
-			      const char *model_name, const char *gpu_name,
-			      enum calib_mode calib);
+			      const struct sizing_job *job);
 json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
-			       const char *model_name, const char *gpu_name,
-			       enum calib_mode calib);
+			       const struct sizing_job *job);
 json_t *training_result_json(const struct trn_request *rq,
-			     const struct trn_result *r, const char *model_name,
-			     const char *gpu_name, const struct calib_info *ci);
+			     const struct trn_result *r,
+			     const struct sizing_job *job);
 
 int inference_parse(struct app *app, const json_t *b, bool gpu_required,
-		    struct inf_request *rq, const char **model_name,
-		    const char **gpu_name, enum calib_mode *calib,
+		    struct inf_request *rq, struct sizing_job *job,
 		    struct response *res);
 /* Rules that need the loaded GPU (tp within a node). */
 int inference_check_gpu(const struct inf_request *rq, const char *field,
 			struct response *res);
 json_t *inference_result_json(const struct inf_request *rq,
 			      const struct inf_result *r,
-			      const char *model_name, const char *gpu_name,
-			      const struct calib_info *ci);
+			      const struct sizing_job *job);
+/* What both answers show alike: the model (its name and parameter
+ * counts) and the engine's warnings as a list of strings. */
+json_t *sizing_model_json(const char *name, const struct model_params *p);
+json_t *sizing_warnings_json(const char (*w)[ENG_WARNING_LEN], int n);
 /* The serving profile a plan used, as the answer's basis shows it. */
 json_t *inference_serving_json(const struct inf_serving *sv);
 

@@ -130,24 +130,17 @@ static void parse_strategies(const json_t *s, struct trn_strategies *st,
 
 /* Request JSON -> engine request. Field errors accumulate in res. */
 int training_parse(struct app *app, const json_t *b, bool gpu_required,
-		   struct trn_request *rq, const char **model_name,
-		   const char **gpu_name, enum calib_mode *calib,
+		   struct trn_request *rq, struct sizing_job *job,
 		   struct response *res)
 {
 	struct jv v = {.res = res};
 	long long x;
 	double d;
 	int e;
-	json_t *arch = NULL;
 
 	trn_request_init(rq);
-	jv_reject_unknown(&v, b, top_keys);
-	/* Field errors accumulate; anything else (503) ends parsing. */
-	if (arch_resolve(app, json_object_get(b, "model"), &rq->model,
-			 model_name, &arch, res) != 0 &&
-	    !json_object_get(res->json, "errors"))
+	if (sizing_parse_model(app, &v, b, top_keys, &rq->model, job) != 0)
 		return -1;
-	json_decref(arch);
 	if (jv_int(&v, b, "seq_len", true, 1, TRN_SEQ_LEN_MAX, &x) == 0 && x)
 		rq->seq_len = (long)x;
 	d = 0;
@@ -223,23 +216,13 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 								 : TRN_OBJ_COST;
 	if (jv_enum(&v, b, "objective", false, trn_objective_names, &e) == 0)
 		rq->objective = (enum trn_objective)e;
-	e = 0;
-	jv_enum(&v, b, "calibration", false, calib_mode_names, &e);
-	*calib = (enum calib_mode)e;
-	if (gpu_required)
-		jv_str(&v, b, "gpu", true, 64, gpu_name);
-	else if (jv_present(b, "gpu"))
-		jv_error(&v, "gpu",
-			 "compare sizes the job on the GPU types "
-			 "listed in the top-level \"gpus\"");
-	return problem_field_count(res) > 0 ? -1 : 0;
+	return sizing_parse_end(&v, b, gpu_required, job);
 }
 
 json_t *training_request_json(const json_t *body, const struct trn_request *rq,
-			      const char *model_name, const char *gpu_name,
-			      enum calib_mode calib)
+			      const struct sizing_job *job)
 {
-	json_t *r = sizing_request_json(body, model_name, gpu_name);
+	json_t *r = sizing_request_json(body, job->model_name, job->gpu_name);
 
 	sizing_default(r, "precision",
 		       json_string(eng_dtype_name(rq->precision)));
@@ -253,7 +236,8 @@ json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 	sizing_default(r, "objective",
 		       json_string(trn_objective_name(rq->objective)));
 	sizing_default(r, "top", json_integer(rq->top));
-	sizing_default(r, "calibration", json_string(calib_mode_names[calib]));
+	sizing_default(r, "calibration",
+		       json_string(calib_mode_names[job->calib]));
 	if (!rq->gpus)
 		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));
 	sizing_default(r, "train_tokens", json_real(rq->train_tokens));
@@ -345,19 +329,15 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p)
 
 /* The engine result as the API's JSON (without id/kind/created_at). */
 json_t *training_result_json(const struct trn_request *rq,
-			     const struct trn_result *r, const char *model_name,
-			     const char *gpu_name, const struct calib_info *ci)
+			     const struct trn_result *r,
+			     const struct sizing_job *job)
 {
-	json_t *plans = json_array(), *warnings = json_array();
+	json_t *plans = json_array();
+	json_t *warnings = sizing_warnings_json(r->warnings, r->n_warnings);
+	json_t *model = sizing_model_json(job->model_name, &r->params);
 
 	for (int i = 0; i < r->n_plans; i++)
 		json_array_append_new(plans, plan_json(rq, &r->plans[i]));
-	for (int i = 0; i < r->n_warnings; i++)
-		json_array_append_new(warnings, json_string(r->warnings[i]));
-	json_t *model =
-	    json_pack("{s:s, s:{s:o, s:o}}", "name", model_name, "params",
-		      "total", arch_count_json(r->params.total), "active",
-		      arch_count_json(r->params.active));
 	json_t *flops = json_pack(
 	    "{s:o, s:o, s:o, s:o, s:s}", "model_per_token",
 	    sizing_real(r->model_flops_per_token, 5), "model_total",
@@ -409,12 +389,12 @@ json_t *training_result_json(const struct trn_request *rq,
 	return json_pack(
 	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "
 	    "s:o}",
-	    "model", model, "gpu", gpu_name, "global_batch_size",
+	    "model", model, "gpu", job->gpu_name, "global_batch_size",
 	    (json_int_t)r->global_batch_size, "flops", flops, "min_gpus",
 	    (json_int_t)r->min_gpus, "min_gpus_no_offload",
 	    (json_int_t)r->min_gpus_no_offload, "layouts_evaluated",
 	    (json_int_t)r->layouts_evaluated, "plans", plans, "checks", checks,
-	    "basis", sizing_basis_json(&r->basis, ci), "assumptions",
+	    "basis", sizing_basis_json(&r->basis, &job->ci), "assumptions",
 	    assumptions);
 }
 
@@ -424,29 +404,17 @@ void h_sizing_training(struct app *app, const struct request *req,
 	struct trn_request rq;
 	struct trn_result *r = NULL;
 	struct eng_error err;
-	struct calib_info ci;
+	struct sizing_job job;
 	struct sizing_budget budget;
-	const char *model_name = "custom", *gpu_name = NULL;
-	enum calib_mode calib = CALIB_AUTO;
 	json_t *body;
-	struct store_gpu gpu_row;
 
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
-	if (training_parse(app, body, true, &rq, &model_name, &gpu_name, &calib,
-			   res) != 0 ||
-	    sizing_load_gpu(app, gpu_name, "gpu", calib, &rq.gpu, &ci, &gpu_row,
-			    res) != 0)
+	if (training_parse(app, body, true, &rq, &job, res) != 0 ||
+	    sizing_job_gpu(app, &job, &rq.gpu, res) != 0 ||
+	    !(r = sizing_alloc(sizeof(*r), res)))
 		goto out;
-	/* the entry's own name, when asked by an alias (names.h) */
-	gpu_name = gpu_row.name;
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		problem(res, 503, "unavailable", "Service unavailable",
-			"out of memory");
-		goto out;
-	}
 	sizing_budget_init(&budget, app, req);
 	rq.budget = &budget.eng;
 	if (trn_size(&rq, r, &err) != 0) {
@@ -462,11 +430,9 @@ void h_sizing_training(struct app *app, const struct request *req,
 		    "dp", p->layout.dp, "days", sizing_real(p->days, 4), "cost",
 		    sizing_real(p->cost, 4), "mfu", sizing_real(p->mfu, 3));
 		sizing_persist(
-		    app, req, "training", model_name, gpu_name,
-		    training_request_json(body, &rq, model_name, gpu_name,
-					  calib),
-		    training_result_json(&rq, r, model_name, gpu_name, &ci),
-		    summary, res);
+		    app, req, "training", job.model_name, job.gpu_name,
+		    training_request_json(body, &rq, &job),
+		    training_result_json(&rq, r, &job), summary, res);
 	}
 out:
 	free(r);

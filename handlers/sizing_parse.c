@@ -1,0 +1,70 @@
+/* sizing_parse.c - what the training and inference bodies parse alike (the
+ * model, the calibration, the GPU) and the GPU load their endpoints share;
+ * the kind-specific fields are sizing_training.c and sizing_inference.c.
+ */
+#include <stddef.h>
+
+#include "handlers/arch.h"
+#include "handlers/problem.h"
+#include "handlers/sizing.h"
+#include "handlers/sizing_parse.h"
+
+int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
+		       const char *const *known, struct model_arch *m,
+		       struct sizing_job *job)
+{
+	json_t *arch = NULL;
+	int rc;
+
+	job->model_name = "custom";
+	job->gpu_name = NULL;
+	job->calib = CALIB_AUTO;
+	jv_reject_unknown(v, b, known);
+	rc = arch_resolve(app, json_object_get(b, "model"), m, &job->model_name,
+			  &arch, v->res);
+	json_decref(arch);
+	/* Field errors accumulate; anything else (503) ends parsing. */
+	return rc != 0 && !json_object_get(v->res->json, "errors") ? -1 : 0;
+}
+
+int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
+		     struct sizing_job *job)
+{
+	int e = 0;
+
+	if (jv_enum(v, b, "calibration", false, calib_mode_names, &e) == 0)
+		job->calib = (enum calib_mode)e;
+	if (gpu_required)
+		jv_str(v, b, "gpu", true, 64, &job->gpu_name);
+	else if (jv_present(b, "gpu"))
+		jv_error(v, "gpu",
+			 "compare sizes the job on the GPU types "
+			 "listed in the top-level \"gpus\"");
+	return problem_field_count(v->res) > 0 ? -1 : 0;
+}
+
+json_t *sizing_model_json(const char *name, const struct model_params *p)
+{
+	return json_pack("{s:s, s:{s:o, s:o}}", "name", name, "params", "total",
+			 arch_count_json(p->total), "active",
+			 arch_count_json(p->active));
+}
+
+json_t *sizing_warnings_json(const char (*w)[ENG_WARNING_LEN], int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_string(w[i]));
+	return a;
+}
+
+int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
+		   struct response *res)
+{
+	if (sizing_load_gpu(app, job->gpu_name, "gpu", job->calib, hw, &job->ci,
+			    &job->gpu_row, res) != 0)
+		return -1;
+	job->gpu_name = job->gpu_row.name;
+	return 0;
+}
