@@ -10,6 +10,7 @@
 
 #include "compare.h"
 #include "inference.h"
+#include "tests/unit/engine_fixtures.h"
 #include "training.h"
 
 static double now_s(void)
@@ -25,38 +26,6 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct hw_spec h100(void)
-{
-	struct hw_spec g;
-	memset(&g, 0, sizeof(g));
-	strcpy(g.name, "H100 SXM");
-	g.memory_gib = 80;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 989.4;
-	g.peak_tflops[ENG_FP8] = 1978.9;
-	g.memory_bandwidth_gbps = 3350;
-	g.intra_node_link = HW_LINK_NVLINK;
-	g.intra_node_gbps = 450;
-	g.max_gpus_per_node = 8;
-	g.inter_node_gbps = 400;
-	g.price_per_gpu_hour = 4;
-	g.cc_major = 9;
-	return g;
-}
-
-static struct model_arch llama(long L, long h, long a, long k, long f, long V)
-{
-	struct model_arch m;
-	memset(&m, 0, sizeof(m));
-	m.layers = L;
-	m.hidden_size = h;
-	m.heads = a;
-	m.kv_heads = k;
-	m.ffn_hidden_size = f;
-	m.vocab_size = V;
-	m.gated_mlp = true;
-	return m;
-}
-
 #define RUNS 41
 
 static void report(const char *what, double *t, int n, const char *extra)
@@ -66,41 +35,44 @@ static void report(const char *what, double *t, int n, const char *extra)
 	       t[n / 2] * 1e3, t[(n * 99) / 100] * 1e3, extra);
 }
 
-int main(void)
+/* RUNS timings of one training search, reported as what. */
+static void bench_training(const struct trn_request *rq, const char *what)
 {
 	static struct trn_result res;
 	double t[RUNS];
 	char extra[128];
 	struct eng_error e;
-	struct trn_request rq;
 
-	trn_request_init(&rq);
-	rq.model = llama(80, 8192, 64, 8, 28672, 32000);
-	rq.seq_len = 4096;
-	rq.global_batch_size = 1024;
-	rq.train_tokens = 2e12;
-	rq.gpu = h100();
-	rq.max_gpus = 1024;
 	for (int i = 0; i < RUNS; i++) {
 		double t0 = now_s();
-		trn_size(&rq, &res, &e);
+		trn_size(rq, &res, &e);
 		t[i] = now_s() - t0;
 	}
 	snprintf(extra, sizeof(extra), "(%ld layouts)", res.layouts_evaluated);
-	report("training search Llama-2-70B, <=1024 H100", t, RUNS, extra);
+	report(what, t, RUNS, extra);
+}
 
-	rq.model = llama(128, 25600, 160, 160, 102400, 51200); /* ~1T */
+int main(void)
+{
+	double t[RUNS];
+	struct eng_error e;
+	struct trn_request rq;
+
+	trn_request_init(&rq);
+	rq.model = fx_llama2_70b();
+	rq.seq_len = 4096;
+	rq.global_batch_size = 1024;
+	rq.train_tokens = 2e12;
+	rq.gpu = fx_h100();
+	rq.max_gpus = 1024;
+	bench_training(&rq, "training search Llama-2-70B, <=1024 H100");
+
+	rq.model = fx_llama(128, 25600, 160, 160, 102400, 51200); /* ~1T */
 	rq.model.gated_mlp = false;
 	rq.seq_len = 2048;
 	rq.global_batch_size = 3072;
 	rq.max_gpus = 8192;
-	for (int i = 0; i < RUNS; i++) {
-		double t0 = now_s();
-		trn_size(&rq, &res, &e);
-		t[i] = now_s() - t0;
-	}
-	snprintf(extra, sizeof(extra), "(%ld layouts)", res.layouts_evaluated);
-	report("training search 1T params, <=8192 GPUs", t, RUNS, extra);
+	bench_training(&rq, "training search 1T params, <=8192 GPUs");
 
 	{
 		struct inf_request iq;
@@ -109,7 +81,7 @@ int main(void)
 		struct cmp_result cr;
 
 		inf_request_init(&iq);
-		iq.model = llama(80, 8192, 64, 8, 28672, 128256);
+		iq.model = fx_llama(80, 8192, 64, 8, 28672, 128256);
 		iq.prompt_tokens = 2048;
 		iq.output_tokens = 512;
 		iq.load_kind = INF_LOAD_REQUESTS_PER_S;
@@ -118,7 +90,7 @@ int main(void)
 		for (int i = 0; i < RUNS; i++) {
 			double t0 = now_s();
 			for (int g = 0; g < 15; g++) {
-				iq.gpu = h100();
+				iq.gpu = fx_h100();
 				iq.gpu.memory_gib = 48 + 8 * g;
 				iq.gpu.memory_bandwidth_gbps = 1000 + 300 * g;
 				memset(&ce[g], 0, sizeof(ce[g]));

@@ -10,17 +10,48 @@
 #include "hw.h"
 #include "model.h"
 
-static inline struct model_arch fx_llama3_8b(void)
+/* A Llama-style decoder of the given shape: SwiGLU, RMSNorm, rotary,
+ * untied, no biases; max_seq_len 0 (no limit). */
+static inline struct model_arch fx_llama(long layers, long hidden, long heads,
+					 long kv_heads, long ffn, long vocab)
 {
 	struct model_arch m;
 	memset(&m, 0, sizeof(m));
-	m.layers = 32;
-	m.hidden_size = 4096;
-	m.heads = 32;
-	m.kv_heads = 8;
-	m.ffn_hidden_size = 14336;
-	m.vocab_size = 128256;
+	m.layers = layers;
+	m.hidden_size = hidden;
+	m.heads = heads;
+	m.kv_heads = kv_heads;
+	m.ffn_hidden_size = ffn;
+	m.vocab_size = vocab;
 	m.gated_mlp = true;
+	return m;
+}
+
+/* A GPT-style decoder: 4h GeLU/ReLU MLP, LayerNorm, tied embeddings. */
+static inline struct model_arch fx_gpt(long layers, long hidden, long heads,
+				       long vocab)
+{
+	struct model_arch m =
+	    fx_llama(layers, hidden, heads, heads, 4 * hidden, vocab);
+	m.gated_mlp = false;
+	m.tied_embeddings = true;
+	return m;
+}
+
+/* Llama 2 (presets llama-2-7b, llama-2-70b) without their max_seq_len. */
+static inline struct model_arch fx_llama2_70b(void)
+{
+	return fx_llama(80, 8192, 64, 8, 28672, 32000);
+}
+
+static inline struct model_arch fx_llama2_7b(void)
+{
+	return fx_llama(32, 4096, 32, 32, 11008, 32000);
+}
+
+static inline struct model_arch fx_llama3_8b(void)
+{
+	struct model_arch m = fx_llama(32, 4096, 32, 8, 14336, 128256);
 	m.max_seq_len = 8192;
 	return m;
 }
@@ -109,6 +140,22 @@ static inline struct hw_spec fx_l40s(void)
 	g.price_per_gpu_hour = 1.0;
 	g.cc_major = 8;
 	g.cc_minor = 9;
+	return g;
+}
+
+/* The catalog's rtx-4090-24gb. */
+static inline struct hw_spec fx_rtx4090(void)
+{
+	struct hw_spec g = fx_l40s();
+	strcpy(g.name, "rtx-4090-24gb");
+	g.memory_gib = 24;
+	g.peak_tflops[ENG_FP32] = g.peak_tflops[ENG_TF32] = 82.6;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 165.2;
+	g.peak_tflops[ENG_FP8] = 330.3;
+	g.peak_tflops[ENG_INT8] = 660.6;
+	g.memory_bandwidth_gbps = 1008;
+	g.inter_node_gbps = 12.5;
+	g.price_per_gpu_hour = 0.40;
 	return g;
 }
 

@@ -6,89 +6,28 @@
 #include <string.h>
 
 #include "compare.h"
+#include "engine_fixtures.h"
 #include "formulas.h"
 #include "inference.h"
 #include "model.h"
 #include "testlib.h"
 #include "training.h"
 
-static struct model_arch llama2_70b(void)
-{
-	struct model_arch m;
-	memset(&m, 0, sizeof(m));
-	m.layers = 80;
-	m.hidden_size = 8192;
-	m.heads = 64;
-	m.kv_heads = 8;
-	m.ffn_hidden_size = 28672;
-	m.vocab_size = 32000;
-	m.gated_mlp = true;
-	return m;
-}
-
-static struct model_arch llama2_7b(void)
-{
-	struct model_arch m = llama2_70b();
-	m.layers = 32;
-	m.hidden_size = 4096;
-	m.heads = 32;
-	m.kv_heads = 32;
-	m.ffn_hidden_size = 11008;
-	return m;
-}
-
+/* docs/MODEL.md's worked examples price an H100 at $4 and an A100 at $2
+ * an hour, and name the GPUs in their compare verdicts as below. */
 static struct hw_spec gpu_h100(void)
 {
-	struct hw_spec g;
-	memset(&g, 0, sizeof(g));
+	struct hw_spec g = fx_h100();
 	strcpy(g.name, "H100 SXM");
-	g.memory_gib = 80;
-	g.peak_tflops[ENG_FP32] = 67;
-	g.peak_tflops[ENG_TF32] = 494.7;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 989.4;
-	g.peak_tflops[ENG_FP8] = g.peak_tflops[ENG_INT8] = 1978.9;
-	g.memory_bandwidth_gbps = 3350;
-	g.intra_node_link = HW_LINK_NVLINK;
-	g.intra_node_gbps = 450;
-	g.max_gpus_per_node = 8;
-	g.inter_node_gbps = 400;
 	g.price_per_gpu_hour = 4.0;
-	g.cc_major = 9;
 	return g;
 }
 
 static struct hw_spec gpu_a100(void)
 {
-	struct hw_spec g = gpu_h100();
+	struct hw_spec g = fx_a100();
 	strcpy(g.name, "A100 80GB");
-	g.peak_tflops[ENG_FP32] = 19.5;
-	g.peak_tflops[ENG_TF32] = 156;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 312;
-	g.peak_tflops[ENG_FP8] = 0;
-	g.peak_tflops[ENG_INT8] = 624;
-	g.memory_bandwidth_gbps = 2039;
-	g.intra_node_gbps = 300;
-	g.inter_node_gbps = 200;
 	g.price_per_gpu_hour = 2.0;
-	g.cc_major = 8;
-	return g;
-}
-
-static struct hw_spec gpu_4090(void)
-{
-	struct hw_spec g = gpu_a100();
-	strcpy(g.name, "RTX 4090");
-	g.memory_gib = 24;
-	g.peak_tflops[ENG_FP32] = 82.6;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 165.2;
-	g.peak_tflops[ENG_FP8] = 330.3;
-	g.memory_bandwidth_gbps = 1008;
-	g.intra_node_link = HW_LINK_PCIE;
-	g.intra_node_gbps = 32;
-	g.inter_node_gbps = 25;
-	g.price_per_gpu_hour = 0.7;
-	g.cc_major = 8;
-	g.cc_minor = 9;
 	return g;
 }
 
@@ -96,14 +35,14 @@ static struct hw_spec gpu_4090(void)
 static void test_params(void)
 {
 	struct model_params p;
-	struct model_arch m = llama2_70b();
+	struct model_arch m = fx_llama2_70b();
 	char err[128];
 
 	CHECK(model_validate(&m, err, sizeof(err)) == 0);
 	model_count_params(&m, &p);
 	CHECK_NEAR(p.total, 68.98e9, 0.001);
 	CHECK_NEAR(model_params_textbook(&m), 68.98e9, 0.001);
-	m = llama2_7b();
+	m = fx_llama2_7b();
 	model_count_params(&m, &p);
 	CHECK_NEAR(p.total, 6.74e9, 0.001);
 	CHECK(p.active == p.total);
@@ -112,7 +51,7 @@ static void test_params(void)
 /* Mixtral 8x7B: 46.7B total, 12.9B active (Mistral AI model card). */
 static void test_params_moe(void)
 {
-	struct model_arch m = llama2_7b();
+	struct model_arch m = fx_llama2_7b();
 	struct model_params p;
 
 	m.kv_heads = 8;
@@ -246,7 +185,7 @@ static void test_76_bubble(void)
 static void base_train(struct trn_request *rq)
 {
 	trn_request_init(rq);
-	rq->model = llama2_70b();
+	rq->model = fx_llama2_70b();
 	rq->seq_len = 4096;
 	rq->global_batch_size = 1024;
 	rq->train_tokens = 2e12;
@@ -270,13 +209,13 @@ static void test_77_fp8_errors(void)
 	CHECK(strcmp(e.field, "precision") == 0);
 	rq.gpu = gpu_h100();
 	CHECK(trn_size(&rq, res, &e) == 0);
-	rq.gpu = gpu_4090(); /* Ada sm_89 has FP8 */
+	rq.gpu = fx_rtx4090(); /* Ada sm_89 has FP8 */
 	rq.max_gpus = 64;
 	rq.gpu.cc_minor = 9;
 	CHECK(trn_size(&rq, res, &e) != ENG_EUNSUPPORTED);
 
 	inf_request_init(&iq);
-	iq.model = llama2_7b();
+	iq.model = fx_llama2_7b();
 	iq.gpu = gpu_a100();
 	iq.weight_precision = ENG_FP8;
 	CHECK(inf_size(&iq, &ires, &e) == ENG_EUNSUPPORTED);
@@ -287,7 +226,7 @@ static void test_77_fp8_errors(void)
 /* §7.8 and the Databricks KV table */
 static void test_78_kv(void)
 {
-	struct model_arch m7 = llama2_7b(), m70 = llama2_70b();
+	struct model_arch m7 = fx_llama2_7b(), m70 = fx_llama2_70b();
 
 	CHECK_NEAR(model_kv_bytes_per_token(&m7, 2, 1), 524288, 1e-12);
 	CHECK_NEAR(model_kv_bytes_per_token(&m70, 2, 1), 327680, 1e-12);
@@ -326,7 +265,7 @@ static void test_errors_fields(void)
 	CHECK(strcmp(e.field, "global_batch_size") == 0);
 
 	base_train(&rq); /* 70B on 8 x 24 GB cannot fit without offload */
-	rq.gpu = gpu_4090();
+	rq.gpu = fx_rtx4090();
 	rq.strategies.offload.n = 1;
 	rq.gpus = 0;
 	rq.max_gpus = 8;
@@ -440,10 +379,10 @@ static void test_tmax_warning_4090(void)
 	int rc;
 
 	trn_request_init(&rq);
-	rq.model = llama2_70b();
+	rq.model = fx_llama2_70b();
 	rq.seq_len = 4096;
 	rq.global_batch_size = 64;
-	rq.gpu = gpu_4090();
+	rq.gpu = fx_rtx4090();
 	rq.max_gpus = 512;
 	rq.strategies.tp.n = 1;
 	rq.strategies.tp.v[0] = 8;
@@ -468,7 +407,7 @@ static void test_uneven_stages(void)
 	struct eng_error e;
 
 	trn_request_init(&rq); /* Llama 3 405B: 126 layers on 16 stages */
-	rq.model = llama2_70b();
+	rq.model = fx_llama2_70b();
 	rq.model.layers = 126;
 	rq.model.hidden_size = 16384;
 	rq.model.heads = 128;
@@ -491,7 +430,7 @@ static void test_inference_basic(void)
 	int rc;
 
 	inf_request_init(&rq);
-	rq.model = llama2_70b();
+	rq.model = fx_llama2_70b();
 	rq.gpu = gpu_h100();
 	rq.prompt_tokens = 1024;
 	rq.output_tokens = 256;

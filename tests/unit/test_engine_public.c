@@ -18,70 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_fixtures.h"
 #include "testlib.h"
 #include "training.h"
 
-/* Catalog rows (migrations/0002_gpu_catalog.sql): dense peaks, HBM, one-
- * direction NVLink, per-node inter-node bandwidth. */
+/* The catalog's A100 (engine_fixtures.h) as 80 or 40 GB. */
 static struct hw_spec a100(int gib)
 {
-	struct hw_spec g;
-	memset(&g, 0, sizeof(g));
-	strcpy(g.name, gib == 80 ? "A100 SXM4 80GB" : "A100 SXM4 40GB");
+	struct hw_spec g = fx_a100();
 	g.memory_gib = gib;
-	g.peak_tflops[ENG_FP32] = 19.5;
-	g.peak_tflops[ENG_TF32] = 156;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 312;
 	g.memory_bandwidth_gbps = gib == 80 ? 2039 : 1555;
-	g.intra_node_link = HW_LINK_NVLINK;
-	g.intra_node_gbps = 300;
-	g.max_gpus_per_node = 8;
-	g.inter_node_gbps = 200; /* DGX A100: 8 x 200 Gb/s HDR */
-	g.cc_major = 8;
 	return g;
-}
-
-static struct hw_spec h100(void)
-{
-	struct hw_spec g;
-	memset(&g, 0, sizeof(g));
-	strcpy(g.name, "H100 SXM5 80GB");
-	g.memory_gib = 80;
-	g.peak_tflops[ENG_FP32] = 67;
-	g.peak_tflops[ENG_TF32] = 494.7;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 989.4;
-	g.peak_tflops[ENG_FP8] = 1978.9;
-	g.memory_bandwidth_gbps = 3350;
-	g.intra_node_link = HW_LINK_NVLINK;
-	g.intra_node_gbps = 450;
-	g.max_gpus_per_node = 8;
-	g.inter_node_gbps = 400; /* DGX H100: 8 x 400 Gb/s NDR */
-	g.cc_major = 9;
-	return g;
-}
-
-/* Llama-style: SwiGLU, RMSNorm, rotary, untied, no biases. */
-static struct model_arch llama(long L, long h, long a, long k, long f, long V)
-{
-	struct model_arch m;
-	memset(&m, 0, sizeof(m));
-	m.layers = L;
-	m.hidden_size = h;
-	m.heads = a;
-	m.kv_heads = k;
-	m.ffn_hidden_size = f;
-	m.vocab_size = V;
-	m.gated_mlp = true;
-	return m;
-}
-
-/* GPT-style: 4h GeLU/ReLU MLP, LayerNorm, tied embeddings. */
-static struct model_arch gpt(long L, long h, long a, long V)
-{
-	struct model_arch m = llama(L, h, a, a, 4 * h, V);
-	m.gated_mlp = false;
-	m.tied_embeddings = true;
-	return m;
 }
 
 static void pin(struct trn_choices *c, int v)
@@ -155,7 +102,7 @@ static void test_whole_run(void)
 	 * for 2.0T tokens -> 3014 tok/s/GPU; s 4096, 4M-token batch. GPU
 	 * count not stated (1024 assumed); layout not stated: engine's. */
 	trn_request_init(&rq);
-	rq.model = llama(32, 4096, 32, 32, 11008, 32000);
+	rq.model = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	rq.seq_len = 4096;
 	rq.global_batch_tokens = 4194304;
 	rq.train_tokens = 2e12;
@@ -166,7 +113,7 @@ static void test_whole_run(void)
 
 	/* 70B: 1,720,320 GPU-hours for 2.0T -> 323 tok/s/GPU (2048 GPUs
 	 * assumed). */
-	rq.model = llama(80, 8192, 64, 8, 28672, 32000);
+	rq.model = fx_llama(80, 8192, 64, 8, 28672, 32000);
 	rq.gpus = 2048;
 	row("Llama-2-70B", "Llama 2 Table 2 GPU-hours", &rq, TOK_S_GPU,
 	    2e12 / (1720320.0 * 3600.0), BOUNDED);
@@ -176,7 +123,7 @@ static void test_whole_run(void)
 	 * mpt-7b.yaml: activation checkpointing. ALiBi, vocab 50432, no
 	 * biases. Batch 1760 sequences (4 per GPU) assumed. */
 	trn_request_init(&rq);
-	rq.model = gpt(32, 4096, 32, 50432);
+	rq.model = fx_gpt(32, 4096, 32, 50432);
 	rq.seq_len = 2048;
 	rq.global_batch_size = 1760;
 	rq.train_tokens = 1e12;
@@ -200,7 +147,7 @@ static void test_steady_a100(void)
 	 * activation checkpointing (OPT logbook); 2M-token batch (992
 	 * sequences of 2048 so that dp 124 divides it). */
 	trn_request_init(&rq);
-	rq.model = gpt(96, 12288, 96, 50272);
+	rq.model = fx_gpt(96, 12288, 96, 50272);
 	rq.model.learned_pos_emb = true;
 	rq.model.max_seq_len = 2048;
 	rq.model.linear_biases = true;
@@ -221,7 +168,7 @@ static void test_steady_a100(void)
 	 * recompute factor (Megatron-DeepSpeed Eq. 3); 4 x 100 Gb/s
 	 * Omni-Path per node. ALiBi, tied, biases. */
 	trn_request_init(&rq);
-	rq.model = gpt(70, 14336, 112, 250880);
+	rq.model = fx_gpt(70, 14336, 112, 250880);
 	rq.model.linear_biases = true;
 	rq.seq_len = 2048;
 	rq.global_batch_size = 2048;
@@ -241,7 +188,7 @@ static void test_steady_a100(void)
 	 * 380 tokens/sec/GPU on 2048 A100 GPU with 80GB", s 2048, 4M-token
 	 * batch. Layout not stated: engine's. */
 	trn_request_init(&rq);
-	rq.model = llama(80, 8192, 64, 64, 22016, 32000);
+	rq.model = fx_llama(80, 8192, 64, 64, 22016, 32000);
 	rq.seq_len = 2048;
 	rq.global_batch_tokens = 4194304;
 	rq.gpu = a100(80);
@@ -254,7 +201,7 @@ static void test_steady_a100(void)
 	 * micro-batch 16, batch 256: MFU 0.5484; s 2048, no AC,
 	 * micro-batch 6, batch 96: MFU 0.6423. Vocab 50368. */
 	trn_request_init(&rq);
-	rq.model = gpt(32, 4096, 32, 50368);
+	rq.model = fx_gpt(32, 4096, 32, 50368);
 	rq.seq_len = 4096;
 	rq.global_batch_size = 256;
 	rq.gpu = a100(80);
@@ -284,10 +231,10 @@ static void test_h100(void)
 	 * (BF16 MFU 41 %); 8,192 GPUs DP 64 -> 430 (43 %). 126 layers on
 	 * 16 stages (uneven; interleaving chosen by the engine). */
 	trn_request_init(&rq);
-	rq.model = llama(126, 16384, 128, 8, 53248, 128256);
+	rq.model = fx_llama(126, 16384, 128, 8, 53248, 128256);
 	rq.seq_len = 8192;
 	rq.global_batch_size = 2048;
-	rq.gpu = h100();
+	rq.gpu = fx_h100();
 	rq.gpus = 16384;
 	pin(&rq.strategies.tp, 8);
 	pin(&rq.strategies.pp, 16);
@@ -303,10 +250,10 @@ static void test_h100(void)
 	 * 0.38-0.45 (llm-foundry H100 tables, Llama 3 at scale). Compared
 	 * with the middle of the range; 2023-stack class. */
 	trn_request_init(&rq);
-	rq.model = llama(32, 4096, 32, 8, 14336, 128256);
+	rq.model = fx_llama(32, 4096, 32, 8, 14336, 128256);
 	rq.seq_len = 8192;
 	rq.global_batch_tokens = 4194304;
-	rq.gpu = h100();
+	rq.gpu = fx_h100();
 	rq.gpus = 512;
 	row("Llama-3-8B 512", "typical H100 range 0.38-0.45", &rq, MFU, 0.415,
 	    BOUNDED);
@@ -314,10 +261,10 @@ static void test_h100(void)
 	/* MPT-7B on 8 x H100 (llm-foundry H100 80GB BF16 table, 2023
 	 * stack): s 8192, AC, micro-batch 8, batch 128: MFU 0.3714. */
 	trn_request_init(&rq);
-	rq.model = gpt(32, 4096, 32, 50368);
+	rq.model = fx_gpt(32, 4096, 32, 50368);
 	rq.seq_len = 8192;
 	rq.global_batch_size = 128;
-	rq.gpu = h100();
+	rq.gpu = fx_h100();
 	rq.gpus = 8;
 	pin(&rq.strategies.tp, 1);
 	pin(&rq.strategies.pp, 1);

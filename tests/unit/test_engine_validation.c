@@ -75,50 +75,6 @@ static double num(char **f, int i)
 	return (i >= 0 && f[i][0]) ? atof(f[i]) : 0.0;
 }
 
-static struct hw_spec a100(double bw)
-{
-	struct hw_spec g;
-	memset(&g, 0, sizeof(g));
-	strcpy(g.name, "A100");
-	g.memory_gib = 80;
-	g.peak_tflops[ENG_FP32] = 19.5;
-	g.peak_tflops[ENG_TF32] = 156;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 312;
-	g.memory_bandwidth_gbps = bw;
-	g.intra_node_link = HW_LINK_NVLINK;
-	g.intra_node_gbps = 300;
-	g.max_gpus_per_node = 8;
-	g.inter_node_gbps = 200; /* 8 x 200 Gb/s HDR (Selene) */
-	g.cc_major = 8;
-	return g;
-}
-
-static struct hw_spec h100(void)
-{
-	struct hw_spec g = a100(3350);
-	strcpy(g.name, "H100 SXM");
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 989.4;
-	g.peak_tflops[ENG_FP8] = 1978.9;
-	g.intra_node_gbps = 450;
-	g.cc_major = 9;
-	return g;
-}
-
-static struct hw_spec l40s(void)
-{
-	struct hw_spec g = a100(864);
-	strcpy(g.name, "L40S");
-	g.memory_gib = 48;
-	/* datasheet 362 is the FP16-accumulate rate (gpu_specs.csv caveat);
-	 * inference engines accumulate FP8 GEMMs at the datasheet rate */
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 362.05;
-	g.peak_tflops[ENG_FP8] = 733;
-	g.intra_node_link = HW_LINK_PCIE;
-	g.intra_node_gbps = 32;
-	g.cc_minor = 9;
-	return g;
-}
-
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -189,7 +145,7 @@ static void test_training_rows(void)
 		    (long)num(f, col(&t, "seq_len"));
 		rq.global_batch_size =
 		    (long)num(f, col(&t, "global_batch_seqs"));
-		rq.gpu = a100(2039);
+		rq.gpu = fx_a100();
 		rq.gpus = (long)num(f, col(&t, "n_gpus"));
 		rq.precision = ENG_FP16;
 		/* Megatron keeps fp32 main grads; DeepSpeed ZeRO-3 reduces
@@ -321,11 +277,11 @@ static void test_inference_rows(void)
 		if (!arch_for(f[col(&t, "model")], &rq.model))
 			continue; /* Falcon: architecture not in the fixture */
 		if (strstr(gname, "H100"))
-			rq.gpu = h100();
+			rq.gpu = fx_h100();
 		else if (strstr(gname, "L40S"))
-			rq.gpu = l40s();
+			rq.gpu = fx_l40s();
 		else
-			rq.gpu = a100(2039); /* variant not stated: 80 GB SXM */
+			rq.gpu = fx_a100(); /* variant not stated: 80 GB SXM */
 		rq.weight_precision =
 		    strcmp(wp, "FP8") == 0 ? ENG_FP8 : ENG_FP16;
 		rq.prompt_tokens = (long)num(f, col(&t, "input_len"));
