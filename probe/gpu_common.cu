@@ -75,6 +75,43 @@ int gpu_gate_timed_out(const gpu_gate *g)
 	return g->host[1] != 0;
 }
 
+cudaError_t gpu_timed_create(gpu_timed *t)
+{
+	cudaError_t e = cudaStreamCreateWithFlags(&t->s, cudaStreamNonBlocking);
+
+	if (e == cudaSuccess)
+		e = cudaEventCreate(&t->e0);
+	if (e == cudaSuccess)
+		e = cudaEventCreate(&t->e1);
+	if (e == cudaSuccess)
+		e = gpu_gate_create(&t->gate);
+	return e;
+}
+
+void gpu_timed_destroy(gpu_timed *t)
+{
+	if (t->gate.host)
+		gpu_gate_release(&t->gate);
+	if (t->s)
+		cudaStreamSynchronize(t->s);
+	gpu_gate_destroy(&t->gate);
+	if (t->e0)
+		cudaEventDestroy(t->e0);
+	if (t->e1)
+		cudaEventDestroy(t->e1);
+	if (t->s)
+		cudaStreamDestroy(t->s);
+	t->s = nullptr;
+	t->e0 = t->e1 = nullptr;
+}
+
+int gpu_sample_fail(cudaError_t e, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s", cudaGetErrorString(e));
+	gpu_clear_error();
+	return GPU_SAMPLE_ERR;
+}
+
 // ---- random fill, checksum ---------------------------------------------
 
 __device__ __forceinline__ uint32_t mix32(size_t i, unsigned seed)

@@ -4,7 +4,9 @@
 #define GPUSIZER_PROBE_GPU_COMMON_CUH
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu.h"
 #include "policy.h"
@@ -57,6 +59,25 @@ void gpu_gate_release(gpu_gate *g);
 // After the batch completed: 1 when the gate opened on its timeout.
 int gpu_gate_timed_out(const gpu_gate *g);
 
+// What a timed measurement holds on one device: a non-blocking stream,
+// the two events that bracket each batch on it, and the gate.
+struct gpu_timed {
+	cudaStream_t s = nullptr;
+	cudaEvent_t e0 = nullptr, e1 = nullptr;
+	gpu_gate gate = {nullptr, nullptr};
+};
+
+// Creates them on the current device.
+cudaError_t gpu_timed_create(gpu_timed *t);
+// Opens the gate, waits for the stream and destroys what was created (the
+// device current must be the one they were created on). Call it before
+// freeing the buffers the batches used: a gate still held would keep them
+// busy until its timeout.
+void gpu_timed_destroy(gpu_timed *t);
+
+// Records a failed CUDA call of one sample in err: GPU_SAMPLE_ERR.
+int gpu_sample_fail(cudaError_t e, char *err, size_t errlen);
+
 // Fills n 32-bit words at p with xorshift values (non-compressible).
 cudaError_t gpu_fill_random_u32(void *p, size_t words, unsigned seed,
 				cudaStream_t s);
@@ -81,6 +102,15 @@ template <class K> static cudaError_t gpu_preload_kernel(K kernel)
 	return cudaFuncGetAttributes(&a, (const void *)kernel);
 }
 
+// *out = the address of symbol name in lib (a dlopen handle), copied
+// (a data pointer to a function pointer); whether lib has it.
+template <class T> static bool gpu_dlsym(void *lib, T *out, const char *name)
+{
+	void *p = dlsym(lib, name);
+	memcpy(out, &p, sizeof(p));
+	return p != nullptr;
+}
+
 // Wall-clock milliseconds (probe_now_s), for what events cannot time.
 static inline double gpu_now_ms(void)
 {
@@ -94,6 +124,37 @@ enum gpu_sample_rc {
 	GPU_SAMPLE_LATE = 1,
 	GPU_SAMPLE_ERR = -1
 };
+
+// One timed batch on t: enqueue() (a cudaError_t) puts the work between
+// t's events, and *ms is the time between them. Gated, the batch waits
+// behind t's gate until it is all enqueued, so the time holds no launch
+// cost, and is GPU_SAMPLE_LATE when the gate opened on its timeout
+// instead. Ungated (sustained runs), the launches overlap the running
+// work, which is only back-pressure. A failed call: GPU_SAMPLE_ERR, err
+// set.
+template <class F>
+int gpu_timed_batch(gpu_timed *t, bool gated, float *ms, char *err,
+		    size_t errlen, F enqueue)
+{
+	cudaError_t e = gated ? gpu_gate_hold(&t->gate, t->s) : cudaSuccess;
+
+	if (e == cudaSuccess)
+		e = cudaEventRecord(t->e0, t->s);
+	if (e == cudaSuccess)
+		e = enqueue();
+	if (e == cudaSuccess)
+		e = cudaEventRecord(t->e1, t->s);
+	if (gated)
+		gpu_gate_release(&t->gate);
+	if (e == cudaSuccess)
+		e = cudaEventSynchronize(t->e1);
+	if (e == cudaSuccess)
+		e = cudaEventElapsedTime(ms, t->e0, t->e1);
+	if (e != cudaSuccess)
+		return gpu_sample_fail(e, err, errlen);
+	return gated && gpu_gate_timed_out(&t->gate) ? GPU_SAMPLE_LATE
+						     : GPU_SAMPLE_OK;
+}
 
 // Late samples tolerated before the measurement fails.
 #define GPU_MAX_LATE_SAMPLES 3

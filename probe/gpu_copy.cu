@@ -74,6 +74,27 @@ __global__ void write_kernel(uint4 *__restrict__ dst, size_t n, unsigned seed)
 	}
 }
 
+// The end of a copy's check: e from taking the checksums, then got
+// against want, each named in the message.
+static int verify_sums(cudaError_t e, const char *what, const char *got_name,
+		       unsigned long long got, const char *want_name,
+		       unsigned long long want, char *err, size_t errlen)
+{
+	if (e != cudaSuccess) {
+		snprintf(err, errlen, "%s checksum: %s", what,
+			 cudaGetErrorString(e));
+		gpu_clear_error();
+		return GPU_FAIL;
+	}
+	if (got != want) {
+		snprintf(err, errlen,
+			 "%s copied wrong data: %s %016llx, %s %016llx", what,
+			 got_name, got, want_name, want);
+		return GPU_FAIL;
+	}
+	return GPU_OK;
+}
+
 // Copies the checksums of src and dst (words each, on the current
 // device) and fails when they differ.
 static int verify_copy(const void *src, const void *dst, size_t words,
@@ -85,20 +106,7 @@ static int verify_copy(const void *src, const void *dst, size_t words,
 
 	if (e == cudaSuccess)
 		e = gpu_checksum(dst, words, s, scratch, &b);
-	if (e != cudaSuccess) {
-		snprintf(err, errlen, "%s checksum: %s", what,
-			 cudaGetErrorString(e));
-		gpu_clear_error();
-		return GPU_FAIL;
-	}
-	if (a != b) {
-		snprintf(err, errlen,
-			 "%s copied wrong data: checksum %016llx, source "
-			 "%016llx",
-			 what, b, a);
-		return GPU_FAIL;
-	}
-	return GPU_OK;
+	return verify_sums(e, what, "checksum", b, "source", a, err, errlen);
 }
 
 extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
@@ -110,9 +118,8 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 	void *a = nullptr, *b = nullptr;
 	uint4 *sink = nullptr;
 	unsigned long long *scratch = nullptr;
+	gpu_timed timed;
 	cudaStream_t s = nullptr;
-	cudaEvent_t e0 = nullptr, e1 = nullptr;
-	gpu_gate gate = {nullptr, nullptr};
 	size_t nvec;
 	float ms = 0;
 
@@ -124,10 +131,8 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 	GPU_CHECK(
 	    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	blocks = sms * 8;
-	GPU_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	GPU_CHECK(cudaEventCreate(&e0));
-	GPU_CHECK(cudaEventCreate(&e1));
-	GPU_CHECK(gpu_gate_create(&gate));
+	GPU_CHECK(gpu_timed_create(&timed));
+	s = timed.s;
 	GPU_CHECK(cudaMalloc(&a, bytes));
 	GPU_CHECK(cudaMalloc(&b, bytes));
 	GPU_CHECK(cudaMalloc(&sink, sizeof(uint4)));
@@ -156,29 +161,17 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 			}
 			return cudaErrorInvalidValue;
 		};
-		// One gated batch of l operations; LATE when the gate timed
-		// out.
+		// One gated batch of l operations.
 		auto batch = [&](int l, float *out_ms) -> int {
-			cudaError_t e = gpu_gate_hold(&gate, s);
-			if (e == cudaSuccess)
-				e = cudaEventRecord(e0, s);
-			for (int i = 0; e == cudaSuccess && i < l; i++)
-				e = op();
-			if (e == cudaSuccess)
-				e = cudaEventRecord(e1, s);
-			gpu_gate_release(&gate);
-			if (e == cudaSuccess)
-				e = cudaEventSynchronize(e1);
-			if (e == cudaSuccess)
-				e = cudaEventElapsedTime(out_ms, e0, e1);
-			if (e != cudaSuccess) {
-				snprintf(err, errlen, "%s",
-					 cudaGetErrorString(e));
-				gpu_clear_error();
-				return GPU_SAMPLE_ERR;
-			}
-			return gpu_gate_timed_out(&gate) ? GPU_SAMPLE_LATE
-							 : GPU_SAMPLE_OK;
+			return gpu_timed_batch(
+			    &timed, true, out_ms, err, errlen,
+			    [&]() -> cudaError_t {
+				    cudaError_t e = cudaSuccess;
+				    for (int i = 0; e == cudaSuccess && i < l;
+					 i++)
+					    e = op();
+				    return e;
+			    });
 		};
 		for (int i = 0; i < smp->warmup_ops; i++)
 			GPU_CHECK(op());
@@ -203,21 +196,11 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 		rc = verify_copy(a, b, bytes / 4, s, scratch, "device copy",
 				 err, errlen);
 out:
-	if (gate.host)
-		gpu_gate_release(&gate);
-	if (s)
-		cudaStreamSynchronize(s);
+	gpu_timed_destroy(&timed);
 	cudaFree(a);
 	cudaFree(b);
 	cudaFree(sink);
 	cudaFree(scratch);
-	gpu_gate_destroy(&gate);
-	if (e0)
-		cudaEventDestroy(e0);
-	if (e1)
-		cudaEventDestroy(e1);
-	if (s)
-		cudaStreamDestroy(s);
 	if (rc != GPU_OK)
 		gpu_clear_error();
 	return rc;
@@ -278,20 +261,8 @@ static int verify_host(const void *d, const void *h, size_t bytes,
 	unsigned long long dv = 0, hv = probe_checksum_u32(h, bytes / 4);
 	cudaError_t e = gpu_checksum(d, bytes / 4, s, scratch, &dv);
 
-	if (e != cudaSuccess) {
-		snprintf(err, errlen, "%s checksum: %s", what,
-			 cudaGetErrorString(e));
-		gpu_clear_error();
-		return GPU_FAIL;
-	}
-	if (dv != hv) {
-		snprintf(err, errlen,
-			 "%s copied wrong data: device checksum %016llx, "
-			 "host %016llx",
-			 what, dv, hv);
-		return GPU_FAIL;
-	}
-	return GPU_OK;
+	return verify_sums(e, what, "device checksum", dv, "host", hv, err,
+			   errlen);
 }
 
 extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
@@ -305,9 +276,10 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 	host_buf hb1, hb2;
 	void *h1 = nullptr, *h2 = nullptr, *d1 = nullptr, *d2 = nullptr;
 	unsigned long long *scratch = nullptr;
+	gpu_timed
+	    timed; // its stream is s1; s2 and e2 carry the second direction
 	cudaStream_t s1 = nullptr, s2 = nullptr;
-	cudaEvent_t e0 = nullptr, e1 = nullptr, e2 = nullptr;
-	gpu_gate gate = {nullptr, nullptr};
+	cudaEvent_t e2 = nullptr;
 	float ms = 0;
 	int nbuf = dir == GPU_BIDIR ? 2 : 1;
 	double factor = dir == GPU_BIDIR ? 2.0 : 1.0;
@@ -322,12 +294,10 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 	gpu_clear_error();
 	bytes &= ~(size_t)4095;
 	GPU_CHECK(cudaSetDevice(dev));
-	GPU_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+	GPU_CHECK(gpu_timed_create(&timed));
+	s1 = timed.s;
 	GPU_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-	GPU_CHECK(cudaEventCreate(&e0));
-	GPU_CHECK(cudaEventCreate(&e1));
 	GPU_CHECK(cudaEventCreate(&e2));
-	GPU_CHECK(gpu_gate_create(&gate));
 	GPU_CHECK(cudaMalloc(&d1, bytes));
 	GPU_CHECK(cudaMalloc(&scratch, sizeof(*scratch)));
 	if (nbuf == 2)
@@ -357,11 +327,6 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 		GPU_CHECK(gpu_fill_random_u32(d2, bytes / 4, 78u, s1));
 	GPU_CHECK(cudaStreamSynchronize(s1));
 	{
-		auto fail = [&](cudaError_t e) -> int {
-			snprintf(err, errlen, "%s", cudaGetErrorString(e));
-			gpu_clear_error();
-			return GPU_SAMPLE_ERR;
-		};
 		auto batch = [&](int l, float *out_ms) -> int {
 			cudaError_t e;
 			if (!pinned) {
@@ -375,46 +340,46 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 						      h1, d1, bytes,
 						      cudaMemcpyDeviceToHost);
 					if (e != cudaSuccess)
-						return fail(e);
+						return gpu_sample_fail(e, err,
+								       errlen);
 				}
 				*out_ms = (float)(gpu_now_ms() - t0);
 				return GPU_SAMPLE_OK;
 			}
-			e = gpu_gate_hold(&gate, s1);
-			if (e == cudaSuccess)
-				e = cudaEventRecord(e0, s1);
-			if (e == cudaSuccess && dir == GPU_BIDIR)
-				e = cudaStreamWaitEvent(s2, e0, 0);
-			for (int i = 0; e == cudaSuccess && i < l; i++) {
-				if (dir == GPU_H2D || dir == GPU_BIDIR)
-					e = cudaMemcpyAsync(
-					    d1, h1, bytes,
-					    cudaMemcpyHostToDevice, s1);
-				else
-					e = cudaMemcpyAsync(
-					    h1, d1, bytes,
-					    cudaMemcpyDeviceToHost, s1);
-				if (e == cudaSuccess && dir == GPU_BIDIR)
-					e = cudaMemcpyAsync(
-					    h2, d2, bytes,
-					    cudaMemcpyDeviceToHost, s2);
-			}
-			if (e == cudaSuccess && dir == GPU_BIDIR) {
-				e = cudaEventRecord(e2, s2);
-				if (e == cudaSuccess)
-					e = cudaStreamWaitEvent(s1, e2, 0);
-			}
-			if (e == cudaSuccess)
-				e = cudaEventRecord(e1, s1);
-			gpu_gate_release(&gate);
-			if (e == cudaSuccess)
-				e = cudaEventSynchronize(e1);
-			if (e == cudaSuccess)
-				e = cudaEventElapsedTime(out_ms, e0, e1);
-			if (e != cudaSuccess)
-				return fail(e);
-			return gpu_gate_timed_out(&gate) ? GPU_SAMPLE_LATE
-							 : GPU_SAMPLE_OK;
+			// Bidirectional: s2 starts at e0 and s1 ends after s2.
+			return gpu_timed_batch(
+			    &timed, true, out_ms, err, errlen, [&]() {
+				    e = dir == GPU_BIDIR ? cudaStreamWaitEvent(
+							       s2, timed.e0, 0)
+							 : cudaSuccess;
+				    for (int i = 0; e == cudaSuccess && i < l;
+					 i++) {
+					    if (dir == GPU_H2D ||
+						dir == GPU_BIDIR)
+						    e = cudaMemcpyAsync(
+							d1, h1, bytes,
+							cudaMemcpyHostToDevice,
+							s1);
+					    else
+						    e = cudaMemcpyAsync(
+							h1, d1, bytes,
+							cudaMemcpyDeviceToHost,
+							s1);
+					    if (e == cudaSuccess &&
+						dir == GPU_BIDIR)
+						    e = cudaMemcpyAsync(
+							h2, d2, bytes,
+							cudaMemcpyDeviceToHost,
+							s2);
+				    }
+				    if (e == cudaSuccess && dir == GPU_BIDIR) {
+					    e = cudaEventRecord(e2, s2);
+					    if (e == cudaSuccess)
+						    e = cudaStreamWaitEvent(
+							s1, e2, 0);
+				    }
+				    return e;
+			    });
 		};
 		for (int i = 0; i < smp->warmup_ops; i++) {
 			if (batch(1, &ms) == GPU_SAMPLE_ERR) {
@@ -448,10 +413,7 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 		rc = verify_host(d2, h2, bytes, s1, scratch, "device to host",
 				 err, errlen);
 out:
-	if (gate.host)
-		gpu_gate_release(&gate);
-	if (s1)
-		cudaStreamSynchronize(s1);
+	gpu_timed_destroy(&timed);
 	if (s2)
 		cudaStreamSynchronize(s2);
 	cudaFree(d1);
@@ -459,15 +421,8 @@ out:
 	cudaFree(scratch);
 	host_buf_free(&hb1);
 	host_buf_free(&hb2);
-	gpu_gate_destroy(&gate);
-	if (e0)
-		cudaEventDestroy(e0);
-	if (e1)
-		cudaEventDestroy(e1);
 	if (e2)
 		cudaEventDestroy(e2);
-	if (s1)
-		cudaStreamDestroy(s1);
 	if (s2)
 		cudaStreamDestroy(s2);
 	if (rc != GPU_OK)

@@ -46,9 +46,7 @@ pthread_once_t lt_once = PTHREAD_ONCE_INIT;
 
 template <class T> bool load_sym(T *out, const char *name)
 {
-	void *p = dlsym(lt.lib, name);
-	memcpy(out, &p, sizeof(p));
-	return p != nullptr;
+	return gpu_dlsym(lt.lib, out, name);
 }
 
 void lt_load(void)
@@ -345,9 +343,8 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 	cublasLtMatmulHeuristicResult_t heur[32];
 	void *A = nullptr, *B = nullptr, *C = nullptr, *ws = nullptr;
 	float *scales = nullptr;
+	gpu_timed timed;
 	cudaStream_t s = nullptr;
-	cudaEvent_t e0 = nullptr, e1 = nullptr;
-	gpu_gate gate = {nullptr, nullptr};
 	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
 	float alpha_f = 1.0f, beta_f = 0.0f;
 	double alpha_d = 1.0, beta_d = 0.0;
@@ -376,10 +373,8 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		alpha = &alpha_i;
 		beta = &beta_i;
 	}
-	GPU_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	GPU_CHECK(cudaEventCreate(&e0));
-	GPU_CHECK(cudaEventCreate(&e1));
-	GPU_CHECK(gpu_gate_create(&gate));
+	GPU_CHECK(gpu_timed_create(&timed));
+	s = timed.s;
 	GPU_CHECK(cudaMalloc(&A, (size_t)k * m * c.ab_size));
 	GPU_CHECK(cudaMalloc(&B, (size_t)k * n_ * c.ab_size));
 	GPU_CHECK(cudaMalloc(&C, (size_t)m * n_ * c.cd_size));
@@ -428,41 +423,34 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		}
 	}
 	{
-		// One gated batch of l GEMMs with algorithm algo: a
-		// gpu_sample_rc, or 1 more (GEMM_REFUSED) when cuBLASLt
-		// refused the algorithm.
+		// One batch of l GEMMs with algorithm algo, gated or not
+		// (gpu_timed_batch): a gpu_sample_rc, or 1 more
+		// (GEMM_REFUSED) when cuBLASLt refused the algorithm.
 		const int GEMM_REFUSED = 2;
-		auto run = [&](int algo, int l, float *ms) -> int {
-			cudaError_t e = gpu_gate_hold(&gate, s);
+		auto batch = [&](int algo, int l, bool gated,
+				 float *ms) -> int {
 			cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
-			if (e == cudaSuccess)
-				e = cudaEventRecord(e0, s);
-			for (int i = 0; e == cudaSuccess &&
-					st == CUBLAS_STATUS_SUCCESS && i < l;
-			     i++)
-				st = lt.matmul(h, op, alpha, A, la, B, lb, beta,
-					       C, lc, C, lc, &heur[algo].algo,
-					       ws, ws_bytes, s);
-			if (e == cudaSuccess)
-				e = cudaEventRecord(e1, s);
-			gpu_gate_release(&gate);
-			if (e == cudaSuccess)
-				e = cudaEventSynchronize(e1);
-			if (e == cudaSuccess)
-				e = cudaEventElapsedTime(ms, e0, e1);
-			if (e != cudaSuccess) {
-				snprintf(err, errlen, "%s",
-					 cudaGetErrorString(e));
-				gpu_clear_error();
-				return GPU_SAMPLE_ERR;
-			}
+			int r = gpu_timed_batch(
+			    &timed, gated, ms, err, errlen,
+			    [&]() -> cudaError_t {
+				    for (int i = 0;
+					 st == CUBLAS_STATUS_SUCCESS && i < l;
+					 i++)
+					    st =
+						lt.matmul(h, op, alpha, A, la,
+							  B, lb, beta, C, lc, C,
+							  lc, &heur[algo].algo,
+							  ws, ws_bytes, s);
+				    return cudaSuccess;
+			    });
+			if (r == GPU_SAMPLE_ERR)
+				return r;
 			if (st != CUBLAS_STATUS_SUCCESS) {
 				snprintf(err, errlen,
 					 "cublasLtMatmul: status %d", (int)st);
 				return GEMM_REFUSED;
 			}
-			return gpu_gate_timed_out(&gate) ? GPU_SAMPLE_LATE
-							 : GPU_SAMPLE_OK;
+			return r;
 		};
 		// The same GEMM outside the gate, waited for: the first launch
 		// of a cuBLASLt kernel loads its module, which can synchronise
@@ -495,7 +483,7 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 			}
 			if (r != GPU_SAMPLE_OK)
 				continue;
-			r = run(a, 5, &ms);
+			r = batch(a, 5, true, &ms);
 			if (r == GPU_SAMPLE_ERR) {
 				rc = GPU_FAIL;
 				goto out;
@@ -535,34 +523,6 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		// enqueued while the previous ones run; the host blocks in the
 		// launch when the queue is full, which without a gate is only
 		// back-pressure.
-		auto run_free = [&](int algo, int l, float *ms) -> int {
-			cudaError_t e = cudaEventRecord(e0, s);
-			cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
-			for (int i = 0; e == cudaSuccess &&
-					st == CUBLAS_STATUS_SUCCESS && i < l;
-			     i++)
-				st = lt.matmul(h, op, alpha, A, la, B, lb, beta,
-					       C, lc, C, lc, &heur[algo].algo,
-					       ws, ws_bytes, s);
-			if (e == cudaSuccess)
-				e = cudaEventRecord(e1, s);
-			if (e == cudaSuccess)
-				e = cudaEventSynchronize(e1);
-			if (e == cudaSuccess)
-				e = cudaEventElapsedTime(ms, e0, e1);
-			if (e != cudaSuccess) {
-				snprintf(err, errlen, "%s",
-					 cudaGetErrorString(e));
-				gpu_clear_error();
-				return GPU_SAMPLE_ERR;
-			}
-			if (st != CUBLAS_STATUS_SUCCESS) {
-				snprintf(err, errlen,
-					 "cublasLtMatmul: status %d", (int)st);
-				return GPU_SAMPLE_ERR;
-			}
-			return GPU_SAMPLE_OK;
-		};
 		if (smp->sustained) {
 			double l = smp->sample_ms / best_ms;
 			loops = l < 1 ? 1 : l > 1e6 ? 1000000 : (int)(l + 0.5);
@@ -570,8 +530,7 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		rc = gpu_run_samples(
 		    smp, win, samples, n, err, errlen, [&](double *v) -> int {
 			    float t = 0;
-			    int r = smp->sustained ? run_free(best, loops, &t)
-						   : run(best, loops, &t);
+			    int r = batch(best, loops, !smp->sustained, &t);
 			    if (r == GEMM_REFUSED)
 				    return GPU_SAMPLE_ERR;
 			    if (r == GPU_SAMPLE_OK)
@@ -584,10 +543,7 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 			    gemm_spot_check(dt, A, B, C, m, n_, k, err, errlen);
 	}
 out:
-	if (gate.host)
-		gpu_gate_release(&gate);
-	if (s)
-		cudaStreamSynchronize(s);
+	gpu_timed_destroy(&timed);
 	if (pref)
 		lt.pref_destroy(pref);
 	if (la)
@@ -605,13 +561,6 @@ out:
 	cudaFree(C);
 	cudaFree(ws);
 	cudaFree(scales);
-	gpu_gate_destroy(&gate);
-	if (e0)
-		cudaEventDestroy(e0);
-	if (e1)
-		cudaEventDestroy(e1);
-	if (s)
-		cudaStreamDestroy(s);
 	if (rc != GPU_OK)
 		gpu_clear_error();
 	return rc;

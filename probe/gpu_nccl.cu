@@ -43,9 +43,7 @@ pthread_once_t nc_once = PTHREAD_ONCE_INIT;
 
 template <class T> bool load_sym(T *out, const char *name)
 {
-	void *p = dlsym(nc.lib, name);
-	memcpy(out, &p, sizeof(p));
-	return p != nullptr;
+	return gpu_dlsym(nc.lib, out, name);
 }
 
 void nc_load(void)

@@ -38,27 +38,24 @@ extern "C" void gpu_enable_peers(const int *devs, int ndevs)
 }
 
 // Streams and events live on the device whose work they order:
-// ss, e0, e1 on src; sd, e2 on dst. cudaEventRecord fails when event and
-// stream belong to different devices, while cudaStreamWaitEvent and
-// copies work across devices (CUDA Programming Guide, "Stream and Event
-// Behavior"); e2 used to be created on src, so every bidirectional
-// batch failed (issue 14, defect 2).
+// timed (its stream, e0, e1 and gate) on src; sd, e2 on dst. cudaEventRecord
+// fails when event and stream belong to different devices, while
+// cudaStreamWaitEvent and copies work across devices (CUDA Programming Guide,
+// "Stream and Event Behavior"); e2 used to be created on src, so every
+// bidirectional batch failed (issue 14, defect 2).
 struct p2p_bufs {
 	void *src_a = nullptr, *dst_a = nullptr; // src -> dst
 	void *src_b = nullptr, *dst_b = nullptr; // dst -> src (bidir)
 	unsigned long long *scr_s = nullptr, *scr_d = nullptr;
-	cudaStream_t ss = nullptr, sd = nullptr;
-	cudaEvent_t e0 = nullptr, e1 = nullptr, e2 = nullptr;
-	gpu_gate gate = {nullptr, nullptr};
+	gpu_timed timed;
+	cudaStream_t sd = nullptr;
+	cudaEvent_t e2 = nullptr;
 };
 
 static void p2p_free(p2p_bufs *b, int src, int dst)
 {
-	if (b->gate.host)
-		gpu_gate_release(&b->gate);
 	cudaSetDevice(src);
-	if (b->ss)
-		cudaStreamSynchronize(b->ss);
+	gpu_timed_destroy(&b->timed);
 	cudaSetDevice(dst);
 	if (b->sd)
 		cudaStreamSynchronize(b->sd);
@@ -73,56 +70,40 @@ static void p2p_free(p2p_bufs *b, int src, int dst)
 	cudaFree(b->src_a);
 	cudaFree(b->src_b);
 	cudaFree(b->scr_s);
-	gpu_gate_destroy(&b->gate);
-	if (b->e0)
-		cudaEventDestroy(b->e0);
-	if (b->e1)
-		cudaEventDestroy(b->e1);
-	if (b->ss)
-		cudaStreamDestroy(b->ss);
 	gpu_clear_error();
 }
 
-// One gated batch: l copies of bytes src->dst (and dst->src when bidir).
+// One gated batch: l copies of bytes src->dst (and dst->src when bidir:
+// sd starts at e0 and the source's stream ends after sd).
 static int p2p_batch(p2p_bufs *b, int src, int dst, int bidir, size_t bytes,
 		     int l, float *ms, char *err, size_t errlen)
 {
+	cudaStream_t ss = b->timed.s;
 	cudaError_t e = cudaSetDevice(src);
-	if (e == cudaSuccess)
-		e = gpu_gate_hold(&b->gate, b->ss);
-	if (e == cudaSuccess)
-		e = cudaEventRecord(b->e0, b->ss);
-	if (e == cudaSuccess && bidir)
-		e = cudaStreamWaitEvent(b->sd, b->e0, 0);
-	for (int i = 0; e == cudaSuccess && i < l; i++) {
-		e = cudaMemcpyPeerAsync(b->dst_a, dst, b->src_a, src, bytes,
-					b->ss);
-		if (e == cudaSuccess && bidir)
-			e = cudaMemcpyPeerAsync(b->src_b, src, b->dst_b, dst,
-						bytes, b->sd);
-	}
-	if (e == cudaSuccess && bidir) {
-		e = cudaSetDevice(dst);
-		if (e == cudaSuccess)
-			e = cudaEventRecord(b->e2, b->sd);
-		if (e == cudaSuccess)
-			e = cudaSetDevice(src);
-		if (e == cudaSuccess)
-			e = cudaStreamWaitEvent(b->ss, b->e2, 0);
-	}
-	if (e == cudaSuccess)
-		e = cudaEventRecord(b->e1, b->ss);
-	gpu_gate_release(&b->gate);
-	if (e == cudaSuccess)
-		e = cudaEventSynchronize(b->e1);
-	if (e == cudaSuccess)
-		e = cudaEventElapsedTime(ms, b->e0, b->e1);
-	if (e != cudaSuccess) {
-		snprintf(err, errlen, "%s", cudaGetErrorString(e));
-		gpu_clear_error();
-		return GPU_SAMPLE_ERR;
-	}
-	return gpu_gate_timed_out(&b->gate) ? GPU_SAMPLE_LATE : GPU_SAMPLE_OK;
+
+	if (e != cudaSuccess)
+		return gpu_sample_fail(e, err, errlen);
+	return gpu_timed_batch(&b->timed, true, ms, err, errlen, [&]() {
+		e = bidir ? cudaStreamWaitEvent(b->sd, b->timed.e0, 0)
+			  : cudaSuccess;
+		for (int i = 0; e == cudaSuccess && i < l; i++) {
+			e = cudaMemcpyPeerAsync(b->dst_a, dst, b->src_a, src,
+						bytes, ss);
+			if (e == cudaSuccess && bidir)
+				e = cudaMemcpyPeerAsync(b->src_b, src, b->dst_b,
+							dst, bytes, b->sd);
+		}
+		if (e == cudaSuccess && bidir) {
+			e = cudaSetDevice(dst);
+			if (e == cudaSuccess)
+				e = cudaEventRecord(b->e2, b->sd);
+			if (e == cudaSuccess)
+				e = cudaSetDevice(src);
+			if (e == cudaSuccess)
+				e = cudaStreamWaitEvent(ss, b->e2, 0);
+		}
+		return e;
+	});
 }
 
 static int p2p_setup(p2p_bufs *b, int src, int dst, int bidir, size_t bytes,
@@ -141,18 +122,16 @@ static int p2p_setup(p2p_bufs *b, int src, int dst, int bidir, size_t bytes,
 	}
 	GPU_CHECK(cudaStreamSynchronize(b->sd));
 	GPU_CHECK(cudaSetDevice(src));
-	GPU_CHECK(cudaStreamCreateWithFlags(&b->ss, cudaStreamNonBlocking));
-	GPU_CHECK(cudaEventCreate(&b->e0));
-	GPU_CHECK(cudaEventCreate(&b->e1));
-	GPU_CHECK(gpu_gate_create(&b->gate));
+	GPU_CHECK(gpu_timed_create(&b->timed));
 	GPU_CHECK(cudaMalloc(&b->src_a, bytes));
 	GPU_CHECK(cudaMalloc(&b->scr_s, sizeof(*b->scr_s)));
-	GPU_CHECK(gpu_fill_random_u32(b->src_a, bytes / 4, 3u, b->ss));
+	GPU_CHECK(gpu_fill_random_u32(b->src_a, bytes / 4, 3u, b->timed.s));
 	if (bidir) {
 		GPU_CHECK(cudaMalloc(&b->src_b, bytes));
-		GPU_CHECK(gpu_fill_random_u32(b->src_b, bytes / 4, 4u, b->ss));
+		GPU_CHECK(
+		    gpu_fill_random_u32(b->src_b, bytes / 4, 4u, b->timed.s));
 	}
-	GPU_CHECK(cudaStreamSynchronize(b->ss));
+	GPU_CHECK(cudaStreamSynchronize(b->timed.s));
 out:
 	return rc;
 }
@@ -223,11 +202,11 @@ extern "C" int gpu_p2p_bw(int src, int dst, int bidir, size_t bytes,
 		    return r;
 	    });
 	if (rc == GPU_OK)
-		rc = p2p_verify(b.src_a, src, b.scr_s, b.ss, b.dst_a, dst,
+		rc = p2p_verify(b.src_a, src, b.scr_s, b.timed.s, b.dst_a, dst,
 				b.scr_d, b.sd, bytes, err, errlen);
 	if (rc == GPU_OK && bidir)
 		rc = p2p_verify(b.dst_b, dst, b.scr_d, b.sd, b.src_b, src,
-				b.scr_s, b.ss, bytes, err, errlen);
+				b.scr_s, b.timed.s, bytes, err, errlen);
 out:
 	p2p_free(&b, src, dst);
 	return rc;
