@@ -2,7 +2,8 @@
  *
  * The sizing engine prefers what the cluster's own GPUs measured (probe
  * runs of the last CALIB_WINDOW_DAYS days, median over runs) to datasheet
- * x default efficiency, and says which it used (DESIGN.md, issue 5).
+ * x default efficiency, and says which it used (docs/MODEL.md §5,
+ * issue 5).
  */
 #ifndef GPUSIZER_HANDLERS_CALIB_H
 #define GPUSIZER_HANDLERS_CALIB_H

@@ -299,16 +299,17 @@ elif [ -n "$inc_viol" ]; then
 else
 	pass include-graph "server -> handlers -> engine/storage, lib/ below all"
 fi
-# Comments cite only files in the repository: SIZING.md and SERVICE.md are the maintainers' notes
-# outside it (docs/MODEL.md and docs/RELIABILITY.md restate what the code rests on).
+# Comments cite only files in the repository: SIZING.md, SERVICE.md and DESIGN.md are the
+# maintainers' notes outside it (docs/MODEL.md and docs/RELIABILITY.md restate what the code
+# rests on).
 # tests/api/t_basic.sh names them as text the catalog must not cite; this file names them here.
 cited=$(source_files '*.c' '*.h' '*.cu' '*.cuh' '*.sh' '*.mk' '*.awk' Makefile |
-	grep -vE '^tests/(api/t_basic|lint)\.sh$' | xargs grep -lE '(SIZING|SERVICE)\.md' 2>/dev/null)
+	grep -vE '^tests/(api/t_basic|lint)\.sh$' | xargs grep -lE '(SIZING|SERVICE|DESIGN)\.md' 2>/dev/null)
 if [ -z "$cited" ]; then
-	pass citations "no code comment cites SIZING.md or SERVICE.md"
+	pass citations "no code comment cites SIZING.md, SERVICE.md or DESIGN.md"
 else
 	printf '  %s\n' $cited
-	fail citations "code citing SIZING.md or SERVICE.md (above): cite the public source or docs/"
+	fail citations "code citing SIZING.md, SERVICE.md or DESIGN.md (above): cite the public source or docs/"
 fi
 
 # ---------------------------------------------------------------------------------------------

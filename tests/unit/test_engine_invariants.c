@@ -1,11 +1,12 @@
-/* test_engine_invariants.c - properties over many generated configurations
- * (DESIGN.md "Testing"): memory monotone in dp / zero / recompute, fp8 never
- * above bf16, every ranked plan fits, batch arithmetic holds, inference
- * batch monotone in memory, quantised weights never need more GPUs, decode
- * never beats the weight-read roofline. */
+/* test_engine_invariants.c - properties over many generated configurations:
+ * memory monotone in dp / zero / recompute, fp8 never above bf16, every
+ * ranked plan fits, batch arithmetic holds, inference batch monotone in
+ * memory, quantised weights never need more GPUs, decode never beats the
+ * weight-read roofline. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_fixtures.h"
 #include "inference.h"
 #include "model.h"
 #include "testlib.h"
@@ -18,24 +19,10 @@ static long pick(long n)
 	return (long)((rng >> 33) % (unsigned long)n);
 }
 
+/* The catalog's H100 (kind 1) or L40S (0): NVLink or PCIe. */
 static struct hw_spec gpu(int kind)
 {
-	struct hw_spec g;
-	memset(&g, 0, sizeof(g));
-	strcpy(g.name, kind ? "H100" : "L40S");
-	g.memory_gib = kind ? 80 : 48;
-	g.peak_tflops[ENG_FP32] = kind ? 67 : 91.6;
-	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = kind ? 989.4 : 181;
-	g.peak_tflops[ENG_FP8] = kind ? 1978.9 : 362;
-	g.memory_bandwidth_gbps = kind ? 3350 : 864;
-	g.intra_node_link = kind ? HW_LINK_NVLINK : HW_LINK_PCIE;
-	g.intra_node_gbps = kind ? 450 : 32;
-	g.max_gpus_per_node = 8;
-	g.inter_node_gbps = kind ? 400 : 50;
-	g.price_per_gpu_hour = kind ? 4 : 1.5;
-	g.cc_major = kind ? 9 : 8;
-	g.cc_minor = kind ? 0 : 9;
-	return g;
+	return kind ? fx_h100() : fx_l40s();
 }
 
 static struct model_arch random_model(void)
