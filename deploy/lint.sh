@@ -29,29 +29,10 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 strict=${LINT_STRICT:-0}
-summary=()
-failed=0
-skipped=0
+# shellcheck source=tests/lint_common.sh
+. tests/lint_common.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/gsz-deploy-lint.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-
-say() { printf '%s\n' "$*"; }
-section() { printf '\n== %s\n' "$*"; }
-pass() { summary+=("PASS  $1${2:+  ($2)}"); say "PASS $1${2:+: $2}"; }
-fail() { summary+=("FAIL  $1${2:+  ($2)}"); say "FAIL $1${2:+: $2}"; failed=$((failed + 1)); }
-skip() { summary+=("SKIP  $1${2:+  ($2)}"); say "SKIP $1${2:+: $2}"; skipped=$((skipped + 1)); }
-
-# need CMD DEBIAN_PACKAGE: CMD exists, installing the package first when root.
-need() {
-	command -v "$1" >/dev/null 2>&1 && return 0
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		say "installing $2 (apt-get)"
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" ||
-			{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-				--no-install-recommends "$2"; }; } >"$work/apt-$2.log" 2>&1
-	fi
-	command -v "$1" >/dev/null 2>&1
-}
 
 # ---------------------------------------------------------------------------
 section "yamllint"
@@ -69,7 +50,7 @@ scripts=(deploy/lint.sh deploy/container/probe-loop.sh deploy/slurm/gpusizer-pro
 	deploy/slurm/submit-partition.sh deploy/tools/db-growth.sh)
 if ! need shellcheck shellcheck; then
 	skip shellcheck "not installed: apt-get install -y shellcheck"
-elif shellcheck -s bash deploy/lint.sh deploy/slurm/*.sbatch deploy/slurm/*.sh deploy/tools/*.sh &&
+elif shellcheck -x -s bash deploy/lint.sh deploy/slurm/*.sbatch deploy/slurm/*.sh deploy/tools/*.sh &&
 	shellcheck -s sh deploy/container/probe-loop.sh; then
 	pass shellcheck "${#scripts[@]} scripts"
 else
@@ -279,11 +260,4 @@ awk '/^#SBATCH/ && seen {bad=1} !/^#/ && NF {seen=1} END {exit bad}' "$sb" ||
 if [ -z "$sproblems" ]; then pass slurm "one task per node, exclusive, token file"; else fail slurm "$sproblems"; fi
 
 # ---------------------------------------------------------------------------
-printf '\n== deploy lint summary\n'
-printf '  %s\n' "${summary[@]}"
-if [ "$strict" = 1 ] && [ "$skipped" -gt 0 ]; then
-	say "deploy lint: $failed failed, $skipped skipped (LINT_STRICT=1: skips fail)"
-	exit 1
-fi
-say "deploy lint: $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+lint_summary "deploy lint"

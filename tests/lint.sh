@@ -26,27 +26,8 @@ cd "$top" || exit 2
 
 strict=${LINT_STRICT:-0}
 verbose=${LINT_VERBOSE:-0}
-summary=()
-failed=0
-skipped=0
-
-say() { printf '%s\n' "$*"; }
-section() { printf '\n== %s\n' "$*"; }
-pass() { summary+=("PASS  $1${2:+  ($2)}"); say "PASS $1${2:+: $2}"; }
-fail() { summary+=("FAIL  $1${2:+  ($2)}"); say "FAIL $1${2:+: $2}"; failed=$((failed + 1)); }
-skip() { summary+=("SKIP  $1${2:+  ($2)}"); say "SKIP $1${2:+: $2}"; skipped=$((skipped + 1)); }
-
-# need CMD DEBIAN_PACKAGE: succeeds when CMD exists, installing the package first when run as root.
-need() {
-	command -v "$1" >/dev/null 2>&1 && return 0
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		say "installing $2 (apt-get)"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null 2>&1 ||
-			{ apt-get update -q >/dev/null 2>&1 &&
-				DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null 2>&1; }
-	fi
-	command -v "$1" >/dev/null 2>&1
-}
+# shellcheck source=tests/lint_common.sh
+. tests/lint_common.sh
 
 # Tracked files matching the patterns that exist in the working tree (or every such file when
 # this is not a git checkout).
@@ -330,11 +311,4 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-printf '\n== lint summary\n'
-printf '  %s\n' "${summary[@]}"
-if [ "$strict" = 1 ] && [ "$skipped" -gt 0 ]; then
-	say "lint: $failed failed, $skipped skipped (LINT_STRICT=1: skips fail)"
-	exit 1
-fi
-say "lint: $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+lint_summary lint
