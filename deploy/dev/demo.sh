@@ -51,21 +51,7 @@ token=$("$bin" token create --name "$token_name" --scopes probe 2>"$tmp/token.er
 	die "cannot create a probe token: $(cat "$tmp/token.err")"
 
 # The A100 node: no FP8 (Ampere), rates scaled to the A100's datasheet.
-# shellcheck disable=SC2016 # $f is jq's
-a100='.gpus |= map(.name = "NVIDIA A100-SXM4-80GB" | .pci_device_id = "0x20b2"
-		| .compute_capability = "8.0" | .nvlink.active_links = 12 | .nvlink.limit_gbps = 300)
-	| .results |= map(
-		if .metric == "gemm_tflops" and .dtype == "fp8_e4m3" then
-			.status = "skipped" | .reason = "needs compute capability 8.9"
-			| .median = null | .max = null | .mean = null | .p10 = null | .p90 = null
-			| .cv = null | .n = 0 | .efficiency = null
-		elif .median != null then
-			(if (.metric | startswith("gemm")) then (if (.dtype == "fp64" or .dtype == "fp32") then 0.29 else 0.315 end)
-			 elif (.metric | startswith("hbm")) then 0.61
-			 elif (.metric | test("^p2p_.*gbps$")) then 0.667 else 1 end) as $f
-			| .median *= $f | .max *= $f | .mean *= $f | .p10 *= $f | .p90 *= $f
-			| if .limit != null then .limit *= $f else . end
-		else . end)'
+a100=$(cat "$top/tests/fixtures/probe/as_a100.jq")
 # GPU 3 of the second H100 node: PCIe at Gen4, HBM reads 20 % slower.
 slow3='.gpus[3].pcie.gen_current = 4
 	| .results |= map(if .gpu_index == 3 and .metric == "hbm_read_gbps" then

@@ -86,20 +86,7 @@ post_report "$h_bad" 0002 '.gpus[3].pcie.gen_current = 4
 	| .results |= map(if .gpu_index == 3 and .metric == "gemm_tflops" then .median *= 0.7 else . end)'
 check "an H100 node with a slow, PCIe-downtrained GPU 3 reports" 201
 # An A100 node: no FP8, and rates scaled to the A100's datasheet.
-post_report "$h_a100" 0003 '.gpus |= map(.name = "NVIDIA A100-SXM4-80GB" | .pci_device_id = "0x20b2"
-		| .compute_capability = "8.0" | .nvlink.active_links = 12 | .nvlink.limit_gbps = 300)
-	| .results |= map(
-		if .metric == "gemm_tflops" and .dtype == "fp8_e4m3" then
-			.status = "skipped" | .reason = "needs compute capability 8.9"
-			| .median = null | .max = null | .mean = null | .p10 = null | .p90 = null
-			| .cv = null | .n = 0 | .efficiency = null
-		elif .median != null then
-			(if (.metric | startswith("gemm")) then (if (.dtype == "fp64" or .dtype == "fp32") then 0.29 else 0.315 end)
-			 elif (.metric | startswith("hbm")) then 0.61
-			 elif (.metric | test("^p2p_.*gbps$")) then 0.667 else 1 end) as $f
-			| .median *= $f | .max *= $f | .mean *= $f | .p10 *= $f | .p90 *= $f
-			| if .limit != null then .limit *= $f else . end
-		else . end)'
+post_report "$h_a100" 0003 "$(cat "$TOP/tests/fixtures/probe/as_a100.jq")"
 check "an A100 node reports" 201
 post_report "$h_evil" 0004 '.gpus |= map(.name = $evil)'
 check "a node whose GPUs have a hostile NVML name reports" 201
