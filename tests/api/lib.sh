@@ -135,6 +135,30 @@ split_console_block() {
 	' "$1"
 }
 
+# check_console_block FILE PREFIX NORM: runs each command of a console block
+# (split_console_block) in $work and checks what it prints against the
+# documented output, both read through NORM (a command or function reading
+# stdin), one check each named PREFIX and the command's start.
+check_console_block() {
+	local b=$1 prefix=$2 norm=$3
+	rm -f "$b".cmd.* "$b".out.*
+	split_console_block "$b"
+	(
+		cd "$work" || exit 1
+		for c in "$b".cmd.*; do
+			o=${c/.cmd./.out.}
+			got=$(bash "$c" 2>&1 | $norm)
+			want=$($norm <"$o")
+			if [ "$got" = "$want" ]; then
+				ok "$prefix$(head -c 70 "$c" | tr '\n' ' ')"
+			else
+				not_ok "$prefix$(head -c 70 "$c" | tr '\n' ' ')" \
+					"$(diff <(echo "$want") <(echo "$got") | head -20 | tr '\n' '|')"
+			fi
+		done
+	)
+}
+
 # check_alive NAME: the daemon still answers /healthz.
 check_alive() {
 	if kill -0 "$GSZ_PID" 2>/dev/null &&

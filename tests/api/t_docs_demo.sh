@@ -58,22 +58,7 @@ blocks=0
 for b in "$work"/block*; do
 	[ -f "$b" ] || continue
 	blocks=$((blocks + 1))
-	rm -f "$b".cmd.* "$b".out.*
-	split_console_block "$b"
-	(
-		cd "$work" || exit 1
-		for c in "$b".cmd.*; do
-			o=${c/.cmd./.out.}
-			got=$(bash "$c" 2>&1 | norm)
-			want=$(norm <"$o")
-			if [ "$got" = "$want" ]; then
-				ok "docs/API.md after make demo: $(head -c 70 "$c" | tr '\n' ' ')"
-			else
-				not_ok "docs/API.md after make demo: $(head -c 70 "$c" | tr '\n' ' ')" \
-					"$(diff <(echo "$want") <(echo "$got") | head -20 | tr '\n' '|')"
-			fi
-		done
-	)
+	check_console_block "$b" "docs/API.md after make demo: " norm
 done
 [ "$blocks" -ge 7 ] && ok "docs/API.md marks its examples that need make demo ($blocks blocks)" ||
 	not_ok "docs/API.md marks its examples that need make demo" "$blocks blocks"

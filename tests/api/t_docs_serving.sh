@@ -23,6 +23,9 @@ awk -v dir="$work" '
 	inb { print > f }
 ' "$TOP/docs/API.md"
 
+# documented tables align columns with spaces; compare fields
+fields() { tr -s ' \t' ' '; }
+
 blocks=0
 for b in "$work"/block*; do
 	[ -f "$b" ] || continue
@@ -30,24 +33,7 @@ for b in "$work"/block*; do
 	# catalog PUT earlier in API.md) is not self-contained: skipped
 	grep -q 'example-' "$b" && continue
 	blocks=$((blocks + 1))
-	# split the block into commands (cmd.N) and expected outputs (out.N)
-	rm -f "$b".cmd.* "$b".out.*
-	split_console_block "$b"
-	(
-		cd "$work" || exit 1
-		for c in "$b".cmd.*; do
-			o=${c/.cmd./.out.}
-			got=$(bash "$c" 2>&1)
-			want=$(cat "$o")
-			# documented tables align columns with spaces; compare fields
-			if [ "$(echo "$got" | tr -s ' \t' ' ')" = "$(echo "$want" | tr -s ' \t' ' ')" ]; then
-				ok "docs/API.md: $(head -c 70 "$c" | tr '\n' ' ')"
-			else
-				not_ok "docs/API.md: $(head -c 70 "$c" | tr '\n' ' ')" \
-					"$(diff <(echo "$want" | tr -s ' \t' ' ') <(echo "$got" | tr -s ' \t' ' ') | head -20 | tr '\n' '|')"
-			fi
-		done
-	)
+	check_console_block "$b" "docs/API.md: " fields
 done
 [ "$blocks" -ge 4 ] && ok "the serving sections of docs/API.md have worked examples ($blocks blocks)" ||
 	not_ok "the serving sections of docs/API.md have worked examples" "$blocks"
