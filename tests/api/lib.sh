@@ -159,6 +159,14 @@ check_console_block() {
 	)
 }
 
+# own_database PREFIX: DATABASE_URL (exported) names a new, empty database
+# PREFIX_<random> of the suite's PostgreSQL, for a test whose figures need a
+# fleet of its own.
+own_database() {
+	DATABASE_URL=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$1_$RANDOM$RANDOM")
+	export DATABASE_URL
+}
+
 # check_alive NAME: the daemon still answers /healthz.
 check_alive() {
 	if kill -0 "$GSZ_PID" 2>/dev/null &&

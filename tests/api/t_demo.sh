@@ -5,9 +5,7 @@
 # the nodes get a second run each, the GPUs stay the same GPUs and the
 # same questions stay the same jobs. Without a daemon it says so and fails.
 . "$(dirname "$0")/lib.sh"
-db=gsz_demo_$RANDOM$RANDOM
-DATABASE_URL=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db")
-export DATABASE_URL
+own_database gsz_demo
 start_daemon || { not_ok "daemon starts"; exit 1; }
 
 demo() { # the script as `make demo` runs it, against this daemon

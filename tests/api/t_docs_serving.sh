@@ -6,9 +6,7 @@
 # lines after it, up to the next command or the end of the block, are its
 # expected output.
 . "$(dirname "$0")/lib.sh"
-db=gsz_docs_$RANDOM$RANDOM
-DATABASE_URL=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db")
-export DATABASE_URL
+own_database gsz_docs
 start_daemon || { not_ok "daemon starts"; exit 1; }
 export GPUSIZER=$GSZ_URL
 work=$T/docs

@@ -11,9 +11,7 @@
 # REPORT_SCREENSHOT=DIR keeps report.html, the CSV tables and report.png
 # there.
 . "$(dirname "$0")/lib.sh"
-db=gsz_report_$RANDOM$RANDOM
-DATABASE_URL=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db")
-export DATABASE_URL
+own_database gsz_report
 start_daemon || { not_ok "daemon starts"; exit 1; }
 sections="summary capacity fleet measured degraded freshness demand"
 
