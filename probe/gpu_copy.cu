@@ -327,12 +327,40 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 		GPU_CHECK(gpu_fill_random_u32(d2, bytes / 4, 78u, s1));
 	GPU_CHECK(cudaStreamSynchronize(s1));
 	{
+		// l pinned copies, enqueued between the batch's events;
+		// bidirectional, s2 starts at e0 and s1 ends after s2.
+		auto copies = [&](int l) -> cudaError_t {
+			cudaError_t e =
+			    dir == GPU_BIDIR
+				? cudaStreamWaitEvent(s2, timed.e0, 0)
+				: cudaSuccess;
+			for (int i = 0; e == cudaSuccess && i < l; i++) {
+				if (dir == GPU_H2D || dir == GPU_BIDIR)
+					e = cudaMemcpyAsync(
+					    d1, h1, bytes,
+					    cudaMemcpyHostToDevice, s1);
+				else
+					e = cudaMemcpyAsync(
+					    h1, d1, bytes,
+					    cudaMemcpyDeviceToHost, s1);
+				if (e == cudaSuccess && dir == GPU_BIDIR)
+					e = cudaMemcpyAsync(
+					    h2, d2, bytes,
+					    cudaMemcpyDeviceToHost, s2);
+			}
+			if (e == cudaSuccess && dir == GPU_BIDIR) {
+				e = cudaEventRecord(e2, s2);
+				if (e == cudaSuccess)
+					e = cudaStreamWaitEvent(s1, e2, 0);
+			}
+			return e;
+		};
 		auto batch = [&](int l, float *out_ms) -> int {
-			cudaError_t e;
 			if (!pinned) {
 				double t0 = gpu_now_ms();
 				for (int i = 0; i < l; i++) {
-					e = dir == GPU_H2D
+					cudaError_t e =
+					    dir == GPU_H2D
 						? cudaMemcpy(
 						      d1, h1, bytes,
 						      cudaMemcpyHostToDevice)
@@ -346,40 +374,9 @@ extern "C" int gpu_host_copy(int dev, enum gpu_host_dir dir, int pinned,
 				*out_ms = (float)(gpu_now_ms() - t0);
 				return GPU_SAMPLE_OK;
 			}
-			// Bidirectional: s2 starts at e0 and s1 ends after s2.
-			return gpu_timed_batch(
-			    &timed, true, out_ms, err, errlen, [&]() {
-				    e = dir == GPU_BIDIR ? cudaStreamWaitEvent(
-							       s2, timed.e0, 0)
-							 : cudaSuccess;
-				    for (int i = 0; e == cudaSuccess && i < l;
-					 i++) {
-					    if (dir == GPU_H2D ||
-						dir == GPU_BIDIR)
-						    e = cudaMemcpyAsync(
-							d1, h1, bytes,
-							cudaMemcpyHostToDevice,
-							s1);
-					    else
-						    e = cudaMemcpyAsync(
-							h1, d1, bytes,
-							cudaMemcpyDeviceToHost,
-							s1);
-					    if (e == cudaSuccess &&
-						dir == GPU_BIDIR)
-						    e = cudaMemcpyAsync(
-							h2, d2, bytes,
-							cudaMemcpyDeviceToHost,
-							s2);
-				    }
-				    if (e == cudaSuccess && dir == GPU_BIDIR) {
-					    e = cudaEventRecord(e2, s2);
-					    if (e == cudaSuccess)
-						    e = cudaStreamWaitEvent(
-							s1, e2, 0);
-				    }
-				    return e;
-			    });
+			return gpu_timed_batch(&timed, true, out_ms, err,
+					       errlen,
+					       [&]() { return copies(l); });
 		};
 		for (int i = 0; i < smp->warmup_ops; i++) {
 			if (batch(1, &ms) == GPU_SAMPLE_ERR) {

@@ -423,6 +423,12 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		}
 	}
 	{
+		// One GEMM with algorithm algo, enqueued on s.
+		auto gemm = [&](int algo) -> cublasStatus_t {
+			return lt.matmul(h, op, alpha, A, la, B, lb, beta, C,
+					 lc, C, lc, &heur[algo].algo, ws,
+					 ws_bytes, s);
+		};
 		// One batch of l GEMMs with algorithm algo, gated or not
 		// (gpu_timed_batch): a gpu_sample_rc, or 1 more
 		// (GEMM_REFUSED) when cuBLASLt refused the algorithm.
@@ -436,11 +442,7 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 				    for (int i = 0;
 					 st == CUBLAS_STATUS_SUCCESS && i < l;
 					 i++)
-					    st =
-						lt.matmul(h, op, alpha, A, la,
-							  B, lb, beta, C, lc, C,
-							  lc, &heur[algo].algo,
-							  ws, ws_bytes, s);
+					    st = gemm(algo);
 				    return cudaSuccess;
 			    });
 			if (r == GPU_SAMPLE_ERR)
@@ -458,16 +460,10 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		// queued behind the spin gate it would wait for the gate's
 		// timeout, once per candidate (issue 14, defect 1).
 		auto run_ungated = [&](int algo) -> int {
-			cublasStatus_t st =
-			    lt.matmul(h, op, alpha, A, la, B, lb, beta, C, lc,
-				      C, lc, &heur[algo].algo, ws, ws_bytes, s);
+			cublasStatus_t st = gemm(algo);
 			cudaError_t e = cudaStreamSynchronize(s);
-			if (e != cudaSuccess) {
-				snprintf(err, errlen, "%s",
-					 cudaGetErrorString(e));
-				gpu_clear_error();
-				return GPU_SAMPLE_ERR;
-			}
+			if (e != cudaSuccess)
+				return gpu_sample_fail(e, err, errlen);
 			return st == CUBLAS_STATUS_SUCCESS ? GPU_SAMPLE_OK
 							   : GEMM_REFUSED;
 		};
