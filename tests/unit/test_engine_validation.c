@@ -87,15 +87,21 @@ static double median(double *v, int n)
 	return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
 }
 
-static FILE *open_fixture(const char *name)
+/* Opens tests/fixtures/validation/<name> and reads its header row into
+ * *t; NULL when the file cannot be opened. */
+static FILE *open_table(const char *name, struct table *t)
 {
 	char path[256];
 	FILE *f;
 	snprintf(path, sizeof(path), "tests/fixtures/validation/%s", name);
 	f = fopen(path, "r");
-	if (!f)
+	if (!f) {
 		printf("# cannot open %s (run from the repository root)\n",
 		       path);
+		return NULL;
+	}
+	CHECK(fgets(t->head, sizeof(t->head), f) != NULL);
+	t->ncols = split_csv(t->head, t->cols);
 	return f;
 }
 
@@ -106,14 +112,12 @@ static void test_training_rows(void)
 	char *f[MAXF];
 	double err[64];
 	int n = 0;
-	FILE *fp = open_fixture("training_runs.csv");
+	FILE *fp = open_table("training_runs.csv", &t);
 	struct trn_result *res = calloc(1, sizeof(*res));
 
 	CHECK(fp != NULL);
 	if (!fp)
 		return;
-	CHECK(fgets(t.head, sizeof(t.head), fp) != NULL);
-	t.ncols = split_csv(t.head, t.cols);
 	while (fgets(line, sizeof(line), fp)) {
 		struct trn_request rq;
 		struct eng_error e;
@@ -248,13 +252,11 @@ static void test_inference_rows(void)
 	char *f[MAXF];
 	double err_t[64], err_f[64];
 	int nt = 0, nf_ = 0;
-	FILE *fp = open_fixture("inference_runs.csv");
+	FILE *fp = open_table("inference_runs.csv", &t);
 
 	CHECK(fp != NULL);
 	if (!fp)
 		return;
-	CHECK(fgets(t.head, sizeof(t.head), fp) != NULL);
-	t.ncols = split_csv(t.head, t.cols);
 	while (fgets(line, sizeof(line), fp)) {
 		struct inf_request rq;
 		struct inf_plan p;
@@ -374,14 +376,12 @@ static void test_serving_rows(void)
 	char *f[MAXF];
 	double err[3][160];
 	int n[3] = {0, 0, 0}, rows = 0;
-	FILE *fp = open_fixture("serving_runs.csv");
+	FILE *fp = open_table("serving_runs.csv", &t);
 	struct inf_result *r = calloc(1, sizeof(*r));
 
 	CHECK(fp != NULL && r != NULL);
 	if (!fp || !r)
 		goto out;
-	CHECK(fgets(t.head, sizeof(t.head), fp) != NULL);
-	t.ncols = split_csv(t.head, t.cols);
 	while (fgets(line, sizeof(line), fp)) {
 		struct inf_request rq;
 		struct inf_plan p;
