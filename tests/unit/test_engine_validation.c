@@ -113,11 +113,12 @@ static void test_training_rows(void)
 	double err[64];
 	int n = 0;
 	FILE *fp = open_table("training_runs.csv", &t);
-	struct trn_result *res = calloc(1, sizeof(*res));
+	struct trn_result *res;
 
 	CHECK(fp != NULL);
 	if (!fp)
 		return;
+	res = calloc(1, sizeof(*res));
 	while (fgets(line, sizeof(line), fp)) {
 		struct trn_request rq;
 		struct eng_error e;
