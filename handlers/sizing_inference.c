@@ -37,17 +37,10 @@ static const char *const top_keys[] = {
     "calibration",
     NULL,
 };
-static const char *const weight_precisions[] = {"fp32", "bf16", "fp16", "fp8",
-						"int8", "int4", NULL};
-static const enum eng_dtype weight_types[] = {ENG_FP32, ENG_BF16, ENG_FP16,
-					      ENG_FP8,	ENG_INT8, ENG_INT4};
-static const char *const kv_precisions[] = {"fp32", "bf16", "fp16",
-					    "fp8",  "int8", NULL};
-static const enum eng_dtype kv_types[] = {ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8,
-					  ENG_INT8};
-/* Serving profiles, in enum inf_serving_engine order. */
-static const char *const serving_names[] = {"vllm", "tensorrt-llm", "sglang",
-					    "generic", NULL};
+static const enum eng_dtype weight_precisions[] = {
+    ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8, ENG_INT8, ENG_INT4, ENG_DTYPE_COUNT};
+static const enum eng_dtype kv_precisions[] = {
+    ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8, ENG_INT8, ENG_DTYPE_COUNT};
 /* The three ways to state load; at most one. */
 static const struct {
 	const char *key;
@@ -66,7 +59,8 @@ json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
 
 	sizing_default(r, "weight_precision",
 		       json_string(eng_dtype_name(rq->weight_precision)));
-	sizing_default(r, "serving", json_string(serving_names[rq->serving]));
+	sizing_default(r, "serving",
+		       json_string(inf_serving_name(rq->serving)));
 	sizing_default(r, "top", json_integer(rq->top));
 	sizing_default(r, "calibration",
 		       json_string(calib_mode_names[job->calib]));
@@ -81,19 +75,15 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	long long x;
 	double d;
 	int e, nload = 0;
+	const char *serving_names[INF_SERVING_COUNT + 1];
 
 	inf_request_init(rq);
 	if (sizing_parse_model(app, &v, b, top_keys, &rq->model, job) != 0)
 		return -1;
-	e = 1;
-	if (jv_enum(&v, b, "weight_precision", false, weight_precisions, &e) ==
-	    0)
-		rq->weight_precision = weight_types[e];
-	e = -1;
-	if (jv_enum(&v, b, "kv_cache_precision", false, kv_precisions, &e) ==
-		0 &&
-	    e >= 0)
-		rq->kv_precision = kv_types[e];
+	sizing_dtype(&v, b, "weight_precision", weight_precisions,
+		     &rq->weight_precision);
+	sizing_dtype(&v, b, "kv_cache_precision", kv_precisions,
+		     &rq->kv_precision);
 	if (jv_int(&v, b, "prompt_tokens", true, 1, INF_MAX_TOKENS, &x) == 0)
 		rq->prompt_tokens = (long)x;
 	if (jv_int(&v, b, "output_tokens", true, 1, INF_MAX_TOKENS, &x) == 0)
@@ -139,6 +129,10 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = 0;
 	if (jv_int(&v, b, "max_batch", false, 1, 1 << 20, &x) == 0 && x)
 		rq->max_batch = (long)x;
+	/* The engine's profile names (engine/inference.h), in enum order. */
+	for (int i = 0; i < INF_SERVING_COUNT; i++)
+		serving_names[i] = inf_serving_name((enum inf_serving_engine)i);
+	serving_names[INF_SERVING_COUNT] = NULL;
 	e = (int)INF_SERVING_VLLM;
 	if (jv_enum(&v, b, "serving", false, serving_names, &e) == 0)
 		rq->serving = (enum inf_serving_engine)e;

@@ -59,6 +59,24 @@ json_t *sizing_warnings_json(const char (*w)[ENG_WARNING_LEN], int n)
 	return a;
 }
 
+int sizing_dtype(struct jv *v, const json_t *b, const char *key,
+		 const enum eng_dtype *allowed, enum eng_dtype *out)
+{
+	const char *names[ENG_DTYPE_COUNT + 1];
+	int n = 0, e = -1;
+
+	while (n < ENG_DTYPE_COUNT && allowed[n] != ENG_DTYPE_COUNT) {
+		names[n] = eng_dtype_name(allowed[n]);
+		n++;
+	}
+	names[n] = NULL;
+	if (jv_enum(v, b, key, false, names, &e) != 0)
+		return -1;
+	if (e >= 0)
+		*out = allowed[e];
+	return 0;
+}
+
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
 		   struct response *res)
 {

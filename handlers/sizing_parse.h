@@ -38,6 +38,12 @@ int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
 		       struct sizing_job *job);
 int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
 		     struct sizing_job *job);
+/* A precision field: one of the engine's dtype names (engine/hw.h) among
+ * allowed (ended by ENG_DTYPE_COUNT), listed in that order when refused.
+ * *out is set when the field is given and unchanged when absent. Returns
+ * 0, or -1 after a field error. */
+int sizing_dtype(struct jv *v, const json_t *b, const char *key,
+		 const enum eng_dtype *allowed, enum eng_dtype *out);
 /* Loads job->gpu_name (field "gpu") into *hw with job->calib; then
  * gpu_name is the catalog entry's own. Returns 0 or -1 with res filled. */
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,

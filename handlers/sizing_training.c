@@ -50,11 +50,10 @@ static const char *const strategy_keys[] = {
     "offload",
     NULL,
 };
-static const char *const precisions[] = {"fp32", "tf32", "fp16",
-					 "bf16", "fp8",	 NULL};
-static const enum eng_dtype precision_types[] = {ENG_FP32, ENG_TF32, ENG_FP16,
-						 ENG_BF16, ENG_FP8};
-static const char *const grad_precisions[] = {"bf16", "fp32", NULL};
+static const enum eng_dtype precisions[] = {
+    ENG_FP32, ENG_TF32, ENG_FP16, ENG_BF16, ENG_FP8, ENG_DTYPE_COUNT};
+static const enum eng_dtype grad_precisions[] = {ENG_BF16, ENG_FP32,
+						 ENG_DTYPE_COUNT};
 
 /* A list of strings from choices, or booleans, into c. */
 static void enum_list(struct jv *v, const json_t *o, const char *key,
@@ -158,13 +157,9 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	d = 0;
 	if (jv_num(&v, b, "global_batch_tokens", false, 1, 1e12, &d) == 0 && d)
 		rq->global_batch_tokens = d;
-	e = 3;
-	if (jv_enum(&v, b, "precision", false, precisions, &e) == 0)
-		rq->precision = precision_types[e];
-	e = 0;
-	if (jv_enum(&v, b, "gradient_precision", false, grad_precisions, &e) ==
-	    0)
-		rq->gradient_precision = e ? ENG_FP32 : ENG_BF16;
+	sizing_dtype(&v, b, "precision", precisions, &rq->precision);
+	sizing_dtype(&v, b, "gradient_precision", grad_precisions,
+		     &rq->gradient_precision);
 	e = 0;
 	if (jv_enum(&v, b, "optimizer", false, trn_optimizer_names, &e) == 0)
 		rq->optimizer = (enum trn_optimizer)e;

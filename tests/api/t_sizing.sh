@@ -72,6 +72,18 @@ check_problem "a typo in a field name is reported (seqlen)" 400 seqlen
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":-5,"gpu":"a100-sxm4-80gb","top":0,"precision":"fp4"}'
 check_problem "all bad fields at once" 400 seq_len
 jq -e '[.errors[].field] | (index("top") != null) and (index("precision") != null)' "$T/body" >/dev/null && ok "errors list every bad field" || not_ok "errors list every bad field" "$(body)"
+# The precisions and serving profiles each endpoint takes, named with the
+# engine's words (engine/hw.h, engine/inference.h) in the order openapi.yaml
+# shows them.
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","precision":"fp4","gradient_precision":"fp16"}'
+jq -e '[.errors[] | [.field, .message]] | index([["precision", "must be one of: fp32, tf32, fp16, bf16, fp8"]]) != null
+	and index([["gradient_precision", "must be one of: bf16, fp32"]]) != null' "$T/body" >/dev/null &&
+	ok "training: a refused precision lists the ones allowed" || not_ok "training: a refused precision lists the ones allowed" "$(body)"
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","weight_precision":"fp4","kv_cache_precision":"int4","serving":"triton","prompt_tokens":1024,"output_tokens":256,"gpu":"h100-sxm5-80gb"}'
+jq -e '[.errors[] | [.field, .message]] | index([["weight_precision", "must be one of: fp32, bf16, fp16, fp8, int8, int4"]]) != null
+	and index([["kv_cache_precision", "must be one of: fp32, bf16, fp16, fp8, int8"]]) != null
+	and index([["serving", "must be one of: vllm, tensorrt-llm, sglang, generic"]]) != null' "$T/body" >/dev/null &&
+	ok "inference: refused precisions and serving list the ones allowed" || not_ok "inference: refused precisions and serving list the ones allowed" "$(body)"
 # A GPU type no probe has measured (created here, so no other test's
 # reports can calibrate it).
 fresh=fresh-gpu-$RANDOM$RANDOM
