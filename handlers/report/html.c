@@ -274,13 +274,32 @@ static void html_fleet(struct sbuf *b, const json_t *d)
 
 /* ---- HTML: measured vs reference (charts in svg.c) -------------------- */
 
+/* The charts of one measured section, one per GPU type (draw returns 1
+ * when it drew one), closing the grid and the section; none says why the
+ * grid is empty. */
+static void chart_grid(struct sbuf *b, const json_t *d, const json_t *items,
+		       int (*draw)(struct sbuf *, const json_t *,
+				   const json_t *),
+		       const char *none)
+{
+	const json_t *it;
+	size_t i;
+	int drawn = 0;
+
+	json_array_foreach(items, i, it)
+	{
+		drawn += draw(b, d, it);
+	}
+	sbuf_put(b, "</div>\n");
+	if (!drawn)
+		no_data(b, none);
+	sbuf_put(b, "</section>\n");
+}
+
 static void html_measured(struct sbuf *b, const json_t *d)
 {
 	const json_t *items =
 	    json_object_get(json_object_get(d, "fleet"), "items");
-	const json_t *it;
-	size_t i;
-	int drawn = 0;
 
 	section_open(b, d, "flops",
 		     "Measured vs datasheet: dense GEMM throughput",
@@ -290,15 +309,8 @@ static void html_measured(struct sbuf *b, const json_t *d)
 		 "of each GPU's latest run in the window (cuBLASLt, largest "
 		 "shape), beside the catalog's dense datasheet peak; the "
 		 "percentage is the efficiency.</p>\n<div class=\"grid\">\n");
-	json_array_foreach(items, i, it)
-	{
-		drawn += rpt_gemm_chart(b, d, it);
-	}
-	sbuf_put(b, "</div>\n");
-	if (!drawn)
-		no_data(b, "no probe has reported a GEMM measurement in the "
-			   "window.");
-	sbuf_put(b, "</section>\n");
+	chart_grid(b, d, items, rpt_gemm_chart,
+		   "no probe has reported a GEMM measurement in the window.");
 	section_open(b, d, "bandwidth", "Measured vs reference: bandwidth",
 		     "measured");
 	sbuf_put(b, "<p class=\"note\">Reference: the catalog's HBM bandwidth "
@@ -307,16 +319,9 @@ static void html_measured(struct sbuf *b, const json_t *d)
 		    "count once; PCIe generation &times; width from NVML; "
 		    "active NVLinks &times; per-link rate).</p>\n"
 		    "<div class=\"grid\">\n");
-	drawn = 0;
-	json_array_foreach(items, i, it)
-	{
-		drawn += rpt_bandwidth_chart(b, d, it);
-	}
-	sbuf_put(b, "</div>\n");
-	if (!drawn)
-		no_data(b, "no probe has reported a bandwidth measurement in "
-			   "the window.");
-	sbuf_put(b, "</section>\n");
+	chart_grid(b, d, items, rpt_bandwidth_chart,
+		   "no probe has reported a bandwidth measurement in the "
+		   "window.");
 }
 
 /* ---- HTML: degraded GPUs --------------------------------------------- */
