@@ -1,6 +1,7 @@
 /* sizing_parse.c - what the training and inference bodies parse alike (the
- * model, the calibration, the GPU) and the GPU load their endpoints share;
- * the kind-specific fields are sizing_training.c and sizing_inference.c.
+ * model, precisions, the calibration, the GPU), the GPU load their
+ * endpoints share, and the parts of their answers that read alike; the
+ * kind-specific fields are sizing_training.c and sizing_inference.c.
  */
 #include <stddef.h>
 
