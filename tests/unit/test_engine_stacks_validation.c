@@ -379,21 +379,18 @@ static void test_stack_rows(void)
 		       p->layout.micro_batch, p->layout.sequence_parallel,
 		       p->layout.flash_attention, p->memory.total_gib,
 		       p->fits ? "" : " DOES NOT FIT");
-		if (fabs(err) > 0.25) /* where the engine's step goes */
-			printf(
-			    "#   %-20s step %.3f s: compute %.0f %% (attention "
-			    "%.0f %%, memory-bound %.0f %%), tp %.0f %%, "
-			    "bubble %.0f %%, dp exposed %.0f %%, cp %.0f %%, "
-			    "optimizer %.0f %%\n",
-			    "beyond 25 %:", p->time.step_s,
-			    100 * p->time.compute_s / p->time.step_s,
-			    100 * p->time.attention_s / p->time.step_s,
-			    100 * p->time.memory_bound_s / p->time.step_s,
-			    100 * p->time.tp_comm_s / p->time.step_s,
-			    100 * p->time.pp_bubble_s / p->time.step_s,
-			    100 * p->time.dp_comm_exposed_s / p->time.step_s,
-			    100 * p->time.cp_comm_exposed_s / p->time.step_s,
-			    100 * p->time.optimizer_s / p->time.step_s);
+		/* where the engine's step goes: what each row tests */
+		printf("#   step %.3f s: compute %.0f %% (attention %.0f %%, "
+		       "memory-bound %.0f %%), tp %.0f %%, bubble %.0f %%, "
+		       "dp exposed %.0f %%, cp %.0f %%, optimizer %.0f %%\n",
+		       p->time.step_s, 100 * p->time.compute_s / p->time.step_s,
+		       100 * p->time.attention_s / p->time.step_s,
+		       100 * p->time.memory_bound_s / p->time.step_s,
+		       100 * p->time.tp_comm_s / p->time.step_s,
+		       100 * p->time.pp_bubble_s / p->time.step_s,
+		       100 * p->time.dp_comm_exposed_s / p->time.step_s,
+		       100 * p->time.cp_comm_exposed_s / p->time.step_s,
+		       100 * p->time.optimizer_s / p->time.step_s);
 		snprintf(key, sizeof(key), "%s/%s", stack,
 			 strcmp(dtype, "fp8") == 0 ? "fp8" : "16-bit");
 		add(by_stack, &n_stack, key, err);
