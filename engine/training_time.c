@@ -345,12 +345,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		p->tokens_per_s_per_gpu = p->tokens_per_s / G;
 		p->mfu = c->model_flops_token * p->tokens_per_s / (G * c->peak);
 		p->hfu = hw * p->tokens_per_s / (G * c->peak);
-		if (c->rq->train_tokens > 0) {
-			double secs = c->rq->train_tokens / p->tokens_per_s;
-			p->days = secs / 86400.0;
-			p->gpu_hours = secs / 3600.0 * G;
-			p->cost = p->gpu_hours * c->price;
-		}
+		trn_run_figures(c, p); /* whole run, with goodput */
 	}
 }
 
