@@ -387,6 +387,31 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     b->memory.host_gib *
 				 (double)(b->gpus < c.gpn ? b->gpus : c.gpn),
 			     (int)(b->gpus < c.gpn ? b->gpus : c.gpn));
+		{
+			/* the other plans listed: a reader comparing them
+			 * sees which need host RAM, and how much */
+			char list[64] = "";
+			double most = 0.0;
+			size_t len = 0;
+
+			for (int i = 1; i < res->n_plans; i++) {
+				const struct trn_plan *q = &res->plans[i];
+				if (q->layout.offload == TRN_OFFLOAD_NONE ||
+				    len >= sizeof(list) - 8)
+					continue;
+				len += (size_t)snprintf(
+				    list + len, sizeof(list) - len, "%s%d",
+				    len ? ", " : "", i + 1);
+				if (q->memory.host_gib > most)
+					most = q->memory.host_gib;
+			}
+			if (len)
+				warn(res,
+				     "plan(s) %s of the list offload to host "
+				     "memory: up to %.1f GiB of host RAM per "
+				     "GPU",
+				     list, most);
+		}
 		if (res->max_days > 0 && rq->train_tokens > 0) {
 			if (b->within_max_days)
 				warn(res,
