@@ -18,7 +18,6 @@ check "assumptions.goodput states the defaults (Llama 3 rate and storage, 10-min
 	'.assumptions.goodput.failures_per_gpu_hour == 2.1946e-05 and .assumptions.goodput.checkpoint_gbps_per_gpu == 0.12207 and .assumptions.goodput.restart_minutes == 10 and .assumptions.goodput.checkpoint_gib > 900 and (.assumptions.goodput.model | contains("Daly"))'
 check "objective time without a deadline: no max_days" 201 \
 	'(.assumptions | has("max_days") | not) and ([.plans[] | has("within_max_days")] | any | not)'
-steady=$(jq '.plans[0].steady_state_days' "$T/body")
 days=$(jq '.plans[0].days' "$T/body")
 
 # --- the inputs move the figures -------------------------------------------
