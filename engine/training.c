@@ -177,6 +177,10 @@ void trn_request_init(struct trn_request *rq)
 	rq->lora_rank = 16;
 	rq->top = 5;
 	rq->objective = TRN_OBJ_TIME;
+	rq->failures_per_gpu_hour = GP_DEFAULT_FAILURES_PER_GPU_HOUR;
+	rq->checkpoint_gbps_per_gpu = GP_DEFAULT_CHECKPOINT_GBPS_PER_GPU;
+	rq->restart_minutes = GP_DEFAULT_RESTART_S / 60.0;
+	rq->max_days = TRN_DEFAULT_MAX_DAYS;
 }
 
 int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
@@ -295,6 +299,8 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->basis.inter_node_gbps =
 	    hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c.gpn);
 	res->layouts_evaluated = S.evaluated;
+	res->checkpoint_gib = c.ckpt_bytes / GIB;
+	res->max_days = rq->deadline_days <= 0 ? c.limit_days : 0.0;
 
 	if (S.divisible == 0) {
 		if (S.need_inter_skipped)
@@ -374,10 +380,67 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		if (b->layout.offload != TRN_OFFLOAD_NONE)
 			warn(res,
 			     "%s offloaded to host memory: %.1f GiB of host "
-			     "RAM per GPU, transfers over the host link each "
-			     "step",
+			     "RAM per GPU (%.0f GiB per %d-GPU node), "
+			     "transfers over the host link each step",
 			     trn_offload_name(b->layout.offload),
-			     b->memory.host_gib);
+			     b->memory.host_gib,
+			     b->memory.host_gib *
+				 (double)(b->gpus < c.gpn ? b->gpus : c.gpn),
+			     (int)(b->gpus < c.gpn ? b->gpus : c.gpn));
+		{
+			/* the other plans listed: a reader comparing them
+			 * sees which need host RAM, and how much */
+			char list[64] = "";
+			double most = 0.0;
+			size_t len = 0;
+
+			for (int i = 1; i < res->n_plans; i++) {
+				const struct trn_plan *q = &res->plans[i];
+				if (q->layout.offload == TRN_OFFLOAD_NONE ||
+				    len >= sizeof(list) - 8)
+					continue;
+				len += (size_t)snprintf(
+				    list + len, sizeof(list) - len, "%s%d",
+				    len ? ", " : "", i + 1);
+				if (q->memory.host_gib > most)
+					most = q->memory.host_gib;
+			}
+			if (len)
+				warn(res,
+				     "plan(s) %s of the list offload to host "
+				     "memory: up to %.1f GiB of host RAM per "
+				     "GPU",
+				     list, most);
+		}
+		if (res->max_days > 0 && rq->train_tokens > 0) {
+			if (b->within_max_days)
+				warn(res,
+				     "objective %s without a deadline: plans "
+				     "longer than max_days (%.0f days) rank "
+				     "after those within it; give "
+				     "deadline_days or max_days to change it",
+				     trn_objective_name(rq->objective),
+				     res->max_days);
+			else
+				warn(res,
+				     "no plan ends within max_days (%.0f "
+				     "days) up to %ld GPUs; the fastest takes "
+				     "%.0f days: raise max_gpus",
+				     res->max_days,
+				     rq->gpus ? rq->gpus : rq->max_gpus,
+				     b->days);
+		}
+		if (rq->train_tokens > 0 && b->goodput.fraction < 0.9)
+			warn(res,
+			     "goodput %.0f %%: %.0f expected interruptions "
+			     "(one every %.1f h on %ld GPUs), a %.0f s "
+			     "checkpoint every %.0f min and restarts add "
+			     "%.1f days to the %.1f of steady training",
+			     100.0 * b->goodput.fraction,
+			     b->goodput.interruptions, b->goodput.mtbi_hours,
+			     b->gpus, b->goodput.checkpoint_write_s,
+			     b->goodput.checkpoint_interval_s / 60.0,
+			     b->days - b->steady_days, b->steady_days);
 		if (b->time.pp_bubble_s > 0.2 * b->time.step_s)
 			warn(res,
 			     "pipeline bubble is %.0f %% of the step: raise "

@@ -78,6 +78,23 @@ struct trn_strategies {
 #define TRN_SEQ_LEN_MAX	      (1L << 22) /* tokens */
 #define TRN_GPUS_MAX	      (1L << 20) /* gpus, max_gpus */
 #define TRN_GPUS_PER_NODE_MAX 1024
+/* Goodput inputs: up to one interruption per 100 GPU-hours (450x Llama
+ * 3's rate), 1 MB/s to 10 TB/s per GPU, a restart up to a day; max_days
+ * from about a minute to 100,000 days. */
+#define TRN_FAILURES_PER_GPU_HOUR_MAX 0.01
+#define TRN_CHECKPOINT_GBPS_MIN	      1e-3
+#define TRN_CHECKPOINT_GBPS_MAX	      1e4
+#define TRN_RESTART_MINUTES_MAX	      1440.0
+#define TRN_MAX_DAYS_MIN	      1e-3
+#define TRN_MAX_DAYS_MAX	      1e5
+
+/* The longest run objective cost (or gpus) picks without a deadline: 90
+ * days, a quarter. Llama 3 405B, the longest pre-training run with
+ * published figures, took 30.84M H100-hours (Llama 3.1 model card) on
+ * 16,384 GPUs: 78 days. Beyond a quarter the hardware, the price and the
+ * model plan itself change before the run ends; the cheapest plan of
+ * all is usually the slowest, years on a handful of GPUs (issue 13). */
+#define TRN_DEFAULT_MAX_DAYS 90.0
 
 /* Each integer allowed-value list of struct trn_strategies: its JSON member
  * of "strategies", its range, and where it lives. pp is further bounded by
@@ -109,6 +126,15 @@ struct trn_request {
 	double deadline_days;	   /* 0: none */
 	double price_per_gpu_hour; /* 0: gpu.price_per_gpu_hour */
 	double inter_node_gbps;	   /* 0: gpu.inter_node_gbps */
+	/* Goodput of whole-run figures (MODEL.md §4, engine/goodput.h):
+	 * interruptions per GPU-hour (0: none), checkpoint write rate per
+	 * GPU (GB/s), restart time. trn_request_init sets the defaults. */
+	double failures_per_gpu_hour;
+	double checkpoint_gbps_per_gpu;
+	double restart_minutes;
+	/* The longest run objective cost or gpus may pick without a
+	 * deadline (plans above it rank after, by time); 0: the default. */
+	double max_days;
 	struct trn_strategies strategies;
 	int top; /* plans to return, 1..TRN_MAX_TOP (default 5) */
 	enum trn_objective objective;
@@ -167,8 +193,20 @@ struct trn_plan {
 	double tokens_per_s, tokens_per_s_per_gpu;
 	double mfu, hfu; /* model / hardware FLOPs over datasheet peak */
 	double hardware_flops_per_token;
+	/* Whole-run figures with goodput (days, gpu_hours, cost), and the
+	 * steady state without interruptions or checkpoints. */
 	double days, gpu_hours, cost;
+	double steady_days, steady_gpu_hours, steady_cost;
+	struct trn_goodput {
+		double fraction;	      /* steady / whole-run time */
+		double mtbi_hours;	      /* job's mean time between
+						 interruptions; 0: none */
+		double interruptions;	      /* expected over the run */
+		double checkpoint_write_s;    /* one checkpoint */
+		double checkpoint_interval_s; /* work between them */
+	} goodput;
 	bool fits, meets_deadline;
+	bool within_max_days; /* days <= the max_days that applied */
 	enum eng_binding binding;
 };
 
@@ -216,6 +254,10 @@ struct trn_result {
 	char warnings[ENG_MAX_WARNINGS][ENG_WARNING_LEN];
 	struct hw_basis basis;
 	long layouts_evaluated;
+	double checkpoint_gib; /* one checkpoint: weights + optimizer state
+				  (LoRA: adapters) */
+	double max_days;       /* applied (objective cost/gpus, no deadline),
+				  or 0 */
 };
 
 /* Defaults: bf16, adamw, bf16 gradients, full, rank 16, top 5, time. */

@@ -224,5 +224,60 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 			       3.0 * model_attn_fwd_flops_per_token(m, c->s);
 	if (c->lora)
 		c->model_flops_token += 6.0 * c->adapter_layer * c->L;
+
+	/* A checkpoint holds what a restart needs: the weights and the
+	 * optimizer state (fp32 master weights included, c->ob), not the
+	 * gradients. A LoRA run saves only its adapters and their state
+	 * (the frozen base is read from where it came). */
+	c->ckpt_bytes = c->lora ? c->adapter_layer * c->L * (2.0 + c->ob)
+				: c->P.total * (c->wb + c->ob);
+	c->limit_days = rq->deadline_days;
+	if (c->limit_days <= 0 && rq->objective != TRN_OBJ_TIME &&
+	    rq->train_tokens > 0)
+		c->limit_days =
+		    rq->max_days > 0 ? rq->max_days : TRN_DEFAULT_MAX_DAYS;
 	return 0;
+}
+
+void trn_goodput_of(const struct ctx *c, long gpus, struct gp_result *g)
+{
+	const struct trn_request *rq = c->rq;
+	struct gp_input in = {
+	    .gpus = (double)gpus,
+	    .failures_per_gpu_hour = rq->failures_per_gpu_hour,
+	    .checkpoint_bytes = c->ckpt_bytes,
+	    .storage_gbps_per_gpu = rq->checkpoint_gbps_per_gpu,
+	    .restart_s = rq->restart_minutes * 60.0,
+	};
+
+	/* trn_validate keeps every input in range: gp_compute cannot fail
+	 * (it leaves goodput 1 if it did). */
+	(void)gp_compute(&in, g);
+}
+
+void trn_run_figures(const struct ctx *c, struct trn_plan *p)
+{
+	struct gp_result g;
+	double G = (double)p->gpus, steady_s, wall_s;
+
+	trn_goodput_of(c, p->gpus, &g);
+	memset(&p->goodput, 0, sizeof(p->goodput));
+	p->goodput.fraction = g.goodput_fraction;
+	p->goodput.mtbi_hours = g.mtbi_s / 3600.0;
+	p->goodput.checkpoint_write_s = g.checkpoint_write_s;
+	p->goodput.checkpoint_interval_s = g.interval_s;
+	p->within_max_days = true;
+	if (c->rq->train_tokens <= 0 || !(p->tokens_per_s > 0))
+		return;
+	steady_s = c->rq->train_tokens / p->tokens_per_s;
+	wall_s = steady_s * g.wall_per_work;
+	p->steady_days = steady_s / 86400.0;
+	p->steady_gpu_hours = steady_s / 3600.0 * G;
+	p->steady_cost = p->steady_gpu_hours * c->price;
+	p->days = wall_s / 86400.0;
+	p->gpu_hours = wall_s / 3600.0 * G;
+	p->cost = p->gpu_hours * c->price;
+	p->goodput.interruptions =
+	    gp_expected_interruptions(G, c->rq->failures_per_gpu_hour, wall_s);
+	p->within_max_days = c->limit_days <= 0 || p->days <= c->limit_days;
 }

@@ -11,6 +11,7 @@
 #ifndef GPUSIZER_ENGINE_TRAINING_INT_H
 #define GPUSIZER_ENGINE_TRAINING_INT_H
 
+#include "goodput.h"
 #include "training.h"
 
 #include <math.h>
@@ -53,9 +54,21 @@ struct ctx {
 	double w_qkv, w_o, w_up, w_down;
 	double n_qkv, n_o, n_up, n_down; /* output/inner dims at t = 1 */
 	double ffn_width;		 /* f or f_e (for shape) */
+	/* Goodput (MODEL.md §4): bytes of one checkpoint (weights and
+	 * optimizer state; LoRA: the adapters'), and the wall-clock limit
+	 * ranking applies: the deadline, else max_days for objective cost
+	 * or gpus with train_tokens, else 0 (none). */
+	double ckpt_bytes;
+	double limit_days;
 };
 
 int trn_ctx_init(struct ctx *c, const struct trn_request *rq);
+
+/* Goodput of a job on `gpus` GPUs (engine/goodput.h) with the request's
+ * inputs; and a timed plan's whole-run figures: days, gpu_hours and cost
+ * with goodput, the steady-state ones beside them, within_max_days. */
+void trn_goodput_of(const struct ctx *c, long gpus, struct gp_result *g);
+void trn_run_figures(const struct ctx *c, struct trn_plan *p);
 
 /* ---- memory (training_memory.c) ----------------------------------------- */
 
@@ -146,6 +159,10 @@ struct search {
 	struct trn_layout smallest; /* least memory of all, for the error */
 	double smallest_bytes;
 	bool need_inter_skipped;
+	/* the last GPU count's wall time per unit of work (goodput.h):
+	 * the inner loops share a GPU count */
+	long gp_gpus;
+	double gp_wall_per_work;
 	struct eng_budget *budget; /* the request's, or NULL */
 	int rc;			   /* a budget's stop: ENG_EBUDGET/ECANCELLED */
 	/* dp candidates: the divisors of the global batch up to the GPU

@@ -71,6 +71,27 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	if (!finite_nonneg(rq->global_batch_tokens))
 		return eng_fail(err, ENG_EINVAL, "global_batch_tokens",
 				"must be a finite number >= 0");
+	if (!finite_nonneg(rq->failures_per_gpu_hour) ||
+	    rq->failures_per_gpu_hour > TRN_FAILURES_PER_GPU_HOUR_MAX)
+		return eng_fail(err, ENG_EINVAL, "failures_per_gpu_hour",
+				"must be between 0 and %g",
+				TRN_FAILURES_PER_GPU_HOUR_MAX);
+	if (!(rq->checkpoint_gbps_per_gpu >= TRN_CHECKPOINT_GBPS_MIN &&
+	      rq->checkpoint_gbps_per_gpu <= TRN_CHECKPOINT_GBPS_MAX))
+		return eng_fail(err, ENG_EINVAL, "checkpoint_gbps_per_gpu",
+				"must be between %g and %g GB/s",
+				TRN_CHECKPOINT_GBPS_MIN,
+				TRN_CHECKPOINT_GBPS_MAX);
+	if (!finite_nonneg(rq->restart_minutes) ||
+	    rq->restart_minutes > TRN_RESTART_MINUTES_MAX)
+		return eng_fail(err, ENG_EINVAL, "restart_minutes",
+				"must be between 0 and %g",
+				TRN_RESTART_MINUTES_MAX);
+	if (!(rq->max_days == 0 || (rq->max_days >= TRN_MAX_DAYS_MIN &&
+				    rq->max_days <= TRN_MAX_DAYS_MAX)))
+		return eng_fail(err, ENG_EINVAL, "max_days",
+				"must be between %g and %g days",
+				TRN_MAX_DAYS_MIN, TRN_MAX_DAYS_MAX);
 	switch (rq->precision) {
 	case ENG_FP32:
 	case ENG_TF32:
