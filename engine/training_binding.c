@@ -8,6 +8,10 @@
 
 /* Share of the step beyond which communication or the bubble binds. */
 #define OVERHEAD_BINDS 0.25
+/* How much better a neighbour must rank for memory to bind: 1 %, so that
+ * ties within the model's resolution (a micro-batch twice as large often
+ * differs by a few tenths of a percent) do not name memory. */
+#define BETTER_BY 0.01
 
 static bool allowed(const struct trn_choices *ch, int v)
 {
@@ -17,13 +21,13 @@ static bool allowed(const struct trn_choices *ch, int v)
 	return false;
 }
 
-/* Whether plan n ranks before plan p by the request's objective: for the
- * same GPUs a shorter step; with fewer GPUs, fewer (objective gpus) or
- * fewer GPU-seconds per step (objective cost). */
+/* Whether plan n ranks before plan p by the request's objective, by more
+ * than BETTER_BY: for the same GPUs a shorter step; with fewer GPUs, fewer
+ * (objective gpus) or fewer GPU-seconds per step (objective cost). */
 static bool better(const struct ctx *c, const struct trn_plan *n,
 		   const struct trn_plan *p)
 {
-	const double eps = 1e-9;
+	const double eps = BETTER_BY;
 
 	if (n->gpus == p->gpus)
 		return n->time.step_s < p->time.step_s * (1.0 - eps);

@@ -26,8 +26,8 @@ for g in 16384 8192; do
 	jq -e '.plans[0].mfu > 0.2 and .plans[0].mfu < 0.6' "$T/body" >/dev/null &&
 		ok "405B on $g H100: MFU reported" || not_ok "405B on $g H100: MFU reported" "$(jq -c '.plans[0].mfu' "$T/body")"
 done
-jq -e '.assumptions.dropout == false and .basis.memory_headroom.fraction == 0
-	and (.basis.memory_headroom.basis | test("default 0"))' "$T/body" >/dev/null &&
+jq -e '.assumptions.dropout == false and .basis.memory_headroom.value == 0
+	and .basis.memory_headroom.source == "default" and (.basis.memory_headroom.note | test("default 0"))' "$T/body" >/dev/null &&
 	ok "Llama has no dropout; the default headroom 0 is stated in basis" ||
 	not_ok "Llama has no dropout; the default headroom 0 is stated in basis" "$(jq -c '{a: .assumptions, b: .basis.memory_headroom}' "$T/body")"
 
@@ -42,7 +42,7 @@ check "405B with ZeRO-1 fits above 95 % and is flagged" 201 \
 req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"memory_headroom_fraction":0.1}')"
 check "405B with 10 % headroom fits within the usable 72 GiB" 201 \
 	'.plans[0].memory_gib | .usable == 72 and .total <= .usable'
-jq -e '.basis.memory_headroom.fraction == 0.1 and (.basis.memory_headroom.basis | test("request"))' "$T/body" >/dev/null &&
+jq -e '.basis.memory_headroom.value == 0.1 and .basis.memory_headroom.source == "request"' "$T/body" >/dev/null &&
 	ok "basis states the request's headroom" || not_ok "basis states the request's headroom" "$(jq -c '.basis' "$T/body")"
 req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"memory_headroom_fraction":0.15}')"
 check_problem "405B with 15 % headroom does not fit: 422" 422 gpus
