@@ -392,6 +392,83 @@ static void test_binding(void)
 	free(r);
 }
 
+/* Invariants over a grid of jobs: more headroom never fits more (the
+ * fewest GPUs never falls, an infeasible job stays infeasible); dropout
+ * never needs less memory than none, for any layout; with pipeline
+ * parallelism, rebalanced stages never hold more activations than the
+ * first stage of the plain split. */
+static void test_invariants(void)
+{
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct model_arch models[3] = {fx_llama3_8b(), fx_llama3_70b(),
+				       fx_mixtral_8x7b()};
+	struct hw_spec gpus[2] = {fx_h100(), fx_l40s()};
+	const long seqs[2] = {2048, 8192};
+	const double hr[3] = {0.0, 0.1, 0.3};
+	struct eng_error e;
+	int jobs = 0;
+
+	for (int mi = 0; r && mi < 3; mi++)
+		for (int gi = 0; gi < 2; gi++)
+			for (int si = 0; si < 2; si++) {
+				struct trn_request rq;
+				long last = 0;
+
+				trn_request_init(&rq);
+				rq.model = models[mi];
+				rq.seq_len = seqs[si];
+				rq.gpu = gpus[gi];
+				rq.max_gpus = 128;
+				rq.top = 1;
+				for (int h = 0; h < 3; h++) {
+					rq.memory_headroom_fraction = hr[h];
+					if (trn_size(&rq, r, &e) != 0) {
+						CHECK(e.code ==
+						      ENG_EINFEASIBLE);
+						last = 1L << 40;
+						continue;
+					}
+					CHECK(last < (1L << 40) &&
+					      r->min_gpus >= last);
+					last = r->min_gpus;
+				}
+				jobs++;
+			}
+	for (int pp = 2; pp <= 16; pp *= 2)
+		for (int tp = 1; tp <= 8; tp *= 4)
+			for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
+				struct trn_request rq;
+				struct trn_layout l = layout(tp, pp, 2, 1), b;
+				struct trn_plan on, off, rb;
+
+				trn_request_init(&rq);
+				rq.model = fx_llama3_70b();
+				rq.seq_len = 4096;
+				rq.global_batch_size = 64;
+				rq.gpu = fx_h100();
+				rq.gpus = (long)tp * pp * 2;
+				l.recompute = (enum eng_recompute)rc;
+				l.flash_attention = rc != 1;
+				rq.dropout = 1;
+				CHECK(trn_evaluate(&rq, &l, &on, &e) == 0);
+				rq.dropout = 0;
+				CHECK(trn_evaluate(&rq, &l, &off, &e) == 0);
+				CHECK(on.memory.total_gib >=
+				      off.memory.total_gib);
+				b = l;
+				b.stage_rebalance = true;
+				CHECK(trn_evaluate(&rq, &b, &rb, &e) == 0);
+				if (trn_evaluate(&rq, &b, &rb, &e) == 0 &&
+				    rb.layers_per_stage_max <=
+					off.layers_per_stage_max)
+					CHECK(rb.memory.activations_gib <=
+					      off.memory.activations_gib);
+				jobs++;
+			}
+	printf("# invariants held over %d jobs and layouts\n", jobs);
+	free(r);
+}
+
 int main(void)
 {
 	RUN(test_activations_dropout);
@@ -404,5 +481,6 @@ int main(void)
 	RUN(test_headroom);
 	RUN(test_near_full_warning);
 	RUN(test_binding);
+	RUN(test_invariants);
 	return testlib_finish();
 }
