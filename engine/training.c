@@ -314,12 +314,14 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		    "does not fit even at the largest allowed scale: the "
 		    "smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
 		    "pp %d dp %d zero %d, recompute %s, offload %s) vs "
-		    "%.1f GiB capacity",
+		    "%.1f GiB %s",
 		    p->memory.total_gib, p->gpus, p->layout.tp, p->layout.pp,
 		    p->layout.dp, p->layout.zero,
 		    eng_recompute_name(p->layout.recompute),
-		    trn_offload_name(p->layout.offload),
-		    p->memory.capacity_gib);
+		    trn_offload_name(p->layout.offload), p->memory.usable_gib,
+		    rq->memory_headroom_fraction > 0
+			? "usable (capacity less memory_headroom_fraction)"
+			: "capacity");
 	}
 
 	res->n_plans = S.n;
