@@ -40,8 +40,9 @@ enum eng_binding {
 	ENG_BIND_MEMORY,
 	ENG_BIND_COMMUNICATION,
 	ENG_BIND_DEADLINE,
-	ENG_BIND_BANDWIDTH, /* inference: HBM bandwidth */
-	ENG_BIND_LATENCY,   /* inference: latency target */
+	ENG_BIND_BANDWIDTH,	  /* inference: HBM bandwidth */
+	ENG_BIND_LATENCY,	  /* inference: latency target */
+	ENG_BIND_PIPELINE_BUBBLE, /* training: the pipeline's idle slots */
 	ENG_BIND_COUNT
 };
 
@@ -59,7 +60,7 @@ const char *eng_binding_name(enum eng_binding b);
 
 /* An allowed-value list; n == 0 lets the engine choose (see MODEL.md §6).
  * recompute holds enum eng_recompute, offload enum trn_offload,
- * sequence_parallel / flash_attention hold 0/1. */
+ * sequence_parallel / flash_attention / stage_rebalance hold 0/1. */
 #define TRN_MAX_CHOICES 24
 struct trn_choices {
 	int n;
@@ -68,7 +69,8 @@ struct trn_choices {
 
 struct trn_strategies {
 	struct trn_choices tp, pp, dp, ep, cp, vp, zero, recompute,
-	    sequence_parallel, flash_attention, micro_batch, offload;
+	    sequence_parallel, flash_attention, micro_batch, offload,
+	    stage_rebalance;
 };
 
 /* The documented range of each integer of a training request: openapi.yaml
@@ -96,6 +98,12 @@ struct trn_strategies {
  * all is usually the slowest, years on a handful of GPUs (issue 13). */
 #define TRN_DEFAULT_MAX_DAYS 90.0
 
+/* memory_headroom_fraction: a share of GPU memory no plan may use, on top
+ * of the modelled overheads (MODEL.md §3); default 0, at most 0.5. Plans
+ * above TRN_NEAR_FULL of the GPU's memory are flagged in a warning. */
+#define TRN_HEADROOM_MAX 0.5
+#define TRN_NEAR_FULL	 0.95
+
 /* Each integer allowed-value list of struct trn_strategies: its JSON member
  * of "strategies", its range, and where it lives. pp is further bounded by
  * model.layers, micro_batch by nothing else. */
@@ -119,6 +127,11 @@ struct trn_request {
 	    gradient_precision; /* bf16 (default, 16 B/param) | fp32 */
 	enum trn_method method;
 	long lora_rank; /* default 16 */
+	/* Dropout in training (masks stored, applied by elementwise kernels):
+	 * -1 the model's default (on with linear biases: GPT-era Megatron
+	 * recipes; off for Llama-style models), 0 off, 1 on. MODEL.md §3. */
+	int dropout;
+	double memory_headroom_fraction; /* 0..TRN_HEADROOM_MAX */
 	struct hw_spec gpu;
 	int gpus_per_node;	   /* 0: gpu.max_gpus_per_node */
 	long gpus;		   /* fixed count, or 0 */
@@ -154,6 +167,10 @@ struct trn_layout {
 	int tp, pp, dp, ep, cp, vp, zero;
 	enum eng_recompute recompute;
 	bool sequence_parallel, flash_attention;
+	/* Embedding and LM head each count as one layer of the pipeline
+	 * split (Llama 3 §3.3.2; Megatron-LM --account-for-embedding-in-
+	 * pipeline-split / --account-for-loss-in-pipeline-split). */
+	bool stage_rebalance;
 	int micro_batch;
 	enum trn_offload offload;
 };
@@ -161,7 +178,8 @@ struct trn_layout {
 struct trn_memory {
 	double weights_gib, gradients_gib, optimizer_gib, activations_gib,
 	    overhead_gib, total_gib, capacity_gib;
-	double host_gib; /* host memory per GPU when offloading */
+	double usable_gib; /* capacity less the request's headroom */
+	double host_gib;   /* host memory per GPU when offloading */
 };
 
 struct trn_time {
@@ -250,6 +268,8 @@ struct trn_result {
 	struct trn_plan plans[TRN_MAX_TOP];
 	struct trn_tmax_check t_max;
 	enum eng_binding binding; /* of the best plan */
+	bool dropout;		  /* as resolved (trn_request.dropout) */
+	double memory_headroom_fraction;
 	int n_warnings;
 	char warnings[ENG_MAX_WARNINGS][ENG_WARNING_LEN];
 	struct hw_basis basis;

@@ -7,6 +7,7 @@
  * training_time.c   step time of a layout (MODEL.md §4), a layout's plan
  * training_validate.c  request checks, the resolved global batch
  * training_search.c the layout search (MODEL.md §6)
+ * training_binding.c what limits a plan (MODEL.md §6, "Binding")
  */
 #ifndef GPUSIZER_ENGINE_TRAINING_INT_H
 #define GPUSIZER_ENGINE_TRAINING_INT_H
@@ -48,7 +49,9 @@ struct ctx {
 	double hbm, intra, inter, host; /* B/s */
 	double peak;			/* datasheet FLOP/s for MFU */
 	double model_flops_token;
-	double capacity;
+	bool dropout;	  /* resolved trn_request.dropout (MODEL.md §3) */
+	double gpu_bytes; /* the GPU's memory */
+	double capacity;  /* what a plan may use: gpu_bytes less headroom */
 	double price;
 	/* linear-layer weights per GEMM family (active, one layer, t = 1) */
 	double w_qkv, w_o, w_up, w_down;
@@ -97,6 +100,10 @@ struct mem_state {
 	double w, g, o, host;
 };
 
+/* Layers on the fullest stage of layout l: ceil(L/p), or with stage
+ * rebalancing ceil((L+2)/p) units of which the first and last stage give
+ * one to the embedding and the head (MODEL.md §3). */
+int trn_stage_layers(const struct ctx *c, const struct trn_layout *l);
 struct stage_params trn_stage_params(const struct ctx *c,
 				     const struct trn_layout *l, int ls);
 void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
@@ -145,7 +152,7 @@ long trn_resolve_gbs(const struct trn_request *rq);
 /* ---- search (training_search.c) ----------------------------------------- */
 
 struct lists {
-	struct trn_choices tp, pp, ep, cp, vp, zero, rc, sp, fa, mb, off;
+	struct trn_choices tp, pp, ep, cp, vp, zero, rc, sp, fa, mb, off, rb;
 };
 
 struct search {
@@ -172,7 +179,14 @@ struct search {
 };
 
 void trn_default_lists(const struct ctx *c, struct lists *L);
+/* Whether L layers (units) split into p stages of v chunks (§6). */
+bool trn_vp_ok(long L, int p, int v);
 void trn_dp_candidates(struct search *S, long gbs, long gmax);
 void trn_search_all(struct search *S, const struct lists *L);
+
+/* ---- binding (training_binding.c) --------------------------------------- */
+
+enum eng_binding trn_plan_binding(const struct ctx *c,
+				  const struct trn_plan *p);
 
 #endif

@@ -86,6 +86,10 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 	L->sp = st->sequence_parallel;
 	if (!L->sp.n)
 		push(&L->sp, 1);
+	/* Stage rebalancing only when asked (Megatron-LM's default is off). */
+	L->rb = st->stage_rebalance;
+	if (!L->rb.n)
+		push(&L->rb, 0);
 	L->fa = st->flash_attention;
 	if (!L->fa.n)
 		push(&L->fa, 1);
@@ -104,7 +108,7 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
  * must not enlarge the worst stage: v * ceil(L/(p v)) <= ceil(L/p). Even
  * splits (L % (p v) == 0) always pass; 126 layers on 16 stages take v = 2,
  * 4 or 8 with 7-8 layers per stage, as Llama 3 405B did (MODEL.md §6). */
-static bool vp_ok(long L, int p, int v)
+bool trn_vp_ok(long L, int p, int v)
 {
 	long chunks = (long)p * v;
 
@@ -238,8 +242,12 @@ static void try_layout(struct search *S, const struct lists *L,
 		l->zero = L->zero.v[zi];
 		if (l->zero > 0 && l->dp == 1 && !explicit_zero)
 			continue; /* same as ZeRO-0 */
-		if (l->zero >= 2 && l->pp > 1)
-			continue; /* ZeRO-2/3 do not combine with PP */
+		/* ZeRO-3 does not combine with PP (weights are needed by
+		 * every in-flight micro-batch); ZeRO-1 is Megatron's
+		 * distributed optimizer, ZeRO-2 what Llama 3 ran with PP
+		 * (§3.3.2: optimizer state and gradients sharded). */
+		if (l->zero >= 3 && l->pp > 1)
+			continue;
 		for (int oi = 0; oi < L->off.n && !found; oi++) {
 			struct mem_state ms;
 
@@ -335,10 +343,19 @@ void trn_search_all(struct search *S, const struct lists *L)
 				mp = (long)l.tp * l.cp * l.pp;
 				if (mp > gmax)
 					break;
-				for (int vi = 0; vi < L->vp.n; vi++) {
-					l.vp = L->vp.v[vi];
-					if (!vp_ok(rq->model.layers, l.pp,
-						   l.vp))
+				for (int vri = 0; vri < L->vp.n * L->rb.n;
+				     vri++) {
+					l.vp = L->vp.v[vri / L->rb.n];
+					/* one stage has nothing to
+					 * rebalance: its first choice */
+					if (l.pp < 2 && vri % L->rb.n)
+						continue;
+					l.stage_rebalance =
+					    L->rb.v[vri % L->rb.n] && l.pp > 1;
+					if (!trn_vp_ok(
+						rq->model.layers +
+						    (l.stage_rebalance ? 2 : 0),
+						l.pp, l.vp))
 						continue;
 					/* dp candidates: divisors of gbs */
 					for (int di = 0;

@@ -147,6 +147,13 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	if (!finite_nonneg(rq->price_per_gpu_hour))
 		return eng_fail(err, ENG_EINVAL, "price_per_gpu_hour",
 				"must be a finite number >= 0");
+	if (rq->dropout < -1 || rq->dropout > 1)
+		return eng_fail(err, ENG_EINVAL, "dropout",
+				"must be true or false");
+	if (!(rq->memory_headroom_fraction >= 0.0 &&
+	      rq->memory_headroom_fraction <= TRN_HEADROOM_MAX))
+		return eng_fail(err, ENG_EINVAL, "memory_headroom_fraction",
+				"must be between 0 and %.1f", TRN_HEADROOM_MAX);
 	if (!finite_nonneg(rq->inter_node_gbps))
 		return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
 				"must be a finite number >= 0");
@@ -179,6 +186,8 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	    (rc = check_list(&st->sequence_parallel,
 			     "strategies.sequence_parallel", 0, 1, err)) ||
 	    (rc = check_list(&st->flash_attention, "strategies.flash_attention",
+			     0, 1, err)) ||
+	    (rc = check_list(&st->stage_rebalance, "strategies.stage_rebalance",
 			     0, 1, err)) ||
 	    (rc = check_list(&st->offload, "strategies.offload", 0,
 			     TRN_OFFLOAD_COUNT - 1, err)))

@@ -22,6 +22,8 @@ static const char *const top_keys[] = {
     "gradient_precision",
     "method",
     "lora_rank",
+    "dropout",
+    "memory_headroom_fraction",
     "gpu",
     "gpus_per_node",
     "gpus",
@@ -52,6 +54,7 @@ static const char *const strategy_keys[] = {
     "flash_attention",
     "micro_batch",
     "offload",
+    "stage_rebalance",
     NULL,
 };
 static const char *const precisions[] = {"fp32", "tf32", "fp16",
@@ -130,6 +133,7 @@ static void parse_strategies(const json_t *s, struct trn_strategies *st,
 	enum_list(&v, s, "offload", trn_offload_names, &st->offload);
 	enum_list(&v, s, "sequence_parallel", NULL, &st->sequence_parallel);
 	enum_list(&v, s, "flash_attention", NULL, &st->flash_attention);
+	enum_list(&v, s, "stage_rebalance", NULL, &st->stage_rebalance);
 }
 
 /* Request JSON -> engine request. Field errors accumulate in res. */
@@ -185,6 +189,15 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = rq->lora_rank;
 	if (jv_int(&v, b, "lora_rank", false, 1, 65536, &x) == 0)
 		rq->lora_rank = (long)x;
+	if (jv_present(b, "dropout")) {
+		bool on = false;
+		if (jv_bool(&v, b, "dropout", &on) == 0)
+			rq->dropout = on;
+	}
+	d = 0;
+	if (jv_num0(&v, b, "memory_headroom_fraction", false, 0,
+		    TRN_HEADROOM_MAX, 0.001, &d) == 0)
+		rq->memory_headroom_fraction = d;
 	x = 0;
 	if (jv_int(&v, b, "gpus_per_node", false, 1, TRN_GPUS_PER_NODE_MAX,
 		   &x) == 0 &&
@@ -311,6 +324,8 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
 		json_object_set_new(o, "vp", json_integer(l->vp));
 	json_object_set_new(o, "offload",
 			    json_string(trn_offload_name(l->offload)));
+	if (l->stage_rebalance)
+		json_object_set_new(o, "stage_rebalance", json_true());
 	if (p->uneven_stages) {
 		json_object_set_new(o, "uneven_stages", json_true());
 		json_object_set_new(o, "layers_per_stage_max",
@@ -325,6 +340,9 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
 		      sizing_real(p->memory.overhead_gib, 4), "total",
 		      sizing_real(p->memory.total_gib, 4), "capacity",
 		      sizing_real(p->memory.capacity_gib, 4));
+	if (p->memory.usable_gib < p->memory.capacity_gib)
+		json_object_set_new(mem, "usable",
+				    sizing_real(p->memory.usable_gib, 4));
 	if (l->offload != TRN_OFFLOAD_NONE)
 		json_object_set_new(mem, "host",
 				    sizing_real(p->memory.host_gib, 4));
@@ -482,6 +500,20 @@ json_t *training_result_json(const struct trn_request *rq,
 		      "storage); steady_state_* exclude them"));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
+	json_object_set_new(assumptions, "dropout", json_boolean(r->dropout));
+	json_t *basis = sizing_basis_json(&r->basis, ci);
+	/* MODEL.md §3: the share of memory no plan uses, beyond the
+	 * modelled overheads; 0 by default. */
+	json_object_set_new(
+	    basis, "memory_headroom",
+	    json_pack(
+		"{s:o, s:s, s:s, s:s}", "value",
+		sizing_real(r->memory_headroom_fraction, 4), "unit",
+		"fraction of GPU memory", "source",
+		r->memory_headroom_fraction > 0 ? "request" : "default", "note",
+		"kept free beyond the modelled overheads (1.5 GiB + 5 %); "
+		"default 0: published layouts land at 84-88 % of 80 GB "
+		"in this model (docs/MODEL.md section 3)"));
 	return json_pack(
 	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "
 	    "s:o}",
@@ -490,8 +522,7 @@ json_t *training_result_json(const struct trn_request *rq,
 	    (json_int_t)r->min_gpus, "min_gpus_no_offload",
 	    (json_int_t)r->min_gpus_no_offload, "layouts_evaluated",
 	    (json_int_t)r->layouts_evaluated, "plans", plans, "checks", checks,
-	    "basis", sizing_basis_json(&r->basis, ci), "assumptions",
-	    assumptions);
+	    "basis", basis, "assumptions", assumptions);
 }
 
 void h_sizing_training(struct app *app, const struct request *req,
