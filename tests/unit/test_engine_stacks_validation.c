@@ -28,45 +28,7 @@
 #define MAXL   4096
 #define MAXROW 128
 #define MAXGRP 24
-
-/* Splits one CSV line (RFC 4180 quotes) into fields, in place. */
-static int split_csv(char *line, char **f)
-{
-	int n = 0;
-	char *p = line, *w;
-
-	while (n < MAXF) {
-		f[n++] = w = p;
-		if (*p == '"') {
-			p++;
-			for (;;) {
-				if (*p == '"' && p[1] == '"') {
-					*w++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else if (!*p) {
-					break;
-				} else {
-					*w++ = *p++;
-				}
-			}
-			while (*p && *p != ',')
-				p++;
-		} else {
-			while (*p && *p != ',' && *p != '\n' && *p != '\r')
-				*w++ = *p++;
-		}
-		if (*p != ',') {
-			*w = '\0';
-			break;
-		}
-		*w = '\0';
-		p++;
-	}
-	return n;
-}
+#include "validation_csv.h"
 
 /* Catalog rows (migrations/0002_gpu_catalog.sql, 0009 for the measured
  * GEMM fraction). "h100-96-500w" is torchtitan's Grand Teton part: H100

@@ -16,45 +16,7 @@
 
 #define MAXF 64
 #define MAXL 8192
-
-/* Splits one CSV line (RFC 4180 quotes) into fields, in place. */
-static int split_csv(char *line, char **f)
-{
-	int n = 0;
-	char *p = line, *w;
-
-	while (n < MAXF) {
-		f[n++] = w = p;
-		if (*p == '"') {
-			p++;
-			for (;;) {
-				if (*p == '"' && p[1] == '"') {
-					*w++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else if (!*p) {
-					break;
-				} else {
-					*w++ = *p++;
-				}
-			}
-			while (*p && *p != ',')
-				p++;
-		} else {
-			while (*p && *p != ',' && *p != '\n' && *p != '\r')
-				*w++ = *p++;
-		}
-		if (*p != ',') {
-			*w = '\0';
-			break;
-		}
-		*w = '\0';
-		p++;
-	}
-	return n;
-}
+#include "validation_csv.h"
 
 struct table {
 	char head[MAXL];
