@@ -470,10 +470,7 @@ static void html_freshness(struct sbuf *b, const json_t *d)
 		rpt_esc(b, rpt_jstr(a, "label"));
 		sbuf_put(b, "</text>\n");
 	}
-	sbuf_printf(b,
-		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		    "stroke=\"" C_AXIS "\"/>\n",
-		    left, top + plot_h, w - right, top + plot_h);
+	rpt_svg_xaxis(b, left, w - right, top + plot_h);
 	rpt_svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
 		       "age of the node's last report (hours, days)");
 	rpt_svg_ytitle(b, 14, top + plot_h / 2, "nodes (count)");
@@ -690,10 +687,7 @@ static void html_demand(struct sbuf *b, const json_t *d)
 			  7);
 		sbuf_put(b, "</text>\n");
 	}
-	sbuf_printf(b,
-		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		    "stroke=\"" C_AXIS "\"/>\n",
-		    left, top + plot_h, w - right, top + plot_h);
+	rpt_svg_xaxis(b, left, w - right, top + plot_h);
 	rpt_svg_xtitle(b, left + (w - left - right) / 2.0, h - 8,
 		       !strcmp(bucket, "week")	  ? "week starting (UTC, MM-DD)"
 		       : !strcmp(bucket, "month") ? "month (UTC)"

@@ -92,6 +92,8 @@ void rpt_tick(struct sbuf *b, double v, double step);
 /* A horizontal grid line with its value label at the left of x0. */
 void rpt_svg_ytick(struct sbuf *b, double x0, double x1, double y, double v,
 		   double step);
+/* The x axis: a line from (x0, y) to (x1, y). */
+void rpt_svg_xaxis(struct sbuf *b, int x0, int x1, double y);
 /* Axis titles (static text), centred at (x, y). */
 void rpt_svg_xtitle(struct sbuf *b, double x, double y, const char *text);
 void rpt_svg_ytitle(struct sbuf *b, double x, double y, const char *text);

@@ -67,15 +67,20 @@ void rpt_svg_ytitle(struct sbuf *b, double x, double y, const char *text)
 		    x, y, x, y, text);
 }
 
+void rpt_svg_xaxis(struct sbuf *b, int x0, int x1, double y)
+{
+	sbuf_printf(b,
+		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"" C_AXIS "\"/>\n",
+		    x0, y, x1, y);
+}
+
 /* The x axis line, both axis titles and the end of a chart's SVG. */
 static void svg_close_chart(struct sbuf *b, int left, int right, int w, int h,
 			    double top, double plot_h, const char *xtitle,
 			    const char *ytitle)
 {
-	sbuf_printf(b,
-		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		    "stroke=\"" C_AXIS "\"/>\n",
-		    left, top + plot_h, w - right, top + plot_h);
+	rpt_svg_xaxis(b, left, w - right, top + plot_h);
 	rpt_svg_xtitle(b, left + (w - left - right) / 2.0, h - 8, xtitle);
 	rpt_svg_ytitle(b, 14, top + plot_h / 2, ytitle);
 	sbuf_put(b, "</svg>\n</div>\n");
