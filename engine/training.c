@@ -177,6 +177,7 @@ void trn_request_init(struct trn_request *rq)
 	rq->lora_rank = 16;
 	rq->top = 5;
 	rq->objective = TRN_OBJ_TIME;
+	stack_default(&rq->stack);
 }
 
 int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
@@ -384,8 +385,19 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "the global batch or interleave stages",
 			     100.0 * b->time.pp_bubble_s / b->time.step_s);
 		if (rq->precision == ENG_FP8)
-			warn(res, "fp8 speeds up the linear-layer GEMMs only; "
-				  "attention and elementwise work stay 16-bit");
+			warn(res,
+			     "fp8 (%s recipe, stack %s) speeds up the "
+			     "linear-layer GEMMs only, never above their "
+			     "16-bit time, and small GEMMs lose more (half "
+			     "rate at 256 wide, 128 in 16-bit); attention and "
+			     "elementwise work stay 16-bit; its casts, "
+			     "transposes and amax (%.2f B per value) are "
+			     "charged at HBM bandwidth, weights cast %s",
+			     stack_fp8_recipe_name(rq->stack.fp8_recipe),
+			     rq->stack.name,
+			     stack_fp8_cast_bytes(rq->stack.fp8_recipe),
+			     rq->stack.fp8_weight_cache ? "once per step"
+							: "every micro-batch");
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

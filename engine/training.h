@@ -17,6 +17,7 @@
 #include "formulas.h"
 #include "hw.h"
 #include "model.h"
+#include "stack.h"
 
 enum trn_optimizer {
 	TRN_ADAMW,
@@ -110,6 +111,9 @@ struct trn_request {
 	double price_per_gpu_hour; /* 0: gpu.price_per_gpu_hour */
 	double inter_node_gbps;	   /* 0: gpu.inter_node_gbps */
 	struct trn_strategies strategies;
+	/* the software stack (stack.h); trn_request_init sets the default
+	 * profile */
+	struct eng_stack stack;
 	int top; /* plans to return, 1..TRN_MAX_TOP (default 5) */
 	enum trn_objective objective;
 	/* Bounds the search (budget.h); NULL: unbounded. Not owned; its
