@@ -10,6 +10,7 @@
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/sizing_parse.h"
+#include "handlers/stacks.h"
 
 static const char *const top_keys[] = {
     "model",
@@ -33,6 +34,7 @@ static const char *const top_keys[] = {
     "top",
     "objective",
     "calibration",
+    "stack",
     NULL,
 };
 static const char *const strategy_keys[] = {
@@ -148,6 +150,11 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	    !json_object_get(res->json, "errors"))
 		return -1;
 	json_decref(arch);
+	/* the software-stack profile (issue 13); field errors accumulate */
+	if (stack_resolve(app, json_object_get(b, "stack"), &rq->stack, res) !=
+		0 &&
+	    !json_object_get(res->json, "errors"))
+		return -1;
 	if (jv_int(&v, b, "seq_len", true, 1, TRN_SEQ_LEN_MAX, &x) == 0 && x)
 		rq->seq_len = (long)x;
 	d = 0;
@@ -254,6 +261,7 @@ json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 		       json_string(trn_objective_name(rq->objective)));
 	sizing_default(r, "top", json_integer(rq->top));
 	sizing_default(r, "calibration", json_string(calib_mode_names[calib]));
+	sizing_default(r, "stack", json_string(rq->stack.name));
 	if (!rq->gpus)
 		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));
 	sizing_default(r, "train_tokens", json_real(rq->train_tokens));
@@ -406,6 +414,25 @@ json_t *training_result_json(const struct trn_request *rq,
 				    "by the objective"));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
+	json_object_set_new(
+	    assumptions, "stack",
+	    json_string(!strcmp(rq->stack.name, STACK_DEFAULT_NAME)
+			    ? STACK_DEFAULT_NAME
+			    " (the default when the request names no stack: "
+			    "the Megatron-LM 2021-22 runs the engine is "
+			    "calibrated on; basis.stack lists its values)"
+			    : rq->stack.name));
+	json_t *basis = sizing_basis_json(&r->basis, ci);
+	{
+		const struct model_arch *m = &rq->model;
+		double hd = m->mla.kv_lora_rank > 0
+				? (double)(m->mla.qk_nope_head_dim +
+					   m->mla.qk_rope_head_dim)
+				: (double)model_head_dim(m);
+		json_object_set_new(
+		    basis, "stack",
+		    stack_basis_json(&rq->stack, &rq->gpu, hd, rq->precision));
+	}
 	return json_pack(
 	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "
 	    "s:o}",
@@ -414,8 +441,7 @@ json_t *training_result_json(const struct trn_request *rq,
 	    (json_int_t)r->min_gpus, "min_gpus_no_offload",
 	    (json_int_t)r->min_gpus_no_offload, "layouts_evaluated",
 	    (json_int_t)r->layouts_evaluated, "plans", plans, "checks", checks,
-	    "basis", sizing_basis_json(&r->basis, ci), "assumptions",
-	    assumptions);
+	    "basis", basis, "assumptions", assumptions);
 }
 
 void h_sizing_training(struct app *app, const struct request *req,
