@@ -386,13 +386,11 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     100.0 * b->time.pp_bubble_s / b->time.step_s);
 		if (rq->precision == ENG_FP8)
 			warn(res,
-			     "fp8 (%s recipe, stack %s) speeds up the "
-			     "linear-layer GEMMs only, never above their "
-			     "16-bit time, and small GEMMs lose more (half "
-			     "rate at 256 wide, 128 in 16-bit); attention and "
-			     "elementwise work stay 16-bit; its casts, "
-			     "transposes and amax (%.2f B per value) are "
-			     "charged at HBM bandwidth, weights cast %s",
+			     "fp8 (%s recipe, stack %.24s): only linear GEMMs "
+			     "speed up, never past 16-bit time, small "
+			     "ones less (half rate at 256, not 128); casts, "
+			     "transposes, amax %.2f B/value over HBM; "
+			     "weights cast %s",
 			     stack_fp8_recipe_name(rq->stack.fp8_recipe),
 			     rq->stack.name,
 			     stack_fp8_cast_bytes(rq->stack.fp8_recipe),

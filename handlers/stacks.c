@@ -313,6 +313,13 @@ void h_stack_put(struct app *app, const struct request *req,
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
+	{
+		/* an empty notes (a GET's echo) is no notes */
+		const char *nt =
+		    json_string_value(json_object_get(body, "notes"));
+		if (nt && !nt[0])
+			json_object_del(body, "notes");
+	}
 	jv_check_rules(&v, body, put_rules, N_RULES(put_rules));
 	given = json_object_get(body, "name");
 	if (json_is_string(given) && strcmp(json_string_value(given), name))
