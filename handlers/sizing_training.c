@@ -261,6 +261,10 @@ json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 		       json_string(trn_objective_name(rq->objective)));
 	sizing_default(r, "top", json_integer(rq->top));
 	sizing_default(r, "calibration", json_string(calib_mode_names[calib]));
+	/* the profile's own name, as for the model and GPU (an alias or an
+	 * object of overrides stays as given) */
+	if (json_is_string(json_object_get(r, "stack")))
+		json_object_set_new(r, "stack", json_string(rq->stack.name));
 	sizing_default(r, "stack", json_string(rq->stack.name));
 	if (!rq->gpus)
 		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));

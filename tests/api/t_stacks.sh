@@ -60,8 +60,8 @@ tp_default=$(jq '.plans[0].time_s.tp_comm' "$T/body")
 step_default=$(jq '.plans[0].time_s.step' "$T/body")
 attn_default=$(jq '.plans[0].time_s.compute_attention' "$T/body")
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"mcore\"}"
-check "stack mcore: megatron-core, TP overlap and cuDNN attention applied" 201 \
-	'.basis.stack.name == "megatron-core" and .assumptions.stack == "megatron-core" and .basis.stack.tp_comm_overlap == 0.75 and .basis.stack.attn_fwd_efficiency == 0.6'
+check "stack mcore: megatron-core, TP overlap and cuDNN attention applied; stored by its own name" 201 \
+	'.basis.stack.name == "megatron-core" and .assumptions.stack == "megatron-core" and .request.stack == "megatron-core" and .basis.stack.tp_comm_overlap == 0.75 and .basis.stack.attn_fwd_efficiency == 0.6'
 jq -e --argjson tp "$tp_default" --argjson st "$step_default" --argjson at "$attn_default" \
 	'.plans[0].time_s.tp_comm < $tp and .plans[0].time_s.step < $st and .plans[0].time_s.compute_attention < $at' "$T/body" >/dev/null &&
 	ok "megatron-core exposes less TP time and a shorter step than the default" ||
