@@ -125,7 +125,7 @@ jq -e --argjson s "$s_half" '.basis.stack.dp_overlap == 0 and .plans[0].time_s.d
 
 # compare takes the job's stack
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64,"stack":"deepspeed"},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
-check "compare: a training job with a stack" 201 '(.rows | length) == 2'
+check "compare: a training job with a stack, named in the answer and stored by its own name" 201 '(.rows | length) == 2 and .stack == "deepspeed-zero" and .request.training.stack == "deepspeed-zero"'
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64,"stack":"nope-stack"},"gpus":["a100-sxm4-80gb"]}'
 check_problem "compare: an unknown stack is a 400 naming training.stack" 400 training.stack
 
