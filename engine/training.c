@@ -386,7 +386,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     100.0 * b->time.pp_bubble_s / b->time.step_s);
 		if (rq->precision == ENG_FP8)
 			warn(res,
-			     "fp8 (%s recipe, stack %.24s): only linear GEMMs "
+			     "fp8 (%s recipe, stack %.24s): only layer GEMMs "
 			     "speed up, never past 16-bit time, small "
 			     "ones less (half rate at 256, not 128); casts, "
 			     "transposes, amax %.2f B/value over HBM; "

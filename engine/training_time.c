@@ -169,8 +169,14 @@ static void head_time(const struct ctx *c, const struct trn_layout *l,
 {
 	double t = (double)l->tp;
 	double md = fmin(c->V / t, fmin(c->h, tokens));
-	double fwd = gemm_time_s(2.0 * tokens * c->head / t, md,
-				 c->rq->precision, c->r_lin, c->r_lin16);
+	/* FP8 recipes keep the LM head in 16-bit: Megatron-Core's
+	 * output_layer is a plain ColumnParallelLinear, not a TE module;
+	 * torchtitan's float8 filter_fqns default leaves "output" out. */
+	double fwd = c->r_lin16 > 0.0
+			 ? gemm_time_s(2.0 * tokens * c->head / t, md, ENG_BF16,
+				       c->r_lin16, 0.0)
+			 : gemm_time_s(2.0 * tokens * c->head / t, md,
+				       c->rq->precision, c->r_lin, 0.0);
 
 	*gemm = (c->lora ? 2.0 : 3.0) * fwd;
 	*mem = tokens * c->loss_token / t / c->hbm;

@@ -137,6 +137,8 @@ static void test_fp8_casts(void)
 		   1e-9);
 	CHECK_NEAR(m8.lc.fp8_wcast * c8.hbm, 218103808.0 * 4.0, 1e-9);
 	CHECK(m16.lc.fp8_wcast == 0.0);
+	/* the LM head stays 16-bit in FP8 recipes */
+	CHECK(m8.head_g == m16.head_g);
 	/* current scaling: 6 B per value */
 	rq.stack.fp8_recipe = STACK_FP8_CURRENT;
 	mb_cost(&rq, &l, &c8, &m8);
