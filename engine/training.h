@@ -241,4 +241,9 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
  * al. 2020) §3 for the 16 B/param of mixed-precision Adam. */
 double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h);
 
+/* Bytes one dequantisation of a frozen base weight moves per parameter
+ * and GEMM pass: QLoRA reads NF4 + scales and writes 16-bit (0.5 +
+ * 0.127/8 + 2; MODEL.md §4a); 0 for the other methods. */
+double trn_dequant_bytes_per_param(enum trn_method m);
+
 #endif

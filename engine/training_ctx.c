@@ -99,9 +99,8 @@ static void stack_terms_init(struct ctx *c)
 	 * storage data type to the computation data type to perform the
 	 * forward and backward pass"): read the 4-bit weight and its
 	 * scales, write 2 B per parameter. */
-	if (rq->method == TRN_QLORA)
-		c->dequant_layer = (c->w_qkv + c->w_o + c->w_up + c->w_down) *
-				   (c->base_b + 2.0);
+	c->dequant_layer = (c->w_qkv + c->w_o + c->w_up + c->w_down) *
+			   trn_dequant_bytes_per_param(rq->method);
 	if (rq->precision == ENG_FP8) {
 		/* per family: input elements per token = W / out-dim, output
 		 * elements = W / in-dim (MODEL.md §4a) */
@@ -111,6 +110,11 @@ static void stack_terms_init(struct ctx *c)
 		c->fp8_out_row = c->w_o / c->n_o + c->w_down / c->n_down;
 		c->fp8_cast_b = stack_fp8_cast_bytes(st->fp8_recipe);
 	}
+}
+
+double trn_dequant_bytes_per_param(enum trn_method m)
+{
+	return m == TRN_QLORA ? lora_base_bytes[m] + 2.0 : 0.0;
 }
 
 int trn_ctx_init(struct ctx *c, const struct trn_request *rq)

@@ -433,9 +433,14 @@ json_t *training_result_json(const struct trn_request *rq,
 				? (double)(m->mla.qk_nope_head_dim +
 					   m->mla.qk_rope_head_dim)
 				: (double)model_head_dim(m);
-		json_object_set_new(
-		    basis, "stack",
-		    stack_basis_json(&rq->stack, &rq->gpu, hd, rq->precision));
+		json_t *sb =
+		    stack_basis_json(&rq->stack, &rq->gpu, hd, rq->precision);
+		if (rq->method == TRN_QLORA)
+			json_object_set_new(
+			    sb, "qlora_dequant_bytes_per_param",
+			    sizing_real(trn_dequant_bytes_per_param(rq->method),
+					4));
+		json_object_set_new(basis, "stack", sb);
 	}
 	return json_pack(
 	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "

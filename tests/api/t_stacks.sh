@@ -100,7 +100,7 @@ jq -e --argjson f "$fp8_step" '.plans[0].time_s.step >= $f and .plans[0].time_s.
 # QLoRA on the HF stack: launch gaps in the basis
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048,"gpu":"h100","gpus":1,"method":"qlora","stack":"qlora"}'
 check "qlora on hf-peft-bnb4: launch gaps and eager bytes in the basis" 201 \
-	'.basis.stack.name == "hf-peft-bnb4" and .basis.stack.kernel_launch.kernels_per_layer == 320 and .basis.stack.elementwise_bytes_factor == 4.2'
+	'.basis.stack.name == "hf-peft-bnb4" and .basis.stack.kernel_launch.kernels_per_layer == 320 and .basis.stack.elementwise_bytes_factor == 4.2 and .basis.stack.qlora_dequant_bytes_per_param == 2.516'
 
 # QLoRA of a 70B on H100 PCIe vs A100 PCIe (issue 13: the source material measured ~25 % faster;
 # the engine answered 2.1x): dequantisation, eager elementwise work and launch gaps do not speed
