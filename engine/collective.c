@@ -72,3 +72,14 @@ double coll_time_s(enum coll_kind k, double bytes, double ranks, double nodes,
 	}
 	return best;
 }
+
+double coll_node_share_bw(double nic_per_gpu, double intra, int gpus_per_node,
+			  long stride)
+{
+	long local;
+
+	if (stride < 1 || gpus_per_node <= stride)
+		return nic_per_gpu;
+	local = gpus_per_node / stride;
+	return fmin(nic_per_gpu * (double)local, intra);
+}

@@ -23,4 +23,18 @@ enum coll_kind { COLL_AR, COLL_AG, COLL_RS };
 double coll_time_s(enum coll_kind k, double bytes, double ranks, double nodes,
 		   double bw_bytes_per_s, enum hw_link intra);
 
+/* Bus bandwidth per rank of a group that leaves the node, when its ranks
+ * sit `stride` ranks apart (Megatron order: a data-parallel group's
+ * stride is tp x cp) on nodes of gpus_per_node GPUs. The group's ranks on
+ * one node, gpus_per_node / stride of them, sit in one NCCL ring and
+ * NCCL stripes its channels over every NIC of the node (one ring per NIC,
+ * NVLink splitting the data between them: NVIDIA/nccl issue 601; rings
+ * keep each NIC on its own rail: NCCL_CROSS_NIC, NCCL User Guide,
+ * "Environment Variables"). The stride groups of a node communicate at
+ * once and share the NICs: each gets 1/stride of them, i.e. nic_per_gpu
+ * times its ranks on the node. Capped by intra, the ring's hops inside the
+ * node. stride >= gpus_per_node: one rank per node, nic_per_gpu. */
+double coll_node_share_bw(double nic_per_gpu, double intra, int gpus_per_node,
+			  long stride);
+
 #endif

@@ -26,8 +26,8 @@ const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1] = {
 const char *const trn_objective_names[TRN_OBJ_COUNT + 1] = {"time", "cost",
 							    "gpus", NULL};
 static const char *const binding_names[ENG_BIND_COUNT] = {
-    "compute",	"memory",	    "communication",
-    "deadline", "memory_bandwidth", "latency"};
+    "compute",		"memory",  "communication",  "deadline",
+    "memory_bandwidth", "latency", "pipeline_bubble"};
 
 const struct trn_int_list trn_int_lists[TRN_INT_LISTS] = {
     {"tp", 1, 1024, offsetof(struct trn_strategies, tp)},
@@ -98,25 +98,6 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
-static enum eng_binding plan_binding(const struct ctx *c,
-				     const struct trn_plan *p)
-{
-	const struct trn_time *T = &p->time;
-	double comm = T->tp_comm_s + T->pp_p2p_s + T->dp_comm_exposed_s +
-		      T->ep_comm_s + T->cp_comm_exposed_s + T->pp_bubble_s;
-
-	if (!p->meets_deadline)
-		return ENG_BIND_DEADLINE;
-	if (p->layout.recompute == ENG_RC_FULL || p->layout.zero == 3 ||
-	    p->layout.offload != TRN_OFFLOAD_NONE ||
-	    p->memory.total_gib > 0.9 * p->memory.capacity_gib)
-		return ENG_BIND_MEMORY;
-	if (comm > 0.25 * T->step_s)
-		return ENG_BIND_COMMUNICATION;
-	(void)c;
-	return ENG_BIND_COMPUTE;
-}
-
 /* The best plan on half its data-parallel GPUs: when the second half buys
  * less than TRN_MIN_DOUBLING_SPEEDUP, say so with both figures, so a user
  * who raised max_gpus far sees what the last GPUs cost (issue 16). Only
@@ -135,8 +116,8 @@ static void diminishing_returns(const struct ctx *c, struct trn_result *r)
 	if (half.ep > half.dp || half.dp % half.ep)
 		return;
 	memset(&h, 0, sizeof(h));
-	if (trn_plan_of(c, &half, &h, true, &why) != 0 ||
-	    h.memory.total_gib > h.memory.capacity_gib || b->time.step_s <= 0)
+	if (trn_plan_of(c, &half, &h, true, &why) != 0 || !h.fits ||
+	    b->time.step_s <= 0)
 		return;
 	speedup = h.time.step_s / b->time.step_s;
 	if (speedup < TRN_MIN_DOUBLING_SPEEDUP)
@@ -175,9 +156,14 @@ void trn_request_init(struct trn_request *rq)
 	rq->gradient_precision = ENG_BF16;
 	rq->method = TRN_FULL;
 	rq->lora_rank = 16;
+	rq->dropout = -1;
 	rq->top = 5;
 	rq->objective = TRN_OBJ_TIME;
 	stack_default(&rq->stack);
+	rq->failures_per_gpu_hour = GP_DEFAULT_FAILURES_PER_GPU_HOUR;
+	rq->checkpoint_gbps_per_gpu = GP_DEFAULT_CHECKPOINT_GBPS_PER_GPU;
+	rq->restart_minutes = GP_DEFAULT_RESTART_S / 60.0;
+	rq->max_days = TRN_DEFAULT_MAX_DAYS;
 }
 
 int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
@@ -213,6 +199,8 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 				"ep %d must divide dp %d", l.ep, l.dp);
 	if (l.tp == 1)
 		l.sequence_parallel = false;
+	if (l.pp == 1)
+		l.stage_rebalance = false;
 	if (trn_plan_of(&c, &l, plan, true, &why))
 		return eng_fail(
 		    err, ENG_EINVAL, why,
@@ -224,7 +212,7 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 			: "");
 	plan->meets_deadline =
 	    rq->deadline_days <= 0 || plan->days <= rq->deadline_days;
-	plan->binding = plan_binding(&c, plan);
+	plan->binding = trn_plan_binding(&c, plan);
 	return 0;
 }
 
@@ -296,6 +284,10 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->basis.inter_node_gbps =
 	    hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c.gpn);
 	res->layouts_evaluated = S.evaluated;
+	res->checkpoint_gib = c.ckpt_bytes / GIB;
+	res->max_days = rq->deadline_days <= 0 ? c.limit_days : 0.0;
+	res->dropout = c.dropout;
+	res->memory_headroom_fraction = rq->memory_headroom_fraction;
 
 	if (S.divisible == 0) {
 		if (S.need_inter_skipped)
@@ -329,18 +321,20 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		    "does not fit even at the largest allowed scale: the "
 		    "smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
 		    "pp %d dp %d zero %d, recompute %s, offload %s) vs "
-		    "%.1f GiB capacity",
+		    "%.1f GiB %s",
 		    p->memory.total_gib, p->gpus, p->layout.tp, p->layout.pp,
 		    p->layout.dp, p->layout.zero,
 		    eng_recompute_name(p->layout.recompute),
-		    trn_offload_name(p->layout.offload),
-		    p->memory.capacity_gib);
+		    trn_offload_name(p->layout.offload), p->memory.usable_gib,
+		    rq->memory_headroom_fraction > 0
+			? "usable (capacity less memory_headroom_fraction)"
+			: "capacity");
 	}
 
 	res->n_plans = S.n;
 	for (int i = 0; i < S.n; i++) {
 		res->plans[i] = S.best[i];
-		res->plans[i].binding = plan_binding(&c, &res->plans[i]);
+		res->plans[i].binding = trn_plan_binding(&c, &res->plans[i]);
 	}
 	res->min_gpus = S.min_gpus;
 	res->min_gpus_no_offload = S.min_gpus_no_offload;
@@ -372,13 +366,83 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "largest stage (%d layers) sets memory and time",
 			     rq->model.layers, b->layout.pp,
 			     b->layers_per_stage_max);
+		if (b->memory.total_gib >
+		    TRN_NEAR_FULL * b->memory.capacity_gib)
+			warn(
+			    res,
+			    "the plan uses %.1f of %.1f GiB per GPU (%.0f %%, "
+			    "above %.0f %%): allocator peaks, NCCL buffers and "
+			    "library workspaces beyond the model can push it "
+			    "out of memory; set memory_headroom_fraction to "
+			    "keep a margin",
+			    b->memory.total_gib, b->memory.capacity_gib,
+			    100.0 * b->memory.total_gib /
+				b->memory.capacity_gib,
+			    100.0 * TRN_NEAR_FULL);
 		if (b->layout.offload != TRN_OFFLOAD_NONE)
 			warn(res,
 			     "%s offloaded to host memory: %.1f GiB of host "
-			     "RAM per GPU, transfers over the host link each "
-			     "step",
+			     "RAM per GPU (%.0f GiB per %d-GPU node), "
+			     "transfers over the host link each step",
 			     trn_offload_name(b->layout.offload),
-			     b->memory.host_gib);
+			     b->memory.host_gib,
+			     b->memory.host_gib *
+				 (double)(b->gpus < c.gpn ? b->gpus : c.gpn),
+			     (int)(b->gpus < c.gpn ? b->gpus : c.gpn));
+		{
+			/* the other plans listed: a reader comparing them
+			 * sees which need host RAM, and how much */
+			char list[64] = "";
+			double most = 0.0;
+			size_t len = 0;
+
+			for (int i = 1; i < res->n_plans; i++) {
+				const struct trn_plan *q = &res->plans[i];
+				if (q->layout.offload == TRN_OFFLOAD_NONE ||
+				    len >= sizeof(list) - 8)
+					continue;
+				len += (size_t)snprintf(
+				    list + len, sizeof(list) - len, "%s%d",
+				    len ? ", " : "", i + 1);
+				if (q->memory.host_gib > most)
+					most = q->memory.host_gib;
+			}
+			if (len)
+				warn(res,
+				     "plan(s) %s of the list offload to host "
+				     "memory: up to %.1f GiB of host RAM per "
+				     "GPU",
+				     list, most);
+		}
+		if (res->max_days > 0 && rq->train_tokens > 0) {
+			if (b->within_max_days)
+				warn(res,
+				     "objective %s without a deadline: plans "
+				     "longer than max_days (%.0f days) rank "
+				     "after those within it; give "
+				     "deadline_days or max_days to change it",
+				     trn_objective_name(rq->objective),
+				     res->max_days);
+			else
+				warn(res,
+				     "no plan ends within max_days (%.0f "
+				     "days) up to %ld GPUs; the fastest takes "
+				     "%.0f days: raise max_gpus",
+				     res->max_days,
+				     rq->gpus ? rq->gpus : rq->max_gpus,
+				     b->days);
+		}
+		if (rq->train_tokens > 0 && b->goodput.fraction < 0.9)
+			warn(res,
+			     "goodput %.0f %%: %.0f expected interruptions "
+			     "(one every %.1f h on %ld GPUs), a %.0f s "
+			     "checkpoint every %.0f min and restarts add "
+			     "%.1f days to the %.1f of steady training",
+			     100.0 * b->goodput.fraction,
+			     b->goodput.interruptions, b->goodput.mtbi_hours,
+			     b->gpus, b->goodput.checkpoint_write_s,
+			     b->goodput.checkpoint_interval_s / 60.0,
+			     b->days - b->steady_days, b->steady_days);
 		if (b->time.pp_bubble_s > 0.2 * b->time.step_s)
 			warn(res,
 			     "pipeline bubble is %.0f %% of the step: raise "

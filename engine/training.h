@@ -41,8 +41,9 @@ enum eng_binding {
 	ENG_BIND_MEMORY,
 	ENG_BIND_COMMUNICATION,
 	ENG_BIND_DEADLINE,
-	ENG_BIND_BANDWIDTH, /* inference: HBM bandwidth */
-	ENG_BIND_LATENCY,   /* inference: latency target */
+	ENG_BIND_BANDWIDTH,	  /* inference: HBM bandwidth */
+	ENG_BIND_LATENCY,	  /* inference: latency target */
+	ENG_BIND_PIPELINE_BUBBLE, /* training: the pipeline's idle slots */
 	ENG_BIND_COUNT
 };
 
@@ -60,7 +61,7 @@ const char *eng_binding_name(enum eng_binding b);
 
 /* An allowed-value list; n == 0 lets the engine choose (see MODEL.md §6).
  * recompute holds enum eng_recompute, offload enum trn_offload,
- * sequence_parallel / flash_attention hold 0/1. */
+ * sequence_parallel / flash_attention / stage_rebalance hold 0/1. */
 #define TRN_MAX_CHOICES 24
 struct trn_choices {
 	int n;
@@ -69,7 +70,8 @@ struct trn_choices {
 
 struct trn_strategies {
 	struct trn_choices tp, pp, dp, ep, cp, vp, zero, recompute,
-	    sequence_parallel, flash_attention, micro_batch, offload;
+	    sequence_parallel, flash_attention, micro_batch, offload,
+	    stage_rebalance;
 };
 
 /* The documented range of each integer of a training request: openapi.yaml
@@ -79,6 +81,29 @@ struct trn_strategies {
 #define TRN_SEQ_LEN_MAX	      (1L << 22) /* tokens */
 #define TRN_GPUS_MAX	      (1L << 20) /* gpus, max_gpus */
 #define TRN_GPUS_PER_NODE_MAX 1024
+/* Goodput inputs: up to one interruption per 100 GPU-hours (450x Llama
+ * 3's rate), 1 MB/s to 10 TB/s per GPU, a restart up to a day; max_days
+ * from about a minute to 100,000 days. */
+#define TRN_FAILURES_PER_GPU_HOUR_MAX 0.01
+#define TRN_CHECKPOINT_GBPS_MIN	      1e-3
+#define TRN_CHECKPOINT_GBPS_MAX	      1e4
+#define TRN_RESTART_MINUTES_MAX	      1440.0
+#define TRN_MAX_DAYS_MIN	      1e-3
+#define TRN_MAX_DAYS_MAX	      1e5
+
+/* The longest run objective cost (or gpus) picks without a deadline: 90
+ * days, a quarter. Llama 3 405B, the longest pre-training run with
+ * published figures, took 30.84M H100-hours (Llama 3.1 model card) on
+ * 16,384 GPUs: 78 days. Beyond a quarter the hardware, the price and the
+ * model plan itself change before the run ends; the cheapest plan of
+ * all is usually the slowest, years on a handful of GPUs (issue 13). */
+#define TRN_DEFAULT_MAX_DAYS 90.0
+
+/* memory_headroom_fraction: a share of GPU memory no plan may use, on top
+ * of the modelled overheads (MODEL.md §3); default 0, at most 0.5. Plans
+ * above TRN_NEAR_FULL of the GPU's memory are flagged in a warning. */
+#define TRN_HEADROOM_MAX 0.5
+#define TRN_NEAR_FULL	 0.95
 
 /* Each integer allowed-value list of struct trn_strategies: its JSON member
  * of "strategies", its range, and where it lives. pp is further bounded by
@@ -103,6 +128,11 @@ struct trn_request {
 	    gradient_precision; /* bf16 (default, 16 B/param) | fp32 */
 	enum trn_method method;
 	long lora_rank; /* default 16 */
+	/* Dropout in training (masks stored, applied by elementwise kernels):
+	 * -1 the model's default (on with linear biases: GPT-era Megatron
+	 * recipes; off for Llama-style models), 0 off, 1 on. MODEL.md §3. */
+	int dropout;
+	double memory_headroom_fraction; /* 0..TRN_HEADROOM_MAX */
 	struct hw_spec gpu;
 	int gpus_per_node;	   /* 0: gpu.max_gpus_per_node */
 	long gpus;		   /* fixed count, or 0 */
@@ -110,6 +140,15 @@ struct trn_request {
 	double deadline_days;	   /* 0: none */
 	double price_per_gpu_hour; /* 0: gpu.price_per_gpu_hour */
 	double inter_node_gbps;	   /* 0: gpu.inter_node_gbps */
+	/* Goodput of whole-run figures (MODEL.md §4, engine/goodput.h):
+	 * interruptions per GPU-hour (0: none), checkpoint write rate per
+	 * GPU (GB/s), restart time. trn_request_init sets the defaults. */
+	double failures_per_gpu_hour;
+	double checkpoint_gbps_per_gpu;
+	double restart_minutes;
+	/* The longest run objective cost or gpus may pick without a
+	 * deadline (plans above it rank after, by time); 0: the default. */
+	double max_days;
 	struct trn_strategies strategies;
 	/* the software stack (stack.h); trn_request_init sets the default
 	 * profile */
@@ -132,6 +171,10 @@ struct trn_layout {
 	int tp, pp, dp, ep, cp, vp, zero;
 	enum eng_recompute recompute;
 	bool sequence_parallel, flash_attention;
+	/* Embedding and LM head each count as one layer of the pipeline
+	 * split (Llama 3 §3.3.2; Megatron-LM --account-for-embedding-in-
+	 * pipeline-split / --account-for-loss-in-pipeline-split). */
+	bool stage_rebalance;
 	int micro_batch;
 	enum trn_offload offload;
 };
@@ -139,7 +182,8 @@ struct trn_layout {
 struct trn_memory {
 	double weights_gib, gradients_gib, optimizer_gib, activations_gib,
 	    overhead_gib, total_gib, capacity_gib;
-	double host_gib; /* host memory per GPU when offloading */
+	double usable_gib; /* capacity less the request's headroom */
+	double host_gib;   /* host memory per GPU when offloading */
 };
 
 struct trn_time {
@@ -171,8 +215,20 @@ struct trn_plan {
 	double tokens_per_s, tokens_per_s_per_gpu;
 	double mfu, hfu; /* model / hardware FLOPs over datasheet peak */
 	double hardware_flops_per_token;
+	/* Whole-run figures with goodput (days, gpu_hours, cost), and the
+	 * steady state without interruptions or checkpoints. */
 	double days, gpu_hours, cost;
+	double steady_days, steady_gpu_hours, steady_cost;
+	struct trn_goodput {
+		double fraction;	      /* steady / whole-run time */
+		double mtbi_hours;	      /* job's mean time between
+						 interruptions; 0: none */
+		double interruptions;	      /* expected over the run */
+		double checkpoint_write_s;    /* one checkpoint */
+		double checkpoint_interval_s; /* work between them */
+	} goodput;
 	bool fits, meets_deadline;
+	bool within_max_days; /* days <= the max_days that applied */
 	enum eng_binding binding;
 };
 
@@ -216,10 +272,16 @@ struct trn_result {
 	struct trn_plan plans[TRN_MAX_TOP];
 	struct trn_tmax_check t_max;
 	enum eng_binding binding; /* of the best plan */
+	bool dropout;		  /* as resolved (trn_request.dropout) */
+	double memory_headroom_fraction;
 	int n_warnings;
 	char warnings[ENG_MAX_WARNINGS][ENG_WARNING_LEN];
 	struct hw_basis basis;
 	long layouts_evaluated;
+	double checkpoint_gib; /* one checkpoint: weights + optimizer state
+				  (LoRA: adapters) */
+	double max_days;       /* applied (objective cost/gpus, no deadline),
+				  or 0 */
 };
 
 /* Defaults: bf16, adamw, bf16 gradients, full, rank 16, top 5, time. */

@@ -21,8 +21,8 @@ static const double lora_base_bytes[TRN_METHOD_COUNT] = {
  * value (2, or 4 for fp32 training); masks are 1 byte.
  *  h-wide, replicated unless SP: 2 norms (fwd read x + write y = 2h values,
  *  bwd read dy, x + write dx = 3h), 2 residual adds (fwd read 2 + write 1 =
- *  3h, bwd the gradient sum 3h), GPT-style bias-dropout-add masks (1 B,
- *  written fwd, read bwd) when the model has linear biases.
+ *  3h, bwd the gradient sum 3h), bias-dropout-add masks (1 B, written
+ *  fwd, read bwd) when the job trains with dropout (c->dropout).
  *  split over TP: rotary on Q and K (read + write, fwd and bwd) unless the
  *  model has learned positions; SwiGLU fwd read gate, up + write = 3f, bwd
  *  read dy, gate, up + write 2 = 5f; GeLU fwd 2f, bwd 3f; MoE: per routed
@@ -36,7 +36,7 @@ static void ew_bytes_init(struct ctx *c)
 {
 	const struct model_arch *m = &c->rq->model;
 	double ab = c->act_b, h = c->h;
-	bool dropout = m->linear_biases;
+	bool dropout = c->dropout;
 	double rope_cols, mlp_f, mlp_b, moe_f, moe_b, fe;
 
 	c->ew_repl_fwd = 2.0 * 2.0 * h * ab + 2.0 * 3.0 * h * ab;
@@ -154,6 +154,11 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 	c->gb = fmax(eng_dtype_bytes(rq->gradient_precision), c->wb);
 	c->ob = trn_optimizer_bytes_per_param(rq->optimizer, c->wb, c->h);
 	c->lora = rq->method != TRN_FULL;
+	/* Dropout: the request's, else on for GPT-style models with linear
+	 * biases (GPT-3, BLOOM, OPT and the Megatron papers' runs used 0.1)
+	 * and off for Llama-style ones (Llama, Mistral, Qwen configs:
+	 * attention_dropout 0, no hidden dropout). MODEL.md §3. */
+	c->dropout = rq->dropout >= 0 ? rq->dropout > 0 : m->linear_biases;
 	c->base_b = lora_base_bytes[rq->method];
 
 	moe_layers =
@@ -266,7 +271,8 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 					      : HOST_LINK_DEFAULT_GBPS) *
 		  1e9 * 0.8;
 	c->peak = rq->gpu.peak_tflops[rq->precision] * 1e12;
-	c->capacity = rq->gpu.memory_gib * GIB;
+	c->gpu_bytes = rq->gpu.memory_gib * GIB;
+	c->capacity = c->gpu_bytes * (1.0 - rq->memory_headroom_fraction);
 	c->price = rq->price_per_gpu_hour > 0 ? rq->price_per_gpu_hour
 					      : rq->gpu.price_per_gpu_hour;
 
@@ -287,5 +293,60 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 			       3.0 * model_attn_fwd_flops_per_token(m, c->s);
 	if (c->lora)
 		c->model_flops_token += 6.0 * c->adapter_layer * c->L;
+
+	/* A checkpoint holds what a restart needs: the weights and the
+	 * optimizer state (fp32 master weights included, c->ob), not the
+	 * gradients. A LoRA run saves only its adapters and their state
+	 * (the frozen base is read from where it came). */
+	c->ckpt_bytes = c->lora ? c->adapter_layer * c->L * (2.0 + c->ob)
+				: c->P.total * (c->wb + c->ob);
+	c->limit_days = rq->deadline_days;
+	if (c->limit_days <= 0 && rq->objective != TRN_OBJ_TIME &&
+	    rq->train_tokens > 0)
+		c->limit_days =
+		    rq->max_days > 0 ? rq->max_days : TRN_DEFAULT_MAX_DAYS;
 	return 0;
+}
+
+void trn_goodput_of(const struct ctx *c, long gpus, struct gp_result *g)
+{
+	const struct trn_request *rq = c->rq;
+	struct gp_input in = {
+	    .gpus = (double)gpus,
+	    .failures_per_gpu_hour = rq->failures_per_gpu_hour,
+	    .checkpoint_bytes = c->ckpt_bytes,
+	    .storage_gbps_per_gpu = rq->checkpoint_gbps_per_gpu,
+	    .restart_s = rq->restart_minutes * 60.0,
+	};
+
+	/* trn_validate keeps every input in range: gp_compute cannot fail
+	 * (it leaves goodput 1 if it did). */
+	(void)gp_compute(&in, g);
+}
+
+void trn_run_figures(const struct ctx *c, struct trn_plan *p)
+{
+	struct gp_result g;
+	double G = (double)p->gpus, steady_s, wall_s;
+
+	trn_goodput_of(c, p->gpus, &g);
+	memset(&p->goodput, 0, sizeof(p->goodput));
+	p->goodput.fraction = g.goodput_fraction;
+	p->goodput.mtbi_hours = g.mtbi_s / 3600.0;
+	p->goodput.checkpoint_write_s = g.checkpoint_write_s;
+	p->goodput.checkpoint_interval_s = g.interval_s;
+	p->within_max_days = true;
+	if (c->rq->train_tokens <= 0 || !(p->tokens_per_s > 0))
+		return;
+	steady_s = c->rq->train_tokens / p->tokens_per_s;
+	wall_s = steady_s * g.wall_per_work;
+	p->steady_days = steady_s / 86400.0;
+	p->steady_gpu_hours = steady_s / 3600.0 * G;
+	p->steady_cost = p->steady_gpu_hours * c->price;
+	p->days = wall_s / 86400.0;
+	p->gpu_hours = wall_s / 3600.0 * G;
+	p->cost = p->gpu_hours * c->price;
+	p->goodput.interruptions =
+	    gp_expected_interruptions(G, c->rq->failures_per_gpu_hour, wall_s);
+	p->within_max_days = c->limit_days <= 0 || p->days <= c->limit_days;
 }

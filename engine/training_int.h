@@ -7,10 +7,12 @@
  * training_time.c   step time of a layout (MODEL.md §4), a layout's plan
  * training_validate.c  request checks, the resolved global batch
  * training_search.c the layout search (MODEL.md §6)
+ * training_binding.c what limits a plan (MODEL.md §6, "Binding")
  */
 #ifndef GPUSIZER_ENGINE_TRAINING_INT_H
 #define GPUSIZER_ENGINE_TRAINING_INT_H
 
+#include "goodput.h"
 #include "training.h"
 
 #include <math.h>
@@ -47,7 +49,9 @@ struct ctx {
 	double hbm, intra, inter, host; /* B/s */
 	double peak;			/* datasheet FLOP/s for MFU */
 	double model_flops_token;
-	double capacity;
+	bool dropout;	  /* resolved trn_request.dropout (MODEL.md §3) */
+	double gpu_bytes; /* the GPU's memory */
+	double capacity;  /* what a plan may use: gpu_bytes less headroom */
 	double price;
 	/* linear-layer weights per GEMM family (active, one layer, t = 1) */
 	double w_qkv, w_o, w_up, w_down;
@@ -64,9 +68,21 @@ struct ctx {
 	 * output gradients of the column- (QKV, up) and row-parallel (O,
 	 * down) GEMMs, and bytes per element cast */
 	double fp8_in_col, fp8_out_col, fp8_in_row, fp8_out_row, fp8_cast_b;
+	/* Goodput (MODEL.md §4): bytes of one checkpoint (weights and
+	 * optimizer state; LoRA: the adapters'), and the wall-clock limit
+	 * ranking applies: the deadline, else max_days for objective cost
+	 * or gpus with train_tokens, else 0 (none). */
+	double ckpt_bytes;
+	double limit_days;
 };
 
 int trn_ctx_init(struct ctx *c, const struct trn_request *rq);
+
+/* Goodput of a job on `gpus` GPUs (engine/goodput.h) with the request's
+ * inputs; and a timed plan's whole-run figures: days, gpu_hours and cost
+ * with goodput, the steady-state ones beside them, within_max_days. */
+void trn_goodput_of(const struct ctx *c, long gpus, struct gp_result *g);
+void trn_run_figures(const struct ctx *c, struct trn_plan *p);
 
 /* ---- memory (training_memory.c) ----------------------------------------- */
 
@@ -95,6 +111,10 @@ struct mem_state {
 	double w, g, o, host;
 };
 
+/* Layers on the fullest stage of layout l: ceil(L/p), or with stage
+ * rebalancing ceil((L+2)/p) units of which the first and last stage give
+ * one to the embedding and the head (MODEL.md §3). */
+int trn_stage_layers(const struct ctx *c, const struct trn_layout *l);
 struct stage_params trn_stage_params(const struct ctx *c,
 				     const struct trn_layout *l, int ls);
 void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
@@ -145,7 +165,7 @@ long trn_resolve_gbs(const struct trn_request *rq);
 /* ---- search (training_search.c) ----------------------------------------- */
 
 struct lists {
-	struct trn_choices tp, pp, ep, cp, vp, zero, rc, sp, fa, mb, off;
+	struct trn_choices tp, pp, ep, cp, vp, zero, rc, sp, fa, mb, off, rb;
 };
 
 struct search {
@@ -159,6 +179,10 @@ struct search {
 	struct trn_layout smallest; /* least memory of all, for the error */
 	double smallest_bytes;
 	bool need_inter_skipped;
+	/* the last GPU count's wall time per unit of work (goodput.h):
+	 * the inner loops share a GPU count */
+	long gp_gpus;
+	double gp_wall_per_work;
 	struct eng_budget *budget; /* the request's, or NULL */
 	int rc;			   /* a budget's stop: ENG_EBUDGET/ECANCELLED */
 	/* dp candidates: the divisors of the global batch up to the GPU
@@ -168,7 +192,14 @@ struct search {
 };
 
 void trn_default_lists(const struct ctx *c, struct lists *L);
+/* Whether L layers (units) split into p stages of v chunks (§6). */
+bool trn_vp_ok(long L, int p, int v);
 void trn_dp_candidates(struct search *S, long gbs, long gmax);
 void trn_search_all(struct search *S, const struct lists *L);
+
+/* ---- binding (training_binding.c) --------------------------------------- */
+
+enum eng_binding trn_plan_binding(const struct ctx *c,
+				  const struct trn_plan *p);
 
 #endif

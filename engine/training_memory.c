@@ -14,14 +14,17 @@
 /* PyTorch caching allocator fragmentation, fraction of the rest. */
 #define OVERHEAD_FRAG 0.05
 
-/* Activation bytes of one layer, one micro-batch, per GPU (Korthikanti
- * Table 2 generalised to GQA/MLA/SwiGLU/MoE, MODEL.md §3). tokens = b*s/cp.
- * want_traffic: the no-recompute tensors (for elementwise traffic). */
+/* Activation bytes of one layer, one micro-batch, per GPU (Korthikanti et
+ * al. 2022, arXiv:2205.05198, Table 2 and §4.2: 34sbh + 5as^2b per layer,
+ * all of it / t with TP + SP; generalised to GQA/MLA/SwiGLU/MoE, MODEL.md
+ * §3). tokens = b*s/cp. Without dropout (Llama-style models) the two
+ * 1-byte masks after attention and MLP (2sbh of the 34) and the attention
+ * dropout's mask and output (3as^2b of the 5) are not stored. */
 static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 			      double tokens, enum eng_recompute rc)
 {
 	double t = (double)l->tp;
-	double repl = 10.0 * c->h, par, scores = 0.0;
+	double repl = (c->dropout ? 10.0 : 8.0) * c->h, par, scores = 0.0;
 	double kv_heads_gpu = trn_ceil_div(c->k, t);
 
 	if (rc == ENG_RC_FULL)
@@ -37,55 +40,100 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 		par += 4.0 * kv_heads_gpu * c->d;
 	par += c->mlp_act / t;
 	if (!l->flash_attention && rc == ENG_RC_NONE)
-		scores = 5.0 * c->a * c->s / t;
+		scores = (c->dropout ? 5.0 : 2.0) * c->a * c->s / t;
 	return tokens * (repl + par + scores) * c->act_b / 2.0;
 }
 
+int trn_stage_layers(const struct ctx *c, const struct trn_layout *l)
+{
+	double q;
+
+	if (!l->stage_rebalance || l->pp < 2)
+		return (int)trn_ceil_div(c->L, (double)l->pp);
+	q = trn_ceil_div(c->L + 2.0, (double)l->pp);
+	return (int)(l->pp > 2 ? q : q - 1.0);
+}
+
+/* Parameters on the worst GPU of stage-size ls (trn_stage_layers). With
+ * rebalancing, the first (last) stage has one layer fewer plus the
+ * embedding (head), a middle stage ls layers: the larger of the two. */
 struct stage_params trn_stage_params(const struct ctx *c,
 				     const struct trn_layout *l, int ls)
 {
 	struct stage_params sp;
 	double t = (double)l->tp;
-	double emb_stage;
+	double emb_stage, layers = (double)ls, dense;
 
 	if (l->pp == 1)
 		emb_stage =
 		    c->emb + (c->rq->model.tied_embeddings ? 0 : c->head);
 	else /* first stage: embedding; last: head (a copy when tied) */
 		emb_stage = fmax(c->emb, c->head);
-	sp.nonexp = ((double)ls * c->nonexp_layer + emb_stage) / t;
-	sp.exp = (double)ls * c->exp_layer / (t * (double)l->ep);
+	dense = layers * c->nonexp_layer + emb_stage;
+	if (l->stage_rebalance && l->pp > 1) {
+		double end = trn_ceil_div(c->L + 2.0, (double)l->pp) - 1.0;
+		dense = end * c->nonexp_layer + emb_stage;
+		if (l->pp > 2)
+			dense = fmax(dense, layers * c->nonexp_layer);
+	}
+	sp.nonexp = dense / t;
+	sp.exp = layers * c->exp_layer / (t * (double)l->ep);
 	sp.trainable =
-	    c->lora ? (double)ls * c->adapter_layer / t : sp.nonexp + sp.exp;
+	    c->lora ? layers * c->adapter_layer / t : sp.nonexp + sp.exp;
 	return sp;
+}
+
+/* Micro-batches whose activations pipeline rank r holds at the peak of a
+ * step: 1F1B keeps min(m, p - r); the interleaved schedule warms up
+ * 2(p-r-1) + (v-1)p + 1 model chunks of 1/v of the stage each (Megatron-LM
+ * schedules.py; for r = 0 this is Korthikanti §4.2.3's p(1 + (p-1)/(pv))).
+ * The interleaved schedule needs m % p == 0, so m >= p there. */
+static double in_flight_of(const struct trn_layout *l, long m_micro, int r)
+{
+	double p = (double)l->pp, v = (double)l->vp;
+
+	if (l->pp == 1)
+		return 1.0;
+	if (l->vp <= 1)
+		return fmin((double)m_micro, p - (double)r);
+	return (2.0 * (p - (double)r - 1.0) + (v - 1.0) * p + 1.0) / v;
 }
 
 void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 		      long m_micro, struct mem_fixed *mf)
 {
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
-	double in_flight = 1.0, logits, emb_out;
+	double t = (double)l->tp, sp_div = l->sequence_parallel ? t : 1.0;
+	double n0 = in_flight_of(l, m_micro, 0),
+	       n1 = in_flight_of(l, m_micro, 1);
+	double ls, end, mid, logits, out_layer, emb_mask;
+	bool rebalance = l->stage_rebalance && l->pp > 1;
 
-	mf->ls = (int)trn_ceil_div(c->L, (double)l->pp);
+	mf->ls = trn_stage_layers(c, l);
 	mf->sp = trn_stage_params(c, l, mf->ls);
-	/* Activations (MODEL.md §3; Korthikanti et al. 2022 Table 2): the first
-	 * stage holds min(m, p) micro-batches of its layers, x (1 + (p-1)/(p
-	 * v)) interleaved; the last stage holds one plus the fp32 logits
-	 * 4*s*b*V/t. */
-	if (l->pp > 1) {
-		in_flight = fmin((double)m_micro, (double)l->pp);
-		if (l->vp > 1)
-			in_flight *= 1.0 + (double)(l->pp - 1) /
-					       ((double)l->pp * (double)l->vp);
-	}
-	logits = 4.0 * tokens * c->V / (double)l->tp;
-	emb_out = in_flight * tokens * c->h * c->act_b * 1.5;
+	ls = (double)mf->ls;
+	/* Layers on the first and last stage; with rebalancing one fewer,
+	 * the embedding and the head taking their place. */
+	end = rebalance ? trn_ceil_div(c->L + 2.0, (double)l->pp) - 1.0 : ls;
+	mid = rebalance && l->pp > 2 ? ls : 0.0;
+	/* Beside the layers (Korthikanti §4.3): the input embedding's dropout
+	 * mask, 1 byte per value, for each micro-batch in flight (/t with
+	 * SP); none without dropout, as the embedding's output is the first
+	 * layer's stored input, counted there. The last stage: final norm
+	 * and output-projection inputs 4sbh/t and the fp32 logits 4sbv/t. */
+	emb_mask = c->dropout ? n0 * tokens * c->h / sp_div : 0.0;
+	out_layer = 4.0 * tokens * c->h / sp_div * c->act_b / 2.0;
+	logits = 4.0 * tokens * c->V / t;
 	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
 		double per_layer = act_layer_bytes(c, l, tokens, rc);
-		double first = in_flight * (double)mf->ls * per_layer + emb_out;
-		double last = (double)mf->ls * per_layer + logits;
+		double first = n0 * end * per_layer + emb_mask;
+		double last = end * per_layer + out_layer + logits;
 
-		mf->act[rc] = l->pp == 1 ? first + logits : fmax(first, last);
+		if (l->pp == 1)
+			mf->act[rc] = first + out_layer + logits;
+		else
+			mf->act[rc] =
+			    fmax(fmax(first, last), n1 * mid * per_layer);
 		if (rc == ENG_RC_FULL) /* one layer rebuilt at a time */
 			mf->act[rc] +=
 			    act_layer_bytes(c, l, tokens, ENG_RC_NONE);
@@ -164,11 +212,14 @@ static void memory_fill(const struct ctx *c, const struct trn_layout *l,
 	p->memory.activations_gib = act / GIB;
 	p->memory.overhead_gib = mem_overhead(m.w + m.g + m.o + act) / GIB;
 	p->memory.total_gib = total / GIB;
-	p->memory.capacity_gib = c->capacity / GIB;
+	p->memory.capacity_gib = c->gpu_bytes / GIB;
+	p->memory.usable_gib = c->capacity / GIB;
 	p->memory.host_gib = m.host / GIB;
 	p->fits = total <= c->capacity;
 	p->layers_per_stage_max = mf->ls;
-	p->uneven_stages = (c->rq->model.layers % l->pp) != 0;
+	p->uneven_stages =
+	    ((c->rq->model.layers + (l->stage_rebalance && l->pp > 1 ? 2 : 0)) %
+	     l->pp) != 0;
 }
 
 /* The memory part of a plan for layout l, m_micro micro-batches per step,

@@ -86,6 +86,10 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 	L->sp = st->sequence_parallel;
 	if (!L->sp.n)
 		push(&L->sp, 1);
+	/* Stage rebalancing only when asked (Megatron-LM's default is off). */
+	L->rb = st->stage_rebalance;
+	if (!L->rb.n)
+		push(&L->rb, 0);
 	L->fa = st->flash_attention;
 	if (!L->fa.n) /* the stack's kernel: fused or not (stack.h) */
 		push(&L->fa, attn_kernel_fused(rq->stack.attn_kernel) ? 1 : 0);
@@ -104,7 +108,7 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
  * must not enlarge the worst stage: v * ceil(L/(p v)) <= ceil(L/p). Even
  * splits (L % (p v) == 0) always pass; 126 layers on 16 stages take v = 2,
  * 4 or 8 with 7-8 layers per stage, as Llama 3 405B did (MODEL.md §6). */
-static bool vp_ok(long L, int p, int v)
+bool trn_vp_ok(long L, int p, int v)
 {
 	long chunks = (long)p * v;
 
@@ -115,19 +119,20 @@ static bool vp_ok(long L, int p, int v)
 	return (long)v * ((L + chunks - 1) / chunks) <= (L + p - 1) / p;
 }
 
-/* The ranking key of a plan: (misses the deadline, then by objective). */
-static void plan_key(const struct ctx *c, bool meets_deadline,
+/* The ranking key of a plan: (over the wall-clock limit, then by
+ * objective), on its whole-run rate tokens_per_s (goodput included). */
+static void plan_key(const struct ctx *c, bool within_limit,
 		     double tokens_per_s, long gpus, double k[3])
 {
-	double miss = meets_deadline ? 0.0 : 1.0;
+	double miss = within_limit ? 0.0 : 1.0;
 	double spt = 1.0 / tokens_per_s; /* seconds per token */
 
 	k[0] = miss;
-	/* A plan that misses the deadline should miss it by as little as
-	 * possible: those rank by time whatever the objective (else cost
-	 * would pick the slowest, cheapest plan of all). */
-	switch (miss > 0 && c->rq->deadline_days > 0 ? TRN_OBJ_TIME
-						     : c->rq->objective) {
+	/* A plan over the limit (the deadline, or max_days for objective
+	 * cost or gpus) should be over it by as little as possible: those
+	 * rank by time whatever the objective (else cost would pick the
+	 * slowest, cheapest plan of all: years on a few GPUs, issue 13). */
+	switch (miss > 0 ? TRN_OBJ_TIME : c->rq->objective) {
 	case TRN_OBJ_COST:
 		k[1] = spt * (double)gpus; /* GPU-seconds per token */
 		k[2] = spt;
@@ -143,13 +148,27 @@ static void plan_key(const struct ctx *c, bool meets_deadline,
 	}
 }
 
-static bool meets_deadline(const struct ctx *c, double tokens_per_s)
+/* Whole-run wall seconds per second of steady work on `gpus` GPUs
+ * (goodput.h), cached for the last count: the loops inside dp share it. */
+static double wall_per_work(struct search *S, long gpus)
 {
-	double days = 0.0;
+	struct gp_result g;
 
-	if (c->rq->train_tokens > 0) /* as trn_time_of computes p->days */
-		days = c->rq->train_tokens / tokens_per_s / 86400.0;
-	return c->rq->deadline_days <= 0 || days <= c->rq->deadline_days;
+	if (S->gp_gpus != gpus) {
+		trn_goodput_of(S->c, gpus, &g);
+		S->gp_gpus = gpus;
+		S->gp_wall_per_work = g.wall_per_work;
+	}
+	return S->gp_wall_per_work;
+}
+
+/* Whether a run at whole-run rate tokens_per_s ends within the limit
+ * (as trn_run_figures computes p->days). */
+static bool within_limit(const struct ctx *c, double tokens_per_s)
+{
+	if (c->limit_days <= 0 || c->rq->train_tokens <= 0)
+		return true;
+	return c->rq->train_tokens / tokens_per_s / 86400.0 <= c->limit_days;
 }
 
 static bool key_less(const double a[3], const double b[3])
@@ -165,10 +184,10 @@ static bool key_less(const double a[3], const double b[3])
 
 static void consider(struct search *S, const struct trn_plan *p)
 {
-	double k[3];
+	double k[3], tps = p->tokens_per_s / wall_per_work(S, p->gpus);
 	int pos;
 
-	plan_key(S->c, p->meets_deadline, p->tokens_per_s, p->gpus, k);
+	plan_key(S->c, within_limit(S->c, tps), tps, p->gpus, k);
 	if (S->n == S->top && !key_less(k, S->key[S->n - 1]))
 		return;
 	pos = S->n < S->top ? S->n++ : S->n - 1;
@@ -186,15 +205,15 @@ static void consider(struct search *S, const struct trn_plan *p)
  * step time), so a bound that does not beat the worst kept key means the
  * plan would not either, and timing it can be skipped without changing the
  * result (branch and bound). */
-static bool may_enter(const struct search *S, long gpus, double step_lb_s)
+static bool may_enter(struct search *S, long gpus, double step_lb_s)
 {
 	double k[3], tokens_per_s;
 
 	if (S->n < S->top)
 		return true;
-	tokens_per_s = (double)S->c->gbs * S->c->s / step_lb_s;
-	plan_key(S->c, meets_deadline(S->c, tokens_per_s), tokens_per_s, gpus,
-		 k);
+	tokens_per_s =
+	    (double)S->c->gbs * S->c->s / step_lb_s / wall_per_work(S, gpus);
+	plan_key(S->c, within_limit(S->c, tokens_per_s), tokens_per_s, gpus, k);
 	return key_less(k, S->key[S->n - 1]);
 }
 
@@ -223,8 +242,12 @@ static void try_layout(struct search *S, const struct lists *L,
 		l->zero = L->zero.v[zi];
 		if (l->zero > 0 && l->dp == 1 && !explicit_zero)
 			continue; /* same as ZeRO-0 */
-		if (l->zero >= 2 && l->pp > 1)
-			continue; /* ZeRO-2/3 do not combine with PP */
+		/* ZeRO-3 does not combine with PP (weights are needed by
+		 * every in-flight micro-batch); ZeRO-1 is Megatron's
+		 * distributed optimizer, ZeRO-2 what Llama 3 ran with PP
+		 * (§3.3.2: optimizer state and gradients sharded). */
+		if (l->zero >= 3 && l->pp > 1)
+			continue;
 		for (int oi = 0; oi < L->off.n && !found; oi++) {
 			struct mem_state ms;
 
@@ -270,7 +293,8 @@ static void try_layout(struct search *S, const struct lists *L,
 				trn_time_of(c, l, m_micro, &mc[l->recompute],
 					    &p);
 				p.meets_deadline =
-				    meets_deadline(c, p.tokens_per_s);
+				    c->rq->deadline_days <= 0 ||
+				    p.days <= c->rq->deadline_days;
 				consider(S, &p);
 				break;
 			}
@@ -319,10 +343,19 @@ void trn_search_all(struct search *S, const struct lists *L)
 				mp = (long)l.tp * l.cp * l.pp;
 				if (mp > gmax)
 					break;
-				for (int vi = 0; vi < L->vp.n; vi++) {
-					l.vp = L->vp.v[vi];
-					if (!vp_ok(rq->model.layers, l.pp,
-						   l.vp))
+				for (int vri = 0; vri < L->vp.n * L->rb.n;
+				     vri++) {
+					l.vp = L->vp.v[vri / L->rb.n];
+					/* one stage has nothing to
+					 * rebalance: its first choice */
+					if (l.pp < 2 && vri % L->rb.n)
+						continue;
+					l.stage_rebalance =
+					    L->rb.v[vri % L->rb.n] && l.pp > 1;
+					if (!trn_vp_ok(
+						rq->model.layers +
+						    (l.stage_rebalance ? 2 : 0),
+						l.pp, l.vp))
 						continue;
 					/* dp candidates: divisors of gbs */
 					for (int di = 0;

@@ -282,7 +282,12 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	 * rides the same NICs. Phases where the NIC is busy on the critical
 	 * path (inter-node EP all-to-all) are not part of the window. */
 	if (l->dp > 1) {
-		double bw = group_bw(c, span_tc * l->dp);
+		/* across nodes, a node's ranks of the group share all its
+		 * NICs (engine/collective.h) */
+		double bw = span_tc * l->dp <= c->gpn
+				? c->intra
+				: coll_node_share_bw(c->inter, c->intra, c->gpn,
+						     span_tc);
 		double edp = dp / (double)l->ep;
 		double nodes = group_nodes(c, dp, span_tc);
 		double enodes = group_nodes(c, edp, span_tc);
@@ -391,12 +396,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		p->tokens_per_s_per_gpu = p->tokens_per_s / G;
 		p->mfu = c->model_flops_token * p->tokens_per_s / (G * c->peak);
 		p->hfu = hw * p->tokens_per_s / (G * c->peak);
-		if (c->rq->train_tokens > 0) {
-			double secs = c->rq->train_tokens / p->tokens_per_s;
-			p->days = secs / 86400.0;
-			p->gpu_hours = secs / 3600.0 * G;
-			p->cost = p->gpu_hours * c->price;
-		}
+		trn_run_figures(c, p); /* whole run, with goodput */
 	}
 }
 

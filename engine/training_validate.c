@@ -71,6 +71,27 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	if (!finite_nonneg(rq->global_batch_tokens))
 		return eng_fail(err, ENG_EINVAL, "global_batch_tokens",
 				"must be a finite number >= 0");
+	if (!finite_nonneg(rq->failures_per_gpu_hour) ||
+	    rq->failures_per_gpu_hour > TRN_FAILURES_PER_GPU_HOUR_MAX)
+		return eng_fail(err, ENG_EINVAL, "failures_per_gpu_hour",
+				"must be between 0 and %g",
+				TRN_FAILURES_PER_GPU_HOUR_MAX);
+	if (!(rq->checkpoint_gbps_per_gpu >= TRN_CHECKPOINT_GBPS_MIN &&
+	      rq->checkpoint_gbps_per_gpu <= TRN_CHECKPOINT_GBPS_MAX))
+		return eng_fail(err, ENG_EINVAL, "checkpoint_gbps_per_gpu",
+				"must be between %g and %g GB/s",
+				TRN_CHECKPOINT_GBPS_MIN,
+				TRN_CHECKPOINT_GBPS_MAX);
+	if (!finite_nonneg(rq->restart_minutes) ||
+	    rq->restart_minutes > TRN_RESTART_MINUTES_MAX)
+		return eng_fail(err, ENG_EINVAL, "restart_minutes",
+				"must be between 0 and %g",
+				TRN_RESTART_MINUTES_MAX);
+	if (!(rq->max_days == 0 || (rq->max_days >= TRN_MAX_DAYS_MIN &&
+				    rq->max_days <= TRN_MAX_DAYS_MAX)))
+		return eng_fail(err, ENG_EINVAL, "max_days",
+				"must be between %g and %g days",
+				TRN_MAX_DAYS_MIN, TRN_MAX_DAYS_MAX);
 	switch (rq->precision) {
 	case ENG_FP32:
 	case ENG_TF32:
@@ -126,6 +147,13 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	if (!finite_nonneg(rq->price_per_gpu_hour))
 		return eng_fail(err, ENG_EINVAL, "price_per_gpu_hour",
 				"must be a finite number >= 0");
+	if (rq->dropout < -1 || rq->dropout > 1)
+		return eng_fail(err, ENG_EINVAL, "dropout",
+				"must be true or false");
+	if (!(rq->memory_headroom_fraction >= 0.0 &&
+	      rq->memory_headroom_fraction <= TRN_HEADROOM_MAX))
+		return eng_fail(err, ENG_EINVAL, "memory_headroom_fraction",
+				"must be between 0 and %.1f", TRN_HEADROOM_MAX);
 	if (!finite_nonneg(rq->inter_node_gbps))
 		return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
 				"must be a finite number >= 0");
@@ -158,6 +186,8 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	    (rc = check_list(&st->sequence_parallel,
 			     "strategies.sequence_parallel", 0, 1, err)) ||
 	    (rc = check_list(&st->flash_attention, "strategies.flash_attention",
+			     0, 1, err)) ||
+	    (rc = check_list(&st->stage_rebalance, "strategies.stage_rebalance",
 			     0, 1, err)) ||
 	    (rc = check_list(&st->offload, "strategies.offload", 0,
 			     TRN_OFFLOAD_COUNT - 1, err)))

@@ -338,8 +338,9 @@ json_t *inference_result_json(const struct inf_request *rq,
 	    "ttft",
 	    "GPU time: prefill + half the running iteration + M/D/1 queueing "
 	    "for the prefill; the request path (HTTP, tokenisation, "
-	    "scheduling) adds a server-specific fixed cost, 15-40 ms in the "
-	    "measured servers (docs/VALIDATION.md)",
+	    "scheduling) adds a cost set by the server version, host and "
+	    "client that no engine documents: published HTTP-served TTFTs "
+	    "sit 2-75 ms above this (docs/VALIDATION.md)",
 	    "operating_point",
 	    rq->load_kind != INF_LOAD_NONE
 		? "plans are sized at the stated load: replicas are added "

@@ -23,6 +23,8 @@ static const char *const top_keys[] = {
     "gradient_precision",
     "method",
     "lora_rank",
+    "dropout",
+    "memory_headroom_fraction",
     "gpu",
     "gpus_per_node",
     "gpus",
@@ -30,6 +32,10 @@ static const char *const top_keys[] = {
     "deadline_days",
     "price_per_gpu_hour",
     "inter_node_gbps",
+    "failures_per_gpu_hour",
+    "checkpoint_gbps_per_gpu",
+    "restart_minutes",
+    "max_days",
     "strategies",
     "top",
     "objective",
@@ -50,6 +56,7 @@ static const char *const strategy_keys[] = {
     "flash_attention",
     "micro_batch",
     "offload",
+    "stage_rebalance",
     NULL,
 };
 static const char *const precisions[] = {"fp32", "tf32", "fp16",
@@ -128,6 +135,7 @@ static void parse_strategies(const json_t *s, struct trn_strategies *st,
 	enum_list(&v, s, "offload", trn_offload_names, &st->offload);
 	enum_list(&v, s, "sequence_parallel", NULL, &st->sequence_parallel);
 	enum_list(&v, s, "flash_attention", NULL, &st->flash_attention);
+	enum_list(&v, s, "stage_rebalance", NULL, &st->stage_rebalance);
 }
 
 /* Request JSON -> engine request. Field errors accumulate in res. */
@@ -188,6 +196,15 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = rq->lora_rank;
 	if (jv_int(&v, b, "lora_rank", false, 1, 65536, &x) == 0)
 		rq->lora_rank = (long)x;
+	if (jv_present(b, "dropout")) {
+		bool on = false;
+		if (jv_bool(&v, b, "dropout", &on) == 0)
+			rq->dropout = on;
+	}
+	d = 0;
+	if (jv_num0(&v, b, "memory_headroom_fraction", false, 0,
+		    TRN_HEADROOM_MAX, 0.001, &d) == 0)
+		rq->memory_headroom_fraction = d;
 	x = 0;
 	if (jv_int(&v, b, "gpus_per_node", false, 1, TRN_GPUS_PER_NODE_MAX,
 		   &x) == 0 &&
@@ -214,6 +231,24 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	d = 0;
 	if (jv_num(&v, b, "inter_node_gbps", false, 1e-3, 1e6, &d) == 0 && d)
 		rq->inter_node_gbps = d;
+	/* Goodput inputs and max_days (engine/training.h ranges; the
+	 * request keeps trn_request_init's defaults when absent). */
+	d = rq->failures_per_gpu_hour;
+	if (jv_num0(&v, b, "failures_per_gpu_hour", false, 0,
+		    TRN_FAILURES_PER_GPU_HOUR_MAX, 1e-15, &d) == 0)
+		rq->failures_per_gpu_hour = d;
+	d = rq->checkpoint_gbps_per_gpu;
+	if (jv_num(&v, b, "checkpoint_gbps_per_gpu", false,
+		   TRN_CHECKPOINT_GBPS_MIN, TRN_CHECKPOINT_GBPS_MAX, &d) == 0)
+		rq->checkpoint_gbps_per_gpu = d;
+	d = rq->restart_minutes;
+	if (jv_num0(&v, b, "restart_minutes", false, 0, TRN_RESTART_MINUTES_MAX,
+		    1e-6, &d) == 0)
+		rq->restart_minutes = d;
+	d = rq->max_days;
+	if (jv_num(&v, b, "max_days", false, TRN_MAX_DAYS_MIN, TRN_MAX_DAYS_MAX,
+		   &d) == 0)
+		rq->max_days = d;
 	if (rq->deadline_days > 0 && rq->train_tokens <= 0)
 		jv_error(&v, "train_tokens",
 			 "is required with deadline_days: the job's length "
@@ -269,10 +304,18 @@ json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 	if (!rq->gpus)
 		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));
 	sizing_default(r, "train_tokens", json_real(rq->train_tokens));
+	sizing_default(r, "failures_per_gpu_hour",
+		       sizing_real(rq->failures_per_gpu_hour, 5));
+	sizing_default(r, "checkpoint_gbps_per_gpu",
+		       sizing_real(rq->checkpoint_gbps_per_gpu, 5));
+	sizing_default(r, "restart_minutes",
+		       sizing_real(rq->restart_minutes, 5));
+	sizing_default(r, "max_days", sizing_real(rq->max_days, 6));
 	return r;
 }
 
-static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p)
+static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
+			 double r_max_days)
 {
 	const struct trn_layout *l = &p->layout;
 	json_t *o = json_pack(
@@ -293,6 +336,8 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p)
 		json_object_set_new(o, "vp", json_integer(l->vp));
 	json_object_set_new(o, "offload",
 			    json_string(trn_offload_name(l->offload)));
+	if (l->stage_rebalance)
+		json_object_set_new(o, "stage_rebalance", json_true());
 	if (p->uneven_stages) {
 		json_object_set_new(o, "uneven_stages", json_true());
 		json_object_set_new(o, "layers_per_stage_max",
@@ -307,6 +352,9 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p)
 		      sizing_real(p->memory.overhead_gib, 4), "total",
 		      sizing_real(p->memory.total_gib, 4), "capacity",
 		      sizing_real(p->memory.capacity_gib, 4));
+	if (p->memory.usable_gib < p->memory.capacity_gib)
+		json_object_set_new(mem, "usable",
+				    sizing_real(p->memory.usable_gib, 4));
 	if (l->offload != TRN_OFFLOAD_NONE)
 		json_object_set_new(mem, "host",
 				    sizing_real(p->memory.host_gib, 4));
@@ -347,6 +395,28 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p)
 	json_object_set_new(o, "days", sizing_real(p->days, 4));
 	json_object_set_new(o, "gpu_hours", sizing_real(p->gpu_hours, 4));
 	json_object_set_new(o, "cost", sizing_real(p->cost, 4));
+	/* days, gpu_hours and cost include goodput; the steady state
+	 * (no interruptions, no checkpoints) beside them (MODEL.md §4) */
+	json_object_set_new(o, "steady_state_days",
+			    sizing_real(p->steady_days, 4));
+	json_object_set_new(o, "steady_state_gpu_hours",
+			    sizing_real(p->steady_gpu_hours, 4));
+	json_object_set_new(o, "steady_state_cost",
+			    sizing_real(p->steady_cost, 4));
+	json_object_set_new(o, "goodput_fraction",
+			    sizing_real(p->goodput.fraction, 4));
+	json_object_set_new(
+	    o, "goodput",
+	    json_pack("{s:o, s:o, s:o, s:o}", "expected_interruptions",
+		      sizing_real(p->goodput.interruptions, 4), "mtbi_hours",
+		      sizing_real(p->goodput.mtbi_hours, 4),
+		      "checkpoint_write_s",
+		      sizing_real(p->goodput.checkpoint_write_s, 4),
+		      "checkpoint_interval_s",
+		      sizing_real(p->goodput.checkpoint_interval_s, 4)));
+	if (r_max_days > 0)
+		json_object_set_new(o, "within_max_days",
+				    json_boolean(p->within_max_days));
 	if (rq->deadline_days > 0) /* absent without a deadline */
 		json_object_set_new(o, "meets_deadline",
 				    json_boolean(p->meets_deadline));
@@ -363,7 +433,8 @@ json_t *training_result_json(const struct trn_request *rq,
 	json_t *plans = json_array(), *warnings = json_array();
 
 	for (int i = 0; i < r->n_plans; i++)
-		json_array_append_new(plans, plan_json(rq, &r->plans[i]));
+		json_array_append_new(plans,
+				      plan_json(rq, &r->plans[i], r->max_days));
 	for (int i = 0; i < r->n_warnings; i++)
 		json_array_append_new(warnings, json_string(r->warnings[i]));
 	json_t *model =
@@ -416,6 +487,29 @@ json_t *training_result_json(const struct trn_request *rq,
 				    "default with a deadline)"
 				  : "plans that meet the deadline first, then "
 				    "by the objective"));
+	if (r->max_days > 0)
+		json_object_set_new(
+		    assumptions, "max_days",
+		    json_pack("{s:o, s:s}", "days", sizing_real(r->max_days, 6),
+			      "ranking",
+			      "no deadline: plans that end within max_days "
+			      "first, by the objective; longer ones after, "
+			      "the fastest first (default 90 days, a "
+			      "quarter: docs/MODEL.md §6)"));
+	json_object_set_new(
+	    assumptions, "goodput",
+	    json_pack("{s:o, s:o, s:o, s:o, s:s}", "failures_per_gpu_hour",
+		      sizing_real(rq->failures_per_gpu_hour, 5),
+		      "checkpoint_gbps_per_gpu",
+		      sizing_real(rq->checkpoint_gbps_per_gpu, 5),
+		      "restart_minutes", sizing_real(rq->restart_minutes, 5),
+		      "checkpoint_gib", sizing_real(r->checkpoint_gib, 4),
+		      "model",
+		      "days, gpu_hours and cost include interruptions, "
+		      "checkpoints at Daly's optimum interval and restarts "
+		      "(Daly 2006); defaults from Llama 3 (466 "
+		      "interruptions in 54 days on 16,384 GPUs; 2 TB/s "
+		      "storage); steady_state_* exclude them"));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
 	json_object_set_new(
@@ -442,6 +536,19 @@ json_t *training_result_json(const struct trn_request *rq,
 					4));
 		json_object_set_new(basis, "stack", sb);
 	}
+	json_object_set_new(assumptions, "dropout", json_boolean(r->dropout));
+	/* MODEL.md §3: the share of memory no plan uses, beyond the
+	 * modelled overheads; 0 by default. */
+	json_object_set_new(
+	    basis, "memory_headroom",
+	    json_pack(
+		"{s:o, s:s, s:s, s:s}", "value",
+		sizing_real(r->memory_headroom_fraction, 4), "unit",
+		"fraction of GPU memory", "source",
+		r->memory_headroom_fraction > 0 ? "request" : "default", "note",
+		"kept free beyond the modelled overheads (1.5 GiB + 5 %); "
+		"default 0: published layouts land at 84-88 % of 80 GB "
+		"in this model (docs/MODEL.md section 3)"));
 	return json_pack(
 	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "
 	    "s:o}",

@@ -338,7 +338,7 @@ call() {
 	fi
 	if [ "$via" = "$p_open" ] && [ "$undocumented" = 0 ] &&
 		[[ $ct == application/json* || $ct == application/problem+json* ]]; then
-		replay+=("$(printf '%q ' "$name" "$method" "$path" "$@")")
+		replay+=("$(printf '%q ' "$name" "$status" "$method" "$path" "$@")")
 	fi
 	undocumented=0
 	return 0
@@ -689,11 +689,21 @@ start_prism p_canary prism-canary "$T/canary.json" "$d_open" || bail "prism (can
 canary_missed=0
 for r in "${replay[@]}"; do
 	eval "set -- $r"
-	name=$1 method=$2 path=$3
-	shift 3
-	curl -sS -o /dev/null -D "$T/headers" --max-time 60 -X "$method" "http://127.0.0.1:$p_canary$path" "$@" 2>/dev/null
-	if ! violations "$T/headers" | grep -q '^response'; then
-		echo "#   canary: no response violation for $method $path ($name): its answer is not validated"
+	name=$1 want=$2 method=$3 path=$4
+	shift 4
+	# An answer sent before the request body is read (413 over --max-body-bytes) races the
+	# upload through the proxy: Prism then sometimes loses the answer or skips its validation.
+	# A race is not the question here, so a miss is asked again (3 tries); an answer the stricter
+	# contract really does not reach misses every time.
+	seen=""
+	for try in 1 2 3; do
+		got=$(curl -sS -o /dev/null -D "$T/headers" -w '%{http_code}' --max-time 60 -X "$method" \
+			"http://127.0.0.1:$p_canary$path" "$@" 2>/dev/null) || got=000
+		seen+="$got "
+		violations "$T/headers" | grep -q '^response' && break
+	done
+	if [ "$try" = 3 ] && ! violations "$T/headers" | grep -q '^response'; then
+		echo "#   canary: no response violation for $method $path ($name, statuses ${seen% } over 3 tries, $want before): its answer is not validated"
 		canary_missed=$((canary_missed + 1))
 	fi
 done

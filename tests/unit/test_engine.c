@@ -462,8 +462,18 @@ static void test_tmax_warning_4090(void)
 static void test_uneven_stages(void)
 {
 	struct trn_request rq;
-	struct trn_layout l = {8, 16,	       1,    1,	   1, 1,
-			       1, ENG_RC_FULL, true, true, 1, TRN_OFFLOAD_NONE};
+	struct trn_layout l = {.tp = 8,
+			       .pp = 16,
+			       .dp = 1,
+			       .ep = 1,
+			       .cp = 1,
+			       .vp = 1,
+			       .zero = 1,
+			       .recompute = ENG_RC_FULL,
+			       .sequence_parallel = true,
+			       .flash_attention = true,
+			       .micro_batch = 1,
+			       .offload = TRN_OFFLOAD_NONE};
 	struct trn_plan p;
 	struct eng_error e;
 

@@ -1,0 +1,150 @@
+/* training_binding.c - what limits a training plan (MODEL.md §6,
+ * "Binding"): a missed deadline; memory, when a layout that memory rules
+ * out would be better; else the largest part of the step beside compute.
+ */
+#include "training_int.h"
+
+#include <string.h>
+
+/* Share of the step beyond which communication or the bubble binds. */
+#define OVERHEAD_BINDS 0.25
+/* How much better a neighbour must rank for memory to bind: 1 %, so that
+ * ties within the model's resolution (a micro-batch twice as large often
+ * differs by a few tenths of a percent) do not name memory. */
+#define BETTER_BY 0.01
+
+static bool allowed(const struct trn_choices *ch, int v)
+{
+	for (int i = 0; i < ch->n; i++)
+		if (ch->v[i] == v)
+			return true;
+	return false;
+}
+
+/* Whether plan n ranks before plan p by the request's objective, by more
+ * than BETTER_BY: for the same GPUs a shorter step; with fewer GPUs, fewer
+ * (objective gpus) or fewer GPU-seconds per step (objective cost). */
+static bool better(const struct ctx *c, const struct trn_plan *n,
+		   const struct trn_plan *p)
+{
+	const double eps = BETTER_BY;
+
+	if (n->gpus == p->gpus)
+		return n->time.step_s < p->time.step_s * (1.0 - eps);
+	if (c->rq->objective == TRN_OBJ_GPUS)
+		return n->gpus < p->gpus;
+	if (c->rq->objective == TRN_OBJ_COST)
+		return n->time.step_s * (double)n->gpus <
+		       p->time.step_s * (double)p->gpus * (1.0 - eps);
+	return false;
+}
+
+/* Whether neighbour layout n, allowed by the request, does not fit and
+ * would rank before p: then memory is what stops it. */
+static bool blocked_by_memory(const struct ctx *c, const struct trn_layout *n,
+			      const struct trn_plan *p)
+{
+	struct trn_plan np;
+	const char *why = NULL;
+
+	if (n->dp < 1 || n->dp % n->ep)
+		return false;
+	if (trn_plan_of(c, n, &np, true, &why) != 0 || np.fits)
+		return false;
+	return better(c, &np, p);
+}
+
+/* Memory binds when one step away from the plan - lighter recompute, a
+ * micro-batch twice as large, deeper interleaving, less offload, a lower ZeRO
+ * stage, half the tensor or pipeline parallelism on the same GPUs, or
+ * (objectives gpus and cost, GPU count left free) half the data-parallel GPUs -
+ * is allowed by the request, does not fit, and would be better. */
+static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
+{
+	const struct trn_request *rq = c->rq;
+	const struct trn_layout *l = &p->layout;
+	struct lists L;
+	struct trn_layout n;
+
+	trn_default_lists(c, &L);
+	if (l->recompute > ENG_RC_NONE &&
+	    allowed(&L.rc, (int)l->recompute - 1)) {
+		n = *l;
+		n.recompute = (enum eng_recompute)((int)l->recompute - 1);
+		if (blocked_by_memory(c, &n, p))
+			return true;
+	}
+	if (allowed(&L.mb, l->micro_batch * 2)) {
+		n = *l;
+		n.micro_batch *= 2;
+		if (blocked_by_memory(c, &n, p))
+			return true;
+	}
+	for (int i = 0; l->pp > 1 && i < L.vp.n; i++) {
+		n = *l;
+		n.vp = L.vp.v[i];
+		if (n.vp <= l->vp ||
+		    !trn_vp_ok(rq->model.layers + (l->stage_rebalance ? 2 : 0),
+			       n.pp, n.vp))
+			continue;
+		if (blocked_by_memory(c, &n, p))
+			return true;
+	}
+	if (l->offload > TRN_OFFLOAD_NONE &&
+	    allowed(&L.off, (int)l->offload - 1)) {
+		n = *l;
+		n.offload = (enum trn_offload)((int)l->offload - 1);
+		if (blocked_by_memory(c, &n, p))
+			return true;
+	}
+	if (l->zero > 0 && allowed(&L.zero, l->zero - 1)) {
+		n = *l;
+		n.zero--;
+		if (blocked_by_memory(c, &n, p))
+			return true;
+	}
+	if (rq->strategies.dp.n == 0 ||
+	    allowed(&rq->strategies.dp, l->dp * 2)) {
+		if (l->tp > 1 && allowed(&L.tp, l->tp / 2)) {
+			n = *l;
+			n.tp /= 2;
+			n.dp *= 2;
+			n.sequence_parallel = l->sequence_parallel && n.tp > 1;
+			if (blocked_by_memory(c, &n, p))
+				return true;
+		}
+		if (l->pp > 1 && l->vp == 1 && allowed(&L.pp, l->pp / 2)) {
+			n = *l;
+			n.pp /= 2;
+			n.dp *= 2;
+			n.stage_rebalance = l->stage_rebalance && n.pp > 1;
+			if (blocked_by_memory(c, &n, p))
+				return true;
+		}
+	}
+	if (rq->objective != TRN_OBJ_TIME && rq->gpus == 0 && l->dp % 2 == 0 &&
+	    (rq->strategies.dp.n == 0 ||
+	     allowed(&rq->strategies.dp, l->dp / 2))) {
+		n = *l;
+		n.dp /= 2;
+		if (blocked_by_memory(c, &n, p))
+			return true;
+	}
+	return false;
+}
+
+enum eng_binding trn_plan_binding(const struct ctx *c, const struct trn_plan *p)
+{
+	const struct trn_time *T = &p->time;
+	double comm = T->tp_comm_s + T->pp_p2p_s + T->dp_comm_exposed_s +
+		      T->ep_comm_s + T->cp_comm_exposed_s;
+
+	if (!p->meets_deadline)
+		return ENG_BIND_DEADLINE;
+	if (memory_binds(c, p))
+		return ENG_BIND_MEMORY;
+	if (comm + T->pp_bubble_s > OVERHEAD_BINDS * T->step_s)
+		return T->pp_bubble_s > comm ? ENG_BIND_PIPELINE_BUBBLE
+					     : ENG_BIND_COMMUNICATION;
+	return ENG_BIND_COMPUTE;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Training memory (issue 13): Llama 3 405B at Meta's published layout fits
+# (Llama 3 Table 4: TP 8, CP 1, PP 16, 16M-token batch, 8K and 16K H100;
+# §3.3.2: no activation recompute at 8K, optimizer state and gradients
+# sharded, a layer fewer on the first and last stage; nothing offloaded),
+# its MFU reported;
+# dropout, memory_headroom_fraction and strategies.stage_rebalance through
+# the API; the near-full warning; binding names what limits a plan.
+. "$(dirname "$0")/lib.sh"
+start_daemon || { not_ok "daemon starts"; exit 1; }
+J=(-H 'Content-Type: application/json')
+
+meta() { # GPUS [EXTRA JSON merged into the request]
+	jq -nc --argjson g "$1" --argjson x "${2:-{\}}" '{model: "llama-3.1-405b", seq_len: 8192,
+		global_batch_tokens: 16777216, gpu: "h100-sxm5-80gb", gpus: $g, calibration: "datasheet",
+		strategies: {tp: 8, pp: 16, cp: 1, recompute: "none", offload: "none",
+		stage_rebalance: true}} * $x'
+}
+
+for g in 16384 8192; do
+	req POST /v1/sizing/training "${J[@]}" -d "$(meta $g)"
+	check "Llama 3 405B, Meta's layout on $g H100 (no recompute) fits" 201 \
+		".plans[0] | .tp == 8 and .pp == 16 and .dp == ($g / 128) and .recompute == \"none\"
+		 and .stage_rebalance == true and .memory_gib.total <= .memory_gib.capacity"
+	[ "$STATUS" = 201 ] && echo "# 405B on $g H100: $(jq -r '.plans[0] | "vp \(.vp // 1) zero \(.zero) offload \(.offload) \(.memory_gib.total) GiB, MFU \(.mfu), \(.binding)"' "$T/body") (paper: BF16 MFU $([ $g = 8192 ] && echo 43 || echo 41) %)"
+	jq -e '.plans[0].mfu > 0.2 and .plans[0].mfu < 0.6' "$T/body" >/dev/null &&
+		ok "405B on $g H100: MFU reported" || not_ok "405B on $g H100: MFU reported" "$(jq -c '.plans[0].mfu' "$T/body")"
+done
+jq -e '.assumptions.dropout == false and .basis.memory_headroom.value == 0
+	and .basis.memory_headroom.source == "default" and (.basis.memory_headroom.note | test("default 0"))' "$T/body" >/dev/null &&
+	ok "Llama has no dropout; the default headroom 0 is stated in basis" ||
+	not_ok "Llama has no dropout; the default headroom 0 is stated in basis" "$(jq -c '{a: .assumptions, b: .basis.memory_headroom}' "$T/body")"
+
+# Megatron's distributed optimizer (ZeRO-1) on the same layout: 96 % of
+# memory, flagged.
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"strategies":{"zero":1,"vp":1}}')"
+check "405B with ZeRO-1 fits above 95 % and is flagged" 201 \
+	'(.plans[0].memory_gib | .total > 0.95 * .capacity) and ([.checks.warnings[] | test("above 95 %")] | any)'
+
+# Headroom: 10 % still fits (ZeRO-2, 70.6 GiB); 15 % (68 GiB usable) does
+# not, a 422; more headroom never fits more.
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"memory_headroom_fraction":0.1}')"
+check "405B with 10 % headroom fits within the usable 72 GiB" 201 \
+	'.plans[0].memory_gib | .usable == 72 and .total <= .usable'
+jq -e '.basis.memory_headroom.value == 0.1 and .basis.memory_headroom.source == "request"' "$T/body" >/dev/null &&
+	ok "basis states the request's headroom" || not_ok "basis states the request's headroom" "$(jq -c '.basis' "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"memory_headroom_fraction":0.15}')"
+check_problem "405B with 15 % headroom does not fit: 422" 422 gpus
+
+# Dropout is a request property: on, the same layout needs more memory.
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"dropout":true,"strategies":{"zero":2,"vp":1,"micro_batch":1}}')"
+on=$(jq -r '.plans[0].memory_gib.activations // empty' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"dropout":false,"strategies":{"zero":2,"vp":1,"micro_batch":1}}')"
+off=$(jq -r '.plans[0].memory_gib.activations // empty' "$T/body")
+[ -n "$on" ] && [ -n "$off" ] && awk -v a="$on" -v b="$off" 'BEGIN { exit !(a > b) }' &&
+	ok "dropout true stores its masks (activations $on > $off GiB)" || not_ok "dropout true stores its masks" "on=$on off=$off"
+
+# Binding: a small plan far below capacity is not memory-bound whatever
+# its ZeRO stage.
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"global_batch_size":512,"gpu":"h100-sxm5-80gb","gpus":64,"calibration":"datasheet","strategies":{"tp":1,"pp":1,"zero":3,"micro_batch":1,"recompute":"none"}}'
+check "binding: ZeRO-3 at well under half the memory is not 'memory'" 201 \
+	'(.plans[0].memory_gib | .total < 0.5 * .capacity) and .plans[0].binding != "memory"'
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"strategies":{"zero":2,"vp":1,"micro_batch":1}}')"
+check "binding: the 405B plan with nothing else allowed is bound by its pipeline bubble" 201 \
+	'.plans[0].binding == "pipeline_bubble" and .checks.binding == "pipeline_bubble"'
+
+# Field errors name the field.
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"memory_headroom_fraction":0.6}')"
+check_problem "memory_headroom_fraction above 0.5 is a 400 naming it" 400 memory_headroom_fraction
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"dropout":"yes"}')"
+check_problem "dropout must be a boolean (400 naming it)" 400 dropout
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"strategies":{"stage_rebalance":["x"]}}')"
+check_problem "strategies.stage_rebalance takes booleans (400 naming it)" 400 strategies.stage_rebalance
+
+check_alive "daemon alive after the memory requests"
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"

@@ -1,0 +1,418 @@
+/* test_engine_stacks_validation.c - the training-time model beside
+ * published throughput on several software stacks (torchtitan, PyTorch
+ * FSDP/DDP, Megatron-Core/NeMo, DeepSpeed), BF16 and FP8, A100/H100/H200,
+ * 1K-32K tokens: tests/fixtures/validation/training_stacks.csv (issue 13,
+ * out of sample: no engine default was set from these rows). Open loop: the
+ * row's architecture, catalog GPU, cluster size, batch and stated layout go
+ * in; the engine's best plan comes out.
+ *
+ * It REPORTS: one '#' line per row (published, engine, signed error), the
+ * median |error| per stack x dtype, per GPU and overall. It does not gate on
+ * accuracy (the time model is being changed, issue 13 targets 10 % overall
+ * and 20 % per group); it gates only on what must hold: every row parses and
+ * runs, no estimate is NaN or non-positive, the stated layout fits unless
+ * the row records that today's engine does not fit it (fit = known-no).
+ * docs/VALIDATION.md, "Training across stacks, out of sample (issue 13)".
+ * Run from the repository root.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "testlib.h"
+#include "training.h"
+
+#define MAXF   40
+#define MAXL   4096
+#define MAXROW 128
+#define MAXGRP 24
+
+/* Splits one CSV line (RFC 4180 quotes) into fields, in place. */
+static int split_csv(char *line, char **f)
+{
+	int n = 0;
+	char *p = line, *w;
+
+	while (n < MAXF) {
+		f[n++] = w = p;
+		if (*p == '"') {
+			p++;
+			for (;;) {
+				if (*p == '"' && p[1] == '"') {
+					*w++ = '"';
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else if (!*p) {
+					break;
+				} else {
+					*w++ = *p++;
+				}
+			}
+			while (*p && *p != ',')
+				p++;
+		} else {
+			while (*p && *p != ',' && *p != '\n' && *p != '\r')
+				*w++ = *p++;
+		}
+		if (*p != ',') {
+			*w = '\0';
+			break;
+		}
+		*w = '\0';
+		p++;
+	}
+	return n;
+}
+
+/* Catalog rows (migrations/0002_gpu_catalog.sql, 0009 for the measured
+ * GEMM fraction). "h100-96-500w" is torchtitan's Grand Teton part: H100
+ * SXM compute (torchtitan computes its MFU with the SXM peak), 96 GB of
+ * HBM2e at 2.4 TB/s, as the benchmark page states; its 500 W power limit
+ * has no input in the engine. */
+static int gpu_for(const char *name, struct hw_spec *g)
+{
+	bool a100 = strncmp(name, "a100", 4) == 0;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->intra_node_link = HW_LINK_NVLINK;
+	g->max_gpus_per_node = 8;
+	g->efficiency_basis = HW_EFF_MEASURED;
+	if (a100) {
+		g->memory_gib = strcmp(name, "a100-40") == 0 ? 40 : 80;
+		g->memory_bandwidth_gbps = g->memory_gib == 40 ? 1555 : 2039;
+		g->peak_tflops[ENG_FP32] = 19.5;
+		g->peak_tflops[ENG_TF32] = 156;
+		g->peak_tflops[ENG_FP16] = g->peak_tflops[ENG_BF16] = 312;
+		g->intra_node_gbps = 300;
+		g->inter_node_gbps = 200;
+		g->cc_major = 8;
+		g->gemm_peak_fraction = 0.869;
+		return 0;
+	}
+	g->peak_tflops[ENG_FP32] = 67;
+	g->peak_tflops[ENG_TF32] = 494.7;
+	g->peak_tflops[ENG_FP16] = g->peak_tflops[ENG_BF16] = 989.4;
+	g->peak_tflops[ENG_FP8] = 1978.9;
+	g->intra_node_gbps = 450;
+	g->inter_node_gbps = 400;
+	g->cc_major = 9;
+	g->gemm_peak_fraction = 0.803;
+	if (strcmp(name, "h100") == 0) {
+		g->memory_gib = 80;
+		g->memory_bandwidth_gbps = 3350;
+	} else if (strcmp(name, "h100-96-500w") == 0) {
+		g->memory_gib = 96;
+		g->memory_bandwidth_gbps = 2400;
+	} else if (strcmp(name, "h200") == 0) {
+		g->memory_gib = 141;
+		g->memory_bandwidth_gbps = 4800;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+struct table {
+	char head[MAXL];
+	char *cols[MAXF];
+	int ncols;
+};
+
+static const char *field(const struct table *t, char **f, int nf,
+			 const char *name)
+{
+	for (int i = 0; i < t->ncols && i < nf; i++)
+		if (strcmp(t->cols[i], name) == 0)
+			return f[i];
+	return "";
+}
+
+static long lnum(const struct table *t, char **f, int nf, const char *name)
+{
+	return atol(field(t, f, nf, name));
+}
+
+/* A stated value pins the engine's choice; an empty one leaves it free. */
+static void pin_if(struct trn_choices *c, const char *v)
+{
+	if (!v[0])
+		return;
+	c->n = 1;
+	c->v[0] = atoi(v);
+}
+
+static int recompute_of(const char *s)
+{
+	if (strcmp(s, "none") == 0)
+		return ENG_RC_NONE;
+	if (strcmp(s, "selective") == 0)
+		return ENG_RC_SELECTIVE;
+	if (strcmp(s, "full") == 0)
+		return ENG_RC_FULL;
+	return -1;
+}
+
+static int arch_of(const struct table *t, char **f, int nf,
+		   struct model_arch *m)
+{
+	const char *a = field(t, f, nf, "arch");
+
+	memset(m, 0, sizeof(*m));
+	m->layers = lnum(t, f, nf, "layers");
+	m->hidden_size = lnum(t, f, nf, "hidden");
+	m->heads = lnum(t, f, nf, "heads");
+	m->kv_heads = lnum(t, f, nf, "kv_heads");
+	m->ffn_hidden_size = lnum(t, f, nf, "ffn");
+	m->vocab_size = lnum(t, f, nf, "vocab");
+	if (strcmp(a, "llama") == 0) {
+		m->gated_mlp = true;
+	} else if (strcmp(a, "gpt") == 0) {
+		m->tied_embeddings = m->learned_pos_emb = true;
+		m->linear_biases = true;
+		m->max_seq_len = 2048;
+	} else if (strcmp(a, "nemotron") != 0) {
+		return -1;
+	}
+	return 0;
+}
+
+struct group {
+	char key[48];
+	double err[MAXROW];
+	int n;
+};
+
+static double median_abs(const double *v, int n)
+{
+	double s[MAXROW];
+
+	for (int i = 0; i < n; i++)
+		s[i] = fabs(v[i]);
+	for (int i = 1; i < n; i++) /* insertion sort: n <= MAXROW */
+		for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+			double x = s[j];
+			s[j] = s[j - 1];
+			s[j - 1] = x;
+		}
+	return n ? (n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])) : 0;
+}
+
+static void add(struct group *g, int *ng, const char *key, double e)
+{
+	int i;
+
+	for (i = 0; i < *ng; i++)
+		if (strcmp(g[i].key, key) == 0)
+			break;
+	if (i == *ng) {
+		if (*ng == MAXGRP)
+			return;
+		snprintf(g[i].key, sizeof(g[i].key), "%s", key);
+		g[i].n = 0;
+		(*ng)++;
+	}
+	if (g[i].n < MAXROW)
+		g[i].err[g[i].n++] = e;
+}
+
+static void print_groups(const char *title, struct group *g, int ng)
+{
+	printf("# median |error| by %s:\n", title);
+	for (int i = 0; i < ng; i++) {
+		int over = 0;
+		for (int j = 0; j < g[i].n; j++)
+			over += fabs(g[i].err[j]) > 0.25;
+		printf("#   %-24s %2d rows  %5.1f %%  (%d beyond 25 %%)\n",
+		       g[i].key, g[i].n, 100 * median_abs(g[i].err, g[i].n),
+		       over);
+	}
+}
+
+/* The stated layout, complete, for a row the search cannot place (it does
+ * not fit): what the engine would estimate if it ran. */
+static void layout_of(const struct trn_request *rq, struct trn_layout *l)
+{
+	const struct trn_strategies *s = &rq->strategies;
+
+	memset(l, 0, sizeof(*l));
+	l->tp = s->tp.n ? s->tp.v[0] : 1;
+	l->pp = s->pp.n ? s->pp.v[0] : 1;
+	l->cp = s->cp.n ? s->cp.v[0] : 1;
+	l->dp = s->dp.n ? s->dp.v[0] : 1;
+	l->vp = s->vp.n ? s->vp.v[0] : 1;
+	l->ep = 1;
+	l->zero = s->zero.n ? s->zero.v[0] : 1;
+	l->recompute = s->recompute.n ? s->recompute.v[0] : ENG_RC_FULL;
+	l->flash_attention =
+	    s->flash_attention.n ? s->flash_attention.v[0] : true;
+	l->sequence_parallel =
+	    s->sequence_parallel.n ? s->sequence_parallel.v[0] : l->tp > 1;
+	l->micro_batch = s->micro_batch.n ? s->micro_batch.v[0] : 1;
+}
+
+static void test_stack_rows(void)
+{
+	static char line[MAXL];
+	static struct trn_result res;
+	static struct group by_stack[MAXGRP], by_gpu[MAXGRP], all[1];
+	int n_stack = 0, n_gpu = 0, n_all = 0, rows = 0, over = 0;
+	struct table t;
+	char *f[MAXF];
+	FILE *fp = fopen("tests/fixtures/validation/training_stacks.csv", "r");
+
+	CHECK(fp != NULL);
+	if (!fp) {
+		printf("# cannot open training_stacks.csv (run from the "
+		       "repository root)\n");
+		return;
+	}
+	do { /* the header follows the '#' comment block */
+		CHECK(fgets(t.head, sizeof(t.head), fp) != NULL);
+	} while (t.head[0] == '#');
+	t.ncols = split_csv(t.head, t.cols);
+	printf("# error = engine throughput / published - 1 (+: engine "
+	       "faster)\n");
+	while (fgets(line, sizeof(line), fp)) {
+		struct trn_request rq;
+		struct trn_plan plan;
+		struct eng_error e;
+		const struct trn_plan *p = &plan;
+		int nf = split_csv(line, f), rc;
+		const char *id = field(&t, f, nf, "id"),
+			   *metric = field(&t, f, nf, "metric"),
+			   *dtype = field(&t, f, nf, "dtype"),
+			   *gpu = field(&t, f, nf, "gpu"),
+			   *stack = field(&t, f, nf, "stack"),
+			   *rcs = field(&t, f, nf, "recompute");
+		bool known_no =
+		    strcmp(field(&t, f, nf, "fit"), "known-no") == 0;
+		double published = atof(field(&t, f, nf, "published")),
+		       ibw = atof(field(&t, f, nf, "inter_node_GBps")), got,
+		       err;
+		char key[48];
+
+		if (line[0] == '#' || nf < 2)
+			continue;
+		rows++;
+		trn_request_init(&rq);
+		CHECK(nf == t.ncols);
+		CHECK(arch_of(&t, f, nf, &rq.model) == 0);
+		CHECK(gpu_for(gpu, &rq.gpu) == 0);
+		if (ibw > 0)
+			rq.gpu.inter_node_gbps = ibw;
+		rq.precision = strcmp(dtype, "fp8") == 0    ? ENG_FP8
+			       : strcmp(dtype, "fp16") == 0 ? ENG_FP16
+							    : ENG_BF16;
+		/* issue 13's `stack` request field: wire it here once it
+		 * exists, e.g. rq.stack = <profile named by `stack`>. */
+		rq.seq_len = lnum(&t, f, nf, "seq_len");
+		rq.global_batch_size = lnum(&t, f, nf, "global_batch");
+		rq.gpus = lnum(&t, f, nf, "n_gpus");
+		rq.top = 1;
+		pin_if(&rq.strategies.tp, field(&t, f, nf, "tp"));
+		pin_if(&rq.strategies.pp, field(&t, f, nf, "pp"));
+		pin_if(&rq.strategies.cp, field(&t, f, nf, "cp"));
+		pin_if(&rq.strategies.dp, field(&t, f, nf, "dp"));
+		pin_if(&rq.strategies.vp, field(&t, f, nf, "vp"));
+		pin_if(&rq.strategies.zero, field(&t, f, nf, "zero"));
+		pin_if(&rq.strategies.micro_batch,
+		       field(&t, f, nf, "micro_batch"));
+		pin_if(&rq.strategies.flash_attention,
+		       field(&t, f, nf, "flash"));
+		pin_if(&rq.strategies.sequence_parallel,
+		       field(&t, f, nf, "sp"));
+		if (rcs[0]) {
+			CHECK(recompute_of(rcs) >= 0);
+			rq.strategies.recompute.n = 1;
+			rq.strategies.recompute.v[0] = recompute_of(rcs);
+		}
+		rq.strategies.offload.n = 1; /* v[0] = none */
+		rc = trn_size(&rq, &res, &e);
+		if (rc == 0) {
+			p = &res.plans[0];
+		} else {
+			struct trn_layout l;
+			layout_of(&rq, &l);
+			rc = trn_evaluate(&rq, &l, &plan, &e);
+		}
+		if (rc) {
+			printf("# %-22s engine error %s: %s\n", id, e.field,
+			       e.message);
+			CHECK(0);
+			continue;
+		}
+		/* must hold: the stated layout fits, unless recorded */
+		if (!known_no)
+			CHECK(p->fits);
+		else if (p->fits) /* a memory fix landed: flip the row */
+			printf("# %s fits now: set its fit column to yes\n",
+			       id);
+		if (strcmp(metric, "tok_s_gpu") == 0)
+			got = p->tokens_per_s_per_gpu;
+		else if (strcmp(metric, "model_tflops") == 0)
+			got = p->tokens_per_s_per_gpu *
+			      model_train_flops_per_token(&rq.model,
+							  (double)rq.seq_len) /
+			      1e12;
+		else if (strcmp(metric, "step_s") == 0)
+			got = p->time.step_s;
+		else
+			got = NAN;
+		CHECK(isfinite(got) && got > 0 && published > 0);
+		if (!(isfinite(got) && got > 0 && published > 0))
+			continue;
+		err = strcmp(metric, "step_s") == 0 ? published / got - 1
+						    : got / published - 1;
+		over += fabs(err) > 0.25;
+		printf("# %-22s %-12s %-12s %-4s published %9.2f engine %9.2f "
+		       "%+6.1f %% | tp%d pp%d vp%d cp%d dp%d z%d %s mb%d "
+		       "sp%d fa%d | %.1f GiB%s\n",
+		       id, stack, metric, dtype, published, got, 100 * err,
+		       p->layout.tp, p->layout.pp, p->layout.vp, p->layout.cp,
+		       p->layout.dp, p->layout.zero,
+		       eng_recompute_name(p->layout.recompute),
+		       p->layout.micro_batch, p->layout.sequence_parallel,
+		       p->layout.flash_attention, p->memory.total_gib,
+		       p->fits ? "" : " DOES NOT FIT");
+		/* where the engine's step goes: what each row tests */
+		printf("#   step %.3f s: compute %.0f %% (attention %.0f %%, "
+		       "memory-bound %.0f %%), tp %.0f %%, bubble %.0f %%, "
+		       "dp exposed %.0f %%, cp %.0f %%, optimizer %.0f %%\n",
+		       p->time.step_s, 100 * p->time.compute_s / p->time.step_s,
+		       100 * p->time.attention_s / p->time.step_s,
+		       100 * p->time.memory_bound_s / p->time.step_s,
+		       100 * p->time.tp_comm_s / p->time.step_s,
+		       100 * p->time.pp_bubble_s / p->time.step_s,
+		       100 * p->time.dp_comm_exposed_s / p->time.step_s,
+		       100 * p->time.cp_comm_exposed_s / p->time.step_s,
+		       100 * p->time.optimizer_s / p->time.step_s);
+		snprintf(key, sizeof(key), "%s/%s", stack,
+			 strcmp(dtype, "fp8") == 0 ? "fp8" : "16-bit");
+		add(by_stack, &n_stack, key, err);
+		add(by_gpu, &n_gpu,
+		    strncmp(gpu, "a100", 4) == 0 ? "A100"
+		    : strcmp(gpu, "h200") == 0	 ? "H200"
+						 : "H100",
+		    err);
+		add(all, &n_all, "all", err);
+	}
+	fclose(fp);
+	print_groups("stack/dtype", by_stack, n_stack);
+	print_groups("GPU", by_gpu, n_gpu);
+	print_groups("all rows", all, n_all);
+	printf("# stacks: %d rows, %d scored, %d beyond 25 %%\n", rows,
+	       all[0].n, over);
+	CHECK(rows >= 25);
+	CHECK(all[0].n == rows);
+}
+
+int main(void)
+{
+	RUN(test_stack_rows);
+	return testlib_finish();
+}
