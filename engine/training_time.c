@@ -277,10 +277,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 
 	/* Data parallel (MODEL.md §4). All DP traffic of a step
 	 * shares one link (the node's NICs, or NVLink inside a node): its
-	 * total time can hide behind at most OVERLAP_EFF of the compute it
-	 * may overlap, less what ring attention already hides there when it
-	 * rides the same NICs. Phases where the NIC is busy on the critical
-	 * path (inter-node EP all-to-all) are not part of the window. */
+	 * total time can hide behind at most the stack's dp_overlap of the
+	 * compute it may overlap, less what ring attention already hides there
+	 * when it rides the same NICs. Phases where the NIC is busy on the
+	 * critical path (inter-node EP all-to-all) are not part of the window.
+	 */
 	if (l->dp > 1) {
 		/* across nodes, a node's ranks of the group share all its
 		 * NICs (engine/collective.h) */
