@@ -1,6 +1,8 @@
 /* hw.c - dtype tables, rates with their basis (see hw.h, docs/MODEL.md). */
 #include "hw.h"
 
+#include "gemm.h"
+
 #include <string.h>
 
 static const struct {
@@ -219,9 +221,7 @@ double hw_default_inter_efficiency(void)
 
 double hw_gemm_shape_factor(double min_dim)
 {
-	if (min_dim <= 0.0)
-		return 0.0;
-	return min_dim / (min_dim + 128.0);
+	return gemm_shape_factor(min_dim, ENG_BF16);
 }
 
 double hw_gemm_in_step_retention(enum eng_dtype t)

@@ -5,7 +5,9 @@
  */
 #include "inference_int.h"
 
+#include "attention.h"
 #include "collective.h"
+#include "gemm.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,9 +39,16 @@ void inf_ictx_init(struct ictx *c, const struct inf_request *rq)
 	c->W_routed = c->P.routed_expert * b;
 	c->kvB = eng_dtype_bytes(inf_kv_dtype(rq));
 	c->R = hw_gemm_rate(&rq->gpu, inf_compute_dtype(rq)).value * 1e12;
-	/* attention runs in 16-bit fused kernels at the training engine's
-	 * forward rate (hw_attn_tflops, MODEL.md §5), FP8 recipes included */
-	c->R_attn = hw_attn_tflops(&rq->gpu, false) * 1e12;
+	/* GEMM shapes: the shared model (gemm.h) at its 16-bit half-rate
+	 * dimension, also for FP8 weights: the serving FP8 efficiency (0.65,
+	 * MODEL.md §5) was set with it, and TensorRT-LLM's FP8 decode GEMMs
+	 * are weight-read bound (issue 13 leaves this to a re-derivation).
+	 * attention runs in 16-bit fused kernels at the training engine's
+	 * forward rate (attention.h: FA2 class at the model's head
+	 * dimension, MODEL.md §5), FP8 recipes included */
+	c->R_attn = attn_fused_tflops(&rq->gpu, ATTN_FA2,
+				      (double)model_head_dim(m), false, 0.0) *
+		    1e12;
 	if (!(c->R_attn > 0))
 		c->R_attn = c->R;
 	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
@@ -102,8 +111,8 @@ double inf_prefill_s(const struct ictx *c, int tp, int pp, double n_seq)
 	double attn_flops = n *
 			    model_attn_fwd_flops_per_token(&c->rq->model, I) *
 			    CAUSAL_FRACTION;
-	double f =
-	    hw_gemm_shape_factor(fmin(n, fmin(c->h, c->f_width / (double)tp)));
+	double f = gemm_shape_factor(
+	    fmin(n, fmin(c->h, c->f_width / (double)tp)), ENG_BF16);
 	double t_gemm = fmax(gemm_flops / (double)tp / (c->R * f),
 			     inf_weights_read(c, tp, n) / c->hbm);
 	double t_attn = attn_flops / (double)tp / c->R_attn;
@@ -123,8 +132,8 @@ double inf_decode_s(const struct ictx *c, int tp, int pp, double b, double ctx,
 	double gemm_flops = 2.0 * c->P.matmul_active * b / (double)tp;
 	double attn_flops =
 	    b * model_attn_fwd_flops_per_token(&c->rq->model, ctx) / (double)tp;
-	double f =
-	    hw_gemm_shape_factor(fmin(b, fmin(c->h, c->f_width / (double)tp)));
+	double f = gemm_shape_factor(
+	    fmin(b, fmin(c->h, c->f_width / (double)tp)), ENG_BF16);
 	double gm = w / c->hbm, gc = gemm_flops / (c->R * f);
 	double am = kvb / c->hbm, ac = attn_flops / c->R_attn;
 
@@ -169,8 +178,8 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 	 * shape, attention, collectives). Its latency alone stays t_pf. */
 	{
 		double n = I;
-		double f = hw_gemm_shape_factor(
-		    fmin(n, fmin(c->h, c->f_width / (double)tp)));
+		double f = gemm_shape_factor(
+		    fmin(n, fmin(c->h, c->f_width / (double)tp)), ENG_BF16);
 		r->w_pf =
 		    2.0 * c->P.matmul_active * n / (double)tp / (c->R * f) +
 		    n * model_attn_fwd_flops_per_token(&rq->model, I) *

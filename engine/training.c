@@ -159,6 +159,7 @@ void trn_request_init(struct trn_request *rq)
 	rq->dropout = -1;
 	rq->top = 5;
 	rq->objective = TRN_OBJ_TIME;
+	stack_default(&rq->stack);
 	rq->failures_per_gpu_hour = GP_DEFAULT_FAILURES_PER_GPU_HOUR;
 	rq->checkpoint_gbps_per_gpu = GP_DEFAULT_CHECKPOINT_GBPS_PER_GPU;
 	rq->restart_minutes = GP_DEFAULT_RESTART_S / 60.0;
@@ -448,8 +449,17 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "the global batch or interleave stages",
 			     100.0 * b->time.pp_bubble_s / b->time.step_s);
 		if (rq->precision == ENG_FP8)
-			warn(res, "fp8 speeds up the linear-layer GEMMs only; "
-				  "attention and elementwise work stay 16-bit");
+			warn(res,
+			     "fp8 (%s recipe, stack %.24s): only layer GEMMs "
+			     "speed up, never past 16-bit time, small "
+			     "ones less (half rate at 256, not 128); casts, "
+			     "transposes, amax %.2f B/value over HBM; "
+			     "weights cast %s",
+			     stack_fp8_recipe_name(rq->stack.fp8_recipe),
+			     rq->stack.name,
+			     stack_fp8_cast_bytes(rq->stack.fp8_recipe),
+			     rq->stack.fp8_weight_cache ? "once per step"
+							: "every micro-batch");
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

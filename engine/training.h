@@ -17,6 +17,7 @@
 #include "formulas.h"
 #include "hw.h"
 #include "model.h"
+#include "stack.h"
 
 enum trn_optimizer {
 	TRN_ADAMW,
@@ -149,6 +150,9 @@ struct trn_request {
 	 * deadline (plans above it rank after, by time); 0: the default. */
 	double max_days;
 	struct trn_strategies strategies;
+	/* the software stack (stack.h); trn_request_init sets the default
+	 * profile */
+	struct eng_stack stack;
 	int top; /* plans to return, 1..TRN_MAX_TOP (default 5) */
 	enum trn_objective objective;
 	/* Bounds the search (budget.h); NULL: unbounded. Not owned; its
@@ -298,5 +302,10 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
  * Adafactor's factored moments). docs/MODEL.md §3; ZeRO (Rajbhandari et
  * al. 2020) §3 for the 16 B/param of mixed-precision Adam. */
 double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h);
+
+/* Bytes one dequantisation of a frozen base weight moves per parameter
+ * and GEMM pass: QLoRA reads NF4 + scales and writes 16-bit (0.5 +
+ * 0.127/8 + 2; MODEL.md §4a); 0 for the other methods. */
+double trn_dequant_bytes_per_param(enum trn_method m);
 
 #endif

@@ -74,6 +74,49 @@ static void ew_bytes_init(struct ctx *c)
 	c->loss_token = (2.0 * ab + 12.0) * c->V;
 }
 
+/* The stack profile's terms that do not depend on the layout (MODEL.md
+ * §4a). Needs the GEMM families and bytes per value. */
+static void stack_terms_init(struct ctx *c)
+{
+	const struct trn_request *rq = c->rq;
+	const struct eng_stack *st = &rq->stack;
+	double f = st->elementwise_bytes_factor;
+
+	/* Eager frameworks move more bytes in norms, rotary and activations
+	 * than the fused kernels of ew_bytes_init. */
+	c->ew_repl_fwd *= f;
+	c->ew_repl_bwd *= f;
+	c->ew_par_fwd *= f;
+	c->ew_par_bwd *= f;
+	c->tp_overlap = st->tp_comm_overlap;
+	c->dp_overlap = st->dp_overlap;
+	c->red_b = st->reduce_dtype == STACK_REDUCE_FP32   ? 4.0
+		   : st->reduce_dtype == STACK_REDUCE_BF16 ? 2.0
+							   : c->gb;
+	c->launch_layer = st->kernel_launch_us * 1e-6 * st->kernels_per_layer;
+	/* QLoRA (bitsandbytes Linear4bit): every GEMM pass dequantises the
+	 * NF4 weight to 16-bit first (QLoRA paper §3: "we dequantize the
+	 * storage data type to the computation data type to perform the
+	 * forward and backward pass"): read the 4-bit weight and its
+	 * scales, write 2 B per parameter. */
+	c->dequant_layer = (c->w_qkv + c->w_o + c->w_up + c->w_down) *
+			   trn_dequant_bytes_per_param(rq->method);
+	if (rq->precision == ENG_FP8) {
+		/* per family: input elements per token = W / out-dim, output
+		 * elements = W / in-dim (MODEL.md §4a) */
+		c->fp8_in_col = c->w_qkv / c->n_qkv + c->w_up / c->n_up;
+		c->fp8_out_col = c->w_qkv / c->h + c->w_up / c->h;
+		c->fp8_in_row = c->w_o / c->h + c->w_down / c->h;
+		c->fp8_out_row = c->w_o / c->n_o + c->w_down / c->n_down;
+		c->fp8_cast_b = stack_fp8_cast_bytes(st->fp8_recipe);
+	}
+}
+
+double trn_dequant_bytes_per_param(enum trn_method m)
+{
+	return m == TRN_QLORA ? lora_base_bytes[m] + 2.0 : 0.0;
+}
+
 int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 {
 	const struct model_arch *m = &rq->model;
@@ -177,8 +220,21 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 	c->attn_fwd_layer_token =
 	    model_attn_fwd_flops_per_token(m, c->s) / c->L;
 
-	r = hw_gemm_rate(&rq->gpu, rq->precision);
-	c->r_lin = r.value * 1e12;
+	/* The stack's sustained-clock derate applies to power-limited parts
+	 * (compute capability >= 9.0; MODEL.md §4a). */
+	{
+		double derate =
+		    rq->gpu.cc_major >= 9 ? rq->stack.gemm_clock_derate : 1.0;
+		r = hw_gemm_rate(&rq->gpu, rq->precision);
+		c->r_lin = r.value * 1e12 * derate;
+		if (rq->precision == ENG_FP8) {
+			enum eng_dtype t16 = rq->gpu.peak_tflops[ENG_BF16] > 0.0
+						 ? ENG_BF16
+						 : ENG_FP16;
+			c->r_lin16 =
+			    hw_gemm_rate(&rq->gpu, t16).value * 1e12 * derate;
+		}
+	}
 	/* Attention scores run in 16-bit even in FP8 recipes (TE). */
 	{
 		enum eng_dtype at =
@@ -196,10 +252,17 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		if ((rq->precision == ENG_FP32 || rq->precision == ENG_TF32) &&
 		    p16 > 0.0)
 			scale = g->peak_tflops[rq->precision] / p16;
-		c->r_fa_fwd = hw_attn_tflops(g, false) * scale * 1e12;
-		c->r_fa_bwd = hw_attn_tflops(g, true) * scale * 1e12;
+		const struct eng_stack *st = &rq->stack;
+		c->r_fa_fwd =
+		    attn_fused_tflops(g, st->attn_kernel, c->dqk, false,
+				      st->attn_fwd_efficiency) *
+		    scale * 1e12;
+		c->r_fa_bwd = attn_fused_tflops(g, st->attn_kernel, c->dqk,
+						true, st->attn_bwd_efficiency) *
+			      scale * 1e12;
 	}
 	ew_bytes_init(c);
+	stack_terms_init(c);
 	c->hbm = hw_hbm_rate(&rq->gpu).value * 1e9;
 	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
 	c->inter =

@@ -57,6 +57,17 @@ struct ctx {
 	double w_qkv, w_o, w_up, w_down;
 	double n_qkv, n_o, n_up, n_down; /* output/inner dims at t = 1 */
 	double ffn_width;		 /* f or f_e (for shape) */
+	/* the stack profile's terms (stack.h, MODEL.md §4a) */
+	double r_lin16;	      /* FP8: the 16-bit rate its GEMMs never trail */
+	double tp_overlap;    /* share of TP time hidden behind GEMMs */
+	double dp_overlap;    /* share of the window DP traffic hides in */
+	double red_b;	      /* bytes per gradient value DP reduces */
+	double launch_layer;  /* kernel launch gaps, s per layer per mb */
+	double dequant_layer; /* QLoRA: dequantisation bytes per pass */
+	/* FP8: elements cast per token per layer (t = 1): inputs and
+	 * output gradients of the column- (QKV, up) and row-parallel (O,
+	 * down) GEMMs, and bytes per element cast */
+	double fp8_in_col, fp8_out_col, fp8_in_row, fp8_out_row, fp8_cast_b;
 	/* Goodput (MODEL.md §4): bytes of one checkpoint (weights and
 	 * optimizer state; LoRA: the adapters'), and the wall-clock limit
 	 * ranking applies: the deadline, else max_days for objective cost
@@ -123,6 +134,8 @@ long trn_micro_batches(const struct ctx *c, const struct trn_layout *l,
 /* Per layer, per micro-batch, per GPU (MODEL.md §4). */
 struct layer_cost {
 	double gemm, attn, mem; /* compute parts, s */
+	double launch;		/* kernel launch gaps, s */
+	double fp8_wcast;	/* one FP8 cast of the layer's weights, s */
 	double tp;		/* tensor-parallel collectives, s */
 	double attn_hide;	/* attention time CP traffic can hide behind */
 };

@@ -91,8 +91,8 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 	if (!L->rb.n)
 		push(&L->rb, 0);
 	L->fa = st->flash_attention;
-	if (!L->fa.n)
-		push(&L->fa, 1);
+	if (!L->fa.n) /* the stack's kernel: fused or not (stack.h) */
+		push(&L->fa, attn_kernel_fused(rq->stack.attn_kernel) ? 1 : 0);
 	L->mb = st->micro_batch;
 	if (!L->mb.n)
 		for (int b = 1; b <= 16; b *= 2)

@@ -5,6 +5,7 @@
 #include "training_int.h"
 
 #include "collective.h"
+#include "gemm.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,7 +22,8 @@
  * the host. */
 #define HOST_OPT_BPS 10e9
 
-static double lin_shape_factor(const struct ctx *c, int t, double tokens)
+static double lin_shape_factor(const struct ctx *c, int t, double tokens,
+			       enum eng_dtype dt)
 {
 	double tt = (double)t;
 	double dims[4] = {c->n_qkv / tt, c->n_o / tt, c->n_up / tt,
@@ -33,7 +35,7 @@ static double lin_shape_factor(const struct ctx *c, int t, double tokens)
 	for (int i = 0; i < 4; i++) {
 		double md = fmin(fmin(dims[i], c->h), tokens);
 		sum_w += w[i];
-		sum_t += w[i] / hw_gemm_shape_factor(md);
+		sum_t += w[i] / gemm_shape_factor(md, dt);
 	}
 	return sum_t > 0 ? sum_w / sum_t : 1.0;
 }
@@ -70,7 +72,8 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		       double tokens, struct layer_cost *lc)
 {
 	double t = (double)l->tp;
-	double f_lin = lin_shape_factor(c, l->tp, tokens);
+	enum eng_dtype dt = c->rq->precision;
+	double f_lin = lin_shape_factor(c, l->tp, tokens, dt);
 	double lin_fwd =
 	    2.0 * tokens * c->active_layer / t / (c->r_lin * f_lin);
 	double attn_fwd_flops = tokens * c->attn_fwd_layer_token / t;
@@ -78,6 +81,14 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	double repl = l->sequence_parallel ? t : 1.0;
 	double ew_f, ew_b, score_f = 0.0, score_b = 0.0;
 
+	/* FP8 GEMMs are never slower than the same GEMM in 16-bit (a
+	 * recipe keeps a layer too small to gain in BF16; gemm.h). */
+	if (c->r_lin16 > 0.0)
+		lin_fwd =
+		    fmin(lin_fwd,
+			 2.0 * tokens * c->active_layer / t /
+			     (c->r_lin16 *
+			      lin_shape_factor(c, l->tp, tokens, ENG_BF16)));
 	if (l->flash_attention) {
 		/* Causal flash attention skips the masked half of the
 		 * blocks; the FLOP accounting (MFU) keeps the full count. */
@@ -112,6 +123,24 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	lc->attn = attn_fwd_passes * attn_f + attn_b;
 	lc->mem = (ew_f + ew_b) / c->hbm;
 	lc->attn_hide = attn_f + attn_b;
+	lc->launch = c->launch_layer;
+	lc->fp8_wcast = 0.0;
+	/* QLoRA: one dequantisation of the layer's weights per GEMM pass. */
+	if (c->dequant_layer > 0.0)
+		lc->mem += lin_passes * c->dequant_layer / t / c->hbm;
+	if (c->fp8_cast_b > 0.0) {
+		/* FP8 casts (+ transposes, amax) of the GEMM inputs forward
+		 * (again with full recompute) and of the output gradients
+		 * backward, memory-bound; the weights' cast is per step or
+		 * per micro-batch (trn_time_of). MODEL.md §4a. */
+		double in = c->fp8_in_col / repl + c->fp8_in_row / t;
+		double out = c->fp8_out_col / t + c->fp8_out_row / repl;
+		double passes_in = l->recompute == ENG_RC_FULL ? 2.0 : 1.0;
+		lc->mem +=
+		    tokens * (passes_in * in + out) * c->fp8_cast_b / c->hbm;
+		lc->fp8_wcast = (c->w_qkv + c->w_o + c->w_up + c->w_down) / t *
+				c->fp8_cast_b / c->hbm;
+	}
 
 	lc->tp = 0.0;
 	if (l->tp > 1) {
@@ -127,6 +156,9 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 			      coll_s(c, COLL_AG, bytes, t, 1.0, c->intra)
 			: coll_s(c, COLL_AR, bytes, t, 1.0, c->intra);
 		lc->tp = n * one;
+		/* the stack's TP overlap hides that share behind the
+		 * layer's GEMMs, never more than they last */
+		lc->tp -= fmin(c->tp_overlap * lc->tp, lc->gemm);
 	}
 }
 
@@ -136,8 +168,15 @@ static void head_time(const struct ctx *c, const struct trn_layout *l,
 		      double tokens, double *gemm, double *mem)
 {
 	double t = (double)l->tp;
-	double f = hw_gemm_shape_factor(fmin(c->V / t, fmin(c->h, tokens)));
-	double fwd = 2.0 * tokens * c->head / t / (c->r_lin * f);
+	double md = fmin(c->V / t, fmin(c->h, tokens));
+	/* FP8 recipes keep the LM head in 16-bit: Megatron-Core's
+	 * output_layer is a plain ColumnParallelLinear, not a TE module;
+	 * torchtitan's float8 filter_fqns default leaves "output" out. */
+	double fwd = c->r_lin16 > 0.0
+			 ? gemm_time_s(2.0 * tokens * c->head / t, md, ENG_BF16,
+				       c->r_lin16, 0.0)
+			 : gemm_time_s(2.0 * tokens * c->head / t, md,
+				       c->rq->precision, c->r_lin, 0.0);
 
 	*gemm = (c->lora ? 2.0 : 3.0) * fwd;
 	*mem = tokens * c->loss_token / t / c->hbm;
@@ -161,7 +200,7 @@ double trn_step_lower_bound_s(const struct trn_layout *l, long m_micro, int ls,
 {
 	const struct layer_cost *lc = &mc->lc;
 	double m = (double)m_micro, L_s = (double)ls;
-	double lcomp = lc->gemm + lc->attn + lc->mem;
+	double lcomp = lc->gemm + lc->attn + lc->mem + lc->launch;
 	double head = mc->head_g + mc->head_m;
 	double t_mb = L_s * (lcomp + lc->tp) + head; /* lep, lcp >= 0 */
 
@@ -187,7 +226,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 
 	memset(T, 0, sizeof(*T));
 	head = head_g + head_m;
-	lcomp = lc.gemm + lc.attn + lc.mem;
+	lcomp = lc.gemm + lc.attn + lc.mem + lc.launch;
 
 	/* MoE: dispatch + combine all-to-all, forward and backward (+ the
 	 * recomputed forward), over the EP group (inside dp). */
@@ -214,8 +253,13 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 
 	t_mb = L_s * (lcomp + lc.tp + lep + lcp) + head;
 	T->compute_s = m * (L_s * lcomp + head);
+	if (lc.fp8_wcast > 0.0) {
+		double casts = c->rq->stack.fp8_weight_cache ? 1.0 : m;
+		T->compute_s += casts * L_s * lc.fp8_wcast;
+		T->memory_bound_s += casts * L_s * lc.fp8_wcast;
+	}
 	T->attention_s = m * L_s * lc.attn;
-	T->memory_bound_s = m * (L_s * lc.mem + head_m);
+	T->memory_bound_s += m * (L_s * lc.mem + head_m);
 	T->tp_comm_s = m * L_s * lc.tp;
 	T->ep_comm_s = m * L_s * lep;
 	T->cp_comm_exposed_s = m * L_s * lcp;
@@ -233,10 +277,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 
 	/* Data parallel (MODEL.md §4). All DP traffic of a step
 	 * shares one link (the node's NICs, or NVLink inside a node): its
-	 * total time can hide behind at most OVERLAP_EFF of the compute it
-	 * may overlap, less what ring attention already hides there when it
-	 * rides the same NICs. Phases where the NIC is busy on the critical
-	 * path (inter-node EP all-to-all) are not part of the window. */
+	 * total time can hide behind at most the stack's dp_overlap of the
+	 * compute it may overlap, less what ring attention already hides there
+	 * when it rides the same NICs. Phases where the NIC is busy on the
+	 * critical path (inter-node EP all-to-all) are not part of the window.
+	 */
 	if (l->dp > 1) {
 		/* across nodes, a node's ranks of the group share all its
 		 * NICs (engine/collective.h) */
@@ -247,8 +292,8 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		double edp = dp / (double)l->ep;
 		double nodes = group_nodes(c, dp, span_tc);
 		double enodes = group_nodes(c, edp, span_tc);
-		double gb_ne = (c->lora ? sp.trainable : sp.nonexp) * c->gb;
-		double gb_ex = c->lora ? 0.0 : sp.exp * c->gb;
+		double gb_ne = (c->lora ? sp.trainable : sp.nonexp) * c->red_b;
+		double gb_ex = c->lora ? 0.0 : sp.exp * c->red_b;
 		double per_layer_ne = gb_ne / L_s, per_layer_ex = gb_ex / L_s;
 		double mb_window = t_mb - (ep_inter ? L_s * lep : 0.0);
 		double traffic;
@@ -281,10 +326,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			double per =
 			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw) +
 			    coll_s(c, COLL_RS, per_layer_ex, edp, enodes, bw);
-			double ag = coll_s(c, COLL_AG, gb_ne / c->gb * wb / L_s,
-					   dp, nodes, bw) +
-				    coll_s(c, COLL_AG, gb_ex / c->gb * wb / L_s,
-					   edp, enodes, bw);
+			double ag =
+			    coll_s(c, COLL_AG, gb_ne / c->red_b * wb / L_s, dp,
+				   nodes, bw) +
+			    coll_s(c, COLL_AG, gb_ex / c->red_b * wb / L_s, edp,
+				   enodes, bw);
 			traffic = L_s * (m * per + ag);
 			window = m * (2.0 / 3.0) * mb_window +
 				 (1.0 / 3.0) * mb_window;
@@ -300,8 +346,9 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		}
 		if (cp_inter && bw == c->inter)
 			nic_busy = m * L_s * cp_hidden;
-		T->dp_comm_exposed_s = fmax(
-		    0.0, traffic - fmax(0.0, OVERLAP_EFF * window - nic_busy));
+		T->dp_comm_exposed_s =
+		    fmax(0.0, traffic -
+				  fmax(0.0, c->dp_overlap * window - nic_busy));
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */

@@ -192,6 +192,23 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	    (rc = check_list(&st->offload, "strategies.offload", 0,
 			     TRN_OFFLOAD_COUNT - 1, err)))
 		return rc;
+	{
+		const char *bad = NULL;
+		if (stack_check(&rq->stack, &bad) != 0)
+			return eng_fail(err, ENG_EINVAL, "stack",
+					"%s is out of range", bad);
+	}
+	if (!attn_kernel_fused(rq->stack.attn_kernel))
+		for (int i = 0; i < st->flash_attention.n; i++)
+			if (st->flash_attention.v[i])
+				return eng_fail(
+				    err, ENG_EINVAL,
+				    "strategies.flash_attention",
+				    "the stack's attention kernel %s stores "
+				    "the scores (not a flash kernel); name "
+				    "a stack with a fused kernel or leave "
+				    "flash_attention false",
+				    attn_kernel_name(rq->stack.attn_kernel));
 	for (int i = 0; i < st->tp.n; i++) {
 		int t = st->tp.v[i];
 		if (m->heads % t != 0)

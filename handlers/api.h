@@ -25,6 +25,14 @@ void h_models_list(struct app *app, const struct request *req,
 void h_model_get(struct app *app, const struct request *req,
 		 struct response *res);
 
+/* stacks.c */
+void h_stacks_list(struct app *app, const struct request *req,
+		   struct response *res);
+void h_stack_get(struct app *app, const struct request *req,
+		 struct response *res);
+void h_stack_put(struct app *app, const struct request *req,
+		 struct response *res);
+
 /* recs.c */
 void h_recs_list(struct app *app, const struct request *req,
 		 struct response *res);

@@ -45,6 +45,16 @@ static const struct {
     {NAMES_MODEL, "gpt-3", "gpt-3-175b"},
     {NAMES_MODEL, "deepseek-v3-671b", "deepseek-v3"},
     {NAMES_MODEL, "mixtral", "mixtral-8x7b"},
+    /* stacks (issue 13): the names users give their framework */
+    {NAMES_STACK, "megatron", "megatron-core"},
+    {NAMES_STACK, "mcore", "megatron-core"},
+    {NAMES_STACK, "megatron-lm", "megatron-lm-2021"},
+    {NAMES_STACK, "fsdp", "pytorch-fsdp2-fa2"},
+    {NAMES_STACK, "fsdp2", "pytorch-fsdp2-fa2"},
+    {NAMES_STACK, "deepspeed", "deepspeed-zero"},
+    {NAMES_STACK, "qlora", "hf-peft-bnb4"},
+    {NAMES_STACK, "peft", "hf-peft-bnb4"},
+    {NAMES_STACK, "huggingface", "hf-peft-bnb4"},
 };
 
 /* Lower case, letters and digits only: "Llama-2_70B" -> "llama270b". */
@@ -105,8 +115,9 @@ int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 	*n_suggested = 0;
 	if (n_suggest > 8)
 		n_suggest = 8;
-	if ((kind == NAMES_GPU
-		 ? store_gpu_list(app->db, &items, &e)
+	if ((kind == NAMES_GPU ? store_gpu_list(app->db, &items, &e)
+	     : kind == NAMES_STACK
+		 ? store_stack_list(app->db, &items, &e)
 		 : store_model_list(app->db, &items, &e)) != STORE_OK)
 		return -1;
 	squash(asked, asked_sq, sizeof(asked_sq));

@@ -15,7 +15,7 @@
 
 #include "handlers/handler.h"
 
-enum names_kind { NAMES_GPU, NAMES_MODEL };
+enum names_kind { NAMES_GPU, NAMES_MODEL, NAMES_STACK };
 
 /* Resolves asked among the catalog's names of kind: 0 with the canonical
  * name in out, -1 when none matches (a storage failure is -1 too: the

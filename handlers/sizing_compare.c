@@ -506,6 +506,9 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			      training ? "days = wall time of the whole job"
 				       : "tpot_ms = time per output token "
 					 "of the best plan at the load");
+		if (training) /* the profile every row used (issue 13) */
+			json_object_set_new(answer, "stack",
+					    json_string(trq.stack.name));
 		json_object_set_new(
 		    answer, "cost_basis",
 		    json_string(training ? "cost of the whole job"

@@ -10,6 +10,7 @@
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/sizing_parse.h"
+#include "handlers/stacks.h"
 
 static const char *const top_keys[] = {
     "model",
@@ -39,6 +40,7 @@ static const char *const top_keys[] = {
     "top",
     "objective",
     "calibration",
+    "stack",
     NULL,
 };
 static const char *const strategy_keys[] = {
@@ -147,6 +149,11 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 
 	trn_request_init(rq);
 	if (sizing_parse_model(app, &v, b, top_keys, &rq->model, job) != 0)
+		return -1;
+	/* the software-stack profile (issue 13); field errors accumulate */
+	if (stack_resolve(app, json_object_get(b, "stack"), &rq->stack, res) !=
+		0 &&
+	    !json_object_get(res->json, "errors"))
 		return -1;
 	if (jv_int(&v, b, "seq_len", true, 1, TRN_SEQ_LEN_MAX, &x) == 0 && x)
 		rq->seq_len = (long)x;
@@ -268,6 +275,11 @@ json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 	sizing_default(r, "top", json_integer(rq->top));
 	sizing_default(r, "calibration",
 		       json_string(calib_mode_names[job->calib]));
+	/* the profile's own name, as for the model and GPU (an alias or an
+	 * object of overrides stays as given) */
+	if (json_is_string(json_object_get(r, "stack")))
+		json_object_set_new(r, "stack", json_string(rq->stack.name));
+	sizing_default(r, "stack", json_string(rq->stack.name));
 	if (!rq->gpus)
 		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));
 	sizing_default(r, "train_tokens", json_real(rq->train_tokens));
@@ -475,8 +487,31 @@ json_t *training_result_json(const struct trn_request *rq,
 		      "storage); steady_state_* exclude them"));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
-	json_object_set_new(assumptions, "dropout", json_boolean(r->dropout));
+	json_object_set_new(
+	    assumptions, "stack",
+	    json_string(!strcmp(rq->stack.name, STACK_DEFAULT_NAME)
+			    ? STACK_DEFAULT_NAME
+			    " (the default when the request names no stack: "
+			    "the Megatron-LM 2021-22 runs the engine is "
+			    "calibrated on; basis.stack lists its values)"
+			    : rq->stack.name));
 	json_t *basis = sizing_basis_json(&r->basis, &job->ci);
+	{
+		const struct model_arch *m = &rq->model;
+		double hd = m->mla.kv_lora_rank > 0
+				? (double)(m->mla.qk_nope_head_dim +
+					   m->mla.qk_rope_head_dim)
+				: (double)model_head_dim(m);
+		json_t *sb =
+		    stack_basis_json(&rq->stack, &rq->gpu, hd, rq->precision);
+		if (rq->method == TRN_QLORA)
+			json_object_set_new(
+			    sb, "qlora_dequant_bytes_per_param",
+			    sizing_real(trn_dequant_bytes_per_param(rq->method),
+					4));
+		json_object_set_new(basis, "stack", sb);
+	}
+	json_object_set_new(assumptions, "dropout", json_boolean(r->dropout));
 	/* MODEL.md §3: the share of memory no plan uses, beyond the
 	 * modelled overheads; 0 by default. */
 	json_object_set_new(

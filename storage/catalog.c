@@ -19,6 +19,14 @@
 
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
+/* The API's stack fields (migrations/0020_stacks.sql). */
+#define STACK_FIELDS                                                           \
+	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
+	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, reduce_dtype, "     \
+	"fp8_recipe, fp8_weight_cache, gemm_clock_derate, kernel_launch_us, "  \
+	"kernels_per_layer, elementwise_bytes_factor, source, notes, "         \
+	"created_at, updated_at"
+
 /* A read-through cache of catalog JSON text. The catalog changes by hand
  * and rarely, while every sizing request reads a GPU and a model from it:
  * entries live 2 s, a PUT through this process clears them at
@@ -229,4 +237,101 @@ enum store_status store_model_get(struct db_pool *pool, const char *name,
 			  " FROM models WHERE name = $1) m",
 			  /* clang-format on */
 			  1, params, out, e);
+}
+
+enum store_status store_stack_list(struct db_pool *pool, json_t **out,
+				   struct store_err *e)
+{
+	return query_json(pool, "stacks",
+			  /* clang-format off */
+			  "SELECT coalesce(json_agg(s ORDER BY s.name), '[]')"
+			  " FROM (SELECT " STACK_FIELDS " FROM stacks) s",
+			  /* clang-format on */
+			  0, NULL, out, e);
+}
+
+enum store_status store_stack_get(struct db_pool *pool, const char *name,
+				  json_t **out, struct store_err *e)
+{
+	const char *params[1] = {name};
+	char key[96];
+
+	snprintf(key, sizeof(key), "stack:%s", name);
+	return query_json(pool, key,
+			  /* clang-format off */
+			  "SELECT row_to_json(s) FROM (SELECT " STACK_FIELDS
+			  " FROM stacks WHERE name = $1) s",
+			  /* clang-format on */
+			  1, params, out, e);
+}
+
+enum store_status store_stack_put(struct db_pool *pool, const char *name,
+				  const json_t *stack, int *created,
+				  json_t **out, struct store_err *e)
+{
+	PGresult *r = NULL;
+	char *body = json_dumps(stack, JSON_COMPACT);
+	const char *params[2] = {name, body};
+	json_error_t jerr;
+
+	*out = NULL;
+	*created = 0;
+	if (!body) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message), "out of memory");
+		return e->status;
+	}
+	if (db_exec(
+		pool,
+		/* clang-format off */
+		"WITH r AS (SELECT * FROM jsonb_populate_record("
+		"  NULL::stacks, $2::jsonb)),"
+		" up AS (INSERT INTO stacks AS s (name, display_name,"
+		"  attn_kernel, attn_fwd_efficiency, attn_bwd_efficiency,"
+		"  tp_comm_overlap, dp_overlap, reduce_dtype, fp8_recipe,"
+		"  fp8_weight_cache, gemm_clock_derate, kernel_launch_us,"
+		"  kernels_per_layer, elementwise_bytes_factor, source, notes)"
+		" SELECT $1, display_name, attn_kernel, attn_fwd_efficiency,"
+		"  attn_bwd_efficiency, tp_comm_overlap, dp_overlap,"
+		"  coalesce(reduce_dtype, 'grad'),"
+		"  coalesce(fp8_recipe, 'delayed'),"
+		"  coalesce(fp8_weight_cache, true),"
+		"  coalesce(gemm_clock_derate, 1),"
+		"  coalesce(kernel_launch_us, 0), coalesce(kernels_per_layer, 0),"
+		"  coalesce(elementwise_bytes_factor, 1), source,"
+		"  coalesce(notes, '') FROM r"
+		" ON CONFLICT (name) DO UPDATE SET"
+		"  display_name = EXCLUDED.display_name,"
+		"  attn_kernel = EXCLUDED.attn_kernel,"
+		"  attn_fwd_efficiency = EXCLUDED.attn_fwd_efficiency,"
+		"  attn_bwd_efficiency = EXCLUDED.attn_bwd_efficiency,"
+		"  tp_comm_overlap = EXCLUDED.tp_comm_overlap,"
+		"  dp_overlap = EXCLUDED.dp_overlap,"
+		"  reduce_dtype = EXCLUDED.reduce_dtype,"
+		"  fp8_recipe = EXCLUDED.fp8_recipe,"
+		"  fp8_weight_cache = EXCLUDED.fp8_weight_cache,"
+		"  gemm_clock_derate = EXCLUDED.gemm_clock_derate,"
+		"  kernel_launch_us = EXCLUDED.kernel_launch_us,"
+		"  kernels_per_layer = EXCLUDED.kernels_per_layer,"
+		"  elementwise_bytes_factor = EXCLUDED.elementwise_bytes_factor,"
+		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
+		"  updated_at = now()"
+		" RETURNING (xmax = 0) AS created, " STACK_FIELDS ")"
+		" SELECT created, (SELECT row_to_json(x) FROM "
+		"(SELECT " STACK_FIELDS "  ) x) FROM up",
+		/* clang-format on */
+		2, params, 0, &r, e) != STORE_OK)
+		goto out;
+	ttl_cache_clear(&catalog_cache);
+	*created = PQgetvalue(r, 0, 0)[0] == 't';
+	*out = json_loads(PQgetvalue(r, 0, 1), 0, &jerr);
+	if (!*out) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message), "invalid JSON: %s",
+			 jerr.text);
+	}
+out:
+	PQclear(r);
+	free(body);
+	return e->status;
 }

@@ -487,6 +487,22 @@ call "PUT: XML" 415 PUT /v1/gpus/contract-48gb -H 'Content-Type: application/xml
 call "PUT over --max-body-bytes" 413 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" --data-binary "@$T/big.json"
 undocumented=1 call "DELETE a GPU" 405 DELETE /v1/gpus/contract-48gb
 
+# software-stack profiles (issue 13)
+call "stacks" 200 GET /v1/stacks
+call "one stack" 200 GET /v1/stacks/megatron-core
+expect='.name == "pytorch-fsdp2-fa2"' call "a stack by a short name" 200 GET /v1/stacks/fsdp
+call "unknown stack" 404 GET /v1/stacks/no-such-stack
+stack='{"display_name":"Contract stack","attn_kernel":"fa2","tp_comm_overlap":0,"dp_overlap":0.8,"source":"contract test"}'
+call "PUT a stack without a token" 401 PUT /v1/stacks/contract-stack "${J[@]}" -d "$stack"
+call "PUT a stack with a probe token (needs admin)" 403 PUT /v1/stacks/contract-stack "${J[@]}" "${P[@]}" -d "$stack"
+expect='.reduce_dtype == "grad" and .fp8_weight_cache == true and .attn_fwd_efficiency == null' \
+	call "PUT creates a stack, defaults filled" 201 PUT /v1/stacks/contract-stack "${J[@]}" "${A[@]}" -d "$stack"
+call "PUT replaces a stack" 200 PUT /v1/stacks/contract-stack "${J[@]}" "${A[@]}" -d "$(jq -c '.fp8_recipe = "mxfp8" | .attn_fwd_efficiency = 0.5' <<<"$stack")"
+invalid=1 expect='[.errors[].field] | index("tp_comm_overlap") != null and index("attn_kernel") != null' \
+	call "PUT a stack: every bad field" 400 PUT /v1/stacks/contract-stack "${J[@]}" "${A[@]}" -d "$(jq -c '.tp_comm_overlap = 1.5 | .attn_kernel = "fa9"' <<<"$stack")"
+invalid=1 call "PUT a stack: name not a slug" 400 PUT /v1/stacks/Contract "${J[@]}" "${A[@]}" -d "$stack"
+undocumented=1 call "DELETE a stack" 405 DELETE /v1/stacks/contract-stack
+
 # models
 call "presets" 200 GET /v1/models
 call "dense preset" 200 GET /v1/models/llama-3-8b
@@ -500,6 +516,14 @@ expect='(.plans[0].time_s | .compute_attention > 0 and .compute_memory_bound > 0
 	and .min_gpus_no_offload >= .min_gpus and .basis.gemm_tflops.source == "measured"' \
 	call "training, measured rates (auto)" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e12,"global_batch_size":512,"gpu":"h100-sxm5-80gb","max_gpus":256,"top":2}'
 rec_training=$(jq -r .id "$T/body")
+expect='.basis.stack.name == "megatron-core" and .basis.stack.fp8.recipe == "delayed" and .assumptions.stack == "megatron-core"' \
+	call "training with a stack, fp8" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":64,"precision":"fp8","stack":"mcore","top":1}'
+expect='.basis.stack.tp_comm_overlap == 0 and .basis.stack.name == "nemo"' \
+	call "training with a stack object of overrides" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":64,"stack":{"name":"nemo","tp_comm_overlap":0},"top":1}'
+expect='[.errors[].field] == ["stack"]' \
+	call "training: unknown stack" 400 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":64,"stack":"no-such-stack"}'
+invalid=1 expect='[.errors[].field] == ["stack.tp_comm_overlap"]' \
+	call "training: stack override out of range" 400 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":64,"stack":{"tp_comm_overlap":2}}'
 call "training, datasheet rates, by cost" 201 POST $S "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_tokens":4194304,"gpu":"h100-sxm5-80gb","gpus":1024,"deadline_days":30,"objective":"cost","strategies":{"tp":8,"pp":[2,4,8],"zero":[1],"recompute":["selective","full"],"sequence_parallel":true},"calibration":"datasheet"}'
 call "training, calibration measured" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"calibration":"measured","top":1}'
 call "training, inline architecture, LoRA" 201 POST $S "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":16,"ffn_hidden_size":5504,"vocab_size":32000,"kv_heads":null,"moe":null},"seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8,"method":"lora","lora_rank":8,"precision":null}'

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "engine/stack.h"
 #include "storage/catalog.h"
 #include "tests/fuzz/stubs/catalog_rows.h"
 #include "tests/fuzz/stubs/stub_common.h"
@@ -82,4 +83,59 @@ enum store_status store_model_get(struct db_pool *pool, const char *name,
 {
 	(void)pool;
 	return find(fuzz_model_rows, name, out, e);
+}
+
+/* Stacks: the engine's built-in table stands in for migrations/0020's
+ * seed (test_engine_stack checks they are equal). */
+static json_t *stack_row(const struct eng_stack *s)
+{
+	json_t *o = json_pack(
+	    "{s:s, s:s, s:s, s:n, s:n, s:f, s:f, s:s, s:s, s:b, s:f, s:f, "
+	    "s:f, s:f, s:s, s:s}",
+	    "name", s->name, "display_name", s->name, "attn_kernel",
+	    attn_kernel_name(s->attn_kernel), "attn_fwd_efficiency",
+	    "attn_bwd_efficiency", "tp_comm_overlap", s->tp_comm_overlap,
+	    "dp_overlap", s->dp_overlap, "reduce_dtype",
+	    stack_reduce_names[s->reduce_dtype], "fp8_recipe",
+	    stack_fp8_recipe_name(s->fp8_recipe), "fp8_weight_cache",
+	    s->fp8_weight_cache, "gemm_clock_derate", s->gemm_clock_derate,
+	    "kernel_launch_us", s->kernel_launch_us, "kernels_per_layer",
+	    s->kernels_per_layer, "elementwise_bytes_factor",
+	    s->elementwise_bytes_factor, "source", "engine/stack.c", "notes",
+	    "");
+	return o;
+}
+
+enum store_status store_stack_list(struct db_pool *pool, json_t **out,
+				   struct store_err *e)
+{
+	(void)pool;
+	*out = json_array();
+	for (int i = 0; i < STACK_BUILTIN_COUNT; i++)
+		json_array_append_new(*out, stack_row(&stack_builtin[i]));
+	return stub_ok(e);
+}
+
+enum store_status store_stack_get(struct db_pool *pool, const char *name,
+				  json_t **out, struct store_err *e)
+{
+	const struct eng_stack *s = stack_builtin_find(name);
+
+	(void)pool;
+	*out = NULL;
+	if (!s)
+		return stub_fail(e, STORE_NOT_FOUND, "not found");
+	*out = stack_row(s);
+	return stub_ok(e);
+}
+
+enum store_status store_stack_put(struct db_pool *pool, const char *name,
+				  const json_t *stack, int *created,
+				  json_t **out, struct store_err *e)
+{
+	(void)pool;
+	*created = 1;
+	*out = json_deep_copy(stack);
+	json_object_set_new(*out, "name", json_string(name));
+	return stub_ok(e);
 }

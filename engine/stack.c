@@ -1,0 +1,176 @@
+/* stack.c - software-stack profiles (see stack.h, MODEL.md §4a). */
+#include "stack.h"
+
+#include <string.h>
+
+const char *const stack_fp8_recipe_names[STACK_FP8_RECIPE_COUNT + 1] = {
+    [STACK_FP8_DELAYED] = "delayed",
+    [STACK_FP8_CURRENT] = "current",
+    [STACK_FP8_MXFP8] = "mxfp8",
+    [STACK_FP8_RECIPE_COUNT] = NULL,
+};
+
+const char *const stack_reduce_names[STACK_REDUCE_COUNT + 1] = {
+    [STACK_REDUCE_GRAD] = "grad",
+    [STACK_REDUCE_BF16] = "bf16",
+    [STACK_REDUCE_FP32] = "fp32",
+    [STACK_REDUCE_COUNT] = NULL,
+};
+
+const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
+{
+	if ((unsigned)r >= STACK_FP8_RECIPE_COUNT)
+		return "?";
+	return stack_fp8_recipe_names[r];
+}
+
+/* Values and their sources (MODEL.md §4a):
+ *  dp_overlap 0.8: the engine's DP overlap since issue 3 (NCCL kernels
+ *   take SMs and HBM bandwidth), kept for every stack that overlaps DP.
+ *  tp_comm_overlap 0.75: TE userbuffers as NeMo/Megatron-Bridge configure
+ *   it (tp_overlap_configs/userbuffers.py): ring-exchange all-gathers,
+ *   bulk overlap in the backward, the reduce-scatter of proj/fc2 fprop
+ *   pipelined in num_splits = 4 chunks, whose last chunk stays exposed:
+ *   1 - 1/4, taken for all TP traffic.
+ *  reduce_dtype fp32: torchtitan's default MixedPrecisionPolicy
+ *   (param_dtype bf16, reduce_dtype fp32; torchtitan docs/fsdp.md),
+ *   Megatron-Core's grad_reduce_in_fp32 in NeMo recipes is False (bf16)
+ *   but its default DDP config reduces in the gradient dtype: "grad".
+ *  fp8_weight_cache: Megatron-Core passes is_first_microbatch to TE
+ *   (weights cast once per step); torchtitan's float8 (torchao) and
+ *   HF accelerate cast per forward.
+ *  hf-peft-bnb4: PyTorch eager kernels (elementwise factor 4.2 from the
+ *   op count of transformers' LlamaRMSNorm, rotary and SwiGLU, MODEL.md
+ *   §4a), ~320 kernels per layer (80 forward, 2x backward, 80
+ *   recomputed) at the 2 us launch gap MODEL.md §4 quotes, SDPA with the
+ *   FA2 backend (PyTorch >= 2.2), no DP overlap assumed beyond DDP's 0.8.
+ *  gemm_clock_derate 1 everywhere: no citable sustained-clock figure
+ *   was found (MODEL.md §4a); the field is editable per profile. */
+const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
+    {.name = "megatron-lm-2021",
+     .attn_kernel = ATTN_FA2,
+     .tp_comm_overlap = 0.0,
+     .dp_overlap = 0.8,
+     .reduce_dtype = STACK_REDUCE_GRAD,
+     .fp8_recipe = STACK_FP8_DELAYED,
+     .fp8_weight_cache = true,
+     .gemm_clock_derate = 1.0,
+     .elementwise_bytes_factor = 1.0},
+    {.name = "megatron-core",
+     .attn_kernel = ATTN_CUDNN,
+     .tp_comm_overlap = 0.75,
+     .dp_overlap = 0.8,
+     .reduce_dtype = STACK_REDUCE_GRAD,
+     .fp8_recipe = STACK_FP8_DELAYED,
+     .fp8_weight_cache = true,
+     .gemm_clock_derate = 1.0,
+     .elementwise_bytes_factor = 1.0},
+    {.name = "nemo",
+     .attn_kernel = ATTN_CUDNN,
+     .tp_comm_overlap = 0.75,
+     .dp_overlap = 0.8,
+     .reduce_dtype = STACK_REDUCE_GRAD,
+     .fp8_recipe = STACK_FP8_DELAYED,
+     .fp8_weight_cache = true,
+     .gemm_clock_derate = 1.0,
+     .elementwise_bytes_factor = 1.0},
+    {.name = "pytorch-fsdp2-fa2",
+     .attn_kernel = ATTN_FA2,
+     .tp_comm_overlap = 0.0,
+     .dp_overlap = 0.8,
+     .reduce_dtype = STACK_REDUCE_FP32,
+     .fp8_recipe = STACK_FP8_CURRENT,
+     .fp8_weight_cache = false,
+     .gemm_clock_derate = 1.0,
+     .elementwise_bytes_factor = 1.0},
+    {.name = "deepspeed-zero",
+     .attn_kernel = ATTN_FA2,
+     .tp_comm_overlap = 0.0,
+     .dp_overlap = 0.8,
+     .reduce_dtype = STACK_REDUCE_GRAD,
+     .fp8_recipe = STACK_FP8_DELAYED,
+     .fp8_weight_cache = false,
+     .gemm_clock_derate = 1.0,
+     .elementwise_bytes_factor = 1.0},
+    {.name = "torchtitan",
+     .attn_kernel = ATTN_FA2,
+     .tp_comm_overlap = 0.0,
+     .dp_overlap = 0.8,
+     .reduce_dtype = STACK_REDUCE_FP32,
+     .fp8_recipe = STACK_FP8_CURRENT,
+     .fp8_weight_cache = false,
+     .gemm_clock_derate = 1.0,
+     .elementwise_bytes_factor = 1.0},
+    {.name = "hf-peft-bnb4",
+     .attn_kernel = ATTN_FA2,
+     .tp_comm_overlap = 0.0,
+     .dp_overlap = 0.8,
+     .reduce_dtype = STACK_REDUCE_GRAD,
+     .fp8_recipe = STACK_FP8_CURRENT,
+     .fp8_weight_cache = false,
+     .gemm_clock_derate = 1.0,
+     .kernel_launch_us = 2.0,
+     .kernels_per_layer = 320.0,
+     .elementwise_bytes_factor = 4.2},
+};
+
+const struct eng_stack *stack_builtin_find(const char *name)
+{
+	for (int i = 0; name && i < STACK_BUILTIN_COUNT; i++)
+		if (!strcmp(stack_builtin[i].name, name))
+			return &stack_builtin[i];
+	return NULL;
+}
+
+void stack_default(struct eng_stack *out)
+{
+	*out = *stack_builtin_find(STACK_DEFAULT_NAME);
+}
+
+int stack_check(const struct eng_stack *s, const char **field)
+{
+	const struct {
+		const char *name;
+		double v, lo, hi;
+	} r[] = {
+	    {"attn_fwd_efficiency", s->attn_fwd_efficiency, 0.0, 1.0},
+	    {"attn_bwd_efficiency", s->attn_bwd_efficiency, 0.0, 1.0},
+	    {"tp_comm_overlap", s->tp_comm_overlap, 0.0, 1.0},
+	    {"dp_overlap", s->dp_overlap, 0.0, 1.0},
+	    {"gemm_clock_derate", s->gemm_clock_derate, 0.1, 1.0},
+	    {"kernel_launch_us", s->kernel_launch_us, 0.0, 1000.0},
+	    {"kernels_per_layer", s->kernels_per_layer, 0.0, 100000.0},
+	    {"elementwise_bytes_factor", s->elementwise_bytes_factor, 1.0,
+	     100.0},
+	};
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (!(r[i].v >= r[i].lo && r[i].v <= r[i].hi)) {
+			*field = r[i].name;
+			return -1;
+		}
+	if ((unsigned)s->attn_kernel >= ATTN_KERNEL_COUNT) {
+		*field = "attn_kernel";
+		return -1;
+	}
+	if ((unsigned)s->fp8_recipe >= STACK_FP8_RECIPE_COUNT) {
+		*field = "fp8_recipe";
+		return -1;
+	}
+	if ((unsigned)s->reduce_dtype >= STACK_REDUCE_COUNT) {
+		*field = "reduce_dtype";
+		return -1;
+	}
+	return 0;
+}
+
+double stack_fp8_cast_bytes(enum stack_fp8_recipe r)
+{
+	double b = 2.0 + 1.0 + 1.0;
+
+	if (r == STACK_FP8_CURRENT)
+		b += 2.0;
+	else if (r == STACK_FP8_MXFP8)
+		b += 2.0 / 32.0;
+	return b;
+}

@@ -1,0 +1,89 @@
+/* stack.h - the software stack a training job runs on (issue 13): the
+ * kernels, overlaps and FP8 recipe its step time depends on, as one
+ * profile. Pure data and lookups; docs/MODEL.md §4a cites every value.
+ *
+ * The named profiles below are the engine's built-in table; the catalog
+ * (migrations/0020_stacks.sql, GET/PUT /v1/stacks) is seeded with the same
+ * values (tests/unit/test_engine_stack.c checks the seed against this
+ * table).
+ */
+#ifndef GPUSIZER_ENGINE_STACK_H
+#define GPUSIZER_ENGINE_STACK_H
+
+#include <stdbool.h>
+
+#include "attention.h"
+#include "hw.h"
+
+enum stack_fp8_recipe {
+	STACK_FP8_DELAYED, /* per-tensor scale from the amax history */
+	STACK_FP8_CURRENT, /* per-tensor scale from this tensor's amax */
+	STACK_FP8_MXFP8,   /* 32-element blocks, E8M0 scales (Blackwell) */
+	STACK_FP8_RECIPE_COUNT
+};
+extern const char *const stack_fp8_recipe_names[STACK_FP8_RECIPE_COUNT + 1];
+const char *stack_fp8_recipe_name(enum stack_fp8_recipe r);
+
+/* reduce_dtype values: "grad" (the request's gradient_precision), "bf16",
+ * "fp32". */
+enum stack_reduce {
+	STACK_REDUCE_GRAD,
+	STACK_REDUCE_BF16,
+	STACK_REDUCE_FP32,
+	STACK_REDUCE_COUNT
+};
+extern const char *const stack_reduce_names[STACK_REDUCE_COUNT + 1];
+
+#define STACK_NAME_LEN 64
+
+struct eng_stack {
+	char name[STACK_NAME_LEN];
+	enum attn_kernel attn_kernel;
+	/* fused attention efficiency, fraction of the dense 16-bit peak at
+	 * head dim 128; 0: the kernel class's default (attention.h) */
+	double attn_fwd_efficiency, attn_bwd_efficiency;
+	/* share of TP collective time hidden behind the layer's GEMMs
+	 * (Megatron-Core --tp-comm-overlap), 0..1 */
+	double tp_comm_overlap;
+	/* share of the compute window DP traffic can hide behind, 0..1 */
+	double dp_overlap;
+	enum stack_reduce reduce_dtype;
+	enum stack_fp8_recipe fp8_recipe;
+	/* true: FP8 weights are cast once per step and reused by every
+	 * micro-batch (TE is_first_microbatch); false: every micro-batch */
+	bool fp8_weight_cache;
+	/* share of the GEMM rate kept on power-limited parts (compute
+	 * capability >= 9.0) in sustained multi-GPU training; 1: none */
+	double gemm_clock_derate;
+	/* per-kernel launch gap (microseconds) x kernels per layer per
+	 * micro-batch (forward + backward) */
+	double kernel_launch_us, kernels_per_layer;
+	/* bytes of the norm, rotary and activation kernels relative to the
+	 * fused kernels of MODEL.md §4 (1: fused; eager PyTorch more) */
+	double elementwise_bytes_factor;
+};
+
+/* The built-in profiles, NULL-name terminated. */
+#define STACK_BUILTIN_COUNT 7
+extern const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT];
+/* The profile a request without "stack" gets: megatron-lm-2021, the
+ * stack of the runs the engine is calibrated on (MODEL.md §4a). */
+#define STACK_DEFAULT_NAME "megatron-lm-2021"
+
+/* The built-in profile named name, or NULL. */
+const struct eng_stack *stack_builtin_find(const char *name);
+/* *out = the default profile. */
+void stack_default(struct eng_stack *out);
+
+/* 0 when every value of s is in range, else -1 with *field naming the
+ * first one out of range. */
+int stack_check(const struct eng_stack *s, const char **field);
+
+/* Per-element bytes of an FP8 cast of a 16-bit tensor to both the
+ * row-wise and the column-wise (transposed) FP8 copies TE makes for the
+ * forward and backward GEMMs: read 2 + write 1 + 1; current scaling reads
+ * the tensor once more for its amax; MXFP8 writes one E8M0 scale per 32
+ * values per copy. */
+double stack_fp8_cast_bytes(enum stack_fp8_recipe r);
+
+#endif

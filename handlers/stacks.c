@@ -1,0 +1,350 @@
+/* stacks.c - GET/PUT /v1/stacks[/{name}] and the request's "stack" (see
+ * stacks.h; migrations/0020_stacks.sql; docs/MODEL.md §4a). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/gemm.h"
+#include "handlers/api.h"
+#include "handlers/jsonv.h"
+#include "handlers/names.h"
+#include "handlers/problem.h"
+#include "handlers/sizing.h"
+#include "handlers/stacks.h"
+#include "storage/catalog.h"
+
+/* attn_kernel names, with xFormers' as an alias of fa1 */
+static const char *const kernel_choices[] = {
+    "sdpa-math", "fa1", "xformers", "triton-fa", "fa2", "fa3", "cudnn", NULL};
+
+/* The tunable fields: PUT bodies and a request's overrides share them.
+ * Overlaps, launch gaps and kernel counts may be 0 (JV_NUM0 with a floor
+ * far from the subnormals, issue 15). */
+#define STACK_VALUE_RULES(req)                                                   \
+	{"attn_kernel", JV_ENUM, req, 0, 0, kernel_choices, false},              \
+	    {"attn_fwd_efficiency", JV_NUM, false, 0.01, 1, NULL, true},         \
+	    {"attn_bwd_efficiency", JV_NUM, false, 0.01, 1, NULL, true},         \
+	    {"tp_comm_overlap", JV_NUM0, req, 1e-6, 1, NULL, false},             \
+	    {"dp_overlap", JV_NUM0, req, 1e-6, 1, NULL, false},                  \
+	    {"reduce_dtype", JV_ENUM, false, 0, 0, stack_reduce_names, false},   \
+	    {"fp8_recipe", JV_ENUM, false, 0, 0, stack_fp8_recipe_names, false}, \
+	    {"fp8_weight_cache", JV_BOOL, false, 0, 0, NULL, false},             \
+	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
+	    {"kernel_launch_us", JV_NUM0, false, 1e-6, 1000, NULL, false},       \
+	    {"kernels_per_layer", JV_NUM0, false, 1e-6, 1e5, NULL, false},       \
+	{                                                                        \
+		"elementwise_bytes_factor", JV_NUM, false, 1, 100, NULL, false   \
+	}
+
+static const struct jv_rule put_rules[] = {
+    {"name", JV_STR, false, 0, 64, NULL, false},
+    {"display_name", JV_STR, true, 0, 128, NULL, false},
+    STACK_VALUE_RULES(true),
+    {"source", JV_STR, true, 0, 1000, NULL, false},
+    {"notes", JV_STR, false, 0, 4000, NULL, true},
+    /* read-only fields a client may echo back from a GET */
+    {"created_at", JV_STR, false, 0, 64, NULL, true},
+    {"updated_at", JV_STR, false, 0, 64, NULL, true},
+};
+
+static const struct jv_rule override_rules[] = {
+    {"name", JV_STR, false, 0, 64, NULL, false},
+    STACK_VALUE_RULES(false),
+};
+
+#define N_RULES(r) ((int)(sizeof(r) / sizeof((r)[0])))
+
+/* Catalog names: lowercase slugs, the CHECK of migrations/0020. */
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return 0;
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* The members of o that are present and valid (checked by the rules)
+ * onto *s. */
+static void apply_fields(const json_t *o, struct eng_stack *s)
+{
+	const json_t *x;
+	const struct {
+		const char *key;
+		double *dst;
+	} nums[] = {
+	    {"attn_fwd_efficiency", &s->attn_fwd_efficiency},
+	    {"attn_bwd_efficiency", &s->attn_bwd_efficiency},
+	    {"tp_comm_overlap", &s->tp_comm_overlap},
+	    {"dp_overlap", &s->dp_overlap},
+	    {"gemm_clock_derate", &s->gemm_clock_derate},
+	    {"kernel_launch_us", &s->kernel_launch_us},
+	    {"kernels_per_layer", &s->kernels_per_layer},
+	    {"elementwise_bytes_factor", &s->elementwise_bytes_factor},
+	};
+
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		x = json_object_get(o, nums[i].key);
+		if (json_is_number(x))
+			*nums[i].dst = json_number_value(x);
+		else if (json_is_null(x))
+			*nums[i].dst = 0.0; /* efficiencies: the class's */
+	}
+	x = json_object_get(o, "attn_kernel");
+	if (json_is_string(x))
+		attn_kernel_parse(json_string_value(x), &s->attn_kernel);
+	x = json_object_get(o, "reduce_dtype");
+	for (int i = 0; json_is_string(x) && i < STACK_REDUCE_COUNT; i++)
+		if (!strcmp(json_string_value(x), stack_reduce_names[i]))
+			s->reduce_dtype = (enum stack_reduce)i;
+	x = json_object_get(o, "fp8_recipe");
+	for (int i = 0; json_is_string(x) && i < STACK_FP8_RECIPE_COUNT; i++)
+		if (!strcmp(json_string_value(x), stack_fp8_recipe_names[i]))
+			s->fp8_recipe = (enum stack_fp8_recipe)i;
+	x = json_object_get(o, "fp8_weight_cache");
+	if (json_is_boolean(x))
+		s->fp8_weight_cache = json_is_true(x);
+}
+
+/* A catalog row by name, forgiving (names.h): 0 with *row, or -1 with a
+ * problem in res naming field (404 for the endpoint, 400/422 field error
+ * for a request). */
+static int get_forgiving(struct app *app, const char *asked, const char *field,
+			 bool endpoint, json_t **row, struct response *res)
+{
+	struct store_err e;
+	char canon[80], suggest[3][80];
+	int n = 0;
+
+	if (store_stack_get(app->db, asked, row, &e) == STORE_OK)
+		return 0;
+	if (e.status == STORE_NOT_FOUND &&
+	    names_resolve(app, NAMES_STACK, asked, canon, sizeof(canon),
+			  suggest, 3, &n) == 0 &&
+	    store_stack_get(app->db, canon, row, &e) == STORE_OK)
+		return 0;
+	if (e.status != STORE_NOT_FOUND) {
+		problem_store(res, &e, "stack");
+		return -1;
+	}
+	if (endpoint) {
+		problem(res, 404, "not-found", "Not found",
+			"no stack named \"%.64s\"; GET /v1/stacks lists them",
+			asked);
+		json_object_set_new(
+		    res->json, "errors",
+		    json_pack("[{s:s, s:s}]", "field", field, "message",
+			      json_string_value(
+				  json_object_get(res->json, "detail"))));
+	} else {
+		problem_field(res, field,
+			      "unknown stack \"%.64s\"; GET /v1/stacks lists "
+			      "the profiles",
+			      asked);
+	}
+	names_suggest(res, suggest, n);
+	return -1;
+}
+
+int stack_resolve(struct app *app, const json_t *value, struct eng_stack *out,
+		  struct response *res)
+{
+	const char *name = STACK_DEFAULT_NAME;
+	const json_t *over = NULL;
+	json_t *row = NULL;
+	int rc = -1;
+
+	stack_default(out);
+	if (value && !json_is_null(value)) {
+		if (json_is_string(value)) {
+			name = json_string_value(value);
+		} else if (json_is_object(value)) {
+			struct jv v = {.res = res, .prefix = "stack."};
+			if (jv_check_rules(&v, value, override_rules,
+					   N_RULES(override_rules)) > 0)
+				return -1;
+			over = value;
+			if (json_is_string(json_object_get(value, "name")))
+				name = json_string_value(
+				    json_object_get(value, "name"));
+		} else {
+			problem_field(res, "stack",
+				      "must be a stack name (GET /v1/stacks) "
+				      "or an object {\"name\": ..., field: "
+				      "value} overriding its values");
+			return -1;
+		}
+	}
+	if (!value || json_is_null(value)) {
+		/* the default profile: the catalog's, else the built-in */
+		struct store_err e;
+		if (store_stack_get(app->db, name, &row, &e) == STORE_OK)
+			apply_fields(row, out);
+		else if (e.status != STORE_NOT_FOUND) {
+			problem_store(res, &e, "stack");
+			return -1;
+		}
+	} else if (get_forgiving(app, name, over ? "stack.name" : "stack",
+				 false, &row, res) != 0) {
+		return -1;
+	} else {
+		const char *canon =
+		    json_string_value(json_object_get(row, "name"));
+		snprintf(out->name, sizeof(out->name), "%s",
+			 canon ? canon : name);
+		apply_fields(row, out);
+	}
+	if (over)
+		apply_fields(over, out);
+	{
+		const char *bad = NULL;
+		if (stack_check(out, &bad) != 0) {
+			problem_field(res, "stack", "%s is out of range", bad);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	json_decref(row);
+	return rc;
+}
+
+json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
+			 double head_dim, enum eng_dtype p)
+{
+	double p16 = g->peak_tflops[ENG_BF16] > 0.0 ? g->peak_tflops[ENG_BF16]
+						    : g->peak_tflops[ENG_FP16];
+	bool fused = attn_kernel_fused(s->attn_kernel);
+	json_t *o = json_pack(
+	    "{s:s, s:s, s:o, s:o, s:s, s:o, s:o}", "name", s->name,
+	    "attn_kernel", attn_kernel_name(s->attn_kernel), "tp_comm_overlap",
+	    sizing_real(s->tp_comm_overlap, 4), "dp_overlap",
+	    sizing_real(s->dp_overlap, 4), "reduce_dtype",
+	    stack_reduce_names[s->reduce_dtype], "gemm_clock_derate",
+	    sizing_real(g->cc_major >= 9 ? s->gemm_clock_derate : 1.0, 4),
+	    "gemm_half_rate_dim", sizing_real(gemm_half_rate_dim(p), 4));
+
+	if (fused && p16 > 0.0) {
+		json_object_set_new(
+		    o, "attn_fwd_efficiency",
+		    sizing_real(attn_fused_tflops(g, s->attn_kernel, head_dim,
+						  false,
+						  s->attn_fwd_efficiency) /
+				    p16,
+				4));
+		json_object_set_new(
+		    o, "attn_bwd_efficiency",
+		    sizing_real(attn_fused_tflops(g, s->attn_kernel, head_dim,
+						  true,
+						  s->attn_bwd_efficiency) /
+				    p16,
+				4));
+		json_object_set_new(
+		    o, "attn_head_dim_factor",
+		    sizing_real(attn_head_dim_factor(head_dim), 4));
+	}
+	if (s->kernels_per_layer > 0.0 && s->kernel_launch_us > 0.0)
+		json_object_set_new(
+		    o, "kernel_launch",
+		    json_pack("{s:o, s:o}", "us",
+			      sizing_real(s->kernel_launch_us, 4),
+			      "kernels_per_layer",
+			      sizing_real(s->kernels_per_layer, 4)));
+	json_object_set_new(o, "elementwise_bytes_factor",
+			    sizing_real(s->elementwise_bytes_factor, 4));
+	if (p == ENG_FP8)
+		json_object_set_new(
+		    o, "fp8",
+		    json_pack(
+			"{s:s, s:o, s:b}", "recipe",
+			stack_fp8_recipe_name(s->fp8_recipe),
+			"cast_bytes_per_value",
+			sizing_real(stack_fp8_cast_bytes(s->fp8_recipe), 4),
+			"weights_cast_once_per_step", s->fp8_weight_cache));
+	return o;
+}
+
+void h_stacks_list(struct app *app, const struct request *req,
+		   struct response *res)
+{
+	struct store_err e;
+	json_t *items;
+
+	(void)req;
+	if (store_stack_list(app->db, &items, &e) != STORE_OK) {
+		problem_store(res, &e, "stacks");
+		return;
+	}
+	res_json(res, 200, json_pack("{s:o}", "items", items));
+}
+
+void h_stack_get(struct app *app, const struct request *req,
+		 struct response *res)
+{
+	json_t *row;
+
+	if (get_forgiving(app, req->params[0], "name", true, &row, res) == 0)
+		res_json(res, 200, row);
+}
+
+void h_stack_put(struct app *app, const struct request *req,
+		 struct response *res)
+{
+	const char *name = req->params[0];
+	struct jv v = {.res = res};
+	struct store_err e;
+	json_t *body, *stored = NULL, *given;
+	int created = 0;
+
+	if (!valid_name(name)) {
+		problem_field(res, "name",
+			      "must be a lowercase slug of 1 to 64 "
+			      "characters [a-z0-9._-]");
+		return;
+	}
+	body = jv_parse_body(req, res);
+	if (!body)
+		return;
+	{
+		/* an empty notes (a GET's echo) is no notes */
+		const char *nt =
+		    json_string_value(json_object_get(body, "notes"));
+		if (nt && !nt[0])
+			json_object_del(body, "notes");
+	}
+	jv_check_rules(&v, body, put_rules, N_RULES(put_rules));
+	given = json_object_get(body, "name");
+	if (json_is_string(given) && strcmp(json_string_value(given), name))
+		jv_error(&v, "name", "must match the name in the path");
+	if (problem_field_count(res) > 0)
+		goto out;
+	{
+		/* xFormers' kernel is stored as its class, fa1 */
+		const char *k =
+		    json_string_value(json_object_get(body, "attn_kernel"));
+		if (k && !strcmp(k, "xformers"))
+			json_object_set_new(body, "attn_kernel",
+					    json_string("fa1"));
+	}
+	json_object_del(body, "created_at");
+	json_object_del(body, "updated_at");
+	if (store_stack_put(app->db, name, body, &created, &stored, &e) !=
+	    STORE_OK) {
+		problem_store(res, &e, "stack");
+		goto out;
+	}
+	res_json(res, created ? 201 : 200, stored);
+	if (created)
+		snprintf(res->location, sizeof(res->location), "/v1/stacks/%s",
+			 name);
+out:
+	json_decref(body);
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Software-stack profiles (issue 13): the catalog (GET /v1/stacks[/{name}],
+# admin PUT), seeded by migrations/0020 from the engine's table; the
+# training request's "stack" (a name, forgiving, or an object of
+# overrides), its basis and assumptions, and 4xx answers naming the field.
+. "$(dirname "$0")/lib.sh"
+start_daemon || { not_ok "daemon starts"; exit 1; }
+J=(-H 'Content-Type: application/json')
+admin=$(create_token "stacks-admin-$RANDOM$RANDOM" admin)
+reader=$(create_token "stacks-probe-$RANDOM$RANDOM" probe)
+A=(-H "Authorization: Bearer $admin")
+
+# --- catalog
+req GET /v1/stacks
+check "GET /v1/stacks lists the seeded profiles" 200 \
+	'[.items[].name] as $n | (["megatron-lm-2021","megatron-core","nemo","pytorch-fsdp2-fa2","deepspeed-zero","torchtitan","hf-peft-bnb4"] - $n) == []'
+req GET /v1/stacks/megatron-core
+check "GET /v1/stacks/megatron-core: TP overlap 0.75, cuDNN attention" 200 \
+	'.name == "megatron-core" and .tp_comm_overlap == 0.75 and .attn_kernel == "cudnn" and .dp_overlap == 0.8 and (.source|length) > 0'
+req GET /v1/stacks/Megatron
+check "GET /v1/stacks/Megatron: an alias answers the entry" 200 '.name == "megatron-core"'
+req GET /v1/stacks/hf-peft-bnb4
+check "hf-peft-bnb4: eager elementwise and launch gaps" 200 \
+	'.elementwise_bytes_factor == 4.2 and .kernels_per_layer == 320 and .kernel_launch_us == 2'
+req GET /v1/stacks/no-such-stack
+check_problem "GET an unknown stack: 404 naming name" 404 name
+
+body=$(curl -s "$GSZ_URL/v1/stacks/pytorch-fsdp2-fa2" | jq 'del(.name) | .display_name = "FSDP2, no DP overlap" | .dp_overlap = 0 | .tp_comm_overlap = 0')
+fresh=fsdp-test-$RANDOM
+req PUT "/v1/stacks/$fresh" -d "$body"
+check_problem "PUT without a token: 401" 401
+req PUT "/v1/stacks/$fresh" -H "Authorization: Bearer $reader" -d "$body"
+check_problem "PUT with a probe token: 403" 403
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$body"
+check "PUT creates a stack: 201" 201 '.name == "'"$fresh"'" and .dp_overlap == 0 and .reduce_dtype == "fp32"'
+[ "$(header Location)" = "/v1/stacks/$fresh" ] && ok "PUT 201 names the Location" || not_ok "PUT 201 names the Location" "$(header Location)"
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5' <<<"$body")"
+check "PUT replaces it: 200" 200 '.dp_overlap == 0.5'
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.tp_comm_overlap = 1.5' <<<"$body")"
+check_problem "PUT tp_comm_overlap 1.5: 400 naming it" 400 tp_comm_overlap
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.attn_kernel = "fa9"' <<<"$body")"
+check_problem "PUT an unknown attn_kernel: 400 naming it" 400 attn_kernel
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.fp8_recipe = "nvfp4"' <<<"$body")"
+check_problem "PUT an unknown fp8_recipe: 400 naming it" 400 fp8_recipe
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq 'del(.source)' <<<"$body")"
+check_problem "PUT without source: 400 naming it" 400 source
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.name = "other"' <<<"$body")"
+check_problem "PUT a body naming another stack: 400 naming name" 400 name
+req PUT "/v1/stacks/Bad%20Name" "${A[@]}" -d "$body"
+check_problem "PUT a name that is not a slug: 400 naming name" 400 name
+req PUT "/v1/stacks/xf-$RANDOM" "${A[@]}" -d "$(jq '.attn_kernel = "xformers"' <<<"$body")"
+check "PUT attn_kernel xformers is stored as its class fa1" 201 '.attn_kernel == "fa1"'
+
+# --- the request's "stack"
+T70='"model":"llama-3-70b","seq_len":8192,"gpu":"h100","gpus":64,"global_batch_size":512,"calibration":"datasheet","strategies":{"tp":[8],"pp":[1],"zero":[1],"recompute":["selective"],"micro_batch":[1]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$T70}"
+check "no stack: the default profile, stated in assumptions and basis" 201 \
+	'(.assumptions.stack | startswith("megatron-lm-2021")) and .basis.stack.name == "megatron-lm-2021" and .basis.stack.tp_comm_overlap == 0 and .basis.stack.attn_kernel == "fa2" and .basis.stack.gemm_clock_derate == 1 and .basis.stack.attn_fwd_efficiency == 0.4'
+tp_default=$(jq '.plans[0].time_s.tp_comm' "$T/body")
+step_default=$(jq '.plans[0].time_s.step' "$T/body")
+attn_default=$(jq '.plans[0].time_s.compute_attention' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"mcore\"}"
+check "stack mcore: megatron-core, TP overlap and cuDNN attention applied; stored by its own name" 201 \
+	'.basis.stack.name == "megatron-core" and .assumptions.stack == "megatron-core" and .request.stack == "megatron-core" and .basis.stack.tp_comm_overlap == 0.75 and .basis.stack.attn_fwd_efficiency == 0.6'
+jq -e --argjson tp "$tp_default" --argjson st "$step_default" --argjson at "$attn_default" \
+	'.plans[0].time_s.tp_comm < $tp and .plans[0].time_s.step < $st and .plans[0].time_s.compute_attention < $at' "$T/body" >/dev/null &&
+	ok "megatron-core exposes less TP time and a shorter step than the default" ||
+	not_ok "megatron-core exposes less TP time and a shorter step than the default" "$(jq -c .plans[0].time_s "$T/body") vs tp $tp_default step $step_default"
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"name\":\"megatron-core\",\"tp_comm_overlap\":0,\"attn_kernel\":\"fa2\"}}"
+check "stack object: overrides replace the profile's values" 201 \
+	'.basis.stack.name == "megatron-core" and .basis.stack.tp_comm_overlap == 0 and .basis.stack.attn_kernel == "fa2"'
+jq -e --argjson tp "$tp_default" '.plans[0].time_s.tp_comm == $tp' "$T/body" >/dev/null &&
+	ok "overlap 0 gives the default's TP time" || not_ok "overlap 0 gives the default's TP time" "$(jq -c .plans[0].time_s "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"no-such-stack\"}"
+check_problem "an unknown stack: 400 naming stack" 400 stack
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"tp_comm_overlap\":2}}"
+check_problem "an override out of range: 400 naming stack.tp_comm_overlap" 400 stack.tp_comm_overlap
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"fp8_recipe\":\"nvfp4\"}}"
+check_problem "an unknown fp8_recipe override: 400 naming stack.fp8_recipe" 400 stack.fp8_recipe
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"name\":\"nope-stack\"}}"
+check_problem "an object naming an unknown stack: 400 naming stack.name" 400 stack.name
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":42}"
+check_problem "a stack that is neither name nor object: 400 naming stack" 400 stack
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"stack":{"attn_kernel":"sdpa-math"},"strategies":{"flash_attention":[true]}}'
+check_problem "sdpa-math with flash_attention true: 400 naming strategies.flash_attention" 400 strategies.flash_attention
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"stack":{"attn_kernel":"sdpa-math"}}'
+check "sdpa-math: the search's layouts are unfused" 201 '[.plans[].flash_attention] | all(. == false)'
+
+# FP8: the recipe in the basis and the warning
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"precision\":\"fp8\",\"stack\":\"torchtitan\"}"
+check "fp8 on torchtitan: the recipe, its cast bytes and the weight casts in basis and warning" 201 \
+	'.basis.stack.fp8.recipe == "current" and .basis.stack.fp8.cast_bytes_per_value == 6 and .basis.stack.fp8.weights_cast_once_per_step == false and .basis.stack.gemm_half_rate_dim == 256
+	 and ([.checks.warnings[] | select(test("current recipe") and test("every micro-batch"))] | length) == 1'
+fp8_step=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"torchtitan\"}"
+jq -e --argjson f "$fp8_step" '.plans[0].time_s.step >= $f and .plans[0].time_s.step < 2 * $f' "$T/body" >/dev/null &&
+	ok "fp8 is faster than bf16 on the same stack, by less than 2x" ||
+	not_ok "fp8 is faster than bf16 on the same stack, by less than 2x" "bf16 $(jq .plans[0].time_s.step "$T/body") fp8 $fp8_step"
+
+# QLoRA on the HF stack: launch gaps in the basis
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048,"gpu":"h100","gpus":1,"method":"qlora","stack":"qlora"}'
+check "qlora on hf-peft-bnb4: launch gaps and eager bytes in the basis" 201 \
+	'.basis.stack.name == "hf-peft-bnb4" and .basis.stack.kernel_launch.kernels_per_layer == 320 and .basis.stack.elementwise_bytes_factor == 4.2 and .basis.stack.qlora_dequant_bytes_per_param == 2.516'
+
+# QLoRA of a 70B on H100 PCIe vs A100 PCIe (issue 13: the source material measured ~25 % faster;
+# the engine answered 2.1x): dequantisation, eager elementwise work and launch gaps do not speed
+# up with tensor-core FLOPs, so the HF stack narrows the gap.
+q() { curl -s -X POST "$GSZ_URL/v1/sizing/training" "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048,"gpu":"'"$1"'","gpus":1,"method":"qlora","calibration":"datasheet","strategies":{"micro_batch":[4],"recompute":["full"]},"stack":"'"$2"'"}' | jq '.plans[0].time_s.step'; }
+r_old=$(jq -n --argjson a "$(q a100-pcie-80gb megatron-lm-2021)" --argjson h "$(q h100-pcie-80gb megatron-lm-2021)" '$a / $h')
+r_hf=$(jq -n --argjson a "$(q a100-pcie-80gb hf-peft-bnb4)" --argjson h "$(q h100-pcie-80gb hf-peft-bnb4)" '$a / $h')
+echo "# QLoRA 70B, H100 PCIe over A100 PCIe: ${r_old}x on megatron-lm-2021, ${r_hf}x on hf-peft-bnb4"
+jq -e -n --argjson o "$r_old" --argjson n "$r_hf" '$n < $o and $n > 1' >/dev/null &&
+	ok "QLoRA on hf-peft-bnb4: H100 PCIe's lead over A100 PCIe is smaller than on a fused stack" ||
+	not_ok "QLoRA on hf-peft-bnb4: H100 PCIe's lead over A100 PCIe is smaller than on a fused stack" "$r_old vs $r_hf"
+
+# An edited profile changes the answer.
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":64,"stack":"'"$fresh"'","calibration":"datasheet","strategies":{"tp":[1],"zero":[3]}}'
+check "a PUT stack is usable by name" 201 '.basis.stack.name == "'"$fresh"'" and .basis.stack.dp_overlap == 0.5'
+s_half=$(jq '.plans[0].time_s.dp_comm_exposed' "$T/body")
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0' <<<"$body")"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":64,"stack":"'"$fresh"'","calibration":"datasheet","strategies":{"tp":[1],"zero":[3]}}'
+jq -e --argjson s "$s_half" '.basis.stack.dp_overlap == 0 and .plans[0].time_s.dp_comm_exposed > $s' "$T/body" >/dev/null &&
+	ok "editing the profile (dp_overlap 0.5 -> 0) exposes more DP time" ||
+	not_ok "editing the profile (dp_overlap 0.5 -> 0) exposes more DP time" "$(jq -c '[.basis.stack.dp_overlap, .plans[0].time_s]' "$T/body") vs $s_half"
+
+# compare takes the job's stack
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64,"stack":"deepspeed"},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
+check "compare: a training job with a stack, named in the answer and stored by its own name" 201 '(.rows | length) == 2 and .stack == "deepspeed-zero" and .request.training.stack == "deepspeed-zero"'
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64,"stack":"nope-stack"},"gpus":["a100-sxm4-80gb"]}'
+check_problem "compare: an unknown stack is a 400 naming training.stack" 400 training.stack
+
+check_alive "daemon alive after the stack checks"
+stop_daemon && ok "daemon exits cleanly" || not_ok "daemon exits cleanly"
+sanitizer_clean "no sanitizer reports"

@@ -1,0 +1,382 @@
+/* test_engine_stack.c - the software-stack profile (issue 13): GEMM shape
+ * model, attention by kernel class, FP8 casts, TP/DP overlap, QLoRA
+ * dequantisation, launch gaps, each against a hand-computed value; the
+ * invariants over generated grids (FP8 GEMM time never above BF16's; more
+ * overlap never slower); and the migration seed equal to the engine's
+ * table. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "engine_fixtures.h"
+#include "gemm.h"
+#include "stack.h"
+#include "testlib.h"
+#include "training.h"
+#include "training_int.h"
+
+static void test_gemm_shape(void)
+{
+	CHECK_NEAR(gemm_shape_factor(128, ENG_BF16), 0.5, 1e-12);
+	CHECK_NEAR(gemm_shape_factor(256, ENG_FP8), 0.5, 1e-12);
+	CHECK_NEAR(gemm_shape_factor(128, ENG_FP8), 1.0 / 3.0, 1e-12);
+	CHECK(gemm_shape_factor(0, ENG_BF16) == 0.0);
+	/* the old 16-bit model is unchanged */
+	CHECK(hw_gemm_shape_factor(512) == 512.0 / 640.0);
+	/* 1 TFLOP at 128 wide: FP8 1e12/(2e15/3) = 1.5 ms, BF16
+	 * 1e12/(1e15/2) = 2 ms */
+	CHECK_NEAR(gemm_time_s(1e12, 128, ENG_FP8, 2e15, 1e15), 1.5e-3, 1e-12);
+	/* 32 wide at an FP8 rate of 1.2e15: 1e12/(1.2e15*32/288) = 7.5 ms,
+	 * above BF16's 1e12/(1e15*32/160) = 5 ms: BF16's time */
+	CHECK_NEAR(gemm_time_s(1e12, 32, ENG_FP8, 1.2e15, 1e15), 5e-3, 1e-12);
+	CHECK_NEAR(gemm_time_s(1e12, 32, ENG_BF16, 1e15, 0), 5e-3, 1e-12);
+}
+
+static void test_attention_classes(void)
+{
+	struct hw_spec h = fx_h100(), a = fx_a100();
+
+	CHECK(attn_kernel_speedup(ATTN_FA2, &h, false) == 1.0);
+	CHECK_NEAR(attn_kernel_speedup(ATTN_FA3, &h, true), 1.5, 1e-12);
+	CHECK_NEAR(attn_kernel_speedup(ATTN_CUDNN, &h, false), 1.5, 1e-12);
+	CHECK(attn_kernel_speedup(ATTN_FA3, &a, false) == 1.0);
+	CHECK_NEAR(attn_kernel_speedup(ATTN_FA1, &a, false), 1 / 2.35, 1e-12);
+	CHECK_NEAR(attn_kernel_speedup(ATTN_TRITON_FA, &a, false), 1 / 1.9,
+		   1e-12);
+	CHECK(!attn_kernel_fused(ATTN_SDPA_MATH));
+	/* (64/84) / (128/148) = 0.88095 */
+	CHECK_NEAR(attn_head_dim_factor(64), (64.0 / 84.0) / (128.0 / 148.0),
+		   1e-12);
+	CHECK_NEAR(attn_head_dim_factor(128), 1.0, 1e-12);
+	/* A100 FA2 forward at d = 128: 0.65 x 312 */
+	CHECK_NEAR(attn_fused_tflops(&a, ATTN_FA2, 128, false, 0), 0.65 * 312,
+		   1e-9);
+	/* H100 FA3 backward: 0.35 x 989.4 x 1.5 */
+	CHECK_NEAR(attn_fused_tflops(&h, ATTN_FA3, 128, true, 0),
+		   0.35 * 989.4 * 1.5, 1e-9);
+	/* an override efficiency replaces the class's */
+	CHECK_NEAR(attn_fused_tflops(&h, ATTN_FA2, 128, false, 0.6),
+		   0.6 * 989.4, 1e-9);
+	{
+		enum attn_kernel k;
+		CHECK(attn_kernel_parse("xformers", &k) == 0 && k == ATTN_FA1);
+		CHECK(attn_kernel_parse("fa4", &k) == -1);
+	}
+}
+
+static void test_stack_table(void)
+{
+	struct eng_stack s;
+	const char *bad = NULL;
+
+	stack_default(&s);
+	CHECK(!strcmp(s.name, "megatron-lm-2021"));
+	CHECK(s.tp_comm_overlap == 0.0 && s.dp_overlap == 0.8);
+	CHECK(stack_builtin_find("hf-peft-bnb4") != NULL);
+	CHECK(stack_builtin_find("nope") == NULL);
+	for (int i = 0; i < STACK_BUILTIN_COUNT; i++)
+		CHECK(stack_check(&stack_builtin[i], &bad) == 0);
+	s.tp_comm_overlap = 1.5;
+	CHECK(stack_check(&s, &bad) == -1 && !strcmp(bad, "tp_comm_overlap"));
+	CHECK(stack_fp8_cast_bytes(STACK_FP8_DELAYED) == 4.0);
+	CHECK(stack_fp8_cast_bytes(STACK_FP8_CURRENT) == 6.0);
+	CHECK(stack_fp8_cast_bytes(STACK_FP8_MXFP8) == 4.0 + 2.0 / 32.0);
+}
+
+static void base_request(struct trn_request *rq)
+{
+	trn_request_init(rq);
+	rq->model = fx_llama3_8b();
+	rq->gpu = fx_h100();
+	rq->seq_len = 4096;
+	rq->gpus = 8;
+}
+
+static struct trn_layout layout(int tp, int mb)
+{
+	struct trn_layout l;
+
+	memset(&l, 0, sizeof(l));
+	l.tp = tp;
+	l.pp = 1;
+	l.dp = 8 / tp;
+	l.ep = l.cp = l.vp = 1;
+	l.sequence_parallel = tp > 1;
+	l.flash_attention = true;
+	l.micro_batch = mb;
+	l.recompute = ENG_RC_NONE;
+	return l;
+}
+
+static void mb_cost(const struct trn_request *rq, const struct trn_layout *l,
+		    struct ctx *c, struct mb_cost *mc)
+{
+	trn_ctx_init(c, rq);
+	trn_mb_cost_of(c, l, mc);
+}
+
+/* Llama-3-8B, t = 1, 4,096 tokens: FP8 casts of the GEMM inputs (QKV and
+ * up read h each: 2h), the output gradients of QKV and up (6,144 +
+ * 28,672), the inputs of O and down (4,096 + 14,336) and the output
+ * gradients of O and down (2h) = 69,632 values per token at 4 B
+ * (delayed); the weights 218,103,808 parameters x 4 B. */
+static void test_fp8_casts(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx c16, c8;
+	struct mb_cost m16, m8;
+
+	base_request(&rq);
+	mb_cost(&rq, &l, &c16, &m16);
+	rq.precision = ENG_FP8;
+	mb_cost(&rq, &l, &c8, &m8);
+	CHECK_NEAR((m8.lc.mem - m16.lc.mem) * c8.hbm, 4096.0 * 69632.0 * 4.0,
+		   1e-9);
+	CHECK_NEAR(m8.lc.fp8_wcast * c8.hbm, 218103808.0 * 4.0, 1e-9);
+	CHECK(m16.lc.fp8_wcast == 0.0);
+	/* the LM head stays 16-bit in FP8 recipes */
+	CHECK(m8.head_g == m16.head_g);
+	/* current scaling: 6 B per value */
+	rq.stack.fp8_recipe = STACK_FP8_CURRENT;
+	mb_cost(&rq, &l, &c8, &m8);
+	CHECK_NEAR((m8.lc.mem - m16.lc.mem) * c8.hbm, 4096.0 * 69632.0 * 6.0,
+		   1e-9);
+	/* weights re-cast every micro-batch: 4 micro-batches pay 4 casts */
+	{
+		struct trn_plan p1, p2;
+		struct eng_error err;
+		struct trn_layout l4 = l;
+		rq.global_batch_size = 32; /* dp 8 x mb 1 x 4 */
+		rq.stack.fp8_weight_cache = true;
+		CHECK(trn_evaluate(&rq, &l4, &p1, &err) == 0);
+		rq.stack.fp8_weight_cache = false;
+		CHECK(trn_evaluate(&rq, &l4, &p2, &err) == 0);
+		CHECK(p1.grad_accum == 4);
+		CHECK_NEAR(p2.time.compute_s - p1.time.compute_s,
+			   3.0 * 32.0 * m8.lc.fp8_wcast, 1e-6);
+	}
+}
+
+/* TP overlap hides tp_comm_overlap of the TP time, at most the GEMMs. */
+static void test_tp_overlap(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(8, 1);
+	struct ctx c;
+	struct mb_cost m0, m75, m100;
+
+	base_request(&rq);
+	mb_cost(&rq, &l, &c, &m0);
+	rq.stack.tp_comm_overlap = 0.75;
+	mb_cost(&rq, &l, &c, &m75);
+	rq.stack.tp_comm_overlap = 1.0;
+	mb_cost(&rq, &l, &c, &m100);
+	CHECK(m0.lc.tp > 0.0);
+	if (0.75 * m0.lc.tp <= m0.lc.gemm)
+		CHECK_NEAR(m75.lc.tp, 0.25 * m0.lc.tp, 1e-9);
+	CHECK_NEAR(m100.lc.tp, fmax(0.0, m0.lc.tp - m0.lc.gemm),
+		   1e-9 + 1e-9 * m0.lc.tp);
+}
+
+/* QLoRA dequantises every linear weight per GEMM pass (2 passes without
+ * recompute): 218,103,808 x (0.5 + 0.127/8 + 2) B x 2 over HBM. */
+static void test_qlora_dequant(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx c;
+	struct mb_cost ml, mq;
+
+	base_request(&rq);
+	rq.method = TRN_LORA;
+	mb_cost(&rq, &l, &c, &ml);
+	rq.method = TRN_QLORA;
+	mb_cost(&rq, &l, &c, &mq);
+	CHECK_NEAR((mq.lc.mem - ml.lc.mem) * c.hbm,
+		   2.0 * 218103808.0 * (0.5 + 0.127 / 8.0 + 2.0), 1e-9);
+}
+
+/* hf-peft-bnb4: 320 kernels x 2 us per layer per micro-batch, and 4.2x
+ * the fused elementwise bytes. */
+static void test_launch_and_eager(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx c0, c1;
+	struct mb_cost m0, m1;
+
+	base_request(&rq);
+	mb_cost(&rq, &l, &c0, &m0);
+	rq.stack = *stack_builtin_find("hf-peft-bnb4");
+	mb_cost(&rq, &l, &c1, &m1);
+	CHECK(m0.lc.launch == 0.0);
+	CHECK_NEAR(m1.lc.launch, 320.0 * 2e-6, 1e-12);
+	CHECK_NEAR(c1.ew_par_fwd, 4.2 * c0.ew_par_fwd, 1e-12);
+	CHECK_NEAR(c1.ew_repl_bwd, 4.2 * c0.ew_repl_bwd, 1e-12);
+}
+
+/* The attention kernel class scales the fused attention time: cuDNN on
+ * H100 is 1.5x FA2; reduce_dtype fp32 doubles DP gradient bytes. */
+static void test_attention_and_reduce(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx c;
+	struct mb_cost m2, m3;
+
+	base_request(&rq);
+	mb_cost(&rq, &l, &c, &m2);
+	rq.stack.attn_kernel = ATTN_CUDNN;
+	mb_cost(&rq, &l, &c, &m3);
+	CHECK_NEAR(m2.lc.attn / m3.lc.attn, 1.5, 1e-9);
+	rq.stack.reduce_dtype = STACK_REDUCE_FP32;
+	trn_ctx_init(&c, &rq);
+	CHECK(c.red_b == 4.0);
+	rq.stack.reduce_dtype = STACK_REDUCE_GRAD;
+	trn_ctx_init(&c, &rq);
+	CHECK(c.red_b == c.gb && c.gb == 2.0);
+}
+
+/* sdpa-math is not a flash kernel: flash_attention true is refused
+ * naming the field, and the search's default is unfused. */
+static void test_sdpa_math(void)
+{
+	struct trn_request rq;
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error err;
+
+	base_request(&rq);
+	rq.stack.attn_kernel = ATTN_SDPA_MATH;
+	rq.strategies.flash_attention.n = 1;
+	rq.strategies.flash_attention.v[0] = 1;
+	CHECK(trn_size(&rq, r, &err) == ENG_EINVAL);
+	CHECK(!strcmp(err.field, "strategies.flash_attention"));
+	rq.strategies.flash_attention.n = 0;
+	CHECK(trn_size(&rq, r, &err) == 0);
+	CHECK(r->n_plans > 0 && !r->plans[0].layout.flash_attention);
+	rq.stack.dp_overlap = -0.1;
+	CHECK(trn_size(&rq, r, &err) == ENG_EINVAL &&
+	      !strcmp(err.field, "stack"));
+	free(r);
+}
+
+static unsigned long rng = 4242;
+static long pick(long n)
+{
+	rng = rng * 6364136223846793005UL + 1442695040888963407UL;
+	return (long)((rng >> 33) % (unsigned long)n);
+}
+
+/* Over generated layouts, models and GPUs: the FP8 GEMM time (linear
+ * layers and LM head) never above BF16's; more TP or DP overlap never a
+ * slower step. */
+static void test_invariants(void)
+{
+	static const int tps[] = {1, 2, 4, 8};
+	static const int mbs[] = {1, 2, 4, 8};
+	int checked = 0;
+
+	for (int i = 0; i < 400; i++) {
+		struct trn_request rq;
+		struct trn_layout l = layout(tps[pick(4)], mbs[pick(4)]);
+		struct ctx c;
+		struct mb_cost m16, m8;
+		struct eng_error err;
+		struct trn_plan p_lo, p_hi;
+
+		base_request(&rq);
+		rq.model = pick(2) ? fx_llama3_8b() : fx_llama3_70b();
+		rq.gpu = pick(2) ? fx_h100() : fx_h200();
+		rq.seq_len = 256L << pick(6);
+		rq.gpu.peak_tflops[ENG_FP8] *= 0.5 + 0.1 * (double)pick(6);
+		l.recompute = (enum eng_recompute)pick(3);
+		mb_cost(&rq, &l, &c, &m16);
+		rq.precision = ENG_FP8;
+		mb_cost(&rq, &l, &c, &m8);
+		CHECK(m8.lc.gemm <= m16.lc.gemm);
+		CHECK(m8.head_g <= m16.head_g);
+
+		rq.precision = pick(2) ? ENG_FP8 : ENG_BF16;
+		rq.global_batch_size = 64;
+		l.zero = (int)pick(4);
+		{
+			double a = 0.1 * (double)pick(11),
+			       b = 0.1 * (double)pick(11);
+			rq.stack.tp_comm_overlap = fmin(a, b);
+			rq.stack.dp_overlap = fmin(a, b);
+			if (trn_evaluate(&rq, &l, &p_lo, &err) != 0)
+				continue;
+			rq.stack.tp_comm_overlap = fmax(a, b);
+			rq.stack.dp_overlap = fmax(a, b);
+			CHECK(trn_evaluate(&rq, &l, &p_hi, &err) == 0);
+			CHECK(p_hi.time.step_s <= p_lo.time.step_s);
+			checked++;
+		}
+	}
+	CHECK(checked > 100);
+}
+
+/* migrations/0020_stacks.sql seeds the same values as the engine's table:
+ * one row per line, "('name', 'kernel', fwd, bwd, tp, dp, 'reduce',
+ * 'recipe', cache, derate, launch, kernels, ew, ...". */
+static void test_migration_seed(void)
+{
+	FILE *fp = fopen("migrations/0020_stacks.sql", "r");
+	char line[1024];
+	int rows = 0;
+
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		char name[64], kern[32], fwd[16], bwd[16], red[16], rec[16],
+		    cache[8];
+		double tp, dp, der, lu, kpl, ew;
+		const struct eng_stack *s;
+		enum attn_kernel k;
+
+		if (line[0] != '(' ||
+		    sscanf(line,
+			   "('%63[^']', '%31[^']', %15[^,], %15[^,], %lf, %lf, "
+			   "'%15[^']', '%15[^']', %7[^,], %lf, %lf, %lf, %lf,",
+			   name, kern, fwd, bwd, &tp, &dp, red, rec, cache,
+			   &der, &lu, &kpl, &ew) != 13)
+			continue;
+		rows++;
+		s = stack_builtin_find(name);
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		CHECK(attn_kernel_parse(kern, &k) == 0 && k == s->attn_kernel);
+		CHECK(!strcmp(fwd, "NULL") && s->attn_fwd_efficiency == 0.0);
+		CHECK(!strcmp(bwd, "NULL") && s->attn_bwd_efficiency == 0.0);
+		CHECK(tp == s->tp_comm_overlap && dp == s->dp_overlap);
+		CHECK(!strcmp(red, stack_reduce_names[s->reduce_dtype]));
+		CHECK(!strcmp(rec, stack_fp8_recipe_name(s->fp8_recipe)));
+		CHECK(!strcmp(cache, s->fp8_weight_cache ? "true" : "false"));
+		CHECK(der == s->gemm_clock_derate);
+		CHECK(lu == s->kernel_launch_us && kpl == s->kernels_per_layer);
+		CHECK(ew == s->elementwise_bytes_factor);
+	}
+	fclose(fp);
+	CHECK(rows == STACK_BUILTIN_COUNT);
+}
+
+int main(void)
+{
+	RUN(test_gemm_shape);
+	RUN(test_attention_classes);
+	RUN(test_stack_table);
+	RUN(test_fp8_casts);
+	RUN(test_tp_overlap);
+	RUN(test_qlora_dequant);
+	RUN(test_launch_and_eager);
+	RUN(test_attention_and_reduce);
+	RUN(test_sdpa_math);
+	RUN(test_invariants);
+	RUN(test_migration_seed);
+	return testlib_finish();
+}
