@@ -283,13 +283,14 @@ json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 	if (!rq->gpus)
 		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));
 	sizing_default(r, "train_tokens", json_real(rq->train_tokens));
+	/* exact, not rounded: the stored request must replay to the same
+	 * plans (a rounded storage rate moves the checkpoint interval) */
 	sizing_default(r, "failures_per_gpu_hour",
-		       sizing_real(rq->failures_per_gpu_hour, 5));
+		       json_real(rq->failures_per_gpu_hour));
 	sizing_default(r, "checkpoint_gbps_per_gpu",
-		       sizing_real(rq->checkpoint_gbps_per_gpu, 5));
-	sizing_default(r, "restart_minutes",
-		       sizing_real(rq->restart_minutes, 5));
-	sizing_default(r, "max_days", sizing_real(rq->max_days, 6));
+		       json_real(rq->checkpoint_gbps_per_gpu));
+	sizing_default(r, "restart_minutes", json_real(rq->restart_minutes));
+	sizing_default(r, "max_days", json_real(rq->max_days));
 	return r;
 }
 

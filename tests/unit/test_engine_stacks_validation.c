@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "stack.h"
 #include "testlib.h"
 #include "training.h"
 
@@ -217,6 +218,58 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
 	l->micro_batch = s->micro_batch.n ? s->micro_batch.v[0] : 1;
 }
 
+/* The engine's stack profile (engine/stack.c, MODEL.md §4a) for a row's
+ * `stack` and `stack_detail`, chosen from what the source states about its
+ * software, never from the row's result; first match wins:
+ *  - NeMo releases run Megatron-Core underneath with NeMo's presets: nemo;
+ *  - Megatron-LLaMA is a 2023 Megatron-LM fork without Transformer
+ *    Engine's TP overlap: the Megatron-LM profile (megatron-lm-2021);
+ *  - PyTorch FSDP (FSDP1 or 2) and DDP with flash attention:
+ *    pytorch-fsdp2-fa2, the PyTorch-native profile;
+ *  - every other stack by its own name.
+ * Two stated details adjust the profile, each to another profile's cited
+ * value: "eager" (no torch.compile: RMSNorm, rotary and SwiGLU as separate
+ * kernels) takes hf-peft-bnb4's eager elementwise factor, and "async TP"
+ * (torch's decomposed collective matmul, the same pipelining of TP
+ * collectives behind GEMM chunks) takes megatron-core's TP overlap. */
+static const struct {
+	const char *stack, *detail, *profile;
+} stack_profiles[] = {
+    {"megatron-core", "NeMo", "nemo"},
+    {"megatron-core", "Megatron-LLaMA", "megatron-lm-2021"},
+    {"megatron-core", "", "megatron-core"},
+    {"pytorch-fsdp", "", "pytorch-fsdp2-fa2"},
+    {"pytorch-ddp", "", "pytorch-fsdp2-fa2"},
+    {"torchtitan", "", "torchtitan"},
+    {"deepspeed", "", "deepspeed-zero"},
+};
+
+static int stack_of(const char *stack, const char *detail,
+		    struct eng_stack *out)
+{
+	for (size_t i = 0; i < sizeof(stack_profiles) / sizeof(*stack_profiles);
+	     i++) {
+		const struct eng_stack *s;
+		if (strcmp(stack_profiles[i].stack, stack) != 0 ||
+		    !strstr(detail, stack_profiles[i].detail))
+			continue;
+		s = stack_builtin_find(stack_profiles[i].profile);
+		if (!s)
+			return -1;
+		*out = *s;
+		if (strstr(detail, "eager"))
+			out->elementwise_bytes_factor =
+			    stack_builtin_find("hf-peft-bnb4")
+				->elementwise_bytes_factor;
+		if (strstr(detail, "async TP"))
+			out->tp_comm_overlap =
+			    stack_builtin_find("megatron-core")
+				->tp_comm_overlap;
+		return 0;
+	}
+	return -1;
+}
+
 static void test_stack_rows(void)
 {
 	static char line[MAXL];
@@ -270,8 +323,8 @@ static void test_stack_rows(void)
 		rq.precision = strcmp(dtype, "fp8") == 0    ? ENG_FP8
 			       : strcmp(dtype, "fp16") == 0 ? ENG_FP16
 							    : ENG_BF16;
-		/* issue 13's `stack` request field: wire it here once it
-		 * exists, e.g. rq.stack = <profile named by `stack`>. */
+		CHECK(stack_of(stack, field(&t, f, nf, "stack_detail"),
+			       &rq.stack) == 0);
 		rq.seq_len = lnum(&t, f, nf, "seq_len");
 		rq.global_batch_size = lnum(&t, f, nf, "global_batch");
 		rq.gpus = lnum(&t, f, nf, "n_gpus");
