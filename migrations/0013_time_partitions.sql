@@ -62,21 +62,31 @@ BEGIN
 END
 $$;
 
--- Turns table tbl into a table partitioned on col, the old one attached
--- as <tbl>_legacy for everything before its bound.
+-- Turns table tbl into a table partitioned on col: the old table becomes
+-- <tbl>_legacy, for everything before the month after its latest row
+-- (rows dated more than a day ahead, a probe clock far off, are left out
+-- of that: moved to the DEFAULT partition); attached below.
 CREATE FUNCTION gpusizer_partition_table(tbl text, col text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     latest timestamptz;
     bound timestamptz;
     legacy text := tbl || '_legacy';
+    dflt text := tbl || '_default';
 BEGIN
-    EXECUTE format('SELECT max(%I) FROM %I', col, tbl) INTO latest;
-    bound := gpusizer_month_after(greatest(coalesce(latest, now()), now()));
+    EXECUTE format('SELECT max(%I) FROM %I WHERE %I <= now() + interval'
+                   ' ''1 day''', col, tbl, col) INTO latest;
+    bound := gpusizer_month_after(coalesce(latest,
+                                           now() - interval '1 month'));
     EXECUTE format('ALTER TABLE %I RENAME TO %I', tbl, legacy);
     EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS'
                    ' INCLUDING CONSTRAINTS INCLUDING COMPRESSION)'
                    ' PARTITION BY RANGE (%I)', tbl, legacy, col);
+    EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT', dflt, tbl);
+    PERFORM gpusizer_partition_keys(tbl, dflt);
+    EXECUTE format('WITH m AS (DELETE FROM %I WHERE %I >= $1 RETURNING *)'
+                   ' INSERT INTO %I SELECT * FROM m', legacy, col, dflt)
+        USING bound;
     EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (%I < %L)'
                    ' NOT VALID', legacy, legacy || '_bound', col, bound);
     EXECUTE format('ALTER TABLE %I VALIDATE CONSTRAINT %I', legacy,
@@ -116,8 +126,7 @@ CREATE INDEX recommendations_gpu_p
     ON recommendations (gpu, created_at DESC);
 
 -- Attach the legacy tables (the CHECK above spares the scan; the indexes
--- above are adopted: same definitions as the legacy ones) and add the
--- DEFAULT partitions.
+-- above are adopted: same definitions as the legacy ones).
 DO $$
 DECLARE
     t record;
@@ -132,9 +141,6 @@ BEGIN
         EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I'
                        ' FOR VALUES FROM (MINVALUE) TO (%L)',
                        t.tbl, t.tbl || '_legacy', bound);
-        EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT',
-                       t.tbl || '_default', t.tbl);
-        PERFORM gpusizer_partition_keys(t.tbl, t.tbl || '_default');
     END LOOP;
 END $$;
 
@@ -148,13 +154,18 @@ CREATE TRIGGER benchmark_runs_delete_results AFTER DELETE ON benchmark_runs
 -- Creates the month partitions from the current month to months_ahead
 -- months ahead (a month already covered, by the legacy partition or an
 -- earlier call, is skipped; rows of that month sitting in the DEFAULT
--- partition are moved into the new one), then, when retention_days > 0,
--- drops every partition wholly older than now() - retention_days and
--- deletes the DEFAULT partitions' rows older than that. One row per action.
-CREATE FUNCTION gpusizer_maintain(retention_days int, months_ahead int)
+-- partition are moved into the new one), then, for a retention > 0 days
+-- (history_days: probe runs and results; recommendation_days: sizing
+-- answers), drops every partition wholly older than now() - retention and
+-- deletes the DEFAULT partition's rows older than that. A partition goes
+-- when its last instant is past the cut: up to a month after its oldest
+-- rows. One row per action.
+CREATE FUNCTION gpusizer_maintain(history_days int, recommendation_days int,
+                                  months_ahead int)
 RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     t record;
+    retention_days int;
     p record;
     lo timestamptz;
     hi timestamptz;
@@ -164,6 +175,11 @@ DECLARE
     moved bigint;
     n bigint;
 BEGIN
+    -- one caller at a time (several replicas run it hourly); a partition
+    -- drop waits for its parent's readers at most 5 s, then fails and is
+    -- tried again on the next call
+    PERFORM pg_advisory_xact_lock(hashtext('gpusizer_maintain'));
+    PERFORM set_config('lock_timeout', '5s', true);
     FOR t IN SELECT * FROM (VALUES ('benchmark_runs', 'received_at'),
                                    ('benchmark_results', 'measured_at'),
                                    ('recommendations', 'created_at'))
@@ -206,6 +222,8 @@ BEGIN
             RETURN NEXT format('created %s (%s rows moved from %s)', part,
                                moved, dflt);
         END LOOP;
+        retention_days := CASE t.tbl WHEN 'recommendations'
+                          THEN recommendation_days ELSE history_days END;
         CONTINUE WHEN coalesce(retention_days, 0) <= 0;
         cut := now() - make_interval(days => retention_days);
         FOR p IN SELECT c.relname,
@@ -234,4 +252,4 @@ BEGIN
 END
 $$;
 
-SELECT gpusizer_maintain(0, 2);
+SELECT gpusizer_maintain(0, 0, 2);
