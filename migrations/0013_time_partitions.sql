@@ -53,7 +53,9 @@ $$;
 CREATE FUNCTION gpusizer_partition_keys(tbl text, part text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-    IF tbl = 'benchmark_runs' THEN
+    IF tbl LIKE 'rollup\_%' THEN
+        RETURN;  -- rollups (0014) are read by run and time, not by key
+    ELSIF tbl = 'benchmark_runs' THEN
         EXECUTE format('ALTER TABLE %I ADD PRIMARY KEY (run_id),'
                        ' ADD UNIQUE (first_result_id)', part);
     ELSE
@@ -155,8 +157,9 @@ CREATE TRIGGER benchmark_runs_delete_results AFTER DELETE ON benchmark_runs
 -- months ahead (a month already covered, by the legacy partition or an
 -- earlier call, is skipped; rows of that month sitting in the DEFAULT
 -- partition are moved into the new one), then, for a retention > 0 days
--- (history_days: probe runs and results; recommendation_days: sizing
--- answers), drops every partition wholly older than now() - retention and
+-- (history_days: probe runs, results and their rollups (0014);
+-- recommendation_days: sizing answers), drops every partition wholly
+-- older than now() - retention and
 -- deletes the DEFAULT partition's rows older than that. A partition goes
 -- when its last instant is past the cut: up to a month after its oldest
 -- rows. One row per action.
@@ -182,8 +185,11 @@ BEGIN
     PERFORM set_config('lock_timeout', '5s', true);
     FOR t IN SELECT * FROM (VALUES ('benchmark_runs', 'received_at'),
                                    ('benchmark_results', 'measured_at'),
+                                   ('rollup_gpu_runs', 'measured_at'),
+                                   ('rollup_type_runs', 'measured_at'),
                                    ('recommendations', 'created_at'))
              v (tbl, col) LOOP
+        CONTINUE WHEN to_regclass(t.tbl) IS NULL;  -- before 0014
         dflt := t.tbl || '_default';
         FOR i IN 0 .. greatest(months_ahead, 0) LOOP
             lo := (date_trunc('month', now() AT TIME ZONE 'UTC')
