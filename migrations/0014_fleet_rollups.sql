@@ -75,8 +75,11 @@ CREATE TABLE rollup_type_runs_default PARTITION OF rollup_type_runs DEFAULT;
 
 -- Reduces result rows (whole runs) into both rollups. (Row aliases here
 -- avoid "n", a column of benchmark_results.)
+-- PL/pgSQL, not SQL: its statement's plan is kept per connection, where an
+-- SQL function's would be planned again on every ingestion.
 CREATE FUNCTION gpusizer_rollup(rs benchmark_results[]) RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
     WITH s AS (SELECT * FROM unnest(rs)),
     syn AS (SELECT r.run_id, coalesce(bool_or(b.synthetic), false) AS syn
             FROM (SELECT DISTINCT run_id FROM s) r
@@ -149,7 +152,8 @@ LANGUAGE sql AS $$
            array_agg(cv.dtype ORDER BY cv.metric, cv.dtype),
            array_agg(cv.v ORDER BY cv.metric, cv.dtype)
     FROM cv JOIN syn USING (run_id)
-    GROUP BY cv.gpu_type, cv.run_id, syn.syn
+    GROUP BY cv.gpu_type, cv.run_id, syn.syn;
+END
 $$;
 
 -- Recomputes the rollups of runs from the stored results.
