@@ -270,8 +270,12 @@ static void col_put(struct sbuf *b, const struct res_col *c,
 }
 
 /* One statement, so one transaction: the run, its node, GPUs and results
- * are stored together or not at all. Every CTE after "run" reads run's
- * output, so a replayed run_id stores nothing. The results arrive as one
+ * are stored together or not at all. The run id goes first into
+ * benchmark_run_ids (ON CONFLICT DO NOTHING: run_id is unique there, as the
+ * partitioned runs table cannot enforce, migrations/0013_time_partitions.sql)
+ * and every CTE after reads its output, so a replayed run_id stores
+ * nothing. The statement's result rows are reduced into the rollups by a
+ * trigger (migrations/0014_fleet_rollups.sql). The results arrive as one
  * array per column: the daemon has parsed the report already, and this
  * keeps PostgreSQL from converting 250 KB of JSON per report (figures in
  * docs/BENCHMARKS.md). A result's id is its run's first_result_id plus its
