@@ -169,6 +169,7 @@ RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     t record;
     retention_days int;
+    gone timestamptz := '-infinity';
     p record;
     lo timestamptz;
     hi timestamptz;
@@ -191,6 +192,7 @@ BEGIN
              v (tbl, col) LOOP
         CONTINUE WHEN to_regclass(t.tbl) IS NULL;  -- before 0014
         dflt := t.tbl || '_default';
+        gone := '-infinity';
         FOR i IN 0 .. greatest(months_ahead, 0) LOOP
             lo := (date_trunc('month', now() AT TIME ZONE 'UTC')
                    + make_interval(months => i)) AT TIME ZONE 'UTC';
@@ -241,18 +243,27 @@ BEGIN
                   ORDER BY 2 LOOP
             CONTINUE WHEN p.upper IS NULL OR p.upper > cut;
             EXECUTE format('DROP TABLE %I', p.relname);
+            gone := greatest(gone, p.upper);
             RETURN NEXT format('dropped %s (older than %s)', p.relname, cut);
         END LOOP;
-        EXECUTE format('DELETE FROM ONLY %I WHERE %I < $1', dflt, t.col)
-            USING cut;
-        GET DIAGNOSTICS n = ROW_COUNT;
+        IF t.tbl = 'benchmark_runs' THEN
+            -- The ids of runs no longer stored are forgotten (such a run
+            -- posted again is stored again): those of the dropped
+            -- partitions (an id is recorded with its run's received_at)
+            -- and of the DEFAULT partition's rows deleted here.
+            WITH d AS (DELETE FROM ONLY benchmark_runs_default
+                       WHERE received_at < cut RETURNING run_id)
+            DELETE FROM benchmark_run_ids i USING d WHERE i.run_id = d.run_id;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            DELETE FROM benchmark_run_ids WHERE received_at < gone;
+        ELSE
+            EXECUTE format('DELETE FROM ONLY %I WHERE %I < $1', dflt, t.col)
+                USING cut;
+            GET DIAGNOSTICS n = ROW_COUNT;
+        END IF;
         IF n > 0 THEN
             RETURN NEXT format('deleted %s rows of %s older than %s', n,
                                dflt, cut);
-        END IF;
-        IF t.tbl = 'benchmark_runs' THEN
-            -- a run id past retention may be posted again (and stored)
-            DELETE FROM benchmark_run_ids WHERE received_at < cut;
         END IF;
     END LOOP;
 END

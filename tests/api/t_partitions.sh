@@ -135,6 +135,8 @@ req GET "/v1/recommendations/$rec"
 check_problem "retention: a recommendation past the cut is gone (404)" 404
 req GET "/v1/benchmarks/$new"
 check "retention: this month's run stays" 200
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/new.json"
+check "retention: and posted again is still a replay" 201 ".received_at == \"$first\""
 # The future run's results are partitioned by their own (skewed) date:
 # they outlive their run until that date passes the cut.
 got=$(q "SELECT count(*) FROM benchmark_results_default WHERE run_id = '$future'")
