@@ -61,7 +61,7 @@ UNIT_BINS := $(UNIT_ENGINE_SRCS:tests/unit/%.c=$(BUILD)/tests/%) \
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all deps run demo test bench lint fuzz valgrind clean format probe unit \
+.PHONY: all deps run demo test bench bench-fleet lint fuzz valgrind clean format probe unit \
         gpu-check
 all: $(BUILD)/gpusizerd probe
 
@@ -133,6 +133,13 @@ test: $(DEPS_STAMP)
 
 bench: $(BUILD)/gpusizerd
 	@bench/run.sh
+
+# A simulated fleet's history in a private PostgreSQL, then storage and read
+# figures (docs/BENCHMARKS.md "Fleet history"): NODES 8-GPU nodes, DAYS days.
+NODES ?= 2000
+DAYS  ?= 365
+bench-fleet: $(BUILD)/gpusizerd
+	@NODES=$(NODES) DAYS=$(DAYS) bench/fleet.sh
 
 lint: $(DEPS_STAMP)
 	@rc=0; tests/lint.sh || rc=1; deploy/lint.sh || rc=1; exit $$rc

@@ -76,6 +76,14 @@ static const struct key keys[] = {
      0, 1, "0",
      "count reports marked synthetic (fixtures, make demo) in fleet "
      "medians, calibration and the capacity report"},
+    {"history-retention-days", "GPUSIZER_HISTORY_RETENTION_DAYS", K_INT,
+     I(history_retention_days), 0, 36500, "0",
+     "days of probe runs and results kept: older months of partitions are "
+     "dropped hourly and by `gpusizerd maintain`; 0 keeps everything"},
+    {"recommendation-retention-days", "GPUSIZER_RECOMMENDATION_RETENTION_DAYS",
+     K_INT, I(recommendation_retention_days), 0, 36500, "0",
+     "days of sizing answers (recommendations) kept, the same way; 0 keeps "
+     "everything"},
     {"engine-timeout-ms", "GPUSIZER_ENGINE_TIMEOUT_MS", K_INT,
      I(engine_timeout_ms), 100, 600000, "10000",
      "wall clock of one request's engine work; past it (a saturated "

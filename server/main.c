@@ -24,6 +24,7 @@
 #include "server/config.h"
 #include "server/http.h"
 #include "server/log.h"
+#include "storage/maintain.h"
 #include "storage/migrate.h"
 #include "storage/tokens.h"
 
@@ -33,6 +34,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: gpusizerd [serve] [options]\n"
 		   "       gpusizerd migrate [options]\n"
+		   "       gpusizerd maintain [options]\n"
 		   "       gpusizerd token create --name NAME --scopes "
 		   "probe,admin [options]\n"
 		   "       gpusizerd token revoke NAME [options]\n"
@@ -124,6 +126,59 @@ static int migrate_until_done(const struct config *cfg,
 	}
 }
 
+/* The time partitions' upkeep (storage/maintain.h): at start, hourly
+ * while serving, and by `gpusizerd maintain`. A failure (a lock held past
+ * lock_timeout) is logged and tried again next time; months are made
+ * MAINTAIN_MONTHS_AHEAD ahead, so a few failed hours lose nothing.
+ */
+static int run_maintain(struct db_pool *pool, const struct config *cfg,
+			int print)
+{
+	struct maintain_policy p = {cfg->history_retention_days,
+				    cfg->recommendation_retention_days};
+	struct store_err e;
+	char *actions = NULL, n[16];
+	int count = 0;
+
+	if (store_maintain(pool, &p, &actions, &count, &e) != STORE_OK) {
+		log_event(LOG_WARN, "partition maintenance failed", "error",
+			  e.message, NULL);
+		return 1;
+	}
+	snprintf(n, sizeof(n), "%d", count);
+	for (char *line = actions, *nl; line && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		if (print)
+			printf("%s\n", line);
+		log_event(LOG_INFO, "partition maintenance", "action", line,
+			  NULL);
+	}
+	log_event(LOG_INFO, "partition maintenance done", "actions", n, NULL);
+	free(actions);
+	return 0;
+}
+
+static int cmd_maintain(struct config *cfg)
+{
+	struct db_pool *pool = NULL;
+	char err[1024];
+	int rc;
+	struct db_config dbc = {cfg->database_url, 1,
+				cfg->db_acquire_timeout_ms,
+				cfg->statement_timeout_ms, log_db_error};
+
+	if (db_pool_new(&dbc, &pool, err, sizeof(err)) != 0) {
+		fprintf(stderr, "gpusizerd: %s\n", err);
+		return 1;
+	}
+	rc = run_maintain(pool, cfg, 1);
+	db_pool_free(pool);
+	return rc;
+}
+
 static int cmd_serve(struct config *cfg, int migrate_only)
 {
 	struct migration_set *set = NULL;
@@ -201,8 +256,10 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	atomic_store(&app.ready, 1);
 	sd_notify_msg("READY=1");
 
-	while (!(sig = wait_signal(&sigs, 60000)))
-		;
+	run_maintain(pool, cfg, 0);
+	for (int minutes = 1; !(sig = wait_signal(&sigs, 60000)); minutes++)
+		if (minutes % 60 == 0)
+			run_maintain(pool, cfg, 0);
 	log_event(LOG_INFO, "shutting down: draining", "signal",
 		  sig == SIGINT ? "SIGINT" : "SIGTERM", NULL);
 	sd_notify_msg("STOPPING=1");
@@ -393,7 +450,8 @@ int main(int argc, char **argv)
 		cmd = "serve";
 		first = 1;
 	}
-	if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0) {
+	if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 &&
+	    strcmp(cmd, "maintain") != 0) {
 		fprintf(stderr, "gpusizerd: unknown command \"%s\"\n\n", cmd);
 		usage(stderr);
 		return 2;
@@ -403,5 +461,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_set_level((enum log_level)log_level_parse(cfg.log_level));
+	if (!strcmp(cmd, "maintain"))
+		return cmd_maintain(&cfg);
 	return cmd_serve(&cfg, !strcmp(cmd, "migrate"));
 }

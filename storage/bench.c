@@ -57,36 +57,26 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	snprintf(days, sizeof(days), "%d", window_days);
 	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
 	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
-	/* Sweeps count at their largest size (the asymptotic rate). One
-	 * value per run first (the run's median over its GPUs), then the
-	 * median over runs: a node with 8 GPUs counts once per run. Only
-	 * medians in [BENCH_STAT_MIN, BENCH_STAT_MAX] calibrate: a row
-	 * stored before that bound (1e-310), or written around the API
+	/* One value per run (the run's median over its GPUs, sweeps at
+	 * their largest size: the asymptotic rate), reduced when the run
+	 * was stored (rollup_type_runs, migrations/0014_fleet_rollups.sql),
+	 * then the median over runs here: a node with 8 GPUs counts once per
+	 * run. Only medians in [BENCH_STAT_MIN, BENCH_STAT_MAX] calibrate: a
+	 * row stored before that bound (1e-310), or written around the API
 	 * (NaN, which PostgreSQL sorts above every number, or Infinity), is
 	 * skipped rather than made every plan infinitely slow (issue 15).
 	 */
 	if (db_exec(
 		pool,
 		/* clang-format off */
-		"WITH rows AS ("
-		" SELECT metric, coalesce(dtype, '') AS dtype, run_id, median,"
-		"  coalesce(size_bytes, 0) AS sz, max(coalesce(size_bytes, 0))"
-		"  OVER (PARTITION BY run_id, metric, coalesce(dtype, ''))"
-		"  AS mx"
-		" FROM benchmark_results"
-		" WHERE gpu_type = $1 AND status = 'ok'"
-		"  AND median BETWEEN $3::float8 AND $4::float8"
-		"  AND measured_at > now() - make_interval(days => $2::int)"
-		"  AND metric IN ('gemm_tflops', 'hbm_read_gbps',"
-		"   'nccl_allreduce_busbw_gbps', 'p2p_unidir_gbps')"
-		"  AND ($5::boolean OR NOT EXISTS (SELECT 1 FROM benchmark_runs"
-		"   s WHERE s.run_id = benchmark_results.run_id"
-		"   AND s.synthetic))),"
-		" per_run AS ("
-		" SELECT metric, CASE dtype WHEN 'fp8_e4m3' THEN 'fp8'"
-		"  ELSE dtype END AS dtype, run_id,"
-		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v"
-		" FROM rows WHERE sz = mx GROUP BY 1, 2, 3)"
+		"WITH per_run AS ("
+		" SELECT r.run_id, m.metric, m.dtype, m.v"
+		" FROM rollup_type_runs r,"
+		"  unnest(r.metrics, r.dtypes, r.v) AS m (metric, dtype, v)"
+		" WHERE r.gpu_type = $1"
+		"  AND r.measured_at > now() - make_interval(days => $2::int)"
+		"  AND ($5::boolean OR NOT r.synthetic)"
+		"  AND m.v BETWEEN $3::float8 AND $4::float8)"
 		" SELECT metric, dtype,"
 		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY v),"
 		"  count(*), (SELECT count(DISTINCT run_id) FROM per_run)"
@@ -280,8 +270,12 @@ static void col_put(struct sbuf *b, const struct res_col *c,
 }
 
 /* One statement, so one transaction: the run, its node, GPUs and results
- * are stored together or not at all. Every CTE after "run" reads run's
- * output, so a replayed run_id stores nothing. The results arrive as one
+ * are stored together or not at all. The run id goes first into
+ * benchmark_run_ids (ON CONFLICT DO NOTHING: run_id is unique there, as the
+ * partitioned runs table cannot enforce, migrations/0013_time_partitions.sql)
+ * and every CTE after reads its output, so a replayed run_id stores
+ * nothing. The statement's result rows are reduced into the rollups by a
+ * trigger (migrations/0014_fleet_rollups.sql). The results arrive as one
  * array per column: the daemon has parsed the report already, and this
  * keeps PostgreSQL from converting 250 KB of JSON per report (figures in
  * docs/BENCHMARKS.md). A result's id is its run's first_result_id plus its
@@ -304,12 +298,14 @@ static struct db_stmt ingest_stmt = {
 	"  LEFT JOIN gpu_name_map m ON m.nvml_name = g->>'name'),"
 	" node_type AS (SELECT CASE WHEN count(DISTINCT t) = 1"
 	"  AND count(*) = count(t) THEN max(t) END AS t FROM types),"
+	" rid AS ("
+	"  INSERT INTO benchmark_run_ids (run_id) VALUES ($2::uuid)"
+	"  ON CONFLICT (run_id) DO NOTHING RETURNING run_id, received_at),"
 	" run AS ("
 	"  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
-	"   started_at, finished_at, report, synthetic)"
-	"  VALUES ($2::uuid, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
-	"   $1::text, $31::boolean)"
-	"  ON CONFLICT (run_id) DO NOTHING"
+	"   started_at, finished_at, report, synthetic, received_at)"
+	"  SELECT rid.run_id, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
+	"   $1::text, $31::boolean, rid.received_at FROM rid"
 	"  RETURNING run_id, hostname, received_at, first_result_id),"
 	" node AS ("
 	"  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
@@ -650,30 +646,26 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 			      double threshold, bool with_synthetic,
 			      json_t **out, struct store_err *e)
 {
-	char days[16], thr[32], lo[32], hi[32];
-	const char *params[5] = {days, thr, lo, hi,
-				 with_synthetic ? "true" : "false"};
+	char days[16], thr[32];
+	const char *params[3] = {days, thr, with_synthetic ? "true" : "false"};
 	PGresult *r = NULL;
 
 	*out = NULL;
 	snprintf(days, sizeof(days), "%d", window_days);
 	snprintf(thr, sizeof(thr), "%.6f", threshold);
-	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
-	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
-	/* Each GPU's latest run in the window, found per GPU seen in the
-	 * window from the index on (gpu_uuid, measured_at), and its results
-	 * from the same index (a run's rows share measured_at); materialized,
-	 * so the planner probes the index once per GPU
-	 * (migrations/0010_result_gpu_index.sql). Sweeps reduced to their
-	 * largest size (the asymptotic rate); a GPU's value is the median
-	 * over its results (e.g. over P2P peers); the type's figure is the
-	 * median over its GPUs. A GPU is degraded when it is more than
-	 * threshold under its type's median (over, for latencies), when its
-	 * PCIe link trained below its maximum, or when hardware or thermal
-	 * slowdowns fired while it was measured. A median or limit outside
-	 * 0 and [BENCH_STAT_MIN, BENCH_STAT_MAX] (stored before that bound,
-	 * or NaN and Infinity written around the API) is skipped: it would
-	 * show as "NaN" or drag the type's median to nothing (issue 15). The
+	/* Each GPU's latest run in the window, one index probe per GPU seen
+	 * in the window into rollup_gpu_runs, which holds each run's value
+	 * per GPU, metric and dtype as reduced when the run was stored
+	 * (migrations/0014_fleet_rollups.sql): sweeps at their largest size
+	 * (the asymptotic rate), the median over the GPU's results (e.g.
+	 * over P2P peers), only ok results whose median is 0 or within
+	 * [BENCH_STAT_MIN, BENCH_STAT_MAX] (stored before that bound, or NaN
+	 * and Infinity written around the API, would show as "NaN" or drag
+	 * the type's median to nothing: issue 15), limits likewise. The
+	 * type's figure is the median over its GPUs. A GPU is degraded when
+	 * it is more than threshold under its type's median (over, for
+	 * latencies), when its PCIe link trained below its maximum, or when
+	 * hardware or thermal slowdowns fired while it was measured. The
 	 * capacity report applies the same rules week by week
 	 * (storage/report.c): keep them in step.
 	 */
@@ -685,33 +677,16 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		" gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
 		"  g.gpu_type, coalesce(g.gpu_type, 'nvml:' || g.name) AS k,"
 		"  g.info FROM node_gpus g, win WHERE g.last_seen >= win.t0),"
-		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.run_id,"
-		"  x.measured_at FROM gl, win, LATERAL (SELECT b.run_id,"
-		"  b.measured_at FROM benchmark_results b"
-		"  WHERE b.gpu_uuid = gl.uuid AND b.measured_at >= win.t0"
-		"  AND ($5::boolean OR NOT EXISTS (SELECT 1 FROM"
-		"   benchmark_runs s WHERE s.run_id = b.run_id"
-		"   AND s.synthetic))"
-		"  ORDER BY b.measured_at DESC LIMIT 1) x),"
-		" sized AS (SELECT b.gpu_uuid, l.k, b.metric,"
-		"  coalesce(b.dtype, '') AS dtype, b.unit, b.median,"
-		"  CASE WHEN b.limit_value BETWEEN $3::float8 AND $4::float8"
-		"   THEN b.limit_value END AS limit_value,"
-		"  coalesce(b.size_bytes, 0) AS sz,"
-		"  max(coalesce(b.size_bytes, 0)) OVER (PARTITION BY "
-		"b.gpu_uuid,"
-		"   b.metric, coalesce(b.dtype, '')) AS max_sz,"
-		"  b.clock_event_reasons AS reasons"
-		"  FROM latest l JOIN benchmark_results b ON b.gpu_uuid = "
-		"l.uuid"
-		"  AND b.measured_at = l.measured_at AND b.run_id = l.run_id"
-		"  WHERE b.status = 'ok' AND (b.median = 0 OR b.median"
-		"   BETWEEN $3::float8 AND $4::float8)),"
-		" per_gpu AS (SELECT gpu_uuid, k, metric, dtype, max(unit) AS "
-		"unit,"
-		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v,"
-		"  max(limit_value) AS lim FROM sized WHERE sz = max_sz"
-		"  GROUP BY 1, 2, 3, 4),"
+		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.*"
+		"  FROM gl, win, LATERAL (SELECT r.metrics, r.dtypes, r.units,"
+		"  r.v, r.lim, r.slowdowns FROM rollup_gpu_runs r"
+		"  WHERE r.gpu_uuid = gl.uuid AND r.measured_at >= win.t0"
+		"  AND ($3::boolean OR NOT r.synthetic)"
+		"  ORDER BY r.measured_at DESC LIMIT 1) x),"
+		" per_gpu AS (SELECT l.uuid AS gpu_uuid, l.k, m.metric, m.dtype,"
+		"  m.unit, m.v, m.lim FROM latest l,"
+		"  unnest(l.metrics, l.dtypes, l.units, l.v, l.lim)"
+		"  AS m (metric, dtype, unit, v, lim)),"
 		" per_type AS (SELECT k, metric, dtype, max(unit) AS unit,"
 		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,"
 		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY lim) AS lim,"
@@ -737,13 +712,9 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"   OR (info->'pcie'->>'width_current')::int"
 		"   < (info->'pcie'->>'width_max')::int"
 		"  UNION ALL"
-		"  SELECT gpu_uuid, 'clock slowdowns while measured: ' ||"
-		"   string_agg(DISTINCT reason, ', ' ORDER BY reason)"
-		"  FROM sized, unnest(reasons) reason WHERE reason IN "
-		"('hw_slowdown', "
-		"'hw_thermal_slowdown',"
-		"   'sw_thermal_slowdown', 'hw_power_brake_slowdown')"
-		"  GROUP BY gpu_uuid),"
+		"  SELECT uuid, 'clock slowdowns while measured: ' ||"
+		"   array_to_string(slowdowns, ', ') FROM latest"
+		"  WHERE cardinality(slowdowns) > 0),"
 		" types AS (SELECT k, bool_or(gpu_type IS NOT NULL) AS "
 		"in_catalog,"
 		"  count(*) AS gpus, count(DISTINCT hostname) AS nodes"
@@ -780,7 +751,7 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		"   (SELECT 1 FROM flags f WHERE f.gpu_uuid = g.uuid)))"
 		"  ORDER BY t.k), '[]')) FROM types t",
 		/* clang-format on */
-		5, params, 1, &r, e) != STORE_OK)
+		3, params, 1, &r, e) != STORE_OK)
 		return e->status;
 	return one_json(r, out, e);
 }

@@ -117,8 +117,9 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 
 /* The longest window the fleet view and the capacity report take: a year,
  * leap day included. What they cost grows with the GPUs seen in the window
- * (migrations/0010_result_gpu_index.sql); older runs are history, kept
- * for as long as the operator's retention says (docs/OPERATIONS.md).
+ * (one rollup row each, migrations/0014_fleet_rollups.sql); older runs are
+ * history, kept for as long as the operator's retention says
+ * (docs/OPERATIONS.md, "Retention").
  */
 #define FLEET_MAX_WINDOW_DAYS 366
 

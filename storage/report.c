@@ -34,8 +34,9 @@
  *    (over, for latencies; two or more GPUs of the type), a hardware or
  *    thermal clock slowdown while measured, or a PCIe link below its
  *    maximum (the node's latest inventory: PCIe state is known as of the
- *    last report only); medians outside 0 and [$5, $6] (BENCH_STAT_MIN,
- *    BENCH_STAT_MAX) are skipped, as there.
+ *    last report only); medians outside 0 and [BENCH_STAT_MIN,
+ *    BENCH_STAT_MAX] are skipped, as there (both reduced when the run was
+ *    stored: migrations/0014_fleet_rollups.sql).
  */
 static const char report_sql[] =
     /* clang-format off */
@@ -92,33 +93,24 @@ static const char report_sql[] =
     "   ORDER BY job, wk, created_at DESC) x GROUP BY 1, 2),"
     /* clang-format on */
     /* healthy GPUs per week: store_fleet()'s rules, week by week, on
-     * each node's latest run of the week that measured something (its
-     * results are the ids [first_result_id, + 32768), migrations/0007:
-     * read by primary key, not by scanning the window's results; the
-     * run_id test changes nothing but lets the planner see how few rows
-     * a run has, so it does not JIT-compile the statement for seconds) */
+     * each node's latest run of the week that measured something, from
+     * the run's rollup (rollup_gpu_runs, migrations/0014_fleet_rollups.sql:
+     * each GPU's median per metric and dtype at the largest size it
+     * measured, v_week; the slowdowns seen) */
     /* clang-format off */
     " gk AS (SELECT uuid, coalesce(gpu_type, 'nvml:' || name) AS k, info"
     "  FROM node_gpus),"
     " lw AS (SELECT DISTINCT ON (wk, r.hostname) date_trunc('week',"
-    "   r.received_at AT TIME ZONE 'UTC') AS wk, r.run_id,"
-    "  r.first_result_id AS lo"
+    "   r.received_at AT TIME ZONE 'UTC') AS wk, r.run_id"
     "  FROM benchmark_runs r, w WHERE r.received_at >= w.t0"
-    "  AND r.status IN ('ok', 'partial') AND ($7::boolean OR NOT r.synthetic)"
+    "  AND r.status IN ('ok', 'partial') AND ($5::boolean OR NOT r.synthetic)"
     "  ORDER BY wk, r.hostname, r.received_at DESC),"
-    " ws AS (SELECT l.wk, b.gpu_uuid, g.k, b.metric,"
-    "  coalesce(b.dtype, '') AS dtype, b.median, b.status,"
-    "  coalesce(b.size_bytes, 0) AS sz, max(coalesce(b.size_bytes, 0))"
-    "   OVER (PARTITION BY l.wk, b.gpu_uuid, b.metric,"
-    "   coalesce(b.dtype, '')) AS max_sz, b.clock_event_reasons AS reasons"
-    "  FROM lw l JOIN benchmark_results b ON b.id >= l.lo"
-    "  AND b.id < l.lo + 32768 AND b.run_id = l.run_id"
-    "  JOIN gk g ON g.uuid = b.gpu_uuid),"
-    " wg AS (SELECT wk, gpu_uuid, k, metric, dtype,"
-    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY median) AS v"
-    "  FROM ws WHERE sz = max_sz AND status = 'ok'"
-    "  AND (median = 0 OR median BETWEEN $5::float8 AND $6::float8)"
-    "  GROUP BY 1, 2, 3, 4, 5),"
+    " ws AS (SELECT l.wk, x.gpu_uuid, g.k, x.metrics, x.dtypes, x.v_week,"
+    "  x.slowdowns FROM lw l JOIN rollup_gpu_runs x ON x.run_id = l.run_id"
+    "  JOIN gk g ON g.uuid = x.gpu_uuid),"
+    " wg AS (SELECT ws.wk, ws.gpu_uuid, ws.k, m.metric, m.dtype, m.v"
+    "  FROM ws, unnest(ws.metrics, ws.dtypes, ws.v_week)"
+    "  AS m (metric, dtype, v) WHERE m.v IS NOT NULL),"
     " wt AS (SELECT wk, k, metric, dtype,"
     "  percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,"
     "  count(*) AS n FROM wg GROUP BY 1, 2, 3, 4),"
@@ -134,11 +126,7 @@ static const char report_sql[] =
     "   < (g.info->'pcie'->>'gen_max')::int"
     "   OR (g.info->'pcie'->>'width_current')::int"
     "   < (g.info->'pcie'->>'width_max')::int"
-    "  UNION SELECT wk, gpu_uuid FROM ws, unnest(reasons) reason"
-    "  WHERE status = 'ok' AND (median = 0 OR median BETWEEN $5::float8"
-    "   AND $6::float8) AND reason IN"
-    "   ('hw_slowdown', 'hw_thermal_slowdown', 'sw_thermal_slowdown',"
-    "   'hw_power_brake_slowdown')),"
+    "  UNION SELECT wk, gpu_uuid FROM ws WHERE cardinality(slowdowns) > 0),"
     " hl AS (SELECT s.wk, s.k, count(*) AS seen,"
     "  count(*) FILTER (WHERE x.gpu_uuid IS NULL) AS healthy"
     "  FROM seen s LEFT JOIN wbad x USING (wk, gpu_uuid) GROUP BY 1, 2),"
@@ -233,13 +221,8 @@ enum store_status store_report_capacity(struct db_pool *pool,
 					const struct report_query *q,
 					json_t **out, struct store_err *e)
 {
-	char days[16], max_nodes[16], thr[32], lo[32], hi[32];
-	const char *params[7] = {days,
-				 q->bucket,
-				 max_nodes,
-				 thr,
-				 lo,
-				 hi,
+	char days[16], max_nodes[16], thr[32];
+	const char *params[5] = {days, q->bucket, max_nodes, thr,
 				 q->with_synthetic ? "true" : "false"};
 	PGresult *r = NULL;
 	json_t *fleet = NULL;
@@ -258,13 +241,11 @@ enum store_status store_report_capacity(struct db_pool *pool,
 	snprintf(max_nodes, sizeof(max_nodes), "%d",
 		 q->max_nodes > 0 ? q->max_nodes : 1);
 	snprintf(thr, sizeof(thr), "%.6f", q->degraded_threshold);
-	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
-	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
 	/* The fleet part is exactly GET /v1/fleet's, so the two agree. */
 	if (store_fleet(pool, q->window_days, q->degraded_threshold,
 			q->with_synthetic, &fleet, e) != STORE_OK)
 		return e->status;
-	if (db_exec(pool, report_sql, 7, params, 1, &r, e) != STORE_OK) {
+	if (db_exec(pool, report_sql, 5, params, 1, &r, e) != STORE_OK) {
 		json_decref(fleet);
 		return e->status;
 	}

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# fleet.sh - `make bench-fleet`: a simulated fleet's history, then what it
+# costs to keep and to read (issue 18). Figures, never assertions.
+#
+#   NODES=2000 DAYS=365 bench/fleet.sh
+#
+# 1. A private PostgreSQL (deploy/dev/pg.sh) and build/gpusizerd. One real
+#    report (tests/fixtures/probe/report_synthetic_h100x8.json: 8 H100s,
+#    290 results) is posted through the API: its stored rows and report
+#    text are the template of every generated run.
+# 2. NODES 8-GPU nodes probe once a day for DAYS days, generated in SQL
+#    (generate_series, one INSERT per day and batch of nodes, through the
+#    same tables, triggers and rollups as ingestion, not over HTTP): each
+#    run's medians get +-0.5 % noise and a slow drift (-2 % a year); every
+#    97th node has one GPU 25 % slow on GEMM with a thermal slowdown; node
+#    0 is retired halfway (no runs after DAYS/2).
+# 3. Measures and prints one line per figure, name then value:
+#      bytes_per_gpu_year      database growth / (GPUs x DAYS/365)
+#      ingest_reports_per_s    POST /v1/benchmarks at that size (INGEST
+#                              reports of new runs, 4 clients)
+#      fleet_p50_ms fleet_p99_ms  GET /v1/fleet (default 30-day window)
+#      nodes_p99_ms            GET /v1/nodes
+#      calibration_p99_ms      the calibration query (storage/bench.c
+#                              store_fleet_medians, uncached: the daemon
+#                              caches it 30 s) for H100 over 30 days
+#      capacity_report_p99_ms  GET /v1/reports/capacity (CSV, capacity)
+#    READS (default 50) requests per read figure. KEEP=1 leaves the
+#    database running afterwards.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+nodes=${NODES:-2000}
+days=${DAYS:-365}
+reads=${READS:-50}
+ingest=${INGEST:-200}
+batch=${BATCH:-100}
+work=$(mktemp -d "${TMPDIR:-/tmp}/gsz-fleet.XXXXXX")
+chmod 755 "$work"
+pid=""
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	if [ -n "${KEEP:-}" ]; then # KEEP=1: the database stays up, to explore
+		echo "# kept: DATABASE_URL='$DATABASE_URL' (deploy/dev/pg.sh stop $work/pg)" >&2
+		return
+	fi
+	deploy/dev/pg.sh stop "$work/pg" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+make -s build/gpusizerd
+port=$((30000 + RANDOM % 10000))
+DATABASE_URL=$(deploy/dev/pg.sh start "$work/pg" "$port")
+export DATABASE_URL
+http=$((40000 + RANDOM % 10000))
+build/gpusizerd serve --listen "127.0.0.1:$http" >"$work/d.log" 2>&1 &
+pid=$!
+base=http://127.0.0.1:$http
+for _ in $(seq 200); do curl -sf "$base/readyz" >/dev/null && break; sleep 0.1; done
+token=$(build/gpusizerd token create --name fleet-bench --scopes probe 2>/dev/null)
+psqlbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/psql
+sql() { "$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 "$@"; }
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+tmpl=$(cat /proc/sys/kernel/random/uuid)
+jq -c --arg r "$tmpl" --arg now "$now" '.run_id = $r | .node.hostname = "fleet-template"
+	| .synthetic = false | .started_at = $now | .finished_at = $now' \
+	tests/fixtures/probe/report_synthetic_h100x8.json >"$work/tmpl.json"
+curl -sf -o /dev/null -X POST "$base/v1/benchmarks" -H "Authorization: Bearer $token" \
+	-H 'Content-Type: application/json' --data-binary @"$work/tmpl.json"
+size() { sql -c "CHECKPOINT" >/dev/null; sql -c "SELECT pg_database_size(current_database())"; }
+
+# The template: the posted run's rows, GPUs numbered by their place.
+sql -v tmpl="$tmpl" <<'EOF'
+CREATE TABLE bench_tmpl AS
+SELECT b.*, dense_rank() OVER (ORDER BY b.gpu_uuid) - 1 AS gi,
+       b.id - r.first_result_id AS ord
+FROM benchmark_results b JOIN benchmark_runs r USING (run_id)
+WHERE r.run_id = :'tmpl';
+UPDATE bench_tmpl SET gi = NULL WHERE gpu_uuid IS NULL;
+CREATE TABLE bench_tmpl_report AS
+SELECT report, run_id FROM benchmark_runs WHERE run_id = :'tmpl';
+CREATE TABLE bench_tmpl_gpu AS
+SELECT g.*, dense_rank() OVER (ORDER BY g.uuid) - 1 AS gi
+FROM node_gpus g WHERE hostname = 'fleet-template';
+EOF
+before=$(size)
+
+# One day and batch of nodes per statement: the rollup trigger reduces each
+# statement's rows at once.
+gen_start=$(date +%s.%N)
+sql -v nodes="$nodes" -v days="$days" -v batch="$batch" <<'EOF'
+CREATE FUNCTION pg_temp.gen(nodes int, days int, batch int) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    d int;
+    lo int;
+    t0 timestamptz;
+BEGIN
+    INSERT INTO nodes (hostname, cpu_model, driver_version, cuda_version,
+                       inventory, first_seen, last_seen)
+    SELECT 'fleet-' || lpad(n::text, 5, '0'), 'bench', '570.0', '12.8', '{}',
+           now() - make_interval(days => days), now()
+    FROM generate_series(0, nodes - 1) n;
+    INSERT INTO node_gpus (uuid, hostname, gpu_index, name, gpu_type,
+                           pci_bus_id, info, last_seen)
+    SELECT 'GPU-' || md5('fleet-' || n || '-' || t.gi), 'fleet-' ||
+           lpad(n::text, 5, '0'), t.gi, t.name, t.gpu_type, t.pci_bus_id,
+           t.info, now()
+    FROM generate_series(0, nodes - 1) n, bench_tmpl_gpu t;
+    FOR d IN 0 .. days - 1 LOOP
+        t0 := now() - make_interval(days => days - 1 - d);
+        lo := 0;
+        WHILE lo < nodes LOOP
+            WITH nn AS (
+                SELECT n, gen_random_uuid() AS run_id,
+                       t0 - make_interval(mins => n % 1440) AS at
+                FROM generate_series(lo, least(lo + batch, nodes) - 1) n
+                WHERE NOT (n = 0 AND d >= days / 2)),
+            ids AS (INSERT INTO benchmark_run_ids (run_id, received_at)
+                    SELECT run_id, at FROM nn RETURNING 1),
+            runs AS (
+                INSERT INTO benchmark_runs (run_id, hostname, status, mode,
+                    started_at, finished_at, received_at, report, synthetic)
+                SELECT nn.run_id, 'fleet-' || lpad(nn.n::text, 5, '0'), 'ok',
+                       'full', nn.at - interval '8 minutes', nn.at, nn.at,
+                       replace(r.report, r.run_id::text, nn.run_id::text),
+                       false
+                FROM nn, bench_tmpl_report r
+                RETURNING run_id, hostname, first_result_id, received_at)
+            INSERT INTO benchmark_results (id, run_id, hostname, gpu_uuid,
+                gpu_type, metric, dtype, method, peer_index, size_bytes, unit,
+                status, median, max, mean, p10, p90, cv, n, limit_value,
+                efficiency, clock_event_reasons, measured_at)
+            SELECT runs.first_result_id + t.ord, runs.run_id, runs.hostname,
+                   CASE WHEN t.gi IS NOT NULL THEN 'GPU-' || md5(
+                       'fleet-' || nn.n || '-' || t.gi) END,
+                   t.gpu_type, t.metric, t.dtype, t.method, t.peer_index,
+                   t.size_bytes, t.unit, t.status, t.median * f.k, t.max * f.k,
+                   t.mean * f.k, t.p10 * f.k, t.p90 * f.k, t.cv, t.n,
+                   t.limit_value, t.efficiency * f.k,
+                   CASE WHEN f.slow THEN t.clock_event_reasons ||
+                       '{hw_thermal_slowdown}'::text[]
+                       ELSE t.clock_event_reasons END,
+                   runs.received_at
+            FROM runs JOIN nn USING (run_id) CROSS JOIN bench_tmpl t
+            CROSS JOIN LATERAL (
+                SELECT nn.n % 97 = 0 AND t.gi = 3 AND t.metric = 'gemm_tflops'
+                       AS slow) s
+            CROSS JOIN LATERAL (
+                SELECT s.slow,
+                       (1 + (random() - 0.5) * 0.01) * (1 - 0.02 * d / 365.0)
+                       * CASE WHEN s.slow THEN 0.75 ELSE 1 END AS k) f;
+            lo := lo + batch;
+        END LOOP;
+    END LOOP;
+    UPDATE nodes n SET last_run_id = r.run_id, last_seen = r.received_at
+    FROM (SELECT DISTINCT ON (hostname) hostname, run_id, received_at
+          FROM benchmark_runs ORDER BY hostname, received_at DESC) r
+    WHERE r.hostname = n.hostname AND n.hostname LIKE 'fleet-%';
+    UPDATE node_gpus g SET last_seen = n.last_seen FROM nodes n
+    WHERE n.hostname = g.hostname AND n.hostname LIKE 'fleet-%';
+END
+$$;
+SELECT pg_temp.gen(:nodes, :days, :batch);
+VACUUM ANALYZE;
+EOF
+gen_end=$(date +%s.%N)
+after=$(size)
+gpus=$((nodes * 8))
+awk -v a="$after" -v b="$before" -v g="$gpus" -v d="$days" \
+	'BEGIN { printf "bytes_per_gpu_year %.0f\n", (a - b) / g * 365 / d }'
+echo "# generated $nodes nodes x $days days in $(awk -v a="$gen_start" -v b="$gen_end" 'BEGIN { printf "%.0f", b - a }') s; database $((after / 1048576)) MiB" >&2
+# where it went, per table (partitions summed; heap, TOAST, indexes)
+sql -c "SELECT c.relname, sum(pg_table_size(t.relid)), sum(pg_indexes_size(t.relid))
+	FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace,
+	LATERAL (SELECT relid FROM pg_partition_tree(c.oid) WHERE isleaf) t
+	WHERE s.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+	GROUP BY 1 ORDER BY 2 + 3 DESC LIMIT 6" |
+	awk -F'|' -v g="$gpus" -v d="$days" '{ printf "# %s: table %.0f, indexes %.0f bytes per GPU-year\n", $1, $2 / g * 365 / d, $3 / g * 365 / d }' >&2
+
+# Ingestion at that size: new runs, 4 clients, each report its own host
+# and GPUs (deploy/tools/db-growth.sh does the same: reports of the same
+# GPUs would wait on each other's node_gpus row locks).
+mkdir -p "$work/r"
+for i in $(seq 1 "$ingest"); do
+	jq -c --arg h "$(printf 'fleet-new-%05d' "$i")" --arg r "$(cat /proc/sys/kernel/random/uuid)" \
+		--arg s "$(printf '%08x' "$i")" '.run_id = $r | .node.hostname = $h
+		| .gpus |= map(.uuid |= sub("5e7e71c0"; $s))
+		| .results |= map(if .gpu_uuid then .gpu_uuid |= sub("5e7e71c0"; $s) else . end
+			| if .peer_uuid then .peer_uuid |= sub("5e7e71c0"; $s) else . end)' \
+		"$work/tmpl.json" >"$work/r/$i.json"
+done
+start=$(date +%s.%N)
+find "$work/r" -name '*.json' -print0 | xargs -0 -P 4 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+	-X POST "$base/v1/benchmarks" -H "Authorization: Bearer $token" \
+	-H 'Content-Type: application/json' --data-binary @{} >"$work/codes"
+end=$(date +%s.%N)
+bad=$(grep -vc '^201$' "$work/codes" || true)
+awk -v n="$ingest" -v a="$start" -v b="$end" 'BEGIN { printf "ingest_reports_per_s %.1f\n", n / (b - a) }'
+[ "$bad" = 0 ] || echo "# $bad of $ingest posts did not answer 201" >&2
+
+pct() { # NAME P: the P-th percentile of the ms values on stdin
+	sort -n | awk -v name="$1" -v p="$2" '{ v[NR] = $1 } END {
+		i = int(NR * p / 100 + 0.999999); if (i < 1) i = 1; if (i > NR) i = NR
+		printf "%s %.1f\n", name, v[i] }'
+}
+times() { # PATH: READS request times in ms
+	for _ in $(seq 1 "$reads"); do
+		curl -s -o /dev/null -w '%{time_total}\n' "$base$1"
+	done | awk '{ printf "%.3f\n", $1 * 1000 }'
+}
+times /v1/fleet >"$work/fleet"
+pct fleet_p50_ms 50 <"$work/fleet"
+pct fleet_p99_ms 99 <"$work/fleet"
+times /v1/nodes | pct nodes_p99_ms 99
+# the daemon's calibration statement (storage/bench.c), timed by psql
+{
+	printf '%s\n' '\timing on'
+	for _ in $(seq 1 "$reads"); do
+		cat <<'EOF'
+WITH per_run AS ( SELECT r.run_id, m.metric, m.dtype, m.v FROM rollup_type_runs r, unnest(r.metrics, r.dtypes, r.v) AS m (metric, dtype, v) WHERE r.gpu_type = 'h100-sxm5-80gb' AND r.measured_at > now() - make_interval(days => 30) AND (false OR NOT r.synthetic) AND m.v BETWEEN 1e-9::float8 AND 1e15::float8) SELECT metric, dtype, percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), (SELECT count(DISTINCT run_id) FROM per_run) FROM per_run GROUP BY 1, 2;
+EOF
+	done
+} | sql | awk '/^Time:/ { print $2 }' | pct calibration_p99_ms 99
+times '/v1/reports/capacity?section=capacity' | pct capacity_report_p99_ms 99

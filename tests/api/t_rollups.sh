@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Rollups (issue 18, migrations/0014_fleet_rollups.sql): the fleet view,
+# calibration and the capacity report read per-run rollups instead of raw
+# result rows, and answer exactly what the raw queries answered before
+# (tests/api/sql/*_raw.sql: those queries as they were), on a fleet with a
+# degraded GPU, a thermal slowdown, an older run per node, a run in an
+# earlier week, and a median planted with UPDATE (the rollups follow
+# changes to stored results).
+. "$(dirname "$0")/lib.sh"
+db=gsz_roll_$RANDOM$RANDOM
+export DATABASE_URL=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db")
+q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$db" "$1"; }
+psqlbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/psql
+raw() { # FILE VAR=VALUE...: a reference query with psql variables
+	local f=$1 v=()
+	shift
+	for a in "$@"; do v+=(-v "$a"); done
+	"$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 -v lo=1e-9 -v hi=1e15 "${v[@]}" -f "$TOP/tests/api/sql/$f"
+}
+start_daemon || { not_ok "daemon starts"; exit 1; }
+tok=$(create_token "roll-$RANDOM" probe)
+P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
+at() { date -u -d "$1" +%Y-%m-%dT%H:%M:%S.000Z; }
+mk() { # HOST FINISHED JQ: the H100 fixture as host HOST, finished then, edited by JQ
+	jq -c --arg h "$1" --arg f "$2" --arg r "$(cat /proc/sys/kernel/random/uuid)" \
+		--arg s "$(printf '%08x' "$(cksum <<<"$1" | cut -d' ' -f1)")" '.run_id = $r | .node.hostname = $h
+		| .started_at = $f | .finished_at = $f
+		| .gpus |= map(.uuid |= sub("5e7e71c0"; $s))
+		| .results |= map(if .gpu_uuid then .gpu_uuid |= sub("5e7e71c0"; $s) else . end
+			| if .peer_uuid then .peer_uuid |= sub("5e7e71c0"; $s) else . end) | '"$3" \
+		"$TOP/tests/fixtures/probe/report_synthetic_h100x8.json"
+}
+post() { # NAME FILE
+	req POST /v1/benchmarks "${P[@]}" --data-binary @"$2"
+	[ "$STATUS" = 201 ] || not_ok "$1 stored" "$STATUS $(head -c 300 "$T/body")"
+}
+# GPU 3 of roll-b measures 30 % slower; GPU 5 of roll-c saw a thermal
+# slowdown; roll-a also ran two days ago (other values), and roll-d ten
+# days ago only (an earlier week).
+mk roll-a "$(at '-2 days')" '.results |= map(if .median then .median *= 1.1 else . end)' >"$T/a0.json"
+mk roll-a "$(at '-5 minutes')" '.' >"$T/a1.json"
+mk roll-b "$(at '-4 minutes')" '.results |= map(if (.gpu_uuid // "" | endswith("0003")) and .metric == "gemm_tflops" then .median *= 0.7 else . end)' >"$T/b.json"
+# roll-c's GPU 2 also swept HBM: a smaller size (slower) and a larger one
+# that failed: the fleet view takes the largest ok size, the capacity
+# report the largest size when it is ok.
+mk roll-c "$(at '-3 minutes')" '.results |= map(if (.gpu_uuid // "" | endswith("0005")) then .telemetry.clock_event_reasons += ["hw_thermal_slowdown"] else . end)
+	| .results += [.results[] | select((.gpu_uuid // "" | endswith("0002")) and .metric == "hbm_read_gbps")
+		| (.size_bytes /= 2 | .median *= 0.5), (.size_bytes *= 2 | .status = "failed" | .median *= 0.3)]' >"$T/c.json"
+mk roll-d "$(at '-10 days')" '.results |= map(if .median then .median *= 0.95 else . end)' >"$T/d.json"
+for f in a0 a1 b c d; do post "report $f" "$T/$f.json"; done
+q "UPDATE benchmark_runs SET received_at = now() - interval '10 days' WHERE run_id = '$(jq -r .run_id "$T/d.json")'" >/dev/null
+# A NaN planted in a stored result: skipped by both, once the rollup follows.
+q "UPDATE benchmark_results SET median = 'NaN' WHERE run_id = '$(jq -r .run_id "$T/a1.json")'
+   AND metric = 'hbm_read_gbps' AND gpu_uuid LIKE '%0001'" >/dev/null || not_ok "NaN planted"
+
+thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
+for days in 1 30 366; do
+	req GET "/v1/fleet?window_days=$days"
+	want=$(raw fleet_raw.sql days=$days thr="$thr" syn=true | jq -S .)
+	if [ "$STATUS" = 200 ] && [ "$(jq -S . "$T/body")" = "$want" ]; then
+		ok "fleet (window $days d) answers what the raw query answers"
+	else
+		not_ok "fleet (window $days d) answers what the raw query answers" \
+			"$(diff <(jq -S . "$T/body") <(echo "$want") | head -20)"
+	fi
+done
+req GET "/v1/fleet?window_days=30"
+check "the comparison has substance: medians, a slow GPU and a slowdown" 200 \
+	'(.items[0].metrics | length) > 10 and ([.items[0].degraded[].reasons[]] | any(test("gemm_tflops bf16")) and any(test("clock slowdowns")))'
+
+# Calibration: the medians sizing uses against the raw query's.
+want=$(raw medians_raw.sql gpu=h100-sxm5-80gb days=30 syn=true)
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1,"calibration":"measured"}'
+bf16=$(awk -F'|' '$1 == "gemm_tflops" && $2 == "bf16" {print $3 "|" $4}' <<<"$want")
+hbm=$(awk -F'|' '$1 == "hbm_read_gbps" {print $3 "|" $4}' <<<"$want")
+# (basis shows 4 significant digits; the samples and runs exactly)
+close() { echo "(((($1) - ($2)) / ($2) | fabs) < 5e-4)"; }
+check "calibration: the GEMM median and its samples are the raw query's ($bf16)" 201 \
+	"$(close .basis.gemm_tflops.measured_median "${bf16%|*}") and .basis.gemm_tflops.samples == ${bf16#*|}"
+check "calibration: the HBM median and its samples are the raw query's ($hbm)" 201 \
+	"$(close .basis.hbm_gbps.value "${hbm%|*}") and .basis.hbm_gbps.samples == ${hbm#*|}"
+runs=$(head -n 1 <<<"$want" | awk -F'|' '{print $5}')
+check "calibration: the runs counted are the raw query's ($runs)" 201 ".basis.probe_runs == $runs"
+
+# Capacity report: seen and healthy GPUs per week and type.
+for days in 30 366; do
+	req GET "/v1/reports/capacity?section=capacity&window_days=$days"
+	got=$(tail -n +2 "$T/body" | awk -F, '{print $1 "," $3 "," $9 "," $10}')
+	want=$(raw report_raw.sql days=$days bucket=day maxnodes=50 thr=0.1 syn=true |
+		jq -r '.capacity.items[] | [.week, .gpu_type, .seen_gpus, .healthy_gpus] | map(tostring) | join(",")')
+	if [ "$STATUS" = 200 ] && [ -n "$got" ] && [ "$got" = "$want" ]; then
+		ok "capacity report (window $days d): seen and healthy GPUs per week are the raw query's"
+	else
+		not_ok "capacity report (window $days d): seen and healthy GPUs per week are the raw query's" "got: $got want: $want"
+	fi
+done
+[ "$(wc -l <<<"$want")" -ge 2 ] && grep -q ',24,22$' <<<"$want" &&
+	ok "the capacity comparison spans two weeks, with unhealthy GPUs" || not_ok "the capacity comparison spans two weeks, with unhealthy GPUs" "$want"
+
+# Deleting a run deletes its rollups too.
+rd=$(jq -r .run_id "$T/d.json")
+q "DELETE FROM benchmark_runs WHERE run_id = '$rd'" >/dev/null
+got=$(q "SELECT (SELECT count(*) FROM rollup_gpu_runs WHERE run_id = '$rd') + (SELECT count(*) FROM rollup_type_runs WHERE run_id = '$rd')")
+[ "$got" = 0 ] && ok "a deleted run's rollups go with it" || not_ok "a deleted run's rollups go with it" "$got"
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
