@@ -32,6 +32,18 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   bulk overlap in the backward, the reduce-scatter of proj/fc2 fprop
  *   pipelined in num_splits = 4 chunks, whose last chunk stays exposed:
  *   1 - 1/4, taken for all TP traffic.
+ *  param_gather_overlap: the ZeRO-1/2 all-gather of the updated weights
+ *   runs after the optimizer step, so it can hide only behind the next
+ *   step's forward. 1 where the stack overlaps it: Megatron-Core
+ *   DistributedDataParallelConfig.overlap_param_gather ("overlap param
+ *   all-gather with forward compute"; default False, set True with the
+ *   distributed optimizer by NeMo's MegatronCommOverlapCallback at DP > 1
+ *   and by the Megatron-Bridge recipes), FSDP2 (implicit forward
+ *   prefetching, always on: torch docs notes/fsdp.rst). 0 where it is
+ *   synchronous: DeepSpeed stage_1_and_2.py step() calls
+ *   all_gather_dp_groups after the update, Megatron-LM 2021-22 (plain DDP;
+ *   its 2022 distributed optimizer gathered after the step), HF/PEFT on
+ *   DDP or DeepSpeed.
  *  reduce_dtype fp32: torchtitan's default MixedPrecisionPolicy
  *   (param_dtype bf16, reduce_dtype fp32; torchtitan docs/fsdp.md),
  *   Megatron-Core's grad_reduce_in_fp32 in NeMo recipes is False (bf16)
@@ -51,6 +63,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -60,6 +73,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 1.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -69,6 +83,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 1.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -78,6 +93,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 1.0,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -87,6 +103,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
@@ -96,6 +113,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 1.0,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -105,6 +123,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -137,6 +156,7 @@ int stack_check(const struct eng_stack *s, const char **field)
 	    {"attn_bwd_efficiency", s->attn_bwd_efficiency, 0.0, 1.0},
 	    {"tp_comm_overlap", s->tp_comm_overlap, 0.0, 1.0},
 	    {"dp_overlap", s->dp_overlap, 0.0, 1.0},
+	    {"param_gather_overlap", s->param_gather_overlap, 0.0, 1.0},
 	    {"gemm_clock_derate", s->gemm_clock_derate, 0.1, 1.0},
 	    {"kernel_launch_us", s->kernel_launch_us, 0.0, 1000.0},
 	    {"kernels_per_layer", s->kernels_per_layer, 0.0, 100000.0},

@@ -47,6 +47,11 @@ struct eng_stack {
 	double tp_comm_overlap;
 	/* share of the compute window DP traffic can hide behind, 0..1 */
 	double dp_overlap;
+	/* ZeRO-1/2: share of the post-step all-gather of the updated weights
+	 * that hides behind the next step's forward (Megatron-Core
+	 * overlap_param_gather, FSDP2's forward prefetch), 0..1; 0: it runs
+	 * synchronously after the optimizer step (DeepSpeed ZeRO-1/2) */
+	double param_gather_overlap;
 	enum stack_reduce reduce_dtype;
 	enum stack_fp8_recipe fp8_recipe;
 	/* true: FP8 weights are cast once per step and reused by every

@@ -90,6 +90,7 @@ static void stack_terms_init(struct ctx *c)
 	c->ew_par_bwd *= f;
 	c->tp_overlap = st->tp_comm_overlap;
 	c->dp_overlap = st->dp_overlap;
+	c->pg_overlap = st->param_gather_overlap;
 	c->red_b = st->reduce_dtype == STACK_REDUCE_FP32   ? 4.0
 		   : st->reduce_dtype == STACK_REDUCE_BF16 ? 2.0
 							   : c->gb;

@@ -61,6 +61,7 @@ struct ctx {
 	double r_lin16;	      /* FP8: the 16-bit rate its GEMMs never trail */
 	double tp_overlap;    /* share of TP time hidden behind GEMMs */
 	double dp_overlap;    /* share of the window DP traffic hides in */
+	double pg_overlap;    /* ZeRO-1/2 weight gather hidden in a forward */
 	double red_b;	      /* bytes per gradient value DP reduces */
 	double launch_layer;  /* kernel launch gaps, s per layer per mb */
 	double dequant_layer; /* QLoRA: dequantisation bytes per pass */

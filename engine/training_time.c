@@ -281,6 +281,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	 * compute it may overlap, less what ring attention already hides there
 	 * when it rides the same NICs. Phases where the NIC is busy on the
 	 * critical path (inter-node EP all-to-all) are not part of the window.
+	 * ZeRO-1/2 all-gather the updated weights after the optimizer step:
+	 * that traffic can hide only behind the next step's forward, and only
+	 * the stack's param_gather_overlap of it (Megatron-Core
+	 * overlap_param_gather; DeepSpeed gathers synchronously), never
+	 * behind a backward.
 	 */
 	if (l->dp > 1) {
 		/* across nodes, a node's ranks of the group share all its
@@ -296,8 +301,22 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		double gb_ex = c->lora ? 0.0 : sp.exp * c->red_b;
 		double per_layer_ne = gb_ne / L_s, per_layer_ex = gb_ex / L_s;
 		double mb_window = t_mb - (ep_inter ? L_s * lep : 0.0);
-		double traffic;
+		double traffic, ag = 0.0, fwd_window = 0.0, fwd_nic = 0.0;
 
+		if (l->zero == 1 || l->zero == 2) {
+			/* the updated weights (the trainable ones under LoRA,
+			 * 16-bit), all-gathered once per step per layer; a
+			 * dense model issues no expert collective */
+			double wb = c->lora ? 2.0 : c->wb;
+			ag = L_s * coll_s(c, COLL_AG,
+					  gb_ne / c->red_b * wb / L_s, dp,
+					  nodes, bw);
+			if (gb_ex > 0.0)
+				ag += L_s * coll_s(c, COLL_AG,
+						   gb_ex / c->red_b * wb / L_s,
+						   edp, enodes, bw);
+			fwd_window = (1.0 / 3.0) * mb_window;
+		}
 		if (l->zero >= 3) {
 			/* per micro-batch and layer (FSDP units): all-gather
 			 * the weights forward and backward, reduce-scatter
@@ -317,38 +336,41 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 					      enodes, bw);
 			traffic = m * L_s * per;
 			window = m * mb_window;
-		} else if (l->zero == 2) {
-			/* gradients partitioned: reduce-scatter every
-			 * micro-batch's backward (DeepSpeed ZeRO-2); the
-			 * updated weights all-gathered once per step, behind
-			 * the next forward. */
-			double wb = c->lora ? 2.0 : c->wb;
+		} else if (l->zero >= 1) {
+			/* gradients reduce-scattered per layer bucket behind
+			 * the backward: every micro-batch's under ZeRO-2
+			 * (DeepSpeed partitions the gradients, so they are
+			 * reduced as they are produced), the last one's under
+			 * ZeRO-1 (Megatron overlap_grad_reduce). */
+			double n_rs = l->zero == 2 ? m : 1.0;
 			double per =
-			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw) +
-			    coll_s(c, COLL_RS, per_layer_ex, edp, enodes, bw);
-			double ag =
-			    coll_s(c, COLL_AG, gb_ne / c->red_b * wb / L_s, dp,
-				   nodes, bw) +
-			    coll_s(c, COLL_AG, gb_ex / c->red_b * wb / L_s, edp,
-				   enodes, bw);
-			traffic = L_s * (m * per + ag);
-			window = m * (2.0 / 3.0) * mb_window +
-				 (1.0 / 3.0) * mb_window;
+			    coll_s(c, COLL_RS, per_layer_ne, dp, nodes, bw);
+			if (per_layer_ex > 0.0)
+				per += coll_s(c, COLL_RS, per_layer_ex, edp,
+					      enodes, bw);
+			traffic = n_rs * L_s * per;
+			window = n_rs * (2.0 / 3.0) * mb_window;
 		} else {
-			/* one all-reduce per step (ZeRO-1: reduce-scatter +
-			 * all-gather, the same volume), bucketed per layer,
-			 * behind the last micro-batch's backward. */
+			/* one all-reduce per step, bucketed per layer, behind
+			 * the last micro-batch's backward. */
 			double per =
 			    coll_s(c, COLL_AR, per_layer_ne, dp, nodes, bw) +
 			    coll_s(c, COLL_AR, per_layer_ex, edp, enodes, bw);
 			traffic = L_s * per;
 			window = (2.0 / 3.0) * mb_window;
 		}
-		if (cp_inter && bw == c->inter)
+		if (cp_inter && bw == c->inter) {
 			nic_busy = m * L_s * cp_hidden;
+			/* the forward's share (1 of 3 passes) of one
+			 * micro-batch's ring traffic */
+			fwd_nic = L_s * cp_hidden / 3.0;
+		}
 		T->dp_comm_exposed_s =
-		    fmax(0.0, traffic -
-				  fmax(0.0, c->dp_overlap * window - nic_busy));
+		    fmax(0.0, traffic - fmax(0.0, c->dp_overlap * window -
+						      nic_busy)) +
+		    fmax(0.0, ag - c->pg_overlap *
+				       fmax(0.0, c->dp_overlap * fwd_window -
+						     fwd_nic));
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */

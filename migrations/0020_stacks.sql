@@ -23,6 +23,10 @@ CREATE TABLE stacks (
                              CHECK (tp_comm_overlap BETWEEN 0 AND 1),
     dp_overlap               double precision NOT NULL
                              CHECK (dp_overlap BETWEEN 0 AND 1),
+    -- ZeRO-1/2: share of the post-step all-gather of the updated weights
+    -- hidden behind the next forward (Megatron-Core overlap_param_gather)
+    param_gather_overlap     double precision NOT NULL DEFAULT 0
+                             CHECK (param_gather_overlap BETWEEN 0 AND 1),
     reduce_dtype             text NOT NULL
                              CHECK (reduce_dtype IN ('grad', 'bf16', 'fp32')),
     fp8_recipe               text NOT NULL
@@ -45,13 +49,13 @@ CREATE TABLE stacks (
 );
 
 INSERT INTO stacks (name, attn_kernel, attn_fwd_efficiency, attn_bwd_efficiency,
-    tp_comm_overlap, dp_overlap, reduce_dtype, fp8_recipe, fp8_weight_cache,
-    gemm_clock_derate, kernel_launch_us, kernels_per_layer,
+    tp_comm_overlap, dp_overlap, param_gather_overlap, reduce_dtype, fp8_recipe,
+    fp8_weight_cache, gemm_clock_derate, kernel_launch_us, kernels_per_layer,
     elementwise_bytes_factor, display_name, source) VALUES
-('megatron-lm-2021', 'fa2', NULL, NULL, 0, 0.8, 'grad', 'delayed', true, 1, 0, 0, 1, 'Megatron-LM 2021-22 (the engine''s calibration runs; the default)', 'Narayanan et al. 2021; Korthikanti et al. 2022; docs/MODEL.md §4a'),
-('megatron-core', 'cudnn', NULL, NULL, 0.75, 0.8, 'grad', 'delayed', true, 1, 0, 0, 1, 'Megatron-Core + Transformer Engine, --tp-comm-overlap', 'Megatron-Core/Megatron-Bridge communication-overlap docs; NeMo userbuffers presets; docs/MODEL.md §4a'),
-('nemo', 'cudnn', NULL, NULL, 0.75, 0.8, 'grad', 'delayed', true, 1, 0, 0, 1, 'NVIDIA NeMo (Megatron-Core + TE recipes)', 'NeMo performance recipes (tp_comm_overlap, userbuffers presets); docs/MODEL.md §4a'),
-('pytorch-fsdp2-fa2', 'fa2', NULL, NULL, 0, 0.8, 'fp32', 'current', false, 1, 0, 0, 1, 'PyTorch FSDP2 + FlashAttention-2', 'PyTorch FSDP2 MixedPrecisionPolicy; FlashAttention-2 (Dao 2023); docs/MODEL.md §4a'),
-('deepspeed-zero', 'fa2', NULL, NULL, 0, 0.8, 'grad', 'delayed', false, 1, 0, 0, 1, 'DeepSpeed ZeRO + FlashAttention-2', 'DeepSpeed ZeRO (Rajbhandari et al. 2020); docs/MODEL.md §4a'),
-('torchtitan', 'fa2', NULL, NULL, 0, 0.8, 'fp32', 'current', false, 1, 0, 0, 1, 'torchtitan (FSDP2, SDPA flash backend, torchao float8)', 'torchtitan docs (fsdp.md, float8.md); docs/MODEL.md §4a'),
-('hf-peft-bnb4', 'fa2', NULL, NULL, 0, 0.8, 'grad', 'current', false, 1, 2, 320, 4.2, 'Hugging Face Transformers + PEFT + bitsandbytes 4-bit (QLoRA)', 'QLoRA (Dettmers et al. 2023) §3; transformers modeling_llama.py op count; docs/MODEL.md §4a');
+('megatron-lm-2021', 'fa2', NULL, NULL, 0, 0.8, 0, 'grad', 'delayed', true, 1, 0, 0, 1, 'Megatron-LM 2021-22 (the engine''s calibration runs; the default)', 'Narayanan et al. 2021; Korthikanti et al. 2022; docs/MODEL.md §4a'),
+('megatron-core', 'cudnn', NULL, NULL, 0.75, 0.8, 1, 'grad', 'delayed', true, 1, 0, 0, 1, 'Megatron-Core + Transformer Engine, --tp-comm-overlap', 'Megatron-Core/Megatron-Bridge communication-overlap docs; NeMo userbuffers presets; docs/MODEL.md §4a'),
+('nemo', 'cudnn', NULL, NULL, 0.75, 0.8, 1, 'grad', 'delayed', true, 1, 0, 0, 1, 'NVIDIA NeMo (Megatron-Core + TE recipes)', 'NeMo performance recipes (tp_comm_overlap, userbuffers presets); docs/MODEL.md §4a'),
+('pytorch-fsdp2-fa2', 'fa2', NULL, NULL, 0, 0.8, 1, 'fp32', 'current', false, 1, 0, 0, 1, 'PyTorch FSDP2 + FlashAttention-2', 'PyTorch FSDP2 MixedPrecisionPolicy; FlashAttention-2 (Dao 2023); docs/MODEL.md §4a'),
+('deepspeed-zero', 'fa2', NULL, NULL, 0, 0.8, 0, 'grad', 'delayed', false, 1, 0, 0, 1, 'DeepSpeed ZeRO + FlashAttention-2', 'DeepSpeed ZeRO (Rajbhandari et al. 2020); docs/MODEL.md §4a'),
+('torchtitan', 'fa2', NULL, NULL, 0, 0.8, 1, 'fp32', 'current', false, 1, 0, 0, 1, 'torchtitan (FSDP2, SDPA flash backend, torchao float8)', 'torchtitan docs (fsdp.md, float8.md); docs/MODEL.md §4a'),
+('hf-peft-bnb4', 'fa2', NULL, NULL, 0, 0.8, 0, 'grad', 'current', false, 1, 2, 320, 4.2, 'Hugging Face Transformers + PEFT + bitsandbytes 4-bit (QLoRA)', 'QLoRA (Dettmers et al. 2023) §3; transformers modeling_llama.py op count; docs/MODEL.md §4a');

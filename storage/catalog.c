@@ -22,8 +22,9 @@
 /* The API's stack fields (migrations/0020_stacks.sql). */
 #define STACK_FIELDS                                                           \
 	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
-	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, reduce_dtype, "     \
-	"fp8_recipe, fp8_weight_cache, gemm_clock_derate, kernel_launch_us, "  \
+	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, "                   \
+	"param_gather_overlap, reduce_dtype, fp8_recipe, fp8_weight_cache, "   \
+	"gemm_clock_derate, kernel_launch_us, "                                \
 	"kernels_per_layer, elementwise_bytes_factor, source, notes, "         \
 	"created_at, updated_at"
 
@@ -288,11 +289,13 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  NULL::stacks, $2::jsonb)),"
 		" up AS (INSERT INTO stacks AS s (name, display_name,"
 		"  attn_kernel, attn_fwd_efficiency, attn_bwd_efficiency,"
-		"  tp_comm_overlap, dp_overlap, reduce_dtype, fp8_recipe,"
-		"  fp8_weight_cache, gemm_clock_derate, kernel_launch_us,"
+		"  tp_comm_overlap, dp_overlap, param_gather_overlap,"
+		"  reduce_dtype, fp8_recipe, fp8_weight_cache, gemm_clock_derate,"
+		"  kernel_launch_us,"
 		"  kernels_per_layer, elementwise_bytes_factor, source, notes)"
 		" SELECT $1, display_name, attn_kernel, attn_fwd_efficiency,"
 		"  attn_bwd_efficiency, tp_comm_overlap, dp_overlap,"
+		"  coalesce(param_gather_overlap, 0),"
 		"  coalesce(reduce_dtype, 'grad'),"
 		"  coalesce(fp8_recipe, 'delayed'),"
 		"  coalesce(fp8_weight_cache, true),"
@@ -307,6 +310,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  attn_bwd_efficiency = EXCLUDED.attn_bwd_efficiency,"
 		"  tp_comm_overlap = EXCLUDED.tp_comm_overlap,"
 		"  dp_overlap = EXCLUDED.dp_overlap,"
+		"  param_gather_overlap = EXCLUDED.param_gather_overlap,"
 		"  reduce_dtype = EXCLUDED.reduce_dtype,"
 		"  fp8_recipe = EXCLUDED.fp8_recipe,"
 		"  fp8_weight_cache = EXCLUDED.fp8_weight_cache,"

@@ -17,6 +17,10 @@ check "GET /v1/stacks lists the seeded profiles" 200 \
 req GET /v1/stacks/megatron-core
 check "GET /v1/stacks/megatron-core: TP overlap 0.75, cuDNN attention" 200 \
 	'.name == "megatron-core" and .tp_comm_overlap == 0.75 and .attn_kernel == "cudnn" and .dp_overlap == 0.8 and (.source|length) > 0'
+req GET /v1/stacks/megatron-core
+check "megatron-core overlaps the ZeRO-1/2 parameter all-gather (overlap_param_gather): 1" 200 '.param_gather_overlap == 1'
+req GET /v1/stacks/deepspeed-zero
+check "deepspeed-zero gathers the parameters synchronously after the step: 0" 200 '.param_gather_overlap == 0'
 req GET /v1/stacks/Megatron
 check "GET /v1/stacks/Megatron: an alias answers the entry" 200 '.name == "megatron-core"'
 req GET /v1/stacks/hf-peft-bnb4
@@ -32,12 +36,16 @@ check_problem "PUT without a token: 401" 401
 req PUT "/v1/stacks/$fresh" -H "Authorization: Bearer $reader" -d "$body"
 check_problem "PUT with a probe token: 403" 403
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$body"
-check "PUT creates a stack: 201" 201 '.name == "'"$fresh"'" and .dp_overlap == 0 and .reduce_dtype == "fp32"'
+check "PUT creates a stack: 201" 201 '.name == "'"$fresh"'" and .dp_overlap == 0 and .reduce_dtype == "fp32" and .param_gather_overlap == 1'
 [ "$(header Location)" = "/v1/stacks/$fresh" ] && ok "PUT 201 names the Location" || not_ok "PUT 201 names the Location" "$(header Location)"
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5' <<<"$body")"
 check "PUT replaces it: 200" 200 '.dp_overlap == 0.5'
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.tp_comm_overlap = 1.5' <<<"$body")"
 check_problem "PUT tp_comm_overlap 1.5: 400 naming it" 400 tp_comm_overlap
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.param_gather_overlap = 1.5' <<<"$body")"
+check_problem "PUT param_gather_overlap 1.5: 400 naming it" 400 param_gather_overlap
+req PUT "/v1/stacks/xp-$RANDOM" "${A[@]}" -d "$(jq 'del(.param_gather_overlap)' <<<"$body")"
+check "PUT without param_gather_overlap stores 0" 201 '.param_gather_overlap == 0'
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.attn_kernel = "fa9"' <<<"$body")"
 check_problem "PUT an unknown attn_kernel: 400 naming it" 400 attn_kernel
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.fp8_recipe = "nvfp4"' <<<"$body")"
@@ -71,6 +79,16 @@ check "stack object: overrides replace the profile's values" 201 \
 	'.basis.stack.name == "megatron-core" and .basis.stack.tp_comm_overlap == 0 and .basis.stack.attn_kernel == "fa2"'
 jq -e --argjson tp "$tp_default" '.plans[0].time_s.tp_comm == $tp' "$T/body" >/dev/null &&
 	ok "overlap 0 gives the default's TP time" || not_ok "overlap 0 gives the default's TP time" "$(jq -c .plans[0].time_s "$T/body")"
+# ZeRO-1's post-step parameter all-gather hides only with param_gather_overlap
+req POST /v1/sizing/training "${J[@]}" -d "{$T70}"
+dp_default=$(jq '.plans[0].time_s.dp_comm_exposed' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"param_gather_overlap\":1}}"
+check "stack param_gather_overlap 1: in the basis" 201 '.basis.stack.param_gather_overlap == 1'
+jq -e --argjson d "$dp_default" '.plans[0].time_s.dp_comm_exposed < $d' "$T/body" >/dev/null &&
+	ok "param_gather_overlap 1 hides part of ZeRO-1's parameter all-gather behind the next forward" ||
+	not_ok "param_gather_overlap 1 hides part of ZeRO-1's parameter all-gather behind the next forward" "$(jq -c .plans[0].time_s "$T/body") vs $dp_default"
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"param_gather_overlap\":2}}"
+check_problem "param_gather_overlap 2: 400 naming stack.param_gather_overlap" 400 stack.param_gather_overlap
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"no-such-stack\"}"
 check_problem "an unknown stack: 400 naming stack" 400 stack
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"tp_comm_overlap\":2}}"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "collective.h"
 #include "engine_fixtures.h"
 #include "gemm.h"
 #include "stack.h"
@@ -240,6 +241,71 @@ static void test_attention_and_reduce(void)
 	CHECK(c.red_b == c.gb && c.gb == 2.0);
 }
 
+/* ZeRO-1 on one node (Llama-3-8B, t = 1, d = 8, 8 micro-batches): the
+ * gradients reduce-scattered behind the last micro-batch's backward
+ * (2/3 of its time), the updated 16-bit weights all-gathered after the
+ * step, hidden only behind param_gather_overlap x dp_overlap x the next
+ * forward (1/3 of a micro-batch), never behind a backward (MODEL.md §4,
+ * §4a). Hand values from the collective model of MODEL.md §4. */
+static void test_param_gather_overlap(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx c;
+	struct mb_cost mc;
+	struct trn_plan p0, p1, z0, z1;
+	struct eng_error err;
+	struct stage_params sp;
+	double L, t_mb, rs, ag, link_rs, link_ag;
+
+	base_request(&rq);
+	rq.global_batch_size = 64; /* d 8 x mb 1 x 8 */
+	l.zero = 1;
+	mb_cost(&rq, &l, &c, &mc);
+	sp = trn_stage_params(&c, &l, (int)c.L);
+	L = c.L;
+	t_mb = L * (mc.lc.gemm + mc.lc.attn + mc.lc.mem + mc.lc.launch +
+		    mc.lc.tp) +
+	       mc.head_g + mc.head_m;
+	link_rs = coll_time_s(COLL_RS, sp.nonexp * 2.0 / L, 8, 1, c.intra,
+			      rq.gpu.intra_node_link);
+	link_ag = coll_time_s(COLL_AG, sp.nonexp * 2.0 / L, 8, 1, c.intra,
+			      rq.gpu.intra_node_link);
+	rs = L * link_rs;
+	ag = L * link_ag;
+	CHECK(ag > 0.0 && rs > 0.0);
+
+	rq.stack.param_gather_overlap = 0.0;
+	CHECK(trn_evaluate(&rq, &l, &p0, &err) == 0);
+	rq.stack.param_gather_overlap = 1.0;
+	CHECK(trn_evaluate(&rq, &l, &p1, &err) == 0);
+	CHECK(p0.grad_accum == 8);
+	/* 0: the whole gather exposed */
+	CHECK_NEAR(p0.time.dp_comm_exposed_s,
+		   fmax(0.0, rs - 0.8 * (2.0 / 3.0) * t_mb) + ag, 1e-9);
+	/* 1: hidden up to 0.8 x the next forward, capped by it */
+	CHECK_NEAR(p1.time.dp_comm_exposed_s,
+		   fmax(0.0, rs - 0.8 * (2.0 / 3.0) * t_mb) +
+		       fmax(0.0, ag - 0.8 * t_mb / 3.0),
+		   1e-9);
+	CHECK_NEAR(p0.time.step_s - p1.time.step_s, fmin(ag, 0.8 * t_mb / 3.0),
+		   1e-9);
+	/* no DP overlap: nothing hides, whatever the gather overlap */
+	rq.stack.dp_overlap = 0.0;
+	CHECK(trn_evaluate(&rq, &l, &z1, &err) == 0);
+	rq.stack.param_gather_overlap = 0.0;
+	CHECK(trn_evaluate(&rq, &l, &z0, &err) == 0);
+	CHECK_NEAR(z0.time.dp_comm_exposed_s, rs + ag, 1e-9);
+	CHECK_NEAR(z1.time.dp_comm_exposed_s, rs + ag, 1e-9);
+	/* ZeRO-2, 0: eight backward windows, yet the gather stays exposed */
+	rq.stack.dp_overlap = 0.8;
+	l.zero = 2;
+	CHECK(trn_evaluate(&rq, &l, &z0, &err) == 0);
+	CHECK_NEAR(z0.time.dp_comm_exposed_s,
+		   fmax(0.0, 8.0 * rs - 0.8 * 8.0 * (2.0 / 3.0) * t_mb) + ag,
+		   1e-9);
+}
+
 /* sdpa-math is not a flash kernel: flash_attention true is refused
  * naming the field, and the search's default is unfused. */
 static void test_sdpa_math(void)
@@ -260,6 +326,10 @@ static void test_sdpa_math(void)
 	rq.stack.dp_overlap = -0.1;
 	CHECK(trn_size(&rq, r, &err) == ENG_EINVAL &&
 	      !strcmp(err.field, "stack"));
+	rq.stack.dp_overlap = 0.8;
+	rq.stack.param_gather_overlap = 1.5;
+	CHECK(trn_size(&rq, r, &err) == ENG_EINVAL &&
+	      !strcmp(err.field, "stack"));
 	free(r);
 }
 
@@ -271,13 +341,13 @@ static long pick(long n)
 }
 
 /* Over generated layouts, models and GPUs: the FP8 GEMM time (linear
- * layers and LM head) never above BF16's; more TP or DP overlap never a
- * slower step. */
+ * layers and LM head) never above BF16's; more TP, DP or parameter-gather
+ * overlap never a slower step. */
 static void test_invariants(void)
 {
 	static const int tps[] = {1, 2, 4, 8};
 	static const int mbs[] = {1, 2, 4, 8};
-	int checked = 0;
+	int checked = 0, gathers = 0;
 
 	for (int i = 0; i < 400; i++) {
 		struct trn_request rq;
@@ -305,22 +375,34 @@ static void test_invariants(void)
 		{
 			double a = 0.1 * (double)pick(11),
 			       b = 0.1 * (double)pick(11);
+			double g = 0.1 * (double)pick(11),
+			       h = 0.1 * (double)pick(11);
+			double g_lo = fmin(g, h), g_hi = fmax(g, h);
 			rq.stack.tp_comm_overlap = fmin(a, b);
 			rq.stack.dp_overlap = fmin(a, b);
+			rq.stack.param_gather_overlap = g_lo;
 			if (trn_evaluate(&rq, &l, &p_lo, &err) != 0)
 				continue;
 			rq.stack.tp_comm_overlap = fmax(a, b);
 			rq.stack.dp_overlap = fmax(a, b);
+			rq.stack.param_gather_overlap = g_hi;
 			CHECK(trn_evaluate(&rq, &l, &p_hi, &err) == 0);
 			CHECK(p_hi.time.step_s <= p_lo.time.step_s);
 			checked++;
+			/* param_gather_overlap alone, the rest held */
+			rq.stack.param_gather_overlap = g_lo;
+			CHECK(trn_evaluate(&rq, &l, &p_lo, &err) == 0);
+			CHECK(p_hi.time.step_s <= p_lo.time.step_s);
+			if (l.zero == 1 || l.zero == 2)
+				gathers += p_hi.time.step_s < p_lo.time.step_s;
 		}
 	}
 	CHECK(checked > 100);
+	CHECK(gathers > 10); /* the gather overlap did act on ZeRO-1/2 */
 }
 
 /* migrations/0020_stacks.sql seeds the same values as the engine's table:
- * one row per line, "('name', 'kernel', fwd, bwd, tp, dp, 'reduce',
+ * one row per line, "('name', 'kernel', fwd, bwd, tp, dp, pg, 'reduce',
  * 'recipe', cache, derate, launch, kernels, ew, ...". */
 static void test_migration_seed(void)
 {
@@ -334,16 +416,17 @@ static void test_migration_seed(void)
 	while (fgets(line, sizeof(line), fp)) {
 		char name[64], kern[32], fwd[16], bwd[16], red[16], rec[16],
 		    cache[8];
-		double tp, dp, der, lu, kpl, ew;
+		double tp, dp, pg, der, lu, kpl, ew;
 		const struct eng_stack *s;
 		enum attn_kernel k;
 
 		if (line[0] != '(' ||
 		    sscanf(line,
 			   "('%63[^']', '%31[^']', %15[^,], %15[^,], %lf, %lf, "
-			   "'%15[^']', '%15[^']', %7[^,], %lf, %lf, %lf, %lf,",
-			   name, kern, fwd, bwd, &tp, &dp, red, rec, cache,
-			   &der, &lu, &kpl, &ew) != 13)
+			   "%lf, '%15[^']', '%15[^']', %7[^,], %lf, %lf, %lf, "
+			   "%lf,",
+			   name, kern, fwd, bwd, &tp, &dp, &pg, red, rec, cache,
+			   &der, &lu, &kpl, &ew) != 14)
 			continue;
 		rows++;
 		s = stack_builtin_find(name);
@@ -354,6 +437,7 @@ static void test_migration_seed(void)
 		CHECK(!strcmp(fwd, "NULL") && s->attn_fwd_efficiency == 0.0);
 		CHECK(!strcmp(bwd, "NULL") && s->attn_bwd_efficiency == 0.0);
 		CHECK(tp == s->tp_comm_overlap && dp == s->dp_overlap);
+		CHECK(pg == s->param_gather_overlap);
 		CHECK(!strcmp(red, stack_reduce_names[s->reduce_dtype]));
 		CHECK(!strcmp(rec, stack_fp8_recipe_name(s->fp8_recipe)));
 		CHECK(!strcmp(cache, s->fp8_weight_cache ? "true" : "false"));
@@ -375,6 +459,7 @@ int main(void)
 	RUN(test_qlora_dequant);
 	RUN(test_launch_and_eager);
 	RUN(test_attention_and_reduce);
+	RUN(test_param_gather_overlap);
 	RUN(test_sdpa_math);
 	RUN(test_invariants);
 	RUN(test_migration_seed);
