@@ -3,7 +3,7 @@
  * profile. Pure data and lookups; docs/MODEL.md §4a cites every value.
  *
  * The named profiles below are the engine's built-in table; the catalog
- * (migrations/0020_stacks.sql, GET/PUT /v1/stacks) is seeded with the same
+ * (migrations/0015_stacks.sql, GET/PUT /v1/stacks) is seeded with the same
  * values (tests/unit/test_engine_stack.c checks the seed against this
  * table).
  */

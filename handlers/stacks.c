@@ -1,5 +1,5 @@
 /* stacks.c - GET/PUT /v1/stacks[/{name}] and the request's "stack" (see
- * stacks.h; migrations/0020_stacks.sql; docs/MODEL.md §4a). */
+ * stacks.h; migrations/0015_stacks.sql; docs/MODEL.md §4a). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +55,7 @@ static const struct jv_rule override_rules[] = {
 
 #define N_RULES(r) ((int)(sizeof(r) / sizeof((r)[0])))
 
-/* Catalog names: lowercase slugs, the CHECK of migrations/0020. */
+/* Catalog names: lowercase slugs, the CHECK of migrations/0015. */
 static int valid_name(const char *s)
 {
 	size_t n = strlen(s);

@@ -19,7 +19,7 @@
 
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
-/* The API's stack fields (migrations/0020_stacks.sql). */
+/* The API's stack fields (migrations/0015_stacks.sql). */
 #define STACK_FIELDS                                                           \
 	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
 	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, "                   \

@@ -58,7 +58,7 @@ enum store_status store_model_list(struct db_pool *pool, json_t **out,
 enum store_status store_model_get(struct db_pool *pool, const char *name,
 				  json_t **out, struct store_err *e);
 
-/* Software-stack profiles (migrations/0020_stacks.sql), read through the
+/* Software-stack profiles (migrations/0015_stacks.sql), read through the
  * same cache: every stack ordered by name (*out an array), one by name
  * (STORE_NOT_FOUND when absent), create or fully replace one (validated
  * by the caller; *created says which). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Software-stack profiles (issue 13): the catalog (GET /v1/stacks[/{name}],
-# admin PUT), seeded by migrations/0020 from the engine's table; the
+# admin PUT), seeded by migrations/0015 from the engine's table; the
 # training request's "stack" (a name, forgiving, or an object of
 # overrides), its basis and assumptions, and 4xx answers naming the field.
 . "$(dirname "$0")/lib.sh"

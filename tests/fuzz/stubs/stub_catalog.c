@@ -85,7 +85,7 @@ enum store_status store_model_get(struct db_pool *pool, const char *name,
 	return find(fuzz_model_rows, name, out, e);
 }
 
-/* Stacks: the engine's built-in table stands in for migrations/0020's
+/* Stacks: the engine's built-in table stands in for migrations/0015's
  * seed (test_engine_stack checks they are equal). */
 static json_t *stack_row(const struct eng_stack *s)
 {

@@ -1,4 +1,4 @@
--- 0020_stacks.sql - software-stack profiles (issue 13): what a training
+-- 0015_stacks.sql - software-stack profiles (issue 13): what a training
 -- job's step time depends on beyond the GPU and the layout. Editable like
 -- the GPU catalog (PUT /v1/stacks/{name}); docs/MODEL.md §4a cites every
 -- seeded value. The seed rows equal the engine's built-in table
