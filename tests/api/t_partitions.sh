@@ -18,6 +18,9 @@ export DATABASE_URL=$url
 # Today's daemon writes what the 0012-era one wrote, plus the run id guard
 # 0013 brings: given that table for a while, it populates the old schema.
 q "CREATE TABLE benchmark_run_ids (run_id uuid PRIMARY KEY, received_at timestamptz NOT NULL DEFAULT now())" >/dev/null
+# Its sizing reads the stack catalog of 0015 (independent of 0013/0014): the
+# same kind of shim, dropped before the real migrations run.
+q "$(cat "$TOP/migrations/0015_stacks.sql")" >/dev/null
 GSZ_MIGRATIONS_DIR=$old start_daemon || { not_ok "daemon starts on the 0012 schema"; exit 1; }
 tok=$(create_token "part-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
@@ -64,7 +67,7 @@ snap "$T/before"
 jq -e '.items | length == 500' "$T/before/_v1_benchmarks_limit_500" >/dev/null &&
 	ok "before 0013: the results are listed" || not_ok "before 0013: the results are listed"
 stop_daemon
-q "DROP TABLE benchmark_run_ids" >/dev/null
+q "DROP TABLE benchmark_run_ids; DROP TABLE stacks" >/dev/null
 counts() { q "SELECT (SELECT count(*) FROM benchmark_runs) || '/' || (SELECT count(*) FROM benchmark_results) || '/' || (SELECT count(*) FROM recommendations) || '/' || (SELECT sum(hashtext(b::text)) FROM benchmark_results b)"; }
 before=$(counts)
 
