@@ -653,9 +653,12 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 	*out = NULL;
 	snprintf(days, sizeof(days), "%d", window_days);
 	snprintf(thr, sizeof(thr), "%.6f", threshold);
-	/* Each GPU's latest run in the window, one index probe per GPU seen
-	 * in the window into rollup_gpu_runs, which holds each run's value
-	 * per GPU, metric and dtype as reduced when the run was stored
+	/* Each GPU's latest run in the window: its latest run overall when
+	 * that one is in the window (the window has no upper bound), kept
+	 * per GPU in rollup_gpu_latest as runs are stored
+	 * (migrations/0016_gpu_latest.sql), one row per GPU to read. The
+	 * values are rollup_gpu_runs', each run's per GPU, metric and dtype
+	 * as reduced when the run was stored
 	 * (migrations/0014_fleet_rollups.sql): sweeps at their largest size
 	 * (the asymptotic rate), the median over the GPU's results (e.g.
 	 * over P2P peers), only ok results whose median is 0 or within
@@ -677,12 +680,11 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 		" gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
 		"  g.gpu_type, coalesce(g.gpu_type, 'nvml:' || g.name) AS k,"
 		"  g.info FROM node_gpus g, win WHERE g.last_seen >= win.t0),"
-		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.*"
-		"  FROM gl, win, LATERAL (SELECT r.metrics, r.dtypes, r.units,"
-		"  r.v, r.lim, r.slowdowns FROM rollup_gpu_runs r"
-		"  WHERE r.gpu_uuid = gl.uuid AND r.measured_at >= win.t0"
-		"  AND ($3::boolean OR NOT r.synthetic)"
-		"  ORDER BY r.measured_at DESC LIMIT 1) x),"
+		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.metrics,"
+		"  x.dtypes, x.units, x.v, x.lim, x.slowdowns"
+		"  FROM gl, win, rollup_gpu_latest x"
+		"  WHERE x.gpu_uuid = gl.uuid AND x.with_synthetic = $3::boolean"
+		"  AND x.measured_at >= win.t0),"
 		" per_gpu AS (SELECT l.uuid AS gpu_uuid, l.k, m.metric, m.dtype,"
 		"  m.unit, m.v, m.lim FROM latest l,"
 		"  unnest(l.metrics, l.dtypes, l.units, l.v, l.lim)"
