@@ -168,20 +168,17 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 			      "object");
 		return -1;
 	}
-	if (store_model_get(app->db, json_string_value(model), &row, &e) !=
-	    STORE_OK) {
-		char canon[80], suggest[3][80];
+	{
+		char suggest[3][80];
 		int n = 0;
+		const char *canon;
 
-		/* Another case or spelling of a preset: the request then
-		 * carries the preset's own name, so the answer and the
-		 * stored request say which preset was used. */
-		if (e.status == STORE_NOT_FOUND &&
-		    names_resolve(app, NAMES_MODEL, json_string_value(model),
-				  canon, sizeof(canon), suggest, 3, &n) == 0 &&
-		    store_model_get(app->db, canon, &row, &e) == STORE_OK)
-			json_string_set((json_t *)model, canon);
-		else if (e.status == STORE_NOT_FOUND) {
+		if (names_get(app, NAMES_MODEL, json_string_value(model), &row,
+			      &e, suggest, &n) != 0) {
+			if (e.status != STORE_NOT_FOUND) {
+				problem_store(res, &e, "model");
+				return -1;
+			}
 			problem_field(
 			    res, "model",
 			    "unknown preset \"%.64s\"; GET /v1/models "
@@ -190,10 +187,13 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 			    json_string_value(model));
 			names_suggest(res, suggest, n);
 			return -1;
-		} else {
-			problem_store(res, &e, "model");
-			return -1;
 		}
+		/* Another case or spelling of a preset: the request then
+		 * carries the preset's own name, so the answer and the
+		 * stored request say which preset was used. */
+		canon = json_string_value(json_object_get(row, "name"));
+		if (canon && strcmp(canon, json_string_value(model)) != 0)
+			json_string_set((json_t *)model, canon);
 	}
 	*name = json_string_value(model);
 	if (arch_parse(json_object_get(row, "arch"), "model.", m, res) != 0) {

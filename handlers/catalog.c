@@ -59,24 +59,6 @@ static const struct jv_rule gpu_rules[] = {
     {"updated_at", JV_STR, false, 0, 64, NULL, true},
 };
 
-/* Catalog names: lowercase slugs, the CHECK of migrations/0001. */
-static int valid_name(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 64)
-		return 0;
-	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
-}
-
 void h_gpus_list(struct app *app, const struct request *req,
 		 struct response *res)
 {
@@ -110,20 +92,12 @@ static int get_forgiving(struct app *app, enum names_kind kind,
 			 const char *asked, json_t **row, struct response *res)
 {
 	struct store_err e;
-	char canon[80], suggest[3][80];
+	char suggest[3][80];
 	int n = 0;
-	enum store_status (*get)(struct db_pool *, const char *, json_t **,
-				 struct store_err *) =
-	    kind == NAMES_GPU ? store_gpu_get : store_model_get;
 	const char *list = kind == NAMES_GPU ? "GET /v1/gpus lists the catalog"
 					     : "GET /v1/models lists them";
 
-	if (get(app->db, asked, row, &e) == STORE_OK)
-		return 0;
-	if (e.status == STORE_NOT_FOUND &&
-	    names_resolve(app, kind, asked, canon, sizeof(canon), suggest, 3,
-			  &n) == 0 &&
-	    get(app->db, canon, row, &e) == STORE_OK)
+	if (names_get(app, kind, asked, row, &e, suggest, &n) == 0)
 		return 0;
 	if (e.status != STORE_NOT_FOUND) {
 		problem_store(res, &e, kind == NAMES_GPU ? "gpu" : "model");
@@ -155,7 +129,7 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
 
-	if (!valid_name(name)) {
+	if (!names_valid_slug(name)) {
 		problem_field(res, "name",
 			      "must be a lowercase slug of 1 to 64 "
 			      "characters [a-z0-9._-]");

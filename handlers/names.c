@@ -187,6 +187,45 @@ out:
 	return rc;
 }
 
+int names_get(struct app *app, enum names_kind kind, const char *asked,
+	      json_t **row, struct store_err *e, char (*suggest)[80],
+	      int *n_suggested)
+{
+	enum store_status (*get)(struct db_pool *, const char *, json_t **,
+				 struct store_err *) =
+	    kind == NAMES_GPU	  ? store_gpu_get
+	    : kind == NAMES_STACK ? store_stack_get
+				  : store_model_get;
+	char canon[80];
+
+	*n_suggested = 0;
+	if (get(app->db, asked, row, e) == STORE_OK)
+		return 0;
+	if (e->status == STORE_NOT_FOUND &&
+	    names_resolve(app, kind, asked, canon, sizeof(canon), suggest, 3,
+			  n_suggested) == 0 &&
+	    get(app->db, canon, row, e) == STORE_OK)
+		return 0;
+	return -1;
+}
+
+int names_valid_slug(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return 0;
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
 void names_suggest(struct response *res, char (*suggest)[80], int n)
 {
 	json_t *errors = json_object_get(res->json, "errors"), *last, *list;

@@ -15,6 +15,8 @@
 
 #include "handlers/handler.h"
 
+struct store_err;
+
 enum names_kind { NAMES_GPU, NAMES_MODEL, NAMES_STACK };
 
 /* Resolves asked among the catalog's names of kind: 0 with the canonical
@@ -25,6 +27,19 @@ enum names_kind { NAMES_GPU, NAMES_MODEL, NAMES_STACK };
 int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 		  char *out, size_t outlen, char (*suggest)[80], int n_suggest,
 		  int *n_suggested);
+
+/* The catalog row of kind named asked, the name forgiven as
+ * names_resolve does when the exact one is not found: 0 with *row (owned
+ * by the caller), -1 with e (STORE_NOT_FOUND, or the storage failure) and
+ * up to 3 closest names in suggest[] (their count in *n_suggested). */
+int names_get(struct app *app, enum names_kind kind, const char *asked,
+	      json_t **row, struct store_err *e, char (*suggest)[80],
+	      int *n_suggested);
+
+/* 1 when s is a catalog name as a PUT may create it: a lowercase slug of
+ * 1-64 characters [a-z0-9._-] starting with a letter or digit (the CHECK
+ * of the gpus, models and stacks tables, migrations/0001 and 0015). */
+int names_valid_slug(const char *s);
 
 /* Adds "did_you_mean": [...] to the last errors[] entry of res (a problem
  * with errors), and "; did you mean X, Y?" to its message. */

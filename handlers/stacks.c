@@ -55,24 +55,6 @@ static const struct jv_rule override_rules[] = {
 
 #define N_RULES(r) ((int)(sizeof(r) / sizeof((r)[0])))
 
-/* Catalog names: lowercase slugs, the CHECK of migrations/0015. */
-static int valid_name(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 64)
-		return 0;
-	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
-}
-
 /* The members of o that are present and valid (checked by the rules)
  * onto *s. */
 static void apply_fields(const json_t *o, struct eng_stack *s)
@@ -123,15 +105,10 @@ static int get_forgiving(struct app *app, const char *asked, const char *field,
 			 bool endpoint, json_t **row, struct response *res)
 {
 	struct store_err e;
-	char canon[80], suggest[3][80];
+	char suggest[3][80];
 	int n = 0;
 
-	if (store_stack_get(app->db, asked, row, &e) == STORE_OK)
-		return 0;
-	if (e.status == STORE_NOT_FOUND &&
-	    names_resolve(app, NAMES_STACK, asked, canon, sizeof(canon),
-			  suggest, 3, &n) == 0 &&
-	    store_stack_get(app->db, canon, row, &e) == STORE_OK)
+	if (names_get(app, NAMES_STACK, asked, row, &e, suggest, &n) == 0)
 		return 0;
 	if (e.status != STORE_NOT_FOUND) {
 		problem_store(res, &e, "stack");
@@ -307,7 +284,7 @@ void h_stack_put(struct app *app, const struct request *req,
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
 
-	if (!valid_name(name)) {
+	if (!names_valid_slug(name)) {
 		problem_field(res, "name",
 			      "must be a lowercase slug of 1 to 64 "
 			      "characters [a-z0-9._-]");

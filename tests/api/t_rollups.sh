@@ -7,33 +7,11 @@
 # earlier week, and a median planted with UPDATE (the rollups follow
 # changes to stored results).
 . "$(dirname "$0")/lib.sh"
-db=gsz_roll_$RANDOM$RANDOM
-export DATABASE_URL=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db")
-q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$db" "$1"; }
-psqlbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/psql
-raw() { # FILE VAR=VALUE...: a reference query with psql variables
-	local f=$1 v=()
-	shift
-	for a in "$@"; do v+=(-v "$a"); done
-	"$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 -v lo=1e-9 -v hi=1e15 "${v[@]}" -f "$TOP/tests/api/sql/$f"
-}
+. "$(dirname "$0")/fleet_lib.sh"
+fleet_database gsz_roll
 start_daemon || { not_ok "daemon starts"; exit 1; }
 tok=$(create_token "roll-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
-at() { date -u -d "$1" +%Y-%m-%dT%H:%M:%S.000Z; }
-mk() { # HOST FINISHED JQ: the H100 fixture as host HOST, finished then, edited by JQ
-	jq -c --arg h "$1" --arg f "$2" --arg r "$(cat /proc/sys/kernel/random/uuid)" \
-		--arg s "$(printf '%08x' "$(cksum <<<"$1" | cut -d' ' -f1)")" '.run_id = $r | .node.hostname = $h
-		| .started_at = $f | .finished_at = $f
-		| .gpus |= map(.uuid |= sub("5e7e71c0"; $s))
-		| .results |= map(if .gpu_uuid then .gpu_uuid |= sub("5e7e71c0"; $s) else . end
-			| if .peer_uuid then .peer_uuid |= sub("5e7e71c0"; $s) else . end) | '"$3" \
-		"$TOP/tests/fixtures/probe/report_synthetic_h100x8.json"
-}
-post() { # NAME FILE
-	req POST /v1/benchmarks "${P[@]}" --data-binary @"$2"
-	[ "$STATUS" = 201 ] || not_ok "$1 stored" "$STATUS $(head -c 300 "$T/body")"
-}
 # GPU 3 of roll-b measures 30 % slower; GPU 5 of roll-c saw a thermal
 # slowdown; roll-a also ran two days ago (other values), and roll-d ten
 # days ago only (an earlier week).

@@ -22,6 +22,7 @@
 
 #include "model.h"
 #include "stack.h"
+#include "engine_fixtures.h"
 #include "testlib.h"
 #include "training.h"
 
@@ -38,44 +39,24 @@
  * has no input in the engine. */
 static int gpu_for(const char *name, struct hw_spec *g)
 {
-	bool a100 = strncmp(name, "a100", 4) == 0;
-
-	memset(g, 0, sizeof(*g));
+	if (strncmp(name, "a100", 4) == 0)
+		*g = fx_a100();
+	else if (strcmp(name, "h200") == 0)
+		*g = fx_h200();
+	else if (strcmp(name, "h100") == 0 || strcmp(name, "h100-96-500w") == 0)
+		*g = fx_h100();
+	else
+		return -1;
 	snprintf(g->name, sizeof(g->name), "%s", name);
-	g->intra_node_link = HW_LINK_NVLINK;
-	g->max_gpus_per_node = 8;
 	g->efficiency_basis = HW_EFF_MEASURED;
-	if (a100) {
-		g->memory_gib = strcmp(name, "a100-40") == 0 ? 40 : 80;
-		g->memory_bandwidth_gbps = g->memory_gib == 40 ? 1555 : 2039;
-		g->peak_tflops[ENG_FP32] = 19.5;
-		g->peak_tflops[ENG_TF32] = 156;
-		g->peak_tflops[ENG_FP16] = g->peak_tflops[ENG_BF16] = 312;
-		g->intra_node_gbps = 300;
-		g->inter_node_gbps = 200;
-		g->cc_major = 8;
-		g->gemm_peak_fraction = 0.869;
-		return 0;
-	}
-	g->peak_tflops[ENG_FP32] = 67;
-	g->peak_tflops[ENG_TF32] = 494.7;
-	g->peak_tflops[ENG_FP16] = g->peak_tflops[ENG_BF16] = 989.4;
-	g->peak_tflops[ENG_FP8] = 1978.9;
-	g->intra_node_gbps = 450;
-	g->inter_node_gbps = 400;
-	g->cc_major = 9;
-	g->gemm_peak_fraction = 0.803;
-	if (strcmp(name, "h100") == 0) {
-		g->memory_gib = 80;
-		g->memory_bandwidth_gbps = 3350;
+	/* mamf best-shape fractions, MODEL.md §5 */
+	g->gemm_peak_fraction = g->cc_major >= 9 ? 0.803 : 0.869;
+	if (strcmp(name, "a100-40") == 0) {
+		g->memory_gib = 40;
+		g->memory_bandwidth_gbps = 1555;
 	} else if (strcmp(name, "h100-96-500w") == 0) {
 		g->memory_gib = 96;
 		g->memory_bandwidth_gbps = 2400;
-	} else if (strcmp(name, "h200") == 0) {
-		g->memory_gib = 141;
-		g->memory_bandwidth_gbps = 4800;
-	} else {
-		return -1;
 	}
 	return 0;
 }

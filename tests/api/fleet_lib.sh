@@ -1,0 +1,32 @@
+# fleet_lib.sh - shared by the fleet-history tests (t_rollups, t_latest),
+# sourced after lib.sh: a database of their own, psql on it, the reference
+# queries of tests/api/sql, and probe reports made from the H100 fixture.
+
+# fleet_database PREFIX: db and DATABASE_URL (exported) name a new database.
+fleet_database() {
+	db=$1_$RANDOM$RANDOM
+	DATABASE_URL=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db")
+	export DATABASE_URL
+}
+q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$db" "$1"; }
+psqlbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/psql
+raw() { # FILE VAR=VALUE...: a reference query with psql variables
+	local f=$1 v=()
+	shift
+	for a in "$@"; do v+=(-v "$a"); done
+	"$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 -v lo=1e-9 -v hi=1e15 "${v[@]}" -f "$TOP/tests/api/sql/$f"
+}
+at() { date -u -d "$1" +%Y-%m-%dT%H:%M:%S.000Z; }
+mk() { # HOST FINISHED JQ: the H100 fixture as host HOST, finished then, edited by JQ
+	jq -c --arg h "$1" --arg f "$2" --arg r "$(cat /proc/sys/kernel/random/uuid)" \
+		--arg s "$(printf '%08x' "$(cksum <<<"$1" | cut -d' ' -f1)")" '.run_id = $r | .node.hostname = $h
+		| .started_at = $f | .finished_at = $f
+		| .gpus |= map(.uuid |= sub("5e7e71c0"; $s))
+		| .results |= map(if .gpu_uuid then .gpu_uuid |= sub("5e7e71c0"; $s) else . end
+			| if .peer_uuid then .peer_uuid |= sub("5e7e71c0"; $s) else . end) | '"$3" \
+		"$TOP/tests/fixtures/probe/report_synthetic_h100x8.json"
+}
+post() { # NAME FILE: posted with the probe headers in P (201 or a failing check)
+	req POST /v1/benchmarks "${P[@]}" --data-binary @"$2"
+	[ "$STATUS" = 201 ] || not_ok "$1 stored" "$STATUS $(head -c 300 "$T/body")"
+}
