@@ -8,6 +8,7 @@
 #include "lib/sbuf.h"
 #include "lib/ttl_cache.h"
 #include "storage/bench.h"
+#include "storage/fleet_mirror.h"
 #include "storage/pgconn.h"
 
 /* Ids of a run's results: [first_result_id, first_result_id + block), a
@@ -112,31 +113,6 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	return STORE_OK;
 }
 
-/* Appends one element of a PostgreSQL array literal: NULL, or the value
- * double-quoted with '"' and '\' escaped (array input syntax).
- */
-static void buf_elem(struct sbuf *b, const char *v)
-{
-	const char *s = v;
-
-	sbuf_putn(b, b->len > 1 ? "," : "", b->len > 1);
-	if (!v) {
-		sbuf_putn(b, "NULL", 4);
-		return;
-	}
-	sbuf_putn(b, "\"", 1);
-	while (*s) {
-		size_t run = strcspn(s, "\"\\");
-		sbuf_putn(b, s, run);
-		s += run;
-		if (*s) {
-			sbuf_putn(b, "\\", 1);
-			sbuf_putn(b, s++, 1);
-		}
-	}
-	sbuf_putn(b, "\"", 1);
-}
-
 /* Big-endian words of PostgreSQL's binary formats. */
 static void put_be32(struct sbuf *b, uint32_t v)
 {
@@ -229,19 +205,19 @@ static void col_put(struct sbuf *b, const struct res_col *c,
 
 	switch (c->kind) {
 	case COL_TEXT:
-		buf_elem(b, *(const char *const *)p);
+		db_array_elem(b, *(const char *const *)p);
 		return;
 	case COL_REASONS:
 		if (!x->clock_event_reasons) {
-			buf_elem(b, NULL);
+			db_array_elem(b, NULL);
 			return;
 		}
 		tmp->len = 0;
 		sbuf_putn(tmp, "{", 1);
 		for (int k = 0; k < x->n_clock_event_reasons; k++)
-			buf_elem(tmp, x->clock_event_reasons[k]);
+			db_array_elem(tmp, x->clock_event_reasons[k]);
 		sbuf_putn(tmp, "}", 1);
-		buf_elem(b, tmp->oom ? NULL : tmp->p);
+		db_array_elem(b, tmp->oom ? NULL : tmp->p);
 		return;
 	case COL_INT4:
 	case COL_INT8:
@@ -646,114 +622,25 @@ enum store_status store_fleet(struct db_pool *pool, int window_days,
 			      double threshold, bool with_synthetic,
 			      json_t **out, struct store_err *e)
 {
-	char days[16], thr[32];
-	const char *params[3] = {days, thr, with_synthetic ? "true" : "false"};
-	PGresult *r = NULL;
-
-	*out = NULL;
-	snprintf(days, sizeof(days), "%d", window_days);
-	snprintf(thr, sizeof(thr), "%.6f", threshold);
 	/* Each GPU's latest run in the window: its latest run overall when
 	 * that one is in the window (the window has no upper bound), kept
 	 * per GPU in rollup_gpu_latest as runs are stored
-	 * (migrations/0016_gpu_latest.sql), one row per GPU to read. The
-	 * values are rollup_gpu_runs', each run's per GPU, metric and dtype
-	 * as reduced when the run was stored
-	 * (migrations/0014_fleet_rollups.sql): sweeps at their largest size
-	 * (the asymptotic rate), the median over the GPU's results (e.g.
-	 * over P2P peers), only ok results whose median is 0 or within
-	 * [BENCH_STAT_MIN, BENCH_STAT_MAX] (stored before that bound, or NaN
-	 * and Infinity written around the API, would show as "NaN" or drag
-	 * the type's median to nothing: issue 15), limits likewise. The
-	 * type's figure is the median over its GPUs. A GPU is degraded when
-	 * it is more than threshold under its type's median (over, for
-	 * latencies), when its PCIe link trained below its maximum, or when
-	 * hardware or thermal slowdowns fired while it was measured. The
-	 * capacity report applies the same rules week by week
-	 * (storage/report.c): keep them in step.
+	 * (migrations/0016_gpu_latest.sql), and read from the daemon's copy
+	 * of that table (storage/fleet_mirror.c, 0017). The values are
+	 * rollup_gpu_runs', each run's per GPU, metric and dtype as reduced
+	 * when the run was stored (migrations/0014_fleet_rollups.sql):
+	 * sweeps at their largest size (the asymptotic rate), the median over
+	 * the GPU's results (e.g. over P2P peers), only ok results whose
+	 * median is 0 or within [BENCH_STAT_MIN, BENCH_STAT_MAX] (stored
+	 * before that bound, or NaN and Infinity written around the API,
+	 * would show as "NaN" or drag the type's median to nothing: issue
+	 * 15), limits likewise. The type's figure is the median over its
+	 * GPUs. A GPU is degraded when it is more than threshold under its
+	 * type's median (over, for latencies), when its PCIe link trained
+	 * below its maximum, or when hardware or thermal slowdowns fired
+	 * while it was measured. The capacity report applies the same rules
+	 * week by week (storage/report.c): keep them in step.
 	 */
-	if (db_exec(
-		pool,
-		/* clang-format off */
-		"WITH win AS (SELECT now() - make_interval(days => $1::int) AS "
-		"t0),"
-		" gl AS (SELECT g.uuid, g.hostname, g.gpu_index, g.name,"
-		"  g.gpu_type, coalesce(g.gpu_type, 'nvml:' || g.name) AS k,"
-		"  g.info FROM node_gpus g, win WHERE g.last_seen >= win.t0),"
-		" latest AS MATERIALIZED (SELECT gl.uuid, gl.k, x.metrics,"
-		"  x.dtypes, x.units, x.v, x.lim, x.slowdowns"
-		"  FROM gl, win, rollup_gpu_latest x"
-		"  WHERE x.gpu_uuid = gl.uuid AND x.with_synthetic = $3::boolean"
-		"  AND x.measured_at >= win.t0),"
-		" per_gpu AS (SELECT l.uuid AS gpu_uuid, l.k, m.metric, m.dtype,"
-		"  m.unit, m.v, m.lim FROM latest l,"
-		"  unnest(l.metrics, l.dtypes, l.units, l.v, l.lim)"
-		"  AS m (metric, dtype, unit, v, lim)),"
-		" per_type AS (SELECT k, metric, dtype, max(unit) AS unit,"
-		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,"
-		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY lim) AS lim,"
-		"  count(*) AS n FROM per_gpu GROUP BY 1, 2, 3),"
-		" flags AS ("
-		"  SELECT p.gpu_uuid, format('%s%s %s %s is %s%% %s the fleet "
-		"median %s', p.metric, CASE WHEN p.dtype <> '' THEN ' ' ||"
-		"   p.dtype ELSE '' END, round(p.v::numeric, 2), p.unit,"
-		"   round(abs(1 - p.v / t.med)::numeric * 100),"
-		"   CASE WHEN p.v < t.med THEN 'under' ELSE 'over' END,"
-		"   round(t.med::numeric, 2)) AS why"
-		"  FROM per_gpu p JOIN per_type t USING (k, metric, dtype)"
-		"  WHERE t.n >= 2 AND t.med > 0 AND CASE WHEN p.metric LIKE"
-		"   '%latency%' THEN p.v > (1 + $2::float8) * t.med"
-		"   ELSE p.v < (1 - $2::float8) * t.med END"
-		"  UNION ALL"
-		"  SELECT uuid, format('PCIe link trained at Gen%s x%s, below "
-		"its maximum Gen%s x%s', info->'pcie'->>'gen_current',"
-		"   info->'pcie'->>'width_current', info->'pcie'->>'gen_max',"
-		"   info->'pcie'->>'width_max') FROM gl"
-		"  WHERE (info->'pcie'->>'gen_current')::int"
-		"   < (info->'pcie'->>'gen_max')::int"
-		"   OR (info->'pcie'->>'width_current')::int"
-		"   < (info->'pcie'->>'width_max')::int"
-		"  UNION ALL"
-		"  SELECT uuid, 'clock slowdowns while measured: ' ||"
-		"   array_to_string(slowdowns, ', ') FROM latest"
-		"  WHERE cardinality(slowdowns) > 0),"
-		" types AS (SELECT k, bool_or(gpu_type IS NOT NULL) AS "
-		"in_catalog,"
-		"  count(*) AS gpus, count(DISTINCT hostname) AS nodes"
-		"  FROM gl GROUP BY k)"
-		" SELECT json_build_object('window_days', $1::int,"
-		" 'degraded_threshold', $2::float8, 'items', coalesce(json_agg("
-		"  json_build_object('gpu_type', t.k, 'in_catalog', "
-		"t.in_catalog,"
-		"  'gpus', t.gpus, 'nodes', t.nodes,"
-		"  'metrics', (SELECT coalesce(json_agg(json_build_object("
-		"   'metric', m.metric, 'dtype', nullif(m.dtype, ''), 'unit',"
-		"   m.unit, 'fleet_median', round(m.med::numeric, 3), 'limit',"
-		"   m.lim, 'efficiency', round((m.med / nullif(m.lim, "
-		"0))::numeric,"
-		"   4), 'datasheet', CASE WHEN m.metric = 'gemm_tflops' THEN"
-		"   CASE m.dtype WHEN 'fp64' THEN c.fp64_tflops WHEN 'fp32' "
-		"THEN"
-		"   c.fp32_tflops WHEN 'tf32' THEN c.tf32_tflops WHEN 'fp16'"
-		"   THEN c.fp16_tflops WHEN 'bf16' THEN c.bf16_tflops WHEN"
-		"   'fp8_e4m3' THEN c.fp8_tflops WHEN 'fp8' THEN c.fp8_tflops"
-		"   WHEN 'int8' THEN c.int8_tops END WHEN m.metric LIKE 'hbm_%'"
-		"   THEN c.memory_bandwidth_gbps WHEN m.metric LIKE 'p2p_%gbps'"
-		"   THEN c.intra_node_gbps END, 'gpus', m.n)"
-		"   ORDER BY m.metric, m.dtype), '[]')"
-		"   FROM per_type m LEFT JOIN gpus c ON c.name = m.k"
-		"   WHERE m.k = t.k),"
-		"  'degraded', (SELECT coalesce(json_agg(json_build_object("
-		"   'uuid', g.uuid, 'hostname', g.hostname, 'index', "
-		"g.gpu_index,"
-		"   'reasons', (SELECT json_agg(f.why ORDER BY f.why) FROM "
-		"flags f"
-		"    WHERE f.gpu_uuid = g.uuid)) ORDER BY g.hostname,"
-		"   g.gpu_index), '[]') FROM gl g WHERE g.k = t.k AND EXISTS"
-		"   (SELECT 1 FROM flags f WHERE f.gpu_uuid = g.uuid)))"
-		"  ORDER BY t.k), '[]')) FROM types t",
-		/* clang-format on */
-		3, params, 1, &r, e) != STORE_OK)
-		return e->status;
-	return one_json(r, out, e);
+	return fleet_mirror_fleet(pool, window_days, threshold, with_synthetic,
+				  out, e);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/sbuf.h"
 #include "storage/pgconn.h"
 
 /* After a failed reconnect, callers fail fast for this long instead of each
@@ -68,10 +69,16 @@ struct db_pool {
 			  long long unlogged);
 	char last_logged[256]; /* the error logged last, and when */
 	long long last_logged_ms;
-	long long unlogged;	/* errors not logged since (repeats) */
-	_Atomic int no_prepare; /* set when prepared statements vanish */
+	long long unlogged;	   /* errors not logged since (repeats) */
+	_Atomic int no_prepare;	   /* set when prepared statements vanish */
+	unsigned long long serial; /* db_pool_serial() */
 	struct slot *slots;
 };
+
+unsigned long long db_pool_serial(const struct db_pool *pool)
+{
+	return pool->serial;
+}
 
 static long long now_ms(void)
 {
@@ -115,6 +122,10 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto oom;
+	{
+		static _Atomic unsigned long long pools;
+		p->serial = ++pools;
+	}
 	p->slots = calloc((size_t)cfg->size, sizeof(*p->slots));
 	len = strlen(cfg->conninfo) + 256;
 	p->conninfo = malloc(len);
@@ -640,4 +651,29 @@ enum store_status db_exec_stmt(struct db_pool *p, struct db_stmt *stmt, int n,
 {
 	return run(p, stmt, stmt->sql, n, params, lengths, formats, idempotent,
 		   out, e);
+}
+
+/* Appends one element of a PostgreSQL array literal: NULL, or the value
+ * double-quoted with '"' and '\' escaped (array input syntax).
+ */
+void db_array_elem(struct sbuf *b, const char *v)
+{
+	const char *s = v;
+
+	sbuf_putn(b, b->len > 1 ? "," : "", b->len > 1);
+	if (!v) {
+		sbuf_putn(b, "NULL", 4);
+		return;
+	}
+	sbuf_putn(b, "\"", 1);
+	while (*s) {
+		size_t run = strcspn(s, "\"\\");
+		sbuf_putn(b, s, run);
+		s += run;
+		if (*s) {
+			sbuf_putn(b, "\\", 1);
+			sbuf_putn(b, s++, 1);
+		}
+	}
+	sbuf_putn(b, "\"", 1);
 }

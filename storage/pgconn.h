@@ -42,6 +42,17 @@ enum store_status db_exec_stmt(struct db_pool *pool, struct db_stmt *stmt,
 			       int idempotent, PGresult **out,
 			       struct store_err *e);
 
+/* A number no other pool of this process has had: what a cache of one
+ * database's rows keys on (a pool's address can be reused). */
+unsigned long long db_pool_serial(const struct db_pool *pool);
+
+struct sbuf;
+/* Appends one element of a PostgreSQL array literal to b, which holds
+ * "{" and the elements before: a comma when one came before, then NULL
+ * (v NULL) or v double-quoted, '"' and backslash escaped (array input syntax).
+ * The caller closes it with "}". */
+void db_array_elem(struct sbuf *b, const char *v);
+
 /* Maps a failed result (or NULL) on conn to a status and message. */
 enum store_status db_classify(PGconn *conn, const PGresult *res,
 			      struct store_err *e);

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The daemon's copy of each GPU's inventory and latest rollup row (issue
+# 18, migrations/0017_fleet_mirror.sql, storage/fleet_mirror.c): GET
+# /v1/fleet answers what the raw query answers (tests/api/sql/fleet_raw.sql)
+# at its first read, after runs arrive between reads, when a transaction
+# that started before a read commits after a later transaction was read
+# (commits out of order), through a second daemon on the same database,
+# after a run is deleted, and after gpusizer_maintain() removes rows whose
+# runs are gone.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fleet_lib.sh"
+fleet_database gsz_mirror
+GSZ_REAL_FLEET=1 start_daemon || { not_ok "daemon starts"; exit 1; }
+tok=$(create_token "mirror-$RANDOM" probe)
+P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
+thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
+
+as_ref() { # SQL WHAT WHEN [BASE]: GET /v1/fleet (through BASE) against a reference query
+	local days want base=${4:-$GSZ_URL}
+	for days in 1 30; do
+		STATUS=$(curl -s -o "$T/body" -w '%{http_code}' "$base/v1/fleet?window_days=$days")
+		want=$(raw "$1" days=$days thr="$thr" syn=false | jq -S .)
+		if [ "$STATUS" = 200 ] && [ "$(jq -S . "$T/body")" = "$want" ]; then
+			ok "fleet (window $days d, $3) answers what $2 answers"
+		else
+			not_ok "fleet (window $days d, $3) answers what $2 answers" \
+				"$STATUS $(diff <(jq -S . "$T/body") <(echo "$want") | head -20 | tr '\n' ' ')"
+		fi
+	done
+}
+# the raw results, and the statement over rollup_gpu_latest before 0017
+as_raw() { as_ref fleet_raw.sql "the raw query" "$@"; as_ref fleet_latest.sql "the 0016 statement" "$@"; }
+gpus_in_answer() { curl -s "$GSZ_URL/v1/fleet?window_days=30" | jq '[.items[].gpus] | add // 0'; }
+
+mk mir-a "$(at '-5 minutes')" '.synthetic = false' >"$T/a.json"
+mk mir-b "$(at '-4 minutes')" '.synthetic = false | .results |= map(if (.gpu_uuid // "" | endswith("0003")) and .metric == "gemm_tflops" then .median *= 0.7 else . end)' >"$T/b.json"
+post "report a" "$T/a.json"
+as_raw "the first read loads the copy"
+[ "$(gpus_in_answer)" = 8 ] && ok "the first read counts node a's 8 GPUs" || not_ok "the first read counts node a's 8 GPUs" "$(gpus_in_answer)"
+
+post "report b" "$T/b.json"
+[ "$(gpus_in_answer)" = 16 ] && ok "a run posted after a read is in the next read" || not_ok "a run posted after a read is in the next read" "$(gpus_in_answer)"
+as_raw "a run posted between reads"
+
+# Commits out of order: a transaction degrades node a's GPU 1's PCIe link
+# and waits; meanwhile node c's run is posted (a later transaction) and
+# read; then the first commits. Its row was written before the rows the
+# read saw, and must still reach the copy.
+uuid1=$(q "SELECT uuid FROM node_gpus WHERE hostname = 'mir-a' ORDER BY gpu_index LIMIT 1")
+"$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 >"$T/slow.out" 2>&1 <<SQL &
+BEGIN;
+UPDATE node_gpus SET info = jsonb_set(info, '{pcie,gen_current}', '3') WHERE uuid = '$uuid1';
+SELECT pg_sleep(3);
+COMMIT;
+SQL
+slow=$!
+sleep 1
+mk mir-c "$(at '-1 minute')" '.synthetic = false' >"$T/c.json"
+post "report c (while an older transaction is open)" "$T/c.json"
+[ "$(gpus_in_answer)" = 24 ] && ok "the later transaction's run is read while the older one is open" ||
+	not_ok "the later transaction's run is read while the older one is open" "$(gpus_in_answer)"
+wait "$slow" && ok "the older transaction commits" || not_ok "the older transaction commits" "$(cat "$T/slow.out")"
+req GET "/v1/fleet?window_days=30"
+check "the older transaction's change reaches the copy after it commits" 200 \
+	'[.items[].degraded[] | select(.reasons | any(test("PCIe link trained at Gen3")))] | length == 1'
+as_raw "after commits out of order"
+
+# A second daemon on the same database, which reads what the first stored.
+"$GSZ_BIN" serve --listen 127.0.0.1:0 --database-url "$DATABASE_URL" \
+	--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/d2.log" 2>&1 &
+d2=$!
+port2=""
+for _ in $(seq 200); do
+	port2=$(grep -o '"msg":"listening".*"port":"[0-9]*"' "$T/d2.log" | grep -o '"port":"[0-9]*"' | grep -o '[0-9]*' | head -n 1)
+	[ -n "$port2" ] && curl -sf "http://127.0.0.1:$port2/readyz" >/dev/null && break
+	sleep 0.05
+done
+as_raw "a second daemon's first read" "http://127.0.0.1:$port2"
+mk mir-d "$(at '-30 seconds')" '.synthetic = false' >"$T/d.json"
+post "report d (through the first daemon)" "$T/d.json"
+as_raw "a second daemon, after a run stored by the first" "http://127.0.0.1:$port2"
+kill -TERM "$d2" && wait "$d2" && ok "the second daemon exits cleanly" || not_ok "the second daemon exits cleanly"
+grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$T/d2.log" && not_ok "no sanitizer reports (second daemon)" "$(grep -m3 -E 'ERROR: |runtime error:' "$T/d2.log")" || ok "no sanitizer reports (second daemon)"
+
+# Deletes leave no row to fetch: the copy is loaded again.
+q "DELETE FROM benchmark_runs WHERE run_id = '$(jq -r .run_id "$T/b.json")'" >/dev/null
+as_raw "after a run is deleted"
+q "ALTER TABLE rollup_gpu_runs DISABLE TRIGGER rollup_gpu_runs_latest_del;
+   DELETE FROM rollup_gpu_runs WHERE gpu_uuid IN (SELECT uuid FROM node_gpus WHERE hostname = 'mir-c');
+   ALTER TABLE rollup_gpu_runs ENABLE TRIGGER rollup_gpu_runs_latest_del" >/dev/null
+q "SELECT gpusizer_maintain(0, 0, 0)" >/dev/null
+# (the raw results of node c stay: only the 0016 statement reads what is left)
+as_ref fleet_latest.sql "the 0016 statement" "after gpusizer_maintain() drops latest rows whose runs are gone"
+req GET "/v1/fleet?window_days=30"
+check "node c's GPUs left the medians with their latest rows" 200 '[.items[].metrics[].gpus] | max == 16'
+e0=$(q "SELECT epoch FROM fleet_mirror_epoch")
+q "DELETE FROM rollup_gpu_latest WHERE false" >/dev/null
+[ "$(q "SELECT epoch FROM fleet_mirror_epoch")" = "$e0" ] && ok "a DELETE of no rows leaves the copy as it is" ||
+	not_ok "a DELETE of no rows leaves the copy as it is"
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
