@@ -76,6 +76,10 @@ static const struct key keys[] = {
      0, 1, "0",
      "count reports marked synthetic (fixtures, make demo) in fleet "
      "medians, calibration and the capacity report"},
+    {"calibration-cache-s", "GPUSIZER_CALIBRATION_CACHE_S", K_INT,
+     I(calibration_cache_s), 0, 3600, "30",
+     "seconds a GPU type's calibration medians are kept for sizing "
+     "requests; 0 reads them fresh for every request"},
     {"history-retention-days", "GPUSIZER_HISTORY_RETENTION_DAYS", K_INT,
      I(history_retention_days), 0, 36500, "0",
      "days of probe runs and results kept: older months of partitions are "

@@ -26,6 +26,7 @@ struct config {
 	int engine_max_steps;	     /* work units of one engine search */
 	int engine_timeout_ms;	     /* one request's engine wall clock */
 	int fleet_synthetic;	     /* synthetic reports in fleet figures */
+	int calibration_cache_s;     /* calibration medians kept this long */
 	int history_retention_days;  /* probe runs kept; 0 = all */
 	int recommendation_retention_days; /* sizing answers kept; 0 = all */
 };

@@ -24,6 +24,7 @@
 #include "server/config.h"
 #include "server/http.h"
 #include "server/log.h"
+#include "storage/bench.h"
 #include "storage/maintain.h"
 #include "storage/migrate.h"
 #include "storage/tokens.h"
@@ -226,6 +227,7 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	app.engine_max_steps = cfg->engine_max_steps;
 	app.engine_timeout_ms = cfg->engine_timeout_ms;
 	app.fleet_synthetic = cfg->fleet_synthetic;
+	store_set_calibration_cache_s(cfg->calibration_cache_s);
 	struct http_config hc = {
 	    .listen = cfg->listen,
 	    .max_body_bytes = cfg->max_body_bytes,

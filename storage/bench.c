@@ -25,9 +25,41 @@ static const char *const dtype_names[FLEET_DTYPES] = {
 
 /* Fleet medians change when probes report (hours apart), while every
  * sizing request asks for them: each GPU type's medians are kept
- * 30 s, so a new probe run calibrates sizing within that time.
+ * 30 s (--calibration-cache-s), so a new probe run calibrates sizing
+ * within that time; a read is a round trip and a pass over the type's
+ * runs of the window (storage/fleet_mirror.c).
  */
 TTL_CACHE(medians_cache, 64, 30000);
+
+void store_set_calibration_cache_s(int seconds)
+{
+	medians_cache.ttl_ms = (long long)seconds * 1000;
+}
+
+/* One (metric, dtype) median of calibration into its field. */
+static void medians_put(void *ctx, const char *metric, const char *dtype,
+			double median, long long n)
+{
+	struct fleet_medians *out = ctx;
+	struct fleet_value v = {median, (int)n};
+
+	/* The median of bounded values is bounded; checked anyway, as the
+	 * engine divides by it.
+	 */
+	if (!(v.value >= BENCH_STAT_MIN && v.value <= BENCH_STAT_MAX))
+		return;
+	if (!strcmp(metric, "gemm_tflops")) {
+		for (int t = 0; t < FLEET_DTYPES; t++)
+			if (!strcmp(dtype, dtype_names[t]))
+				out->gemm_tflops[t] = v;
+	} else if (!strcmp(metric, "hbm_read_gbps")) {
+		out->hbm_gbps = v;
+	} else if (!strcmp(metric, "nccl_allreduce_busbw_gbps")) {
+		out->allreduce_busbw_gbps = v;
+	} else if (!strcmp(metric, "p2p_unidir_gbps")) {
+		out->p2p_gbps = v;
+	}
+}
 
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
@@ -35,10 +67,8 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 				      struct fleet_medians *out,
 				      struct store_err *e)
 {
-	char days[16], key[TTL_KEY_MAX], lo[32], hi[32];
-	const char *params[5] = {gpu_type, days, lo, hi,
-				 with_synthetic ? "true" : "false"};
-	PGresult *r = NULL;
+	char key[TTL_KEY_MAX];
+	long long runs = 0;
 
 	memset(out, 0, sizeof(*out));
 	store_err_clear(e);
@@ -55,60 +85,21 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 		}
 		free(hit);
 	}
-	snprintf(days, sizeof(days), "%d", window_days);
-	snprintf(lo, sizeof(lo), "%.17g", BENCH_STAT_MIN);
-	snprintf(hi, sizeof(hi), "%.17g", BENCH_STAT_MAX);
 	/* One value per run (the run's median over its GPUs, sweeps at
 	 * their largest size: the asymptotic rate), reduced when the run
 	 * was stored (rollup_type_runs, migrations/0014_fleet_rollups.sql),
-	 * then the median over runs here: a node with 8 GPUs counts once per
-	 * run. Only medians in [BENCH_STAT_MIN, BENCH_STAT_MAX] calibrate: a
+	 * then the median over runs, from the daemon's copy of those rows
+	 * (storage/fleet_mirror.c, 0018): a node with 8 GPUs counts once per
+	 * run. Only values in [BENCH_STAT_MIN, BENCH_STAT_MAX] calibrate: a
 	 * row stored before that bound (1e-310), or written around the API
-	 * (NaN, which PostgreSQL sorts above every number, or Infinity), is
-	 * skipped rather than made every plan infinitely slow (issue 15).
+	 * (NaN or Infinity), is skipped rather than made every plan
+	 * infinitely slow (issue 15).
 	 */
-	if (db_exec(
-		pool,
-		/* clang-format off */
-		"WITH per_run AS ("
-		" SELECT r.run_id, m.metric, m.dtype, m.v"
-		" FROM rollup_type_runs r,"
-		"  unnest(r.metrics, r.dtypes, r.v) AS m (metric, dtype, v)"
-		" WHERE r.gpu_type = $1"
-		"  AND r.measured_at > now() - make_interval(days => $2::int)"
-		"  AND ($5::boolean OR NOT r.synthetic)"
-		"  AND m.v BETWEEN $3::float8 AND $4::float8)"
-		" SELECT metric, dtype,"
-		"  percentile_cont(0.5) WITHIN GROUP (ORDER BY v),"
-		"  count(*), (SELECT count(DISTINCT run_id) FROM per_run)"
-		" FROM per_run GROUP BY 1, 2",
-		/* clang-format on */
-		5, params, 1, &r, e) != STORE_OK)
+	if (fleet_mirror_type_medians(
+		pool, gpu_type, window_days, with_synthetic, BENCH_STAT_MIN,
+		BENCH_STAT_MAX, medians_put, out, &runs, e) != STORE_OK)
 		return e->status;
-	for (int i = 0; i < PQntuples(r); i++) {
-		const char *metric = PQgetvalue(r, i, 0);
-		const char *dtype = PQgetvalue(r, i, 1);
-		struct fleet_value v = {atof(PQgetvalue(r, i, 2)),
-					atoi(PQgetvalue(r, i, 3))};
-		out->runs = atoi(PQgetvalue(r, i, 4));
-		/* The median of bounded values is bounded; checked anyway,
-		 * as the engine divides by it.
-		 */
-		if (!(v.value >= BENCH_STAT_MIN && v.value <= BENCH_STAT_MAX))
-			continue;
-		if (!strcmp(metric, "gemm_tflops")) {
-			for (int t = 0; t < FLEET_DTYPES; t++)
-				if (!strcmp(dtype, dtype_names[t]))
-					out->gemm_tflops[t] = v;
-		} else if (!strcmp(metric, "hbm_read_gbps")) {
-			out->hbm_gbps = v;
-		} else if (!strcmp(metric, "nccl_allreduce_busbw_gbps")) {
-			out->allreduce_busbw_gbps = v;
-		} else if (!strcmp(metric, "p2p_unidir_gbps")) {
-			out->p2p_gbps = v;
-		}
-	}
-	PQclear(r);
+	out->runs = (int)runs;
 	ttl_cache_put(&medians_cache, key, out, sizeof(*out));
 	return STORE_OK;
 }

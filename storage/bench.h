@@ -44,6 +44,10 @@ struct fleet_medians {
  * report says "synthetic": true (fixtures, make demo) count only when
  * with_synthetic is set (issue 14: a fleet's figures are measurements).
  */
+/* How long store_fleet_medians() keeps a GPU type's medians (default 30 s;
+ * 0: read them for every call). Set before serving. */
+void store_set_calibration_cache_s(int seconds);
+
 enum store_status store_fleet_medians(struct db_pool *pool,
 				      const char *gpu_type, int window_days,
 				      bool with_synthetic,

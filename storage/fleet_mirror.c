@@ -96,6 +96,54 @@ static int strtab_id(struct strtab *t, const char *s)
 	return t->n++;
 }
 
+/* Metric and dtype pairs by id, their names in a strtab of names. */
+struct mkeytab {
+	struct strtab pairs; /* "metric\x1fdtype" */
+	int *metric, *dtype; /* by id: names ids */
+	int cap;
+};
+
+static void mkeytab_free(struct mkeytab *t)
+{
+	strtab_free(&t->pairs);
+	free(t->metric);
+	free(t->dtype);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The id of a metric and dtype pair, its names interned in names. -1: out
+ * of memory. */
+static int mkeytab_id(struct mkeytab *t, struct strtab *names,
+		      const char *metric, const char *dtype)
+{
+	char key[512];
+	int id;
+
+	snprintf(key, sizeof(key), "%s\x1f%s", metric, dtype);
+	if ((id = strtab_id(&t->pairs, key)) < 0)
+		return -1;
+	if (id >= t->cap) {
+		int cap = t->cap ? t->cap * 2 : 64;
+		int *a = realloc(t->metric, (size_t)cap * sizeof(*a));
+		if (!a)
+			return -1;
+		t->metric = a;
+		if (!(a = realloc(t->dtype, (size_t)cap * sizeof(*a))))
+			return -1;
+		t->dtype = a;
+		t->cap = cap;
+	}
+	if (id == t->pairs.n - 1) {
+		int mi = strtab_id(names, metric);
+		int di = strtab_id(names, dtype);
+		if (mi < 0 || di < 0)
+			return -1;
+		t->metric[id] = mi;
+		t->dtype[id] = di;
+	}
+	return id;
+}
+
 /* ---- the copy -------------------------------------------------------- */
 
 /* One rollup_gpu_latest row: per metric and dtype (mkey) the GPU's value
@@ -127,9 +175,8 @@ struct mirror {
 	unsigned long long pool_serial; /* 0: nothing loaded */
 	long long epoch;
 	char xmin[32]; /* fetch change_xid >= this next time */
-	struct strtab uuids, names, mkeys;
-	int *mkey_metric, *mkey_dtype; /* by mkey: names ids */
-	int mkey_cap;
+	struct strtab uuids, names;
+	struct mkeytab mkeys;
 	struct gpu *gpus; /* by uuids id */
 	int gpus_cap;
 };
@@ -151,14 +198,11 @@ static void mirror_clear(struct mirror *m)
 		latest_clear(&m->gpus[i].latest[1]);
 	}
 	free(m->gpus);
-	free(m->mkey_metric);
-	free(m->mkey_dtype);
 	strtab_free(&m->uuids);
 	strtab_free(&m->names);
-	strtab_free(&m->mkeys);
+	mkeytab_free(&m->mkeys);
 	m->gpus = NULL;
-	m->mkey_metric = m->mkey_dtype = NULL;
-	m->gpus_cap = m->mkey_cap = 0;
+	m->gpus_cap = 0;
 	m->pool_serial = 0;
 	m->epoch = 0;
 	snprintf(m->xmin, sizeof(m->xmin), "0");
@@ -182,37 +226,6 @@ static struct gpu *mirror_gpu(struct mirror *m, const char *uuid)
 		m->gpus_cap = cap;
 	}
 	return &m->gpus[id];
-}
-
-/* The id of a metric and dtype pair. -1: out of memory. */
-static int mirror_mkey(struct mirror *m, const char *metric, const char *dtype)
-{
-	char key[512];
-	int id;
-
-	snprintf(key, sizeof(key), "%s\x1f%s", metric, dtype);
-	if ((id = strtab_id(&m->mkeys, key)) < 0)
-		return -1;
-	if (id >= m->mkey_cap) {
-		int cap = m->mkey_cap ? m->mkey_cap * 2 : 64;
-		int *a = realloc(m->mkey_metric, (size_t)cap * sizeof(*a));
-		if (!a)
-			return -1;
-		m->mkey_metric = a;
-		if (!(a = realloc(m->mkey_dtype, (size_t)cap * sizeof(*a))))
-			return -1;
-		m->mkey_dtype = a;
-		m->mkey_cap = cap;
-	}
-	if (id == m->mkeys.n - 1) {
-		int mi = strtab_id(&m->names, metric);
-		int di = strtab_id(&m->names, dtype);
-		if (mi < 0 || di < 0)
-			return -1;
-		m->mkey_metric[id] = mi;
-		m->mkey_dtype[id] = di;
-	}
-	return id;
 }
 
 /* Splits a one-dimensional PostgreSQL array literal (array output syntax:
@@ -311,7 +324,8 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 		const char *unit = el[2 * MAX_ELEMS + j];
 		if (!metric || !dtype || !unit)
 			goto out;
-		if ((l->mkey[j] = mirror_mkey(m, metric, dtype)) < 0 ||
+		if ((l->mkey[j] =
+			 mkeytab_id(&m->mkeys, &m->names, metric, dtype)) < 0 ||
 		    (l->unit[j] = strtab_id(&m->names, unit)) < 0)
 			goto out;
 		if (parse_double(el[3 * MAX_ELEMS + j], &l->v[j]) ||
@@ -661,7 +675,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			 double thr, bool ws, struct shape *s)
 {
 	int64_t t0 = now_us - (int64_t)window_days * 86400 * 1000000;
-	int ng = m->uuids.n, nmk = m->mkeys.n, nt = 0, rc = -1;
+	int ng = m->uuids.n, nmk = m->mkeys.pairs.n, nt = 0, rc = -1;
 	int *tix = malloc((size_t)(m->names.n ? m->names.n : 1) * sizeof(int));
 	int *gtype = malloc((size_t)(ng ? ng : 1) * sizeof(int));
 	struct type_acc *types = NULL;
@@ -754,9 +768,9 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		lim = nl ? median_cont(tmp, nl) : NAN;
 		put_text(s, P_M_K, m->names.s[types[gi / (size_t)nmk].k]);
 		put_text(s, P_M_METRIC,
-			 m->names.s[m->mkey_metric[gi % (size_t)nmk]]);
+			 m->names.s[m->mkeys.metric[gi % (size_t)nmk]]);
 		put_text(s, P_M_DTYPE,
-			 m->names.s[m->mkey_dtype[gi % (size_t)nmk]]);
+			 m->names.s[m->mkeys.dtype[gi % (size_t)nmk]]);
 		put_text(s, P_M_UNIT, m->names.s[unit]);
 		put_num(s, P_M_MED, med[gi]);
 		put_num(s, P_M_LIM, lim);
@@ -767,7 +781,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	for (size_t gi = 0; gi < ngroups; gi++) {
 		size_t b = start[gi], n = start[gi + 1] - b;
 		const char *metric =
-		    nmk ? m->names.s[m->mkey_metric[gi % (size_t)nmk]] : "";
+		    nmk ? m->names.s[m->mkeys.metric[gi % (size_t)nmk]] : "";
 		bool latency = strstr(metric, "latency") != NULL;
 		if (n < 2 || !(med[gi] > 0))
 			continue;
@@ -782,7 +796,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			put_text(s, P_F_UUID, m->uuids.s[el[b + x].gpu]);
 			put_text(s, P_F_METRIC, metric);
 			put_text(s, P_F_DTYPE,
-				 m->names.s[m->mkey_dtype[gi % (size_t)nmk]]);
+				 m->names.s[m->mkeys.dtype[gi % (size_t)nmk]]);
 			put_text(s, P_F_UNIT, m->names.s[l->unit[el[b + x].j]]);
 			put_num(s, P_F_V, v);
 			put_num(s, P_F_MED, med[gi]);
@@ -902,5 +916,365 @@ out:
 		free(lits[p]);
 		free(s.a[p].p);
 	}
+	return st;
+}
+
+/* ---- calibration: rollup_type_runs ----------------------------------- */
+
+/* One rollup_type_runs row: a run's value per metric and dtype for one
+ * GPU type. */
+struct trun {
+	bool live;
+	int type, key; /* uuids id: run_id|gpu_type, the row's identity */
+	bool synthetic;
+	int64_t measured_us;
+	int n;
+	double *v; /* n, one allocation with mkey (owned through v) */
+	int *mkey;
+};
+
+struct cmirror {
+	pthread_mutex_t mu;
+	unsigned long long pool_serial; /* 0: nothing loaded */
+	int window_days; /* rows loaded: the last this many days */
+	long long epoch;
+	char xmin[32];
+	struct strtab keys, names;
+	struct mkeytab mkeys;
+	int *row_of_key; /* by keys id: index into runs, or -1 */
+	int row_of_key_cap;
+	struct trun *runs;
+	int nruns, runs_cap, dead;
+};
+
+static struct cmirror the_cmirror = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void cmirror_clear(struct cmirror *m)
+{
+	for (int i = 0; i < m->nruns; i++)
+		free(m->runs[i].v);
+	free(m->runs);
+	free(m->row_of_key);
+	strtab_free(&m->keys);
+	strtab_free(&m->names);
+	mkeytab_free(&m->mkeys);
+	m->runs = NULL;
+	m->row_of_key = NULL;
+	m->nruns = m->runs_cap = m->dead = 0;
+	m->row_of_key_cap = 0;
+	m->pool_serial = 0;
+	m->window_days = 0;
+	m->epoch = 0;
+	snprintf(m->xmin, sizeof(m->xmin), "0");
+}
+
+/* The window's rows ($2 days) written since the copy's snapshot ($1),
+ * or all of them (a whole load), and the snapshot's xmin ('S'). */
+#define CALIB_SYNC_SQL                                                         \
+	"SELECT 'S', pg_snapshot_xmin(pg_current_snapshot())::text,"           \
+	" (SELECT epoch FROM fleet_mirror_epoch)::text,"                       \
+	" (extract(epoch FROM now()) * 1000000)::bigint::text,"                \
+	" NULL, NULL, NULL, NULL"                                              \
+	" UNION ALL"                                                           \
+	" SELECT 'R', r.gpu_type, r.run_id::text,"                             \
+	"  (extract(epoch FROM r.measured_at) * 1000000)::bigint::text,"       \
+	"  r.synthetic::text, r.metrics::text, r.dtypes::text, r.v::text"      \
+	" FROM rollup_type_runs r"                                             \
+	" WHERE r.measured_at > now() - make_interval(days => $2::int)"
+static const char calib_load_sql[] = CALIB_SYNC_SQL " AND $1::xid8 IS NOT NULL";
+static const char calib_sync_sql[] =
+    CALIB_SYNC_SQL " AND r.change_xid >= $1::xid8";
+
+static void trun_free(struct trun *t)
+{
+	free(t->v);
+	t->mkey = NULL;
+	t->v = NULL;
+	t->live = false;
+}
+
+static int trun_set(struct cmirror *m, struct trun *t, PGresult *r, int i)
+{
+	char *cols[3] = {NULL};
+	char **el = NULL;
+	int n = -1, rc = -1;
+
+	trun_free(t);
+	for (int c = 0; c < 3; c++)
+		if (!(cols[c] = strdup(PQgetvalue(r, i, 5 + c))))
+			goto out;
+	if (!(el = malloc(3 * MAX_ELEMS * sizeof(*el))))
+		goto out;
+	for (int c = 0; c < 3; c++) {
+		int k = pg_array_split(cols[c], el + c * MAX_ELEMS, MAX_ELEMS);
+		if (k < 0 || (n >= 0 && k != n))
+			goto out;
+		n = k;
+	}
+	/* one block: v[n] then mkey[n] */
+	if (!(t->v =
+		  malloc((size_t)(n ? n : 1) * (sizeof(double) + sizeof(int)))))
+		goto out;
+	t->mkey = (int *)(void *)(t->v + n);
+	t->n = n;
+	for (int j = 0; j < n; j++) {
+		if (!el[j] || !el[MAX_ELEMS + j] ||
+		    (t->mkey[j] = mkeytab_id(&m->mkeys, &m->names, el[j],
+					     el[MAX_ELEMS + j])) < 0 ||
+		    parse_double(el[2 * MAX_ELEMS + j], &t->v[j])) {
+			free(t->v);
+			t->v = NULL;
+			t->mkey = NULL;
+			goto out;
+		}
+	}
+	if ((t->type = strtab_id(&m->names, PQgetvalue(r, i, 1))) < 0)
+		goto out;
+	t->synthetic = !strcmp(PQgetvalue(r, i, 4), "true");
+	t->measured_us = strtoll(PQgetvalue(r, i, 3), NULL, 10);
+	t->live = true;
+	rc = 0;
+out:
+	for (int c = 0; c < 3; c++)
+		free(cols[c]);
+	free(el);
+	return rc;
+}
+
+/* Drops the rows out of the loaded window; when half the rows are gone,
+ * packs the rest and forgets the keys of the dropped (the key table would
+ * otherwise grow with every run ever seen). */
+static int cmirror_evict(struct cmirror *m, int64_t now_us)
+{
+	int64_t t0 = now_us - (int64_t)m->window_days * 86400 * 1000000;
+	struct strtab keys = {0};
+	int live = 0;
+
+	for (int i = 0; i < m->nruns; i++) {
+		struct trun *t = &m->runs[i];
+		if (t->live && t->measured_us <= t0) {
+			trun_free(t);
+			m->row_of_key[t->key] = -1;
+			m->dead++;
+		}
+	}
+	if (m->dead * 2 <= m->nruns)
+		return 0;
+	for (int i = 0; i < m->nruns; i++) {
+		struct trun *t = &m->runs[i];
+		int key;
+		if (!t->live)
+			continue;
+		if ((key = strtab_id(&keys, m->keys.s[t->key])) < 0) {
+			strtab_free(&keys);
+			return -1;
+		}
+		t->key = key;
+		m->runs[live++] = *t;
+	}
+	strtab_free(&m->keys);
+	m->keys = keys;
+	for (int i = 0; i < m->row_of_key_cap; i++)
+		m->row_of_key[i] = -1;
+	for (int i = 0; i < live; i++)
+		m->row_of_key[m->runs[i].key] = i;
+	m->nruns = live;
+	m->dead = 0;
+	return 0;
+}
+
+/* The row of key (run_id|gpu_type), appended when absent. */
+static struct trun *cmirror_row(struct cmirror *m, const char *run_id,
+				const char *gpu_type)
+{
+	char key[512];
+	int id;
+
+	snprintf(key, sizeof(key), "%s|%s", run_id, gpu_type);
+	if ((id = strtab_id(&m->keys, key)) < 0)
+		return NULL;
+	if (id >= m->row_of_key_cap) {
+		int cap = m->row_of_key_cap ? m->row_of_key_cap * 2 : 1024;
+		int *a = realloc(m->row_of_key, (size_t)cap * sizeof(*a));
+		if (!a)
+			return NULL;
+		for (int i = m->row_of_key_cap; i < cap; i++)
+			a[i] = -1;
+		m->row_of_key = a;
+		m->row_of_key_cap = cap;
+	}
+	if (m->row_of_key[id] < 0) {
+		if (m->nruns == m->runs_cap) {
+			int cap = m->runs_cap ? m->runs_cap * 2 : 1024;
+			struct trun *a =
+			    realloc(m->runs, (size_t)cap * sizeof(*a));
+			if (!a)
+				return NULL;
+			m->runs = a;
+			m->runs_cap = cap;
+		}
+		memset(&m->runs[m->nruns], 0, sizeof(m->runs[0]));
+		m->runs[m->nruns].key = id;
+		m->row_of_key[id] = m->nruns++;
+	}
+	return &m->runs[m->row_of_key[id]];
+}
+
+static int cmirror_apply(struct cmirror *m, PGresult *r, int64_t *now_us,
+			 bool *reload)
+{
+	int n = PQntuples(r), s = -1;
+
+	*reload = false;
+	for (int i = 0; i < n && s < 0; i++)
+		if (PQgetvalue(r, i, 0)[0] == 'S')
+			s = i;
+	if (s < 0)
+		return -1;
+	*now_us = strtoll(PQgetvalue(r, s, 3), NULL, 10);
+	if (m->pool_serial &&
+	    strtoll(PQgetvalue(r, s, 2), NULL, 10) != m->epoch) {
+		*reload = true;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		struct trun *t;
+		if (PQgetvalue(r, i, 0)[0] != 'R')
+			continue;
+		t = cmirror_row(m, PQgetvalue(r, i, 2), PQgetvalue(r, i, 1));
+		if (!t || trun_set(m, t, r, i))
+			return -1;
+	}
+	m->epoch = strtoll(PQgetvalue(r, s, 2), NULL, 10);
+	snprintf(m->xmin, sizeof(m->xmin), "%s", PQgetvalue(r, s, 1));
+	return cmirror_evict(m, *now_us);
+}
+
+/* Brings the copy up to date: a whole load when it is empty, of another
+ * pool, narrower than window_days, or rows were deleted. */
+static enum store_status cmirror_sync(struct cmirror *m, struct db_pool *pool,
+				      int window_days, int64_t *now_us,
+				      struct store_err *e)
+{
+	unsigned long long serial = db_pool_serial(pool);
+
+	if (m->pool_serial != serial || m->window_days < window_days)
+		cmirror_clear(m);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		char days[16];
+		const char *params[2] = {m->xmin, days};
+		bool load = !m->pool_serial, reload = false;
+		PGresult *r = NULL;
+		int rc;
+
+		if (load)
+			m->window_days = window_days;
+		snprintf(days, sizeof(days), "%d", m->window_days);
+		if (db_exec(pool, load ? calib_load_sql : calib_sync_sql, 2,
+			    params, 1, &r, e) != STORE_OK) {
+			cmirror_clear(m);
+			return e->status;
+		}
+		rc = cmirror_apply(m, r, now_us, &reload);
+		PQclear(r);
+		if (rc) {
+			cmirror_clear(m);
+			e->status = STORE_ERROR;
+			snprintf(e->message, sizeof(e->message),
+				 "calibration copy: a stored row could not be "
+				 "read");
+			return e->status;
+		}
+		if (!reload) {
+			m->pool_serial = serial;
+			return STORE_OK;
+		}
+		cmirror_clear(m);
+	}
+	e->status = STORE_UNAVAILABLE;
+	snprintf(e->message, sizeof(e->message),
+		 "calibration copy: rows deleted while loading; try again");
+	return e->status;
+}
+
+struct cval {
+	int mkey;
+	double v;
+};
+
+enum store_status fleet_mirror_type_medians(
+    struct db_pool *pool, const char *gpu_type, int window_days,
+    bool with_synthetic, double lo, double hi,
+    void (*fn)(void *ctx, const char *metric, const char *dtype, double median,
+	       long long n),
+    void *ctx, long long *runs, struct store_err *e)
+{
+	struct cmirror *m = &the_cmirror;
+	int64_t now_us = 0, t0;
+	struct cval *vals = NULL;
+	double *tmp = NULL;
+	size_t nv = 0, cap = 0, nk, *start = NULL;
+	int type = -1;
+	enum store_status st;
+
+	*runs = 0;
+	memset(e, 0, sizeof(*e));
+	pthread_mutex_lock(&m->mu);
+	st = cmirror_sync(m, pool, window_days, &now_us, e);
+	if (st != STORE_OK)
+		goto out;
+	t0 = now_us - (int64_t)window_days * 86400 * 1000000;
+	for (int i = 0; i < m->names.n && type < 0; i++)
+		if (!strcmp(m->names.s[i], gpu_type))
+			type = i;
+	for (int i = 0; type >= 0 && i < m->nruns; i++) {
+		struct trun *t = &m->runs[i];
+		bool any = false;
+		if (!t->live || t->type != type || t->measured_us <= t0 ||
+		    (t->synthetic && !with_synthetic))
+			continue;
+		for (int j = 0; j < t->n; j++) {
+			if (!(t->v[j] >= lo && t->v[j] <= hi))
+				continue;
+			if (nv == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				struct cval *a = realloc(vals, nc * sizeof(*a));
+				if (!a)
+					goto oom;
+				vals = a;
+				cap = nc;
+			}
+			vals[nv++] = (struct cval){t->mkey[j], t->v[j]};
+			any = true;
+		}
+		*runs += any;
+	}
+	/* counting sort by metric and dtype, then each group's median */
+	nk = (size_t)m->mkeys.pairs.n;
+	if (!(tmp = malloc((nv ? nv : 1) * sizeof(*tmp))) ||
+	    !(start = calloc(nk + 1, sizeof(*start))))
+		goto oom;
+	for (size_t x = 0; x < nv; x++)
+		start[vals[x].mkey + 1]++;
+	for (size_t k = 0; k < nk; k++)
+		start[k + 1] += start[k];
+	for (size_t x = 0; x < nv; x++)
+		tmp[start[vals[x].mkey]++] = vals[x].v;
+	for (size_t k = 0, b = 0; k < nk; b = start[k++])
+		if (start[k] > b)
+			fn(ctx, m->names.s[m->mkeys.metric[k]],
+			   m->names.s[m->mkeys.dtype[k]],
+			   median_cont(tmp + b, start[k] - b),
+			   (long long)(start[k] - b));
+	goto out;
+oom:
+	cmirror_clear(m);
+	st = e->status = STORE_ERROR;
+	snprintf(e->message, sizeof(e->message), "out of memory");
+out:
+	pthread_mutex_unlock(&m->mu);
+	free(vals);
+	free(tmp);
+	free(start);
 	return st;
 }

@@ -1,5 +1,6 @@
-/* fleet_mirror.h - internal to storage/: GET /v1/fleet from an in-memory
- * copy of each GPU's inventory and latest rollup row (issue 18).
+/* fleet_mirror.h - internal to storage/: GET /v1/fleet and calibration
+ * from in-memory copies of their rollups (issue 18): each GPU's inventory
+ * and latest rollup row, and each run's values per GPU type.
  *
  * The copy (node_gpus and rollup_gpu_latest) is brought up to date at
  * every read with the rows written since the previous one
@@ -24,5 +25,20 @@
 enum store_status fleet_mirror_fleet(struct db_pool *pool, int window_days,
 				     double threshold, bool with_synthetic,
 				     json_t **out, struct store_err *e);
+
+/* Calibration's reduction (storage/bench.c store_fleet_medians()) over
+ * the daemon's copy of rollup_type_runs (migrations/0018): for GPU type
+ * gpu_type and the runs measured in the last window_days (synthetic ones
+ * only when with_synthetic), fn is called once per metric and dtype with
+ * the median (percentile_cont) of the runs' values within [lo, hi] and
+ * their count; *runs is the number of runs with a value there. The copy
+ * holds the widest window asked for so far; fn runs under its lock.
+ */
+enum store_status fleet_mirror_type_medians(
+    struct db_pool *pool, const char *gpu_type, int window_days,
+    bool with_synthetic, double lo, double hi,
+    void (*fn)(void *ctx, const char *metric, const char *dtype, double median,
+	       long long n),
+    void *ctx, long long *runs, struct store_err *e);
 
 #endif

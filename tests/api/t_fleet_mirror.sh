@@ -2,6 +2,9 @@
 # The daemon's copy of each GPU's inventory and latest rollup row (issue
 # 18, migrations/0017_fleet_mirror.sql, storage/fleet_mirror.c): GET
 # /v1/fleet answers what the raw query answers (tests/api/sql/fleet_raw.sql)
+# and calibration what its statement over rollup_type_runs answered before
+# migrations/0018 (tests/api/sql/medians_rollup.sql; the daemon keeps no
+# calibration cache here: --calibration-cache-s 0)
 # at its first read, after runs arrive between reads, when a transaction
 # that started before a read commits after a later transaction was read
 # (commits out of order), through a second daemon on the same database,
@@ -10,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet_lib.sh"
 fleet_database gsz_mirror
-GSZ_REAL_FLEET=1 start_daemon || { not_ok "daemon starts"; exit 1; }
+GSZ_REAL_FLEET=1 start_daemon --calibration-cache-s 0 || { not_ok "daemon starts"; exit 1; }
 tok=$(create_token "mirror-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
 thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
@@ -28,8 +31,25 @@ as_ref() { # SQL WHAT WHEN [BASE]: GET /v1/fleet (through BASE) against a refere
 		fi
 	done
 }
-# the raw results, and the statement over rollup_gpu_latest before 0017
-as_raw() { as_ref fleet_raw.sql "the raw query" "$@"; as_ref fleet_latest.sql "the 0016 statement" "$@"; }
+calib_as_ref() { # WHEN [BASE]: a sizing request's calibration against medians_rollup.sql
+	local want bf16 runs base=${2:-$GSZ_URL}
+	want=$(raw medians_rollup.sql gpu=h100-sxm5-80gb days=30 syn=false)
+	bf16=$(awk -F'|' '$1 == "gemm_tflops" && $2 == "bf16" {print $3 "|" $4}' <<<"$want")
+	runs=$(head -n 1 <<<"$want" | awk -F'|' '{print $5}')
+	STATUS=$(curl -s -o "$T/body" -w '%{http_code}' -X POST "$base/v1/sizing/training" -d \
+		'{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1,"calibration":"measured"}')
+	# (basis shows 4 significant digits; samples and runs exactly)
+	check "calibration ($1) is what its 0017 statement answers: $runs runs, bf16 ${bf16:-none}" 201 \
+		"((.basis.gemm_tflops.measured_median - ${bf16%|*}) / ${bf16%|*} | fabs) < 5e-4
+		 and .basis.gemm_tflops.samples == ${bf16#*|} and .basis.probe_runs == $runs"
+}
+# the raw results, and the statement over rollup_gpu_latest before 0017;
+# calibration
+as_raw() {
+	as_ref fleet_raw.sql "the raw query" "$@"
+	as_ref fleet_latest.sql "the 0016 statement" "$@"
+	calib_as_ref "$@"
+}
 gpus_in_answer() { curl -s "$GSZ_URL/v1/fleet?window_days=30" | jq '[.items[].gpus] | add // 0'; }
 
 mk mir-a "$(at '-5 minutes')" '.synthetic = false' >"$T/a.json"
@@ -50,6 +70,8 @@ uuid1=$(q "SELECT uuid FROM node_gpus WHERE hostname = 'mir-a' ORDER BY gpu_inde
 "$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 >"$T/slow.out" 2>&1 <<SQL &
 BEGIN;
 UPDATE node_gpus SET info = jsonb_set(info, '{pcie,gen_current}', '3') WHERE uuid = '$uuid1';
+INSERT INTO rollup_type_runs (measured_at, gpu_type, run_id, synthetic, metrics, dtypes, v)
+VALUES (now(), 'h100-sxm5-80gb', gen_random_uuid(), false, '{gemm_tflops}', '{bf16}', '{1}');
 SELECT pg_sleep(3);
 COMMIT;
 SQL
@@ -59,14 +81,17 @@ mk mir-c "$(at '-1 minute')" '.synthetic = false' >"$T/c.json"
 post "report c (while an older transaction is open)" "$T/c.json"
 [ "$(gpus_in_answer)" = 24 ] && ok "the later transaction's run is read while the older one is open" ||
 	not_ok "the later transaction's run is read while the older one is open" "$(gpus_in_answer)"
+calib_as_ref "read while an older transaction is open"
 wait "$slow" && ok "the older transaction commits" || not_ok "the older transaction commits" "$(cat "$T/slow.out")"
 req GET "/v1/fleet?window_days=30"
 check "the older transaction's change reaches the copy after it commits" 200 \
 	'[.items[].degraded[] | select(.reasons | any(test("PCIe link trained at Gen3")))] | length == 1'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1,"calibration":"measured"}'
+check "the older transaction's calibration row reaches the copy after it commits (4 runs)" 201 '.basis.probe_runs == 4'
 as_raw "after commits out of order"
 
 # A second daemon on the same database, which reads what the first stored.
-"$GSZ_BIN" serve --listen 127.0.0.1:0 --database-url "$DATABASE_URL" \
+"$GSZ_BIN" serve --listen 127.0.0.1:0 --calibration-cache-s 0 --database-url "$DATABASE_URL" \
 	--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/d2.log" 2>&1 &
 d2=$!
 port2=""
@@ -82,7 +107,7 @@ as_raw "a second daemon, after a run stored by the first" "http://127.0.0.1:$por
 kill -TERM "$d2" && wait "$d2" && ok "the second daemon exits cleanly" || not_ok "the second daemon exits cleanly"
 grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$T/d2.log" && not_ok "no sanitizer reports (second daemon)" "$(grep -m3 -E 'ERROR: |runtime error:' "$T/d2.log")" || ok "no sanitizer reports (second daemon)"
 
-# Deletes leave no row to fetch: the copy is loaded again.
+# Deletes leave no row to fetch: the copies are loaded again.
 q "DELETE FROM benchmark_runs WHERE run_id = '$(jq -r .run_id "$T/b.json")'" >/dev/null
 as_raw "after a run is deleted"
 q "ALTER TABLE rollup_gpu_runs DISABLE TRIGGER rollup_gpu_runs_latest_del;
@@ -91,6 +116,17 @@ q "ALTER TABLE rollup_gpu_runs DISABLE TRIGGER rollup_gpu_runs_latest_del;
 q "SELECT gpusizer_maintain(0, 0, 0)" >/dev/null
 # (the raw results of node c stay: only the 0016 statement reads what is left)
 as_ref fleet_latest.sql "the 0016 statement" "after gpusizer_maintain() drops latest rows whose runs are gone"
+# retention drops partitions and DEFAULT rows without a trigger on the parent
+q "ALTER TABLE rollup_type_runs DISABLE TRIGGER rollup_type_runs_mirror_del;
+   DELETE FROM rollup_type_runs WHERE gpu_type = 'h100-sxm5-80gb' AND v = '{1}';
+   ALTER TABLE rollup_type_runs ENABLE TRIGGER rollup_type_runs_mirror_del;
+   UPDATE fleet_mirror_epoch SET epoch = epoch + 1" >/dev/null
+calib_as_ref "after rows go without a trigger and the epoch is raised (gpusizer_maintain() after a drop)"
+e1=$(q "SELECT epoch FROM fleet_mirror_epoch")
+q "SELECT gpusizer_maintain(0, 0, 0)" >/dev/null
+[ "$(q "SELECT epoch FROM fleet_mirror_epoch")" = "$e1" ] && ok "gpusizer_maintain() that removes nothing leaves the copies as they are" ||
+	not_ok "gpusizer_maintain() that removes nothing leaves the copies as they are"
+q "SELECT gpusizer_maintain(0, 0, 0) FROM (SELECT 1) x WHERE false" >/dev/null
 req GET "/v1/fleet?window_days=30"
 check "node c's GPUs left the medians with their latest rows" 200 '[.items[].metrics[].gpus] | max == 16'
 e0=$(q "SELECT epoch FROM fleet_mirror_epoch")
