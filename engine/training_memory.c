@@ -83,20 +83,61 @@ struct stage_params trn_stage_params(const struct ctx *c,
 	return sp;
 }
 
-/* Micro-batches whose activations pipeline rank r holds at the peak of a
- * step: 1F1B keeps min(m, p - r); the interleaved schedule warms up
- * 2(p-r-1) + (v-1)p + 1 model chunks of 1/v of the stage each (Megatron-LM
- * schedules.py; for r = 0 this is Korthikanti §4.2.3's p(1 + (p-1)/(pv))).
- * The interleaved schedule needs m % p == 0, so m >= p there. */
-static double in_flight_of(const struct trn_layout *l, long m_micro, int r)
-{
-	double p = (double)l->pp, v = (double)l->vp;
+/* The activations of one pipeline rank's model chunks: a chunk holds
+ * `layers` layers of `per_layer` bytes each per micro-batch; with stage
+ * rebalancing the first chunk of rank 0 and the last chunk of rank p-1
+ * give one layer's place to the embedding and the head (Megatron-Core
+ * get_transformer_layer_offset: the embedding and loss count as layers of
+ * the split, per virtual stage). emb and head: bytes per micro-batch
+ * beside those two chunks. */
+struct pipe_act {
+	int p, v;
+	long m;
+	double per_layer, layers, emb, head;
+	bool rebalance;
+};
 
-	if (l->pp == 1)
-		return 1.0;
-	if (l->vp <= 1)
-		return fmin((double)m_micro, p - (double)r);
-	return (2.0 * (p - (double)r - 1.0) + (v - 1.0) * p + 1.0) / v;
+static double chunk_bytes(const struct pipe_act *pa, int r, int ch)
+{
+	bool first = r == 0 && ch == 0;
+	bool last = r == pa->p - 1 && ch == pa->v - 1;
+	double layers =
+	    pa->layers - (pa->rebalance && (first || last) ? 1.0 : 0.0);
+
+	return layers * pa->per_layer + (first ? pa->emb : 0.0) +
+	       (last ? pa->head : 0.0);
+}
+
+/* Activation bytes pipeline rank r holds at the peak of a step, following
+ * Megatron-Core's schedules.py forward by forward. 1F1B runs min(p-r-1, m)
+ * warm-up forwards; the interleaved schedule 2(p-r-1) + (v-1)p, and when
+ * that reaches the m*v forwards of the step, all of them before any
+ * backward ("all_warmup_microbatches", m = p in older Megatron-LM). Then
+ * each forward is followed by a backward; forward k runs chunk
+ * (k mod pv) div p, backward k chunk v-1 - (k mod pv) div p. The peak
+ * follows a forward; its pattern repeats every pv steps, over which the
+ * chunks' forwards and backwards balance. For r = 0 and equal chunks this
+ * is Korthikanti et al. 2022 §4.2.3's p(1 + (p-1)/(pv)) stages' worth, when
+ * the step has more micro-batches than that. */
+static double rank_peak_bytes(const struct pipe_act *pa, int r)
+{
+	long p = pa->p, v = pa->v, total = pa->m * v, period = p * v;
+	long warm = v > 1 ? 2 * (p - r - 1) + (v - 1) * p : p - r - 1;
+	double held = 0.0, peak = 0.0;
+
+	if (warm >= total) {
+		for (int ch = 0; ch < v; ch++)
+			held += chunk_bytes(pa, r, ch);
+		return (double)pa->m * held;
+	}
+	for (long k = 0; k < warm; k++)
+		held += chunk_bytes(pa, r, (int)(k % period / p));
+	for (long i = 0; i < total - warm && i < period; i++) {
+		held += chunk_bytes(pa, r, (int)((warm + i) % period / p));
+		peak = fmax(peak, held);
+		held -= chunk_bytes(pa, r, (int)(v - 1 - i % period / p));
+	}
+	return peak;
 }
 
 void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
@@ -104,36 +145,46 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 {
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
 	double t = (double)l->tp, sp_div = l->sequence_parallel ? t : 1.0;
-	double n0 = in_flight_of(l, m_micro, 0),
-	       n1 = in_flight_of(l, m_micro, 1);
-	double ls, end, mid, logits, out_layer, emb_mask;
-	bool rebalance = l->stage_rebalance && l->pp > 1;
+	double logits, out_layer, emb_mask;
+	struct pipe_act pa = {
+	    .p = l->pp,
+	    .v = l->vp > 1 ? l->vp : 1,
+	    .m = m_micro,
+	    .rebalance = l->stage_rebalance && l->pp > 1,
+	};
 
 	mf->ls = trn_stage_layers(c, l);
 	mf->sp = trn_stage_params(c, l, mf->ls);
-	ls = (double)mf->ls;
-	/* Layers on the first and last stage; with rebalancing one fewer,
-	 * the embedding and the head taking their place. */
-	end = rebalance ? trn_ceil_div(c->L + 2.0, (double)l->pp) - 1.0 : ls;
-	mid = rebalance && l->pp > 2 ? ls : 0.0;
+	/* A chunk holds 1/v of the fullest stage's layers; with rebalancing
+	 * ls = ceil((L+2)/p) units, the first and last stage one fewer. */
+	pa.layers = (double)mf->ls / (double)pa.v;
 	/* Beside the layers (Korthikanti §4.3): the input embedding's dropout
-	 * mask, 1 byte per value, for each micro-batch in flight (/t with
-	 * SP); none without dropout, as the embedding's output is the first
-	 * layer's stored input, counted there. The last stage: final norm
-	 * and output-projection inputs 4sbh/t and the fp32 logits 4sbv/t. */
-	emb_mask = c->dropout ? n0 * tokens * c->h / sp_div : 0.0;
+	 * mask, 1 byte per value, per micro-batch (/t with SP); none without
+	 * dropout, as the embedding's output is the first layer's stored
+	 * input, counted there. The head: final norm and output-projection
+	 * inputs 4sbh/t and the fp32 softmax of the vocabulary-parallel
+	 * cross-entropy 4sbv/t (Megatron-Core fused_cross_entropy.py upcasts
+	 * the logits to fp32 and saves exp_logits for the backward). */
+	emb_mask = c->dropout ? tokens * c->h / sp_div : 0.0;
 	out_layer = 4.0 * tokens * c->h / sp_div * c->act_b / 2.0;
 	logits = 4.0 * tokens * c->V / t;
+	pa.emb = emb_mask;
+	pa.head = out_layer + logits;
 	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
-		double per_layer = act_layer_bytes(c, l, tokens, rc);
-		double first = n0 * end * per_layer + emb_mask;
-		double last = end * per_layer + out_layer + logits;
-
-		if (l->pp == 1)
-			mf->act[rc] = first + out_layer + logits;
-		else
-			mf->act[rc] =
-			    fmax(fmax(first, last), n1 * mid * per_layer);
+		pa.per_layer = act_layer_bytes(c, l, tokens, rc);
+		if (l->pp == 1) {
+			mf->act[rc] = (double)mf->ls * pa.per_layer + emb_mask +
+				      out_layer + logits;
+		} else {
+			/* rank 0 warms up longest, rank 1 is the fullest
+			 * of the equal middle ranks (more warm-up than
+			 * ranks 2 .. p-2), rank p-1 holds the head */
+			mf->act[rc] = fmax(rank_peak_bytes(&pa, 0),
+					   rank_peak_bytes(&pa, l->pp - 1));
+			if (l->pp > 2)
+				mf->act[rc] =
+				    fmax(mf->act[rc], rank_peak_bytes(&pa, 1));
+		}
 		if (rc == ENG_RC_FULL) /* one layer rebuilt at a time */
 			mf->act[rc] +=
 			    act_layer_bytes(c, l, tokens, ENG_RC_NONE);
