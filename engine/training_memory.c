@@ -83,61 +83,57 @@ struct stage_params trn_stage_params(const struct ctx *c,
 	return sp;
 }
 
-/* The activations of one pipeline rank's model chunks: a chunk holds
- * `layers` layers of `per_layer` bytes each per micro-batch; with stage
- * rebalancing the first chunk of rank 0 and the last chunk of rank p-1
- * give one layer's place to the embedding and the head (Megatron-Core
- * get_transformer_layer_offset: the embedding and loss count as layers of
- * the split, per virtual stage). emb and head: bytes per micro-batch
- * beside those two chunks. */
-struct pipe_act {
-	int p, v;
-	long m;
-	double per_layer, layers, emb, head;
-	bool rebalance;
+/* Micro-batches pipeline rank r holds at the peak of a step, following
+ * Megatron-Core's schedules.py: 1F1B runs min(p-r-1, m) warm-up forwards;
+ * the interleaved schedule 2(p-r-1) + (v-1)p, and when that reaches the
+ * m*v forwards of the step, all of them before any backward
+ * ("all_warmup_microbatches"; older Megatron-LM did so whenever m = p).
+ * Then each forward is followed by a backward, so the rank holds warm-up
+ * + 1 chunk-passes after each forward (`all`; for r = 0 and v > 1
+ * Korthikanti et al. 2022 §4.2.3's p(1 + (p-1)/(pv)) stages' worth when
+ * the step is longer). Which chunks those are moves step by step (forward
+ * k runs chunk (k mod pv) div p, backward k chunk v-1 - (k mod pv) div p;
+ * m is a multiple of p): s_min and s_max count the fewest and most
+ * passes of the one chunk that differs - rank 0's first, which holds the
+ * embedding: 2p - 1 at the first steady forward, then 2p until its
+ * backwards begin, and so on; rank p-1's last, which holds the head: 1,
+ * and 0 between its backward and its next forward when m > p. */
+struct in_flight {
+	long all, s_min, s_max;
 };
 
-static double chunk_bytes(const struct pipe_act *pa, int r, int ch)
+static struct in_flight in_flight_of(long p, long v, long m, long r)
 {
-	bool first = r == 0 && ch == 0;
-	bool last = r == pa->p - 1 && ch == pa->v - 1;
-	double layers =
-	    pa->layers - (pa->rebalance && (first || last) ? 1.0 : 0.0);
+	long warm = v > 1 ? 2 * (p - r - 1) + (v - 1) * p : p - r - 1;
+	struct in_flight f;
 
-	return layers * pa->per_layer + (first ? pa->emb : 0.0) +
-	       (last ? pa->head : 0.0);
+	if (warm >= m * v) {
+		f.all = m * v;
+		f.s_min = f.s_max = m;
+		return f;
+	}
+	f.all = warm + 1;
+	f.s_min = f.s_max = f.all; /* 1F1B: the only chunk */
+	if (v > 1 && r == 0) {
+		f.s_min = 2 * p - 1;
+		f.s_max = 2 * p;
+	} else if (v > 1) { /* r = p-1 (middle ranks: equal chunks) */
+		f.s_min = m > p ? 0 : 1;
+		f.s_max = 1;
+	}
+	return f;
 }
 
-/* Activation bytes pipeline rank r holds at the peak of a step, following
- * Megatron-Core's schedules.py forward by forward. 1F1B runs min(p-r-1, m)
- * warm-up forwards; the interleaved schedule 2(p-r-1) + (v-1)p, and when
- * that reaches the m*v forwards of the step, all of them before any
- * backward ("all_warmup_microbatches", m = p in older Megatron-LM). Then
- * each forward is followed by a backward; forward k runs chunk
- * (k mod pv) div p, backward k chunk v-1 - (k mod pv) div p. The peak
- * follows a forward; its pattern repeats every pv steps, over which the
- * chunks' forwards and backwards balance. For r = 0 and equal chunks this
- * is Korthikanti et al. 2022 §4.2.3's p(1 + (p-1)/(pv)) stages' worth, when
- * the step has more micro-batches than that. */
-static double rank_peak_bytes(const struct pipe_act *pa, int r)
+/* Bytes rank r holds at its peak: chunk-passes of `chunk` bytes (1/v of
+ * a full stage), one chunk, s, holding `s_bytes` instead (1F1B: the only
+ * chunk). */
+static double rank_peak_bytes(const struct in_flight *f, double chunk,
+			      double s_bytes)
 {
-	long p = pa->p, v = pa->v, total = pa->m * v, period = p * v;
-	long warm = v > 1 ? 2 * (p - r - 1) + (v - 1) * p : p - r - 1;
-	double held = 0.0, peak = 0.0;
+	double d = s_bytes - chunk;
 
-	if (warm >= total) {
-		for (int ch = 0; ch < v; ch++)
-			held += chunk_bytes(pa, r, ch);
-		return (double)pa->m * held;
-	}
-	for (long k = 0; k < warm; k++)
-		held += chunk_bytes(pa, r, (int)(k % period / p));
-	for (long i = 0; i < total - warm && i < period; i++) {
-		held += chunk_bytes(pa, r, (int)((warm + i) % period / p));
-		peak = fmax(peak, held);
-		held -= chunk_bytes(pa, r, (int)(v - 1 - i % period / p));
-	}
-	return peak;
+	return (double)f->all * chunk +
+	       d * (double)(d > 0.0 ? f->s_max : f->s_min);
 }
 
 void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
@@ -145,19 +141,23 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 {
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
 	double t = (double)l->tp, sp_div = l->sequence_parallel ? t : 1.0;
-	double logits, out_layer, emb_mask;
-	struct pipe_act pa = {
-	    .p = l->pp,
-	    .v = l->vp > 1 ? l->vp : 1,
-	    .m = m_micro,
-	    .rebalance = l->stage_rebalance && l->pp > 1,
-	};
+	double logits, out_layer, emb_mask, layers, ends;
+	long p = l->pp, v = l->vp > 1 ? l->vp : 1;
+	struct in_flight f0, f1, fl;
 
 	mf->ls = trn_stage_layers(c, l);
 	mf->sp = trn_stage_params(c, l, mf->ls);
-	/* A chunk holds 1/v of the fullest stage's layers; with rebalancing
-	 * ls = ceil((L+2)/p) units, the first and last stage one fewer. */
-	pa.layers = (double)mf->ls / (double)pa.v;
+	/* A chunk holds 1/v of a full stage's layers. With rebalancing
+	 * (ceil((L+2)/p) units a stage) the first chunk of rank 0 and the
+	 * last of rank p-1 give one layer's place to the embedding and the
+	 * head (Megatron-Core get_transformer_layer_offset: the embedding and
+	 * the loss count as layers of the split, per virtual stage). */
+	if (l->stage_rebalance && p > 1) {
+		layers = trn_ceil_div(c->L + 2.0, (double)p) / (double)v;
+		ends = layers - 1.0;
+	} else {
+		layers = ends = (double)mf->ls / (double)v;
+	}
 	/* Beside the layers (Korthikanti §4.3): the input embedding's dropout
 	 * mask, 1 byte per value, per micro-batch (/t with SP); none without
 	 * dropout, as the embedding's output is the first layer's stored
@@ -168,22 +168,28 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 	emb_mask = c->dropout ? tokens * c->h / sp_div : 0.0;
 	out_layer = 4.0 * tokens * c->h / sp_div * c->act_b / 2.0;
 	logits = 4.0 * tokens * c->V / t;
-	pa.emb = emb_mask;
-	pa.head = out_layer + logits;
+	/* rank 0 warms up longest, rank 1 is the fullest of the equal
+	 * middle ranks (more warm-up than ranks 2 .. p-2), rank p-1 holds
+	 * the head */
+	f0 = in_flight_of(p, v, m_micro, 0);
+	f1 = in_flight_of(p, v, m_micro, 1);
+	fl = in_flight_of(p, v, m_micro, p - 1);
 	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
-		pa.per_layer = act_layer_bytes(c, l, tokens, rc);
-		if (l->pp == 1) {
-			mf->act[rc] = (double)mf->ls * pa.per_layer + emb_mask +
-				      out_layer + logits;
+		double per_layer = act_layer_bytes(c, l, tokens, rc);
+		double chunk = layers * per_layer;
+
+		if (p == 1) {
+			mf->act[rc] = chunk + emb_mask + out_layer + logits;
 		} else {
-			/* rank 0 warms up longest, rank 1 is the fullest
-			 * of the equal middle ranks (more warm-up than
-			 * ranks 2 .. p-2), rank p-1 holds the head */
-			mf->act[rc] = fmax(rank_peak_bytes(&pa, 0),
-					   rank_peak_bytes(&pa, l->pp - 1));
-			if (l->pp > 2)
+			mf->act[rc] =
+			    fmax(rank_peak_bytes(&f0, chunk,
+						 ends * per_layer + emb_mask),
+				 rank_peak_bytes(&fl, chunk,
+						 ends * per_layer + out_layer +
+						     logits));
+			if (p > 2)
 				mf->act[rc] =
-				    fmax(mf->act[rc], rank_peak_bytes(&pa, 1));
+				    fmax(mf->act[rc], (double)f1.all * chunk);
 		}
 		if (rc == ENG_RC_FULL) /* one layer rebuilt at a time */
 			mf->act[rc] +=

@@ -361,7 +361,7 @@ static void test_interleaved_peak_405b(void)
 	       p.memory.total_gib, p.memory.activations_gib, p.mfu);
 }
 
-/* The last rank of an interleaved pipeline holds its earlier chunks of
+/* Interleaved chunks rank by rank. The last rank holds its earlier chunks of
  * every warm-up micro-batch, not one micro-batch. The small model (32h =
  * 32,768 B per token per layer without dropout, 512 tokens: one layer
  * 16,777,216 B a micro-batch) with 4 layers and a 128,000-token vocabulary
@@ -375,7 +375,7 @@ static void test_interleaved_peak_405b(void)
  * 2 are not (current schedules.py; older Megatron-LM ran all
  * forwards first on every rank when m = p), so it holds 314,572,800 B as
  * with m 4. */
-static void test_interleaved_last_rank(void)
+static void test_interleaved_chunks(void)
 {
 	struct trn_request rq = small_request();
 	struct trn_layout l = layout(1, 2, 1, 0);
@@ -392,6 +392,27 @@ static void test_interleaved_last_rank(void)
 	CHECK_NEAR(act_bytes(&rq, &l), 67108864.0, 1e-12);
 	rq.model.vocab_size = 128000;
 	CHECK_NEAR(act_bytes(&rq, &l), 314572800.0, 1e-12);
+	/* Rebalanced, 6 layers: 8 units, 2 a chunk; rank 0 runs chunk 0
+	 * (the embedding and 1 layer) and chunk 1 (2 layers), rank 1 chunk
+	 * 0 (2 layers) and chunk 1 (1 layer and the head). m 4: rank 0's
+	 * 4 warm-up forwards hold 1 + 1 + 2 + 2 layers, the next forward
+	 * (chunk 0) 7 x 16,777,216 = 117,440,512 B, its peak; rank 1's peak
+	 * is two chunk-0 passes after two of chunk 1 went back, 6 layers.
+	 * (Before: 2.5 stages of 3 layers, 125,829,120.) */
+	rq.model.vocab_size = 1000;
+	rq.model.layers = 6;
+	rq.global_batch_size = 4;
+	l.stage_rebalance = true;
+	CHECK_NEAR(act_bytes(&rq, &l), 117440512.0, 1e-12);
+	/* With dropout (34h: 17,825,792 B a layer) rank 0's chunk 0 also
+	 * holds the embedding's mask, 512 x 1024 = 524,288 B, for each of
+	 * its passes in flight: 4 layers, 2 masks after the warm-up, 5 and 3
+	 * after forward 4 (chunk 0), 5 and 4 after forward 5 (chunk 0, the
+	 * peak): 91,226,112 B (before: 2.5 masks, 90,439,680). */
+	rq.model.layers = 4;
+	rq.dropout = 1;
+	l.stage_rebalance = false;
+	CHECK_NEAR(act_bytes(&rq, &l), 91226112.0, 1e-12);
 }
 
 /* A layout used above 95 % of memory is flagged; Meta's 405B layout with
@@ -551,7 +572,7 @@ int main(void)
 	RUN(test_stage_rebalance);
 	RUN(test_meta_405b_fits);
 	RUN(test_interleaved_peak_405b);
-	RUN(test_interleaved_last_rank);
+	RUN(test_interleaved_chunks);
 	RUN(test_headroom);
 	RUN(test_near_full_warning);
 	RUN(test_binding);
