@@ -83,20 +83,57 @@ struct stage_params trn_stage_params(const struct ctx *c,
 	return sp;
 }
 
-/* Micro-batches whose activations pipeline rank r holds at the peak of a
- * step: 1F1B keeps min(m, p - r); the interleaved schedule warms up
- * 2(p-r-1) + (v-1)p + 1 model chunks of 1/v of the stage each (Megatron-LM
- * schedules.py; for r = 0 this is Korthikanti §4.2.3's p(1 + (p-1)/(pv))).
- * The interleaved schedule needs m % p == 0, so m >= p there. */
-static double in_flight_of(const struct trn_layout *l, long m_micro, int r)
-{
-	double p = (double)l->pp, v = (double)l->vp;
+/* Micro-batches pipeline rank r holds at the peak of a step, following
+ * Megatron-Core's schedules.py: 1F1B runs min(p-r-1, m) warm-up forwards;
+ * the interleaved schedule 2(p-r-1) + (v-1)p, and when that reaches the
+ * m*v forwards of the step, all of them before any backward
+ * ("all_warmup_microbatches"; older Megatron-LM did so whenever m = p).
+ * Then each forward is followed by a backward, so the rank holds warm-up
+ * + 1 chunk-passes after each forward (`all`; for r = 0 and v > 1
+ * Korthikanti et al. 2022 §4.2.3's p(1 + (p-1)/(pv)) stages' worth when
+ * the step is longer). Which chunks those are moves step by step (forward
+ * k runs chunk (k mod pv) div p, backward k chunk v-1 - (k mod pv) div p;
+ * m is a multiple of p): s_min and s_max count the fewest and most
+ * passes of the one chunk that differs - rank 0's first, which holds the
+ * embedding: 2p - 1 at the first steady forward, then 2p until its
+ * backwards begin, and so on; rank p-1's last, which holds the head: 1,
+ * and 0 between its backward and its next forward when m > p. */
+struct in_flight {
+	long all, s_min, s_max;
+};
 
-	if (l->pp == 1)
-		return 1.0;
-	if (l->vp <= 1)
-		return fmin((double)m_micro, p - (double)r);
-	return (2.0 * (p - (double)r - 1.0) + (v - 1.0) * p + 1.0) / v;
+static struct in_flight in_flight_of(long p, long v, long m, long r)
+{
+	long warm = v > 1 ? 2 * (p - r - 1) + (v - 1) * p : p - r - 1;
+	struct in_flight f;
+
+	if (warm >= m * v) {
+		f.all = m * v;
+		f.s_min = f.s_max = m;
+		return f;
+	}
+	f.all = warm + 1;
+	f.s_min = f.s_max = f.all; /* 1F1B: the only chunk */
+	if (v > 1 && r == 0) {
+		f.s_min = 2 * p - 1;
+		f.s_max = 2 * p;
+	} else if (v > 1) { /* r = p-1 (middle ranks: equal chunks) */
+		f.s_min = m > p ? 0 : 1;
+		f.s_max = 1;
+	}
+	return f;
+}
+
+/* Bytes rank r holds at its peak: chunk-passes of `chunk` bytes (1/v of
+ * a full stage), one chunk, s, holding `s_bytes` instead (1F1B: the only
+ * chunk). */
+static double rank_peak_bytes(const struct in_flight *f, double chunk,
+			      double s_bytes)
+{
+	double d = s_bytes - chunk;
+
+	return (double)f->all * chunk +
+	       d * (double)(d > 0.0 ? f->s_max : f->s_min);
 }
 
 void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
@@ -104,36 +141,56 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 {
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
 	double t = (double)l->tp, sp_div = l->sequence_parallel ? t : 1.0;
-	double n0 = in_flight_of(l, m_micro, 0),
-	       n1 = in_flight_of(l, m_micro, 1);
-	double ls, end, mid, logits, out_layer, emb_mask;
-	bool rebalance = l->stage_rebalance && l->pp > 1;
+	double logits, out_layer, emb_mask, layers, ends;
+	long p = l->pp, v = l->vp > 1 ? l->vp : 1;
+	struct in_flight f0, f1, fl;
 
 	mf->ls = trn_stage_layers(c, l);
 	mf->sp = trn_stage_params(c, l, mf->ls);
-	ls = (double)mf->ls;
-	/* Layers on the first and last stage; with rebalancing one fewer,
-	 * the embedding and the head taking their place. */
-	end = rebalance ? trn_ceil_div(c->L + 2.0, (double)l->pp) - 1.0 : ls;
-	mid = rebalance && l->pp > 2 ? ls : 0.0;
+	/* A chunk holds 1/v of a full stage's layers. With rebalancing
+	 * (ceil((L+2)/p) units a stage) the first chunk of rank 0 and the
+	 * last of rank p-1 give one layer's place to the embedding and the
+	 * head (Megatron-Core get_transformer_layer_offset: the embedding and
+	 * the loss count as layers of the split, per virtual stage). */
+	if (l->stage_rebalance && p > 1) {
+		layers = trn_ceil_div(c->L + 2.0, (double)p) / (double)v;
+		ends = layers - 1.0;
+	} else {
+		layers = ends = (double)mf->ls / (double)v;
+	}
 	/* Beside the layers (Korthikanti §4.3): the input embedding's dropout
-	 * mask, 1 byte per value, for each micro-batch in flight (/t with
-	 * SP); none without dropout, as the embedding's output is the first
-	 * layer's stored input, counted there. The last stage: final norm
-	 * and output-projection inputs 4sbh/t and the fp32 logits 4sbv/t. */
-	emb_mask = c->dropout ? n0 * tokens * c->h / sp_div : 0.0;
+	 * mask, 1 byte per value, per micro-batch (/t with SP); none without
+	 * dropout, as the embedding's output is the first layer's stored
+	 * input, counted there. The head: final norm and output-projection
+	 * inputs 4sbh/t and the fp32 softmax of the vocabulary-parallel
+	 * cross-entropy 4sbv/t (Megatron-Core fused_cross_entropy.py upcasts
+	 * the logits to fp32 and saves exp_logits for the backward). */
+	emb_mask = c->dropout ? tokens * c->h / sp_div : 0.0;
 	out_layer = 4.0 * tokens * c->h / sp_div * c->act_b / 2.0;
 	logits = 4.0 * tokens * c->V / t;
+	/* rank 0 warms up longest, rank 1 is the fullest of the equal
+	 * middle ranks (more warm-up than ranks 2 .. p-2), rank p-1 holds
+	 * the head */
+	f0 = in_flight_of(p, v, m_micro, 0);
+	f1 = in_flight_of(p, v, m_micro, 1);
+	fl = in_flight_of(p, v, m_micro, p - 1);
 	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
 		double per_layer = act_layer_bytes(c, l, tokens, rc);
-		double first = n0 * end * per_layer + emb_mask;
-		double last = end * per_layer + out_layer + logits;
+		double chunk = layers * per_layer;
 
-		if (l->pp == 1)
-			mf->act[rc] = first + out_layer + logits;
-		else
+		if (p == 1) {
+			mf->act[rc] = chunk + emb_mask + out_layer + logits;
+		} else {
 			mf->act[rc] =
-			    fmax(fmax(first, last), n1 * mid * per_layer);
+			    fmax(rank_peak_bytes(&f0, chunk,
+						 ends * per_layer + emb_mask),
+				 rank_peak_bytes(&fl, chunk,
+						 ends * per_layer + out_layer +
+						     logits));
+			if (p > 2)
+				mf->act[rc] =
+				    fmax(mf->act[rc], (double)f1.all * chunk);
+		}
 		if (rc == ENG_RC_FULL) /* one layer rebuilt at a time */
 			mf->act[rc] +=
 			    act_layer_bytes(c, l, tokens, ENG_RC_NONE);

@@ -31,6 +31,19 @@ jq -e '.assumptions.dropout == false and .basis.memory_headroom.value == 0
 	ok "Llama has no dropout; the default headroom 0 is stated in basis" ||
 	not_ok "Llama has no dropout; the default headroom 0 is stated in basis" "$(jq -c '{a: .assumptions, b: .basis.memory_headroom}' "$T/body")"
 
+# Meta's interleaving too (v 8, ZeRO-2; Llama 3 §3.3.2): at 16K GPUs the
+# step has m = 16 = p micro-batches, so every forward runs before any
+# backward (Megatron-Core schedules.py) and a middle rank holds 16 x 8
+# layers: 74.8 GiB, fits, MFU within 15 % of the paper's 0.41. At 8K GPUs
+# (m = 32) the warm-up holds 141 one-layer chunks: 81.9 GiB, a 422.
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"strategies":{"vp":8,"zero":2}}')"
+check "405B at Meta's layout with v 8 on 16,384 H100 fits, MFU within 15 % of 0.41" 201 \
+	'.plans[0] | .vp == 8 and .memory_gib.total <= .memory_gib.capacity
+	 and ((.mfu / 0.41 - 1) | fabs) <= 0.15'
+[ "$STATUS" = 201 ] && echo "# 405B v 8 on 16384 H100: $(jq -r '.plans[0] | "\(.memory_gib.total) GiB (activations \(.memory_gib.activations)), MFU \(.mfu)"' "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 8192 '{"strategies":{"vp":8,"zero":2}}')"
+check_problem "405B at Meta's layout with v 8 on 8,192 H100 does not fit: 422" 422 gpus
+
 # Megatron's distributed optimizer (ZeRO-1) on the same layout: 96 % of
 # memory, flagged.
 req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"strategies":{"zero":1,"vp":1}}')"

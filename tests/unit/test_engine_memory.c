@@ -322,6 +322,99 @@ static void test_headroom(void)
 	free(r);
 }
 
+/* The interleaved schedule's peak, rank by rank (Megatron-Core
+ * schedules.py). Llama 3 405B at Meta's layout, v 8, rebalanced: 128 units
+ * on 16 x 8 chunks, one layer each (rank 0's first chunk the embedding,
+ * rank 15's last the head). Per token per layer per GPU, bf16, flash, no
+ * dropout: (8h + 2ad + 2ad)/t + 4 ceil(k/t) d + 6f/t = (131072 + 65536)/8
+ * + 512 + 319488/8 = 65,024 B; a micro-batch of 8192 tokens 532,676,608 B.
+ * 16K GPUs (dp 128, m 16 = p): rank 1's warm-up 2 x 14 + 7 x 16 = 140
+ * forwards reaches the step's 128, so all run before any backward and the
+ * rank holds 16 x 8 layers: 68,182,605,824 B (63.5 GiB; before, 141
+ * chunks, 69.9 GiB, and the plan did not fit). 8K GPUs (dp 64, m 32): 140
+ * warm-up forwards + 1, 141 one-layer chunks: 75,107,401,728 B. */
+static void test_interleaved_peak_405b(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(8, 16, 128, 2);
+	struct trn_plan p;
+	struct eng_error e;
+	const double mb = 8192.0 * 65024.0;
+
+	meta_405b(&rq, 16384);
+	l.vp = 8;
+	l.stage_rebalance = true;
+	CHECK(trn_evaluate(&rq, &l, &p, &e) == 0);
+	CHECK(p.grad_accum == 16);
+	CHECK_NEAR(p.memory.activations_gib * GIB_B, 128.0 * mb, 1e-12);
+	CHECK(p.fits);
+	printf("# 405B tp8 pp16 vp8 dp128 zero 2: %.2f GiB (activations "
+	       "%.2f), MFU %.3f\n",
+	       p.memory.total_gib, p.memory.activations_gib, p.mfu);
+	meta_405b(&rq, 8192);
+	l.dp = 64;
+	CHECK(trn_evaluate(&rq, &l, &p, &e) == 0);
+	CHECK(p.grad_accum == 32);
+	CHECK_NEAR(p.memory.activations_gib * GIB_B, 141.0 * mb, 1e-12);
+	printf("# 405B tp8 pp16 vp8 dp64 zero 2: %.2f GiB (activations "
+	       "%.2f), MFU %.3f\n",
+	       p.memory.total_gib, p.memory.activations_gib, p.mfu);
+}
+
+/* Interleaved chunks rank by rank. The last rank holds its earlier chunks of
+ * every warm-up micro-batch, not one micro-batch. The small model (32h =
+ * 32,768 B per token per layer without dropout, 512 tokens: one layer
+ * 16,777,216 B a micro-batch) with 4 layers and a 128,000-token vocabulary
+ * (head: 4sh = 2,097,152 + fp32 logits 4sV = 262,144,000 B), pp 2, vp 2
+ * (one layer a chunk), m 4: rank 1 warms up (v-1)p = 2 forwards of chunk
+ * 0, then runs chunk 1 (a layer and the head): 3 x 16,777,216 +
+ * 264,241,152 = 314,572,800 B (before: one micro-batch, 297,795,584).
+ * Rank 0: 4 warm-up forwards + 1, 5 layers, 83,886,080 B. With m 2 = p
+ * rank 0's 4 warm-up forwards are all of the step's: it holds 2 x 2
+ * layers, 67,108,864 B (before: 2.5 stages' worth, 83,886,080); rank 1's
+ * 2 are not (current schedules.py; older Megatron-LM ran all
+ * forwards first on every rank when m = p), so it holds 314,572,800 B as
+ * with m 4. */
+static void test_interleaved_chunks(void)
+{
+	struct trn_request rq = small_request();
+	struct trn_layout l = layout(1, 2, 1, 0);
+
+	rq.model.layers = 4;
+	rq.model.vocab_size = 128000;
+	rq.gpus = 2;
+	rq.global_batch_size = 4;
+	l.vp = 2;
+	CHECK_NEAR(act_bytes(&rq, &l), 314572800.0, 1e-12);
+	rq.model.vocab_size = 1000;
+	CHECK_NEAR(act_bytes(&rq, &l), 83886080.0, 1e-12);
+	rq.global_batch_size = 2;
+	CHECK_NEAR(act_bytes(&rq, &l), 67108864.0, 1e-12);
+	rq.model.vocab_size = 128000;
+	CHECK_NEAR(act_bytes(&rq, &l), 314572800.0, 1e-12);
+	/* Rebalanced, 6 layers: 8 units, 2 a chunk; rank 0 runs chunk 0
+	 * (the embedding and 1 layer) and chunk 1 (2 layers), rank 1 chunk
+	 * 0 (2 layers) and chunk 1 (1 layer and the head). m 4: rank 0's
+	 * 4 warm-up forwards hold 1 + 1 + 2 + 2 layers, the next forward
+	 * (chunk 0) 7 x 16,777,216 = 117,440,512 B, its peak; rank 1's peak
+	 * is two chunk-0 passes after two of chunk 1 went back, 6 layers.
+	 * (Before: 2.5 stages of 3 layers, 125,829,120.) */
+	rq.model.vocab_size = 1000;
+	rq.model.layers = 6;
+	rq.global_batch_size = 4;
+	l.stage_rebalance = true;
+	CHECK_NEAR(act_bytes(&rq, &l), 117440512.0, 1e-12);
+	/* With dropout (34h: 17,825,792 B a layer) rank 0's chunk 0 also
+	 * holds the embedding's mask, 512 x 1024 = 524,288 B, for each of
+	 * its passes in flight: 4 layers, 2 masks after the warm-up, 5 and 3
+	 * after forward 4 (chunk 0), 5 and 4 after forward 5 (chunk 0, the
+	 * peak): 91,226,112 B (before: 2.5 masks, 90,439,680). */
+	rq.model.layers = 4;
+	rq.dropout = 1;
+	l.stage_rebalance = false;
+	CHECK_NEAR(act_bytes(&rq, &l), 91226112.0, 1e-12);
+}
+
 /* A layout used above 95 % of memory is flagged; Meta's 405B layout with
  * Megatron's distributed optimizer (ZeRO-1) and rebalancing uses 96 %:
  * (5.94 + 5.94 + 0.28 + 59.53) GiB + 1.5 GiB + 5 %. */
@@ -352,8 +445,8 @@ static void test_near_full_warning(void)
 
 /* Binding names what limits the plan: a plan far below capacity whose
  * neighbours all fit is not memory-bound whatever its ZeRO stage or
- * recompute; Meta's 405B layout is (interleaving, which would shorten
- * the bubble, does not fit). */
+ * recompute; Meta's 405B layout is (at 16K GPUs its best plan, v 8 with
+ * ZeRO-2, would be faster with ZeRO-1, which does not fit). */
 static void test_binding(void)
 {
 	struct trn_request rq;
@@ -478,6 +571,8 @@ int main(void)
 	RUN(test_zero2_with_pp);
 	RUN(test_stage_rebalance);
 	RUN(test_meta_405b_fits);
+	RUN(test_interleaved_peak_405b);
+	RUN(test_interleaved_chunks);
 	RUN(test_headroom);
 	RUN(test_near_full_warning);
 	RUN(test_binding);
