@@ -18,11 +18,14 @@
 #      bytes_per_gpu_year      database growth / (GPUs x DAYS/365)
 #      ingest_reports_per_s    POST /v1/benchmarks at that size (INGEST
 #                              reports of new runs, 4 clients)
-#      fleet_p50_ms fleet_p99_ms  GET /v1/fleet (default 30-day window)
+#      fleet_p50_ms fleet_p99_ms  GET /v1/fleet (default 30-day window),
+#                              after the first read (printed as a comment),
+#                              which loads the daemon's copy
 #      nodes_p99_ms            GET /v1/nodes
-#      calibration_p99_ms      the calibration query (storage/bench.c
-#                              store_fleet_medians, uncached: the daemon
-#                              caches it 30 s) for H100 over 30 days
+#      calibration_p99_ms      a training sizing request calibrated on the
+#                              H100 runs of 30 days, no cache
+#                              (--calibration-cache-s 0); the same request
+#                              on datasheet figures is printed beside it
 #      capacity_report_p99_ms  GET /v1/reports/capacity (CSV, capacity)
 #    READS (default 50) requests per read figure. KEEP=1 leaves the
 #    database running afterwards.
@@ -52,7 +55,7 @@ port=$((30000 + RANDOM % 10000))
 DATABASE_URL=$(deploy/dev/pg.sh start "$work/pg" "$port")
 export DATABASE_URL
 http=$((40000 + RANDOM % 10000))
-build/gpusizerd serve --listen "127.0.0.1:$http" >"$work/d.log" 2>&1 &
+build/gpusizerd serve --listen "127.0.0.1:$http" --calibration-cache-s 0 >"$work/d.log" 2>&1 &
 pid=$!
 base=http://127.0.0.1:$http
 for _ in $(seq 200); do curl -sf "$base/readyz" >/dev/null && break; sleep 0.1; done
@@ -213,17 +216,26 @@ times() { # PATH: READS request times in ms
 		curl -s -o /dev/null -w '%{time_total}\n' "$base$1"
 	done | awk '{ printf "%.3f\n", $1 * 1000 }'
 }
+# The daemon's first fleet read loads its copy of every GPU's latest row
+# (storage/fleet_mirror.c): once per start, and again after rows are
+# deleted. Printed on its own; the percentiles are the reads after it.
+curl -s -o /dev/null -w '%{time_total}\n' "$base/v1/fleet" | awk '{ printf "# fleet_first_read_ms %.1f\n", $1 * 1000 }' >&2
 times /v1/fleet >"$work/fleet"
 pct fleet_p50_ms 50 <"$work/fleet"
 pct fleet_p99_ms 99 <"$work/fleet"
 times /v1/nodes | pct nodes_p99_ms 99
-# the daemon's calibration statement (storage/bench.c), timed by psql
-{
-	printf '%s\n' '\timing on'
+# Calibration as sizing reads it, with no cache (--calibration-cache-s 0
+# above): a training sizing request with measured calibration (the copy
+# brought up to date, the H100 medians over the window's runs, then the
+# engine), beside the same request on datasheet figures (no database):
+# the difference is the calibration read.
+posts() { # BODY: READS request times in ms
 	for _ in $(seq 1 "$reads"); do
-		cat <<'EOF'
-WITH per_run AS ( SELECT r.run_id, m.metric, m.dtype, m.v FROM rollup_type_runs r, unnest(r.metrics, r.dtypes, r.v) AS m (metric, dtype, v) WHERE r.gpu_type = 'h100-sxm5-80gb' AND r.measured_at > now() - make_interval(days => 30) AND (false OR NOT r.synthetic) AND m.v BETWEEN 1e-9::float8 AND 1e15::float8) SELECT metric, dtype, percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), (SELECT count(DISTINCT run_id) FROM per_run) FROM per_run GROUP BY 1, 2;
-EOF
-	done
-} | sql | awk '/^Time:/ { print $2 }' | pct calibration_p99_ms 99
+		curl -s -o /dev/null -w '%{time_total}\n' -X POST "$base/v1/sizing/training" -d "$1"
+	done | awk '{ printf "%.3f\n", $1 * 1000 }'
+}
+job='"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1'
+posts "{$job,\"calibration\":\"measured\"}" >/dev/null # the copy's first load
+posts "{$job,\"calibration\":\"measured\"}" | pct calibration_p99_ms 99
+posts "{$job,\"calibration\":\"datasheet\"}" | pct sizing_datasheet_p99_ms 99 | sed 's/^/# /' >&2
 times '/v1/reports/capacity?section=capacity' | pct capacity_report_p99_ms 99

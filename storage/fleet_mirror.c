@@ -11,6 +11,7 @@
  * formats them as the SQL before did.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -273,9 +274,21 @@ static int pg_array_split(char *s, char **el, int max)
 	}
 }
 
-/* A rollup row's metrics have at most this many elements (a probe report
- * has fewer than 100 metric and dtype pairs). */
-#define MAX_ELEMS 1024
+/* Room for the elements of ncols array literals: one more than the
+ * longest literal's length (an element takes at least one character),
+ * so a row of any size fits. Returns the stride, or 0 out of memory. */
+static size_t split_room(char **cols, int ncols, char ***el)
+{
+	size_t stride = 0;
+
+	for (int c = 0; c < ncols; c++)
+		if (strlen(cols[c]) + 1 > stride)
+			stride = strlen(cols[c]) + 1;
+	if (stride > (size_t)INT_MAX / (size_t)ncols)
+		return 0;
+	*el = malloc((size_t)ncols * stride * sizeof(**el));
+	return *el ? stride : 0;
+}
 
 static int parse_double(const char *s, double *out)
 {
@@ -296,16 +309,17 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 {
 	char *cols[5] = {NULL};
 	char **el = NULL;
+	size_t st;
 	int n = -1, rc = -1;
 
 	latest_clear(l);
 	for (int c = 0; c < 5; c++)
 		if (!(cols[c] = strdup(PQgetvalue(r, i, 4 + c))))
 			goto out;
-	if (!(el = malloc(5 * MAX_ELEMS * sizeof(*el))))
+	if (!(st = split_room(cols, 5, &el)))
 		goto out;
 	for (int c = 0; c < 5; c++) {
-		int k = pg_array_split(cols[c], el + c * MAX_ELEMS, MAX_ELEMS);
+		int k = pg_array_split(cols[c], el + (size_t)c * st, (int)st);
 		if (k < 0 || (n >= 0 && k != n))
 			goto out;
 		n = k;
@@ -320,17 +334,16 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 	l->mkey = (int *)(void *)(l->lim + n);
 	l->unit = l->mkey + n;
 	for (int j = 0; j < n; j++) {
-		const char *metric = el[j], *dtype = el[MAX_ELEMS + j];
-		const char *unit = el[2 * MAX_ELEMS + j];
+		const char *metric = el[j], *dtype = el[st + j];
+		const char *unit = el[2 * st + j];
 		if (!metric || !dtype || !unit)
 			goto out;
 		if ((l->mkey[j] =
 			 mkeytab_id(&m->mkeys, &m->names, metric, dtype)) < 0 ||
 		    (l->unit[j] = strtab_id(&m->names, unit)) < 0)
 			goto out;
-		if (parse_double(el[3 * MAX_ELEMS + j], &l->v[j]) ||
-		    isnan(l->v[j]) ||
-		    parse_double(el[4 * MAX_ELEMS + j], &l->lim[j]))
+		if (parse_double(el[3 * st + j], &l->v[j]) || isnan(l->v[j]) ||
+		    parse_double(el[4 * st + j], &l->lim[j]))
 			goto out;
 	}
 	if (!PQgetisnull(r, i, 9) &&
@@ -997,16 +1010,17 @@ static int trun_set(struct cmirror *m, struct trun *t, PGresult *r, int i)
 {
 	char *cols[3] = {NULL};
 	char **el = NULL;
+	size_t st;
 	int n = -1, rc = -1;
 
 	trun_free(t);
 	for (int c = 0; c < 3; c++)
 		if (!(cols[c] = strdup(PQgetvalue(r, i, 5 + c))))
 			goto out;
-	if (!(el = malloc(3 * MAX_ELEMS * sizeof(*el))))
+	if (!(st = split_room(cols, 3, &el)))
 		goto out;
 	for (int c = 0; c < 3; c++) {
-		int k = pg_array_split(cols[c], el + c * MAX_ELEMS, MAX_ELEMS);
+		int k = pg_array_split(cols[c], el + (size_t)c * st, (int)st);
 		if (k < 0 || (n >= 0 && k != n))
 			goto out;
 		n = k;
@@ -1018,10 +1032,10 @@ static int trun_set(struct cmirror *m, struct trun *t, PGresult *r, int i)
 	t->mkey = (int *)(void *)(t->v + n);
 	t->n = n;
 	for (int j = 0; j < n; j++) {
-		if (!el[j] || !el[MAX_ELEMS + j] ||
+		if (!el[j] || !el[st + j] ||
 		    (t->mkey[j] = mkeytab_id(&m->mkeys, &m->names, el[j],
-					     el[MAX_ELEMS + j])) < 0 ||
-		    parse_double(el[2 * MAX_ELEMS + j], &t->v[j])) {
+					     el[st + j])) < 0 ||
+		    parse_double(el[2 * st + j], &t->v[j])) {
 			free(t->v);
 			t->v = NULL;
 			t->mkey = NULL;
