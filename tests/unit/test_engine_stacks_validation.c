@@ -262,6 +262,7 @@ static const struct {
 } fp8_pairs[] = {
     {"TT24-8B-8-compile", "TT24-8B-8-fp8"},
     {"TT24-8B-128-compile", "TT24-8B-128-fp8"},
+    {"TAO-8B-8-bf16", "TAO-8B-8-fp8"},
 };
 
 static struct {
