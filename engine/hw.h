@@ -136,8 +136,8 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
  * GPUs and NCCL busy, real shapes). The datasheet path's efficiencies
  * already contain it (16-bit 0.75 = 0.869 best shape x 0.863), so a
  * measured rate gets the same before it replaces datasheet x efficiency
- * (issue 14): 16-bit/TF32 and FP32/FP64 0.75/0.869; FP8/INT8/INT4
- * 0.65/0.709 (H100 mamf FP8 1402.6 of 1979). docs/MODEL.md §5. */
+ * (issue 14): 0.75/0.869 for every dtype (FP8/INT8: 0.612 = H100 mamf FP8
+ * 1402.6/1979 x 0.863, issue 13). docs/MODEL.md §5. */
 double hw_gemm_in_step_retention(enum eng_dtype t);
 
 /* Fraction of the large-GEMM rate a GEMM with smallest dimension

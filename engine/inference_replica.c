@@ -40,8 +40,9 @@ void inf_ictx_init(struct ictx *c, const struct inf_request *rq)
 	c->kvB = eng_dtype_bytes(inf_kv_dtype(rq));
 	c->R = hw_gemm_rate(&rq->gpu, inf_compute_dtype(rq)).value * 1e12;
 	/* GEMM shapes: the shared model (gemm.h) at its 16-bit half-rate
-	 * dimension, also for FP8 weights: the serving FP8 efficiency (0.65,
-	 * MODEL.md §5) was set with it, and TensorRT-LLM's FP8 decode GEMMs
+	 * dimension, also for FP8 weights: the serving FP8 efficiency (0.65
+	 * until issue 13, now 0.612, MODEL.md §5) was checked with it, and
+	 * TensorRT-LLM's FP8 decode GEMMs
 	 * are weight-read bound (issue 13 leaves this to a re-derivation).
 	 * attention runs in 16-bit fused kernels at the training engine's
 	 * forward rate (attention.h: FA2 class at the model's head

@@ -184,13 +184,33 @@ int stack_check(const struct eng_stack *s, const char **field)
 	return 0;
 }
 
+/* Activations and output gradients (MODEL.md §4a). Current scaling: the
+ * amax is a by-product of the kernel that writes the 16-bit tensor, so
+ * the cast is the same read 2 + write 1 + 1 as under delayed scaling:
+ * Transformer Engine's activation kernels compute it in the same pass for
+ * a Float8CurrentScalingQuantizer (pytorch/csrc/extensions/activation.cpp,
+ * Impl::FUSED_ACTIVATION_AMAX_FP8, then quantize_with_amax), and torchao's
+ * own traffic model of its compiled tensorwise recipe charges the input
+ * and grad_output casts with fuse_with_prev=True: 2 + 2 x 1 B
+ * (torchao/float8/roofline_utils.py, get_float8_mem_sympy). It was 6 B
+ * (a separate amax read), which made a torchtitan Float8 step slower
+ * against its BF16 step than measured (issue 13). */
 double stack_fp8_cast_bytes(enum stack_fp8_recipe r)
 {
 	double b = 2.0 + 1.0 + 1.0;
 
+	if (r == STACK_FP8_MXFP8)
+		b += 2.0 / 32.0;
+	return b;
+}
+
+/* Weights: torchao charges the weight's amax read separately
+ * (fuse_with_prev=False, same function): 2 + 2 + 2 x 1 B. */
+double stack_fp8_weight_cast_bytes(enum stack_fp8_recipe r)
+{
+	double b = stack_fp8_cast_bytes(r);
+
 	if (r == STACK_FP8_CURRENT)
 		b += 2.0;
-	else if (r == STACK_FP8_MXFP8)
-		b += 2.0 / 32.0;
 	return b;
 }

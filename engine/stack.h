@@ -84,11 +84,16 @@ void stack_default(struct eng_stack *out);
  * first one out of range. */
 int stack_check(const struct eng_stack *s, const char **field);
 
-/* Per-element bytes of an FP8 cast of a 16-bit tensor to both the
- * row-wise and the column-wise (transposed) FP8 copies TE makes for the
- * forward and backward GEMMs: read 2 + write 1 + 1; current scaling reads
- * the tensor once more for its amax; MXFP8 writes one E8M0 scale per 32
- * values per copy. */
+/* Per-element bytes of an FP8 cast of a 16-bit activation or output
+ * gradient to both the row-wise and the column-wise (transposed) FP8
+ * copies the forward and backward GEMMs read: read 2 + write 1 + 1, for
+ * every recipe; current scaling takes the amax in the kernel that
+ * produced the tensor (TE FUSED_ACTIVATION_AMAX_FP8, torchao
+ * fuse_with_prev), not in a pass of its own; MXFP8 writes one E8M0 scale
+ * per 32 values per copy. */
 double stack_fp8_cast_bytes(enum stack_fp8_recipe r);
+/* The same for a weight: no kernel produces it in the step, so current
+ * scaling reads it once more for its amax (+2). */
+double stack_fp8_weight_cast_bytes(enum stack_fp8_recipe r);
 
 #endif

@@ -452,12 +452,13 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			warn(res,
 			     "fp8 (%s recipe, stack %.24s): only layer GEMMs "
 			     "speed up, never past 16-bit time, small "
-			     "ones less (half rate at 256, not 128); casts, "
-			     "transposes, amax %.2f B/value over HBM; "
-			     "weights cast %s",
+			     "ones less (half rate at 256, not 128); casts "
+			     "%.2f B/value (weights %.2f) over HBM; weights "
+			     "cast %s",
 			     stack_fp8_recipe_name(rq->stack.fp8_recipe),
 			     rq->stack.name,
 			     stack_fp8_cast_bytes(rq->stack.fp8_recipe),
+			     stack_fp8_weight_cast_bytes(rq->stack.fp8_recipe),
 			     rq->stack.fp8_weight_cache ? "once per step"
 							: "every micro-batch");
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)

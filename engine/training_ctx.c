@@ -110,6 +110,7 @@ static void stack_terms_init(struct ctx *c)
 		c->fp8_in_row = c->w_o / c->h + c->w_down / c->h;
 		c->fp8_out_row = c->w_o / c->n_o + c->w_down / c->n_down;
 		c->fp8_cast_b = stack_fp8_cast_bytes(st->fp8_recipe);
+		c->fp8_wcast_b = stack_fp8_weight_cast_bytes(st->fp8_recipe);
 	}
 }
 

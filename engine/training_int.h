@@ -68,7 +68,8 @@ struct ctx {
 	/* FP8: elements cast per token per layer (t = 1): inputs and
 	 * output gradients of the column- (QKV, up) and row-parallel (O,
 	 * down) GEMMs, and bytes per element cast */
-	double fp8_in_col, fp8_out_col, fp8_in_row, fp8_out_row, fp8_cast_b;
+	double fp8_in_col, fp8_out_col, fp8_in_row, fp8_out_row, fp8_cast_b,
+	    fp8_wcast_b;
 	/* Goodput (MODEL.md §4): bytes of one checkpoint (weights and
 	 * optimizer state; LoRA: the adapters'), and the wall-clock limit
 	 * ranking applies: the deadline, else max_days for objective cost

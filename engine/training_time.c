@@ -139,7 +139,7 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		lc->mem +=
 		    tokens * (passes_in * in + out) * c->fp8_cast_b / c->hbm;
 		lc->fp8_wcast = (c->w_qkv + c->w_o + c->w_up + c->w_down) / t *
-				c->fp8_cast_b / c->hbm;
+				c->fp8_wcast_b / c->hbm;
 	}
 
 	lc->tp = 0.0;

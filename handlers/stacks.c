@@ -244,10 +244,13 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 		json_object_set_new(
 		    o, "fp8",
 		    json_pack(
-			"{s:s, s:o, s:b}", "recipe",
+			"{s:s, s:o, s:o, s:b}", "recipe",
 			stack_fp8_recipe_name(s->fp8_recipe),
 			"cast_bytes_per_value",
 			sizing_real(stack_fp8_cast_bytes(s->fp8_recipe), 4),
+			"weight_cast_bytes_per_value",
+			sizing_real(stack_fp8_weight_cast_bytes(s->fp8_recipe),
+				    4),
 			"weights_cast_once_per_step", s->fp8_weight_cache));
 	return o;
 }

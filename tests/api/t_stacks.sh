@@ -107,7 +107,7 @@ check "sdpa-math: the search's layouts are unfused" 201 '[.plans[].flash_attenti
 # FP8: the recipe in the basis and the warning
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"precision\":\"fp8\",\"stack\":\"torchtitan\"}"
 check "fp8 on torchtitan: the recipe, its cast bytes and the weight casts in basis and warning" 201 \
-	'.basis.stack.fp8.recipe == "current" and .basis.stack.fp8.cast_bytes_per_value == 6 and .basis.stack.fp8.weights_cast_once_per_step == false and .basis.stack.gemm_half_rate_dim == 256
+	'.basis.stack.fp8.recipe == "current" and .basis.stack.fp8.cast_bytes_per_value == 4 and .basis.stack.fp8.weight_cast_bytes_per_value == 6 and .basis.stack.fp8.weights_cast_once_per_step == false and .basis.stack.gemm_half_rate_dim == 256
 	 and ([.checks.warnings[] | select(test("current recipe") and test("every micro-batch"))] | length) == 1'
 fp8_step=$(jq '.plans[0].time_s.step' "$T/body")
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"torchtitan\"}"

@@ -81,9 +81,15 @@ static void test_stack_table(void)
 		CHECK(stack_check(&stack_builtin[i], &bad) == 0);
 	s.tp_comm_overlap = 1.5;
 	CHECK(stack_check(&s, &bad) == -1 && !strcmp(bad, "tp_comm_overlap"));
+	/* activations and output gradients: read 2 + write 1 + 1 for every
+	 * recipe (current scaling's amax comes from the producing kernel);
+	 * weights: current scaling reads them once more for the amax */
 	CHECK(stack_fp8_cast_bytes(STACK_FP8_DELAYED) == 4.0);
-	CHECK(stack_fp8_cast_bytes(STACK_FP8_CURRENT) == 6.0);
+	CHECK(stack_fp8_cast_bytes(STACK_FP8_CURRENT) == 4.0);
 	CHECK(stack_fp8_cast_bytes(STACK_FP8_MXFP8) == 4.0 + 2.0 / 32.0);
+	CHECK(stack_fp8_weight_cast_bytes(STACK_FP8_DELAYED) == 4.0);
+	CHECK(stack_fp8_weight_cast_bytes(STACK_FP8_CURRENT) == 6.0);
+	CHECK(stack_fp8_weight_cast_bytes(STACK_FP8_MXFP8) == 4.0 + 2.0 / 32.0);
 }
 
 static void base_request(struct trn_request *rq)
@@ -122,7 +128,8 @@ static void mb_cost(const struct trn_request *rq, const struct trn_layout *l,
  * up read h each: 2h), the output gradients of QKV and up (6,144 +
  * 28,672), the inputs of O and down (4,096 + 14,336) and the output
  * gradients of O and down (2h) = 69,632 values per token at 4 B
- * (delayed); the weights 218,103,808 parameters x 4 B. */
+ * (delayed and current); the weights 218,103,808 parameters x 4 B
+ * (delayed), x 6 B (current: torchao roofline_utils.py). */
 static void test_fp8_casts(void)
 {
 	struct trn_request rq;
@@ -140,11 +147,13 @@ static void test_fp8_casts(void)
 	CHECK(m16.lc.fp8_wcast == 0.0);
 	/* the LM head stays 16-bit in FP8 recipes */
 	CHECK(m8.head_g == m16.head_g);
-	/* current scaling: 6 B per value */
+	/* current scaling: the same 4 B per activation value, 6 B per
+	 * weight (its own amax pass) */
 	rq.stack.fp8_recipe = STACK_FP8_CURRENT;
 	mb_cost(&rq, &l, &c8, &m8);
-	CHECK_NEAR((m8.lc.mem - m16.lc.mem) * c8.hbm, 4096.0 * 69632.0 * 6.0,
+	CHECK_NEAR((m8.lc.mem - m16.lc.mem) * c8.hbm, 4096.0 * 69632.0 * 4.0,
 		   1e-9);
+	CHECK_NEAR(m8.lc.fp8_wcast * c8.hbm, 218103808.0 * 6.0, 1e-9);
 	/* weights re-cast every micro-batch: 4 micro-batches pay 4 casts */
 	{
 		struct trn_plan p1, p2;

@@ -208,11 +208,12 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  *  - PyTorch FSDP (FSDP1 or 2) and DDP with flash attention:
  *    pytorch-fsdp2-fa2, the PyTorch-native profile;
  *  - every other stack by its own name.
- * Two stated details adjust the profile, each to another profile's cited
+ * Three stated details adjust the profile, each to another profile's cited
  * value: "eager" (no torch.compile: RMSNorm, rotary and SwiGLU as separate
- * kernels) takes hf-peft-bnb4's eager elementwise factor, and "async TP"
+ * kernels) takes hf-peft-bnb4's eager elementwise factor, "async TP"
  * (torch's decomposed collective matmul, the same pipelining of TP
- * collectives behind GEMM chunks) takes megatron-core's TP overlap. */
+ * collectives behind GEMM chunks) takes megatron-core's TP overlap, and
+ * "current scaling" (Megatron-Bridge FP8-CS) the current FP8 recipe. */
 static const struct {
 	const char *stack, *detail, *profile;
 } stack_profiles[] = {
@@ -246,9 +247,51 @@ static int stack_of(const char *stack, const char *detail,
 			out->tp_comm_overlap =
 			    stack_builtin_find("megatron-core")
 				->tp_comm_overlap;
+		if (strstr(detail, "current scaling"))
+			out->fp8_recipe = STACK_FP8_CURRENT;
 		return 0;
 	}
 	return -1;
+}
+
+/* Rows that ran the same configuration in BF16 and FP8 (issue 13): the
+ * published FP8/BF16 throughput ratio beside the engine's, which isolates
+ * the FP8 terms (GEMM rate, casts) from an error both rows share. */
+static const struct {
+	const char *bf16, *fp8;
+} fp8_pairs[] = {
+    {"TT24-8B-8-compile", "TT24-8B-8-fp8"},
+    {"TT24-8B-128-compile", "TT24-8B-128-fp8"},
+    {"TAO-8B-8-bf16", "TAO-8B-8-fp8"},
+};
+
+static struct {
+	char id[32];
+	double published, engine;
+} seen[MAXROW];
+static int n_seen;
+
+static void print_fp8_pairs(void)
+{
+	for (size_t i = 0; i < sizeof(fp8_pairs) / sizeof(*fp8_pairs); i++) {
+		int a = -1, b = -1;
+		for (int j = 0; j < n_seen; j++) {
+			if (!strcmp(seen[j].id, fp8_pairs[i].bf16))
+				a = j;
+			if (!strcmp(seen[j].id, fp8_pairs[i].fp8))
+				b = j;
+		}
+		CHECK(a >= 0 && b >= 0);
+		if (a < 0 || b < 0)
+			continue;
+		printf("# fp8/bf16 %-22s published %.3f engine %.3f "
+		       "(%+.1f %%)\n",
+		       fp8_pairs[i].fp8, seen[b].published / seen[a].published,
+		       seen[b].engine / seen[a].engine,
+		       100 * ((seen[b].engine / seen[a].engine) /
+				  (seen[b].published / seen[a].published) -
+			      1));
+	}
 }
 
 static void test_stack_rows(void)
@@ -396,11 +439,18 @@ static void test_stack_rows(void)
 						 : "H100",
 		    err);
 		add(all, &n_all, "all", err);
+		if (n_seen < MAXROW) {
+			snprintf(seen[n_seen].id, sizeof(seen[n_seen].id), "%s",
+				 id);
+			seen[n_seen].published = published;
+			seen[n_seen++].engine = got;
+		}
 	}
 	fclose(fp);
 	print_groups("stack/dtype", by_stack, n_stack);
 	print_groups("GPU", by_gpu, n_gpu);
 	print_groups("all rows", all, n_all);
+	print_fp8_pairs();
 	printf("# stacks: %d rows, %d scored, %d beyond 25 %%\n", rows,
 	       all[0].n, over);
 	CHECK(rows >= 25);
