@@ -554,19 +554,21 @@ enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
 	if (db_exec(
 		pool,
 		/* clang-format off */
-		"SELECT json_build_object('items', coalesce(json_agg("
+		/* the GPUs counted and their types listed in one pass over
+		 * node_gpus, not two index probes per node */
+		"WITH g AS (SELECT hostname, count(*) AS gpus,"
+		"  json_agg(DISTINCT coalesce(gpu_type, name)) AS types"
+		"  FROM node_gpus GROUP BY hostname)"
+		" SELECT json_build_object('items', coalesce(json_agg("
 		" json_build_object('hostname', n.hostname, 'cpu_model',"
 		" n.cpu_model, 'driver_version', n.driver_version,"
 		" 'cuda_version', n.cuda_version, 'first_seen', n.first_seen,"
 		" 'last_seen', n.last_seen, 'last_run_id', n.last_run_id,"
-		" 'gpus', (SELECT count(*) FROM node_gpus g"
-		"  WHERE g.hostname = n.hostname),"
-		" 'gpu_types', (SELECT coalesce(json_agg(DISTINCT"
-		"  coalesce(g.gpu_type, g.name)), '[]') FROM node_gpus g"
-		"  WHERE g.hostname = n.hostname),"
+		" 'gpus', coalesce(g.gpus, 0),"
+		" 'gpu_types', coalesce(g.types, '[]'),"
 		" 'href', '/v1/nodes/' || n.hostname)"
 		" ORDER BY n.hostname), '[]'))"
-		" FROM nodes n",
+		" FROM nodes n LEFT JOIN g USING (hostname)",
 		/* clang-format on */
 		0, NULL, 1, &r, e) != STORE_OK)
 		return e->status;

@@ -62,7 +62,8 @@ req GET "/v1/benchmarks/00000000-0000-4000-8000-000000000000"
 check_problem "an unknown run is 404" 404
 
 req GET /v1/nodes
-check "GET /v1/nodes lists the node" 200 "[.items[].hostname] | index(\"$host\") != null"
+check "GET /v1/nodes lists the node, its GPU count and types" 200 "([.items[].hostname] | index(\"$host\") != null)
+	and (.items[] | select(.hostname == \"$host\") | .gpus == 8 and .gpu_types == [\"h100-sxm5-80gb\"])"
 req GET "/v1/nodes/$host"
 check "GET /v1/nodes/{hostname}: inventory and runs" 200 "(.gpus | length) == 8 and .gpus[0].gpu_type == \"h100-sxm5-80gb\" and .gpus[0].pcie.gen_max == 5 and .runs[0].run_id == \"$run\""
 req GET /v1/nodes/nope.example
