@@ -213,7 +213,20 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  * kernels) takes hf-peft-bnb4's eager elementwise factor, "async TP"
  * (torch's decomposed collective matmul, the same pipelining of TP
  * collectives behind GEMM chunks) takes megatron-core's TP overlap, and
- * "current scaling" (Megatron-Bridge FP8-CS) the current FP8 recipe. */
+ * "current scaling" (Megatron-Bridge FP8-CS) the current FP8 recipe.
+ * Two stacks reduce their gradients after the backward pass, not behind
+ * it, and take DP overlap 0 (the DeepSpeed/Megatron-LM 2023 audit,
+ * docs/VALIDATION.md):
+ *  - "DistributedOptimizer" (Megatron-LM's own, before overlap_grad_reduce;
+ *    not Megatron-LLaMA's OverlappedDistributedOptimizer): train_step calls
+ *    optimizer.reduce_model_grads() after forward_backward_func returns
+ *    (alibaba/Megatron-LLaMA megatron/training.py; its README: "After
+ *    accumulated all gradients in GA, DistributedOptimizer employs a
+ *    ReduceScatter operation");
+ *  - DeepSpeed at ZeRO-1/2 where the source does not set overlap_comm:
+ *    DeepSpeedZeroConfig's default is overlap_comm = (stage == 3)
+ *    (deepspeed/runtime/zero/config.py, overlap_comm_valid), so the
+ *    bucketed reduction runs in the compute stream. */
 static const struct {
 	const char *stack, *detail, *profile;
 } stack_profiles[] = {
@@ -226,7 +239,7 @@ static const struct {
     {"deepspeed", "", "deepspeed-zero"},
 };
 
-static int stack_of(const char *stack, const char *detail,
+static int stack_of(const char *stack, const char *detail, const char *zero,
 		    struct eng_stack *out)
 {
 	for (size_t i = 0; i < sizeof(stack_profiles) / sizeof(*stack_profiles);
@@ -249,6 +262,13 @@ static int stack_of(const char *stack, const char *detail,
 				->tp_comm_overlap;
 		if (strstr(detail, "current scaling"))
 			out->fp8_recipe = STACK_FP8_CURRENT;
+		if (strstr(detail, "DistributedOptimizer") &&
+		    !strstr(detail, "Overlapped"))
+			out->dp_overlap = 0.0;
+		if (!strcmp(stack, "deepspeed") &&
+		    (!strcmp(zero, "1") || !strcmp(zero, "2")) &&
+		    !strstr(detail, "overlap_comm"))
+			out->dp_overlap = 0.0;
 		return 0;
 	}
 	return -1;
@@ -348,7 +368,7 @@ static void test_stack_rows(void)
 			       : strcmp(dtype, "fp16") == 0 ? ENG_FP16
 							    : ENG_BF16;
 		CHECK(stack_of(stack, field(&t, f, nf, "stack_detail"),
-			       &rq.stack) == 0);
+			       field(&t, f, nf, "zero"), &rq.stack) == 0);
 		rq.seq_len = lnum(&t, f, nf, "seq_len");
 		rq.global_batch_size = lnum(&t, f, nf, "global_batch");
 		rq.gpus = lnum(&t, f, nf, "n_gpus");
