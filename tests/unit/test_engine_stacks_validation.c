@@ -223,10 +223,14 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  *    (alibaba/Megatron-LLaMA megatron/training.py; its README: "After
  *    accumulated all gradients in GA, DistributedOptimizer employs a
  *    ReduceScatter operation");
- *  - DeepSpeed at ZeRO-1/2 where the source does not set overlap_comm:
- *    DeepSpeedZeroConfig's default is overlap_comm = (stage == 3)
- *    (deepspeed/runtime/zero/config.py, overlap_comm_valid), so the
- *    bucketed reduction runs in the compute stream. */
+ *  - "Megatron-DeepSpeed" (DeepSpeed's PipelineEngine): the train schedule
+ *    issues ReduceGrads after the last micro-batch and _exec_reduce_grads
+ *    all-reduces the buffers then (deepspeed/runtime/pipe/schedule.py,
+ *    engine.py), whatever zero_optimization.overlap_comm says.
+ * And Megatron-LM in bf16 accumulates and reduces its gradients in fp32:
+ * "Megatron-LLaMA" bf16 rows take reduce_dtype fp32 (megatron/arguments.py:
+ * "bfloat16 requires gradient accumulation and all-reduce to be done in
+ * fp32", accumulate_allreduce_grads_in_fp32 forced on). */
 static const struct {
 	const char *stack, *detail, *profile;
 } stack_profiles[] = {
@@ -239,7 +243,7 @@ static const struct {
     {"deepspeed", "", "deepspeed-zero"},
 };
 
-static int stack_of(const char *stack, const char *detail, const char *zero,
+static int stack_of(const char *stack, const char *detail, const char *dtype,
 		    struct eng_stack *out)
 {
 	for (size_t i = 0; i < sizeof(stack_profiles) / sizeof(*stack_profiles);
@@ -265,10 +269,10 @@ static int stack_of(const char *stack, const char *detail, const char *zero,
 		if (strstr(detail, "DistributedOptimizer") &&
 		    !strstr(detail, "Overlapped"))
 			out->dp_overlap = 0.0;
-		if (!strcmp(stack, "deepspeed") &&
-		    (!strcmp(zero, "1") || !strcmp(zero, "2")) &&
-		    !strstr(detail, "overlap_comm"))
+		if (strstr(detail, "Megatron-DeepSpeed"))
 			out->dp_overlap = 0.0;
+		if (strstr(detail, "Megatron-LLaMA") && !strcmp(dtype, "bf16"))
+			out->reduce_dtype = STACK_REDUCE_FP32;
 		return 0;
 	}
 	return -1;
@@ -367,8 +371,8 @@ static void test_stack_rows(void)
 		rq.precision = strcmp(dtype, "fp8") == 0    ? ENG_FP8
 			       : strcmp(dtype, "fp16") == 0 ? ENG_FP16
 							    : ENG_BF16;
-		CHECK(stack_of(stack, field(&t, f, nf, "stack_detail"),
-			       field(&t, f, nf, "zero"), &rq.stack) == 0);
+		CHECK(stack_of(stack, field(&t, f, nf, "stack_detail"), dtype,
+			       &rq.stack) == 0);
 		rq.seq_len = lnum(&t, f, nf, "seq_len");
 		rq.global_batch_size = lnum(&t, f, nf, "global_batch");
 		rq.gpus = lnum(&t, f, nf, "n_gpus");
