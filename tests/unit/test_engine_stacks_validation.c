@@ -481,8 +481,41 @@ static void test_stack_rows(void)
 	CHECK(all[0].n == rows);
 }
 
+/* The stated details the DeepSpeed / Megatron-LM 2023 audit added: each
+ * moves only the value its source names. */
+static void test_stack_details(void)
+{
+	struct eng_stack s;
+
+	CHECK(stack_of("megatron-core",
+		       "Megatron-LLaMA (Megatron-LM) DistributedOptimizer",
+		       "bf16", &s) == 0);
+	CHECK(s.dp_overlap == 0.0);
+	CHECK(s.reduce_dtype == STACK_REDUCE_FP32);
+	CHECK(s.param_gather_overlap == 0.0);
+	CHECK(stack_of("megatron-core",
+		       "Megatron-LLaMA OverlappedDistributedOptimizer", "bf16",
+		       &s) == 0);
+	CHECK(s.dp_overlap == 0.8);
+	CHECK(s.reduce_dtype == STACK_REDUCE_FP32);
+	CHECK(stack_of("deepspeed", "Megatron-DeepSpeed 2021", "fp16", &s) ==
+	      0);
+	CHECK(s.dp_overlap == 0.0);
+	CHECK(s.reduce_dtype == STACK_REDUCE_GRAD);
+	CHECK(
+	    stack_of("deepspeed",
+		     "HF Transformers LLaMA (eager modules) + DeepSpeed ZeRO-2",
+		     "bf16", &s) == 0);
+	CHECK(s.dp_overlap == 0.8);
+	CHECK(s.elementwise_bytes_factor == 4.2);
+	CHECK(stack_of("megatron-core", "NeMo 24.07", "fp8", &s) == 0);
+	CHECK(s.dp_overlap == 0.8);
+	CHECK(s.reduce_dtype == STACK_REDUCE_GRAD);
+}
+
 int main(void)
 {
+	RUN(test_stack_details);
 	RUN(test_stack_rows);
 	return testlib_finish();
 }
