@@ -213,7 +213,24 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  * kernels) takes hf-peft-bnb4's eager elementwise factor, "async TP"
  * (torch's decomposed collective matmul, the same pipelining of TP
  * collectives behind GEMM chunks) takes megatron-core's TP overlap, and
- * "current scaling" (Megatron-Bridge FP8-CS) the current FP8 recipe. */
+ * "current scaling" (Megatron-Bridge FP8-CS) the current FP8 recipe.
+ * Two stacks reduce their gradients after the backward pass, not behind
+ * it, and take DP overlap 0 (the DeepSpeed/Megatron-LM 2023 audit,
+ * docs/VALIDATION.md):
+ *  - "DistributedOptimizer" (Megatron-LM's own, before overlap_grad_reduce;
+ *    not Megatron-LLaMA's OverlappedDistributedOptimizer): train_step calls
+ *    optimizer.reduce_model_grads() after forward_backward_func returns
+ *    (alibaba/Megatron-LLaMA megatron/training.py; its README: "After
+ *    accumulated all gradients in GA, DistributedOptimizer employs a
+ *    ReduceScatter operation");
+ *  - "Megatron-DeepSpeed" (DeepSpeed's PipelineEngine): the train schedule
+ *    issues ReduceGrads after the last micro-batch and _exec_reduce_grads
+ *    all-reduces the buffers then (deepspeed/runtime/pipe/schedule.py,
+ *    engine.py), whatever zero_optimization.overlap_comm says.
+ * And Megatron-LM in bf16 accumulates and reduces its gradients in fp32:
+ * "Megatron-LLaMA" bf16 rows take reduce_dtype fp32 (megatron/arguments.py:
+ * "bfloat16 requires gradient accumulation and all-reduce to be done in
+ * fp32", accumulate_allreduce_grads_in_fp32 forced on). */
 static const struct {
 	const char *stack, *detail, *profile;
 } stack_profiles[] = {
@@ -226,7 +243,7 @@ static const struct {
     {"deepspeed", "", "deepspeed-zero"},
 };
 
-static int stack_of(const char *stack, const char *detail,
+static int stack_of(const char *stack, const char *detail, const char *dtype,
 		    struct eng_stack *out)
 {
 	for (size_t i = 0; i < sizeof(stack_profiles) / sizeof(*stack_profiles);
@@ -249,6 +266,13 @@ static int stack_of(const char *stack, const char *detail,
 				->tp_comm_overlap;
 		if (strstr(detail, "current scaling"))
 			out->fp8_recipe = STACK_FP8_CURRENT;
+		if (strstr(detail, "DistributedOptimizer") &&
+		    !strstr(detail, "Overlapped"))
+			out->dp_overlap = 0.0;
+		if (strstr(detail, "Megatron-DeepSpeed"))
+			out->dp_overlap = 0.0;
+		if (strstr(detail, "Megatron-LLaMA") && !strcmp(dtype, "bf16"))
+			out->reduce_dtype = STACK_REDUCE_FP32;
 		return 0;
 	}
 	return -1;
@@ -347,7 +371,7 @@ static void test_stack_rows(void)
 		rq.precision = strcmp(dtype, "fp8") == 0    ? ENG_FP8
 			       : strcmp(dtype, "fp16") == 0 ? ENG_FP16
 							    : ENG_BF16;
-		CHECK(stack_of(stack, field(&t, f, nf, "stack_detail"),
+		CHECK(stack_of(stack, field(&t, f, nf, "stack_detail"), dtype,
 			       &rq.stack) == 0);
 		rq.seq_len = lnum(&t, f, nf, "seq_len");
 		rq.global_batch_size = lnum(&t, f, nf, "global_batch");
@@ -457,8 +481,41 @@ static void test_stack_rows(void)
 	CHECK(all[0].n == rows);
 }
 
+/* The stated details the DeepSpeed / Megatron-LM 2023 audit added: each
+ * moves only the value its source names. */
+static void test_stack_details(void)
+{
+	struct eng_stack s;
+
+	CHECK(stack_of("megatron-core",
+		       "Megatron-LLaMA (Megatron-LM) DistributedOptimizer",
+		       "bf16", &s) == 0);
+	CHECK(s.dp_overlap == 0.0);
+	CHECK(s.reduce_dtype == STACK_REDUCE_FP32);
+	CHECK(s.param_gather_overlap == 0.0);
+	CHECK(stack_of("megatron-core",
+		       "Megatron-LLaMA OverlappedDistributedOptimizer", "bf16",
+		       &s) == 0);
+	CHECK(s.dp_overlap == 0.8);
+	CHECK(s.reduce_dtype == STACK_REDUCE_FP32);
+	CHECK(stack_of("deepspeed", "Megatron-DeepSpeed 2021", "fp16", &s) ==
+	      0);
+	CHECK(s.dp_overlap == 0.0);
+	CHECK(s.reduce_dtype == STACK_REDUCE_GRAD);
+	CHECK(
+	    stack_of("deepspeed",
+		     "HF Transformers LLaMA (eager modules) + DeepSpeed ZeRO-2",
+		     "bf16", &s) == 0);
+	CHECK(s.dp_overlap == 0.8);
+	CHECK(s.elementwise_bytes_factor == 4.2);
+	CHECK(stack_of("megatron-core", "NeMo 24.07", "fp8", &s) == 0);
+	CHECK(s.dp_overlap == 0.8);
+	CHECK(s.reduce_dtype == STACK_REDUCE_GRAD);
+}
+
 int main(void)
 {
+	RUN(test_stack_details);
 	RUN(test_stack_rows);
 	return testlib_finish();
 }
