@@ -51,6 +51,16 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *  fp8_weight_cache: Megatron-Core passes is_first_microbatch to TE
  *   (weights cast once per step); torchtitan's float8 (torchao) and
  *   HF accelerate cast per forward.
+ *  fp8_param_all_gather: torchtitan's float8 docs (docs/float8.md)
+ *   launch with --float8.enable_fsdp_float8_all_gather ("cast
+ *   Float8Linear.weight from high precision to float8 before FSDP
+ *   all-gather so we can communicate in float8 to save bandwidth"; "We
+ *   cast high precision weights (1/N on each rank) into float8"), and
+ *   the torchtitan rows that state it run it (torchao float8 README
+ *   "tensorwise with float8 all-gather"; the H200 benchmark). torchao
+ *   implements it for FSDP2 only (float8/fsdp_utils.py
+ *   WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), so every
+ *   other profile gathers 16-bit weights.
  *  hf-peft-bnb4: PyTorch eager kernels (elementwise factor 4.2 from the
  *   op count of transformers' LlamaRMSNorm, rotary and SwiGLU, MODEL.md
  *   §4a), ~320 kernels per layer (80 forward, 2x backward, 80
@@ -117,6 +127,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
+     .fp8_param_all_gather = true,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0},
     {.name = "hf-peft-bnb4",
@@ -213,4 +224,20 @@ double stack_fp8_weight_cast_bytes(enum stack_fp8_recipe r)
 	if (r == STACK_FP8_CURRENT)
 		b += 2.0;
 	return b;
+}
+
+/* FP8 all-gather (torchao float8/fsdp_utils.py): fsdp_pre_all_gather casts
+ * the local shard (1/dp of the weight) with hp_tensor_to_float8_dynamic, or
+ * with the scale precomputed once per step, to one row-major FP8 tensor;
+ * cuBLAS FP8 GEMMs on Hopper take the second operand column-major only
+ * (cublasLt FP8 "TN" layout requirement), so the backward's input-gradient
+ * GEMM reads a transposed copy of the gathered weight. The amax read is
+ * kept per cast (no precomputed scale), the conservative choice. */
+double stack_fp8_gathered_weight_bytes(enum stack_fp8_recipe r, double dp)
+{
+	double shard = stack_fp8_weight_cast_bytes(r) - 1.0;
+
+	if (dp < 1.0)
+		dp = 1.0;
+	return 2.0 * shard / dp + 2.0;
 }

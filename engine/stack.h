@@ -57,6 +57,12 @@ struct eng_stack {
 	/* true: FP8 weights are cast once per step and reused by every
 	 * micro-batch (TE is_first_microbatch); false: every micro-batch */
 	bool fp8_weight_cache;
+	/* true: under FSDP (ZeRO-3) the FP8 GEMMs' weights are cast to FP8
+	 * on each rank's shard before the all-gather, which then moves 1 B
+	 * per parameter instead of 2 (torchao enable_fsdp_float8_all_gather;
+	 * torchtitan docs/float8.md); false: gathered in 16-bit and cast
+	 * after */
+	bool fp8_param_all_gather;
 	/* share of the GEMM rate kept on power-limited parts (compute
 	 * capability >= 9.0) in sustained multi-GPU training; 1: none */
 	double gemm_clock_derate;
@@ -95,5 +101,12 @@ double stack_fp8_cast_bytes(enum stack_fp8_recipe r);
 /* The same for a weight: no kernel produces it in the step, so current
  * scaling reads it once more for its amax (+2). */
 double stack_fp8_weight_cast_bytes(enum stack_fp8_recipe r);
+/* The same per micro-batch when the weights are all-gathered in FP8
+ * (fp8_param_all_gather) over dp ranks, per element of the gathered
+ * weight: each of the micro-batch's two all-gathers (forward, backward)
+ * first casts the rank's 1/dp shard, writing the row-wise copy only
+ * (the weight cast bytes less 1), and the backward's column-major copy
+ * is a transpose of the gathered FP8 weight (read 1 + write 1). */
+double stack_fp8_gathered_weight_bytes(enum stack_fp8_recipe r, double dp);
 
 #endif

@@ -111,6 +111,13 @@ static void stack_terms_init(struct ctx *c)
 		c->fp8_out_row = c->w_o / c->n_o + c->w_down / c->n_down;
 		c->fp8_cast_b = stack_fp8_cast_bytes(st->fp8_recipe);
 		c->fp8_wcast_b = stack_fp8_weight_cast_bytes(st->fp8_recipe);
+		/* torchao casts only nn.Linear weights (not the LM head,
+		 * norms or embedding) before the FSDP2 all-gather; its MoE
+		 * grouped GEMMs take another path, not modelled: dense
+		 * models only (MODEL.md §4a). */
+		if (st->fp8_param_all_gather && !c->lora && c->moe_frac == 0.0)
+			c->fp8_ag_layer =
+			    c->w_qkv + c->w_o + c->w_up + c->w_down;
 	}
 }
 

@@ -22,6 +22,12 @@
  * the host. */
 #define HOST_OPT_BPS 10e9
 
+/* The stack all-gathers this layout's FSDP weights in FP8. */
+static bool fp8_gather(const struct ctx *c, const struct trn_layout *l)
+{
+	return c->fp8_ag_layer > 0.0 && l->zero >= 3 && l->dp > 1;
+}
+
 static double lin_shape_factor(const struct ctx *c, int t, double tokens,
 			       enum eng_dtype dt)
 {
@@ -255,8 +261,18 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	T->compute_s = m * (L_s * lcomp + head);
 	if (lc.fp8_wcast > 0.0) {
 		double casts = c->rq->stack.fp8_weight_cache ? 1.0 : m;
-		T->compute_s += casts * L_s * lc.fp8_wcast;
-		T->memory_bound_s += casts * L_s * lc.fp8_wcast;
+		double wcast = lc.fp8_wcast;
+
+		/* FP8 all-gather: the cast moves onto the shard, before each
+		 * of the micro-batch's two gathers (stack.h) */
+		if (fp8_gather(c, l)) {
+			casts = m;
+			wcast *= stack_fp8_gathered_weight_bytes(
+				     c->rq->stack.fp8_recipe, dp) /
+				 c->fp8_wcast_b;
+		}
+		T->compute_s += casts * L_s * wcast;
+		T->memory_bound_s += casts * L_s * wcast;
 	}
 	T->attention_s = m * L_s * lc.attn;
 	T->memory_bound_s += m * (L_s * lc.mem + head_m);
@@ -324,6 +340,12 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			 * micro-batch's compute. */
 			double wb = c->lora ? c->base_b : c->wb;
 			double w_ne = sp.nonexp * wb;
+			/* the FP8 GEMMs' weights at 1 B under the stack's
+			 * FP8 all-gather (stack.h; MODEL.md §4a) */
+			if (fp8_gather(c, l))
+				w_ne -= fmin(sp.nonexp, L_s * c->fp8_ag_layer /
+							    (double)l->tp) *
+					(wb - 1.0);
 			double w_ex = sp.exp * wb;
 			double per =
 			    2.0 *
