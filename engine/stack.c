@@ -17,6 +17,12 @@ const char *const stack_reduce_names[STACK_REDUCE_COUNT + 1] = {
     [STACK_REDUCE_COUNT] = NULL,
 };
 
+const char *const stack_sac_names[STACK_SAC_COUNT + 1] = {
+    [STACK_SAC_ATTENTION] = "attention",
+    [STACK_SAC_OP] = "op",
+    [STACK_SAC_COUNT] = NULL,
+};
+
 const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
 {
 	if ((unsigned)r >= STACK_FP8_RECIPE_COUNT)
@@ -61,6 +67,18 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   implements it for FSDP2 only (float8/fsdp_utils.py
  *   WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), so every
  *   other profile gathers 16-bit weights.
+ *  selective_recompute "op" for torchtitan: its "selective" is per-op
+ *   SAC (selective_ac_option = "op", the llama3 tomls' default and the
+ *   benchmarks' setting). Its policy (torchtitan parallelize_llama.py,
+ *   _apply_ac_to_transformer_block, 2024): "Saves output of all compute
+ *   ops, except every second mm" with _save_list = {aten.mm,
+ *   _scaled_dot_product_{efficient,flash}_attention,
+ *   _c10d_functional.reduce_scatter_tensor}; everything else,
+ *   PREFER_RECOMPUTE, is recomputed, also under torch.compile (the
+ *   partitioner's must_recompute() takes PREFER_RECOMPUTE as must).
+ *   torchao's float8 linears call torch.mm on Float8 tensor subclasses,
+ *   so the policy sees aten.mm in FP8 runs too. "attention" (Megatron's
+ *   selective, Korthikanti et al. 2022) everywhere else.
  *  hf-peft-bnb4: PyTorch eager kernels (elementwise factor 4.2 from the
  *   op count of transformers' LlamaRMSNorm, rotary and SwiGLU, MODEL.md
  *   §4a), ~320 kernels per layer (80 forward, 2x backward, 80
@@ -128,6 +146,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
      .fp8_param_all_gather = true,
+     .selective_recompute = STACK_SAC_OP,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0},
     {.name = "hf-peft-bnb4",
@@ -188,6 +207,10 @@ int stack_check(const struct eng_stack *s, const char **field)
 		*field = "fp8_recipe";
 		return -1;
 	}
+	if ((unsigned)s->selective_recompute >= STACK_SAC_COUNT) {
+		*field = "selective_recompute";
+		return -1;
+	}
 	if ((unsigned)s->reduce_dtype >= STACK_REDUCE_COUNT) {
 		*field = "reduce_dtype";
 		return -1;
@@ -240,4 +263,18 @@ double stack_fp8_gathered_weight_bytes(enum stack_fp8_recipe r, double dp)
 	if (dp < 1.0)
 		dp = 1.0;
 	return 2.0 * shard / dp + 2.0;
+}
+
+/* torchtitan counts aten.mm calls per block forward from 1 and saves the
+ * odd ones (parallelize_llama.py: meta[mm_count_key] % 2 == 0 is
+ * recomputed); its Attention.forward calls wq, wk, wv, then wo, its
+ * FeedForward w2(silu(w1(x)) * w3(x)): mm 2, 4 and 6 are wk, wo and w3
+ * (gated) or w2 (w1 w2 only). */
+double stack_sac_op_mm_share(double w_q, double w_k, double w_v, double w_o,
+			     double w_up, double w_down, bool gated)
+{
+	double all = w_q + w_k + w_v + w_o + w_up + w_down;
+	double again = w_k + w_o + (gated ? w_up / 2.0 : w_down);
+
+	return all > 0.0 ? again / all : 0.0;
 }

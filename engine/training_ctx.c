@@ -102,6 +102,18 @@ static void stack_terms_init(struct ctx *c)
 	 * scales, write 2 B per parameter. */
 	c->dequant_layer = (c->w_qkv + c->w_o + c->w_up + c->w_down) *
 			   trn_dequant_bytes_per_param(rq->method);
+	if (st->selective_recompute == STACK_SAC_OP) {
+		/* torchtitan's block order (stack.c); MLA and MoE blocks
+		 * call other matmuls (latent projections, grouped GEMMs), so
+		 * there every second matmul is taken as half the FLOPs */
+		if (c->mla || c->moe_frac > 0.0)
+			c->sac_mm = 0.5;
+		else
+			c->sac_mm = stack_sac_op_mm_share(
+			    c->h * c->a * c->d, c->h * c->k * c->d,
+			    c->h * c->k * c->d, c->w_o, c->w_up, c->w_down,
+			    rq->model.gated_mlp);
+	}
 	if (rq->precision == ENG_FP8) {
 		/* per family: input elements per token = W / out-dim, output
 		 * elements = W / in-dim (MODEL.md §4a) */

@@ -121,6 +121,15 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		lin_passes += 1.0;
 		attn_fwd_passes += 1.0;
 		ew_b += ew_f;
+	} else if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0) {
+		/* per-op SAC (stack.h): attention and every second matmul
+		 * saved, the other matmuls and every elementwise kernel run
+		 * again in the backward */
+		lin_passes += c->sac_mm;
+		ew_b += ew_f;
+		/* unfused attention's batched matmuls are not aten.mm */
+		if (!l->flash_attention)
+			attn_fwd_passes += 1.0;
 	} else if (l->recompute == ENG_RC_SELECTIVE) {
 		attn_fwd_passes += 1.0;
 		ew_b += score_f;
@@ -141,7 +150,10 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		 * per micro-batch (trn_time_of). MODEL.md §4a. */
 		double in = c->fp8_in_col / repl + c->fp8_in_row / t;
 		double out = c->fp8_out_col / t + c->fp8_out_row / repl;
-		double passes_in = l->recompute == ENG_RC_FULL ? 2.0 : 1.0;
+		bool again =
+		    l->recompute == ENG_RC_FULL ||
+		    (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0);
+		double passes_in = again ? 2.0 : 1.0;
 		lc->mem +=
 		    tokens * (passes_in * in + out) * c->fp8_cast_b / c->hbm;
 		lc->fp8_wcast = (c->w_qkv + c->w_o + c->w_up + c->w_down) / t *
@@ -162,6 +174,14 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 			      coll_s(c, COLL_AG, bytes, t, 1.0, c->intra)
 			: coll_s(c, COLL_AR, bytes, t, 1.0, c->intra);
 		lc->tp = n * one;
+		/* per-op SAC saves reduce-scatter outputs, not all-gathers
+		 * or all-reduces: the forward's two run again */
+		if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0)
+			lc->tp +=
+			    2.0 *
+			    (l->sequence_parallel
+				 ? coll_s(c, COLL_AG, bytes, t, 1.0, c->intra)
+				 : coll_s(c, COLL_AR, bytes, t, 1.0, c->intra));
 		/* the stack's TP overlap hides that share behind the
 		 * layer's GEMMs, never more than they last */
 		lc->tp -= fmin(c->tp_overlap * lc->tp, lc->gemm);
@@ -434,6 +454,8 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 
 		if (l->recompute == ENG_RC_FULL)
 			hw += fwd_layers;
+		else if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0)
+			hw += c->sac_mm * 2.0 * c->P.layers_active;
 		else if (l->recompute == ENG_RC_SELECTIVE)
 			hw += c->L * c->attn_fwd_layer_token;
 		p->hardware_flops_per_token = hw;
