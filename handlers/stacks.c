@@ -31,6 +31,8 @@ static const char *const kernel_choices[] = {
 	    {"fp8_recipe", JV_ENUM, false, 0, 0, stack_fp8_recipe_names, false}, \
 	    {"fp8_weight_cache", JV_BOOL, false, 0, 0, NULL, false},             \
 	    {"fp8_param_all_gather", JV_BOOL, false, 0, 0, NULL, false},         \
+	    {"selective_recompute", JV_ENUM, false, 0, 0,                        \
+	     stack_sac_names,	    false},                                      \
 	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
 	    {"kernel_launch_us", JV_NUM0, false, 1e-6, 1000, NULL, false},       \
 	    {"kernels_per_layer", JV_NUM0, false, 1e-6, 1e5, NULL, false},       \
@@ -97,6 +99,10 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	x = json_object_get(o, "fp8_weight_cache");
 	if (json_is_boolean(x))
 		s->fp8_weight_cache = json_is_true(x);
+	x = json_object_get(o, "selective_recompute");
+	for (int i = 0; json_is_string(x) && i < STACK_SAC_COUNT; i++)
+		if (!strcmp(json_string_value(x), stack_sac_names[i]))
+			s->selective_recompute = (enum stack_sac)i;
 	x = json_object_get(o, "fp8_param_all_gather");
 	if (json_is_boolean(x))
 		s->fp8_param_all_gather = json_is_true(x);
@@ -244,6 +250,9 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			      sizing_real(s->kernels_per_layer, 4)));
 	json_object_set_new(o, "elementwise_bytes_factor",
 			    sizing_real(s->elementwise_bytes_factor, 4));
+	json_object_set_new(
+	    o, "selective_recompute",
+	    json_string(stack_sac_names[s->selective_recompute]));
 	if (p == ENG_FP8)
 		json_object_set_new(
 		    o, "fp8",

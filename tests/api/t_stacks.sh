@@ -25,6 +25,9 @@ req GET /v1/stacks/torchtitan
 check "torchtitan all-gathers FSDP weights in FP8 (migrations/0019)" 200 '.fp8_param_all_gather == true and (.source | test("float8.md"))'
 req GET /v1/stacks/megatron-core
 check "megatron-core does not (a 16-bit distributed-optimizer gather)" 200 '.fp8_param_all_gather == false'
+check "megatron-core's selective recompute is the attention core; torchtitan's is per-op SAC" 200 '.selective_recompute == "attention"'
+req GET /v1/stacks/torchtitan
+check "torchtitan: selective_recompute op" 200 '.selective_recompute == "op"'
 req GET /v1/stacks/Megatron
 check "GET /v1/stacks/Megatron: an alias answers the entry" 200 '.name == "megatron-core"'
 req GET /v1/stacks/hf-peft-bnb4
@@ -77,6 +80,24 @@ req POST /v1/sizing/training "${J[@]}" -d "{$AG,\"stack\":{\"name\":\"$ag\",\"fp
 jq -e --argjson a "$ag_dp" '.plans[0].time_s.dp_comm_exposed == $a' "$T/body" >/dev/null &&
 	ok "a request override fp8_param_all_gather true gives the stored profile's answer" ||
 	not_ok "a request override fp8_param_all_gather true gives the stored profile's answer" "$(jq .plans[0].time_s.dp_comm_exposed "$T/body") vs $ag_dp"
+# selective_recompute round-trips and changes a selective plan
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.selective_recompute = "everything"' <<<"$body")"
+check_problem "PUT selective_recompute everything: 400 naming it" 400 selective_recompute
+req PUT "/v1/stacks/xp-$RANDOM" "${A[@]}" -d "$(jq 'del(.selective_recompute)' <<<"$body")"
+check "PUT without selective_recompute stores attention" 201 '.selective_recompute == "attention"'
+sac=sac-$RANDOM
+req PUT "/v1/stacks/$sac" "${A[@]}" -d "$(jq '.selective_recompute = "op"' <<<"$body")"
+check "PUT selective_recompute op: 201" 201 '.selective_recompute == "op"'
+req GET "/v1/stacks/$sac"
+check "GET returns selective_recompute op" 200 '.selective_recompute == "op"'
+SEL='"model":"llama-3-8b","seq_len":8192,"gpu":"h100","gpus":8,"global_batch_size":8,"calibration":"datasheet","strategies":{"tp":[1],"pp":[1],"zero":[3],"recompute":["selective"],"micro_batch":[1]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$SEL,\"stack\":\"$sac\"}"
+check "a selective plan on it: selective_recompute op in the basis" 201 '.basis.stack.selective_recompute == "op"'
+sel_op=$(jq '.plans[0].time_s | [.compute - .compute_attention - .compute_memory_bound, .compute_attention]' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$SEL,\"stack\":{\"name\":\"$sac\",\"selective_recompute\":\"attention\"}}"
+jq -e --argjson o "$sel_op" '.basis.stack.selective_recompute == "attention" and (.plans[0].time_s | .compute - .compute_attention - .compute_memory_bound) < $o[0] and .plans[0].time_s.compute_attention > $o[1]' "$T/body" >/dev/null &&
+	ok "per-op SAC recomputes GEMMs instead of attention (more GEMM time, less attention time)" ||
+	not_ok "per-op SAC recomputes GEMMs instead of attention (more GEMM time, less attention time)" "$(jq -c .plans[0].time_s "$T/body") vs $sel_op"
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.attn_kernel = "fa9"' <<<"$body")"
 check_problem "PUT an unknown attn_kernel: 400 naming it" 400 attn_kernel
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.fp8_recipe = "nvfp4"' <<<"$body")"

@@ -375,6 +375,53 @@ static void test_fp8_param_all_gather(void)
 	CHECK(p0.time.step_s == p1.time.step_s);
 }
 
+/* selective_recompute "op" (torchtitan's per-op SAC, MODEL.md §4a) on
+ * Llama-3-8B, t = 1, 4,096 tokens, recompute selective: mm 2, 4, 6 of a
+ * block (wk 4096 x 1024, wo 4096 x 4096, w3 4096 x 14336 = 79,691,776 of
+ * the 218,103,808 linear weights) run again, the attention forward does
+ * not, and every elementwise forward kernel runs again. */
+static void test_sac_op(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx ca, co;
+	struct mb_cost ma, mo;
+	double share = 79691776.0 / 218103808.0, ew_f;
+
+	CHECK_NEAR(stack_sac_op_mm_share(
+		       4096.0 * 4096, 4096.0 * 1024, 4096.0 * 1024,
+		       4096.0 * 4096, 2.0 * 4096 * 14336, 4096.0 * 14336, true),
+		   share, 1e-12);
+	/* GPT-style block wq wk wv wo fc1 fc2: wk + wo + fc2 = 6 of 12 */
+	CHECK_NEAR(stack_sac_op_mm_share(1, 1, 1, 1, 4, 4, false), 6.0 / 12.0,
+		   1e-12);
+	base_request(&rq);
+	l.recompute = ENG_RC_SELECTIVE;
+	rq.stack = *stack_builtin_find("torchtitan");
+	CHECK(rq.stack.selective_recompute == STACK_SAC_OP);
+	mb_cost(&rq, &l, &co, &mo);
+	CHECK_NEAR(co.sac_mm, share, 1e-12);
+	rq.stack.selective_recompute = STACK_SAC_ATTENTION;
+	mb_cost(&rq, &l, &ca, &ma);
+	CHECK(ca.sac_mm == 0.0);
+	/* GEMMs: 3 passes -> 3 + share */
+	CHECK_NEAR(mo.lc.gemm, ma.lc.gemm * (3.0 + share) / 3.0, 1e-9);
+	/* attention: forward once, not twice */
+	CHECK_NEAR(mo.lc.attn, mo.lc.attn_hide, 1e-9);
+	CHECK_NEAR(ma.lc.attn - mo.lc.attn,
+		   0.5 * 4096.0 * co.attn_fwd_layer_token / co.r_fa_fwd, 1e-9);
+	/* elementwise: the whole forward again */
+	ew_f = 4096.0 * (co.ew_repl_fwd + co.ew_par_fwd);
+	CHECK_NEAR((mo.lc.mem - ma.lc.mem) * co.hbm, ew_f, 1e-9);
+	/* none and full are the same on both */
+	l.recompute = ENG_RC_FULL;
+	mb_cost(&rq, &l, &ca, &ma);
+	rq.stack.selective_recompute = STACK_SAC_OP;
+	mb_cost(&rq, &l, &co, &mo);
+	CHECK(ma.lc.gemm == mo.lc.gemm && ma.lc.attn == mo.lc.attn &&
+	      ma.lc.mem == mo.lc.mem);
+}
+
 /* sdpa-math is not a flash kernel: flash_attention true is refused
  * naming the field, and the search's default is unfused. */
 static void test_sdpa_math(void)
@@ -516,25 +563,28 @@ static void test_migration_seed(void)
 	}
 	fclose(fp);
 	CHECK(rows == STACK_BUILTIN_COUNT);
-	/* 0019 sets fp8_param_all_gather: "('name', true|false)," */
-	fp = fopen("migrations/0019_stack_fp8_all_gather.sql", "r");
+	/* 0019 sets fp8_param_all_gather and selective_recompute:
+	 * "('name', true|false, 'attention'|'op')," */
+	fp = fopen("migrations/0019_stack_torchtitan_terms.sql", "r");
 	CHECK(fp != NULL);
 	if (!fp)
 		return;
 	rows = 0;
 	while (fgets(line, sizeof(line), fp)) {
-		char name[64], ag[8];
+		char name[64], ag[8], sac[16];
 		const struct eng_stack *s;
 
 		if (line[0] != '(' ||
-		    sscanf(line, "('%63[^']', %7[a-z])", name, ag) != 2)
+		    sscanf(line, "('%63[^']', %7[a-z], '%15[a-z]')", name, ag,
+			   sac) != 3)
 			continue;
 		rows++;
 		s = stack_builtin_find(name);
 		CHECK(s != NULL);
-		if (s)
-			CHECK(!strcmp(ag, s->fp8_param_all_gather ? "true"
-								  : "false"));
+		if (!s)
+			continue;
+		CHECK(!strcmp(ag, s->fp8_param_all_gather ? "true" : "false"));
+		CHECK(!strcmp(sac, stack_sac_names[s->selective_recompute]));
 	}
 	fclose(fp);
 	CHECK(rows == STACK_BUILTIN_COUNT);
@@ -552,6 +602,7 @@ int main(void)
 	RUN(test_attention_and_reduce);
 	RUN(test_param_gather_overlap);
 	RUN(test_fp8_param_all_gather);
+	RUN(test_sac_op);
 	RUN(test_sdpa_math);
 	RUN(test_invariants);
 	RUN(test_migration_seed);
