@@ -17,6 +17,12 @@ const char *const stack_reduce_names[STACK_REDUCE_COUNT + 1] = {
     [STACK_REDUCE_COUNT] = NULL,
 };
 
+const char *const stack_sac_names[STACK_SAC_COUNT + 1] = {
+    [STACK_SAC_ATTENTION] = "attention",
+    [STACK_SAC_OP] = "op",
+    [STACK_SAC_COUNT] = NULL,
+};
+
 const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
 {
 	if ((unsigned)r >= STACK_FP8_RECIPE_COUNT)
@@ -51,6 +57,28 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *  fp8_weight_cache: Megatron-Core passes is_first_microbatch to TE
  *   (weights cast once per step); torchtitan's float8 (torchao) and
  *   HF accelerate cast per forward.
+ *  fp8_param_all_gather: torchtitan's float8 docs (docs/float8.md)
+ *   launch with --float8.enable_fsdp_float8_all_gather ("cast
+ *   Float8Linear.weight from high precision to float8 before FSDP
+ *   all-gather so we can communicate in float8 to save bandwidth"; "We
+ *   cast high precision weights (1/N on each rank) into float8"), and
+ *   the torchtitan rows that state it run it (torchao float8 README
+ *   "tensorwise with float8 all-gather"; the H200 benchmark). torchao
+ *   implements it for FSDP2 only (float8/fsdp_utils.py
+ *   WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), so every
+ *   other profile gathers 16-bit weights.
+ *  selective_recompute "op" for torchtitan: its "selective" is per-op
+ *   SAC (selective_ac_option = "op", the llama3 tomls' default and the
+ *   benchmarks' setting). Its policy (torchtitan parallelize_llama.py,
+ *   _apply_ac_to_transformer_block, 2024): "Saves output of all compute
+ *   ops, except every second mm" with _save_list = {aten.mm,
+ *   _scaled_dot_product_{efficient,flash}_attention,
+ *   _c10d_functional.reduce_scatter_tensor}; everything else,
+ *   PREFER_RECOMPUTE, is recomputed, also under torch.compile (the
+ *   partitioner's must_recompute() takes PREFER_RECOMPUTE as must).
+ *   torchao's float8 linears call torch.mm on Float8 tensor subclasses,
+ *   so the policy sees aten.mm in FP8 runs too. "attention" (Megatron's
+ *   selective, Korthikanti et al. 2022) everywhere else.
  *  hf-peft-bnb4: PyTorch eager kernels (elementwise factor 4.2 from the
  *   op count of transformers' LlamaRMSNorm, rotary and SwiGLU, MODEL.md
  *   §4a), ~320 kernels per layer (80 forward, 2x backward, 80
@@ -117,6 +145,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
+     .fp8_param_all_gather = true,
+     .selective_recompute = STACK_SAC_OP,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0},
     {.name = "hf-peft-bnb4",
@@ -177,6 +207,10 @@ int stack_check(const struct eng_stack *s, const char **field)
 		*field = "fp8_recipe";
 		return -1;
 	}
+	if ((unsigned)s->selective_recompute >= STACK_SAC_COUNT) {
+		*field = "selective_recompute";
+		return -1;
+	}
 	if ((unsigned)s->reduce_dtype >= STACK_REDUCE_COUNT) {
 		*field = "reduce_dtype";
 		return -1;
@@ -213,4 +247,34 @@ double stack_fp8_weight_cast_bytes(enum stack_fp8_recipe r)
 	if (r == STACK_FP8_CURRENT)
 		b += 2.0;
 	return b;
+}
+
+/* FP8 all-gather (torchao float8/fsdp_utils.py): fsdp_pre_all_gather casts
+ * the local shard (1/dp of the weight) with hp_tensor_to_float8_dynamic, or
+ * with the scale precomputed once per step, to one row-major FP8 tensor;
+ * cuBLAS FP8 GEMMs on Hopper take the second operand column-major only
+ * (cublasLt FP8 "TN" layout requirement), so the backward's input-gradient
+ * GEMM reads a transposed copy of the gathered weight. The amax read is
+ * kept per cast (no precomputed scale), the conservative choice. */
+double stack_fp8_gathered_weight_bytes(enum stack_fp8_recipe r, double dp)
+{
+	double shard = stack_fp8_weight_cast_bytes(r) - 1.0;
+
+	if (dp < 1.0)
+		dp = 1.0;
+	return 2.0 * shard / dp + 2.0;
+}
+
+/* torchtitan counts aten.mm calls per block forward from 1 and saves the
+ * odd ones (parallelize_llama.py: meta[mm_count_key] % 2 == 0 is
+ * recomputed); its Attention.forward calls wq, wk, wv, then wo, its
+ * FeedForward w2(silu(w1(x)) * w3(x)): mm 2, 4 and 6 are wk, wo and w3
+ * (gated) or w2 (w1 w2 only). */
+double stack_sac_op_mm_share(double w_q, double w_k, double w_v, double w_o,
+			     double w_up, double w_down, bool gated)
+{
+	double all = w_q + w_k + w_v + w_o + w_up + w_down;
+	double again = w_k + w_o + (gated ? w_up / 2.0 : w_down);
+
+	return all > 0.0 ? again / all : 0.0;
 }

@@ -34,6 +34,13 @@ enum stack_reduce {
 };
 extern const char *const stack_reduce_names[STACK_REDUCE_COUNT + 1];
 
+/* What recompute "selective" recomputes: "attention" the attention core
+ * (Korthikanti et al. 2022: Megatron); "op" torchtitan's per-op selective
+ * activation checkpointing: every op but attention and every second
+ * matmul of a block (their outputs are saved). */
+enum stack_sac { STACK_SAC_ATTENTION, STACK_SAC_OP, STACK_SAC_COUNT };
+extern const char *const stack_sac_names[STACK_SAC_COUNT + 1];
+
 #define STACK_NAME_LEN 64
 
 struct eng_stack {
@@ -57,6 +64,13 @@ struct eng_stack {
 	/* true: FP8 weights are cast once per step and reused by every
 	 * micro-batch (TE is_first_microbatch); false: every micro-batch */
 	bool fp8_weight_cache;
+	/* true: under FSDP (ZeRO-3) the FP8 GEMMs' weights are cast to FP8
+	 * on each rank's shard before the all-gather, which then moves 1 B
+	 * per parameter instead of 2 (torchao enable_fsdp_float8_all_gather;
+	 * torchtitan docs/float8.md); false: gathered in 16-bit and cast
+	 * after */
+	bool fp8_param_all_gather;
+	enum stack_sac selective_recompute;
 	/* share of the GEMM rate kept on power-limited parts (compute
 	 * capability >= 9.0) in sustained multi-GPU training; 1: none */
 	double gemm_clock_derate;
@@ -95,5 +109,20 @@ double stack_fp8_cast_bytes(enum stack_fp8_recipe r);
 /* The same for a weight: no kernel produces it in the step, so current
  * scaling reads it once more for its amax (+2). */
 double stack_fp8_weight_cast_bytes(enum stack_fp8_recipe r);
+/* The same per micro-batch when the weights are all-gathered in FP8
+ * (fp8_param_all_gather) over dp ranks, per element of the gathered
+ * weight: each of the micro-batch's two all-gathers (forward, backward)
+ * first casts the rank's 1/dp shard, writing the row-wise copy only
+ * (the weight cast bytes less 1), and the backward's column-major copy
+ * is a transpose of the gathered FP8 weight (read 1 + write 1). */
+double stack_fp8_gathered_weight_bytes(enum stack_fp8_recipe r, double dp);
+
+/* Per-op selective checkpointing: the share of a block's linear forward
+ * FLOPs in the matmuls it recomputes, every second one in forward order
+ * (torchtitan's blocks: wq wk wv wo, then w1 w3 w2 gated or w1 w2):
+ * wk + wo + (w3 or w2), for weights w_q, w_k, w_v, w_o, w_up (both gated
+ * halves), w_down. */
+double stack_sac_op_mm_share(double w_q, double w_k, double w_v, double w_o,
+			     double w_up, double w_down, bool gated);
 
 #endif

@@ -461,6 +461,15 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     stack_fp8_weight_cast_bytes(rq->stack.fp8_recipe),
 			     rq->stack.fp8_weight_cache ? "once per step"
 							: "every micro-batch");
+		if (rq->precision == ENG_FP8 &&
+		    rq->stack.fp8_param_all_gather && b->layout.zero >= 3 &&
+		    b->layout.dp > 1)
+			warn(res,
+			     "fp8 (stack %.24s, fp8_param_all_gather): FSDP "
+			     "weights of dense linear layers cast on each "
+			     "rank's shard and all-gathered in FP8 (1 B/param, "
+			     "not 2)",
+			     rq->stack.name);
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

@@ -102,6 +102,18 @@ static void stack_terms_init(struct ctx *c)
 	 * scales, write 2 B per parameter. */
 	c->dequant_layer = (c->w_qkv + c->w_o + c->w_up + c->w_down) *
 			   trn_dequant_bytes_per_param(rq->method);
+	if (st->selective_recompute == STACK_SAC_OP) {
+		/* torchtitan's block order (stack.c); MLA and MoE blocks
+		 * call other matmuls (latent projections, grouped GEMMs), so
+		 * there every second matmul is taken as half the FLOPs */
+		if (c->mla || c->moe_frac > 0.0)
+			c->sac_mm = 0.5;
+		else
+			c->sac_mm = stack_sac_op_mm_share(
+			    c->h * c->a * c->d, c->h * c->k * c->d,
+			    c->h * c->k * c->d, c->w_o, c->w_up, c->w_down,
+			    rq->model.gated_mlp);
+	}
 	if (rq->precision == ENG_FP8) {
 		/* per family: input elements per token = W / out-dim, output
 		 * elements = W / in-dim (MODEL.md §4a) */
@@ -111,6 +123,13 @@ static void stack_terms_init(struct ctx *c)
 		c->fp8_out_row = c->w_o / c->n_o + c->w_down / c->n_down;
 		c->fp8_cast_b = stack_fp8_cast_bytes(st->fp8_recipe);
 		c->fp8_wcast_b = stack_fp8_weight_cast_bytes(st->fp8_recipe);
+		/* torchao casts only nn.Linear weights (not the LM head,
+		 * norms or embedding) before the FSDP2 all-gather; its MoE
+		 * grouped GEMMs take another path, not modelled: dense
+		 * models only (MODEL.md §4a). */
+		if (st->fp8_param_all_gather && !c->lora && c->moe_frac == 0.0)
+			c->fp8_ag_layer =
+			    c->w_qkv + c->w_o + c->w_up + c->w_down;
 	}
 }
 

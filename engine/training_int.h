@@ -70,6 +70,12 @@ struct ctx {
 	 * down) GEMMs, and bytes per element cast */
 	double fp8_in_col, fp8_out_col, fp8_in_row, fp8_out_row, fp8_cast_b,
 	    fp8_wcast_b;
+	/* FP8 all-gather of FSDP weights (stack.h fp8_param_all_gather):
+	 * linear weights per layer (t = 1) gathered at 1 B; 0: none */
+	double fp8_ag_layer;
+	/* recompute "selective" on a per-op SAC stack: the share of the
+	 * linear forward FLOPs recomputed; 0: the attention core (stack.h) */
+	double sac_mm;
 	/* Goodput (MODEL.md §4): bytes of one checkpoint (weights and
 	 * optimizer state; LoRA: the adapters'), and the wall-clock limit
 	 * ranking applies: the deadline, else max_days for objective cost

@@ -22,6 +22,12 @@
  * the host. */
 #define HOST_OPT_BPS 10e9
 
+/* The stack all-gathers this layout's FSDP weights in FP8. */
+static bool fp8_gather(const struct ctx *c, const struct trn_layout *l)
+{
+	return c->fp8_ag_layer > 0.0 && l->zero >= 3 && l->dp > 1;
+}
+
 static double lin_shape_factor(const struct ctx *c, int t, double tokens,
 			       enum eng_dtype dt)
 {
@@ -115,6 +121,15 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		lin_passes += 1.0;
 		attn_fwd_passes += 1.0;
 		ew_b += ew_f;
+	} else if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0) {
+		/* per-op SAC (stack.h): attention and every second matmul
+		 * saved, the other matmuls and every elementwise kernel run
+		 * again in the backward */
+		lin_passes += c->sac_mm;
+		ew_b += ew_f;
+		/* unfused attention's batched matmuls are not aten.mm */
+		if (!l->flash_attention)
+			attn_fwd_passes += 1.0;
 	} else if (l->recompute == ENG_RC_SELECTIVE) {
 		attn_fwd_passes += 1.0;
 		ew_b += score_f;
@@ -135,7 +150,10 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		 * per micro-batch (trn_time_of). MODEL.md §4a. */
 		double in = c->fp8_in_col / repl + c->fp8_in_row / t;
 		double out = c->fp8_out_col / t + c->fp8_out_row / repl;
-		double passes_in = l->recompute == ENG_RC_FULL ? 2.0 : 1.0;
+		bool again =
+		    l->recompute == ENG_RC_FULL ||
+		    (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0);
+		double passes_in = again ? 2.0 : 1.0;
 		lc->mem +=
 		    tokens * (passes_in * in + out) * c->fp8_cast_b / c->hbm;
 		lc->fp8_wcast = (c->w_qkv + c->w_o + c->w_up + c->w_down) / t *
@@ -156,6 +174,14 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 			      coll_s(c, COLL_AG, bytes, t, 1.0, c->intra)
 			: coll_s(c, COLL_AR, bytes, t, 1.0, c->intra);
 		lc->tp = n * one;
+		/* per-op SAC saves reduce-scatter outputs, not all-gathers
+		 * or all-reduces: the forward's two run again */
+		if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0)
+			lc->tp +=
+			    2.0 *
+			    (l->sequence_parallel
+				 ? coll_s(c, COLL_AG, bytes, t, 1.0, c->intra)
+				 : coll_s(c, COLL_AR, bytes, t, 1.0, c->intra));
 		/* the stack's TP overlap hides that share behind the
 		 * layer's GEMMs, never more than they last */
 		lc->tp -= fmin(c->tp_overlap * lc->tp, lc->gemm);
@@ -255,8 +281,18 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	T->compute_s = m * (L_s * lcomp + head);
 	if (lc.fp8_wcast > 0.0) {
 		double casts = c->rq->stack.fp8_weight_cache ? 1.0 : m;
-		T->compute_s += casts * L_s * lc.fp8_wcast;
-		T->memory_bound_s += casts * L_s * lc.fp8_wcast;
+		double wcast = lc.fp8_wcast;
+
+		/* FP8 all-gather: the cast moves onto the shard, before each
+		 * of the micro-batch's two gathers (stack.h) */
+		if (fp8_gather(c, l)) {
+			casts = m;
+			wcast *= stack_fp8_gathered_weight_bytes(
+				     c->rq->stack.fp8_recipe, dp) /
+				 c->fp8_wcast_b;
+		}
+		T->compute_s += casts * L_s * wcast;
+		T->memory_bound_s += casts * L_s * wcast;
 	}
 	T->attention_s = m * L_s * lc.attn;
 	T->memory_bound_s += m * (L_s * lc.mem + head_m);
@@ -324,6 +360,12 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			 * micro-batch's compute. */
 			double wb = c->lora ? c->base_b : c->wb;
 			double w_ne = sp.nonexp * wb;
+			/* the FP8 GEMMs' weights at 1 B under the stack's
+			 * FP8 all-gather (stack.h; MODEL.md §4a) */
+			if (fp8_gather(c, l))
+				w_ne -= fmin(sp.nonexp, L_s * c->fp8_ag_layer /
+							    (double)l->tp) *
+					(wb - 1.0);
 			double w_ex = sp.exp * wb;
 			double per =
 			    2.0 *
@@ -412,6 +454,8 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 
 		if (l->recompute == ENG_RC_FULL)
 			hw += fwd_layers;
+		else if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0)
+			hw += c->sac_mm * 2.0 * c->P.layers_active;
 		else if (l->recompute == ENG_RC_SELECTIVE)
 			hw += c->L * c->attn_fwd_layer_token;
 		p->hardware_flops_per_token = hw;

@@ -30,6 +30,9 @@ static const char *const kernel_choices[] = {
 	    {"reduce_dtype", JV_ENUM, false, 0, 0, stack_reduce_names, false},   \
 	    {"fp8_recipe", JV_ENUM, false, 0, 0, stack_fp8_recipe_names, false}, \
 	    {"fp8_weight_cache", JV_BOOL, false, 0, 0, NULL, false},             \
+	    {"fp8_param_all_gather", JV_BOOL, false, 0, 0, NULL, false},         \
+	    {"selective_recompute", JV_ENUM, false, 0, 0,                        \
+	     stack_sac_names,	    false},                                      \
 	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
 	    {"kernel_launch_us", JV_NUM0, false, 1e-6, 1000, NULL, false},       \
 	    {"kernels_per_layer", JV_NUM0, false, 1e-6, 1e5, NULL, false},       \
@@ -96,6 +99,13 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	x = json_object_get(o, "fp8_weight_cache");
 	if (json_is_boolean(x))
 		s->fp8_weight_cache = json_is_true(x);
+	x = json_object_get(o, "selective_recompute");
+	for (int i = 0; json_is_string(x) && i < STACK_SAC_COUNT; i++)
+		if (!strcmp(json_string_value(x), stack_sac_names[i]))
+			s->selective_recompute = (enum stack_sac)i;
+	x = json_object_get(o, "fp8_param_all_gather");
+	if (json_is_boolean(x))
+		s->fp8_param_all_gather = json_is_true(x);
 }
 
 /* A catalog row by name, forgiving (names.h): 0 with *row, or -1 with a
@@ -240,18 +250,23 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			      sizing_real(s->kernels_per_layer, 4)));
 	json_object_set_new(o, "elementwise_bytes_factor",
 			    sizing_real(s->elementwise_bytes_factor, 4));
+	json_object_set_new(
+	    o, "selective_recompute",
+	    json_string(stack_sac_names[s->selective_recompute]));
 	if (p == ENG_FP8)
 		json_object_set_new(
 		    o, "fp8",
 		    json_pack(
-			"{s:s, s:o, s:o, s:b}", "recipe",
+			"{s:s, s:o, s:o, s:b, s:b}", "recipe",
 			stack_fp8_recipe_name(s->fp8_recipe),
 			"cast_bytes_per_value",
 			sizing_real(stack_fp8_cast_bytes(s->fp8_recipe), 4),
 			"weight_cast_bytes_per_value",
 			sizing_real(stack_fp8_weight_cast_bytes(s->fp8_recipe),
 				    4),
-			"weights_cast_once_per_step", s->fp8_weight_cache));
+			"weights_cast_once_per_step", s->fp8_weight_cache,
+			"weights_all_gathered_in_fp8",
+			s->fp8_param_all_gather));
 	return o;
 }
 

@@ -19,12 +19,13 @@
 
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
-/* The API's stack fields (migrations/0015_stacks.sql). */
+/* The API's stack fields (migrations/0015_stacks.sql, 0019). */
 #define STACK_FIELDS                                                           \
 	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
 	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, "                   \
 	"param_gather_overlap, reduce_dtype, fp8_recipe, fp8_weight_cache, "   \
-	"gemm_clock_derate, kernel_launch_us, "                                \
+	"fp8_param_all_gather, selective_recompute, gemm_clock_derate, "       \
+	"kernel_launch_us, "                                                   \
 	"kernels_per_layer, elementwise_bytes_factor, source, notes, "         \
 	"created_at, updated_at"
 
@@ -290,7 +291,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		" up AS (INSERT INTO stacks AS s (name, display_name,"
 		"  attn_kernel, attn_fwd_efficiency, attn_bwd_efficiency,"
 		"  tp_comm_overlap, dp_overlap, param_gather_overlap,"
-		"  reduce_dtype, fp8_recipe, fp8_weight_cache, gemm_clock_derate,"
+		"  reduce_dtype, fp8_recipe, fp8_weight_cache,"
+		"  fp8_param_all_gather, selective_recompute, gemm_clock_derate,"
 		"  kernel_launch_us,"
 		"  kernels_per_layer, elementwise_bytes_factor, source, notes)"
 		" SELECT $1, display_name, attn_kernel, attn_fwd_efficiency,"
@@ -299,6 +301,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  coalesce(reduce_dtype, 'grad'),"
 		"  coalesce(fp8_recipe, 'delayed'),"
 		"  coalesce(fp8_weight_cache, true),"
+		"  coalesce(fp8_param_all_gather, false),"
+		"  coalesce(selective_recompute, 'attention'),"
 		"  coalesce(gemm_clock_derate, 1),"
 		"  coalesce(kernel_launch_us, 0), coalesce(kernels_per_layer, 0),"
 		"  coalesce(elementwise_bytes_factor, 1), source,"
@@ -314,6 +318,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  reduce_dtype = EXCLUDED.reduce_dtype,"
 		"  fp8_recipe = EXCLUDED.fp8_recipe,"
 		"  fp8_weight_cache = EXCLUDED.fp8_weight_cache,"
+		"  fp8_param_all_gather = EXCLUDED.fp8_param_all_gather,"
+		"  selective_recompute = EXCLUDED.selective_recompute,"
 		"  gemm_clock_derate = EXCLUDED.gemm_clock_derate,"
 		"  kernel_launch_us = EXCLUDED.kernel_launch_us,"
 		"  kernels_per_layer = EXCLUDED.kernels_per_layer,"

@@ -18,9 +18,10 @@ export DATABASE_URL=$url
 # Today's daemon writes what the 0012-era one wrote, plus the run id guard
 # 0013 brings: given that table for a while, it populates the old schema.
 q "CREATE TABLE benchmark_run_ids (run_id uuid PRIMARY KEY, received_at timestamptz NOT NULL DEFAULT now())" >/dev/null
-# Its sizing reads the stack catalog of 0015 (independent of 0013/0014): the
-# same kind of shim, dropped before the real migrations run.
+# Its sizing reads the stack catalog of 0015 and 0019 (independent of
+# 0013/0014): the same kind of shim, dropped before the real migrations run.
 q "$(cat "$TOP/migrations/0015_stacks.sql")" >/dev/null
+q "$(cat "$TOP/migrations/0019_stack_torchtitan_terms.sql")" >/dev/null
 GSZ_MIGRATIONS_DIR=$old start_daemon || { not_ok "daemon starts on the 0012 schema"; exit 1; }
 tok=$(create_token "part-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')

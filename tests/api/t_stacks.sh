@@ -21,6 +21,13 @@ req GET /v1/stacks/megatron-core
 check "megatron-core overlaps the ZeRO-1/2 parameter all-gather (overlap_param_gather): 1" 200 '.param_gather_overlap == 1'
 req GET /v1/stacks/deepspeed-zero
 check "deepspeed-zero gathers the parameters synchronously after the step: 0" 200 '.param_gather_overlap == 0'
+req GET /v1/stacks/torchtitan
+check "torchtitan all-gathers FSDP weights in FP8 (migrations/0019)" 200 '.fp8_param_all_gather == true and (.source | test("float8.md"))'
+req GET /v1/stacks/megatron-core
+check "megatron-core does not (a 16-bit distributed-optimizer gather)" 200 '.fp8_param_all_gather == false'
+check "megatron-core's selective recompute is the attention core; torchtitan's is per-op SAC" 200 '.selective_recompute == "attention"'
+req GET /v1/stacks/torchtitan
+check "torchtitan: selective_recompute op" 200 '.selective_recompute == "op"'
 req GET /v1/stacks/Megatron
 check "GET /v1/stacks/Megatron: an alias answers the entry" 200 '.name == "megatron-core"'
 req GET /v1/stacks/hf-peft-bnb4
@@ -46,6 +53,51 @@ req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.param_gather_overlap = 1.5' <<<
 check_problem "PUT param_gather_overlap 1.5: 400 naming it" 400 param_gather_overlap
 req PUT "/v1/stacks/xp-$RANDOM" "${A[@]}" -d "$(jq 'del(.param_gather_overlap)' <<<"$body")"
 check "PUT without param_gather_overlap stores 0" 201 '.param_gather_overlap == 0'
+req PUT "/v1/stacks/xp-$RANDOM" "${A[@]}" -d "$(jq 'del(.fp8_param_all_gather)' <<<"$body")"
+check "PUT without fp8_param_all_gather stores false" 201 '.fp8_param_all_gather == false'
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.fp8_param_all_gather = "yes"' <<<"$body")"
+check_problem "PUT fp8_param_all_gather \"yes\": 400 naming it" 400 fp8_param_all_gather
+# the field round-trips through PUT and GET, and changes a plan
+ag=fp8ag-$RANDOM
+req PUT "/v1/stacks/$ag" "${A[@]}" -d "$(jq '.fp8_param_all_gather = true | .dp_overlap = 0' <<<"$body")"
+check "PUT fp8_param_all_gather true: 201" 201 '.fp8_param_all_gather == true'
+req GET "/v1/stacks/$ag"
+check "GET returns fp8_param_all_gather true" 200 '.fp8_param_all_gather == true and .dp_overlap == 0'
+AG='"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":16,"global_batch_size":16,"precision":"fp8","calibration":"datasheet","strategies":{"tp":[1],"pp":[1],"zero":[3],"recompute":["selective"],"micro_batch":[1]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$AG,\"stack\":\"$ag\"}"
+check "FSDP FP8 plan on it: in the basis and the warning" 201 \
+	'.basis.stack.fp8.weights_all_gathered_in_fp8 == true and ([.checks.warnings[] | select(test("all-gathered in FP8"))] | length) == 1'
+ag_dp=$(jq '.plans[0].time_s.dp_comm_exposed' "$T/body")
+req PUT "/v1/stacks/$ag" "${A[@]}" -d "$(jq '.fp8_param_all_gather = false | .dp_overlap = 0' <<<"$body")"
+check "PUT it back to false: 200" 200 '.fp8_param_all_gather == false'
+req POST /v1/sizing/training "${J[@]}" -d "{$AG,\"stack\":\"$ag\"}"
+check "the same plan without it: no FP8 gather in basis or warning" 201 \
+	'.basis.stack.fp8.weights_all_gathered_in_fp8 == false and ([.checks.warnings[] | select(test("all-gathered in FP8"))] | length) == 0'
+jq -e --argjson a "$ag_dp" '.plans[0].time_s.dp_comm_exposed > 1.2 * $a' "$T/body" >/dev/null &&
+	ok "fp8_param_all_gather true: the exposed FSDP traffic is smaller (weights at 1 B, not 2)" ||
+	not_ok "fp8_param_all_gather true: the exposed FSDP traffic is smaller (weights at 1 B, not 2)" "$(jq .plans[0].time_s.dp_comm_exposed "$T/body") vs $ag_dp"
+req POST /v1/sizing/training "${J[@]}" -d "{$AG,\"stack\":{\"name\":\"$ag\",\"fp8_param_all_gather\":true}}"
+jq -e --argjson a "$ag_dp" '.plans[0].time_s.dp_comm_exposed == $a' "$T/body" >/dev/null &&
+	ok "a request override fp8_param_all_gather true gives the stored profile's answer" ||
+	not_ok "a request override fp8_param_all_gather true gives the stored profile's answer" "$(jq .plans[0].time_s.dp_comm_exposed "$T/body") vs $ag_dp"
+# selective_recompute round-trips and changes a selective plan
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.selective_recompute = "everything"' <<<"$body")"
+check_problem "PUT selective_recompute everything: 400 naming it" 400 selective_recompute
+req PUT "/v1/stacks/xp-$RANDOM" "${A[@]}" -d "$(jq 'del(.selective_recompute)' <<<"$body")"
+check "PUT without selective_recompute stores attention" 201 '.selective_recompute == "attention"'
+sac=sac-$RANDOM
+req PUT "/v1/stacks/$sac" "${A[@]}" -d "$(jq '.selective_recompute = "op"' <<<"$body")"
+check "PUT selective_recompute op: 201" 201 '.selective_recompute == "op"'
+req GET "/v1/stacks/$sac"
+check "GET returns selective_recompute op" 200 '.selective_recompute == "op"'
+SEL='"model":"llama-3-8b","seq_len":8192,"gpu":"h100","gpus":8,"global_batch_size":8,"calibration":"datasheet","strategies":{"tp":[1],"pp":[1],"zero":[3],"recompute":["selective"],"micro_batch":[1]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$SEL,\"stack\":\"$sac\"}"
+check "a selective plan on it: selective_recompute op in the basis" 201 '.basis.stack.selective_recompute == "op"'
+sel_op=$(jq '.plans[0].time_s | [.compute - .compute_attention - .compute_memory_bound, .compute_attention]' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$SEL,\"stack\":{\"name\":\"$sac\",\"selective_recompute\":\"attention\"}}"
+jq -e --argjson o "$sel_op" '.basis.stack.selective_recompute == "attention" and (.plans[0].time_s | .compute - .compute_attention - .compute_memory_bound) < $o[0] and .plans[0].time_s.compute_attention > $o[1]' "$T/body" >/dev/null &&
+	ok "per-op SAC recomputes GEMMs instead of attention (more GEMM time, less attention time)" ||
+	not_ok "per-op SAC recomputes GEMMs instead of attention (more GEMM time, less attention time)" "$(jq -c .plans[0].time_s "$T/body") vs $sel_op"
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.attn_kernel = "fa9"' <<<"$body")"
 check_problem "PUT an unknown attn_kernel: 400 naming it" 400 attn_kernel
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.fp8_recipe = "nvfp4"' <<<"$body")"
@@ -108,6 +160,7 @@ check "sdpa-math: the search's layouts are unfused" 201 '[.plans[].flash_attenti
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"precision\":\"fp8\",\"stack\":\"torchtitan\"}"
 check "fp8 on torchtitan: the recipe, its cast bytes and the weight casts in basis and warning" 201 \
 	'.basis.stack.fp8.recipe == "current" and .basis.stack.fp8.cast_bytes_per_value == 4 and .basis.stack.fp8.weight_cast_bytes_per_value == 6 and .basis.stack.fp8.weights_cast_once_per_step == false and .basis.stack.gemm_half_rate_dim == 256
+	 and .basis.stack.fp8.weights_all_gathered_in_fp8 == true
 	 and ([.checks.warnings[] | select(test("current recipe") and test("every micro-batch"))] | length) == 1'
 fp8_step=$(jq '.plans[0].time_s.step' "$T/body")
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"torchtitan\"}"

@@ -315,6 +315,113 @@ static void test_param_gather_overlap(void)
 		   1e-9);
 }
 
+/* fp8_param_all_gather (MODEL.md §4a): Llama-3-8B in FP8 on 8 H100s, FSDP
+ * (ZeRO-3, dp 8 in one node), one micro-batch, torchtitan's profile with no
+ * DP overlap so every gathered byte is exposed. Each layer's 218,103,808
+ * linear weights are gathered at 1 B instead of 2, twice per micro-batch
+ * (forward, backward); norms, embedding and head stay 16-bit. The weight
+ * cast moves onto the shard: current scaling 2 x (6 - 1) B / 8 + a 2 B
+ * transpose = 3.25 B per weight instead of 6 B. */
+static void test_fp8_param_all_gather(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx c;
+	struct mb_cost mc;
+	struct trn_plan p0, p1;
+	struct eng_error err;
+	struct stage_params sp;
+	double lin = 218103808.0, L = 32.0, ag16, ag8, cast_diff;
+
+	CHECK(stack_fp8_gathered_weight_bytes(STACK_FP8_CURRENT, 8.0) == 3.25);
+	CHECK(stack_fp8_gathered_weight_bytes(STACK_FP8_DELAYED, 1.0) == 8.0);
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("torchtitan");
+	CHECK(rq.stack.fp8_param_all_gather);
+	rq.stack.dp_overlap = 0.0;
+	rq.precision = ENG_FP8;
+	rq.global_batch_size = 8;
+	l.zero = 3;
+	mb_cost(&rq, &l, &c, &mc);
+	CHECK(c.fp8_ag_layer == lin);
+	sp = trn_stage_params(&c, &l, 32);
+	ag16 = coll_time_s(COLL_AG, sp.nonexp * 2.0 / L, 8, 1, c.intra,
+			   rq.gpu.intra_node_link);
+	ag8 = coll_time_s(COLL_AG, (sp.nonexp - L * lin) * 2.0 / L + lin, 8, 1,
+			  c.intra, rq.gpu.intra_node_link);
+	cast_diff = L * lin * (6.0 - 3.25) / c.hbm;
+	CHECK(trn_evaluate(&rq, &l, &p1, &err) == 0);
+	rq.stack.fp8_param_all_gather = false;
+	CHECK(trn_evaluate(&rq, &l, &p0, &err) == 0);
+	CHECK(p0.grad_accum == 1 && p1.grad_accum == 1);
+	CHECK_NEAR(p0.time.dp_comm_exposed_s - p1.time.dp_comm_exposed_s,
+		   L * 2.0 * (ag16 - ag8), 1e-9);
+	CHECK_NEAR(p0.time.memory_bound_s - p1.time.memory_bound_s, cast_diff,
+		   1e-9);
+	CHECK_NEAR(p0.time.step_s - p1.time.step_s,
+		   L * 2.0 * (ag16 - ag8) + cast_diff, 1e-9);
+	/* no effect outside FSDP, nor in 16-bit */
+	rq.stack.fp8_param_all_gather = true;
+	l.zero = 1;
+	CHECK(trn_evaluate(&rq, &l, &p1, &err) == 0);
+	rq.stack.fp8_param_all_gather = false;
+	CHECK(trn_evaluate(&rq, &l, &p0, &err) == 0);
+	CHECK(p0.time.step_s == p1.time.step_s);
+	l.zero = 3;
+	rq.precision = ENG_BF16;
+	CHECK(trn_evaluate(&rq, &l, &p0, &err) == 0);
+	rq.stack.fp8_param_all_gather = true;
+	CHECK(trn_evaluate(&rq, &l, &p1, &err) == 0);
+	CHECK(p0.time.step_s == p1.time.step_s);
+}
+
+/* selective_recompute "op" (torchtitan's per-op SAC, MODEL.md §4a) on
+ * Llama-3-8B, t = 1, 4,096 tokens, recompute selective: mm 2, 4, 6 of a
+ * block (wk 4096 x 1024, wo 4096 x 4096, w3 4096 x 14336 = 79,691,776 of
+ * the 218,103,808 linear weights) run again, the attention forward does
+ * not, and every elementwise forward kernel runs again. */
+static void test_sac_op(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx ca, co;
+	struct mb_cost ma, mo;
+	double share = 79691776.0 / 218103808.0, ew_f;
+
+	CHECK_NEAR(stack_sac_op_mm_share(
+		       4096.0 * 4096, 4096.0 * 1024, 4096.0 * 1024,
+		       4096.0 * 4096, 2.0 * 4096 * 14336, 4096.0 * 14336, true),
+		   share, 1e-12);
+	/* GPT-style block wq wk wv wo fc1 fc2: wk + wo + fc2 = 6 of 12 */
+	CHECK_NEAR(stack_sac_op_mm_share(1, 1, 1, 1, 4, 4, false), 6.0 / 12.0,
+		   1e-12);
+	base_request(&rq);
+	l.recompute = ENG_RC_SELECTIVE;
+	rq.stack = *stack_builtin_find("torchtitan");
+	CHECK(rq.stack.selective_recompute == STACK_SAC_OP);
+	mb_cost(&rq, &l, &co, &mo);
+	CHECK_NEAR(co.sac_mm, share, 1e-12);
+	rq.stack.selective_recompute = STACK_SAC_ATTENTION;
+	mb_cost(&rq, &l, &ca, &ma);
+	CHECK(ca.sac_mm == 0.0);
+	/* GEMMs: 3 passes -> 3 + share */
+	CHECK_NEAR(mo.lc.gemm, ma.lc.gemm * (3.0 + share) / 3.0, 1e-9);
+	/* attention: forward once, not twice */
+	CHECK_NEAR(mo.lc.attn, mo.lc.attn_hide, 1e-9);
+	CHECK_NEAR(ma.lc.attn - mo.lc.attn,
+		   0.5 * 4096.0 * co.attn_fwd_layer_token / co.r_fa_fwd, 1e-9);
+	/* elementwise: the whole forward again */
+	ew_f = 4096.0 * (co.ew_repl_fwd + co.ew_par_fwd);
+	CHECK_NEAR((mo.lc.mem - ma.lc.mem) * co.hbm, ew_f, 1e-9);
+	/* none and full are the same on both */
+	l.recompute = ENG_RC_FULL;
+	mb_cost(&rq, &l, &ca, &ma);
+	rq.stack.selective_recompute = STACK_SAC_OP;
+	mb_cost(&rq, &l, &co, &mo);
+	CHECK(ma.lc.gemm == mo.lc.gemm && ma.lc.attn == mo.lc.attn &&
+	      ma.lc.mem == mo.lc.mem);
+}
+
 /* sdpa-math is not a flash kernel: flash_attention true is refused
  * naming the field, and the search's default is unfused. */
 static void test_sdpa_math(void)
@@ -456,6 +563,31 @@ static void test_migration_seed(void)
 	}
 	fclose(fp);
 	CHECK(rows == STACK_BUILTIN_COUNT);
+	/* 0019 sets fp8_param_all_gather and selective_recompute:
+	 * "('name', true|false, 'attention'|'op')," */
+	fp = fopen("migrations/0019_stack_torchtitan_terms.sql", "r");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	rows = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		char name[64], ag[8], sac[16];
+		const struct eng_stack *s;
+
+		if (line[0] != '(' ||
+		    sscanf(line, "('%63[^']', %7[a-z], '%15[a-z]')", name, ag,
+			   sac) != 3)
+			continue;
+		rows++;
+		s = stack_builtin_find(name);
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		CHECK(!strcmp(ag, s->fp8_param_all_gather ? "true" : "false"));
+		CHECK(!strcmp(sac, stack_sac_names[s->selective_recompute]));
+	}
+	fclose(fp);
+	CHECK(rows == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -469,6 +601,8 @@ int main(void)
 	RUN(test_launch_and_eager);
 	RUN(test_attention_and_reduce);
 	RUN(test_param_gather_overlap);
+	RUN(test_fp8_param_all_gather);
+	RUN(test_sac_op);
 	RUN(test_sdpa_math);
 	RUN(test_invariants);
 	RUN(test_migration_seed);

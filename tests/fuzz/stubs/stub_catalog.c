@@ -90,7 +90,8 @@ enum store_status store_model_get(struct db_pool *pool, const char *name,
 static json_t *stack_row(const struct eng_stack *s)
 {
 	json_t *o = json_pack(
-	    "{s:s, s:s, s:s, s:n, s:n, s:f, s:f, s:f, s:s, s:s, s:b, s:f, "
+	    "{s:s, s:s, s:s, s:n, s:n, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:s, "
+	    "s:f, "
 	    "s:f, s:f, s:f, s:s, s:s}",
 	    "name", s->name, "display_name", s->name, "attn_kernel",
 	    attn_kernel_name(s->attn_kernel), "attn_fwd_efficiency",
@@ -99,11 +100,13 @@ static json_t *stack_row(const struct eng_stack *s)
 	    s->param_gather_overlap, "reduce_dtype",
 	    stack_reduce_names[s->reduce_dtype], "fp8_recipe",
 	    stack_fp8_recipe_name(s->fp8_recipe), "fp8_weight_cache",
-	    s->fp8_weight_cache, "gemm_clock_derate", s->gemm_clock_derate,
-	    "kernel_launch_us", s->kernel_launch_us, "kernels_per_layer",
-	    s->kernels_per_layer, "elementwise_bytes_factor",
-	    s->elementwise_bytes_factor, "source", "engine/stack.c", "notes",
-	    "");
+	    s->fp8_weight_cache, "fp8_param_all_gather",
+	    s->fp8_param_all_gather, "selective_recompute",
+	    stack_sac_names[s->selective_recompute], "gemm_clock_derate",
+	    s->gemm_clock_derate, "kernel_launch_us", s->kernel_launch_us,
+	    "kernels_per_layer", s->kernels_per_layer,
+	    "elementwise_bytes_factor", s->elementwise_bytes_factor, "source",
+	    "engine/stack.c", "notes", "");
 	return o;
 }
 
