@@ -145,6 +145,106 @@ static int mkeytab_id(struct mkeytab *t, struct strtab *names,
 	return id;
 }
 
+/* ---- bringing a copy up to date -------------------------------------- */
+
+/* Where a copy stands against the database. */
+struct copy_pos {
+	unsigned long long pool_serial; /* 0: nothing loaded */
+	long long epoch;		/* fleet_mirror_epoch seen */
+	char xmin[32];			/* fetch change_xid >= this next time */
+};
+
+static void copy_pos_clear(struct copy_pos *p)
+{
+	p->pool_serial = 0;
+	p->epoch = 0;
+	snprintf(p->xmin, sizeof(p->xmin), "0");
+}
+
+/* What one copy does in copy_sync(). */
+struct copy_ops {
+	const char *what; /* in messages: "fleet copy" */
+	void (*clear)(void *m);
+	/* Runs the statement fetching the rows written since the copy's
+	 * pos.xmin (all of them when load), with the 'S' row. */
+	enum store_status (*fetch)(void *m, struct db_pool *pool, bool load,
+				   PGresult **out, struct store_err *e);
+	/* One row other than the 'S' row; -1: malformed or out of memory. */
+	int (*row)(void *m, PGresult *r, int i);
+	/* After the rows, with the database's clock; -1: out of memory. */
+	int (*done)(void *m, int64_t now_us);
+};
+
+/* Applies one fetch: the 'S' row (snapshot xmin, epoch, clock) and the
+ * rows. *reload: the epoch moved (rows were deleted), nothing applied. */
+static int copy_apply(struct copy_pos *pos, void *m, const struct copy_ops *ops,
+		      PGresult *r, int64_t *now_us, bool *reload)
+{
+	int n = PQntuples(r), s = -1;
+
+	*reload = false;
+	for (int i = 0; i < n && s < 0; i++)
+		if (PQgetvalue(r, i, 0)[0] == 'S')
+			s = i;
+	if (s < 0)
+		return -1;
+	*now_us = strtoll(PQgetvalue(r, s, 3), NULL, 10);
+	if (pos->pool_serial &&
+	    strtoll(PQgetvalue(r, s, 2), NULL, 10) != pos->epoch) {
+		*reload = true;
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		if (i != s && ops->row(m, r, i))
+			return -1;
+	pos->epoch = strtoll(PQgetvalue(r, s, 2), NULL, 10);
+	snprintf(pos->xmin, sizeof(pos->xmin), "%s", PQgetvalue(r, s, 1));
+	return ops->done ? ops->done(m, *now_us) : 0;
+}
+
+/* Brings copy m up to date with the database of pool: the rows written
+ * since its last fetch, or all of them when it is empty, holds another
+ * pool's rows, or rows were deleted (migrations/0017_fleet_mirror.sql).
+ * Any failure empties it, so the next read loads it whole. */
+static enum store_status copy_sync(struct db_pool *pool, struct copy_pos *pos,
+				   void *m, const struct copy_ops *ops,
+				   int64_t *now_us, struct store_err *e)
+{
+	unsigned long long serial = db_pool_serial(pool);
+
+	if (pos->pool_serial != serial)
+		ops->clear(m);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		PGresult *r = NULL;
+		bool reload = false;
+		int rc;
+
+		if (ops->fetch(m, pool, !pos->pool_serial, &r, e) != STORE_OK) {
+			ops->clear(m);
+			return e->status;
+		}
+		rc = copy_apply(pos, m, ops, r, now_us, &reload);
+		PQclear(r);
+		if (rc) {
+			ops->clear(m);
+			e->status = STORE_ERROR;
+			snprintf(e->message, sizeof(e->message),
+				 "%s: a stored row could not be read",
+				 ops->what);
+			return e->status;
+		}
+		if (!reload) {
+			pos->pool_serial = serial;
+			return STORE_OK;
+		}
+		ops->clear(m);
+	}
+	e->status = STORE_UNAVAILABLE;
+	snprintf(e->message, sizeof(e->message),
+		 "%s: rows deleted while loading; try again", ops->what);
+	return e->status;
+}
+
 /* ---- the copy -------------------------------------------------------- */
 
 /* One rollup_gpu_latest row: per metric and dtype (mkey) the GPU's value
@@ -173,9 +273,7 @@ struct gpu {
 
 struct mirror {
 	pthread_mutex_t mu;
-	unsigned long long pool_serial; /* 0: nothing loaded */
-	long long epoch;
-	char xmin[32]; /* fetch change_xid >= this next time */
+	struct copy_pos pos;
 	struct strtab uuids, names;
 	struct mkeytab mkeys;
 	struct gpu *gpus; /* by uuids id */
@@ -204,9 +302,7 @@ static void mirror_clear(struct mirror *m)
 	mkeytab_free(&m->mkeys);
 	m->gpus = NULL;
 	m->gpus_cap = 0;
-	m->pool_serial = 0;
-	m->epoch = 0;
-	snprintf(m->xmin, sizeof(m->xmin), "0");
+	copy_pos_clear(&m->pos);
 }
 
 /* The GPU of uuid, added (unknown, no rows) when absent. */
@@ -274,20 +370,36 @@ static int pg_array_split(char *s, char **el, int max)
 	}
 }
 
-/* Room for the elements of ncols array literals: one more than the
- * longest literal's length (an element takes at least one character),
- * so a row of any size fits. Returns the stride, or 0 out of memory. */
-static size_t split_room(char **cols, int ncols, char ***el)
+/* The array literals in columns first .. first + ncols - 1 of row i, split
+ * into their elements: cols[c] (copies, the caller frees each) and el
+ * (the caller frees it) with the elements of column c at el[c * *stride].
+ * Every array must have the same length, which is returned; -1 on a
+ * malformed row or out of memory. Room is one more element than the
+ * longest literal has characters, so a row of any size fits. */
+static int split_cols(PGresult *r, int i, int first, int ncols, char **cols,
+		      char ***el, size_t *stride)
 {
-	size_t stride = 0;
+	size_t st = 0;
+	int n = -1;
 
-	for (int c = 0; c < ncols; c++)
-		if (strlen(cols[c]) + 1 > stride)
-			stride = strlen(cols[c]) + 1;
-	if (stride > (size_t)INT_MAX / (size_t)ncols)
-		return 0;
-	*el = malloc((size_t)ncols * stride * sizeof(**el));
-	return *el ? stride : 0;
+	*el = NULL;
+	for (int c = 0; c < ncols; c++) {
+		if (!(cols[c] = strdup(PQgetvalue(r, i, first + c))))
+			return -1;
+		if (strlen(cols[c]) + 1 > st)
+			st = strlen(cols[c]) + 1;
+	}
+	if (st > (size_t)INT_MAX / (size_t)ncols ||
+	    !(*el = malloc((size_t)ncols * st * sizeof(**el))))
+		return -1;
+	for (int c = 0; c < ncols; c++) {
+		int k = pg_array_split(cols[c], *el + (size_t)c * st, (int)st);
+		if (k < 0 || (n >= 0 && k != n))
+			return -1;
+		n = k;
+	}
+	*stride = st;
+	return n;
 }
 
 static int parse_double(const char *s, double *out)
@@ -309,21 +421,12 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 {
 	char *cols[5] = {NULL};
 	char **el = NULL;
-	size_t st;
-	int n = -1, rc = -1;
+	size_t st = 0;
+	int n, rc = -1;
 
 	latest_clear(l);
-	for (int c = 0; c < 5; c++)
-		if (!(cols[c] = strdup(PQgetvalue(r, i, 4 + c))))
-			goto out;
-	if (!(st = split_room(cols, 5, &el)))
+	if ((n = split_cols(r, i, 4, 5, cols, &el, &st)) < 0)
 		goto out;
-	for (int c = 0; c < 5; c++) {
-		int k = pg_array_split(cols[c], el + (size_t)c * st, (int)st);
-		if (k < 0 || (n >= 0 && k != n))
-			goto out;
-		n = k;
-	}
 	l->n = n;
 	l->block = malloc((size_t)(n ? n : 1) *
 			  (2 * sizeof(double) + 2 * sizeof(int)));
@@ -415,79 +518,42 @@ static int gpu_set(struct mirror *m, PGresult *r, int i)
 	return 0;
 }
 
-/* Applies one sync result. *reload: the epoch moved (rows were deleted):
- * nothing applied, the copy must be loaded again from scratch. */
-static int mirror_apply(struct mirror *m, PGresult *r, int64_t *now_us,
-			bool *reload)
+static int mirror_row(void *mv, PGresult *r, int i)
 {
-	int n = PQntuples(r), s = -1;
+	struct mirror *m = mv;
+	const char *kind = PQgetvalue(r, i, 0);
 
-	*reload = false;
-	for (int i = 0; i < n && s < 0; i++)
-		if (PQgetvalue(r, i, 0)[0] == 'S')
-			s = i;
-	if (s < 0)
-		return -1;
-	*now_us = strtoll(PQgetvalue(r, s, 3), NULL, 10);
-	if (m->pool_serial &&
-	    strtoll(PQgetvalue(r, s, 2), NULL, 10) != m->epoch) {
-		*reload = true;
-		return 0;
+	if (kind[0] == 'G')
+		return gpu_set(m, r, i);
+	if (kind[0] == 'L') {
+		struct gpu *g = mirror_gpu(m, PQgetvalue(r, i, 1));
+		bool ws = !strcmp(PQgetvalue(r, i, 2), "true");
+		return !g || latest_set(m, &g->latest[ws], r, i) ? -1 : 0;
 	}
-	for (int i = 0; i < n; i++) {
-		const char *kind = PQgetvalue(r, i, 0);
-		if (kind[0] == 'G' && gpu_set(m, r, i))
-			return -1;
-		if (kind[0] == 'L') {
-			struct gpu *g = mirror_gpu(m, PQgetvalue(r, i, 1));
-			bool ws = !strcmp(PQgetvalue(r, i, 2), "true");
-			if (!g || latest_set(m, &g->latest[ws], r, i))
-				return -1;
-		}
-	}
-	m->epoch = strtoll(PQgetvalue(r, s, 2), NULL, 10);
-	snprintf(m->xmin, sizeof(m->xmin), "%s", PQgetvalue(r, s, 1));
 	return 0;
 }
 
-/* Brings the copy up to date with the database of pool. */
-static enum store_status mirror_sync(struct mirror *m, struct db_pool *pool,
-				     int64_t *now_us, struct store_err *e)
+static enum store_status mirror_fetch(void *mv, struct db_pool *pool, bool load,
+				      PGresult **out, struct store_err *e)
 {
-	unsigned long long serial = db_pool_serial(pool);
+	struct mirror *m = mv;
+	const char *params[1] = {m->pos.xmin};
 
-	if (m->pool_serial != serial)
-		mirror_clear(m);
-	for (int attempt = 0; attempt < 2; attempt++) {
-		const char *params[1] = {m->xmin};
-		PGresult *r = NULL;
-		bool reload = false;
-		int rc;
-
-		if (db_exec(pool, sync_sql, 1, params, 1, &r, e) != STORE_OK) {
-			mirror_clear(m);
-			return e->status;
-		}
-		rc = mirror_apply(m, r, now_us, &reload);
-		PQclear(r);
-		if (rc) {
-			mirror_clear(m);
-			e->status = STORE_ERROR;
-			snprintf(e->message, sizeof(e->message),
-				 "fleet copy: a stored row could not be read");
-			return e->status;
-		}
-		if (!reload) {
-			m->pool_serial = serial;
-			return STORE_OK;
-		}
-		mirror_clear(m);
-	}
-	e->status = STORE_UNAVAILABLE;
-	snprintf(e->message, sizeof(e->message),
-		 "fleet copy: rows deleted while loading; try again");
-	return e->status;
+	(void)load; /* a whole load starts from xmin 0 */
+	return db_exec(pool, sync_sql, 1, params, 1, out, e);
 }
+
+static void mirror_clear_v(void *m)
+{
+	mirror_clear(m);
+}
+
+static const struct copy_ops mirror_ops = {
+    .what = "fleet copy",
+    .clear = mirror_clear_v,
+    .fetch = mirror_fetch,
+    .row = mirror_row,
+};
 
 /* ---- the reduction --------------------------------------------------- */
 
@@ -898,7 +964,7 @@ enum store_status fleet_mirror_fleet(struct db_pool *pool, int window_days,
 	/* the threshold as the SQL took it: six decimals */
 	snprintf(thr, sizeof(thr), "%.6f", threshold);
 	pthread_mutex_lock(&m->mu);
-	st = mirror_sync(m, pool, &now_us, e);
+	st = copy_sync(pool, &m->pos, m, &mirror_ops, &now_us, e);
 	if (st == STORE_OK &&
 	    mirror_reduce(m, now_us, window_days, strtod(thr, NULL),
 			  with_synthetic, &s)) {
@@ -948,10 +1014,9 @@ struct trun {
 
 struct cmirror {
 	pthread_mutex_t mu;
-	unsigned long long pool_serial; /* 0: nothing loaded */
-	int window_days; /* rows loaded: the last this many days */
-	long long epoch;
-	char xmin[32];
+	struct copy_pos pos;
+	int window_days; /* rows kept: the last this many days */
+	char days[16];	 /* window_days, the statement's parameter */
 	struct strtab keys, names;
 	struct mkeytab mkeys;
 	int *row_of_key; /* by keys id: index into runs, or -1 */
@@ -975,10 +1040,7 @@ static void cmirror_clear(struct cmirror *m)
 	m->row_of_key = NULL;
 	m->nruns = m->runs_cap = m->dead = 0;
 	m->row_of_key_cap = 0;
-	m->pool_serial = 0;
-	m->window_days = 0;
-	m->epoch = 0;
-	snprintf(m->xmin, sizeof(m->xmin), "0");
+	copy_pos_clear(&m->pos); /* the window asked for stays */
 }
 
 /* The window's rows ($2 days) written since the copy's snapshot ($1),
@@ -1010,21 +1072,12 @@ static int trun_set(struct cmirror *m, struct trun *t, PGresult *r, int i)
 {
 	char *cols[3] = {NULL};
 	char **el = NULL;
-	size_t st;
-	int n = -1, rc = -1;
+	size_t st = 0;
+	int n, rc = -1;
 
 	trun_free(t);
-	for (int c = 0; c < 3; c++)
-		if (!(cols[c] = strdup(PQgetvalue(r, i, 5 + c))))
-			goto out;
-	if (!(st = split_room(cols, 3, &el)))
+	if ((n = split_cols(r, i, 5, 3, cols, &el, &st)) < 0)
 		goto out;
-	for (int c = 0; c < 3; c++) {
-		int k = pg_array_split(cols[c], el + (size_t)c * st, (int)st);
-		if (k < 0 || (n >= 0 && k != n))
-			goto out;
-		n = k;
-	}
 	/* one block: v[n] then mkey[n] */
 	if (!(t->v =
 		  malloc((size_t)(n ? n : 1) * (sizeof(double) + sizeof(int)))))
@@ -1098,8 +1151,8 @@ static int cmirror_evict(struct cmirror *m, int64_t now_us)
 }
 
 /* The row of key (run_id|gpu_type), appended when absent. */
-static struct trun *cmirror_row(struct cmirror *m, const char *run_id,
-				const char *gpu_type)
+static struct trun *cmirror_find(struct cmirror *m, const char *run_id,
+				 const char *gpu_type)
 {
 	char key[512];
 	int id;
@@ -1134,82 +1187,46 @@ static struct trun *cmirror_row(struct cmirror *m, const char *run_id,
 	return &m->runs[m->row_of_key[id]];
 }
 
-static int cmirror_apply(struct cmirror *m, PGresult *r, int64_t *now_us,
-			 bool *reload)
+static int cmirror_row(void *mv, PGresult *r, int i)
 {
-	int n = PQntuples(r), s = -1;
+	struct cmirror *m = mv;
+	struct trun *t;
 
-	*reload = false;
-	for (int i = 0; i < n && s < 0; i++)
-		if (PQgetvalue(r, i, 0)[0] == 'S')
-			s = i;
-	if (s < 0)
-		return -1;
-	*now_us = strtoll(PQgetvalue(r, s, 3), NULL, 10);
-	if (m->pool_serial &&
-	    strtoll(PQgetvalue(r, s, 2), NULL, 10) != m->epoch) {
-		*reload = true;
+	if (PQgetvalue(r, i, 0)[0] != 'R')
 		return 0;
-	}
-	for (int i = 0; i < n; i++) {
-		struct trun *t;
-		if (PQgetvalue(r, i, 0)[0] != 'R')
-			continue;
-		t = cmirror_row(m, PQgetvalue(r, i, 2), PQgetvalue(r, i, 1));
-		if (!t || trun_set(m, t, r, i))
-			return -1;
-	}
-	m->epoch = strtoll(PQgetvalue(r, s, 2), NULL, 10);
-	snprintf(m->xmin, sizeof(m->xmin), "%s", PQgetvalue(r, s, 1));
-	return cmirror_evict(m, *now_us);
+	t = cmirror_find(m, PQgetvalue(r, i, 2), PQgetvalue(r, i, 1));
+	return !t || trun_set(m, t, r, i) ? -1 : 0;
 }
 
-/* Brings the copy up to date: a whole load when it is empty, of another
- * pool, narrower than window_days, or rows were deleted. */
-static enum store_status cmirror_sync(struct cmirror *m, struct db_pool *pool,
-				      int window_days, int64_t *now_us,
-				      struct store_err *e)
+static enum store_status cmirror_fetch(void *mv, struct db_pool *pool,
+				       bool load, PGresult **out,
+				       struct store_err *e)
 {
-	unsigned long long serial = db_pool_serial(pool);
+	struct cmirror *m = mv;
+	const char *params[2] = {m->pos.xmin, m->days};
 
-	if (m->pool_serial != serial || m->window_days < window_days)
-		cmirror_clear(m);
-	for (int attempt = 0; attempt < 2; attempt++) {
-		char days[16];
-		const char *params[2] = {m->xmin, days};
-		bool load = !m->pool_serial, reload = false;
-		PGresult *r = NULL;
-		int rc;
-
-		if (load)
-			m->window_days = window_days;
-		snprintf(days, sizeof(days), "%d", m->window_days);
-		if (db_exec(pool, load ? calib_load_sql : calib_sync_sql, 2,
-			    params, 1, &r, e) != STORE_OK) {
-			cmirror_clear(m);
-			return e->status;
-		}
-		rc = cmirror_apply(m, r, now_us, &reload);
-		PQclear(r);
-		if (rc) {
-			cmirror_clear(m);
-			e->status = STORE_ERROR;
-			snprintf(e->message, sizeof(e->message),
-				 "calibration copy: a stored row could not be "
-				 "read");
-			return e->status;
-		}
-		if (!reload) {
-			m->pool_serial = serial;
-			return STORE_OK;
-		}
-		cmirror_clear(m);
-	}
-	e->status = STORE_UNAVAILABLE;
-	snprintf(e->message, sizeof(e->message),
-		 "calibration copy: rows deleted while loading; try again");
-	return e->status;
+	if (load)
+		return db_exec(pool, calib_load_sql, 2, params, 1, out, e);
+	return db_exec(pool, calib_sync_sql, 2, params, 1, out, e);
 }
+
+static void cmirror_clear_v(void *m)
+{
+	cmirror_clear(m);
+}
+
+static int cmirror_done(void *m, int64_t now_us)
+{
+	return cmirror_evict(m, now_us);
+}
+
+static const struct copy_ops cmirror_ops = {
+    .what = "calibration copy",
+    .clear = cmirror_clear_v,
+    .fetch = cmirror_fetch,
+    .row = cmirror_row,
+    .done = cmirror_done,
+};
 
 struct cval {
 	int mkey;
@@ -1234,7 +1251,13 @@ enum store_status fleet_mirror_type_medians(
 	*runs = 0;
 	memset(e, 0, sizeof(*e));
 	pthread_mutex_lock(&m->mu);
-	st = cmirror_sync(m, pool, window_days, &now_us, e);
+	/* a wider window than kept: load again, that wide */
+	if (m->window_days < window_days) {
+		cmirror_clear(m);
+		m->window_days = window_days;
+		snprintf(m->days, sizeof(m->days), "%d", window_days);
+	}
+	st = copy_sync(pool, &m->pos, m, &cmirror_ops, &now_us, e);
 	if (st != STORE_OK)
 		goto out;
 	t0 = now_us - (int64_t)window_days * 86400 * 1000000;
