@@ -5,6 +5,12 @@
 start_daemon --db-pool-size 4 || { not_ok "daemon starts"; exit 1; }
 req GET /v1/gpus
 check "serving before the outage" 200
+# The fleet view reads the daemon's copy (storage/fleet_mirror.c), which is
+# brought up to date at every read: it fails with the database, and loads
+# again after it.
+req GET "/v1/fleet?window_days=30"
+check "fleet view before the outage (its copy loaded)" 200
+cp "$T/body" "$T/fleet_before"
 
 "$TOP/deploy/dev/pg.sh" stop "$GSZ_PGDIR"
 req GET /v1/recommendations
@@ -16,6 +22,8 @@ sleep 2.2
 req GET /v1/gpus
 check_problem "database down: GET /v1/gpus is 503 once the catalog cache expires" 503
 [ -n "$(header Retry-After)" ] && ok "503 carries Retry-After" || not_ok "503 carries Retry-After"
+req GET "/v1/fleet?window_days=30"
+check_problem "database down: the fleet view is 503, not an answer from its stale copy" 503
 req GET /readyz
 check_problem "database down: /readyz is 503" 503
 req GET /healthz
@@ -38,6 +46,10 @@ for i in $(seq 1 12); do req GET /v1/models; [ "$STATUS" = 200 ] || break; done
 check "database back: every pooled connection works again" 200
 req GET /readyz
 check "database back: /readyz is 200" 200
+req GET "/v1/fleet?window_days=30"
+check "database back: the fleet view answers again" 200
+cmp -s "$T/body" "$T/fleet_before" && ok "database back: the fleet view is what it was before the outage" ||
+	not_ok "database back: the fleet view is what it was before the outage" "$(diff "$T/body" "$T/fleet_before" | head -5)"
 req GET /metrics
 grep -q '^gpusizer_db_connection_errors_total [1-9]' "$T/body" && ok "metrics count the lost connections" || not_ok "metrics count the lost connections"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
