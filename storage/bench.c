@@ -443,25 +443,6 @@ out:
 	return e->status;
 }
 
-/* Parses the single json value in row 0 column 0 (NOT_FOUND if none). */
-static enum store_status one_json(PGresult *r, json_t **out,
-				  struct store_err *e)
-{
-	json_error_t jerr;
-
-	*out = NULL;
-	if (PQntuples(r) == 0 || PQgetisnull(r, 0, 0)) {
-		e->status = STORE_NOT_FOUND;
-		snprintf(e->message, sizeof(e->message), "not found");
-	} else if (!(*out = json_loads(PQgetvalue(r, 0, 0), 0, &jerr))) {
-		e->status = STORE_ERROR;
-		snprintf(e->message, sizeof(e->message), "invalid JSON: %s",
-			 jerr.text);
-	}
-	PQclear(r);
-	return e->status;
-}
-
 enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
 				  json_t **out, struct store_err *e)
 {
@@ -479,7 +460,7 @@ enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
 		    /* clang-format on */
 		    1, params, 1, &r, e) != STORE_OK)
 		return e->status;
-	return one_json(r, out, e);
+	return db_one_json(r, out, e);
 }
 
 enum store_status store_bench_list(struct db_pool *pool,
@@ -572,7 +553,7 @@ enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
 		/* clang-format on */
 		0, NULL, 1, &r, e) != STORE_OK)
 		return e->status;
-	return one_json(r, out, e);
+	return db_one_json(r, out, e);
 }
 
 enum store_status store_node_get(struct db_pool *pool, const char *hostname,
@@ -608,7 +589,7 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 		/* clang-format on */
 		1, params, 1, &r, e) != STORE_OK)
 		return e->status;
-	return one_json(r, out, e);
+	return db_one_json(r, out, e);
 }
 
 enum store_status store_fleet(struct db_pool *pool, int window_days,

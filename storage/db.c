@@ -677,3 +677,20 @@ void db_array_elem(struct sbuf *b, const char *v)
 	}
 	sbuf_putn(b, "\"", 1);
 }
+
+enum store_status db_one_json(PGresult *r, json_t **out, struct store_err *e)
+{
+	json_error_t jerr;
+
+	*out = NULL;
+	if (PQntuples(r) == 0 || PQgetisnull(r, 0, 0)) {
+		e->status = STORE_NOT_FOUND;
+		snprintf(e->message, sizeof(e->message), "not found");
+	} else if (!(*out = json_loads(PQgetvalue(r, 0, 0), 0, &jerr))) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message), "invalid JSON: %s",
+			 jerr.text);
+	}
+	PQclear(r);
+	return e->status;
+}

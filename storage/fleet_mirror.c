@@ -10,7 +10,6 @@
  * the few figures that make the answer to one small statement that
  * formats them as the SQL before did.
  */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -34,6 +33,27 @@ struct strtab {
 	int *slot;    /* id + 1, 0 = empty */
 	size_t nslot; /* power of two, at least 2n */
 };
+
+/* Room for index need in the array *p of elements of size bytes, whose
+ * capacity *cap doubles from first; new room is zeroed. -1: out of
+ * memory (the array is left as it was). */
+static int grow(void *p, int *cap, size_t size, int need, int first)
+{
+	void **arr = p;
+	int nc = *cap ? *cap : first;
+	char *a;
+
+	if (need < *cap)
+		return 0;
+	while (nc <= need)
+		nc *= 2;
+	if (!(a = realloc(*arr, (size_t)nc * size)))
+		return -1;
+	memset(a + (size_t)*cap * size, 0, (size_t)(nc - *cap) * size);
+	*arr = a;
+	*cap = nc;
+	return 0;
+}
 
 static uint64_t fnv1a(const char *s)
 {
@@ -72,6 +92,22 @@ static int strtab_grow(struct strtab *t)
 	return 0;
 }
 
+/* The slot where s is, or the empty one where it would go. */
+static size_t strtab_slot(const struct strtab *t, const char *s)
+{
+	size_t j = fnv1a(s) & (t->nslot - 1);
+
+	while (t->slot[j] && strcmp(t->s[t->slot[j] - 1], s))
+		j = (j + 1) & (t->nslot - 1);
+	return j;
+}
+
+/* The id of s, or -1 when it is not there. */
+static int strtab_find(const struct strtab *t, const char *s)
+{
+	return t->nslot ? t->slot[strtab_slot(t, s)] - 1 : -1;
+}
+
 /* The id of s, added when absent. -1: out of memory. */
 static int strtab_id(struct strtab *t, const char *s)
 {
@@ -79,19 +115,11 @@ static int strtab_id(struct strtab *t, const char *s)
 
 	if ((size_t)(t->n + 1) * 2 > t->nslot && strtab_grow(t))
 		return -1;
-	j = fnv1a(s) & (t->nslot - 1);
-	for (; t->slot[j]; j = (j + 1) & (t->nslot - 1))
-		if (!strcmp(t->s[t->slot[j] - 1], s))
-			return t->slot[j] - 1;
-	if (t->n == t->cap) {
-		int cap = t->cap ? t->cap * 2 : 64;
-		char **ns = realloc(t->s, (size_t)cap * sizeof(*ns));
-		if (!ns)
-			return -1;
-		t->s = ns;
-		t->cap = cap;
-	}
-	if (!(t->s[t->n] = strdup(s)))
+	j = strtab_slot(t, s);
+	if (t->slot[j])
+		return t->slot[j] - 1;
+	if (grow(&t->s, &t->cap, sizeof(*t->s), t->n, 64) ||
+	    !(t->s[t->n] = strdup(s)))
 		return -1;
 	t->slot[j] = t->n + 1;
 	return t->n++;
@@ -100,15 +128,16 @@ static int strtab_id(struct strtab *t, const char *s)
 /* Metric and dtype pairs by id, their names in a strtab of names. */
 struct mkeytab {
 	struct strtab pairs; /* "metric\x1fdtype" */
-	int *metric, *dtype; /* by id: names ids */
+	struct mkey {
+		int metric, dtype; /* names ids */
+	} * by_id;
 	int cap;
 };
 
 static void mkeytab_free(struct mkeytab *t)
 {
 	strtab_free(&t->pairs);
-	free(t->metric);
-	free(t->dtype);
+	free(t->by_id);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -123,24 +152,14 @@ static int mkeytab_id(struct mkeytab *t, struct strtab *names,
 	snprintf(key, sizeof(key), "%s\x1f%s", metric, dtype);
 	if ((id = strtab_id(&t->pairs, key)) < 0)
 		return -1;
-	if (id >= t->cap) {
-		int cap = t->cap ? t->cap * 2 : 64;
-		int *a = realloc(t->metric, (size_t)cap * sizeof(*a));
-		if (!a)
-			return -1;
-		t->metric = a;
-		if (!(a = realloc(t->dtype, (size_t)cap * sizeof(*a))))
-			return -1;
-		t->dtype = a;
-		t->cap = cap;
-	}
+	if (grow(&t->by_id, &t->cap, sizeof(*t->by_id), id, 64))
+		return -1;
 	if (id == t->pairs.n - 1) {
 		int mi = strtab_id(names, metric);
 		int di = strtab_id(names, dtype);
 		if (mi < 0 || di < 0)
 			return -1;
-		t->metric[id] = mi;
-		t->dtype[id] = di;
+		t->by_id[id] = (struct mkey){mi, di};
 	}
 	return id;
 }
@@ -289,8 +308,10 @@ static void latest_clear(struct latest *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static void mirror_clear(struct mirror *m)
+static void mirror_clear(void *mv)
 {
+	struct mirror *m = mv;
+
 	for (int i = 0; i < m->uuids.n; i++) {
 		free(m->gpus[i].pcie);
 		latest_clear(&m->gpus[i].latest[0]);
@@ -310,18 +331,8 @@ static struct gpu *mirror_gpu(struct mirror *m, const char *uuid)
 {
 	int id = strtab_id(&m->uuids, uuid);
 
-	if (id < 0)
+	if (id < 0 || grow(&m->gpus, &m->gpus_cap, sizeof(*m->gpus), id, 256))
 		return NULL;
-	if (id >= m->gpus_cap) {
-		int cap = m->gpus_cap ? m->gpus_cap * 2 : 256;
-		struct gpu *g = realloc(m->gpus, (size_t)cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		memset(g + m->gpus_cap, 0,
-		       (size_t)(cap - m->gpus_cap) * sizeof(*g));
-		m->gpus = g;
-		m->gpus_cap = cap;
-	}
 	return &m->gpus[id];
 }
 
@@ -410,7 +421,6 @@ static int parse_double(const char *s, double *out)
 		*out = NAN;
 		return 0;
 	}
-	errno = 0;
 	*out = strtod(s, &end);
 	return *end || end == s ? -1 : 0;
 }
@@ -543,14 +553,9 @@ static enum store_status mirror_fetch(void *mv, struct db_pool *pool, bool load,
 	return db_exec(pool, sync_sql, 1, params, 1, out, e);
 }
 
-static void mirror_clear_v(void *m)
-{
-	mirror_clear(m);
-}
-
 static const struct copy_ops mirror_ops = {
     .what = "fleet copy",
-    .clear = mirror_clear_v,
+    .clear = mirror_clear,
     .fetch = mirror_fetch,
     .row = mirror_row,
 };
@@ -847,9 +852,9 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		lim = nl ? median_cont(tmp, nl) : NAN;
 		put_text(s, P_M_K, m->names.s[types[gi / (size_t)nmk].k]);
 		put_text(s, P_M_METRIC,
-			 m->names.s[m->mkeys.metric[gi % (size_t)nmk]]);
+			 m->names.s[m->mkeys.by_id[gi % (size_t)nmk].metric]);
 		put_text(s, P_M_DTYPE,
-			 m->names.s[m->mkeys.dtype[gi % (size_t)nmk]]);
+			 m->names.s[m->mkeys.by_id[gi % (size_t)nmk].dtype]);
 		put_text(s, P_M_UNIT, m->names.s[unit]);
 		put_num(s, P_M_MED, med[gi]);
 		put_num(s, P_M_LIM, lim);
@@ -859,11 +864,14 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	 * only where two or more GPUs make the median */
 	for (size_t gi = 0; gi < ngroups; gi++) {
 		size_t b = start[gi], n = start[gi + 1] - b;
-		const char *metric =
-		    nmk ? m->names.s[m->mkeys.metric[gi % (size_t)nmk]] : "";
-		bool latency = strstr(metric, "latency") != NULL;
+		const struct mkey *mk;
+		const char *metric;
+		bool latency;
 		if (n < 2 || !(med[gi] > 0))
 			continue;
+		mk = &m->mkeys.by_id[gi % (size_t)nmk];
+		metric = m->names.s[mk->metric];
+		latency = strstr(metric, "latency") != NULL;
 		for (size_t x = 0; x < n; x++) {
 			struct gpu *g = &m->gpus[el[b + x].gpu];
 			struct latest *l = &g->latest[ws];
@@ -874,8 +882,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			flagged[el[b + x].gpu] = true;
 			put_text(s, P_F_UUID, m->uuids.s[el[b + x].gpu]);
 			put_text(s, P_F_METRIC, metric);
-			put_text(s, P_F_DTYPE,
-				 m->names.s[m->mkeys.dtype[gi % (size_t)nmk]]);
+			put_text(s, P_F_DTYPE, m->names.s[mk->dtype]);
 			put_text(s, P_F_UNIT, m->names.s[l->unit[el[b + x].j]]);
 			put_num(s, P_F_V, v);
 			put_num(s, P_F_MED, med[gi]);
@@ -929,21 +936,6 @@ out:
 	return rc;
 }
 
-static enum store_status one_json(PGresult *r, json_t **out,
-				  struct store_err *e)
-{
-	json_error_t jerr;
-
-	if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0) ||
-	    !(*out = json_loads(PQgetvalue(r, 0, 0), 0, &jerr))) {
-		e->status = STORE_ERROR;
-		snprintf(e->message, sizeof(e->message),
-			 "fleet: no answer could be made");
-	}
-	PQclear(r);
-	return e->status;
-}
-
 enum store_status fleet_mirror_fleet(struct db_pool *pool, int window_days,
 				     double threshold, bool with_synthetic,
 				     json_t **out, struct store_err *e)
@@ -989,7 +981,7 @@ enum store_status fleet_mirror_fleet(struct db_pool *pool, int window_days,
 	}
 	if ((st = db_exec(pool, shape_sql, P_COUNT, params, 1, &r, e)) ==
 	    STORE_OK)
-		st = one_json(r, out, e);
+		st = db_one_json(r, out, e);
 out:
 	for (int p = 0; p < P_COUNT; p++) {
 		free(lits[p]);
@@ -1019,7 +1011,7 @@ struct cmirror {
 	char days[16];	 /* window_days, the statement's parameter */
 	struct strtab keys, names;
 	struct mkeytab mkeys;
-	int *row_of_key; /* by keys id: index into runs, or -1 */
+	int *row_of_key; /* by keys id: index into runs + 1, 0 = none */
 	int row_of_key_cap;
 	struct trun *runs;
 	int nruns, runs_cap, dead;
@@ -1027,8 +1019,10 @@ struct cmirror {
 
 static struct cmirror the_cmirror = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static void cmirror_clear(struct cmirror *m)
+static void cmirror_clear(void *mv)
 {
+	struct cmirror *m = mv;
+
 	for (int i = 0; i < m->nruns; i++)
 		free(m->runs[i].v);
 	free(m->runs);
@@ -1111,8 +1105,9 @@ out:
 /* Drops the rows out of the loaded window; when half the rows are gone,
  * packs the rest and forgets the keys of the dropped (the key table would
  * otherwise grow with every run ever seen). */
-static int cmirror_evict(struct cmirror *m, int64_t now_us)
+static int cmirror_evict(void *mv, int64_t now_us)
 {
+	struct cmirror *m = mv;
 	int64_t t0 = now_us - (int64_t)m->window_days * 86400 * 1000000;
 	struct strtab keys = {0};
 	int live = 0;
@@ -1121,7 +1116,7 @@ static int cmirror_evict(struct cmirror *m, int64_t now_us)
 		struct trun *t = &m->runs[i];
 		if (t->live && t->measured_us <= t0) {
 			trun_free(t);
-			m->row_of_key[t->key] = -1;
+			m->row_of_key[t->key] = 0;
 			m->dead++;
 		}
 	}
@@ -1141,10 +1136,9 @@ static int cmirror_evict(struct cmirror *m, int64_t now_us)
 	}
 	strtab_free(&m->keys);
 	m->keys = keys;
-	for (int i = 0; i < m->row_of_key_cap; i++)
-		m->row_of_key[i] = -1;
+	memset(m->row_of_key, 0, (size_t)m->row_of_key_cap * sizeof(int));
 	for (int i = 0; i < live; i++)
-		m->row_of_key[m->runs[i].key] = i;
+		m->row_of_key[m->runs[i].key] = i + 1;
 	m->nruns = live;
 	m->dead = 0;
 	return 0;
@@ -1160,31 +1154,17 @@ static struct trun *cmirror_find(struct cmirror *m, const char *run_id,
 	snprintf(key, sizeof(key), "%s|%s", run_id, gpu_type);
 	if ((id = strtab_id(&m->keys, key)) < 0)
 		return NULL;
-	if (id >= m->row_of_key_cap) {
-		int cap = m->row_of_key_cap ? m->row_of_key_cap * 2 : 1024;
-		int *a = realloc(m->row_of_key, (size_t)cap * sizeof(*a));
-		if (!a)
+	if (grow(&m->row_of_key, &m->row_of_key_cap, sizeof(int), id, 1024))
+		return NULL;
+	if (!m->row_of_key[id]) {
+		if (grow(&m->runs, &m->runs_cap, sizeof(*m->runs), m->nruns,
+			 1024))
 			return NULL;
-		for (int i = m->row_of_key_cap; i < cap; i++)
-			a[i] = -1;
-		m->row_of_key = a;
-		m->row_of_key_cap = cap;
-	}
-	if (m->row_of_key[id] < 0) {
-		if (m->nruns == m->runs_cap) {
-			int cap = m->runs_cap ? m->runs_cap * 2 : 1024;
-			struct trun *a =
-			    realloc(m->runs, (size_t)cap * sizeof(*a));
-			if (!a)
-				return NULL;
-			m->runs = a;
-			m->runs_cap = cap;
-		}
 		memset(&m->runs[m->nruns], 0, sizeof(m->runs[0]));
 		m->runs[m->nruns].key = id;
-		m->row_of_key[id] = m->nruns++;
+		m->row_of_key[id] = ++m->nruns;
 	}
-	return &m->runs[m->row_of_key[id]];
+	return &m->runs[m->row_of_key[id] - 1];
 }
 
 static int cmirror_row(void *mv, PGresult *r, int i)
@@ -1210,22 +1190,12 @@ static enum store_status cmirror_fetch(void *mv, struct db_pool *pool,
 	return db_exec(pool, calib_sync_sql, 2, params, 1, out, e);
 }
 
-static void cmirror_clear_v(void *m)
-{
-	cmirror_clear(m);
-}
-
-static int cmirror_done(void *m, int64_t now_us)
-{
-	return cmirror_evict(m, now_us);
-}
-
 static const struct copy_ops cmirror_ops = {
     .what = "calibration copy",
-    .clear = cmirror_clear_v,
+    .clear = cmirror_clear,
     .fetch = cmirror_fetch,
     .row = cmirror_row,
-    .done = cmirror_done,
+    .done = cmirror_evict,
 };
 
 struct cval {
@@ -1261,9 +1231,7 @@ enum store_status fleet_mirror_type_medians(
 	if (st != STORE_OK)
 		goto out;
 	t0 = now_us - (int64_t)window_days * 86400 * 1000000;
-	for (int i = 0; i < m->names.n && type < 0; i++)
-		if (!strcmp(m->names.s[i], gpu_type))
-			type = i;
+	type = strtab_find(&m->names, gpu_type);
 	for (int i = 0; type >= 0 && i < m->nruns; i++) {
 		struct trun *t = &m->runs[i];
 		bool any = false;
@@ -1299,8 +1267,8 @@ enum store_status fleet_mirror_type_medians(
 		tmp[start[vals[x].mkey]++] = vals[x].v;
 	for (size_t k = 0, b = 0; k < nk; b = start[k++])
 		if (start[k] > b)
-			fn(ctx, m->names.s[m->mkeys.metric[k]],
-			   m->names.s[m->mkeys.dtype[k]],
+			fn(ctx, m->names.s[m->mkeys.by_id[k].metric],
+			   m->names.s[m->mkeys.by_id[k].dtype],
 			   median_cont(tmp + b, start[k] - b),
 			   (long long)(start[k] - b));
 	goto out;

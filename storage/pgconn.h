@@ -6,6 +6,7 @@
 #ifndef GPUSIZER_STORAGE_PGCONN_H
 #define GPUSIZER_STORAGE_PGCONN_H
 
+#include <jansson.h>
 #include <libpq-fe.h>
 
 #include "storage/db.h"
@@ -52,6 +53,11 @@ struct sbuf;
  * (v NULL) or v double-quoted, '"' and backslash escaped (array input syntax).
  * The caller closes it with "}". */
 void db_array_elem(struct sbuf *b, const char *v);
+
+/* The single json value in row 0 column 0 of r into *out (a new
+ * reference): STORE_NOT_FOUND when there is no row or it is NULL,
+ * STORE_ERROR when it is not JSON. Clears r. */
+enum store_status db_one_json(PGresult *r, json_t **out, struct store_err *e);
 
 /* Maps a failed result (or NULL) on conn to a status and message. */
 enum store_status db_classify(PGconn *conn, const PGresult *res,

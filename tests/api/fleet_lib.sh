@@ -30,3 +30,17 @@ post() { # NAME FILE: posted with the probe headers in P (201 or a failing check
 	req POST /v1/benchmarks "${P[@]}" --data-binary @"$2"
 	[ "$STATUS" = 201 ] || not_ok "$1 stored" "$STATUS $(head -c 300 "$T/body")"
 }
+# fleet_same NAME SQL SYN DAYS [BASE]: GET /v1/fleet?window_days=DAYS (through
+# BASE, the daemon by default) answers, key for key, what the reference query
+# tests/api/sql/SQL answers (SYN: whether synthetic runs count).
+fleet_same() {
+	local name=$1 sql=$2 syn=$3 days=$4 base=${5:-$GSZ_URL} want thr
+	thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
+	STATUS=$(curl -sS --max-time 30 -o "$T/body" -w '%{http_code}' "$base/v1/fleet?window_days=$days") || STATUS=000
+	want=$(raw "$sql" days="$days" thr="$thr" syn="$syn" | jq -S .)
+	if [ "$STATUS" = 200 ] && [ "$(jq -S . "$T/body")" = "$want" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "$STATUS $(diff <(jq -S . "$T/body") <(echo "$want") | head -20 | tr '\n' ' ')"
+	fi
+}

@@ -16,19 +16,11 @@ fleet_database gsz_mirror
 GSZ_REAL_FLEET=1 start_daemon --calibration-cache-s 0 || { not_ok "daemon starts"; exit 1; }
 tok=$(create_token "mirror-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
-thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
 
 as_ref() { # SQL WHAT WHEN [BASE]: GET /v1/fleet (through BASE) against a reference query
-	local days want base=${4:-$GSZ_URL}
+	local days
 	for days in 1 30; do
-		STATUS=$(curl -s -o "$T/body" -w '%{http_code}' "$base/v1/fleet?window_days=$days")
-		want=$(raw "$1" days=$days thr="$thr" syn=false | jq -S .)
-		if [ "$STATUS" = 200 ] && [ "$(jq -S . "$T/body")" = "$want" ]; then
-			ok "fleet (window $days d, $3) answers what $2 answers"
-		else
-			not_ok "fleet (window $days d, $3) answers what $2 answers" \
-				"$STATUS $(diff <(jq -S . "$T/body") <(echo "$want") | head -20 | tr '\n' ' ')"
-		fi
+		fleet_same "fleet (window $days d, $3) answers what $2 answers" "$1" false "$days" "${4:-}"
 	done
 }
 calib_as_ref() { # WHEN [BASE]: a sizing request's calibration against medians_rollup.sql

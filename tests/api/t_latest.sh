@@ -35,17 +35,9 @@ same_as_raw() { # NAME
 	[ "${got%% *}" = 0 ] && [ "${got#* }" -gt 0 ] && ok "$1" || not_ok "$1" "differing rows, rows: $got"
 }
 fleet_as_raw() { # WHEN
-	local days want
-	thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
+	local days
 	for days in 1 30; do
-		req GET "/v1/fleet?window_days=$days"
-		want=$(raw fleet_raw.sql days=$days thr="$thr" syn=false | jq -S .)
-		if [ "$STATUS" = 200 ] && [ "$(jq -S . "$T/body")" = "$want" ]; then
-			ok "fleet (window $days d, $1) answers what the raw query answers"
-		else
-			not_ok "fleet (window $days d, $1) answers what the raw query answers" \
-				"$(diff <(jq -S . "$T/body") <(echo "$want") | head -20)"
-		fi
+		fleet_same "fleet (window $days d, $1) answers what the raw query answers" fleet_raw.sql false "$days"
 	done
 }
 same_as_raw "each GPU's latest rows are the newest runs', real and any, whatever the order posted"

@@ -31,16 +31,8 @@ q "UPDATE benchmark_runs SET received_at = now() - interval '10 days' WHERE run_
 q "UPDATE benchmark_results SET median = 'NaN' WHERE run_id = '$(jq -r .run_id "$T/a1.json")'
    AND metric = 'hbm_read_gbps' AND gpu_uuid LIKE '%0001'" >/dev/null || not_ok "NaN planted"
 
-thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
 for days in 1 30 366; do
-	req GET "/v1/fleet?window_days=$days"
-	want=$(raw fleet_raw.sql days=$days thr="$thr" syn=true | jq -S .)
-	if [ "$STATUS" = 200 ] && [ "$(jq -S . "$T/body")" = "$want" ]; then
-		ok "fleet (window $days d) answers what the raw query answers"
-	else
-		not_ok "fleet (window $days d) answers what the raw query answers" \
-			"$(diff <(jq -S . "$T/body") <(echo "$want") | head -20)"
-	fi
+	fleet_same "fleet (window $days d) answers what the raw query answers" fleet_raw.sql true "$days"
 done
 req GET "/v1/fleet?window_days=30"
 check "the comparison has substance: medians, a slow GPU and a slowdown" 200 \
