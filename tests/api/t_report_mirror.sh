@@ -188,6 +188,16 @@ as_ref "after the second daemon's reads"
 # run is its week's latest again).
 q "DELETE FROM benchmark_runs WHERE run_id = '$(run_of b2)'" >/dev/null
 as_ref "after a run is deleted"
+# A delete that only the new triggers see (0021): a run with no result
+# rows (node g's: its rollup rows were added by hand above), and rollup rows
+# alone (the fleet copy's trigger held off: the rows are not a GPU's latest
+# for it to refresh).
+q "DELETE FROM benchmark_runs WHERE run_id = '$(run_of g1)'" >/dev/null
+as_ref "after a run without result rows is deleted"
+q "ALTER TABLE rollup_gpu_runs DISABLE TRIGGER rollup_gpu_runs_latest_del;
+   DELETE FROM rollup_gpu_runs WHERE run_id = '$(run_of b1)' AND gpu_uuid LIKE '%0003';
+   ALTER TABLE rollup_gpu_runs ENABLE TRIGGER rollup_gpu_runs_latest_del" >/dev/null
+as_ref "after a rollup row of a week's latest run is deleted"
 
 # gpusizer_maintain() drops a partition without a trigger on the parent:
 # node a's earlier-week run goes into the partition before this month
