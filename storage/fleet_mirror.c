@@ -1459,8 +1459,9 @@ static enum store_status wmirror_fetch(void *mv, struct db_pool *pool,
 	struct wmirror *m = mv;
 	const char *params[2] = {m->pos.xmin, m->days};
 
-	return db_exec(pool, load ? week_load_sql : week_sync_sql, 2, params, 1,
-		       out, e);
+	if (load)
+		return db_exec(pool, week_load_sql, 2, params, 1, out, e);
+	return db_exec(pool, week_sync_sql, 2, params, 1, out, e);
 }
 
 /* The pending run of run_id, added when absent. */
