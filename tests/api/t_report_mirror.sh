@@ -8,11 +8,12 @@
 # after it (commits out of order), after rollup rows are added to a run
 # stored earlier, through a second daemon (real runs only) while the
 # first writes, after a run is deleted, and after gpusizer_maintain()
-# drops a partition. The daemons answer at the API's threshold (0.10);
-# tests/unit/test_report_weeks.c reduces the same copy at thresholds
-# 0.05, 0.1 and 0.3, windows of 1, 30 and 366 days, with and without
-# synthetic runs, in one process (each case after the first reads the
-# copy the earlier ones loaded).
+# drops a partition; and each node's figures in the node list (now one
+# pass each, not probes per node). The daemons answer at the API's
+# threshold (0.10); tests/unit/test_report_weeks.c reduces the same copy
+# at thresholds 0.05, 0.1 and 0.3, windows of 1, 30 and 366 days, with
+# and without synthetic runs, in one process (each case after the first
+# reads the copy the earlier ones loaded).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet_lib.sh"
 fleet_database gsz_repmir
@@ -73,9 +74,27 @@ csv_as_ref() {
 		fi
 	done
 }
-as_ref() { # WHEN: both, through the first daemon (synthetic runs count)
+# nodes_as_ref WHEN: the freshness CSV (every node) against the statement's
+# node items: host, GPU types, GPUs and runs in the window (1 and 30 days)
+nodes_as_ref() {
+	local days got want
+	for days in 1 30; do
+		STATUS=$(curl -sS --max-time 30 -o "$T/body" -w '%{http_code}' \
+			"$GSZ_URL/v1/reports/capacity?section=freshness&window_days=$days") || STATUS=000
+		got=$(tail -n +2 "$T/body" | tr -d '\r' | awk -F, '{print $1 "," $2 "," $3 "," $8}')
+		want=$(raw report_rollup.sql days="$days" bucket=day maxnodes=100000 thr=0.1 syn=true |
+			jq -r '.nodes.items[] | [.hostname, (.gpu_types | join(" ")), .gpus, .runs_in_window] | map(tostring) | join(",")')
+		if [ "$STATUS" = 200 ] && [ -n "$got" ] && [ "$got" = "$want" ]; then
+			ok "freshness CSV (window $days d, $1): each node's GPUs, types and runs are the statement's"
+		else
+			not_ok "freshness CSV (window $days d, $1): each node's GPUs, types and runs are the statement's" "$STATUS $(diff <(echo "$got") <(echo "$want") | head -10 | tr '\n' ' ')"
+		fi
+	done
+}
+as_ref() { # WHEN: all three, through the first daemon (synthetic runs count)
 	csv_as_ref "$1" true
 	weeks_as_ref "$1"
+	nodes_as_ref "$1"
 }
 slow() { # GPU_SUFFIX METRIC FACTOR: a jq edit scaling one GPU's metric
 	echo ".results |= map(if (.gpu_uuid // \"\" | endswith(\"$1\")) and .metric == \"$2\" then .median *= $3 else . end)"
