@@ -63,20 +63,6 @@ static const char report_sql[] =
     "  (5, '36 h-7 d', 36, 168), (6, '7-30 d', 168, 720),"
     "  (7, '> 30 d', 720, 'infinity')) AS a (i, label, lo, hi)),"
     /* clang-format on */
-    /* the nodes listed (the stalest first), their GPUs and types and
-     * their runs in the window: one pass each, not three probes per node
-     * (the CSV lists every node: ~50 us a node) */
-    /* clang-format off */
-    " xl AS (SELECT * FROM ndc ORDER BY last_seen, hostname"
-    "  LIMIT $3::int),"
-    " ni AS (SELECT g.hostname, count(*) AS gpus,"
-    "  json_agg(DISTINCT coalesce(g.gpu_type, g.name)) AS types"
-    "  FROM node_gpus g WHERE g.hostname IN (SELECT hostname FROM xl)"
-    "  GROUP BY g.hostname),"
-    " nr AS (SELECT b.hostname, count(*) AS runs FROM benchmark_runs b, w"
-    "  WHERE b.received_at >= w.t0"
-    "  AND b.hostname IN (SELECT hostname FROM xl) GROUP BY b.hostname),"
-    /* clang-format on */
     /* every answer in the window, and the latest answer of each job */
     /* clang-format off */
     " rq AS (SELECT r.kind, r.gpu, r.created_at, r.summary,"
@@ -146,16 +132,20 @@ static const char report_sql[] =
     "   ORDER BY a.i) FROM ages a),"
     "  'items', coalesce((SELECT json_agg(json_build_object("
     "   'hostname', x.hostname,"
-    "   'gpus', coalesce(ni.gpus, 0),"
-    "   'gpu_types', coalesce(ni.types, '[]'),"
+    "   'gpus', (SELECT count(*) FROM node_gpus g"
+    "    WHERE g.hostname = x.hostname),"
+    "   'gpu_types', (SELECT coalesce(json_agg(DISTINCT"
+    "    coalesce(g.gpu_type, g.name)), '[]') FROM node_gpus g"
+    "    WHERE g.hostname = x.hostname),"
     "   'last_seen', to_char(x.last_seen AT TIME ZONE 'UTC',"
     "    'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
     "   'age_hours', round(x.age_h::numeric, 2), 'class', x.class,"
     "   'last_status', x.last_status,"
-    "   'runs_in_window', coalesce(nr.runs, 0))"
+    "   'runs_in_window', (SELECT count(*) FROM benchmark_runs b, w"
+    "    WHERE b.hostname = x.hostname AND b.received_at >= w.t0))"
     "   ORDER BY x.last_seen, x.hostname)"
-    "   FROM xl x LEFT JOIN ni USING (hostname)"
-    "   LEFT JOIN nr USING (hostname)), '[]')),"
+    "   FROM (SELECT * FROM ndc ORDER BY last_seen, hostname"
+    "    LIMIT $3::int) x), '[]')),"
     " 'demand', json_build_object("
     "  'requests', (SELECT count(*) FROM rq),"
     "  'jobs', (SELECT count(*) FROM lj),"

@@ -8,8 +8,8 @@
 # after it (commits out of order), after rollup rows are added to a run
 # stored earlier, through a second daemon (real runs only) while the
 # first writes, after a run is deleted, and after gpusizer_maintain()
-# drops a partition; and each node's figures in the node list (now one
-# pass each, not probes per node). The daemons answer at the API's
+# drops a partition; and the rest of the statement (each node's figures
+# in the node list) is unchanged. The daemons answer at the API's
 # threshold (0.10); tests/unit/test_report_weeks.c reduces the same copy
 # at thresholds 0.05, 0.1 and 0.3, windows of 1, 30 and 366 days, with
 # and without synthetic runs, in one process (each case after the first
