@@ -1969,6 +1969,12 @@ enum store_status fleet_mirror_weeks(struct db_pool *pool, int window_days,
 		st = e->status = STORE_ERROR;
 		snprintf(e->message, sizeof(e->message), "out of memory");
 	}
+	/* A failed read leaves the copy empty; the next loads only the
+	 * window it asks for, so one wide window that cannot be loaded (a
+	 * year at a large fleet past statement_timeout) does not fail the
+	 * narrower reads after it. */
+	if (st != STORE_OK)
+		m->window_days = 0;
 	pthread_mutex_unlock(&m->mu);
 	for (int i = 0; i < 4; i++) {
 		sbuf_put(&s[i], "}");

@@ -59,9 +59,10 @@ weeks_as_ref() {
 }
 # csv_as_ref WHEN SYN [BASE]: the capacity CSV (through BASE) against the
 # statement's items, at the API's threshold, for windows of 1, 30, 366 days
+# (or those in WINDOWS)
 csv_as_ref() {
 	local days got want base=${3:-$GSZ_URL}
-	for days in 1 30 366; do
+	for days in ${WINDOWS:-1 30 366}; do
 		STATUS=$(curl -sS --max-time 30 -o "$T/body" -w '%{http_code}' \
 			"$base/v1/reports/capacity?section=capacity&window_days=$days") || STATUS=000
 		got=$(tail -n +2 "$T/body" | tr -d '\r' | awk -F, '{print $1 "," $2 "," $3 "," $9 "," $10 "," $11}')
@@ -233,5 +234,15 @@ if [ "$since" -ge 1 ]; then
 else
 	ok "gpusizer_maintain() drops a partition # SKIP the first day of a month has no partition behind it to drop"
 fi
+# A window that cannot be loaded does not fail the narrower reads after it:
+# a NaN planted in an old run's rollup row (never written by the rollups:
+# an unreadable row) fails the 366-day read, and the copy then loads only
+# the 30 days the next read asks for.
+q "UPDATE rollup_gpu_runs SET v_week[1] = 'NaN' WHERE run_id = '$(run_of c1)';
+   UPDATE benchmark_runs SET received_at = now() - interval '200 days' WHERE run_id = '$(run_of c1)'" >/dev/null
+req GET '/v1/reports/capacity?section=capacity&window_days=366'
+[ "$STATUS" -ge 500 ] && ok "a 366-day read over an unreadable row fails ($STATUS)" ||
+	not_ok "a 366-day read over an unreadable row fails" "$STATUS"
+WINDOWS="30 1" csv_as_ref "after a wider read failed" true
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
