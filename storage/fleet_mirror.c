@@ -1,5 +1,7 @@
 /* fleet_mirror.c - GET /v1/fleet from an in-memory copy of node_gpus and
- * rollup_gpu_latest (see fleet_mirror.h, migrations/0017_fleet_mirror.sql).
+ * rollup_gpu_latest (see fleet_mirror.h, migrations/0017_fleet_mirror.sql);
+ * calibration (0018) and the capacity report's weekly table (0021) from
+ * copies kept the same way, at the end of this file.
  *
  * Why: the answer is, per GPU type, the median of each metric over the
  * latest value of every GPU seen in the window, and every GPU measured

@@ -1,6 +1,8 @@
-/* fleet_mirror.h - internal to storage/: GET /v1/fleet and calibration
- * from in-memory copies of their rollups (issue 18): each GPU's inventory
- * and latest rollup row, and each run's values per GPU type.
+/* fleet_mirror.h - internal to storage/: GET /v1/fleet, calibration and
+ * the capacity report's weekly table from in-memory copies of their
+ * rollups (issue 18): each GPU's inventory and latest rollup row, each
+ * run's values per GPU type, and each node's latest runs of each week
+ * with their GPUs' values.
  *
  * The copy (node_gpus and rollup_gpu_latest) is brought up to date at
  * every read with the rows written since the previous one
