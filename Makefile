@@ -17,7 +17,7 @@ BUILD   ?= build
 SAN     ?= 0
 
 DEB_PKGS   := pkg-config libmicrohttpd-dev libjansson-dev libpq-dev libzstd-dev \
-              libcurl4-openssl-dev postgresql pgbouncer jq curl
+              libcurl4-openssl-dev postgresql pgbouncer jq curl zstd
 PKG_MODS   := libmicrohttpd jansson libpq libcurl libzstd
 
 WARN := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes \

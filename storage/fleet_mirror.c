@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "lib/sbuf.h"
+#include "storage/bench.h"
 #include "storage/fleet_mirror.h"
 #include "storage/pgconn.h"
 
@@ -437,7 +438,6 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 	latest_clear(l);
 	if ((n = split_cols(r, i, 4, 5, cols, &el, &st)) < 0)
 		goto out;
-	l->n = n;
 	l->block = malloc((size_t)(n ? n : 1) *
 			  (2 * sizeof(double) + 2 * sizeof(int)));
 	if (!l->block)
@@ -446,18 +446,31 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 	l->lim = l->v + n;
 	l->mkey = (int *)(void *)(l->lim + n);
 	l->unit = l->mkey + n;
+	/* A value outside 0 and [BENCH_STAT_MIN, BENCH_STAT_MAX] (NaN,
+	 * Infinity) is left out, a limit there is none: the rollups never
+	 * make one, so only a write around the API stores it, and the reads
+	 * skip such values wherever they are stored (storage/bench.h). */
+	l->n = 0;
 	for (int j = 0; j < n; j++) {
 		const char *metric = el[j], *dtype = el[st + j];
 		const char *unit = el[2 * st + j];
+		int k = l->n;
 		if (!metric || !dtype || !unit)
 			goto out;
-		if ((l->mkey[j] =
+		if (parse_double(el[3 * st + j], &l->v[k]) ||
+		    parse_double(el[4 * st + j], &l->lim[k]))
+			goto out;
+		if (!(l->v[k] == 0 ||
+		      (l->v[k] >= BENCH_STAT_MIN && l->v[k] <= BENCH_STAT_MAX)))
+			continue;
+		if (!(l->lim[k] >= BENCH_STAT_MIN &&
+		      l->lim[k] <= BENCH_STAT_MAX))
+			l->lim[k] = NAN;
+		if ((l->mkey[k] =
 			 mkeytab_id(&m->mkeys, &m->names, metric, dtype)) < 0 ||
-		    (l->unit[j] = strtab_id(&m->names, unit)) < 0)
+		    (l->unit[k] = strtab_id(&m->names, unit)) < 0)
 			goto out;
-		if (parse_double(el[3 * st + j], &l->v[j]) || isnan(l->v[j]) ||
-		    parse_double(el[4 * st + j], &l->lim[j]))
-			goto out;
+		l->n++;
 	}
 	if (!PQgetisnull(r, i, 9) &&
 	    !(l->slowdowns = strdup(PQgetvalue(r, i, 9))))
