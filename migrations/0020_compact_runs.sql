@@ -17,7 +17,12 @@
 --    any);
 --  * its rollups (0014), computed by the ingestion statement from the
 --    results it was given (gpusizer_rollup(rs, run_synthetic) below), no
---    longer by a trigger on result rows.
+--    longer by a trigger on result rows. A GPU's rollup row held the names
+--    of its metrics, dtypes and units, ~720 of its ~1,350 bytes and the
+--    same for every run of a probe version: they are now kept once, in
+--    rollup_shapes, which a new row names (its three arrays NULL), and
+--    v_week is NULL where it equals v (every size measured ok). Readers
+--    read the view rollup_gpu_values: rollup_gpu_runs' columns as before.
 -- GET /v1/benchmarks lists such a run's results by opening its report and
 -- taking it apart with the same validation that stored it
 -- (handlers/benchmarks.c), so each result reads as its row did.
@@ -40,6 +45,87 @@ ALTER TABLE benchmark_runs
     ADD COLUMN metrics text[],
     ADD COLUMN dtypes text[];
 ALTER TABLE benchmark_runs ALTER COLUMN report_zstd SET STORAGE EXTERNAL;
+
+CREATE TABLE rollup_shapes (
+    shape   int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    metrics text[] NOT NULL,
+    dtypes  text[] NOT NULL,
+    units   text[] NOT NULL,
+    UNIQUE (metrics, dtypes, units)
+);
+ALTER TABLE rollup_gpu_runs
+    ADD COLUMN shape int,
+    ALTER COLUMN metrics DROP NOT NULL,
+    ALTER COLUMN dtypes DROP NOT NULL,
+    ALTER COLUMN units DROP NOT NULL,
+    ALTER COLUMN v_week DROP NOT NULL;
+
+-- The shape of those names, made the first time it is seen (two
+-- ingestions making one wait on each other's insert, then read it).
+CREATE FUNCTION gpusizer_shape(m text[], d text[], u text[]) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+    s int;
+BEGIN
+    SELECT shape INTO s FROM rollup_shapes
+     WHERE metrics = m AND dtypes = d AND units = u;
+    IF NOT FOUND THEN
+        INSERT INTO rollup_shapes (metrics, dtypes, units) VALUES (m, d, u)
+            ON CONFLICT DO NOTHING RETURNING shape INTO s;
+        IF s IS NULL THEN
+            SELECT shape INTO s FROM rollup_shapes
+             WHERE metrics = m AND dtypes = d AND units = u;
+        END IF;
+    END IF;
+    RETURN s;
+END
+$$;
+
+-- rollup_gpu_runs as its readers know it (0014's columns, whole).
+CREATE VIEW rollup_gpu_values AS
+SELECT r.measured_at, r.gpu_uuid, r.run_id, r.synthetic,
+       coalesce(r.metrics, s.metrics) AS metrics,
+       coalesce(r.dtypes, s.dtypes) AS dtypes,
+       coalesce(r.units, s.units) AS units,
+       r.v, r.lim, coalesce(r.v_week, r.v) AS v_week, r.slowdowns
+FROM rollup_gpu_runs r LEFT JOIN rollup_shapes s ON s.shape = r.shape;
+
+-- Each GPU's latest row (0016) from the rows as stored.
+CREATE OR REPLACE FUNCTION gpusizer_latest_inserted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO rollup_gpu_latest AS l
+    SELECT DISTINCT ON (n.gpu_uuid, w.ws) n.gpu_uuid, w.ws, n.measured_at,
+           n.run_id, n.synthetic, coalesce(n.metrics, s.metrics),
+           coalesce(n.dtypes, s.dtypes), coalesce(n.units, s.units), n.v,
+           n.lim, coalesce(n.v_week, n.v), n.slowdowns
+    FROM new_rows n LEFT JOIN rollup_shapes s ON s.shape = n.shape,
+         (VALUES (true), (false)) w (ws)
+    WHERE w.ws OR NOT n.synthetic
+    ORDER BY n.gpu_uuid, w.ws, n.measured_at DESC
+    ON CONFLICT (gpu_uuid, with_synthetic) DO UPDATE
+        SET measured_at = excluded.measured_at, run_id = excluded.run_id,
+            synthetic = excluded.synthetic, metrics = excluded.metrics,
+            dtypes = excluded.dtypes, units = excluded.units,
+            v = excluded.v, lim = excluded.lim, v_week = excluded.v_week,
+            slowdowns = excluded.slowdowns
+        WHERE excluded.measured_at >= l.measured_at;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gpusizer_latest_refresh(gpus text[]) RETURNS void
+LANGUAGE sql AS $$
+    DELETE FROM rollup_gpu_latest WHERE gpu_uuid = ANY (gpus);
+    INSERT INTO rollup_gpu_latest
+    SELECT g.u, w.ws, x.measured_at, x.run_id, x.synthetic, x.metrics,
+           x.dtypes, x.units, x.v, x.lim, x.v_week, x.slowdowns
+    FROM (SELECT DISTINCT unnest(gpus) AS u) g,
+         (VALUES (true), (false)) w (ws),
+         LATERAL (SELECT * FROM rollup_gpu_values r
+                  WHERE r.gpu_uuid = g.u AND (w.ws OR NOT r.synthetic)
+                  ORDER BY r.measured_at DESC LIMIT 1) x;
+$$;
 
 -- The rollups of runs given their results, as 0014's, with the runs'
 -- synthetic flag given (the ingestion statement cannot see the run row it
@@ -85,11 +171,16 @@ BEGIN
            GROUP BY 1, 2),
     gr AS (SELECT DISTINCT run_id, gpu_uuid, measured_at FROM g),
     ins1 AS (
-        INSERT INTO rollup_gpu_runs
+        INSERT INTO rollup_gpu_runs (measured_at, gpu_uuid, run_id,
+                                     synthetic, shape, v, lim, v_week,
+                                     slowdowns)
         SELECT gr.measured_at, gr.gpu_uuid, gr.run_id, syn.syn,
-               coalesce(x.metrics, '{}'), coalesce(x.dtypes, '{}'),
-               coalesce(x.units, '{}'), coalesce(x.v, '{}'),
-               coalesce(x.lim, '{}'), coalesce(x.v_week, '{}'),
+               gpusizer_shape(coalesce(x.metrics, '{}'),
+                              coalesce(x.dtypes, '{}'),
+                              coalesce(x.units, '{}')),
+               coalesce(x.v, '{}'), coalesce(x.lim, '{}'),
+               CASE WHEN coalesce(x.v_week, '{}') = coalesce(x.v, '{}')
+                    THEN NULL ELSE coalesce(x.v_week, '{}') END,
                coalesce(sl.reasons, '{}')
         FROM gr JOIN syn USING (run_id)
         LEFT JOIN sl USING (run_id, gpu_uuid)

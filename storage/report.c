@@ -94,7 +94,7 @@ static const char report_sql[] =
     /* clang-format on */
     /* healthy GPUs per week: store_fleet()'s rules, week by week, on
      * each node's latest run of the week that measured something, from
-     * the run's rollup (rollup_gpu_runs, migrations/0014_fleet_rollups.sql:
+     * the run's rollup (rollup_gpu_values, migrations/0014 and 0020:
      * each GPU's median per metric and dtype at the largest size it
      * measured, v_week; the slowdowns seen) */
     /* clang-format off */
@@ -106,7 +106,7 @@ static const char report_sql[] =
     "  AND r.status IN ('ok', 'partial') AND ($5::boolean OR NOT r.synthetic)"
     "  ORDER BY wk, r.hostname, r.received_at DESC),"
     " ws AS (SELECT l.wk, x.gpu_uuid, g.k, x.metrics, x.dtypes, x.v_week,"
-    "  x.slowdowns FROM lw l JOIN rollup_gpu_runs x ON x.run_id = l.run_id"
+    "  x.slowdowns FROM lw l JOIN rollup_gpu_values x ON x.run_id = l.run_id"
     "  JOIN gk g ON g.uuid = x.gpu_uuid),"
     " wg AS (SELECT ws.wk, ws.gpu_uuid, ws.k, m.metric, m.dtype, m.v"
     "  FROM ws, unnest(ws.metrics, ws.dtypes, ws.v_week)"

@@ -6,6 +6,7 @@
 -- benchmarks.c); a run stored as rows, its rows. The reference queries
 -- (fleet_raw.sql, medians_raw.sql, report_raw.sql) read it in place of
 -- benchmark_results.
+SET client_min_messages = warning;
 DROP TABLE IF EXISTS raw_results;
 CREATE TABLE raw_results AS
 SELECT r.first_result_id + x.ord - 1 AS id, r.run_id, r.hostname,
