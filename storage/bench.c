@@ -600,28 +600,40 @@ out:
 	return e->status;
 }
 
+/* The 8 parameters both listing statements take, in their order: the
+ * filters, ids below before_id, at most max rows. */
+struct list_params {
+	char limit[16], before[24];
+	const char *p[8];
+};
+
+static void list_params(struct list_params *lp, const struct bench_filter *f,
+			long long before_id, int max)
+{
+	snprintf(lp->limit, sizeof(lp->limit), "%d", max);
+	snprintf(lp->before, sizeof(lp->before), "%lld", before_id);
+	lp->p[0] = f->hostname;
+	lp->p[1] = f->gpu_type;
+	lp->p[2] = f->metric;
+	lp->p[3] = f->dtype;
+	lp->p[4] = f->since;
+	lp->p[5] = lp->before;
+	lp->p[6] = lp->limit;
+	lp->p[7] = f->run_id;
+}
+
 enum store_status store_bench_list(struct db_pool *pool,
 				   const struct bench_filter *f,
 				   long long before_id, int rows_max,
 				   json_t **items, struct store_err *e)
 {
-	char limit[16], before[24];
-	const char *params[8];
+	struct list_params lp;
 	PGresult *r = NULL;
 	json_error_t jerr;
 	int rows;
 
 	*items = NULL;
-	snprintf(limit, sizeof(limit), "%d", rows_max);
-	snprintf(before, sizeof(before), "%lld", before_id);
-	params[0] = f->hostname;
-	params[1] = f->gpu_type;
-	params[2] = f->metric;
-	params[3] = f->dtype;
-	params[4] = f->since;
-	params[5] = before;
-	params[6] = limit;
-	params[7] = f->run_id;
+	list_params(&lp, f, before_id, rows_max);
 	/* Keyset pagination on the id: newest first, stable. */
 	if (db_exec(
 		pool,
@@ -647,7 +659,7 @@ enum store_status store_bench_list(struct db_pool *pool,
 		"+ " RESULT_BLOCK "))"
 		" ORDER BY id DESC LIMIT $7::int",
 		/* clang-format on */
-		8, params, 1, &r, e) != STORE_OK)
+		8, lp.p, 1, &r, e) != STORE_OK)
 		return e->status;
 	rows = PQntuples(r);
 	*items = json_array();
@@ -667,8 +679,7 @@ enum store_status store_bench_runs_each(struct db_pool *pool,
 					long long *last_id, int *runs,
 					struct store_err *e)
 {
-	char limit[16], before[24];
-	const char *params[8];
+	struct list_params lp;
 	PGresult *r = NULL;
 	json_error_t jerr;
 	struct bench_stored_run run;
@@ -676,16 +687,7 @@ enum store_status store_bench_runs_each(struct db_pool *pool,
 	int rows, stop = 0;
 
 	*runs = 0;
-	snprintf(limit, sizeof(limit), "%d", runs_max);
-	snprintf(before, sizeof(before), "%lld", before_id);
-	params[0] = f->hostname;
-	params[1] = f->gpu_type;
-	params[2] = f->metric;
-	params[3] = f->dtype;
-	params[4] = f->since;
-	params[5] = before;
-	params[6] = limit;
-	params[7] = f->run_id;
+	list_params(&lp, f, before_id, runs_max);
 	/* The run-level filters: a run whose results cannot match is never
 	 * opened (its metrics, dtypes and GPU types are beside it, 0020). */
 	if (db_exec(pool,
@@ -708,7 +710,7 @@ enum store_status store_bench_runs_each(struct db_pool *pool,
 		" AND ($8::uuid IS NULL OR run_id = $8::uuid)"
 		" ORDER BY first_result_id DESC LIMIT $7::int",
 		    /* clang-format on */
-		    8, params, 1, &r, e) != STORE_OK)
+		    8, lp.p, 1, &r, e) != STORE_OK)
 		return e->status;
 	rows = PQntuples(r);
 	for (int i = 0; i < rows && !stop; i++) {
