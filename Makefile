@@ -16,9 +16,9 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?= 0
 
-DEB_PKGS   := pkg-config libmicrohttpd-dev libjansson-dev libpq-dev \
-              libcurl4-openssl-dev postgresql pgbouncer jq curl
-PKG_MODS   := libmicrohttpd jansson libpq libcurl
+DEB_PKGS   := pkg-config libmicrohttpd-dev libjansson-dev libpq-dev libzstd-dev \
+              libcurl4-openssl-dev postgresql pgbouncer jq curl zstd
+PKG_MODS   := libmicrohttpd jansson libpq libcurl libzstd
 
 WARN := -Wall -Wextra -Werror -Wvla -Wstrict-prototypes \
         -Wold-style-definition -Wformat-security -Wwrite-strings \

@@ -6,14 +6,20 @@
 #
 # 1. A private PostgreSQL (deploy/dev/pg.sh) and build/gpusizerd. One real
 #    report (tests/fixtures/probe/report_synthetic_h100x8.json: 8 H100s,
-#    290 results) is posted through the API: its stored rows and report
-#    text are the template of every generated run.
+#    290 results) is posted through the API, and VARIANTS - 1 copies of it
+#    with every decimal number moved by up to +-0.5 % (a real run's numbers
+#    all differ from the last one's, and that is what compression sees):
+#    the first's results are the template of every generated run's
+#    rollups; the variants' stored reports (zstd frames made by the
+#    daemon, migrations/0020) are the generated runs' reports in turn.
 # 2. NODES 8-GPU nodes probe once a day for DAYS days, generated in SQL
-#    (generate_series, one INSERT per day and batch of nodes, through the
-#    same tables, triggers and rollups as ingestion, not over HTTP): each
-#    run's medians get +-0.5 % noise and a slow drift (-2 % a year); every
-#    97th node has one GPU 25 % slow on GEMM with a thermal slowdown; node
-#    0 is retired halfway (no runs after DAYS/2).
+#    (generate_series, one statement per day and batch of nodes, into the
+#    same tables and through the same rollup function as ingestion, not
+#    over HTTP): each run's medians get +-0.5 % noise and a slow drift
+#    (-2 % a year); every 97th node has one GPU 25 % slow on GEMM with a
+#    thermal slowdown; node 0 is retired halfway (no runs after DAYS/2).
+#    A generated run's stored report is a variant's, as posted (its
+#    run_id and host are the variant's): the bytes are a real report's.
 # 3. Measures and prints one line per figure, name then value:
 #      bytes_per_gpu_year      database growth / (GPUs x DAYS/365)
 #      ingest_reports_per_s    POST /v1/benchmarks at that size (INGEST
@@ -37,6 +43,7 @@ days=${DAYS:-365}
 reads=${READS:-50}
 ingest=${INGEST:-200}
 batch=${BATCH:-100}
+variants=${VARIANTS:-8}
 work=$(mktemp -d "${TMPDIR:-/tmp}/gsz-fleet.XXXXXX")
 chmod 755 "$work"
 pid=""
@@ -70,25 +77,58 @@ jq -c --arg r "$tmpl" --arg now "$now" '.run_id = $r | .node.hostname = "fleet-t
 curl -sf -o /dev/null -X POST "$base/v1/benchmarks" -H "Authorization: Bearer $token" \
 	-H 'Content-Type: application/json' --data-binary @"$work/tmpl.json"
 size() { sql -c "CHECKPOINT" >/dev/null; sql -c "SELECT pg_database_size(current_database())"; }
+for v in $(seq 2 "$variants"); do
+	jq -c --arg r "$(cat /proc/sys/kernel/random/uuid)" --arg h "fleet-template-$v" \
+		'.run_id = $r | .node.hostname = $h' "$work/tmpl.json" |
+		awk -v seed="$v" 'BEGIN { srand(seed) } {
+			out = ""; s = $0
+			# a value (after ":) or an array element (after [ or ,) with a
+			# decimal point: never inside a date-time string
+			while (match(s, /(":|[[,])-?[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?/)) {
+				k = substr(s, RSTART, 1) == "\"" ? 2 : 1
+				num = substr(s, RSTART + k, RLENGTH - k)
+				out = out substr(s, 1, RSTART + k - 1) sprintf("%.6g", num * (1 + (rand() - 0.5) * 0.01))
+				s = substr(s, RSTART + RLENGTH)
+			}
+			print out s }' >"$work/variant.json"
+	curl -sf -o /dev/null -X POST "$base/v1/benchmarks" -H "Authorization: Bearer $token" \
+		-H 'Content-Type: application/json' --data-binary @"$work/variant.json" ||
+		echo "# variant $v was not stored" >&2
+done
 
-# The template: the posted run's rows, GPUs numbered by their place.
+# The template: the posted run's results as rows (taken apart from its
+# report as tests/api/sql/raw_results.sql does), GPUs numbered by their
+# place; the variants' stored reports.
+sql -c "CREATE TABLE raw_reports (run_id uuid PRIMARY KEY, report jsonb NOT NULL)"
+{
+	printf "INSERT INTO raw_reports VALUES ('%s', \$gszb\$" "$tmpl"
+	sql -c "SELECT encode(report_zstd, 'base64') FROM benchmark_runs WHERE run_id = '$tmpl'" |
+		base64 -d | zstd -dcq
+	printf "\$gszb\$);\n"
+} | sql -f -
+sql -f tests/api/sql/raw_results.sql
 sql -v tmpl="$tmpl" <<'EOF'
 CREATE TABLE bench_tmpl AS
 SELECT b.*, dense_rank() OVER (ORDER BY b.gpu_uuid) - 1 AS gi,
        b.id - r.first_result_id AS ord
-FROM benchmark_results b JOIN benchmark_runs r USING (run_id)
+FROM raw_results b JOIN benchmark_runs r USING (run_id)
 WHERE r.run_id = :'tmpl';
 UPDATE bench_tmpl SET gi = NULL WHERE gpu_uuid IS NULL;
-CREATE TABLE bench_tmpl_report AS
-SELECT report, run_id FROM benchmark_runs WHERE run_id = :'tmpl';
+CREATE TABLE bench_tmpl_run AS
+SELECT result_count, gpu_types, node_type, metrics, dtypes
+FROM benchmark_runs WHERE run_id = :'tmpl';
+CREATE TABLE bench_tmpl_blob AS
+SELECT row_number() OVER (ORDER BY hostname) - 1 AS k, report_zstd
+FROM benchmark_runs WHERE hostname LIKE 'fleet-template%';
 CREATE TABLE bench_tmpl_gpu AS
 SELECT g.*, dense_rank() OVER (ORDER BY g.uuid) - 1 AS gi
 FROM node_gpus g WHERE hostname = 'fleet-template';
+DROP TABLE raw_results, raw_reports;
 EOF
 before=$(size)
 
-# One day and batch of nodes per statement: the rollup trigger reduces each
-# statement's rows at once.
+# One day and batch of nodes per statement: one rollup call reduces each
+# statement's runs at once.
 gen_start=$(date +%s.%N)
 sql -v nodes="$nodes" -v days="$days" -v batch="$batch" <<'EOF'
 CREATE FUNCTION pg_temp.gen(nodes int, days int, batch int) RETURNS void
@@ -97,6 +137,7 @@ DECLARE
     d int;
     lo int;
     t0 timestamptz;
+    done text;
 BEGIN
     INSERT INTO nodes (hostname, cpu_model, driver_version, cuda_version,
                        inventory, first_seen, last_seen)
@@ -122,28 +163,30 @@ BEGIN
                     SELECT run_id, at FROM nn RETURNING 1),
             runs AS (
                 INSERT INTO benchmark_runs (run_id, hostname, status, mode,
-                    started_at, finished_at, received_at, report, synthetic)
+                    started_at, finished_at, received_at, report_zstd,
+                    synthetic, result_count, gpu_uuids, gpu_types,
+                    node_type, metrics, dtypes)
                 SELECT nn.run_id, 'fleet-' || lpad(nn.n::text, 5, '0'), 'ok',
                        'full', nn.at - interval '8 minutes', nn.at, nn.at,
-                       replace(r.report, r.run_id::text, nn.run_id::text),
-                       false
-                FROM nn, bench_tmpl_report r
+                       b.report_zstd, false, r.result_count,
+                       ARRAY(SELECT 'GPU-' || md5('fleet-' || nn.n || '-' || g)
+                             FROM generate_series(0, 7) g),
+                       r.gpu_types, r.node_type, r.metrics, r.dtypes
+                FROM nn, bench_tmpl_run r, bench_tmpl_blob b
+                WHERE b.k = (nn.n + d) % (SELECT count(*) FROM bench_tmpl_blob)
                 RETURNING run_id, hostname, first_result_id, received_at)
-            INSERT INTO benchmark_results (id, run_id, hostname, gpu_uuid,
-                gpu_type, metric, dtype, method, peer_index, size_bytes, unit,
-                status, median, max, mean, p10, p90, cv, n, limit_value,
-                efficiency, clock_event_reasons, measured_at)
-            SELECT runs.first_result_id + t.ord, runs.run_id, runs.hostname,
+            SELECT gpusizer_rollup(array_agg(ROW(
+                   runs.first_result_id + t.ord, runs.run_id, runs.hostname,
                    CASE WHEN t.gi IS NOT NULL THEN 'GPU-' || md5(
                        'fleet-' || nn.n || '-' || t.gi) END,
                    t.gpu_type, t.metric, t.dtype, t.method, t.peer_index,
                    t.size_bytes, t.unit, t.status, t.median * f.k, t.max * f.k,
                    t.mean * f.k, t.p10 * f.k, t.p90 * f.k, t.cv, t.n,
-                   t.limit_value, t.efficiency * f.k,
+                   t.limit_value, t.efficiency * f.k, runs.received_at,
                    CASE WHEN f.slow THEN t.clock_event_reasons ||
                        '{hw_thermal_slowdown}'::text[]
-                       ELSE t.clock_event_reasons END,
-                   runs.received_at
+                       ELSE t.clock_event_reasons END)::benchmark_results),
+                   false)::text INTO STRICT done
             FROM runs JOIN nn USING (run_id) CROSS JOIN bench_tmpl t
             CROSS JOIN LATERAL (
                 SELECT nn.n % 97 = 0 AND t.gi = 3 AND t.metric = 'gemm_tflops'

@@ -1,6 +1,7 @@
 /* benchmarks.c - POST/GET /v1/benchmarks, GET /v1/nodes, GET /v1/fleet
  * (issue 5). The report format is docs/PROBE.md "Report format".
  */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -365,12 +366,180 @@ void h_bench_get(struct app *app, const struct request *req,
 	res_json(res, 200, run);
 }
 
+/* GET /v1/benchmarks opens at most this many compact runs (migrations/
+ * 0020: each a zstd frame to decompress and a report to take apart, ~1-2
+ * ms) for one page. A filter that lets runs through but few of their
+ * results (a metric and a dtype each present, never together) would
+ * otherwise open every run kept for one page: past this the page ends
+ * early, with a next_cursor where it stopped.
+ */
+#define LIST_RUNS_PER_PAGE  64
+#define LIST_RUNS_PER_FETCH 8
+
+struct list_walk {
+	const struct bench_filter *f;
+	long long before_id; /* the cursor: ids below it */
+	size_t want;	     /* results to collect: the page and one more */
+	json_t *items;	     /* collected, id descending */
+};
+
+/* A statistic as the rows gave it: PostgreSQL prints a whole float8 below
+ * 1e15 without a point, which reads back as an integer (migrations/0020:
+ * a compact run's results read as its rows did). */
+static json_t *stat_json(double x)
+{
+	if (isnan(x))
+		return json_null();
+	if (x == floor(x) && fabs(x) < 1e15)
+		return json_integer((json_int_t)x);
+	return json_real(x);
+}
+
+static json_t *count_json(long long n)
+{
+	return n < 0 ? json_null() : json_integer(n);
+}
+
+static json_t *str_json(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static int filter_eq(const char *want, const char *have)
+{
+	return !want || (have && !strcmp(want, have));
+}
+
+/* One compact run: its results, newest (highest id) first, as rows. The
+ * report is taken apart by the validation that stored it, so each field
+ * is what its row would have held. */
+static int walk_run(void *ctx, const struct bench_stored_run *run)
+{
+	struct list_walk *w = ctx;
+	struct request rq = {.body = run->report, .body_len = run->report_len};
+	struct response scratch = {0};
+	struct bench_report rep = {0};
+	const char **reasons = NULL;
+	struct jtape t;
+	struct jv_arena a;
+
+	/* Stored reports passed this validation; should a later release
+	 * refuse one, its results are still listed as far as they parse. */
+	if (jv_parse_tape(&rq, &scratch, &t, &a) == 0)
+		(void)validate(&t, &a, &rep, &reasons, &scratch);
+	for (int i = rep.n_results - 1;
+	     i >= 0 && json_array_size(w->items) < w->want; i--) {
+		const struct bench_result *x = &rep.results[i];
+		long long id = run->first_result_id + i;
+		const char *type =
+		    x->gpu_uuid ? json_string_value(
+				      json_object_get(run->types, x->gpu_uuid))
+				: run->node_type;
+
+		if (id >= w->before_id || !filter_eq(w->f->metric, x->metric) ||
+		    !filter_eq(w->f->dtype, x->dtype) ||
+		    !filter_eq(w->f->gpu_type, type))
+			continue;
+		json_array_append_new(
+		    w->items,
+		    json_pack(
+			"{s:I, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:o, "
+			"s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+			"s:o, s:O}",
+			"id", (json_int_t)id, "run_id", run->run_id, "hostname",
+			run->hostname, "gpu_uuid", str_json(x->gpu_uuid),
+			"gpu_type", str_json(type), "metric", x->metric,
+			"dtype", str_json(x->dtype), "method",
+			str_json(x->method), "peer_index",
+			count_json(x->peer_index), "size_bytes",
+			count_json(x->size_bytes), "unit", str_json(x->unit),
+			"status", x->status ? x->status : "ok", "median",
+			stat_json(x->median), "max", stat_json(x->max), "mean",
+			stat_json(x->mean), "p10", stat_json(x->p10), "p90",
+			stat_json(x->p90), "cv", stat_json(x->cv), "n",
+			count_json(x->n), "limit", stat_json(x->limit),
+			"efficiency", stat_json(x->efficiency), "measured_at",
+			run->measured_at));
+	}
+	free((void *)rep.results);
+	free(reasons);
+	jv_tape_free(&t, &a);
+	json_decref(scratch.json);
+	free(scratch.text);
+	return json_array_size(w->items) >= w->want;
+}
+
+static long long item_id(json_t *items, size_t i)
+{
+	return (long long)json_integer_value(
+	    json_object_get(json_array_get(items, i), "id"));
+}
+
+/* Results newest first: compact runs' (opened here) and rows' (runs stored
+ * before 0020), merged by id. *next: where the next page starts, 0 for
+ * none. *page: new reference. */
+static enum store_status list_page(struct app *app,
+				   const struct bench_filter *f,
+				   long long before_id, json_t **page,
+				   long long *next, struct store_err *e)
+{
+	struct list_walk w = {.f = f,
+			      .before_id = before_id,
+			      .want = (size_t)f->limit + 1,
+			      .items = json_array()};
+	json_t *rows = NULL;
+	long long last = before_id, floor_id = 0;
+	int opened = 0, got = 0;
+	size_t ri = 0, wi = 0;
+
+	*page = json_array();
+	*next = 0;
+	do {
+		if (store_bench_runs_each(app->db, f, last, LIST_RUNS_PER_FETCH,
+					  walk_run, &w, &last, &got,
+					  e) != STORE_OK)
+			goto out;
+		opened += got;
+	} while (got == LIST_RUNS_PER_FETCH &&
+		 json_array_size(w.items) < w.want &&
+		 opened < LIST_RUNS_PER_PAGE);
+	/* Stopped before the compact runs ran out or the page filled: nothing
+	 * under the last run opened is known yet, rows included. */
+	if (got == LIST_RUNS_PER_FETCH && json_array_size(w.items) < w.want)
+		floor_id = last;
+	if (store_bench_list(app->db, f, before_id, f->limit + 1, &rows, e) !=
+	    STORE_OK)
+		goto out;
+	while (json_array_size(*page) < w.want) {
+		long long a =
+		    wi < json_array_size(w.items) ? item_id(w.items, wi) : -1;
+		long long b =
+		    ri < json_array_size(rows) ? item_id(rows, ri) : -1;
+		if (b < floor_id)
+			b = -1;
+		if (a < 0 && b < 0)
+			break;
+		json_array_append(*page, a > b ? json_array_get(w.items, wi++)
+					       : json_array_get(rows, ri++));
+	}
+	if (json_array_size(*page) > (size_t)f->limit) {
+		json_array_remove(*page, (size_t)f->limit);
+		*next = item_id(*page, (size_t)f->limit - 1);
+	} else if (floor_id) {
+		*next = floor_id;
+	}
+out:
+	json_decref(w.items);
+	json_decref(rows);
+	return e->status;
+}
+
 void h_bench_list(struct app *app, const struct request *req,
 		  struct response *res)
 {
 	struct bench_filter f = {0};
 	struct store_err e;
-	char next[BENCH_CURSOR_MAX];
+	long long next = 0, before = LLONG_MAX;
 	json_t *items, *body;
 	static const char *const text_keys[] = {"node", "gpu_type", "metric",
 						"dtype", NULL};
@@ -401,13 +570,21 @@ void h_bench_list(struct app *app, const struct request *req,
 			      "malformed cursor; pass next_cursor back as is");
 	if (problem_field_count(res) > 0)
 		return;
-	if (store_bench_list(app->db, &f, &items, next, &e) != STORE_OK) {
+	if (f.cursor)
+		before = strtoll(f.cursor, NULL, 10);
+	if (list_page(app, &f, before, &items, &next, &e) != STORE_OK) {
+		json_decref(items);
 		problem_store(res, &e, "benchmarks");
 		return;
 	}
 	body = json_pack("{s:o}", "items", items);
-	json_object_set_new(body, "next_cursor",
-			    next[0] ? json_string(next) : json_null());
+	if (next) {
+		char cur[24];
+		snprintf(cur, sizeof(cur), "%lld", next);
+		json_object_set_new(body, "next_cursor", json_string(cur));
+	} else {
+		json_object_set_new(body, "next_cursor", json_null());
+	}
 	res_json(res, 200, body);
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "lib/sbuf.h"
 #include "lib/ttl_cache.h"
 #include "storage/bench.h"
@@ -236,6 +238,81 @@ static void col_put(struct sbuf *b, const struct res_col *c,
 	}
 }
 
+/* The zstd level a report is stored at (migrations/0020). Measured on
+ * the 8-GPU H100 fixture report (243 KB as compact JSON, 290 results;
+ * `zstd -b`, libzstd 1.5.4, this project's 2-core machine, 2026-11-25):
+ * level 3 keeps 22.0 KB in 0.25 ms, 9 keeps 17.6 KB in 1.9 ms, 12 17.4 KB
+ * in 6.3 ms, 15 16.1 KB in 23 ms, 19 15.8 KB in 83 ms; decompressing
+ * takes ~0.05 ms at any level. 9 is where the bytes stop paying for the
+ * time (a report whose every number differs, as real runs do, keeps 19.0
+ * KB at 9).
+ */
+#define REPORT_ZSTD_LEVEL 9
+/* A stored report never decompresses to more than this: a report is a
+ * request body, at most --max-body-bytes, whose own ceiling is 64 MiB
+ * (server/config.c); a larger frame header is refused, not allocated. */
+#define REPORT_MAX_BYTES (64u << 20)
+
+/* Compresses report text into *z (malloc'd, caller frees). */
+static enum store_status report_pack(const char *text, size_t len, void **z,
+				     size_t *z_len, struct store_err *e)
+{
+	size_t cap = ZSTD_compressBound(len), n;
+
+	if (!(*z = malloc(cap ? cap : 1))) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message),
+			 "out of memory compressing the report");
+		return e->status;
+	}
+	n = ZSTD_compress(*z, cap, text, len, REPORT_ZSTD_LEVEL);
+	if (ZSTD_isError(n)) {
+		free(*z);
+		*z = NULL;
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message),
+			 "compressing the report: %s", ZSTD_getErrorName(n));
+		return e->status;
+	}
+	*z_len = n;
+	return STORE_OK;
+}
+
+/* The report text of a compact run from its report_zstd column as
+ * PostgreSQL prints bytea (hex): *text NUL-terminated, malloc'd. */
+static enum store_status report_unpack(const char *hex, char **text,
+				       size_t *len, struct store_err *e)
+{
+	size_t z_len = 0, n = 0;
+	unsigned char *z = PQunescapeBytea((const unsigned char *)hex, &z_len);
+	unsigned long long full;
+
+	*text = NULL;
+	if (!z)
+		goto fail;
+	full = ZSTD_getFrameContentSize(z, z_len);
+	if (full == ZSTD_CONTENTSIZE_ERROR ||
+	    full == ZSTD_CONTENTSIZE_UNKNOWN || full > REPORT_MAX_BYTES ||
+	    !(*text = malloc((size_t)full + 1)))
+		goto fail;
+	n = ZSTD_decompress(*text, (size_t)full, z, z_len);
+	if (ZSTD_isError(n) || n != full)
+		goto fail;
+	(*text)[n] = '\0';
+	*len = n;
+	PQfreemem(z);
+	return STORE_OK;
+fail:
+	if (z)
+		PQfreemem(z);
+	free(*text);
+	*text = NULL;
+	e->status = STORE_ERROR;
+	snprintf(e->message, sizeof(e->message),
+		 "a stored report could not be decompressed");
+	return e->status;
+}
+
 /* One statement, so one transaction: the run, its node, GPUs and results
  * are stored together or not at all. The run id goes first into
  * benchmark_run_ids (ON CONFLICT DO NOTHING: run_id is unique there, as the
@@ -270,9 +347,17 @@ static struct db_stmt ingest_stmt = {
 	"  ON CONFLICT (run_id) DO NOTHING RETURNING run_id, received_at),"
 	" run AS ("
 	"  INSERT INTO benchmark_runs (run_id, hostname, status, mode,"
-	"   started_at, finished_at, report, synthetic, received_at)"
+	"   started_at, finished_at, report_zstd, synthetic, received_at,"
+	"   result_count, gpu_uuids, gpu_types, node_type, metrics, dtypes)"
 	"  SELECT rid.run_id, $3, $4, $5, $6::timestamptz, $7::timestamptz,"
-	"   $1::text, $31::boolean, rid.received_at FROM rid"
+	"   $1::bytea, $31::boolean, rid.received_at,"
+	"   coalesce(cardinality($14::text[]), 0),"
+	"   (SELECT coalesce(array_agg(uuid ORDER BY uuid), '{}') FROM types),"
+	"   (SELECT coalesce(array_agg(t ORDER BY uuid), '{}') FROM types),"
+	"   (SELECT t FROM node_type),"
+	"   ARRAY(SELECT DISTINCT m FROM unnest($14::text[]) m ORDER BY 1),"
+	"   ARRAY(SELECT DISTINCT d FROM unnest($15::text[]) d"
+	"    WHERE d IS NOT NULL ORDER BY 1) FROM rid"
 	"  RETURNING run_id, hostname, received_at, first_result_id),"
 	" node AS ("
 	"  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
@@ -302,19 +387,19 @@ static struct db_stmt ingest_stmt = {
 	"   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
 	"   last_seen = now()"
 	"  RETURNING 1),"
+	/* the results are not stored as rows (migrations/0020): the run's
+	 * rollups are made from them here, as result rows would have been
+	 * (gpusizer_rollup, 0014) */
 	" res AS ("
-	"  INSERT INTO benchmark_results (id, run_id, hostname, gpu_uuid,"
-	"   gpu_type, metric, dtype, method, peer_index, size_bytes,"
-	"   unit, status, median, max, mean, p10, p90, cv, n,"
-	"   limit_value, efficiency, clock_event_reasons, measured_at)"
-	"  SELECT run.first_result_id + x.ord - 1, run.run_id, run.hostname,"
-	"   x.gpu_uuid,"
+	"  SELECT gpusizer_rollup(array_agg(ROW(run.first_result_id + x.ord"
+	"   - 1, run.run_id, run.hostname, x.gpu_uuid,"
 	"   CASE WHEN x.gpu_uuid IS NULL THEN (SELECT t FROM node_type)"
 	"    ELSE (SELECT t FROM types WHERE uuid = x.gpu_uuid) END,"
 	"   x.metric, x.dtype, x.method, x.peer_index, x.size_bytes, x.unit,"
 	"   coalesce(x.status, 'ok'), x.median, x.max, x.mean, x.p10, x.p90,"
-	"   x.cv, x.n, x.lim, x.eff, x.reasons::text[],"
-	"   coalesce($7::timestamptz, run.received_at)"
+	"   x.cv, x.n, x.lim, x.eff, coalesce($7::timestamptz,"
+	"   run.received_at), x.reasons::text[])::benchmark_results),"
+	"   $31::boolean), count(*) AS n"
 	"  FROM run, unnest($13::text[], $14::text[], $15::text[],"
 	"   $16::text[], $17::int[], $18::bigint[], $19::text[], $20::text[],"
 	"   $21::float8[], $22::float8[], $23::float8[], $24::float8[],"
@@ -322,9 +407,9 @@ static struct db_stmt ingest_stmt = {
 	"   $29::float8[], $30::text[]) WITH ORDINALITY AS x (gpu_uuid,"
 	"   metric, dtype, method, peer_index, size_bytes, unit, status,"
 	"   median, max, mean, p10, p90, cv, n, lim, eff, reasons, ord)"
-	"  RETURNING 1)"
+	"  GROUP BY run.run_id)"
 	" SELECT (SELECT count(*) FROM run),"
-	"  (SELECT count(*) FROM gpu), (SELECT count(*) FROM res),"
+	"  (SELECT count(*) FROM gpu), (SELECT coalesce(sum(n), 0) FROM res),"
 	"  (SELECT count(*) FROM node),"
 	"  (SELECT to_char(received_at AT TIME ZONE 'UTC',"
 	"   'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM run)"};
@@ -352,6 +437,10 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 	int formats[INGEST_PARAMS] = {0};
 	struct sbuf cols[RC_COUNT] = {0}, tmp = {0};
 	PGresult *r = NULL;
+	void *z = NULL;
+	size_t z_len = 0;
+	char *stored = NULL;
+	size_t stored_len = 0;
 	int oom = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -384,6 +473,12 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		goto out;
 	}
 	params[INGEST_SYNTHETIC] = rep->synthetic ? "true" : "false";
+	if (report_pack(rep->text, strlen(rep->text), &z, &z_len, e) !=
+	    STORE_OK)
+		goto out;
+	params[0] = z;
+	lengths[0] = (int)z_len;
+	formats[0] = 1;
 	if (db_exec_stmt(pool, &ingest_stmt, INGEST_PARAMS, params, lengths,
 			 formats, 0, &r, e) != STORE_OK)
 		goto out;
@@ -413,10 +508,11 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		    "SELECT hostname, status, to_char(received_at AT TIME ZONE"
 		    " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
 		    " report::jsonb = $2::jsonb,"
-		    " (SELECT count(*) FROM benchmark_results b"
-		    "  WHERE b.id >= r.first_result_id"
-		    "  AND b.id < r.first_result_id + " RESULT_BLOCK "),"
-		    " json_array_length(coalesce(report::json->'gpus', '[]'))"
+		    " coalesce(result_count, (SELECT count(*)"
+		    "  FROM benchmark_results b WHERE b.id >= r.first_result_id"
+		    "  AND b.id < r.first_result_id + " RESULT_BLOCK ")),"
+		    " coalesce(cardinality(gpu_uuids), json_array_length("
+		    "  coalesce(report::json->'gpus', '[]'))), report_zstd"
 		    " FROM benchmark_runs r WHERE run_id = $1::uuid",
 		    /* clang-format on */
 		    2, p1, 1, &r, e) != STORE_OK)
@@ -435,8 +531,26 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 	out->same_report = PQgetvalue(r, 0, 3)[0] == 't';
 	out->results = atoi(PQgetvalue(r, 0, 4));
 	out->gpus = atoi(PQgetvalue(r, 0, 5));
+	if (!PQgetisnull(r, 0, 6)) {
+		/* a compact run (0020): compare its report as jsonb too, so
+		 * the two kinds of run answer a replay alike */
+		const char *p2[2];
+		if (report_unpack(PQgetvalue(r, 0, 6), &stored, &stored_len,
+				  e) != STORE_OK)
+			goto out;
+		PQclear(r);
+		r = NULL;
+		p2[0] = stored;
+		p2[1] = rep->text;
+		if (db_exec(pool, "SELECT $1::jsonb = $2::jsonb", 2, p2, 1, &r,
+			    e) != STORE_OK)
+			goto out;
+		out->same_report = PQgetvalue(r, 0, 0)[0] == 't';
+	}
 out:
 	PQclear(r);
+	free(z);
+	free(stored);
 	for (int c = 0; c < RC_COUNT; c++)
 		sbuf_free(&cols[c]);
 	sbuf_free(&tmp);
@@ -448,6 +562,10 @@ enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
 {
 	const char *params[1] = {run_id};
 	PGresult *r = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	json_t *report;
+	json_error_t jerr;
 
 	*out = NULL;
 	if (db_exec(pool,
@@ -455,37 +573,68 @@ enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
 		    "SELECT json_build_object('run_id', run_id, 'hostname',"
 		    " hostname, 'status', status, 'mode', mode, 'started_at',"
 		    " started_at, 'finished_at', finished_at, 'received_at',"
-		    " received_at, 'report', report::json)"
+		    " received_at, 'report', report::json), report_zstd"
 		    " FROM benchmark_runs WHERE run_id = $1::uuid",
 		    /* clang-format on */
 		    1, params, 1, &r, e) != STORE_OK)
 		return e->status;
-	return db_one_json(r, out, e);
+	if (PQntuples(r) == 1 && !PQgetisnull(r, 0, 1) &&
+	    report_unpack(PQgetvalue(r, 0, 1), &text, &len, e) != STORE_OK) {
+		PQclear(r);
+		return e->status;
+	}
+	if (db_one_json(r, out, e) != STORE_OK || !text)
+		goto out;
+	/* a compact run (0020): the report as posted, from its zstd frame */
+	if (!(report = json_loadb(text, len, 0, &jerr))) {
+		json_decref(*out);
+		*out = NULL;
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message),
+			 "a stored report is not JSON: %s", jerr.text);
+		goto out;
+	}
+	json_object_set_new(*out, "report", report);
+out:
+	free(text);
+	return e->status;
+}
+
+/* The 8 parameters both listing statements take, in their order: the
+ * filters, ids below before_id, at most max rows. */
+struct list_params {
+	char limit[16], before[24];
+	const char *p[8];
+};
+
+static void list_params(struct list_params *lp, const struct bench_filter *f,
+			long long before_id, int max)
+{
+	snprintf(lp->limit, sizeof(lp->limit), "%d", max);
+	snprintf(lp->before, sizeof(lp->before), "%lld", before_id);
+	lp->p[0] = f->hostname;
+	lp->p[1] = f->gpu_type;
+	lp->p[2] = f->metric;
+	lp->p[3] = f->dtype;
+	lp->p[4] = f->since;
+	lp->p[5] = lp->before;
+	lp->p[6] = lp->limit;
+	lp->p[7] = f->run_id;
 }
 
 enum store_status store_bench_list(struct db_pool *pool,
-				   const struct bench_filter *f, json_t **items,
-				   char next[BENCH_CURSOR_MAX],
-				   struct store_err *e)
+				   const struct bench_filter *f,
+				   long long before_id, int rows_max,
+				   json_t **items, struct store_err *e)
 {
-	char limit[16];
-	const char *params[8];
+	struct list_params lp;
 	PGresult *r = NULL;
 	json_error_t jerr;
 	int rows;
 
 	*items = NULL;
-	next[0] = '\0';
-	snprintf(limit, sizeof(limit), "%d", f->limit + 1);
-	params[0] = f->hostname;
-	params[1] = f->gpu_type;
-	params[2] = f->metric;
-	params[3] = f->dtype;
-	params[4] = f->since;
-	params[5] = f->cursor;
-	params[6] = limit;
-	params[7] = f->run_id;
-	/* Keyset pagination on the serial id: newest first, stable. */
+	list_params(&lp, f, before_id, rows_max);
+	/* Keyset pagination on the id: newest first, stable. */
 	if (db_exec(
 		pool,
 		/* clang-format off */
@@ -496,7 +645,7 @@ enum store_status store_bench_list(struct db_pool *pool,
 		" unit, 'status', status, 'median', median, 'max', max,"
 		" 'mean', mean, 'p10', p10, 'p90', p90, 'cv', cv, 'n', n,"
 		" 'limit', limit_value, 'efficiency', efficiency,"
-		" 'measured_at', measured_at)::text, id"
+		" 'measured_at', measured_at)::text"
 		" FROM benchmark_results,"
 		" (SELECT (SELECT first_result_id FROM benchmark_runs"
 		"  WHERE run_id = $8::uuid) AS lo) r"
@@ -505,25 +654,96 @@ enum store_status store_bench_list(struct db_pool *pool,
 		" AND ($3::text IS NULL OR metric = $3)"
 		" AND ($4::text IS NULL OR dtype = $4)"
 		" AND ($5::timestamptz IS NULL OR measured_at >= $5)"
-		" AND ($6::bigint IS NULL OR id < $6::bigint)"
+		" AND id < $6::bigint"
 		" AND ($8::uuid IS NULL OR (id >= r.lo AND id < r.lo "
 		"+ " RESULT_BLOCK "))"
 		" ORDER BY id DESC LIMIT $7::int",
 		/* clang-format on */
-		8, params, 1, &r, e) != STORE_OK)
+		8, lp.p, 1, &r, e) != STORE_OK)
 		return e->status;
 	rows = PQntuples(r);
 	*items = json_array();
-	for (int i = 0; i < rows && i < f->limit; i++) {
+	for (int i = 0; i < rows; i++) {
 		json_t *o = json_loads(PQgetvalue(r, i, 0), 0, &jerr);
 		if (o)
 			json_array_append_new(*items, o);
 	}
-	if (rows > f->limit)
-		snprintf(next, BENCH_CURSOR_MAX, "%s",
-			 PQgetvalue(r, f->limit - 1, 1));
 	PQclear(r);
 	return STORE_OK;
+}
+
+enum store_status store_bench_runs_each(struct db_pool *pool,
+					const struct bench_filter *f,
+					long long before_id, int runs_max,
+					bench_run_fn fn, void *ctx,
+					long long *last_id, int *runs,
+					struct store_err *e)
+{
+	struct list_params lp;
+	PGresult *r = NULL;
+	json_error_t jerr;
+	struct bench_stored_run run;
+	char *text = NULL;
+	int rows, stop = 0;
+
+	*runs = 0;
+	list_params(&lp, f, before_id, runs_max);
+	/* The run-level filters: a run whose results cannot match is never
+	 * opened (its metrics, dtypes and GPU types are beside it, 0020). */
+	if (db_exec(pool,
+		    /* clang-format off */
+		"SELECT run_id, hostname, first_result_id,"
+		" to_json(coalesce(finished_at, received_at))::text,"
+		" (SELECT coalesce(json_object_agg(u, t), '{}')"
+		"  FROM unnest(gpu_uuids, gpu_types) x (u, t))::text,"
+		" node_type, report_zstd"
+		" FROM benchmark_runs"
+		" WHERE report_zstd IS NOT NULL"
+		" AND ($1::text IS NULL OR hostname = $1)"
+		" AND ($2::text IS NULL OR node_type = $2"
+		"  OR $2 = ANY (gpu_types))"
+		" AND ($3::text IS NULL OR $3 = ANY (metrics))"
+		" AND ($4::text IS NULL OR $4 = ANY (dtypes))"
+		" AND ($5::timestamptz IS NULL"
+		"  OR coalesce(finished_at, received_at) >= $5)"
+		" AND first_result_id < $6::bigint"
+		" AND ($8::uuid IS NULL OR run_id = $8::uuid)"
+		" ORDER BY first_result_id DESC LIMIT $7::int",
+		    /* clang-format on */
+		    8, lp.p, 1, &r, e) != STORE_OK)
+		return e->status;
+	rows = PQntuples(r);
+	for (int i = 0; i < rows && !stop; i++) {
+		memset(&run, 0, sizeof(run));
+		run.run_id = PQgetvalue(r, i, 0);
+		run.hostname = PQgetvalue(r, i, 1);
+		run.first_result_id = strtoll(PQgetvalue(r, i, 2), NULL, 10);
+		run.measured_at =
+		    json_loads(PQgetvalue(r, i, 3), JSON_DECODE_ANY, &jerr);
+		run.types = json_loads(PQgetvalue(r, i, 4), 0, &jerr);
+		run.node_type =
+		    PQgetisnull(r, i, 5) ? NULL : PQgetvalue(r, i, 5);
+		if (report_unpack(PQgetvalue(r, i, 6), &text, &run.report_len,
+				  e) != STORE_OK ||
+		    !run.measured_at || !run.types) {
+			json_decref(run.measured_at);
+			json_decref(run.types);
+			e->status = STORE_ERROR;
+			snprintf(e->message, sizeof(e->message),
+				 "run %s could not be read back", run.run_id);
+			break;
+		}
+		run.report = text;
+		stop = fn(ctx, &run);
+		*last_id = run.first_result_id;
+		++*runs;
+		json_decref(run.measured_at);
+		json_decref(run.types);
+		free(text);
+		text = NULL;
+	}
+	PQclear(r);
+	return e->status;
 }
 
 enum store_status store_nodes_list(struct db_pool *pool, json_t **out,

@@ -107,11 +107,45 @@ struct bench_filter {
 	const char *cursor; /* from a previous page */
 	int limit;
 };
-/* Result rows, newest first, as an array; next = cursor or "". */
+/* Result rows stored as rows (runs stored before migration 0020, or by a
+ * daemon of an earlier release), newest first: at most rows_max objects
+ * with id < before_id matching f (f->cursor is not read), as an array
+ * (*items, new reference).
+ */
 enum store_status store_bench_list(struct db_pool *pool,
-				   const struct bench_filter *f, json_t **items,
-				   char next[BENCH_CURSOR_MAX],
-				   struct store_err *e);
+				   const struct bench_filter *f,
+				   long long before_id, int rows_max,
+				   json_t **items, struct store_err *e);
+
+/* A compact run (migrations/0020: the report stored zstd-compressed, no
+ * result rows) as GET /v1/benchmarks lists its results: the i-th result
+ * of report (0-based) has id first_result_id + i. All borrowed for the
+ * call only.
+ */
+struct bench_stored_run {
+	const char *run_id, *hostname;
+	long long first_result_id;
+	json_t *measured_at;   /* the results' measured_at, as a JSON value */
+	json_t *types;	       /* {gpu_uuid: gpu_type or null} as stored */
+	const char *node_type; /* of results without a GPU, or NULL */
+	const char *report;    /* the report as posted, NUL-terminated */
+	size_t report_len;
+};
+/* Nonzero stops the walk. */
+typedef int (*bench_run_fn)(void *ctx, const struct bench_stored_run *run);
+
+/* Calls fn for each compact run, newest (highest first_result_id) first,
+ * with first_result_id < before_id that f's run-level filters (hostname,
+ * since, run_id; gpu_type, metric, dtype among its results) let through,
+ * at most runs_max; *runs = runs given, *last_id = the last one's
+ * first_result_id (untouched when none).
+ */
+enum store_status store_bench_runs_each(struct db_pool *pool,
+					const struct bench_filter *f,
+					long long before_id, int runs_max,
+					bench_run_fn fn, void *ctx,
+					long long *last_id, int *runs,
+					struct store_err *e);
 
 /* Nodes seen by probes ({items}), or one node with its GPUs. */
 enum store_status store_nodes_list(struct db_pool *pool, json_t **out,

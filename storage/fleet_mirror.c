@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lib/sbuf.h"
+#include "storage/bench.h"
 #include "storage/fleet_mirror.h"
 #include "storage/pgconn.h"
 
@@ -444,7 +445,6 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 	latest_clear(l);
 	if ((n = split_cols(r, i, 4, 5, cols, &el, &st)) < 0)
 		goto out;
-	l->n = n;
 	l->block = malloc((size_t)(n ? n : 1) *
 			  (2 * sizeof(double) + 2 * sizeof(int)));
 	if (!l->block)
@@ -453,18 +453,31 @@ static int latest_set(struct mirror *m, struct latest *l, PGresult *r, int i)
 	l->lim = l->v + n;
 	l->mkey = (int *)(void *)(l->lim + n);
 	l->unit = l->mkey + n;
+	/* A value outside 0 and [BENCH_STAT_MIN, BENCH_STAT_MAX] (NaN,
+	 * Infinity) is left out, a limit there is none: the rollups never
+	 * make one, so only a write around the API stores it, and the reads
+	 * skip such values wherever they are stored (storage/bench.h). */
+	l->n = 0;
 	for (int j = 0; j < n; j++) {
 		const char *metric = el[j], *dtype = el[st + j];
 		const char *unit = el[2 * st + j];
+		int k = l->n;
 		if (!metric || !dtype || !unit)
 			goto out;
-		if ((l->mkey[j] =
+		if (parse_double(el[3 * st + j], &l->v[k]) ||
+		    parse_double(el[4 * st + j], &l->lim[k]))
+			goto out;
+		if (!(l->v[k] == 0 ||
+		      (l->v[k] >= BENCH_STAT_MIN && l->v[k] <= BENCH_STAT_MAX)))
+			continue;
+		if (!(l->lim[k] >= BENCH_STAT_MIN &&
+		      l->lim[k] <= BENCH_STAT_MAX))
+			l->lim[k] = NAN;
+		if ((l->mkey[k] =
 			 mkeytab_id(&m->mkeys, &m->names, metric, dtype)) < 0 ||
-		    (l->unit[j] = strtab_id(&m->names, unit)) < 0)
+		    (l->unit[k] = strtab_id(&m->names, unit)) < 0)
 			goto out;
-		if (parse_double(el[3 * st + j], &l->v[j]) || isnan(l->v[j]) ||
-		    parse_double(el[4 * st + j], &l->lim[j]))
-			goto out;
+		l->n++;
 	}
 	if (!PQgetisnull(r, i, 9) &&
 	    !(l->slowdowns = strdup(PQgetvalue(r, i, 9))))
@@ -1293,7 +1306,8 @@ out:
 
 /* ---- the capacity report's weeks: each node's latest run a week ------ */
 
-/* A run's rollup_gpu_runs row of one GPU: its non-NULL v_week values. */
+/* A run's rollup row of one GPU (rollup_gpu_values, 0020): its non-NULL
+ * v_week values. */
 struct wgpu {
 	int uuid; /* wmirror uuids id */
 	bool slow;
@@ -1432,7 +1446,7 @@ static void wmirror_clear(void *mv)
 	" SELECT 'W', x.run_id::text, x.gpu_uuid, x.metrics::text,"            \
 	"  x.dtypes::text, x.v_week::text,"                                    \
 	"  (cardinality(x.slowdowns) > 0)::text"                               \
-	" FROM rollup_gpu_runs x WHERE x.run_id IN (SELECT run_id FROM rr"     \
+	" FROM rollup_gpu_values x WHERE x.run_id IN (SELECT run_id FROM rr"   \
 	"  WHERE status IN ('ok', 'partial'))"
 static const char week_load_sql[] =
     /* clang-format off */

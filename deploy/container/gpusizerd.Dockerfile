@@ -18,7 +18,7 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       gcc libc6-dev make pkg-config \
-      libmicrohttpd-dev libjansson-dev libpq-dev libcurl4-openssl-dev \
+      libmicrohttpd-dev libjansson-dev libpq-dev libzstd-dev libcurl4-openssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile ./
@@ -41,7 +41,7 @@ FROM ${DEBIAN_IMAGE}
 # check.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libjansson4 libpq5 ca-certificates curl \
+      libmicrohttpd12 libjansson4 libpq5 libzstd1 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 gpusizer \
  && useradd --system --uid 10001 --gid 10001 --no-create-home \

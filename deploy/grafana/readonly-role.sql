@@ -5,7 +5,7 @@ CREATE ROLE gpusizer_grafana LOGIN PASSWORD :pw;
 GRANT CONNECT ON DATABASE gpusizer TO gpusizer_grafana;
 GRANT USAGE ON SCHEMA public TO gpusizer_grafana;
 GRANT SELECT ON gpus, nodes, node_gpus, benchmark_runs, benchmark_results,
-    recommendations TO gpusizer_grafana;
+    rollup_gpu_values, recommendations TO gpusizer_grafana;
 -- Dashboard queries are cheap, but never let one hold the database.
 ALTER ROLE gpusizer_grafana SET statement_timeout = '10s';
 ALTER ROLE gpusizer_grafana SET default_transaction_read_only = on;

@@ -34,10 +34,10 @@ const labels = new Set(["job", "instance", "le", "__name__"]);
 for (const m of metricsSrc.matchAll(/(\w+)=\\"/g)) labels.add(m[1]);
 metrics.add("up");
 
-// Tables created by the migrations.
+// Tables and views created by the migrations.
 const tables = new Set();
 for (const f of fs.readdirSync(path.join(top, "migrations")))
-  for (const m of fs.readFileSync(path.join(top, "migrations", f), "utf8").matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi))
+  for (const m of fs.readFileSync(path.join(top, "migrations", f), "utf8").matchAll(/CREATE (?:TABLE|VIEW) (?:IF NOT EXISTS )?(\w+)/gi))
     tables.add(m[1].toLowerCase());
 
 // Variables.

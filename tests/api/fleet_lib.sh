@@ -10,11 +10,46 @@ fleet_database() {
 }
 q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$db" "$1"; }
 psqlbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/psql
-raw() { # FILE VAR=VALUE...: a reference query with psql variables
-	local f=$1 v=()
+# raw_refresh: raw_results (tests/api/sql/raw_results.sql) holds every
+# stored result as a row; compact runs' reports (migrations/0020) are
+# decompressed with the zstd tool, not through the daemon.
+raw_refresh() {
+	local id
+	q "CREATE TABLE IF NOT EXISTS raw_reports (run_id uuid PRIMARY KEY, report jsonb NOT NULL)" >/dev/null
+	for id in $(q "SELECT run_id FROM benchmark_runs WHERE report_zstd IS NOT NULL
+		AND run_id NOT IN (SELECT run_id FROM raw_reports)"); do
+		q "SELECT encode(report_zstd, 'base64') FROM benchmark_runs WHERE run_id = '$id'" |
+			base64 -d | zstd -dcq >"$T/raw_report.json"
+		{
+			printf "INSERT INTO raw_reports VALUES ('%s', \$gszraw\$" "$id"
+			cat "$T/raw_report.json"
+			printf "\$gszraw\$);\n"
+		} | "$psqlbin" "$DATABASE_URL" -q -v ON_ERROR_STOP=1 -f - >/dev/null
+	done
+	"$psqlbin" "$DATABASE_URL" -q -v ON_ERROR_STOP=1 -f "$TOP/tests/api/sql/raw_results.sql" >/dev/null
+}
+raw() { # FILE VAR=VALUE...: a reference query with psql variables (one on
+	# result rows reads raw_results, brought up to date first)
+	local f=$TOP/tests/api/sql/$1 v=()
 	shift
 	for a in "$@"; do v+=(-v "$a"); done
-	"$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 -v lo=1e-9 -v hi=1e15 "${v[@]}" -f "$TOP/tests/api/sql/$f"
+	if grep -q benchmark_results "$f"; then
+		raw_refresh
+		sed 's/\bbenchmark_results\b/raw_results/g' "$f" >"$T/raw.sql"
+		f=$T/raw.sql
+	fi
+	"$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 -v lo=1e-9 -v hi=1e15 "${v[@]}" -f "$f"
+}
+# as_rows RUN_ID: the compact run stored as rows instead, as a daemon of
+# the release before migrations/0020 stored it (report text, one row per
+# result: their insert recomputes its rollups from them, 0014)
+as_rows() {
+	raw_refresh
+	q "INSERT INTO benchmark_results SELECT * FROM raw_results WHERE run_id = '$1';
+	   UPDATE benchmark_runs r SET report = p.report::text, report_zstd = NULL,
+	    result_count = NULL, gpu_uuids = NULL, gpu_types = NULL, node_type = NULL,
+	    metrics = NULL, dtypes = NULL
+	   FROM raw_reports p WHERE p.run_id = r.run_id AND r.run_id = '$1'" >/dev/null
 }
 at() { date -u -d "$1" +%Y-%m-%dT%H:%M:%S.000Z; }
 mk() { # HOST FINISHED JQ: the H100 fixture as host HOST, finished then, edited by JQ

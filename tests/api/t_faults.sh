@@ -103,9 +103,15 @@ done
 [ $missing = 0 ] && ok "all $n_acked acknowledged reports are in the database after SIGKILL" ||
 	not_ok "all $n_acked acknowledged reports are in the database after SIGKILL" "$missing missing"
 # Rows, straight from PostgreSQL: one run per run_id, each with all its
-# results, for every run these senders stored (acknowledged or not).
-psql_q "SELECT r.run_id, count(x.id) FROM benchmark_runs r LEFT JOIN benchmark_results x USING (run_id)
-	WHERE r.hostname LIKE 'flt-%-$sfx' GROUP BY r.run_id" | tr '|' ' ' >"$T/rows.a"
+# results, for every run these senders stored (acknowledged or not). A run
+# is stored compact (migrations/0020): its report's zstd frame, its result
+# count and the rollup row of each of its GPUs, written by one statement;
+# -1 when any is missing.
+stored_sql="SELECT r.run_id, CASE WHEN octet_length(r.report_zstd) > 0
+	AND (SELECT count(*) FROM rollup_gpu_runs g WHERE g.run_id = r.run_id) = cardinality(r.gpu_uuids)
+	AND cardinality(r.gpu_uuids) > 0 THEN r.result_count ELSE -1 END
+	FROM benchmark_runs r WHERE r.hostname LIKE 'flt-%-$sfx'"
+psql_q "$stored_sql" | tr '|' ' ' >"$T/rows.a"
 stored=$(wc -l <"$T/rows.a")
 partial=$(awk -v n="$NRES" '$2 != n' "$T/rows.a" | head -n 3)
 [ -z "$partial" ] && ok "every stored run is complete: $stored runs × $NRES results, no partial run" ||
@@ -127,8 +133,7 @@ for rid in $unacked; do
 done
 [ $bad_resend = 0 ] && ok "re-sending the $n_unacked unanswered reports: all 201" ||
 	not_ok "re-sending the $n_unacked unanswered reports: all 201" "$bad_resend failed"
-psql_q "SELECT r.run_id, count(x.id) FROM benchmark_runs r LEFT JOIN benchmark_results x USING (run_id)
-	WHERE r.hostname LIKE 'flt-%-$sfx' GROUP BY r.run_id" | tr '|' ' ' >"$T/rows.b"
+psql_q "$stored_sql" | tr '|' ' ' >"$T/rows.b"
 total=$((n_acked + n_unacked))
 dups=$(awk -v n="$NRES" '$2 != n' "$T/rows.b" | head -n 3)
 [ "$(wc -l <"$T/rows.b")" = "$total" ] && [ -z "$dups" ] &&

@@ -19,13 +19,13 @@ mk lat-a "$(at '-1 minute')" '.synthetic = true | .results |= map(if .median the
 mk lat-b "$(at '-4 minutes')" '.synthetic = false | .results |= map(if (.gpu_uuid // "" | endswith("0003")) and .metric == "gemm_tflops" then .median *= 0.7 else . end)' >"$T/b.json"
 for f in a1 a0 as b; do post "report $f" "$T/$f.json"; done
 
-# The table against the latest rows computed from rollup_gpu_runs.
+# The table against the latest rows computed from rollup_gpu_values.
 same_as_raw() { # NAME
 	local got
 	got=$(q "WITH want AS (
 	  SELECT DISTINCT ON (r.gpu_uuid, w.ws) r.gpu_uuid, w.ws, r.run_id, r.measured_at,
 	         r.metrics, r.v, r.lim, r.slowdowns
-	  FROM rollup_gpu_runs r, (VALUES (true), (false)) w (ws)
+	  FROM rollup_gpu_values r, (VALUES (true), (false)) w (ws)
 	  WHERE w.ws OR NOT r.synthetic ORDER BY r.gpu_uuid, w.ws, r.measured_at DESC),
 	have AS (SELECT gpu_uuid, with_synthetic, run_id, measured_at, metrics, v, lim,
 	         slowdowns FROM rollup_gpu_latest)

@@ -9,15 +9,24 @@
 db=gsz_part_$RANDOM$RANDOM
 url=$("$TOP/deploy/dev/pg.sh" createdb "$GSZ_PGDIR" "$GSZ_PGPORT" "$db")
 q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" "$db" "$1"; }
+psqlbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/psql
 old=$T/migrations_0012
 mkdir -p "$old"
 cp "$TOP"/migrations/000[1-9]_*.sql "$TOP"/migrations/001[0-2]_*.sql "$old"/
 export DATABASE_URL=$url
 "$GSZ_BIN" migrate --database-url "$url" --migrations-dir "$old" >"$T/m.log" 2>&1 ||
 	not_ok "migrations up to 0012 apply" "$(tail -2 "$T/m.log")"
-# Today's daemon writes what the 0012-era one wrote, plus the run id guard
-# 0013 brings: given that table for a while, it populates the old schema.
-q "CREATE TABLE benchmark_run_ids (run_id uuid PRIMARY KEY, received_at timestamptz NOT NULL DEFAULT now())" >/dev/null
+# Today's daemon writes what the 0012-era one wrote, given for a while the
+# run id guard 0013 brings and, from 0020, the compact run's columns and a
+# gpusizer_rollup() that stores the results it is given as rows (what the
+# 0012-era statement did): it populates the old schema. Its runs are then
+# turned back into the old form (report text, no compact columns).
+q "CREATE TABLE benchmark_run_ids (run_id uuid PRIMARY KEY, received_at timestamptz NOT NULL DEFAULT now());
+ALTER TABLE benchmark_runs ALTER COLUMN report DROP NOT NULL, ADD COLUMN report_zstd bytea,
+ ADD COLUMN result_count int, ADD COLUMN gpu_uuids text[], ADD COLUMN gpu_types text[],
+ ADD COLUMN node_type text, ADD COLUMN metrics text[], ADD COLUMN dtypes text[];
+CREATE FUNCTION gpusizer_rollup(rs benchmark_results[], run_synthetic boolean) RETURNS void
+LANGUAGE sql AS 'INSERT INTO benchmark_results SELECT * FROM unnest(rs)'" >/dev/null
 # Its sizing reads the stack catalog of 0015 and 0019 (independent of
 # 0013/0014): the same kind of shim, dropped before the real migrations run.
 q "$(cat "$TOP/migrations/0015_stacks.sql")" >/dev/null
@@ -50,6 +59,15 @@ future=$(jq -r .run_id "$T/future.json")
 req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1,"calibration":"datasheet"}'
 check "0012: a sizing answer is stored" 201
 rec=$(jq -r .id "$T/body")
+for id in $(q "SELECT run_id FROM benchmark_runs"); do
+	q "SELECT encode(report_zstd, 'base64') FROM benchmark_runs WHERE run_id = '$id'" |
+		base64 -d | zstd -dcq >"$T/report.txt"
+	{
+		printf "UPDATE benchmark_runs SET report = \$gszr\$"
+		cat "$T/report.txt"
+		printf "\$gszr\$, report_zstd = NULL WHERE run_id = '%s';\n" "$id"
+	} | "$psqlbin" "$url" -q -v ON_ERROR_STOP=1 -f - >/dev/null || not_ok "0012: run $id in the old form"
+done
 # Everything but the future run's results is 300 days old.
 q "UPDATE benchmark_runs SET received_at = received_at - interval '300 days';
 UPDATE benchmark_results SET measured_at = measured_at - interval '300 days' WHERE run_id <> '$future';
@@ -68,7 +86,12 @@ snap "$T/before"
 jq -e '.items | length == 500' "$T/before/_v1_benchmarks_limit_500" >/dev/null &&
 	ok "before 0013: the results are listed" || not_ok "before 0013: the results are listed"
 stop_daemon
-q "DROP TABLE benchmark_run_ids; DROP TABLE stacks" >/dev/null
+q "DROP TABLE benchmark_run_ids; DROP TABLE stacks;
+DROP FUNCTION gpusizer_rollup(benchmark_results[], boolean);
+ALTER TABLE benchmark_runs ALTER COLUMN report SET NOT NULL, DROP COLUMN report_zstd,
+ DROP COLUMN result_count, DROP COLUMN gpu_uuids, DROP COLUMN gpu_types,
+ DROP COLUMN node_type, DROP COLUMN metrics, DROP COLUMN dtypes" >/dev/null ||
+	not_ok "0012: the shims are dropped"
 counts() { q "SELECT (SELECT count(*) FROM benchmark_runs) || '/' || (SELECT count(*) FROM benchmark_results) || '/' || (SELECT count(*) FROM recommendations) || '/' || (SELECT sum(hashtext(b::text)) FROM benchmark_results b)"; }
 before=$(counts)
 
@@ -90,7 +113,6 @@ else
 fi
 # The fleet view now reads the rollups 0014 computed from the old rows:
 # the same answer as the raw query over those rows (tests/api/sql).
-psqlbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/psql
 want=$("$psqlbin" "$url" -Atq -v ON_ERROR_STOP=1 -v days=366 -v thr=0.10 -v lo=1e-9 -v hi=1e15 -v syn=true \
 	-f "$TOP/tests/api/sql/fleet_raw.sql" | jq -S .)
 req GET "/v1/fleet?window_days=366"
@@ -111,10 +133,11 @@ check "a new report is stored (201)" 201 '.results == 290'
 first=$(jq -r .received_at "$T/body")
 req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/new.json"
 check "and posted again is a replay" 201 ".received_at == \"$first\""
-got=$(q "SELECT (SELECT count(*) FROM benchmark_runs WHERE run_id IN ('$new', '${runs[1]}')) || '/' || (SELECT count(*) FROM benchmark_results WHERE run_id IN ('$new', '${runs[1]}'))")
+got=$(q "SELECT count(*) || '/' || sum(coalesce(result_count, (SELECT count(*)
+	FROM benchmark_results b WHERE b.run_id = r.run_id))) FROM benchmark_runs r WHERE run_id IN ('$new', '${runs[1]}')")
 [ "$got" = "2/580" ] && ok "replays stored nothing" || not_ok "replays stored nothing" "$got"
-got=$(q "SELECT (SELECT tableoid::regclass FROM benchmark_runs WHERE run_id = '$new') || ',' || (SELECT count(*) FROM benchmark_results WHERE run_id = '$new' AND tableoid::regclass::text = 'benchmark_results_' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMM'))")
-[ "$got" = "benchmark_runs_$(date -u +%Y%m),290" ] && ok "it lands in this month's partitions" || not_ok "it lands in this month's partitions" "$got"
+got=$(q "SELECT (SELECT tableoid::regclass FROM benchmark_runs WHERE run_id = '$new') || ',' || (SELECT count(*) FROM rollup_gpu_runs WHERE run_id = '$new' AND tableoid::regclass::text = 'rollup_gpu_runs_' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMM'))")
+[ "$got" = "benchmark_runs_$(date -u +%Y%m),8" ] && ok "it lands in this month's partitions" || not_ok "it lands in this month's partitions" "$got"
 req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1,"calibration":"datasheet"}'
 check "a new sizing answer is stored" 201
 rec2=$(jq -r .id "$T/body")

@@ -146,10 +146,12 @@ e1=$(run_of e1)
 "$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 >"$T/slow.out" 2>&1 <<SQL &
 BEGIN;
 INSERT INTO benchmark_run_ids (run_id) VALUES ('$late');
-INSERT INTO benchmark_runs (run_id, hostname, status, mode, started_at, finished_at, report, synthetic)
-SELECT '$late', hostname, 'ok', mode, started_at, finished_at, report, false FROM benchmark_runs WHERE run_id = '$e1';
-INSERT INTO rollup_gpu_runs SELECT now(), gpu_uuid, '$late', false, metrics, dtypes, units, v, lim, v_week,
-  CASE WHEN gpu_uuid LIKE '%0001' THEN '{hw_slowdown}' ELSE slowdowns END
+INSERT INTO benchmark_runs (run_id, hostname, status, mode, started_at, finished_at, report, report_zstd,
+  synthetic) SELECT '$late', hostname, 'ok', mode, started_at, finished_at, report, report_zstd, false
+FROM benchmark_runs WHERE run_id = '$e1';
+INSERT INTO rollup_gpu_runs (measured_at, gpu_uuid, run_id, synthetic, metrics, dtypes, units, v, lim,
+  v_week, slowdowns, shape) SELECT now(), gpu_uuid, '$late', false, metrics, dtypes, units, v, lim, v_week,
+  CASE WHEN gpu_uuid LIKE '%0001' THEN '{hw_slowdown}' ELSE slowdowns END, shape
 FROM rollup_gpu_runs WHERE run_id = '$e1';
 UPDATE node_gpus SET info = jsonb_set(info, '{pcie,gen_current}', '3')
 WHERE hostname = 'rm-d' AND gpu_index = 0;
@@ -173,8 +175,9 @@ as_ref "after commits out of order"
 mk rm-g "$(at '-30 seconds')" '.synthetic = false | .results = []' >"$T/g1.json"
 post "report g1 (no results)" "$T/g1.json"
 as_ref "a run without results"
-q "INSERT INTO rollup_gpu_runs SELECT now(), replace(gpu_uuid, '-', '-g-'), '$(run_of g1)', false, metrics,
-   dtypes, units, v, lim, v_week, slowdowns FROM rollup_gpu_runs WHERE run_id = '$(run_of f1)';
+q "INSERT INTO rollup_gpu_runs (measured_at, gpu_uuid, run_id, synthetic, metrics, dtypes, units, v, lim,
+   v_week, slowdowns, shape) SELECT now(), replace(gpu_uuid, '-', '-g-'), '$(run_of g1)', false, metrics,
+   dtypes, units, v, lim, v_week, slowdowns, shape FROM rollup_gpu_runs WHERE run_id = '$(run_of f1)';
    INSERT INTO node_gpus (uuid, hostname, gpu_index, name, gpu_type, pci_bus_id, info, last_seen)
    SELECT replace(uuid, '-', '-g-'), 'rm-g', gpu_index, name, gpu_type, pci_bus_id, info, now()
    FROM node_gpus WHERE hostname = 'rm-f'" >/dev/null
@@ -238,7 +241,8 @@ fi
 # a NaN planted in an old run's rollup row (never written by the rollups:
 # an unreadable row) fails the 366-day read, and the copy then loads only
 # the 30 days the next read asks for.
-q "UPDATE rollup_gpu_runs SET v_week[1] = 'NaN' WHERE run_id = '$(run_of c1)';
+q "UPDATE rollup_gpu_runs SET v_week = array_prepend('NaN'::float8, (coalesce(v_week, v))[2:])
+   WHERE run_id = '$(run_of c1)';
    UPDATE benchmark_runs SET received_at = now() - interval '200 days' WHERE run_id = '$(run_of c1)'" >/dev/null
 req GET '/v1/reports/capacity?section=capacity&window_days=366'
 [ "$STATUS" -ge 500 ] && ok "a 366-day read over an unreadable row fails ($STATUS)" ||
