@@ -78,8 +78,12 @@ curl -sf -o /dev/null -X POST "$base/v1/benchmarks" -H "Authorization: Bearer $t
 	-H 'Content-Type: application/json' --data-binary @"$work/tmpl.json"
 size() { sql -c "CHECKPOINT" >/dev/null; sql -c "SELECT pg_database_size(current_database())"; }
 for v in $(seq 2 "$variants"); do
+	# its own host and GPUs: the template's GPUs stay the template host's
 	jq -c --arg r "$(cat /proc/sys/kernel/random/uuid)" --arg h "fleet-template-$v" \
-		'.run_id = $r | .node.hostname = $h' "$work/tmpl.json" |
+		--arg s "$(printf 'f%07x' "$v")" '.run_id = $r | .node.hostname = $h
+		| .gpus |= map(.uuid |= sub("5e7e71c0"; $s))
+		| .results |= map(if .gpu_uuid then .gpu_uuid |= sub("5e7e71c0"; $s) else . end
+			| if .peer_uuid then .peer_uuid |= sub("5e7e71c0"; $s) else . end)' "$work/tmpl.json" |
 		awk -v seed="$v" 'BEGIN { srand(seed) } {
 			out = ""; s = $0
 			# a value (after ":) or an array element (after [ or ,) with a
@@ -219,6 +223,17 @@ after=$(size)
 gpus=$((nodes * 8))
 awk -v a="$after" -v b="$before" -v g="$gpus" -v d="$days" \
 	'BEGIN { printf "bytes_per_gpu_year %.0f\n", (a - b) / g * 365 / d }'
+# Part of that growth is per GPU, not per run (node_gpus, nodes,
+# rollup_gpu_latest: rows updated in place; history is the partitioned
+# tables and the run ids); scaled by 365/DAYS it
+# overstates a year when DAYS is short. The split, and the year it implies:
+hist=$(sql -c "SELECT pg_total_relation_size('benchmark_run_ids') + coalesce(sum(pg_total_relation_size(t.relid)), 0)
+	FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace,
+	LATERAL (SELECT relid FROM pg_partition_tree(c.oid) WHERE isleaf) t
+	WHERE s.nspname = 'public' AND c.relkind = 'p' AND NOT c.relispartition")
+awk -v a="$after" -v b="$before" -v h="$hist" -v g="$gpus" -v d="$days" 'BEGIN {
+	printf "# of which partitioned history %.0f bytes per GPU-year, per-GPU state %.0f bytes per GPU;", h / g * 365 / d, (a - b - h) / g
+	printf " a year of this fleet: %.0f bytes per GPU-year\n", h / g * 365 / d + (a - b - h) / g }' >&2
 echo "# generated $nodes nodes x $days days in $(awk -v a="$gen_start" -v b="$gen_end" 'BEGIN { printf "%.0f", b - a }') s; database $((after / 1048576)) MiB" >&2
 # where it went, per table (partitions summed; heap, TOAST, indexes)
 sql -c "SELECT c.relname, sum(pg_table_size(t.relid)), sum(pg_indexes_size(t.relid))
@@ -263,6 +278,7 @@ times() { # PATH: READS request times in ms
 # (storage/fleet_mirror.c): once per start, and again after rows are
 # deleted. Printed on its own; the percentiles are the reads after it.
 curl -s -o /dev/null -w '%{time_total}\n' "$base/v1/fleet" | awk '{ printf "# fleet_first_read_ms %.1f\n", $1 * 1000 }' >&2
+echo "# GPUs in the fleet view (30 days): $(curl -s "$base/v1/fleet" | jq '[.items[].gpus] | add')" >&2
 times /v1/fleet >"$work/fleet"
 pct fleet_p50_ms 50 <"$work/fleet"
 pct fleet_p99_ms 99 <"$work/fleet"
@@ -281,4 +297,8 @@ job='"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80
 posts "{$job,\"calibration\":\"measured\"}" >/dev/null # the copy's first load
 posts "{$job,\"calibration\":\"measured\"}" | pct calibration_p99_ms 99
 posts "{$job,\"calibration\":\"datasheet\"}" | pct sizing_datasheet_p99_ms 99 | sed 's/^/# /' >&2
+# The report's first read loads the daemon's weekly copy (0021): printed
+# on its own, as the fleet view's is.
+curl -s -o /dev/null -w '%{time_total}\n' "$base/v1/reports/capacity?section=capacity" |
+	awk '{ printf "# capacity_report_first_read_ms %.1f\n", $1 * 1000 }' >&2
 times '/v1/reports/capacity?section=capacity' | pct capacity_report_p99_ms 99
