@@ -32,7 +32,11 @@
 #                              H100 runs of 30 days, no cache
 #                              (--calibration-cache-s 0); the same request
 #                              on datasheet figures is printed beside it
-#      capacity_report_p99_ms  GET /v1/reports/capacity (CSV, capacity)
+#      capacity_report_p99_ms  GET /v1/reports/capacity (CSV, capacity),
+#                              after its first read (printed as a comment),
+#                              which loads the daemon's weekly copy
+#    and, as comments, GET /v1/benchmarks pages (list_p99_ms,
+#    list_sparse_p99_ms) and the bytes split into history and per-GPU state.
 #    READS (default 50) requests per read figure. KEEP=1 leaves the
 #    database running afterwards.
 set -euo pipefail
@@ -297,6 +301,13 @@ job='"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80
 posts "{$job,\"calibration\":\"measured\"}" >/dev/null # the copy's first load
 posts "{$job,\"calibration\":\"measured\"}" | pct calibration_p99_ms 99
 posts "{$job,\"calibration\":\"datasheet\"}" | pct sizing_datasheet_p99_ms 99 | sed 's/^/# /' >&2
+# GET /v1/benchmarks opens compact runs' reports (0020): a page of 100
+# results (one run opened), and a page under a filter no result matches
+# although every run measured each part of it (64 runs opened, the most
+# one page opens).
+times '/v1/benchmarks?limit=100' | pct list_p99_ms 99 | sed 's/^/# /' >&2
+times '/v1/benchmarks?metric=hbm_read_gbps&dtype=bf16&limit=100' |
+	pct list_sparse_p99_ms 99 | sed 's/^/# /' >&2
 # The report's first read loads the daemon's weekly copy (0021): printed
 # on its own, as the fleet view's is.
 curl -s -o /dev/null -w '%{time_total}\n' "$base/v1/reports/capacity?section=capacity" |
