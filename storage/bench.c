@@ -627,7 +627,7 @@ enum store_status store_bench_list(struct db_pool *pool,
 				   long long before_id, int rows_max,
 				   json_t **items, struct store_err *e)
 {
-	struct list_params lp;
+	struct list_params lp = {.p = {NULL}};
 	PGresult *r = NULL;
 	json_error_t jerr;
 	int rows;
@@ -679,7 +679,7 @@ enum store_status store_bench_runs_each(struct db_pool *pool,
 					long long *last_id, int *runs,
 					struct store_err *e)
 {
-	struct list_params lp;
+	struct list_params lp = {.p = {NULL}};
 	PGresult *r = NULL;
 	json_error_t jerr;
 	struct bench_stored_run run;
