@@ -43,6 +43,18 @@ extern const char *const stack_sac_names[STACK_SAC_COUNT + 1];
 
 #define STACK_NAME_LEN 64
 
+/* The share of TP collectives torchtitan's async TP hides
+ * (--parallelism.enable_async_tensor_parallel: torch's micro-pipelined
+ * collective matmul), for a torchtitan run's tp_comm_overlap; its
+ * `torchtitan` profile runs vanilla TP (0). Derived from torchtitan's own
+ * same-hardware measurement of Llama 3.1 8B at FSDP 8 x TP 8 (pytorch/
+ * torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md: bf16
+ * 4,378 -> 4,809 tok/s/GPU, float8 5,078 -> 5,570): the step time async TP
+ * saved over the engine's TP time for those runs, 0.39 and 0.34 (a
+ * configuration no validation row has). Megatron-Core's userbuffers
+ * overlap hides twice as much (0.75). */
+#define STACK_TORCHTITAN_ASYNC_TP_OVERLAP 0.37
+
 struct eng_stack {
 	char name[STACK_NAME_LEN];
 	enum attn_kernel attn_kernel;

@@ -208,11 +208,15 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  *  - PyTorch FSDP (FSDP1 or 2) and DDP with flash attention:
  *    pytorch-fsdp2-fa2, the PyTorch-native profile;
  *  - every other stack by its own name.
- * Three stated details adjust the profile, each to another profile's cited
- * value: "eager" (no torch.compile: RMSNorm, rotary and SwiGLU as separate
- * kernels) takes hf-peft-bnb4's eager elementwise factor, "async TP"
- * (torch's decomposed collective matmul, the same pipelining of TP
- * collectives behind GEMM chunks) takes megatron-core's TP overlap, and
+ * Four stated details adjust the profile, each to a cited value: "eager"
+ * (no torch.compile: RMSNorm, rotary and SwiGLU as separate kernels) takes
+ * hf-peft-bnb4's eager elementwise factor, "async TP" (torchtitan's
+ * micro-pipelined collective matmul) torchtitan's own measured async-TP
+ * overlap (STACK_TORCHTITAN_ASYNC_TP_OVERLAP, engine/stack.h; it took
+ * megatron-core's 0.75 before, twice what torchtitan measured),
+ * "FlashAttention-1" the FA1 kernel class at its default efficiency
+ * (Megatron-LLaMA's READMEs cite FlashAttention-1, arXiv:2205.14135, for
+ * both of their columns and list FlashAttention-2 as future work), and
  * "current scaling" (Megatron-Bridge FP8-CS) the current FP8 recipe.
  * Two stacks reduce their gradients after the backward pass, not behind
  * it, and take DP overlap 0 (the DeepSpeed/Megatron-LM 2023 audit,
@@ -262,8 +266,11 @@ static int stack_of(const char *stack, const char *detail, const char *dtype,
 				->elementwise_bytes_factor;
 		if (strstr(detail, "async TP"))
 			out->tp_comm_overlap =
-			    stack_builtin_find("megatron-core")
-				->tp_comm_overlap;
+			    STACK_TORCHTITAN_ASYNC_TP_OVERLAP;
+		if (strstr(detail, "FlashAttention-1")) {
+			out->attn_kernel = ATTN_FA1;
+			out->attn_fwd_efficiency = out->attn_bwd_efficiency = 0;
+		}
 		if (strstr(detail, "current scaling"))
 			out->fp8_recipe = STACK_FP8_CURRENT;
 		if (strstr(detail, "DistributedOptimizer") &&
