@@ -13,11 +13,12 @@
 #    rollups; the variants' stored reports (zstd frames made by the
 #    daemon, migrations/0020) are the generated runs' reports in turn.
 # 2. NODES 8-GPU nodes probe once a day for DAYS days, generated in SQL
-#    (generate_series, one statement per day and batch of nodes, into the
-#    same tables and through the same rollup function as ingestion, not
-#    over HTTP): each run's medians get +-0.5 % noise and a slow drift
-#    (-2 % a year); every 97th node has one GPU 25 % slow on GEMM with a
-#    thermal slowdown; node 0 is retired halfway (no runs after DAYS/2).
+#    (generate_series, one statement per day and batch of nodes, one
+#    transaction per day, into the same tables as ingestion, not over
+#    HTTP): each run's rollups are the template run's, every value with
+#    its own +-0.5 % noise and a slow drift (-2 % a year); every 97th node
+#    has one GPU 25 % slow on GEMM with a thermal slowdown; node 0 is
+#    retired halfway (no runs after DAYS/2).
 #    A generated run's stored report is a variant's, as posted (its
 #    run_id and host are the variant's): the bytes are a real report's.
 # 3. Measures and prints one line per figure, name then value:
@@ -104,24 +105,9 @@ for v in $(seq 2 "$variants"); do
 		echo "# variant $v was not stored" >&2
 done
 
-# The template: the posted run's results as rows (taken apart from its
-# report as tests/api/sql/raw_results.sql does), GPUs numbered by their
-# place; the variants' stored reports.
-sql -c "CREATE TABLE raw_reports (run_id uuid PRIMARY KEY, report jsonb NOT NULL)"
-{
-	printf "INSERT INTO raw_reports VALUES ('%s', \$gszb\$" "$tmpl"
-	sql -c "SELECT encode(report_zstd, 'base64') FROM benchmark_runs WHERE run_id = '$tmpl'" |
-		base64 -d | zstd -dcq
-	printf "\$gszb\$);\n"
-} | sql -f -
-sql -f tests/api/sql/raw_results.sql
+# The template: the posted run's per-run columns and rollups, its GPUs
+# numbered by their place; the variants' stored reports.
 sql -v tmpl="$tmpl" <<'EOF'
-CREATE TABLE bench_tmpl AS
-SELECT b.*, dense_rank() OVER (ORDER BY b.gpu_uuid) - 1 AS gi,
-       b.id - r.first_result_id AS ord
-FROM raw_results b JOIN benchmark_runs r USING (run_id)
-WHERE r.run_id = :'tmpl';
-UPDATE bench_tmpl SET gi = NULL WHERE gpu_uuid IS NULL;
 CREATE TABLE bench_tmpl_run AS
 SELECT result_count, gpu_types, node_type, metrics, dtypes
 FROM benchmark_runs WHERE run_id = :'tmpl';
@@ -131,90 +117,115 @@ FROM benchmark_runs WHERE hostname LIKE 'fleet-template%';
 CREATE TABLE bench_tmpl_gpu AS
 SELECT g.*, dense_rank() OVER (ORDER BY g.uuid) - 1 AS gi
 FROM node_gpus g WHERE hostname = 'fleet-template';
-DROP TABLE raw_results, raw_reports;
+CREATE TABLE bench_tmpl_rollup AS
+SELECT dense_rank() OVER (ORDER BY x.gpu_uuid) - 1 AS gi, x.shape, x.v,
+       x.lim, x.v_week, x.slowdowns,
+       ARRAY(SELECT m = 'gemm_tflops' FROM unnest(s.metrics)
+             WITH ORDINALITY u (m, i) ORDER BY i) AS is_gemm
+FROM rollup_gpu_runs x JOIN rollup_shapes s USING (shape)
+WHERE x.run_id = :'tmpl';
+CREATE TABLE bench_tmpl_type AS
+SELECT gpu_type, metrics, dtypes, v FROM rollup_type_runs
+WHERE run_id = :'tmpl';
+-- A rollup's values, each with its own +-0.5 % noise, the drift, and the
+-- slow GPU's GEMM values 25 % down; NULL stays NULL.
+CREATE FUNCTION bench_noisy(v float8[], is_gemm boolean[], drift float8,
+                            slow boolean) RETURNS float8[]
+LANGUAGE sql VOLATILE AS $$
+    SELECT CASE WHEN v IS NOT NULL THEN ARRAY(
+        SELECT x * (1 + (random() - 0.5) * 0.01) * drift
+               * CASE WHEN slow AND is_gemm[i] THEN 0.75 ELSE 1 END
+        FROM unnest(v) WITH ORDINALITY u (x, i) ORDER BY i) END
+$$;
 EOF
 before=$(size)
 
-# One day and batch of nodes per statement: one rollup call reduces each
-# statement's runs at once.
+# One statement per day and batch of nodes, one transaction per day (a
+# year in one transaction would keep every superseded version of each
+# GPU's latest row, rollup_gpu_latest, until it ended: ~17 GB at 16,000
+# GPUs). A run's rollups are the template run's, each value moved by its
+# own noise (what noise on each result does to their median, without
+# taking 290 medians a run: generation is ~20x faster than through
+# gpusizer_rollup(), and a year of 16,000 GPUs takes minutes, not hours).
 gen_start=$(date +%s.%N)
-sql -v nodes="$nodes" -v days="$days" -v batch="$batch" <<'EOF'
-CREATE FUNCTION pg_temp.gen(nodes int, days int, batch int) RETURNS void
-LANGUAGE plpgsql AS $$
+sql -v nodes="$nodes" -v days="$days" <<'EOF'
+INSERT INTO nodes (hostname, cpu_model, driver_version, cuda_version,
+                   inventory, first_seen, last_seen)
+SELECT 'fleet-' || lpad(n::text, 5, '0'), 'bench', '570.0', '12.8', '{}',
+       now() - make_interval(days => :days), now()
+FROM generate_series(0, :nodes - 1) n;
+INSERT INTO node_gpus (uuid, hostname, gpu_index, name, gpu_type,
+                       pci_bus_id, info, last_seen)
+SELECT 'GPU-' || md5('fleet-' || n || '-' || t.gi), 'fleet-' ||
+       lpad(n::text, 5, '0'), t.gi, t.name, t.gpu_type, t.pci_bus_id,
+       t.info, now()
+FROM generate_series(0, :nodes - 1) n, bench_tmpl_gpu t;
+CREATE FUNCTION bench_gen_day(nodes int, days int, batch int, d int)
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-    d int;
-    lo int;
-    t0 timestamptz;
-    done text;
+    lo int := 0;
+    t0 timestamptz := now() - make_interval(days => days - 1 - d);
+    drift float8 := 1 - 0.02 * d / 365.0;
 BEGIN
-    INSERT INTO nodes (hostname, cpu_model, driver_version, cuda_version,
-                       inventory, first_seen, last_seen)
-    SELECT 'fleet-' || lpad(n::text, 5, '0'), 'bench', '570.0', '12.8', '{}',
-           now() - make_interval(days => days), now()
-    FROM generate_series(0, nodes - 1) n;
-    INSERT INTO node_gpus (uuid, hostname, gpu_index, name, gpu_type,
-                           pci_bus_id, info, last_seen)
-    SELECT 'GPU-' || md5('fleet-' || n || '-' || t.gi), 'fleet-' ||
-           lpad(n::text, 5, '0'), t.gi, t.name, t.gpu_type, t.pci_bus_id,
-           t.info, now()
-    FROM generate_series(0, nodes - 1) n, bench_tmpl_gpu t;
-    FOR d IN 0 .. days - 1 LOOP
-        t0 := now() - make_interval(days => days - 1 - d);
-        lo := 0;
-        WHILE lo < nodes LOOP
-            WITH nn AS (
-                SELECT n, gen_random_uuid() AS run_id,
-                       t0 - make_interval(mins => n % 1440) AS at
-                FROM generate_series(lo, least(lo + batch, nodes) - 1) n
-                WHERE NOT (n = 0 AND d >= days / 2)),
-            ids AS (INSERT INTO benchmark_run_ids (run_id, received_at)
-                    SELECT run_id, at FROM nn RETURNING 1),
-            runs AS (
-                INSERT INTO benchmark_runs (run_id, hostname, status, mode,
-                    started_at, finished_at, received_at, report_zstd,
-                    synthetic, result_count, gpu_uuids, gpu_types,
-                    node_type, metrics, dtypes)
-                SELECT nn.run_id, 'fleet-' || lpad(nn.n::text, 5, '0'), 'ok',
-                       'full', nn.at - interval '8 minutes', nn.at, nn.at,
-                       b.report_zstd, false, r.result_count,
-                       ARRAY(SELECT 'GPU-' || md5('fleet-' || nn.n || '-' || g)
-                             FROM generate_series(0, 7) g),
-                       r.gpu_types, r.node_type, r.metrics, r.dtypes
-                FROM nn, bench_tmpl_run r, bench_tmpl_blob b
-                WHERE b.k = (nn.n + d) % (SELECT count(*) FROM bench_tmpl_blob)
-                RETURNING run_id, hostname, first_result_id, received_at)
-            SELECT gpusizer_rollup(array_agg(ROW(
-                   runs.first_result_id + t.ord, runs.run_id, runs.hostname,
-                   CASE WHEN t.gi IS NOT NULL THEN 'GPU-' || md5(
-                       'fleet-' || nn.n || '-' || t.gi) END,
-                   t.gpu_type, t.metric, t.dtype, t.method, t.peer_index,
-                   t.size_bytes, t.unit, t.status, t.median * f.k, t.max * f.k,
-                   t.mean * f.k, t.p10 * f.k, t.p90 * f.k, t.cv, t.n,
-                   t.limit_value, t.efficiency * f.k, runs.received_at,
-                   CASE WHEN f.slow THEN t.clock_event_reasons ||
-                       '{hw_thermal_slowdown}'::text[]
-                       ELSE t.clock_event_reasons END)::benchmark_results),
-                   false)::text INTO STRICT done
-            FROM runs JOIN nn USING (run_id) CROSS JOIN bench_tmpl t
-            CROSS JOIN LATERAL (
-                SELECT nn.n % 97 = 0 AND t.gi = 3 AND t.metric = 'gemm_tflops'
-                       AS slow) s
-            CROSS JOIN LATERAL (
-                SELECT s.slow,
-                       (1 + (random() - 0.5) * 0.01) * (1 - 0.02 * d / 365.0)
-                       * CASE WHEN s.slow THEN 0.75 ELSE 1 END AS k) f;
-            lo := lo + batch;
-        END LOOP;
+    WHILE lo < nodes LOOP
+        WITH nn AS (
+            SELECT n, gen_random_uuid() AS run_id,
+                   t0 - make_interval(mins => n % 1440) AS at
+            FROM generate_series(lo, least(lo + batch, nodes) - 1) n
+            WHERE NOT (n = 0 AND d >= days / 2)),
+        ids AS (INSERT INTO benchmark_run_ids (run_id, received_at)
+                SELECT run_id, at FROM nn RETURNING 1),
+        runs AS (
+            INSERT INTO benchmark_runs (run_id, hostname, status, mode,
+                started_at, finished_at, received_at, report_zstd,
+                synthetic, result_count, gpu_uuids, gpu_types,
+                node_type, metrics, dtypes)
+            SELECT nn.run_id, 'fleet-' || lpad(nn.n::text, 5, '0'), 'ok',
+                   'full', nn.at - interval '8 minutes', nn.at, nn.at,
+                   b.report_zstd, false, r.result_count,
+                   ARRAY(SELECT 'GPU-' || md5('fleet-' || nn.n || '-' || g)
+                         FROM generate_series(0, 7) g),
+                   r.gpu_types, r.node_type, r.metrics, r.dtypes
+            FROM nn, bench_tmpl_run r, bench_tmpl_blob b
+            WHERE b.k = (nn.n + d) % (SELECT count(*) FROM bench_tmpl_blob)
+            RETURNING run_id, received_at),
+        g AS (
+            INSERT INTO rollup_gpu_runs (measured_at, gpu_uuid, run_id,
+                synthetic, shape, v, lim, v_week, slowdowns)
+            SELECT runs.received_at, 'GPU-' || md5('fleet-' || nn.n || '-'
+                   || t.gi), runs.run_id, false, t.shape,
+                   bench_noisy(t.v, t.is_gemm, drift, s.slow), t.lim,
+                   bench_noisy(t.v_week, t.is_gemm, drift, s.slow),
+                   CASE WHEN s.slow THEN ARRAY(SELECT DISTINCT x FROM
+                       unnest(t.slowdowns || '{hw_thermal_slowdown}'::text[])
+                       x ORDER BY 1) ELSE t.slowdowns END
+            FROM runs JOIN nn USING (run_id) CROSS JOIN bench_tmpl_rollup t
+            CROSS JOIN LATERAL (SELECT nn.n % 97 = 0 AND t.gi = 3 AS slow) s
+            RETURNING 1)
+        INSERT INTO rollup_type_runs (measured_at, gpu_type, run_id,
+                                      synthetic, metrics, dtypes, v)
+        SELECT runs.received_at, t.gpu_type, runs.run_id, false, t.metrics,
+               t.dtypes, bench_noisy(t.v, NULL, drift, false)
+        FROM runs CROSS JOIN bench_tmpl_type t;
+        lo := lo + batch;
     END LOOP;
-    UPDATE nodes n SET last_run_id = r.run_id, last_seen = r.received_at
-    FROM (SELECT DISTINCT ON (hostname) hostname, run_id, received_at
-          FROM benchmark_runs ORDER BY hostname, received_at DESC) r
-    WHERE r.hostname = n.hostname AND n.hostname LIKE 'fleet-%';
-    UPDATE node_gpus g SET last_seen = n.last_seen FROM nodes n
-    WHERE n.hostname = g.hostname AND n.hostname LIKE 'fleet-%';
 END
 $$;
-SELECT pg_temp.gen(:nodes, :days, :batch);
+EOF
+for d in $(seq 0 $((days - 1))); do
+	sql -c "SELECT bench_gen_day($((nodes)), $((days)), $((batch)), $d)" >/dev/null
+	# superseded latest rows become reusable, as autovacuum would make them
+	[ $((d % 7)) = 6 ] && sql -c "VACUUM rollup_gpu_latest"
+done
+sql <<'EOF'
+UPDATE nodes n SET last_run_id = r.run_id, last_seen = r.received_at
+FROM (SELECT DISTINCT ON (hostname) hostname, run_id, received_at
+      FROM benchmark_runs ORDER BY hostname, received_at DESC) r
+WHERE r.hostname = n.hostname AND n.hostname LIKE 'fleet-%';
+UPDATE node_gpus g SET last_seen = n.last_seen FROM nodes n
+WHERE n.hostname = g.hostname AND n.hostname LIKE 'fleet-%';
+DROP FUNCTION bench_gen_day(int, int, int, int);
+DROP FUNCTION bench_noisy(float8[], boolean[], float8, boolean);
 VACUUM ANALYZE;
 EOF
 # Each GPU's latest row (rollup_gpu_latest, 0016) is rewritten by every
