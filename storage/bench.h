@@ -101,7 +101,6 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 enum store_status store_bench_get(struct db_pool *pool, const char *run_id,
 				  json_t **out, struct store_err *e);
 
-#define BENCH_CURSOR_MAX 64
 struct bench_filter {
 	const char *hostname, *gpu_type, *metric, *dtype, *since, *run_id;
 	const char *cursor; /* from a previous page */
