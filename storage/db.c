@@ -35,6 +35,11 @@
  * and 34.5 "Pipeline Mode"). lock_timeout keeps a statement that waits on
  * a row lock from holding a connection for the whole statement_timeout;
  * TimeZone makes timestamps render as UTC whatever the server's default.
+ * jit is off: PostgreSQL compiles a plan whose estimated cost passes
+ * jit_above_cost (100,000), and the capacity report's statement passes it
+ * once 35 days of 16,000 GPUs are kept: compiling took 99 ms of its 228
+ * (EXPLAIN ANALYZE, docs/BENCHMARKS.md), for a statement that runs in
+ * ~100 ms; no statement here runs long enough to win it back.
  * Prepared like db_exec_stmt's statements (where the pooler keeps them):
  * parsing and planning it each time doubled the cost of a short statement.
  */
@@ -42,7 +47,7 @@ static const char settings_sql[] =
     /* clang-format off */
     "SELECT set_config('statement_timeout', $1, true),"
     " set_config('lock_timeout', '2000', true),"
-    " set_config('TimeZone', 'UTC', true)";
+    " set_config('TimeZone', 'UTC', true), set_config('jit', 'off', true)";
 /* clang-format on */
 static struct db_stmt settings_stmt = {.sql = settings_sql};
 
