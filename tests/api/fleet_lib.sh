@@ -1,6 +1,8 @@
-# fleet_lib.sh - shared by the fleet-history tests (t_rollups, t_latest),
-# sourced after lib.sh: a database of their own, psql on it, the reference
-# queries of tests/api/sql, and probe reports made from the H100 fixture.
+# fleet_lib.sh - shared by the fleet-history tests (t_rollups, t_latest,
+# t_fleet_mirror, t_report_mirror, t_compact), sourced after lib.sh: a
+# database of their own, psql on it, the reference queries of
+# tests/api/sql, probe reports made from the H100 fixture, and a second
+# daemon on the same database.
 
 # fleet_database PREFIX: db and DATABASE_URL (exported) name a new database.
 fleet_database() {
@@ -78,4 +80,25 @@ fleet_same() {
 	else
 		not_ok "$name" "$STATUS $(diff <(jq -S . "$T/body") <(echo "$want") | head -20 | tr '\n' ' ')"
 	fi
+}
+# second_daemon [ARG...]: another daemon on the same database (ARGs added
+# to serve's), started and ready: its pid in d2, its URL in base2.
+second_daemon() {
+	local port2=""
+	"$GSZ_BIN" serve --listen 127.0.0.1:0 "$@" --database-url "$DATABASE_URL" \
+		--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/d2.log" 2>&1 &
+	d2=$!
+	for _ in $(seq 200); do
+		port2=$(grep -o '"msg":"listening".*"port":"[0-9]*"' "$T/d2.log" | grep -o '"port":"[0-9]*"' | grep -o '[0-9]*' | head -n 1)
+		[ -n "$port2" ] && curl -sf "http://127.0.0.1:$port2/readyz" >/dev/null && break
+		sleep 0.05
+	done
+	base2=http://127.0.0.1:$port2
+}
+# second_daemon_stop: it exits cleanly, with no sanitizer report.
+second_daemon_stop() {
+	kill -TERM "$d2" && wait "$d2" && ok "the second daemon exits cleanly" || not_ok "the second daemon exits cleanly"
+	grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$T/d2.log" &&
+		not_ok "no sanitizer reports (second daemon)" "$(grep -m3 -E 'ERROR: |runtime error:' "$T/d2.log")" ||
+		ok "no sanitizer reports (second daemon)"
 }

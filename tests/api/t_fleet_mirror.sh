@@ -83,21 +83,12 @@ check "the older transaction's calibration row reaches the copy after it commits
 as_raw "after commits out of order"
 
 # A second daemon on the same database, which reads what the first stored.
-"$GSZ_BIN" serve --listen 127.0.0.1:0 --calibration-cache-s 0 --database-url "$DATABASE_URL" \
-	--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/d2.log" 2>&1 &
-d2=$!
-port2=""
-for _ in $(seq 200); do
-	port2=$(grep -o '"msg":"listening".*"port":"[0-9]*"' "$T/d2.log" | grep -o '"port":"[0-9]*"' | grep -o '[0-9]*' | head -n 1)
-	[ -n "$port2" ] && curl -sf "http://127.0.0.1:$port2/readyz" >/dev/null && break
-	sleep 0.05
-done
-as_raw "a second daemon's first read" "http://127.0.0.1:$port2"
+second_daemon --calibration-cache-s 0
+as_raw "a second daemon's first read" "$base2"
 mk mir-d "$(at '-30 seconds')" '.synthetic = false' >"$T/d.json"
 post "report d (through the first daemon)" "$T/d.json"
-as_raw "a second daemon, after a run stored by the first" "http://127.0.0.1:$port2"
-kill -TERM "$d2" && wait "$d2" && ok "the second daemon exits cleanly" || not_ok "the second daemon exits cleanly"
-grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$T/d2.log" && not_ok "no sanitizer reports (second daemon)" "$(grep -m3 -E 'ERROR: |runtime error:' "$T/d2.log")" || ok "no sanitizer reports (second daemon)"
+as_raw "a second daemon, after a run stored by the first" "$base2"
+second_daemon_stop
 
 # Concurrent reads of both copies while runs arrive: every answer is a
 # 200, and the copies end equal to the statements they replaced.

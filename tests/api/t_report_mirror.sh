@@ -188,23 +188,12 @@ as_ref "rollup rows added to a run stored earlier"
 
 # A second daemon (real runs only) on the same database, while the first
 # writes.
-"$GSZ_BIN" serve --listen 127.0.0.1:0 --database-url "$DATABASE_URL" \
-	--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/d2.log" 2>&1 &
-d2=$!
-port2=""
-for _ in $(seq 200); do
-	port2=$(grep -o '"msg":"listening".*"port":"[0-9]*"' "$T/d2.log" | grep -o '"port":"[0-9]*"' | grep -o '[0-9]*' | head -n 1)
-	[ -n "$port2" ] && curl -sf "http://127.0.0.1:$port2/readyz" >/dev/null && break
-	sleep 0.05
-done
-csv_as_ref "a second daemon's first read, real runs only" false "http://127.0.0.1:$port2"
+second_daemon
+csv_as_ref "a second daemon's first read, real runs only" false "$base2"
 mk rm-c "$(at '-20 seconds')" ".synthetic = false | $(slow 0007 gemm_tflops 0.5)" >"$T/c3.json"
 post "report c3 (through the first daemon)" "$T/c3.json"
-csv_as_ref "a second daemon, after a run stored by the first" false "http://127.0.0.1:$port2"
-kill -TERM "$d2" && wait "$d2" && ok "the second daemon exits cleanly" || not_ok "the second daemon exits cleanly"
-grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$T/d2.log" &&
-	not_ok "no sanitizer reports (second daemon)" "$(grep -m3 -E 'ERROR: |runtime error:' "$T/d2.log")" ||
-	ok "no sanitizer reports (second daemon)"
+csv_as_ref "a second daemon, after a run stored by the first" false "$base2"
+second_daemon_stop
 as_ref "after the second daemon's reads"
 
 # Deletes leave no row to fetch: the copy is loaded again (node b's first
