@@ -15,22 +15,33 @@
 
 #define UNROLL 8
 
+// The copy is one launch over the whole buffer, one 16-byte vector per
+// thread (the layout of PyTorch's vectorised elementwise kernels), not a
+// grid-stride loop over a grid sized to the SMs: on an H200 the
+// grid-stride copy (8 blocks of 256 per SM, 8 vectors per thread) reached
+// 1,928-1,967 GB/s and this one 2,118-2,133 GB/s, against 2,117 for
+// PyTorch's kernel and 2,126 for the copy engine; 2 vectors per thread or
+// 128 threads per block were within 1 % (docs/BENCHMARKS.md, 2026-11-26).
+#define COPY_VEC     1
+#define COPY_THREADS 256
 __global__ void copy_kernel(const uint4 *__restrict__ src,
 			    uint4 *__restrict__ dst, size_t n)
 {
-	size_t stride = (size_t)gridDim.x * blockDim.x;
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	for (; i + (UNROLL - 1) * stride < n; i += UNROLL * stride) {
-		uint4 v[UNROLL];
+	size_t base =
+	    (size_t)blockIdx.x * COPY_THREADS * COPY_VEC + threadIdx.x;
+	uint4 v[COPY_VEC];
 #pragma unroll
-		for (int u = 0; u < UNROLL; u++)
-			v[u] = src[i + u * stride];
-#pragma unroll
-		for (int u = 0; u < UNROLL; u++)
-			dst[i + u * stride] = v[u];
+	for (int u = 0; u < COPY_VEC; u++) {
+		size_t j = base + (size_t)u * COPY_THREADS;
+		if (j < n)
+			v[u] = src[j];
 	}
-	for (; i < n; i += stride)
-		dst[i] = src[i];
+#pragma unroll
+	for (int u = 0; u < COPY_VEC; u++) {
+		size_t j = base + (size_t)u * COPY_THREADS;
+		if (j < n)
+			dst[j] = v[u];
+	}
 }
 
 __global__ void read_kernel(const uint4 *__restrict__ src, size_t n,
@@ -121,6 +132,7 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 	gpu_timed timed;
 	cudaStream_t s = nullptr;
 	size_t nvec;
+	unsigned copy_blocks;
 	float ms = 0;
 
 	*n = 0;
@@ -131,6 +143,8 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 	GPU_CHECK(
 	    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	blocks = sms * 8;
+	copy_blocks = (unsigned)((nvec + COPY_THREADS * COPY_VEC - 1) /
+				 (COPY_THREADS * COPY_VEC));
 	GPU_CHECK(gpu_timed_create(&timed));
 	s = timed.s;
 	GPU_CHECK(cudaMalloc(&a, bytes));
@@ -144,8 +158,9 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 		auto op = [&](void) -> cudaError_t {
 			switch (kind) {
 			case GPU_HBM_COPY_SM:
-				copy_kernel<<<blocks, 256, 0, s>>>(
-				    (const uint4 *)a, (uint4 *)b, nvec);
+				copy_kernel<<<copy_blocks, COPY_THREADS, 0,
+					      s>>>((const uint4 *)a, (uint4 *)b,
+						   nvec);
 				return cudaGetLastError();
 			case GPU_HBM_READ_SM:
 				read_kernel<<<blocks, 256, 0, s>>>(

@@ -389,13 +389,17 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 	LT_CHECK(lt.desc_set(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
 	LT_CHECK(lt.desc_set(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
 	if (dt == GPU_DT_FP8_E4M3) {
-		// Scales are device pointers; 1.0 (PROBE.md section 6).
-		const float ones[3] = {1.0f, 1.0f, 1.0f};
+		// Scales are device pointers; 1.0 (PROBE.md section 6). Each
+		// is 16-byte aligned: cuBLASLt 13.0 on an H200 refused every
+		// algorithm (status 15, NOT_SUPPORTED) when B's scale sat 4
+		// bytes after A's (docs/BENCHMARKS.md, 2026-11-26).
+		const float ones[8] = {1.0f, 1.0f, 1.0f, 1.0f,
+				       1.0f, 1.0f, 1.0f, 1.0f};
 		int8_t fast = 0;
 		GPU_CHECK(cudaMalloc(&scales, sizeof(ones)));
 		GPU_CHECK(cudaMemcpy(scales, ones, sizeof(ones),
 				     cudaMemcpyHostToDevice));
-		const float *sa = scales, *sb = scales + 1;
+		const float *sa = scales, *sb = scales + 4;
 		LT_CHECK(lt.desc_set(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
 				     &sa, sizeof(sa)));
 		LT_CHECK(lt.desc_set(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
@@ -433,6 +437,9 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		// (gpu_timed_batch): a gpu_sample_rc, or 1 more
 		// (GEMM_REFUSED) when cuBLASLt refused the algorithm.
 		const int GEMM_REFUSED = 2;
+		// The status of the last refusal, for the message when every
+		// candidate was refused.
+		cublasStatus_t refused_st = CUBLAS_STATUS_SUCCESS;
 		auto batch = [&](int algo, int l, bool gated,
 				 float *ms) -> int {
 			cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
@@ -462,6 +469,8 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		auto run_ungated = [&](int algo) -> int {
 			cublasStatus_t st = gemm(algo);
 			cudaError_t e = cudaStreamSynchronize(s);
+			if (st != CUBLAS_STATUS_SUCCESS)
+				refused_st = st;
 			if (e != cudaSuccess)
 				return gpu_sample_fail(e, err, errlen);
 			return st == CUBLAS_STATUS_SUCCESS ? GPU_SAMPLE_OK
@@ -492,8 +501,9 @@ extern "C" int gpu_gemm(int dev, enum gpu_dtype dt, int m, int n_, int k,
 		if (best < 0) {
 			snprintf(err, errlen,
 				 "cuBLASLt ran none of its %d algorithms for "
-				 "%s %dx%dx%d",
-				 returned, c.name, m, n_, k);
+				 "%s %dx%dx%d (last refusal: cublasLtMatmul "
+				 "status %d)",
+				 returned, c.name, m, n_, k, (int)refused_st);
 			rc = GPU_SKIP;
 			goto out;
 		}

@@ -12,6 +12,10 @@
 #    >= 95 % of the reference on the same card in the same run
 #    (tools/gpu_check_compare.py).
 #
+# GPU_CHECK_PROBE=PATH uses a probe built elsewhere (nothing is built here);
+# GPU_CHECK_TIMEOUT_S=N ends each probe run after N seconds (`timeout`), so
+# a hung measurement cannot take the whole check with it.
+#
 # Without a GPU it prints "gpu-check: skipped: no GPU (...)" and exits 0, so
 # it can be called anywhere. Exit 1 when a probe run fails or a figure is
 # below the goal. Everything lands in $GPU_CHECK_DIR (build/gpu-check):
@@ -37,25 +41,37 @@ archs=${archs% }
 
 mkdir -p "$out"
 echo "gpu-check: GPUs: $("$smi" --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | tr '\n' ';')"
-echo "gpu-check: building for compute capability $archs"
-bin=$out/gpusizer-probe
-make -s -f probe/probe.mk probe PROBE_ARCHS="$archs" \
-	PROBE_OBJDIR="$out/obj" PROBE_BIN="$bin" || {
-	echo "gpu-check: FAILED: the probe does not build"
-	exit 1
-}
-[ -x "$bin" ] || {
-	echo "gpu-check: FAILED: no nvcc to build the probe (set CUDA_HOME or NVCC)"
-	exit 1
-}
+bin=${GPU_CHECK_PROBE:-}
+if [ -n "$bin" ]; then
+	[ -x "$bin" ] || {
+		echo "gpu-check: FAILED: GPU_CHECK_PROBE=$bin is not an executable"
+		exit 1
+	}
+	echo "gpu-check: using the probe built at $bin"
+else
+	echo "gpu-check: building for compute capability $archs"
+	bin=$out/gpusizer-probe
+	make -s -f probe/probe.mk probe PROBE_ARCHS="$archs" \
+		PROBE_OBJDIR="$out/obj" PROBE_BIN="$bin" || {
+		echo "gpu-check: FAILED: the probe does not build"
+		exit 1
+	}
+	[ -x "$bin" ] || {
+		echo "gpu-check: FAILED: no nvcc to build the probe (set CUDA_HOME or NVCC)"
+		exit 1
+	}
+fi
+limit=()
+[ -n "${GPU_CHECK_TIMEOUT_S:-}" ] && limit=(timeout -k 5 "$GPU_CHECK_TIMEOUT_S")
 
 fail=0
 run_probe() { # NAME ARGS...: the report in $out/NAME.json, log in NAME.log
 	local name=$1 rc
 	shift
 	echo "gpu-check: gpusizer-probe $*"
-	"$bin" "$@" --output "$out/$name.json" 2>"$out/$name.log"
+	"${limit[@]}" "$bin" "$@" --output "$out/$name.json" 2>"$out/$name.log"
 	rc=$?
+	[ "$rc" -eq 124 ] && echo "gpu-check: $name: stopped after GPU_CHECK_TIMEOUT_S=$GPU_CHECK_TIMEOUT_S s"
 	echo "gpu-check: $name: exit $rc ($(grep -c ' failed: \| skipped: ' "$out/$name.log") results not ok; log $out/$name.log)"
 	# 0 ok, 2 partial (e.g. one GPU: no NCCL, no P2P) both ran.
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then
@@ -83,7 +99,7 @@ ref=$out/reference.json
 rm -f "$ref"
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
 	echo "gpu-check: PyTorch reference on GPU 0"
-	python3 tools/gpu_check_ref.py "$out/quick.json" "$out/full.json" >"$ref" 2>"$out/reference.log" || {
+	"${limit[@]}" python3 tools/gpu_check_ref.py "$out/quick.json" "$out/full.json" >"$ref" 2>"$out/reference.log" || {
 		echo "gpu-check: FAILED: the PyTorch reference did not run (log $out/reference.log)"
 		tail -n 5 "$out/reference.log" | sed 's/^/    /'
 		rm -f "$ref"

@@ -6,8 +6,11 @@ measured GPU 0 at:
   * gemm_tflops bf16: torch.matmul of bf16 (m x k) @ (k x n), 2mnk / t
   * gemm_tflops fp8_e4m3: torch._scaled_mm e4m3 x e4m3 -> bf16, scales 1.0
     (mamf-finder's FP8 method), 2mnk / t
-  * hbm_copy_ce_gbps, hbm_copy_gbps: dst.copy_(src) on the device (a
-    contiguous same-type copy; PyTorch issues cudaMemcpyAsync), bytes once
+  * hbm_copy_ce_gbps: dst.copy_(src) on the device (a contiguous same-type
+    copy; PyTorch issues cudaMemcpyAsync: the copy engine), bytes once
+  * hbm_copy_gbps: torch.bitwise_not(src, out=dst) on int32, PyTorch's
+    elementwise kernel, which reads and writes the same bytes on the SMs
+    as the probe's copy kernel, bytes once
   * h2d_pinned_gbps, d2h_pinned_gbps: copies between a pinned host tensor and
     the device, bytes once
 Each figure is the median of 5 samples, each sample a batch of operations
@@ -114,9 +117,16 @@ def copy(metric, size):
         src = torch.randint(-2**31, 2**31 - 1, (n,), device=DEV,
                             dtype=torch.int32)
         dst = torch.empty_like(src)
-
-        def fn():
-            dst.copy_(src)
+        if metric == "hbm_copy_ce_gbps":
+            def fn():
+                dst.copy_(src)
+        else:
+            # The probe's hbm_copy_gbps is a copy by the SMs; PyTorch's
+            # copy_ of a contiguous tensor is the copy engine
+            # (cudaMemcpyAsync), so the SM reference is an elementwise
+            # kernel that reads and writes the same bytes.
+            def fn():
+                torch.bitwise_not(src, out=dst)
     else:
         host = torch.randint(-2**31, 2**31 - 1, (n,),
                              dtype=torch.int32).pin_memory()
