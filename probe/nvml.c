@@ -483,7 +483,7 @@ double probe_energy_power_w(const unsigned long long *start_mj,
 	double sum = 0;
 	size_t i, used = 0;
 
-	if (!(dt_s > 0))
+	if (!(dt_s >= PROBE_ENERGY_MIN_WINDOW_S))
 		return NAN;
 	for (i = 0; i < n; i++) {
 		if (!valid[i])

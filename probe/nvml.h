@@ -61,10 +61,17 @@ struct probe_sampler *probe_sampler_start(struct probe_nvml *n,
  * and later), else the mean of the power readings. */
 void probe_sampler_stop(struct probe_sampler *s, struct probe_telemetry *out);
 
+/* The shortest window whose energy-counter power is reported. On an H200
+ * (driver 580, 2026-11-26) the counter advanced in steps: windows of
+ * 0.05-0.3 s read 0 W, 844 W or 1,407 W under a 700 W limit, while windows
+ * of 1.5 s and longer read 690-730 W. Shorter windows keep the mean of the
+ * power readings (nvmlDeviceGetPowerUsage, itself a ~1 s average). */
+#define PROBE_ENERGY_MIN_WINDOW_S 1.0
+
 /* Mean per-GPU power in W over a window of dt_s seconds from energy
  * counters (mJ) read at its start and end, counting the GPUs whose valid
- * flag is set. NaN when dt_s <= 0, no GPU is valid, or a counter went
- * backwards (a driver reload resets it). */
+ * flag is set. NaN when dt_s < PROBE_ENERGY_MIN_WINDOW_S, no GPU is
+ * valid, or a counter went backwards (a driver reload resets it). */
 double probe_energy_power_w(const unsigned long long *start_mj,
 			    const unsigned long long *end_mj, const int *valid,
 			    size_t n, double dt_s);

@@ -403,6 +403,12 @@ static void test_energy_power(void)
 	CHECK(isnan(probe_energy_power_w(e0, e1, ok, 3, 1.0)));
 	ok[0] = 1;
 	CHECK(isnan(probe_energy_power_w(e0, e1, ok, 3, 0.0)));
+	/* A window shorter than the counter's steps: no figure (an H200 read
+	 * 0 W and 1,407 W over such windows). */
+	CHECK(isnan(probe_energy_power_w(e0, e1, ok, 3, 0.25)));
+	CHECK_NEAR(
+	    probe_energy_power_w(e0, e1, ok, 1, PROBE_ENERGY_MIN_WINDOW_S),
+	    700.0 / PROBE_ENERGY_MIN_WINDOW_S, 1e-9);
 }
 
 /* ---- correctness checks
