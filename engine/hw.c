@@ -204,13 +204,12 @@ double hw_attn_tflops(const struct hw_spec *g, bool backward)
 	enum eng_dtype t = g->peak_tflops[ENG_BF16] > 0.0 ? ENG_BF16 : ENG_FP16;
 	double peak = g->peak_tflops[t];
 	double eff = hw_default_attn_efficiency(g, backward);
-	const struct hw_measured *m = &g->gemm_tflops[t];
+	struct hw_rate gemm = hw_gemm_rate(g, t);
 
-	/* The measured best-shape rate, retained as the GEMM rate is, over
-	 * the default in-step efficiency. */
-	if (m->samples > 0 && m->value > 0.0 && peak > 0.0)
-		eff *= (m->value * hw_gemm_in_step_retention(t) / peak) /
-		       hw_gemm_efficiency_for(g, t);
+	/* The measured in-step GEMM rate (hw_gemm_rate) over the default
+	 * in-step efficiency: a power-capped GPU slows both. */
+	if (gemm.measured && peak > 0.0)
+		eff *= (gemm.value / peak) / hw_gemm_efficiency_for(g, t);
 	return peak * eff;
 }
 
@@ -245,6 +244,18 @@ double hw_gemm_in_step_retention(enum eng_dtype t)
 	return IN_STEP_RETENTION;
 }
 
+/* Smallest dimensions of the probe's sustained plan GEMMs, in ascending
+ * order (probe/m_gemm_sustained.c, docs/PROBE.md "Sustained GEMM"). */
+static const double probe_plan_min_dims[] = {1024, 1280, 3584, 4096};
+
+double hw_probe_plan_shape_factor(enum eng_dtype t)
+{
+	/* The median of four: the mean of the middle two (the factor rises
+	 * with the dimension, so their order is the dimensions'). */
+	return 0.5 * (gemm_shape_factor(probe_plan_min_dims[1], t) +
+		      gemm_shape_factor(probe_plan_min_dims[2], t));
+}
+
 /* retention: the share of a measured median the engine uses (1: all). */
 static struct hw_rate rate_from(double datasheet, double eff,
 				const struct hw_measured *m, double retention)
@@ -270,12 +281,31 @@ static struct hw_rate rate_from(double datasheet, double eff,
 struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t)
 {
 	enum eng_dtype c = t;
+	const struct hw_measured *sus;
+	struct hw_rate r;
 
 	/* int4 weights are dequantised and multiplied in 16-bit. */
 	if (t == ENG_INT4)
 		c = g->peak_tflops[ENG_FP16] > 0.0 ? ENG_FP16 : ENG_BF16;
-	return rate_from(g->peak_tflops[c], hw_gemm_efficiency_for(g, c),
-			 &g->gemm_tflops[c], hw_gemm_in_step_retention(c));
+	sus = &g->gemm_sustained_tflops[c];
+	if (sus->samples > 0 && sus->value > 0.0) {
+		/* The sustained plan GEMMs are the in-step rate itself (every
+		 * GPU busy at its power limit, a plan's shapes): no retention,
+		 * only their shapes taken out. What they lack is NCCL running
+		 * beside them, which the engine does not charge (MODEL.md §5).
+		 */
+		r = rate_from(g->peak_tflops[c], 0.0, sus, 1.0);
+		r.plan_shape_factor = hw_probe_plan_shape_factor(c);
+		r.value /= r.plan_shape_factor;
+		r.efficiency = r.datasheet > 0.0 ? r.value / r.datasheet : 0.0;
+		r.measured_metric = "gemm_sustained_tflops";
+		return r;
+	}
+	r = rate_from(g->peak_tflops[c], hw_gemm_efficiency_for(g, c),
+		      &g->gemm_tflops[c], hw_gemm_in_step_retention(c));
+	if (r.measured)
+		r.measured_metric = "gemm_tflops";
+	return r;
 }
 
 double hw_pcie_gbps(int gen, int width)

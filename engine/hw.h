@@ -78,9 +78,14 @@ struct hw_spec {
 	/* Calibration seam: probe medians. When samples > 0 the engine uses
 	 * them instead of datasheet x default efficiency. */
 	struct hw_measured gemm_tflops[ENG_DTYPE_COUNT]; /* large GEMM */
-	struct hw_measured hbm_gbps;			 /* device copy */
-	struct hw_measured intra_node_busbw_gbps;	 /* NCCL busbw */
-	struct hw_measured inter_node_busbw_gbps;	 /* per node */
+	/* The probe's plan GEMMs (four shapes of a Llama-2-70B layer at
+	 * TP 8), each run --sustain-s seconds on every GPU of the node: the
+	 * median over GPUs and shapes. Used in place of gemm_tflops when
+	 * measured (hw_gemm_rate). */
+	struct hw_measured gemm_sustained_tflops[ENG_DTYPE_COUNT];
+	struct hw_measured hbm_gbps;		  /* device copy */
+	struct hw_measured intra_node_busbw_gbps; /* NCCL busbw */
+	struct hw_measured inter_node_busbw_gbps; /* per node */
 };
 
 /* A rate the engine uses and where it came from. */
@@ -94,6 +99,13 @@ struct hw_rate {
 	 * value applies to it (1 where none applies: hbm, links) */
 	double measured_median;
 	double retention;
+	/* measured GEMM rates only: the probe metric the median is of
+	 * ("gemm_tflops" or "gemm_sustained_tflops"; NULL otherwise), and for
+	 * the sustained one the median shape factor of the plan's GEMMs the
+	 * value divides it by (hw_probe_plan_shape_factor; 0 otherwise):
+	 * value = measured_median x retention / plan_shape_factor. */
+	const char *measured_metric;
+	double plan_shape_factor;
 };
 
 /* The four hardware numbers a sizing used, for the response's `basis`. */
@@ -139,6 +151,14 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
  * (issue 14): 0.75/0.869 for every dtype (FP8/INT8: 0.612 = H100 mamf FP8
  * 1402.6/1979 x 0.863, issue 13). docs/MODEL.md §5. */
 double hw_gemm_in_step_retention(enum eng_dtype t);
+
+/* The median, over the probe's four sustained plan GEMMs (smallest
+ * dimensions 1,280, 1,024, 4,096 and 3,584: QKV, attention output, MLP
+ * gate+up and MLP down of a Llama-2-70B layer at TP 8 with 4,096 tokens;
+ * docs/PROBE.md), of gemm_shape_factor for dtype t: what turns the median
+ * of their sustained rates into the large-GEMM rate the engine scales by
+ * each GEMM's own shape. 16-bit 0.937, FP8/INT8 0.883. */
+double hw_probe_plan_shape_factor(enum eng_dtype t);
 
 /* Fraction of the large-GEMM rate a GEMM with smallest dimension
  * min_dim reaches: min_dim / (min_dim + 128) (tile/wave quantisation;

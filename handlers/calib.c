@@ -32,12 +32,20 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		problem_store(res, &e, "fleet measurements");
 		return -1;
 	}
-	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++)
+	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
 		if (usable(&fm.gemm_tflops[t])) {
 			hw->gemm_tflops[t].value = fm.gemm_tflops[t].value;
 			hw->gemm_tflops[t].samples = fm.gemm_tflops[t].samples;
 			any = 1;
 		}
+		if (usable(&fm.gemm_sustained_tflops[t])) {
+			hw->gemm_sustained_tflops[t].value =
+			    fm.gemm_sustained_tflops[t].value;
+			hw->gemm_sustained_tflops[t].samples =
+			    fm.gemm_sustained_tflops[t].samples;
+			any = 1;
+		}
+	}
 	if (usable(&fm.hbm_gbps)) {
 		hw->hbm_gbps.value = fm.hbm_gbps.value;
 		hw->hbm_gbps.samples = fm.hbm_gbps.samples;

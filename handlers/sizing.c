@@ -230,13 +230,21 @@ static json_t *rate_json(const struct hw_rate *r, const char *unit,
 		json_object_set_new(o, "samples", json_integer(r->samples));
 		json_object_set_new(o, "window_days",
 				    json_integer(ci ? ci->window_days : 0));
-		/* A best-shape GEMM median keeps the in-step share the
-		 * datasheet path assumes (engine/hw.h): say both. */
-		if (r->retention != 1.0) {
+		/* A measured GEMM rate derives from a probe median: a
+		 * best-shape one keeps the in-step share the datasheet path
+		 * assumes, a sustained one has its plan's shapes taken out
+		 * (engine/hw.h): say which, and each factor. */
+		if (r->measured_metric) {
+			json_object_set_new(o, "measured_metric",
+					    json_string(r->measured_metric));
 			json_object_set_new(o, "measured_median",
 					    sizing_real(r->measured_median, 4));
 			json_object_set_new(o, "in_step_retention",
 					    sizing_real(r->retention, 3));
+			if (r->plan_shape_factor > 0.0)
+				json_object_set_new(
+				    o, "plan_shape_factor",
+				    sizing_real(r->plan_shape_factor, 4));
 		}
 	} else {
 		json_object_set_new(o, "source",

@@ -50,10 +50,14 @@ static void medians_put(void *ctx, const char *metric, const char *dtype,
 	 */
 	if (!(v.value >= BENCH_STAT_MIN && v.value <= BENCH_STAT_MAX))
 		return;
-	if (!strcmp(metric, "gemm_tflops")) {
+	if (!strcmp(metric, "gemm_tflops") ||
+	    !strcmp(metric, "gemm_sustained_tflops")) {
+		struct fleet_value *to = strcmp(metric, "gemm_tflops")
+					     ? out->gemm_sustained_tflops
+					     : out->gemm_tflops;
 		for (int t = 0; t < FLEET_DTYPES; t++)
 			if (!strcmp(dtype, dtype_names[t]))
-				out->gemm_tflops[t] = v;
+				to[t] = v;
 	} else if (!strcmp(metric, "hbm_read_gbps")) {
 		out->hbm_gbps = v;
 	} else if (!strcmp(metric, "nccl_allreduce_busbw_gbps")) {

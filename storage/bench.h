@@ -33,6 +33,8 @@ struct fleet_value {
 };
 struct fleet_medians {
 	struct fleet_value gemm_tflops[FLEET_DTYPES];
+	/* the plan GEMMs run --sustain-s on every GPU of the node (0022) */
+	struct fleet_value gemm_sustained_tflops[FLEET_DTYPES];
 	struct fleet_value hbm_gbps;		 /* streaming read rate */
 	struct fleet_value allreduce_busbw_gbps; /* NCCL, intra-node */
 	struct fleet_value p2p_gbps;		 /* one direction */

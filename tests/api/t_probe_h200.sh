@@ -41,3 +41,30 @@ host=$(jq -r .node.hostname "$T/quick.json")
 req GET "/v1/nodes/$host"
 check "the NVML name 'NVIDIA H200' maps to the catalog's h200-sxm-141gb" 200 \
 	'[.. | objects | select(has("gpu_type")) | .gpu_type] | index("h200-sxm-141gb") != null'
+
+# Calibration (migrations/0022): the full run's sustained plan GEMMs are
+# the in-step rate; their median over the four shapes is divided by the
+# median of the engine's shape factors of those shapes (16-bit: 1,280 and
+# 3,584 in the middle, (1280/1408 + 3584/3712) / 2), with no retention.
+# The quick run beside it, which has no sustained GEMMs, changes nothing.
+job='{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h200-sxm-141gb","max_gpus":64,"top":1,"calibration":"measured"}'
+sus=$(jq '[.results[] | select(.metric == "gemm_sustained_tflops" and .dtype == "bf16") | .median] | sort | (.[1] + .[2]) / 2' "$T/full.json")
+psf=$(awk 'BEGIN { printf "%.10f", (1280 / 1408 + 3584 / 3712) / 2 }')
+req POST /v1/sizing/training -d "$job"
+check "calibration: the sustained plan GEMMs' median ($sus), their shapes taken out" 201 \
+	".basis.gemm_tflops.source == \"measured\" and .basis.gemm_tflops.measured_metric == \"gemm_sustained_tflops\"
+	 and ((.basis.gemm_tflops.measured_median - $sus) | fabs) < 0.05 and .basis.gemm_tflops.in_step_retention == 1
+	 and ((.basis.gemm_tflops.plan_shape_factor - $psf) | fabs) < 5e-5
+	 and ((.basis.gemm_tflops.value - $sus / $psf) / ($sus / $psf) | fabs) < 5e-4"
+# The same GPU's quick run alone (another catalog type named by gpu_type):
+# its best-shape median times the in-step retention 0.75/0.869.
+q2=$(mk "$fix/report_h200x1_quick.json" "$T/q2.json")
+jq '.gpus[0].gpu_type = "h200-nvl-141gb"' "$T/q2.json" >"$T/q2n.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/q2n.json"
+check "a quick report attributed to another type is stored" 201 ".run_id == \"$q2\""
+best=$(jq '.results[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .median' "$T/quick.json")
+req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.gpu = "h200-nvl-141gb"')"
+check "calibration without sustained GEMMs: the best-shape median ($best) x 0.863" 201 \
+	".basis.gemm_tflops.measured_metric == \"gemm_tflops\" and ((.basis.gemm_tflops.measured_median - $best) | fabs) < 0.05
+	 and .basis.gemm_tflops.in_step_retention == 0.863 and (.basis.gemm_tflops | has(\"plan_shape_factor\") | not)
+	 and ((.basis.gemm_tflops.value - $best * 0.75 / 0.869) | fabs) < 0.1"

@@ -89,6 +89,58 @@ static void test_fp8_and_other_rates(void)
 	CHECK(hbm.measured && hbm.value == 3000 && hbm.retention == 1.0);
 }
 
+/* The probe's sustained plan GEMMs (migrations/0022): the median of the
+ * four shapes' factors, by hand: 16-bit (1280/1408 + 3584/3712) / 2 =
+ * (0.909091 + 0.965517) / 2 = 0.937304; FP8 (1280/1536 + 3584/3840) / 2 =
+ * (0.833333 + 0.933333) / 2 = 0.883333. */
+static void test_plan_shape_factor(void)
+{
+	CHECK_NEAR(hw_probe_plan_shape_factor(ENG_BF16), 0.937304, 1e-6);
+	CHECK_NEAR(hw_probe_plan_shape_factor(ENG_FP16), 0.937304, 1e-6);
+	CHECK_NEAR(hw_probe_plan_shape_factor(ENG_FP8), 0.883333, 1e-6);
+	CHECK_NEAR(hw_probe_plan_shape_factor(ENG_INT8), 0.883333, 1e-6);
+}
+
+/* A sustained median is the in-step rate of the plan's shapes: divided by
+ * their factor, no retention, and it wins over a best-shape median. The
+ * H200's full run (tests/fixtures/probe/report_h200x1_full.json): bf16
+ * 686.85 -> 686.85 / 0.937304 = 732.79 TFLOP/s, where its best shape
+ * (715.3, after the 20 s warm-up) x 0.863 would be 617.3. */
+static void test_sustained_is_the_in_step_rate(void)
+{
+	struct hw_spec g = h100();
+	struct hw_rate r, best;
+	double attn_ds = hw_attn_tflops(&g, false);
+	double ds = hw_gemm_rate(&g, ENG_BF16).value;
+
+	g.gemm_tflops[ENG_BF16].value = 715.3;
+	g.gemm_tflops[ENG_BF16].samples = 1;
+	best = hw_gemm_rate(&g, ENG_BF16);
+	CHECK_NEAR(best.value, 617.29, 0.01);
+	CHECK(!strcmp(best.measured_metric, "gemm_tflops"));
+	CHECK(best.plan_shape_factor == 0.0);
+	g.gemm_sustained_tflops[ENG_BF16].value = 686.85;
+	g.gemm_sustained_tflops[ENG_BF16].samples = 2;
+	r = hw_gemm_rate(&g, ENG_BF16);
+	CHECK(r.measured && r.samples == 2);
+	CHECK(!strcmp(r.measured_metric, "gemm_sustained_tflops"));
+	CHECK_NEAR(r.measured_median, 686.85, 1e-12);
+	CHECK(r.retention == 1.0);
+	CHECK_NEAR(r.plan_shape_factor, 0.937304, 1e-6);
+	CHECK_NEAR(r.value, 732.79, 0.01);
+	CHECK_NEAR(r.efficiency, r.value / 989.4, 1e-12);
+	/* Attention follows the GEMM rate used. */
+	CHECK_NEAR(hw_attn_tflops(&g, false), attn_ds * r.value / ds, 1e-9);
+	/* Other dtypes keep their own path: FP8 is not measured here. */
+	CHECK(!hw_gemm_rate(&g, ENG_FP8).measured);
+	g.gemm_sustained_tflops[ENG_FP8].value = 1164.45;
+	g.gemm_sustained_tflops[ENG_FP8].samples = 1;
+	CHECK_NEAR(hw_gemm_rate(&g, ENG_FP8).value, 1164.45 / 0.883333, 0.01);
+	/* A faster sustained fleet is never sized slower. */
+	g.gemm_sustained_tflops[ENG_BF16].value = 700.0;
+	CHECK(hw_gemm_rate(&g, ENG_BF16).value > r.value);
+}
+
 /* PCIe per direction (hw_pcie_gbps): the figures docs/PROBE.md lists for
  * x16 links (128b/130b), other widths in proportion, x16 when the width
  * is unknown (0), 0 for a generation the engine has no rate for. */
@@ -110,6 +162,8 @@ int main(void)
 	RUN(test_fp8_in_step_efficiency);
 	RUN(test_measured_best_shape_matches_datasheet);
 	RUN(test_fp8_and_other_rates);
+	RUN(test_plan_shape_factor);
+	RUN(test_sustained_is_the_in_step_rate);
 	RUN(test_pcie_gbps);
 	return testlib_finish();
 }
