@@ -56,6 +56,13 @@ check "calibration: the sustained plan GEMMs' median ($sus), their shapes taken 
 	 and ((.basis.gemm_tflops.measured_median - $sus) | fabs) < 0.05 and .basis.gemm_tflops.in_step_retention == 1
 	 and ((.basis.gemm_tflops.plan_shape_factor - $psf) | fabs) < 5e-5
 	 and ((.basis.gemm_tflops.value - $sus / $psf) / ($sus / $psf) | fabs) < 5e-4"
+# FP8 the same way, with FP8's shape factors ((1280/1536 + 3584/3840) / 2).
+sus8=$(jq '[.results[] | select(.metric == "gemm_sustained_tflops" and .dtype == "fp8_e4m3") | .median] | sort | (.[1] + .[2]) / 2' "$T/full.json")
+req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.precision = "fp8"')"
+check "calibration in FP8: the FP8 sustained median ($sus8) over 0.8833" 201 \
+	".basis.gemm_tflops.measured_metric == \"gemm_sustained_tflops\" and ((.basis.gemm_tflops.measured_median - $sus8) / $sus8 | fabs) < 5e-4
+	 and ((.basis.gemm_tflops.plan_shape_factor - 0.8833) | fabs) < 1e-4
+	 and ((.basis.gemm_tflops.value - $sus8 / 0.88333333) / ($sus8 / 0.88333333) | fabs) < 5e-4"
 # The same GPU's quick run alone (another catalog type named by gpu_type):
 # its best-shape median times the in-step retention 0.75/0.869.
 q2=$(mk "$fix/report_h200x1_quick.json" "$T/q2.json")
