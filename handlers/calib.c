@@ -14,6 +14,17 @@ static int usable(const struct fleet_value *v)
 	       v->value <= BENCH_STAT_MAX;
 }
 
+/* Copies a usable fleet median into the engine's measured field; 1 when
+ * it did. */
+static int take(struct hw_measured *to, const struct fleet_value *from)
+{
+	if (!usable(from))
+		return 0;
+	to->value = from->value;
+	to->samples = from->samples;
+	return 1;
+}
+
 int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct hw_spec *hw, struct calib_info *ci, const char *field,
 		struct response *res)
@@ -33,30 +44,12 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		return -1;
 	}
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
-		if (usable(&fm.gemm_tflops[t])) {
-			hw->gemm_tflops[t].value = fm.gemm_tflops[t].value;
-			hw->gemm_tflops[t].samples = fm.gemm_tflops[t].samples;
-			any = 1;
-		}
-		if (usable(&fm.gemm_sustained_tflops[t])) {
-			hw->gemm_sustained_tflops[t].value =
-			    fm.gemm_sustained_tflops[t].value;
-			hw->gemm_sustained_tflops[t].samples =
-			    fm.gemm_sustained_tflops[t].samples;
-			any = 1;
-		}
+		any |= take(&hw->gemm_tflops[t], &fm.gemm_tflops[t]);
+		any |= take(&hw->gemm_sustained_tflops[t],
+			    &fm.gemm_sustained_tflops[t]);
 	}
-	if (usable(&fm.hbm_gbps)) {
-		hw->hbm_gbps.value = fm.hbm_gbps.value;
-		hw->hbm_gbps.samples = fm.hbm_gbps.samples;
-		any = 1;
-	}
-	if (usable(&fm.allreduce_busbw_gbps)) {
-		hw->intra_node_busbw_gbps.value = fm.allreduce_busbw_gbps.value;
-		hw->intra_node_busbw_gbps.samples =
-		    fm.allreduce_busbw_gbps.samples;
-		any = 1;
-	}
+	any |= take(&hw->hbm_gbps, &fm.hbm_gbps);
+	any |= take(&hw->intra_node_busbw_gbps, &fm.allreduce_busbw_gbps);
 	ci->runs = fm.runs;
 	if (mode == CALIB_MEASURED && !any) {
 		problem(res, 422, "not-measured", "No measurements",

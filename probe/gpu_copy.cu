@@ -22,26 +22,14 @@
 // 1,928-1,967 GB/s and this one 2,118-2,133 GB/s, against 2,117 for
 // PyTorch's kernel and 2,126 for the copy engine; 2 vectors per thread or
 // 128 threads per block were within 1 % (docs/BENCHMARKS.md, 2026-11-26).
-#define COPY_VEC     1
 #define COPY_THREADS 256
 __global__ void copy_kernel(const uint4 *__restrict__ src,
 			    uint4 *__restrict__ dst, size_t n)
 {
-	size_t base =
-	    (size_t)blockIdx.x * COPY_THREADS * COPY_VEC + threadIdx.x;
-	uint4 v[COPY_VEC];
-#pragma unroll
-	for (int u = 0; u < COPY_VEC; u++) {
-		size_t j = base + (size_t)u * COPY_THREADS;
-		if (j < n)
-			v[u] = src[j];
-	}
-#pragma unroll
-	for (int u = 0; u < COPY_VEC; u++) {
-		size_t j = base + (size_t)u * COPY_THREADS;
-		if (j < n)
-			dst[j] = v[u];
-	}
+	size_t i = (size_t)blockIdx.x * COPY_THREADS + threadIdx.x;
+
+	if (i < n)
+		dst[i] = src[i];
 }
 
 __global__ void read_kernel(const uint4 *__restrict__ src, size_t n,
@@ -143,8 +131,7 @@ extern "C" int gpu_hbm(int dev, enum gpu_hbm_kind kind, size_t bytes,
 	GPU_CHECK(
 	    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	blocks = sms * 8;
-	copy_blocks = (unsigned)((nvec + COPY_THREADS * COPY_VEC - 1) /
-				 (COPY_THREADS * COPY_VEC));
+	copy_blocks = (unsigned)((nvec + COPY_THREADS - 1) / COPY_THREADS);
 	GPU_CHECK(gpu_timed_create(&timed));
 	s = timed.s;
 	GPU_CHECK(cudaMalloc(&a, bytes));

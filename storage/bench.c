@@ -38,6 +38,15 @@ void store_set_calibration_cache_s(int seconds)
 	medians_cache.ttl_ms = (long long)seconds * 1000;
 }
 
+/* v into the element of a per-dtype array (fleet_medians) named dtype. */
+static void put_by_dtype(struct fleet_value *to, const char *dtype,
+			 struct fleet_value v)
+{
+	for (int t = 0; t < FLEET_DTYPES; t++)
+		if (!strcmp(dtype, dtype_names[t]))
+			to[t] = v;
+}
+
 /* One (metric, dtype) median of calibration into its field. */
 static void medians_put(void *ctx, const char *metric, const char *dtype,
 			double median, long long n)
@@ -50,14 +59,10 @@ static void medians_put(void *ctx, const char *metric, const char *dtype,
 	 */
 	if (!(v.value >= BENCH_STAT_MIN && v.value <= BENCH_STAT_MAX))
 		return;
-	if (!strcmp(metric, "gemm_tflops") ||
-	    !strcmp(metric, "gemm_sustained_tflops")) {
-		struct fleet_value *to = strcmp(metric, "gemm_tflops")
-					     ? out->gemm_sustained_tflops
-					     : out->gemm_tflops;
-		for (int t = 0; t < FLEET_DTYPES; t++)
-			if (!strcmp(dtype, dtype_names[t]))
-				to[t] = v;
+	if (!strcmp(metric, "gemm_tflops")) {
+		put_by_dtype(out->gemm_tflops, dtype, v);
+	} else if (!strcmp(metric, "gemm_sustained_tflops")) {
+		put_by_dtype(out->gemm_sustained_tflops, dtype, v);
 	} else if (!strcmp(metric, "hbm_read_gbps")) {
 		out->hbm_gbps = v;
 	} else if (!strcmp(metric, "nccl_allreduce_busbw_gbps")) {

@@ -39,18 +39,6 @@ static const struct {
 };
 #define NROWS ((int)(sizeof(rows) / sizeof(rows[0])))
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void test_plan_gemms_against_h200(void)
 {
 	struct hw_spec g = fx_h200();
@@ -74,7 +62,8 @@ static void test_plan_gemms_against_h200(void)
 		abs20[i] = fabs(e20);
 		worst = fmax(worst, fmax(abs5[i], abs20[i]));
 	}
-	double m5 = median(abs5, NROWS), m20 = median(abs20, NROWS);
+	double m5 = testlib_median(abs5, NROWS),
+	       m20 = testlib_median(abs20, NROWS);
 	printf("# median |error|: 5 s %.1f %%, 20 s %.1f %%; worst %.1f %%\n",
 	       100 * m5, 100 * m20, 100 * worst);
 	CHECK(m5 <= 0.10 && m20 <= 0.10);

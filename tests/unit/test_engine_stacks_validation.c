@@ -137,13 +137,7 @@ static double median_abs(const double *v, int n)
 
 	for (int i = 0; i < n; i++)
 		s[i] = fabs(v[i]);
-	for (int i = 1; i < n; i++) /* insertion sort: n <= MAXROW */
-		for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
-			double x = s[j];
-			s[j] = s[j - 1];
-			s[j - 1] = x;
-		}
-	return n ? (n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])) : 0;
+	return testlib_median(s, n);
 }
 
 static void add(struct group *g, int *ng, const char *key, double e)

@@ -37,18 +37,6 @@ static double num(char **f, int i)
 	return (i >= 0 && f[i][0]) ? atof(f[i]) : 0.0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_d);
-	return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
-}
-
 /* Opens tests/fixtures/validation/<name> and reads its header row into
  * *t; NULL when the file cannot be opened. */
 static FILE *open_table(const char *name, struct table *t)
@@ -168,7 +156,7 @@ static void test_training_rows(void)
 	fclose(fp);
 	free(res);
 	{
-		double med = median(err, n);
+		double med = testlib_median(err, n);
 		printf("# training: %d rows, median |error| %.1f %%\n", n,
 		       100 * med);
 		CHECK(n >= 25);
@@ -281,7 +269,8 @@ static void test_inference_rows(void)
 	}
 	fclose(fp);
 	{
-		double mt = median(err_t, nt), mf = median(err_f, nf_);
+		double mt = testlib_median(err_t, nt),
+		       mf = testlib_median(err_f, nf_);
 		printf(
 		    "# inference throughput: %d rows, median |error| %.1f %%\n",
 		    nt, 100 * mt);
@@ -438,7 +427,7 @@ static void test_serving_rows(void)
 	}
 	for (int i = 0; i < 3; i++)
 		printf("# serving %s: %d rows, median |error| %.1f %%\n",
-		       groups[i], n[i], 100 * median(err[i], n[i]));
+		       groups[i], n[i], 100 * testlib_median(err[i], n[i]));
 	/* every row is evaluated; the accuracy is reported, not gated: the
 	 * rows are out of sample (docs/VALIDATION.md explains the misses) */
 	CHECK(rows >= 100);

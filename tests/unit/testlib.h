@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int testlib_passed, testlib_failed, testlib_cur_failed;
@@ -48,6 +49,19 @@ static const char *testlib_cur_name;
 			printf("ok - %s\n", testlib_cur_name);                 \
 		}                                                              \
 	} while (0)
+
+static inline int testlib_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorts v in place); 0 when n is 0. */
+static inline double testlib_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), testlib_cmp_double);
+	return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
+}
 
 static inline int testlib_finish(void)
 {
