@@ -175,16 +175,15 @@ double hw_gemm_efficiency_for(const struct hw_spec *g, enum eng_dtype t)
 }
 
 /* FlashAttention-2-class fused attention, fraction of the dense 16-bit
- * datasheet peak (forward, backward). The backward pass is counted as
- * 2.5x the forward FLOPs (it recomputes QK^T), as the FlashAttention
- * benchmarks count it.
+ * datasheet peak (forward, backward) in the kernel benchmarks of the
+ * FlashAttention papers (burst, boost clock; hw_attn_tflops applies the
+ * in-step retention). The backward pass is counted as 2.5x the forward
+ * FLOPs (it recomputes QK^T), as the FlashAttention benchmarks count it.
  *  - Ampere/Ada (cc < 9): FlashAttention-2 (Dao 2023, arXiv:2307.08691)
  *    reaches up to 73 % of A100 peak forward and 63 % backward at long
  *    sequences, a few points less at 2K-8K causal: 0.65 / 0.55.
- *  - Hopper (cc 9.x): FlashAttention-2 does not use wgmma/TMA and reaches
- *    ~35-40 % of H100 peak (FlashAttention-3, Shah et al. 2024,
- *    arXiv:2407.08608: "only 35 % utilization"): 0.40 / 0.35. FA3 / cuDNN
- *    fused attention reach ~0.6-0.75; give a measured rate to use them.
+ *  - Hopper (cc 9.x): FlashAttention-2 does not use wgmma/TMA (below);
+ *    FA3 and cuDNN are speed-ups over it (attention.c).
  *  - Blackwell (cc >= 10) and non-NVIDIA parts (cc 0.0): no FA2-class
  *    figure in our sources; the Hopper figures are used (conservative). */
 static const double attn_eff_ampere[2] = {0.65, 0.55};
@@ -210,7 +209,14 @@ double hw_attn_tflops(const struct hw_spec *g, bool backward)
 {
 	enum eng_dtype t = g->peak_tflops[ENG_BF16] > 0.0 ? ENG_BF16 : ENG_FP16;
 	double peak = g->peak_tflops[t];
-	double eff = hw_default_attn_efficiency(g, backward);
+	/* The efficiencies are burst kernel benchmarks at boost clock (the
+	 * FlashAttention papers' harness), like mamf's GEMM maximum; a step
+	 * runs the same tensor cores at the power-limited clock, so the
+	 * attention kernel keeps the GEMM's in-step share. Our H200 probe
+	 * (BENCHMARKS.md): BF16 8192^3 at 799-805 TFLOP/s burst, 701-715
+	 * after 20 s at the 700 W limit (0.88). MODEL.md §5. */
+	double eff = hw_default_attn_efficiency(g, backward) *
+		     hw_gemm_in_step_retention(t);
 	struct hw_rate gemm = hw_gemm_rate(g, t);
 
 	/* The measured in-step GEMM rate (hw_gemm_rate) over the default

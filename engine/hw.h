@@ -177,7 +177,9 @@ double hw_gemm_efficiency_for(const struct hw_spec *g, enum eng_dtype t);
  * generation (compute capability; 0.0 = not NVIDIA). MODEL.md §5. */
 double hw_default_attn_efficiency(const struct hw_spec *g, bool backward);
 /* Achieved fused-attention rate (TFLOP/s), forward or backward: the
- * default efficiency above x datasheet, scaled by measured / default when
+ * default efficiency above (a burst kernel benchmark) x the in-step
+ * retention of GEMMs (hw_gemm_in_step_retention) x datasheet, scaled by
+ * measured / default when
  * the probe measured the 16-bit GEMM rate (so a slow or power-capped GPU
  * slows its attention too). */
 double hw_attn_tflops(const struct hw_spec *g, bool backward);

@@ -240,6 +240,12 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 		json_object_set_new(
 		    o, "attn_head_dim_factor",
 		    sizing_real(attn_head_dim_factor(head_dim), 4));
+		if (s->attn_fwd_efficiency <= 0.0 ||
+		    s->attn_bwd_efficiency <= 0.0)
+			json_object_set_new(
+			    o, "attn_in_step_retention",
+			    sizing_real(hw_gemm_in_step_retention(ENG_BF16),
+					4));
 	}
 	if (s->kernels_per_layer > 0.0 && s->kernel_launch_us > 0.0)
 		json_object_set_new(

@@ -115,13 +115,13 @@ check "PUT attn_kernel xformers is stored as its class fa1" 201 '.attn_kernel ==
 T70='"model":"llama-3-70b","seq_len":8192,"gpu":"h100","gpus":64,"global_batch_size":512,"calibration":"datasheet","strategies":{"tp":[8],"pp":[1],"zero":[1],"recompute":["selective"],"micro_batch":[1]}'
 req POST /v1/sizing/training "${J[@]}" -d "{$T70}"
 check "no stack: the default profile, stated in assumptions and basis" 201 \
-	'(.assumptions.stack | startswith("megatron-lm-2021")) and .basis.stack.name == "megatron-lm-2021" and .basis.stack.tp_comm_overlap == 0 and .basis.stack.attn_kernel == "fa2" and .basis.stack.gemm_clock_derate == 1 and (.basis.stack.attn_fwd_efficiency - 0.337 | fabs) < 1e-4'
+	'(.assumptions.stack | startswith("megatron-lm-2021")) and .basis.stack.name == "megatron-lm-2021" and .basis.stack.tp_comm_overlap == 0 and .basis.stack.attn_kernel == "fa2" and .basis.stack.gemm_clock_derate == 1 and .basis.stack.attn_in_step_retention == 0.8631 and (.basis.stack.attn_fwd_efficiency - 0.337 * 0.75 / 0.869 | fabs) < 1e-4'
 tp_default=$(jq '.plans[0].time_s.tp_comm' "$T/body")
 step_default=$(jq '.plans[0].time_s.step' "$T/body")
 attn_default=$(jq '.plans[0].time_s.compute_attention' "$T/body")
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"mcore\"}"
 check "stack mcore: megatron-core, TP overlap and cuDNN attention applied; stored by its own name" 201 \
-	'.basis.stack.name == "megatron-core" and .assumptions.stack == "megatron-core" and .request.stack == "megatron-core" and .basis.stack.tp_comm_overlap == 0.75 and (.basis.stack.attn_fwd_efficiency - 0.337 * 529 / 333 | fabs) < 1e-4'
+	'.basis.stack.name == "megatron-core" and .assumptions.stack == "megatron-core" and .request.stack == "megatron-core" and .basis.stack.tp_comm_overlap == 0.75 and (.basis.stack.attn_fwd_efficiency - 0.337 * 529 / 333 * 0.75 / 0.869 | fabs) < 1e-4'
 jq -e --argjson tp "$tp_default" --argjson st "$step_default" --argjson at "$attn_default" \
 	'.plans[0].time_s.tp_comm < $tp and .plans[0].time_s.step < $st and .plans[0].time_s.compute_attention < $at' "$T/body" >/dev/null &&
 	ok "megatron-core exposes less TP time and a shorter step than the default" ||
@@ -131,6 +131,10 @@ check "stack object: overrides replace the profile's values" 201 \
 	'.basis.stack.name == "megatron-core" and .basis.stack.tp_comm_overlap == 0 and .basis.stack.attn_kernel == "fa2"'
 jq -e --argjson tp "$tp_default" '.plans[0].time_s.tp_comm == $tp' "$T/body" >/dev/null &&
 	ok "overlap 0 gives the default's TP time" || not_ok "overlap 0 gives the default's TP time" "$(jq -c .plans[0].time_s "$T/body")"
+# An efficiency override is an in-step figure: applied as given, no retention
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"name\":\"megatron-core\",\"attn_fwd_efficiency\":0.5,\"attn_bwd_efficiency\":0.45}}"
+check "stack attn efficiencies: applied as given, without the in-step retention" 201 \
+	'.basis.stack.attn_fwd_efficiency == 0.5 and .basis.stack.attn_bwd_efficiency == 0.45 and (.basis.stack | has("attn_in_step_retention") | not)'
 # ZeRO-1's post-step parameter all-gather hides only with param_gather_overlap
 req POST /v1/sizing/training "${J[@]}" -d "{$T70}"
 dp_default=$(jq '.plans[0].time_s.dp_comm_exposed' "$T/body")
