@@ -100,11 +100,18 @@ extern const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT];
 /* The profile a request without "stack" gets: megatron-lm-2021, the
  * stack of the runs the engine is calibrated on (MODEL.md §4a). */
 #define STACK_DEFAULT_NAME "megatron-lm-2021"
+/* The profile a QLoRA request without "stack" gets: hf-peft-bnb4. QLoRA's
+ * NF4 base weights are bitsandbytes' (Dettmers et al. 2023, whose
+ * implementation is Hugging Face PEFT + bitsandbytes); Megatron-LM has no
+ * 4-bit base layers, so its profile cannot be the stack such a job runs. */
+#define STACK_QLORA_DEFAULT_NAME "hf-peft-bnb4"
 
 /* The built-in profile named name, or NULL. */
 const struct eng_stack *stack_builtin_find(const char *name);
 /* *out = the default profile. */
 void stack_default(struct eng_stack *out);
+/* *out = the built-in profile named name, else the default profile. */
+void stack_builtin_or_default(const char *name, struct eng_stack *out);
 
 /* 0 when every value of s is in range, else -1 with *field naming the
  * first one out of range. */

@@ -150,11 +150,19 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	trn_request_init(rq);
 	if (sizing_parse_model(app, &v, b, top_keys, &rq->model, job) != 0)
 		return -1;
-	/* the software-stack profile (issue 13); field errors accumulate */
-	if (stack_resolve(app, json_object_get(b, "stack"), &rq->stack, res) !=
-		0 &&
-	    !json_object_get(res->json, "errors"))
-		return -1;
+	/* the software-stack profile (issue 13); field errors accumulate.
+	 * Without one, QLoRA gets the stack QLoRA runs on (stack.h). */
+	{
+		const char *method =
+		    json_string_value(json_object_get(b, "method"));
+		const char *def = method && !strcmp(method, "qlora")
+				      ? STACK_QLORA_DEFAULT_NAME
+				      : STACK_DEFAULT_NAME;
+		if (stack_resolve(app, json_object_get(b, "stack"), def,
+				  &rq->stack, res) != 0 &&
+		    !json_object_get(res->json, "errors"))
+			return -1;
+	}
 	if (jv_int(&v, b, "seq_len", true, 1, TRN_SEQ_LEN_MAX, &x) == 0 && x)
 		rq->seq_len = (long)x;
 	d = 0;
@@ -405,6 +413,33 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
 	return o;
 }
 
+/* The default profiles (stacks.h) and why a request without "stack" gets
+ * them: assumptions.stack says so when the profile is one of them. */
+static const struct {
+	const char *name;
+	bool qlora_only;
+	const char *why;
+} stack_defaults[] = {
+    {STACK_DEFAULT_NAME, false,
+     "the default when the request names no stack: the Megatron-LM 2021-22 "
+     "runs the engine is calibrated on; basis.stack lists its values"},
+    {STACK_QLORA_DEFAULT_NAME, true,
+     "the default for method qlora when the request names no stack: "
+     "Hugging Face PEFT + bitsandbytes, the stack QLoRA runs on; "
+     "basis.stack lists its values"},
+};
+
+static json_t *stack_assumption(const struct trn_request *rq)
+{
+	for (size_t i = 0; i < sizeof(stack_defaults) / sizeof(*stack_defaults);
+	     i++)
+		if (!strcmp(rq->stack.name, stack_defaults[i].name) &&
+		    (!stack_defaults[i].qlora_only || rq->method == TRN_QLORA))
+			return json_sprintf("%s (%s)", rq->stack.name,
+					    stack_defaults[i].why);
+	return json_string(rq->stack.name);
+}
+
 /* The engine result as the API's JSON (without id/kind/created_at). */
 json_t *training_result_json(const struct trn_request *rq,
 			     const struct trn_result *r,
@@ -488,14 +523,7 @@ json_t *training_result_json(const struct trn_request *rq,
 		      "storage); steady_state_* exclude them"));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
-	json_object_set_new(
-	    assumptions, "stack",
-	    json_string(!strcmp(rq->stack.name, STACK_DEFAULT_NAME)
-			    ? STACK_DEFAULT_NAME
-			    " (the default when the request names no stack: "
-			    "the Megatron-LM 2021-22 runs the engine is "
-			    "calibrated on; basis.stack lists its values)"
-			    : rq->stack.name));
+	json_object_set_new(assumptions, "stack", stack_assumption(rq));
 	json_t *basis = sizing_basis_json(&r->basis, &job->ci);
 	{
 		const struct model_arch *m = &rq->model;

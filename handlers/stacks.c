@@ -143,15 +143,16 @@ static int get_forgiving(struct app *app, const char *asked, const char *field,
 	return -1;
 }
 
-int stack_resolve(struct app *app, const json_t *value, struct eng_stack *out,
+int stack_resolve(struct app *app, const json_t *value,
+		  const char *default_name, struct eng_stack *out,
 		  struct response *res)
 {
-	const char *name = STACK_DEFAULT_NAME;
+	const char *name = default_name;
 	const json_t *over = NULL;
 	json_t *row = NULL;
 	int rc = -1;
 
-	stack_default(out);
+	stack_builtin_or_default(default_name, out);
 	if (value && !json_is_null(value)) {
 		if (json_is_string(value)) {
 			name = json_string_value(value);

@@ -10,11 +10,13 @@
 #include "engine/stack.h"
 #include "handlers/handler.h"
 
-/* The request's "stack" (value; NULL or absent: the default profile,
- * engine/stack.h STACK_DEFAULT_NAME) into *out: a catalog name (forgiving,
- * names.h) or an object {"name": ..., field: override, ...}. Errors name
- * "stack" / "stack.<field>" in res. 0 or -1. */
-int stack_resolve(struct app *app, const json_t *value, struct eng_stack *out,
+/* The request's "stack" (value; NULL or absent: the profile named
+ * default_name, engine/stack.h STACK_DEFAULT_NAME or, for QLoRA,
+ * STACK_QLORA_DEFAULT_NAME) into *out: a catalog name (forgiving, names.h)
+ * or an object {"name": ..., field: override, ...}. Errors name "stack" /
+ * "stack.<field>" in res. 0 or -1. */
+int stack_resolve(struct app *app, const json_t *value,
+		  const char *default_name, struct eng_stack *out,
 		  struct response *res);
 
 /* The profile as an answer's basis shows it: its name and every value the

@@ -177,6 +177,20 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048
 check "qlora on hf-peft-bnb4: launch gaps and eager bytes in the basis" 201 \
 	'.basis.stack.name == "hf-peft-bnb4" and .basis.stack.kernel_launch.kernels_per_layer == 320 and .basis.stack.elementwise_bytes_factor == 4.2 and .basis.stack.qlora_dequant_bytes_per_param == 2.516'
 
+# Without a stack, QLoRA gets the stack QLoRA runs on; LoRA keeps the default
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048,"gpu":"h100","gpus":1,"method":"qlora"}'
+check "qlora without a stack: hf-peft-bnb4, said in assumptions and stored in the request" 201 \
+	'.basis.stack.name == "hf-peft-bnb4" and .request.stack == "hf-peft-bnb4" and (.assumptions.stack | startswith("hf-peft-bnb4 (the default for method qlora"))'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048,"gpu":"h100","gpus":1,"method":"qlora","stack":{"kernel_launch_us":3}}'
+check "qlora with an unnamed stack object: overrides on hf-peft-bnb4" 201 \
+	'.basis.stack.name == "hf-peft-bnb4" and .basis.stack.kernel_launch.us == 3 and .basis.stack.elementwise_bytes_factor == 4.2'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048,"gpu":"h100","gpus":1,"method":"qlora","stack":"megatron-lm-2021"}'
+check "qlora naming megatron-lm-2021: that profile, not described as the QLoRA default" 201 \
+	'.basis.stack.name == "megatron-lm-2021" and (.assumptions.stack | contains("qlora") | not)'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1,"method":"lora"}'
+check "lora without a stack: the default megatron-lm-2021" 201 \
+	'.basis.stack.name == "megatron-lm-2021" and (.assumptions.stack | startswith("megatron-lm-2021 (the default"))'
+
 # QLoRA of a 70B on H100 PCIe vs A100 PCIe (issue 13: the source material measured ~25 % faster;
 # the engine answered 2.1x): dequantisation, eager elementwise work and launch gaps do not speed
 # up with tensor-core FLOPs, so the HF stack narrows the gap.
