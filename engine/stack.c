@@ -86,6 +86,22 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   FA2 backend (PyTorch >= 2.2), no DP overlap assumed beyond DDP's 0.8.
  *  gemm_clock_derate 1 everywhere: no citable sustained-clock figure
  *   was found (MODEL.md §4a); the field is editable per profile. */
+/* Bytes per logit live at the loss's peak (loss_logit_bytes).
+ *  4: Megatron's vocabulary-parallel cross-entropy (Megatron-LM 2021-22
+ *   vocab_parallel_cross_entropy on output.float(), Megatron-Core
+ *   fused_cross_entropy.py) turns the fp32 logits into the softmax in
+ *   place, saves it and writes the gradient into it. Megatron-DeepSpeed
+ *   (deepspeed-zero's large runs) calls the same function.
+ *  12: torchtitan's loss is F.cross_entropy(pred.flatten(0, 1).float(),
+ *   ...) (components/loss.py; the trainer deletes pred before the
+ *   backward): log_softmax saves its fp32 output (4 B), and the backward
+ *   holds it with nll_loss's dense fp32 gradient (4 B) while
+ *   log_softmax's backward writes the input gradient (4 B). Hugging Face
+ *   Transformers and plain FSDP2 trainers call the same loss on
+ *   upcast logits (at least as much: not counted beyond 12). */
+#define LOSS_FUSED_BYTES 4.0
+#define LOSS_TORCH_BYTES 12.0
+
 const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
     {.name = "megatron-lm-2021",
      .attn_kernel = ATTN_FA2,
@@ -96,7 +112,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
      .gemm_clock_derate = 1.0,
-     .elementwise_bytes_factor = 1.0},
+     .elementwise_bytes_factor = 1.0,
+     .loss_logit_bytes = LOSS_FUSED_BYTES},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -106,7 +123,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
      .gemm_clock_derate = 1.0,
-     .elementwise_bytes_factor = 1.0},
+     .elementwise_bytes_factor = 1.0,
+     .loss_logit_bytes = LOSS_FUSED_BYTES},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -116,7 +134,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
      .gemm_clock_derate = 1.0,
-     .elementwise_bytes_factor = 1.0},
+     .elementwise_bytes_factor = 1.0,
+     .loss_logit_bytes = LOSS_FUSED_BYTES},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -126,7 +145,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
      .gemm_clock_derate = 1.0,
-     .elementwise_bytes_factor = 1.0},
+     .elementwise_bytes_factor = 1.0,
+     .loss_logit_bytes = LOSS_TORCH_BYTES},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -136,7 +156,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
      .gemm_clock_derate = 1.0,
-     .elementwise_bytes_factor = 1.0},
+     .elementwise_bytes_factor = 1.0,
+     .loss_logit_bytes = LOSS_FUSED_BYTES},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -148,7 +169,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_param_all_gather = true,
      .selective_recompute = STACK_SAC_OP,
      .gemm_clock_derate = 1.0,
-     .elementwise_bytes_factor = 1.0},
+     .elementwise_bytes_factor = 1.0,
+     .loss_logit_bytes = LOSS_TORCH_BYTES},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -160,7 +182,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .kernel_launch_us = 2.0,
      .kernels_per_layer = 320.0,
-     .elementwise_bytes_factor = 4.2},
+     .elementwise_bytes_factor = 4.2,
+     .loss_logit_bytes = LOSS_TORCH_BYTES},
 };
 
 const struct eng_stack *stack_builtin_find(const char *name)
@@ -199,6 +222,7 @@ int stack_check(const struct eng_stack *s, const char **field)
 	    {"kernels_per_layer", s->kernels_per_layer, 0.0, 100000.0},
 	    {"elementwise_bytes_factor", s->elementwise_bytes_factor, 1.0,
 	     100.0},
+	    {"loss_logit_bytes", s->loss_logit_bytes, 2.0, 32.0},
 	};
 
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)

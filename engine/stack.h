@@ -92,6 +92,12 @@ struct eng_stack {
 	/* bytes of the norm, rotary and activation kernels relative to the
 	 * fused kernels of MODEL.md §4 (1: fused; eager PyTorch more) */
 	double elementwise_bytes_factor;
+	/* bytes per logit (vocabulary entry x token, / t) live at the loss's
+	 * peak: 4, Megatron's fused vocabulary-parallel cross-entropy (fp32
+	 * softmax saved, gradient in place); 12, PyTorch's F.cross_entropy
+	 * on fp32 logits (saved log-softmax output, then its gradient and
+	 * the input gradient) - stack.c */
+	double loss_logit_bytes;
 };
 
 /* The built-in profiles, NULL-name terminated. */

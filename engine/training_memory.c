@@ -14,6 +14,39 @@
 /* PyTorch caching allocator fragmentation, fraction of the rest. */
 #define OVERHEAD_FRAG 0.05
 
+/* Per-op SAC (stack.h STACK_SAC_OP, torchtitan): what a block keeps
+ * between its forward and its backward is the policy's saved set, every
+ * other op being recomputed (the time model charges that recompute,
+ * training_time.c). The set, in values per token per GPU: the block's
+ * input (the checkpoint's), the flash SDPA output, and the odd aten.mm
+ * outputs of the block's order (stack.c stack_sac_op_mm_share): wq, wv,
+ * w1 and, gated, w2 - a row-parallel output before its reduce-scatter
+ * (h), whose reduce-scatter output (h/t, _c10d_functional in the save
+ * list) is kept as well. torchtitan parallelize_llama.py (2024),
+ * _apply_ac_to_transformer_block; MODEL.md §3. Dense attention blocks
+ * with flash attention only: MLA and MoE blocks call other matmuls, and
+ * keep Korthikanti's selective set. */
+static bool sac_op_memory(const struct ctx *c, const struct trn_layout *l)
+{
+	return c->sac_mm > 0.0 && l->flash_attention && !c->mla &&
+	       c->moe_frac == 0.0;
+}
+
+static double sac_op_values(const struct ctx *c, const struct trn_layout *l)
+{
+	double t = (double)l->tp;
+	double f = (double)c->rq->model.ffn_hidden_size;
+	double v = c->h / (l->sequence_parallel ? t : 1.0) /* input */
+		   + c->a * c->dv / t			   /* SDPA out */
+		   + c->a * c->dqk / t			   /* wq: mm 1 */
+		   + trn_ceil_div(c->k, t) * c->dv	   /* wv: mm 3 */
+		   + f / t;				   /* w1: mm 5 */
+
+	if (c->rq->model.gated_mlp) /* w2: mm 7 (w3 is mm 6) */
+		v += c->h + (t > 1.0 ? c->h / t : 0.0);
+	return v;
+}
+
 /* Activation bytes of one layer, one micro-batch, per GPU (Korthikanti et
  * al. 2022, arXiv:2205.05198, Table 2 and §4.2: 34sbh + 5as^2b per layer,
  * all of it / t with TP + SP; generalised to GQA/MLA/SwiGLU/MoE, MODEL.md
@@ -30,6 +63,8 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 	if (rc == ENG_RC_FULL)
 		return tokens * 2.0 * c->h / (l->sequence_parallel ? t : 1.0) *
 		       c->act_b / 2.0;
+	if (rc == ENG_RC_SELECTIVE && sac_op_memory(c, l))
+		return tokens * sac_op_values(c, l) * c->act_b;
 	if (l->sequence_parallel)
 		repl /= t;
 	par = 2.0 * c->a * c->dqk / t + 2.0 * c->a * c->dv / t;
@@ -162,12 +197,15 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 	 * mask, 1 byte per value, per micro-batch (/t with SP); none without
 	 * dropout, as the embedding's output is the first layer's stored
 	 * input, counted there. The head: final norm and output-projection
-	 * inputs 4sbh/t and the fp32 softmax of the vocabulary-parallel
-	 * cross-entropy 4sbv/t (Megatron-Core fused_cross_entropy.py upcasts
-	 * the logits to fp32 and saves exp_logits for the backward). */
+	 * inputs 4sbh/t and the logits at the loss's peak, the stack's
+	 * loss_logit_bytes per logit /t: 4 for the fp32 softmax of Megatron's
+	 * vocabulary-parallel cross-entropy (Megatron-Core
+	 * fused_cross_entropy.py upcasts the logits to fp32 and saves
+	 * exp_logits for the backward), 12 for PyTorch's F.cross_entropy on
+	 * fp32 logits (stack.c). */
 	emb_mask = c->dropout ? tokens * c->h / sp_div : 0.0;
 	out_layer = 4.0 * tokens * c->h / sp_div * c->act_b / 2.0;
-	logits = 4.0 * tokens * c->V / t;
+	logits = c->rq->stack.loss_logit_bytes * tokens * c->V / t;
 	/* rank 0 warms up longest, rank 1 is the fullest of the equal
 	 * middle ranks (more warm-up than ranks 2 .. p-2), rank p-1 holds
 	 * the head */
@@ -191,9 +229,15 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 				mf->act[rc] =
 				    fmax(mf->act[rc], (double)f1.all * chunk);
 		}
-		if (rc == ENG_RC_FULL) /* one layer rebuilt at a time */
+		/* one layer rebuilt at a time: all of it (full), what the
+		 * per-op policy did not keep (SAC) */
+		if (rc == ENG_RC_FULL)
 			mf->act[rc] +=
 			    act_layer_bytes(c, l, tokens, ENG_RC_NONE);
+		else if (rc == ENG_RC_SELECTIVE && sac_op_memory(c, l))
+			mf->act[rc] += fmax(
+			    0.0, act_layer_bytes(c, l, tokens, ENG_RC_NONE) -
+				     per_layer);
 	}
 }
 

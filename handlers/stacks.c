@@ -36,8 +36,9 @@ static const char *const kernel_choices[] = {
 	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
 	    {"kernel_launch_us", JV_NUM0, false, 1e-6, 1000, NULL, false},       \
 	    {"kernels_per_layer", JV_NUM0, false, 1e-6, 1e5, NULL, false},       \
+	    {"elementwise_bytes_factor", JV_NUM, false, 1, 100, NULL, false},    \
 	{                                                                        \
-		"elementwise_bytes_factor", JV_NUM, false, 1, 100, NULL, false   \
+		"loss_logit_bytes", JV_NUM, false, 2, 32, NULL, false            \
 	}
 
 static const struct jv_rule put_rules[] = {
@@ -76,6 +77,7 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	    {"kernel_launch_us", &s->kernel_launch_us},
 	    {"kernels_per_layer", &s->kernels_per_layer},
 	    {"elementwise_bytes_factor", &s->elementwise_bytes_factor},
+	    {"loss_logit_bytes", &s->loss_logit_bytes},
 	};
 
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
@@ -257,6 +259,8 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			      sizing_real(s->kernels_per_layer, 4)));
 	json_object_set_new(o, "elementwise_bytes_factor",
 			    sizing_real(s->elementwise_bytes_factor, 4));
+	json_object_set_new(o, "loss_logit_bytes",
+			    sizing_real(s->loss_logit_bytes, 4));
 	json_object_set_new(
 	    o, "selective_recompute",
 	    json_string(stack_sac_names[s->selective_recompute]));

@@ -28,6 +28,9 @@ check "megatron-core does not (a 16-bit distributed-optimizer gather)" 200 '.fp8
 check "megatron-core's selective recompute is the attention core; torchtitan's is per-op SAC" 200 '.selective_recompute == "attention"'
 req GET /v1/stacks/torchtitan
 check "torchtitan: selective_recompute op" 200 '.selective_recompute == "op"'
+check "torchtitan: F.cross_entropy on fp32 logits, 12 B a logit at the loss (migrations/0023)" 200 '.loss_logit_bytes == 12 and (.source | test("loss.py"))'
+req GET /v1/stacks/megatron-core
+check "megatron-core: the fused vocabulary-parallel cross-entropy, 4 B a logit" 200 '.loss_logit_bytes == 4'
 req GET /v1/stacks/Megatron
 check "GET /v1/stacks/Megatron: an alias answers the entry" 200 '.name == "megatron-core"'
 req GET /v1/stacks/hf-peft-bnb4
@@ -149,6 +152,15 @@ req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":\"no-such-stack\"}"
 check_problem "an unknown stack: 400 naming stack" 400 stack
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"tp_comm_overlap\":2}}"
 check_problem "an override out of range: 400 naming stack.tp_comm_overlap" 400 stack.tp_comm_overlap
+req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"loss_logit_bytes\":1}}"
+check_problem "loss_logit_bytes below 2: 400 naming stack.loss_logit_bytes" 400 stack.loss_logit_bytes
+# the loss's bytes per logit reach the plan's activations (one micro-batch of 8,192 tokens, tp 1)
+T8='"model":"llama-3-8b","seq_len":8192,"gpu":"h100","gpus":8,"global_batch_size":8,"calibration":"datasheet","strategies":{"tp":[1],"pp":[1],"zero":[3],"recompute":["full"],"micro_batch":[1]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$T8,\"stack\":{\"name\":\"torchtitan\",\"loss_logit_bytes\":4}}"
+act4=$(jq '.plans[0].memory_gib.activations' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$T8,\"stack\":\"torchtitan\"}"
+check "torchtitan's 12 B a logit: 8 B x 8,192 tokens x 128,256 more activations than 4 B (7.83 GiB)" 201 \
+	".basis.stack.loss_logit_bytes == 12 and ((.plans[0].memory_gib.activations - $act4 - 8 * 8192 * 128256 / 1073741824) | fabs) < 0.01"
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"fp8_recipe\":\"nvfp4\"}}"
 check_problem "an unknown fp8_recipe override: 400 naming stack.fp8_recipe" 400 stack.fp8_recipe
 req POST /v1/sizing/training "${J[@]}" -d "{$T70,\"stack\":{\"name\":\"nope-stack\"}}"

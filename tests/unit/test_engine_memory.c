@@ -115,6 +115,44 @@ static void test_scores_dropout(void)
 	CHECK_NEAR(act_bytes(&rq, &u) - act_bytes(&rq, &l), 8388608.0, 1e-9);
 }
 
+/* Per-op SAC (torchtitan: stack.h STACK_SAC_OP) keeps the policy's saved
+ * set between forward and backward, per token and layer: the block input
+ * h, the SDPA output a.d, the odd matmuls wq (a.d), wv (k.d), w1 (f) and,
+ * gated, w2 (h); 2 B each. tp 1, pp 1, flash, 512 tokens, no dropout:
+ * non-gated 1024 + 1024 + 1024 + 1024 + 4096 = 8,192 values = 16,384 B,
+ * layers 2 x 512 x 16,384 = 16,777,216; the layer being rebuilt adds what
+ * the policy did not keep, (32,768 - 16,384) x 512 = 8,388,608; output
+ * layer 2,097,152; torchtitan's fp32 cross-entropy 12 B a logit, 12 x 512
+ * x 1000 = 6,144,000: 33,406,976 B (Megatron's selective set with its
+ * fused loss: 37,699,584). Gated (SwiGLU: 40,960 B a token without
+ * recompute): + w2's h = 9,216 values = 18,432 B; layers 18,874,368,
+ * rebuilt (40,960 - 18,432) x 512 = 11,534,336; 38,649,856 B. */
+static void test_sac_op_memory(void)
+{
+	struct trn_request rq = small_request();
+	struct trn_layout l = layout(1, 1, 8, 0);
+
+	l.recompute = ENG_RC_SELECTIVE;
+	rq.dropout = 0;
+	CHECK_NEAR(act_bytes(&rq, &l), 37699584.0, 1e-9);
+	stack_builtin_or_default("torchtitan", &rq.stack);
+	CHECK_NEAR(act_bytes(&rq, &l), 33406976.0, 1e-9);
+	rq.model.gated_mlp = true;
+	CHECK_NEAR(act_bytes(&rq, &l), 38649856.0, 1e-9);
+	{ /* full <= per-op selective <= none */
+		struct trn_layout f = l, n = l;
+		f.recompute = ENG_RC_FULL;
+		n.recompute = ENG_RC_NONE;
+		CHECK(act_bytes(&rq, &f) <= act_bytes(&rq, &l));
+		CHECK(act_bytes(&rq, &l) <= act_bytes(&rq, &n));
+	}
+	/* the loss term alone: Megatron's profile at 12 B a logit */
+	rq = small_request();
+	rq.dropout = 0;
+	rq.stack.loss_logit_bytes = 12.0;
+	CHECK_NEAR(act_bytes(&rq, &l), 37699584.0 + 8.0 * 512 * 1000, 1e-9);
+}
+
 /* tp 2 with SP: everything / 2 - layers 2 x 512 x 17 x 1024 = 17,825,792,
  * embedding mask 262,144, output layer 1,048,576, logits 1,024,000: total
  * 20,160,512 (before the fix the embedding term was 3h per token and not
@@ -567,6 +605,7 @@ int main(void)
 	RUN(test_activations_dropout);
 	RUN(test_scores_dropout);
 	RUN(test_tp_sp_division);
+	RUN(test_sac_op_memory);
 	RUN(test_dropout_time_consistent);
 	RUN(test_zero2_with_pp);
 	RUN(test_stage_rebalance);

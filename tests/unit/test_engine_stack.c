@@ -610,6 +610,28 @@ static void test_migration_seed(void)
 	}
 	fclose(fp);
 	CHECK(rows == STACK_BUILTIN_COUNT);
+	/* 0023 sets loss_logit_bytes: "('name', bytes)," */
+	fp = fopen("migrations/0023_stack_loss_logit_bytes.sql", "r");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	rows = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		char name[64];
+		double lb;
+		const struct eng_stack *s;
+
+		if (line[0] != '(' ||
+		    sscanf(line, "('%63[^']', %lf)", name, &lb) != 2)
+			continue;
+		rows++;
+		s = stack_builtin_find(name);
+		CHECK(s != NULL);
+		if (s)
+			CHECK(lb == s->loss_logit_bytes);
+	}
+	fclose(fp);
+	CHECK(rows == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
