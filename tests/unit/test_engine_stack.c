@@ -539,99 +539,104 @@ static void test_invariants(void)
 	CHECK(gathers > 10); /* the gather overlap did act on ZeRO-1/2 */
 }
 
-/* migrations/0015_stacks.sql seeds the same values as the engine's table:
- * one row per line, "('name', 'kernel', fwd, bwd, tp, dp, pg, 'reduce',
- * 'recipe', cache, derate, launch, kernels, ew, ...". */
-static void test_migration_seed(void)
+/* The seed rows of a migration, one per line beginning with "(": each
+ * line goes to row(), which returns 1 when it parsed it as a row (and
+ * checked it against the built-in table), 0 otherwise. The row count, or
+ * -1 when the file cannot be read. */
+static int seed_rows(const char *path, int (*row)(const char *line))
 {
-	FILE *fp = fopen("migrations/0015_stacks.sql", "r");
+	FILE *fp = fopen(path, "r");
 	char line[1024];
 	int rows = 0;
 
-	CHECK(fp != NULL);
 	if (!fp)
-		return;
-	while (fgets(line, sizeof(line), fp)) {
-		char name[64], kern[32], fwd[16], bwd[16], red[16], rec[16],
-		    cache[8];
-		double tp, dp, pg, der, lu, kpl, ew;
-		const struct eng_stack *s;
-		enum attn_kernel k;
-
-		if (line[0] != '(' ||
-		    sscanf(line,
-			   "('%63[^']', '%31[^']', %15[^,], %15[^,], %lf, %lf, "
-			   "%lf, '%15[^']', '%15[^']', %7[^,], %lf, %lf, %lf, "
-			   "%lf,",
-			   name, kern, fwd, bwd, &tp, &dp, &pg, red, rec, cache,
-			   &der, &lu, &kpl, &ew) != 14)
-			continue;
-		rows++;
-		s = stack_builtin_find(name);
-		CHECK(s != NULL);
-		if (!s)
-			continue;
-		CHECK(attn_kernel_parse(kern, &k) == 0 && k == s->attn_kernel);
-		CHECK(!strcmp(fwd, "NULL") && s->attn_fwd_efficiency == 0.0);
-		CHECK(!strcmp(bwd, "NULL") && s->attn_bwd_efficiency == 0.0);
-		CHECK(tp == s->tp_comm_overlap && dp == s->dp_overlap);
-		CHECK(pg == s->param_gather_overlap);
-		CHECK(!strcmp(red, stack_reduce_names[s->reduce_dtype]));
-		CHECK(!strcmp(rec, stack_fp8_recipe_name(s->fp8_recipe)));
-		CHECK(!strcmp(cache, s->fp8_weight_cache ? "true" : "false"));
-		CHECK(der == s->gemm_clock_derate);
-		CHECK(lu == s->kernel_launch_us && kpl == s->kernels_per_layer);
-		CHECK(ew == s->elementwise_bytes_factor);
-	}
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (line[0] == '(')
+			rows += row(line);
 	fclose(fp);
-	CHECK(rows == STACK_BUILTIN_COUNT);
-	/* 0019 sets fp8_param_all_gather and selective_recompute:
-	 * "('name', true|false, 'attention'|'op')," */
-	fp = fopen("migrations/0019_stack_torchtitan_terms.sql", "r");
-	CHECK(fp != NULL);
-	if (!fp)
-		return;
-	rows = 0;
-	while (fgets(line, sizeof(line), fp)) {
-		char name[64], ag[8], sac[16];
-		const struct eng_stack *s;
+	return rows;
+}
 
-		if (line[0] != '(' ||
-		    sscanf(line, "('%63[^']', %7[a-z], '%15[a-z]')", name, ag,
-			   sac) != 3)
-			continue;
-		rows++;
-		s = stack_builtin_find(name);
-		CHECK(s != NULL);
-		if (!s)
-			continue;
+/* 0015: every value of the original table, "('name', 'kernel', fwd, bwd,
+ * tp, dp, pg, 'reduce', 'recipe', cache, derate, launch, kernels, ew,
+ * ...". */
+static int seed_0015(const char *line)
+{
+	char name[64], kern[32], fwd[16], bwd[16], red[16], rec[16], cache[8];
+	double tp, dp, pg, der, lu, kpl, ew;
+	const struct eng_stack *s;
+	enum attn_kernel k;
+
+	if (sscanf(line,
+		   "('%63[^']', '%31[^']', %15[^,], %15[^,], %lf, %lf, "
+		   "%lf, '%15[^']', '%15[^']', %7[^,], %lf, %lf, %lf, "
+		   "%lf,",
+		   name, kern, fwd, bwd, &tp, &dp, &pg, red, rec, cache, &der,
+		   &lu, &kpl, &ew) != 14)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (!s)
+		return 1;
+	CHECK(attn_kernel_parse(kern, &k) == 0 && k == s->attn_kernel);
+	CHECK(!strcmp(fwd, "NULL") && s->attn_fwd_efficiency == 0.0);
+	CHECK(!strcmp(bwd, "NULL") && s->attn_bwd_efficiency == 0.0);
+	CHECK(tp == s->tp_comm_overlap && dp == s->dp_overlap);
+	CHECK(pg == s->param_gather_overlap);
+	CHECK(!strcmp(red, stack_reduce_names[s->reduce_dtype]));
+	CHECK(!strcmp(rec, stack_fp8_recipe_name(s->fp8_recipe)));
+	CHECK(!strcmp(cache, s->fp8_weight_cache ? "true" : "false"));
+	CHECK(der == s->gemm_clock_derate);
+	CHECK(lu == s->kernel_launch_us && kpl == s->kernels_per_layer);
+	CHECK(ew == s->elementwise_bytes_factor);
+	return 1;
+}
+
+/* 0019: "('name', true|false, 'attention'|'op')," */
+static int seed_0019(const char *line)
+{
+	char name[64], ag[8], sac[16];
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %7[a-z], '%15[a-z]')", name, ag, sac) !=
+	    3)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s) {
 		CHECK(!strcmp(ag, s->fp8_param_all_gather ? "true" : "false"));
 		CHECK(!strcmp(sac, stack_sac_names[s->selective_recompute]));
 	}
-	fclose(fp);
-	CHECK(rows == STACK_BUILTIN_COUNT);
-	/* 0023 sets loss_logit_bytes: "('name', bytes)," */
-	fp = fopen("migrations/0023_stack_loss_logit_bytes.sql", "r");
-	CHECK(fp != NULL);
-	if (!fp)
-		return;
-	rows = 0;
-	while (fgets(line, sizeof(line), fp)) {
-		char name[64];
-		double lb;
-		const struct eng_stack *s;
+	return 1;
+}
 
-		if (line[0] != '(' ||
-		    sscanf(line, "('%63[^']', %lf)", name, &lb) != 2)
-			continue;
-		rows++;
-		s = stack_builtin_find(name);
-		CHECK(s != NULL);
-		if (s)
-			CHECK(lb == s->loss_logit_bytes);
-	}
-	fclose(fp);
-	CHECK(rows == STACK_BUILTIN_COUNT);
+/* 0023: "('name', bytes)," */
+static int seed_0023(const char *line)
+{
+	char name[64];
+	double lb;
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %lf)", name, &lb) != 2)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(lb == s->loss_logit_bytes);
+	return 1;
+}
+
+/* The migrations that seed the stacks table hold the engine's built-in
+ * values, one row per profile each. */
+static void test_migration_seed(void)
+{
+	CHECK(seed_rows("migrations/0015_stacks.sql", seed_0015) ==
+	      STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0019_stack_torchtitan_terms.sql",
+			seed_0019) == STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0023_stack_loss_logit_bytes.sql",
+			seed_0023) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
