@@ -596,6 +596,35 @@ static void test_invariants(void)
 					      off.memory.activations_gib);
 				jobs++;
 			}
+	/* On every stack (per-op SAC, the loss's bytes per logit), model
+	 * and TP degree: activations full <= selective <= none. */
+	for (int si = 0; si < STACK_BUILTIN_COUNT; si++)
+		for (int mi = 0; mi < 3; mi++)
+			for (int tp = 1; tp <= 8; tp *= 2) {
+				struct trn_request rq;
+				struct trn_layout l = layout(tp, 1, 2, 1);
+				double act[ENG_RC_COUNT];
+				bool ok = true;
+
+				trn_request_init(&rq);
+				rq.stack = stack_builtin[si];
+				rq.model = models[mi];
+				rq.seq_len = 8192;
+				rq.global_batch_size = 8;
+				rq.gpu = fx_h200();
+				rq.gpus = (long)tp * 2;
+				for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
+					l.recompute = (enum eng_recompute)rc;
+					act[rc] = act_bytes(&rq, &l);
+					ok = ok && act[rc] > 0.0;
+				}
+				CHECK(ok);
+				CHECK(act[ENG_RC_FULL] <=
+				      act[ENG_RC_SELECTIVE]);
+				CHECK(act[ENG_RC_SELECTIVE] <=
+				      act[ENG_RC_NONE]);
+				jobs++;
+			}
 	printf("# invariants held over %d jobs and layouts\n", jobs);
 	free(r);
 }
