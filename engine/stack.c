@@ -98,7 +98,10 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   holds it with nll_loss's dense fp32 gradient (4 B) while
  *   log_softmax's backward writes the input gradient (4 B). Hugging Face
  *   Transformers and plain FSDP2 trainers call the same loss on
- *   upcast logits (at least as much: not counted beyond 12). */
+ *   upcast logits (at least as much: not counted beyond 12). A compiled
+ *   loss holds about the bf16 logits and their gradient, 4 (torchtitan
+ *   with --training.compile since April 2025, PR #1033): the profile
+ *   keeps the larger value; such a run sets 4 (MODEL.md §3). */
 #define LOSS_FUSED_BYTES 4.0
 #define LOSS_TORCH_BYTES 12.0
 
