@@ -197,16 +197,16 @@ const struct eng_stack *stack_builtin_find(const char *name)
 	return NULL;
 }
 
-void stack_default(struct eng_stack *out)
-{
-	*out = *stack_builtin_find(STACK_DEFAULT_NAME);
-}
-
 void stack_builtin_or_default(const char *name, struct eng_stack *out)
 {
 	const struct eng_stack *s = stack_builtin_find(name);
 
 	*out = s ? *s : *stack_builtin_find(STACK_DEFAULT_NAME);
+}
+
+void stack_default(struct eng_stack *out)
+{
+	stack_builtin_or_default(STACK_DEFAULT_NAME, out);
 }
 
 int stack_check(const struct eng_stack *s, const char **field)

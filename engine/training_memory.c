@@ -35,12 +35,11 @@ static bool sac_op_memory(const struct ctx *c, const struct trn_layout *l)
 static double sac_op_values(const struct ctx *c, const struct trn_layout *l)
 {
 	double t = (double)l->tp;
-	double f = (double)c->rq->model.ffn_hidden_size;
 	double v = c->h / (l->sequence_parallel ? t : 1.0) /* input */
 		   + c->a * c->dv / t			   /* SDPA out */
 		   + c->a * c->dqk / t			   /* wq: mm 1 */
 		   + trn_ceil_div(c->k, t) * c->dv	   /* wv: mm 3 */
-		   + f / t;				   /* w1: mm 5 */
+		   + c->ffn_width / t;			   /* w1: mm 5 */
 
 	if (c->rq->model.gated_mlp) /* w2: mm 7 (w3 is mm 6) */
 		v += c->h + (t > 1.0 ? c->h / t : 0.0);
