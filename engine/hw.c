@@ -3,6 +3,7 @@
 
 #include "gemm.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -223,6 +224,8 @@ double hw_attn_tflops(const struct hw_spec *g, bool backward)
 	 * in-step efficiency: a power-capped GPU slows both. */
 	if (gemm.measured && peak > 0.0)
 		eff *= (gemm.value / peak) / hw_gemm_efficiency_for(g, t);
+	else
+		eff *= gemm.power_cap_ratio;
 	return peak * eff;
 }
 
@@ -277,6 +280,7 @@ static struct hw_rate rate_from(double datasheet, double eff,
 
 	r.datasheet = datasheet;
 	r.retention = 1.0;
+	r.power_cap_ratio = 1.0;
 	if (m && m->samples > 0 && m->value > 0.0) {
 		r.value = m->value * retention;
 		r.measured = true;
@@ -316,9 +320,53 @@ struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t)
 	}
 	r = rate_from(g->peak_tflops[c], hw_gemm_efficiency_for(g, c),
 		      &g->gemm_tflops[c], hw_gemm_in_step_retention(c));
-	if (r.measured)
+	if (r.measured) {
 		r.measured_metric = "gemm_tflops";
+		return r;
+	}
+	/* The datasheet path's efficiency is of a GPU at its board power. */
+	r.power_cap_ratio = hw_power_cap_ratio(g);
+	r.value *= r.power_cap_ratio;
+	r.efficiency *= r.power_cap_ratio;
 	return r;
+}
+
+double hw_default_power_cap_slope(void)
+{
+	/* (1 - 17561.6 / 21805.8) / (1 - 450 / 700): hw.h. */
+	return 0.546;
+}
+
+double hw_power_cap_min_fraction(void)
+{
+	return 0.5;
+}
+
+struct hw_power_cap hw_power_cap_basis(const struct hw_spec *g,
+				       const struct hw_rate *gemm)
+{
+	struct hw_power_cap p = {0};
+
+	p.board_power_w = g->board_power_w;
+	p.limit_w = g->power_limit_w;
+	p.slope = g->power_cap_slope > 0.0 ? g->power_cap_slope
+					   : hw_default_power_cap_slope();
+	p.ratio = gemm->measured ? 1.0 : gemm->power_cap_ratio;
+	p.applied = !gemm->measured && p.ratio < 1.0;
+	return p;
+}
+
+double hw_power_cap_ratio(const struct hw_spec *g)
+{
+	double slope = g->power_cap_slope > 0.0 ? g->power_cap_slope
+						: hw_default_power_cap_slope();
+	double f;
+
+	if (!(g->board_power_w > 0.0) || !(g->power_limit_w > 0.0) ||
+	    g->power_limit_w >= g->board_power_w)
+		return 1.0;
+	f = g->power_limit_w / g->board_power_w;
+	return fmax(0.0, 1.0 - slope * (1.0 - f));
 }
 
 double hw_pcie_gbps(int gen, int width)

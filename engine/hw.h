@@ -74,6 +74,13 @@ struct hw_spec {
 	 * none known, the efficiency of its generation or the default. */
 	double gemm_peak_fraction;
 	enum hw_eff_basis efficiency_basis;
+	/* Board power (the catalog's power_w, W; 0 = unknown), the power
+	 * limit the job runs under (0 = the board power: no cap) and the
+	 * tensor-core throughput lost per unit of limit below the board
+	 * power (0 = hw_default_power_cap_slope). hw_power_cap_ratio. */
+	double board_power_w;
+	double power_limit_w;
+	double power_cap_slope;
 
 	/* Calibration seam: probe medians. When samples > 0 the engine uses
 	 * them instead of datasheet x default efficiency. */
@@ -106,6 +113,8 @@ struct hw_rate {
 	 * value = measured_median x retention / plan_shape_factor. */
 	const char *measured_metric;
 	double plan_shape_factor;
+	/* datasheet path only: the power-cap ratio in value (1: none) */
+	double power_cap_ratio;
 };
 
 /* The four hardware numbers a sizing used, for the response's `basis`. */
@@ -116,7 +125,20 @@ struct hw_basis {
 	struct hw_rate inter_node_gbps; /* per GPU share of the node's NICs */
 	/* what the GEMM efficiency rests on when not measured by probes */
 	enum hw_eff_basis gemm_efficiency_basis;
+	/* The power limit the sizing assumed (hw_power_cap_basis). */
+	struct hw_power_cap {
+		double board_power_w; /* 0 = unknown */
+		double limit_w;	      /* 0 = none asked: the board power */
+		double slope;
+		double ratio; /* applied to GEMM and attention */
+		bool applied; /* false: no limit, or measured rates */
+	} power_cap;
 };
+
+/* The power-limit part of a basis for g, whose GEMM rate for the sizing's
+ * dtype is gemm: applied only on the datasheet path. */
+struct hw_power_cap hw_power_cap_basis(const struct hw_spec *g,
+				       const struct hw_rate *gemm);
 
 /* True when the GPU has tensor-core support for t: datasheet peak > 0 and,
  * for FP8 on NVIDIA parts, compute capability >= 8.9 (docs/MODEL.md §5;
@@ -159,6 +181,23 @@ double hw_gemm_in_step_retention(enum eng_dtype t);
  * of their sustained rates into the large-GEMM rate the engine scales by
  * each GEMM's own shape. 16-bit 0.937, FP8/INT8 0.883. */
 double hw_probe_plan_shape_factor(enum eng_dtype t);
+
+/* Tensor-core throughput at a power limit below the board power, as a
+ * fraction of the board power's: 1 - slope x (1 - limit / board), 1 when
+ * no limit or no board power is known. slope 0.546 (default): NVIDIA's
+ * MLPerf Inference v4.0 DGX H100 runs, MaxQ (450 W per GPU) against MaxP
+ * (700 W), same software, Llama-2-70B offline 17,561.6 / 21,805.8
+ * tokens/s = 0.805 at 450/700 of the board power; the same submission's
+ * BERT-99 at 400 W (0.766, the slope gives 0.766), BERT-99.9 at 450 W
+ * (0.820) and GPT-J at 350 W (0.746, the slope gives 0.727) agree.
+ * Applies to GEMM and attention rates from the datasheet path (a probe's
+ * measured rate already ran under its node's limit); HBM-bound work is
+ * not scaled. docs/MODEL.md §5. */
+double hw_power_cap_ratio(const struct hw_spec *g);
+double hw_default_power_cap_slope(void);
+/* The lowest limit the slope is evidenced for, as a fraction of the board
+ * power (GPT-J at 350 of 700 W). */
+double hw_power_cap_min_fraction(void);
 
 /* Fraction of the large-GEMM rate a GEMM with smallest dimension
  * min_dim reaches: min_dim / (min_dim + 128) (tile/wave quantisation;

@@ -288,6 +288,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	    (double)(rq->prompt_tokens + rq->output_tokens);
 	res->basis.gemm_tflops = hw_gemm_rate(&rq->gpu, inf_compute_dtype(rq));
 	res->basis.gemm_efficiency_basis = rq->gpu.efficiency_basis;
+	res->basis.power_cap =
+	    hw_power_cap_basis(&rq->gpu, &res->basis.gemm_tflops);
 	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
 	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
 

@@ -279,6 +279,8 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->model_flops_total = c.model_flops_token * rq->train_tokens;
 	res->basis.gemm_tflops = hw_gemm_rate(&rq->gpu, rq->precision);
 	res->basis.gemm_efficiency_basis = rq->gpu.efficiency_basis;
+	res->basis.power_cap =
+	    hw_power_cap_basis(&rq->gpu, &res->basis.gemm_tflops);
 	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
 	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
 	res->basis.inter_node_gbps =

@@ -81,6 +81,7 @@ static void gpu_to_hw(const struct store_gpu *g, struct hw_spec *hw)
 	    hw_eff_basis_parse(g->efficiency_basis, &hw->efficiency_basis) != 0)
 		hw->efficiency_basis = HW_EFF_DATASHEET_ONLY;
 	hw->host_link_gbps = hw_pcie_gbps(g->pcie_gen, g->pcie_width);
+	hw->board_power_w = g->power_w;
 	if (sscanf(g->compute_capability, "%d.%d", &hw->cc_major,
 		   &hw->cc_minor) != 2)
 		hw->cc_major = hw->cc_minor = 0;
@@ -286,6 +287,19 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 		json_object_set_new(
 		    json_object_get(o, "gemm_tflops"), "efficiency_basis",
 		    json_string(hw_eff_basis_name(b->gemm_efficiency_basis)));
+	/* A power limit the request asked for: what it did to the tensor-
+	 * core rates (hw_power_cap_ratio), or that measured rates, which ran
+	 * under their nodes' own limits, kept it from applying. */
+	if (b->power_cap.limit_w > 0)
+		json_object_set_new(
+		    json_object_get(o, "gemm_tflops"), "power_limit",
+		    json_pack("{s:o, s:o, s:o, s:o, s:b}", "limit_w",
+			      sizing_real(b->power_cap.limit_w, 6),
+			      "board_power_w",
+			      sizing_real(b->power_cap.board_power_w, 6),
+			      "slope", sizing_real(b->power_cap.slope, 4),
+			      "ratio", sizing_real(b->power_cap.ratio, 4),
+			      "applied", b->power_cap.applied));
 	json_object_set_new(o, "calibration",
 			    json_string(calib_mode_names[ci->mode]));
 	json_object_set_new(o, "probe_runs", json_integer(ci->runs));

@@ -35,6 +35,8 @@ static const char *const top_keys[] = {
     "max_utilization",
     "top",
     "calibration",
+    "power_limit_w",
+    "power_cap_slope",
     NULL,
 };
 static const enum eng_dtype weight_precisions[] = {

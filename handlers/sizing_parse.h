@@ -24,6 +24,9 @@ struct sizing_job {
 	enum calib_mode calib;
 	struct calib_info ci;
 	struct store_gpu gpu_row;
+	/* "power_limit_w" / "power_cap_slope" (0: not given), set on the
+	 * loaded GPU by sizing_job_gpu */
+	double power_limit_w, power_cap_slope;
 };
 
 /* The parts every job body parses alike. sizing_parse_model: job reset,
@@ -44,8 +47,10 @@ int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
  * 0, or -1 after a field error. */
 int sizing_dtype(struct jv *v, const json_t *b, const char *key,
 		 const enum eng_dtype *allowed, enum eng_dtype *out);
-/* Loads job->gpu_name (field "gpu") into *hw with job->calib; then
- * gpu_name is the catalog entry's own. Returns 0 or -1 with res filled. */
+/* Loads job->gpu_name (field "gpu") into *hw with job->calib, with the
+ * job's power limit (refused outside [0.5, 1] x the entry's board power,
+ * or when the entry has none); then gpu_name is the catalog entry's own.
+ * Returns 0 or -1 with res filled. */
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
 		   struct response *res);
 

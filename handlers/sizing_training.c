@@ -41,6 +41,8 @@ static const char *const top_keys[] = {
     "objective",
     "calibration",
     "stack",
+    "power_limit_w",
+    "power_cap_slope",
     NULL,
 };
 static const char *const strategy_keys[] = {

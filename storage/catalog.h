@@ -37,6 +37,7 @@ struct store_gpu {
 	    fp8_tflops, int8_tops;
 	double intra_node_gbps, inter_node_gbps; /* one direction */
 	double price_per_gpu_hour, gemm_peak_fraction;
+	double power_w; /* board power */
 	int max_gpus_per_node, pcie_gen, pcie_width;
 };
 /* One GPU by name as a struct store_gpu (read through the same cache as

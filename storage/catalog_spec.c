@@ -46,6 +46,7 @@ enum store_status store_gpu_get_spec(struct db_pool *pool, const char *name,
 	out->max_gpus_per_node = (int)row_num(row, "max_gpus_per_node");
 	out->pcie_gen = (int)row_num(row, "pcie_gen");
 	out->pcie_width = (int)row_num(row, "pcie_width");
+	out->power_w = row_num(row, "power_w");
 	row_text(row, "name", out->name, sizeof(out->name));
 	row_text(row, "compute_capability", out->compute_capability,
 		 sizeof(out->compute_capability));

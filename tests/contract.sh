@@ -525,6 +525,12 @@ expect='[.errors[].field] == ["stack"]' \
 invalid=1 expect='[.errors[].field] == ["stack.tp_comm_overlap"]' \
 	call "training: stack override out of range" 400 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":64,"stack":{"tp_comm_overlap":2}}'
 call "training, datasheet rates, by cost" 201 POST $S "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"global_batch_tokens":4194304,"gpu":"h100-sxm5-80gb","gpus":1024,"deadline_days":30,"objective":"cost","strategies":{"tp":8,"pp":[2,4,8],"zero":[1],"recompute":["selective","full"],"sequence_parallel":true},"calibration":"datasheet"}'
+expect='.basis.gemm_tflops.power_limit == {"limit_w":500,"board_power_w":700,"slope":0.546,"ratio":0.844,"applied":true}' \
+	call "training under a 500 W power limit" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"calibration":"datasheet","power_limit_w":500,"top":1}'
+expect='.basis.gemm_tflops.power_limit.applied == false and .basis.gemm_tflops.source == "measured"' \
+	call "training: a power limit on measured rates is shown, not applied" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"power_limit_w":500,"top":1}'
+expect='[.errors[].field] == ["power_limit_w"]' \
+	call "training: a power limit above the board power" 400 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"power_limit_w":900}'
 call "training, calibration measured" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"calibration":"measured","top":1}'
 call "training, inline architecture, LoRA" 201 POST $S "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":16,"ffn_hidden_size":5504,"vocab_size":32000,"kv_heads":null,"moe":null},"seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8,"method":"lora","lora_rank":8,"precision":null}'
 call "training, uneven pipeline stages" 201 POST $S "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"global_batch_size":2048,"gpu":"h100-sxm5-80gb","gpus":16384,"strategies":{"tp":[8],"pp":[16]},"top":1}'

@@ -116,6 +116,11 @@ req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.calibration = "datashee
 check "calibration datasheet: datasheet x efficiency" 201 '.basis.gemm_tflops.source | test("datasheet")'
 req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.calibration = "measured"')"
 check "calibration measured: accepted where measured" 201 '.basis.gemm_tflops.source == "measured"'
+# A measured rate ran under its nodes' own power limit: a request's limit
+# is shown, not applied again (engine/hw.h hw_power_cap_basis).
+req POST /v1/sizing/training -d "$(echo "$job" | jq -c '.calibration = "measured" | .power_limit_w = 500')"
+check "calibration measured with power_limit_w: shown, not applied (ratio 1)" 201 \
+	'.basis.gemm_tflops.source == "measured" and .basis.gemm_tflops.power_limit == {"limit_w":500,"board_power_w":700,"slope":0.546,"ratio":1,"applied":false}'
 req POST /v1/sizing/inference -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb"}'
 check "inference is calibrated too (HBM read rate)" 201 '.basis.hbm_gbps.source == "measured"'
 

@@ -2,7 +2,7 @@
  * memory monotone in dp / zero / recompute, fp8 never above bf16, every
  * ranked plan fits, batch arithmetic holds, inference batch monotone in
  * memory, quantised weights never need more GPUs, decode never beats the
- * weight-read roofline. */
+ * weight-read roofline, a lower power limit never faster. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,11 +232,108 @@ static void test_inference_invariants(void)
 	}
 }
 
+/* hw_power_cap_ratio by hand: 1 - 0.546 x (1 - limit / board). */
+static void test_power_cap_ratio(void)
+{
+	struct hw_spec g = fx_h100(), full = fx_h100();
+
+	CHECK(hw_power_cap_ratio(&g) == 1.0); /* no board power: none */
+	g.board_power_w = 700;
+	CHECK(hw_power_cap_ratio(&g) == 1.0); /* no limit asked */
+	g.power_limit_w = 700;
+	CHECK(hw_power_cap_ratio(&g) == 1.0);
+	g.power_limit_w = 500;
+	CHECK_NEAR(hw_power_cap_ratio(&g), 1 - 0.546 * 200.0 / 700, 1e-12);
+	CHECK_NEAR(hw_power_cap_ratio(&g), 0.844, 5e-4);
+	g.power_limit_w = 450; /* the MLPerf MaxQ point the slope is from */
+	CHECK_NEAR(hw_power_cap_ratio(&g), 0.805, 5e-4);
+	g.power_limit_w = 350; /* GPT-J MaxQ measured 0.746 */
+	CHECK_NEAR(hw_power_cap_ratio(&g), 0.727, 5e-4);
+	g.power_cap_slope = 0.3;
+	CHECK_NEAR(hw_power_cap_ratio(&g), 0.85, 1e-12);
+	/* only the datasheet path: a probe's measured rate ran under its
+	 * node's own limit */
+	g.power_cap_slope = 0;
+	g.power_limit_w = 500;
+	CHECK_NEAR(hw_gemm_rate(&g, ENG_BF16).value,
+		   (1 - 0.546 * 200.0 / 700) *
+		       hw_gemm_rate(&full, ENG_BF16).value,
+		   1e-12);
+	CHECK_NEAR(hw_attn_tflops(&g, true),
+		   (1 - 0.546 * 200.0 / 700) * hw_attn_tflops(&full, true),
+		   1e-12);
+	g.gemm_tflops[ENG_BF16] = (struct hw_measured){700, 3};
+	CHECK(hw_gemm_rate(&g, ENG_BF16).power_cap_ratio == 1.0);
+	CHECK_NEAR(hw_gemm_rate(&g, ENG_BF16).value,
+		   700 * hw_gemm_in_step_retention(ENG_BF16), 1e-9);
+}
+
+/* Over generated layouts: a lower limit never shortens a training step or
+ * an inference TTFT/TPOT, and never changes memory. */
+static void test_power_cap_never_faster(void)
+{
+	int checked = 0;
+
+	for (int it = 0; it < 200; it++) {
+		struct trn_request rq;
+		struct trn_layout l;
+		struct trn_plan a, b;
+		struct inf_request iq;
+		struct inf_plan p, q;
+		struct eng_error e;
+		int tp = 1 << pick(4);
+		long batch = 1L << pick(8);
+
+		trn_request_init(&rq);
+		rq.model = random_model();
+		rq.seq_len = 1024L << pick(3);
+		rq.global_batch_size = 256;
+		rq.gpu = gpu((int)pick(2));
+		rq.gpu.board_power_w = 700;
+		rq.precision = pick(2) ? ENG_FP8 : ENG_BF16;
+		memset(&l, 0, sizeof(l));
+		l.tp = tp;
+		l.pp = 1 << pick(3);
+		l.dp = 1 << pick(4);
+		l.ep = l.cp = l.vp = 1;
+		l.zero = (int)pick(4);
+		l.recompute = (enum eng_recompute)pick(3);
+		l.sequence_parallel = pick(2);
+		l.flash_attention = pick(2);
+		l.micro_batch = 1 << pick(3);
+		if (trn_evaluate(&rq, &l, &a, &e) == 0) {
+			rq.gpu.power_limit_w = 350 + 50 * pick(7);
+			CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);
+			CHECK(b.time.step_s >= a.time.step_s * (1 - 1e-12));
+			CHECK(b.memory.total_gib == a.memory.total_gib);
+			checked++;
+		}
+		inf_request_init(&iq);
+		iq.model = random_model();
+		iq.gpu = gpu((int)pick(2));
+		iq.gpu.board_power_w = 700;
+		iq.prompt_tokens = 128L << pick(5);
+		iq.output_tokens = 64L << pick(5);
+		if (iq.model.heads % tp ||
+		    inf_evaluate(&iq, tp, 1, batch, &p, &e) != 0)
+			continue;
+		iq.gpu.power_limit_w = 350 + 50 * pick(7);
+		CHECK(inf_evaluate(&iq, tp, 1, batch, &q, &e) == 0);
+		CHECK(q.ttft_ms >= p.ttft_ms * (1 - 1e-12));
+		CHECK(q.tpot_ms >= p.tpot_ms * (1 - 1e-12));
+		checked++;
+	}
+	printf("# %d power-limit comparisons\n", checked);
+	CHECK(checked > 100);
+}
+
 int main(void)
 {
 	RUN(test_training_memory_monotone);
 	RUN(test_ranked_plans_fit);
 	RUN(test_pruning_keeps_ranking);
 	RUN(test_inference_invariants);
+	RUN(test_power_cap_ratio);
+	RUN(test_power_cap_never_faster);
 	return testlib_finish();
 }

@@ -35,8 +35,8 @@
 /* Catalog rows (migrations/0002_gpu_catalog.sql, 0009 for the measured
  * GEMM fraction). "h100-96-500w" is torchtitan's Grand Teton part: H100
  * SXM compute (torchtitan computes its MFU with the SXM peak), 96 GB of
- * HBM2e at 2.4 TB/s, as the benchmark page states; its 500 W power limit
- * has no input in the engine. */
+ * HBM2e at 2.4 TB/s and a 500 W power limit on the SXM part's 700 W board,
+ * as the benchmark page states (hw_power_cap_ratio, MODEL.md §5). */
 static int gpu_for(const char *name, struct hw_spec *g)
 {
 	if (strncmp(name, "a100", 4) == 0)
@@ -57,6 +57,8 @@ static int gpu_for(const char *name, struct hw_spec *g)
 	} else if (strcmp(name, "h100-96-500w") == 0) {
 		g->memory_gib = 96;
 		g->memory_bandwidth_gbps = 2400;
+		g->board_power_w = 700;
+		g->power_limit_w = 500;
 	}
 	return 0;
 }
