@@ -120,6 +120,35 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 	return calib_apply(app, name, mode, hw, ci, field, res) != 0 ? -1 : 0;
 }
 
+int sizing_power_limit(struct hw_spec *hw, const char *gpu, double limit_w,
+		       double slope, const char *field, struct response *res)
+{
+	double board = hw->board_power_w;
+	double lo = hw_power_cap_min_fraction() * board;
+
+	hw->power_cap_slope = slope;
+	if (!(limit_w > 0))
+		return 0;
+	if (!(board > 0)) {
+		problem_field(res, field,
+			      "GPU \"%s\" has no board power (power_w) in the "
+			      "catalog to scale from; PUT /v1/gpus/%s with one",
+			      gpu, gpu);
+		return -1;
+	}
+	if (limit_w > board || limit_w < lo) {
+		problem_field(res, field,
+			      "must lie between %g and %g W for \"%s\" "
+			      "(%g %% to 100 %% of its %g W board power: the "
+			      "measured range of the power-cap slope)",
+			      lo, board, gpu, 100 * hw_power_cap_min_fraction(),
+			      board);
+		return -1;
+	}
+	hw->power_limit_w = limit_w;
+	return 0;
+}
+
 static long long mono_ms(void)
 {
 	struct timespec t;
@@ -256,6 +285,15 @@ static json_t *rate_json(const struct hw_rate *r, const char *unit,
 	return o;
 }
 
+json_t *sizing_power_limit_json(const struct hw_power_cap *p)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:b}", "limit_w",
+			 sizing_real(p->limit_w, 6), "board_power_w",
+			 sizing_real(p->board_power_w, 6), "slope",
+			 sizing_real(p->slope, 4), "ratio",
+			 sizing_real(p->ratio, 4), "applied", p->applied);
+}
+
 json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 {
 	static const struct {
@@ -291,15 +329,9 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 	 * core rates (hw_power_cap_ratio), or that measured rates, which ran
 	 * under their nodes' own limits, kept it from applying. */
 	if (b->power_cap.limit_w > 0)
-		json_object_set_new(
-		    json_object_get(o, "gemm_tflops"), "power_limit",
-		    json_pack("{s:o, s:o, s:o, s:o, s:b}", "limit_w",
-			      sizing_real(b->power_cap.limit_w, 6),
-			      "board_power_w",
-			      sizing_real(b->power_cap.board_power_w, 6),
-			      "slope", sizing_real(b->power_cap.slope, 4),
-			      "ratio", sizing_real(b->power_cap.ratio, 4),
-			      "applied", b->power_cap.applied));
+		json_object_set_new(json_object_get(o, "gemm_tflops"),
+				    "power_limit",
+				    sizing_power_limit_json(&b->power_cap));
 	json_object_set_new(o, "calibration",
 			    json_string(calib_mode_names[ci->mode]));
 	json_object_set_new(o, "probe_runs", json_integer(ci->runs));

@@ -49,6 +49,15 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,
 		    struct calib_info *ci, struct store_gpu *row,
 		    struct response *res);
+/* Puts a power limit of limit_w W (0: none) and the slope (0: the
+ * default) on the loaded GPU *hw named gpu: a field error under field when
+ * the GPU has no board power or the limit lies outside
+ * [hw_power_cap_min_fraction(), 1] x it (engine/hw.h). Returns 0 or -1. */
+int sizing_power_limit(struct hw_spec *hw, const char *gpu, double limit_w,
+		       double slope, const char *field, struct response *res);
+/* {limit_w, board_power_w, slope, ratio, applied}: a basis's power limit
+ * (openapi PowerLimitBasis); caller owns it. */
+json_t *sizing_power_limit_json(const struct hw_power_cap *p);
 
 /* One request's bound on engine work (issue 15): the server's step limit
  * per search, and a stop that ends work whose client has hung up, that

@@ -15,8 +15,8 @@
 #include "lib/csv.h"
 #include "storage/catalog.h"
 
-static const char *const top_keys[] = {"training", "inference", "gpus",
-				       "prices", NULL};
+static const char *const top_keys[] = {"training", "inference",	   "gpus",
+				       "prices",   "power_limits", NULL};
 
 /* Per GPU type: the engine's request and result for one job kind. */
 struct one {
@@ -94,39 +94,48 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 	return 0;
 }
 
-static int check_prices(const json_t *prices, struct response *res)
+/* A per-GPU map (GPU name -> number in [min, max]) under key: "prices"
+ * (replacing the catalog's: never 0, since a free GPU would be
+ * "cheapest", and not below SIZING_MIN_PRICE) or "power_limits" (W; the
+ * range against each GPU's board power is checked once it is loaded). */
+static int check_gpu_map(const json_t *map, const char *key, const char *what,
+			 double min, double max, struct response *res)
 {
-	struct jv v = {.res = res, .prefix = "prices."};
+	struct jv v = {.res = res};
 	const char *k;
 	const json_t *x;
 	double d;
 	int bad = 0;
 
-	if (!prices || json_is_null(prices))
+	snprintf(v.prefix, sizeof(v.prefix), "%s.", key);
+	if (!map || json_is_null(map))
 		return 0;
-	if (!json_is_object(prices)) {
-		problem_field(res, "prices",
-			      "must be an object: GPU name -> price per "
-			      "GPU-hour");
+	if (!json_is_object(map)) {
+		problem_field(res, key, "must be an object: GPU name -> %s",
+			      what);
 		return -1;
 	}
-	/* A price here replaces the catalog's: never 0 (a free GPU would be
-	 * "cheapest"), and not below SIZING_MIN_PRICE.
-	 */
-	json_object_foreach((json_t *)prices, k, x)
+	json_object_foreach((json_t *)map, k, x)
 	{
 		if (json_is_null(x)) {
-			jv_error(&v, k, "must be a number in [%g, %g]",
-				 SIZING_MIN_PRICE, SIZING_MAX_PRICE);
+			jv_error(&v, k, "must be a number in [%g, %g]", min,
+				 max);
 			bad = 1;
 		} else {
-			bad |= jv_num(&v, prices, k, false, SIZING_MIN_PRICE,
-				      SIZING_MAX_PRICE, &d) != 0;
+			bad |= jv_num(&v, map, k, false, min, max, &d) != 0;
 		}
 		if (problem_field_count(res) >= 20)
 			break;
 	}
 	return bad ? -1 : 0;
+}
+
+/* map's entry for a GPU asked as asked, or by its entry's own name. */
+static const json_t *gpu_entry(const json_t *map, const char *asked,
+			       const char *own)
+{
+	const json_t *x = json_object_get(map, asked);
+	return x ? x : json_object_get(map, own);
 }
 
 /* The CSV's columns: the job kind's own, then those every row has. */
@@ -213,7 +222,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	struct one *runs = NULL;
 	struct sizing_job sj;
 	const char *broken = NULL;
-	const json_t *job, *prices;
+	const json_t *job, *prices, *limits;
 	json_t *body, *rows = NULL;
 	int n = 0, training;
 	struct jv v = {.res = res};
@@ -237,7 +246,11 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		goto out;
 	}
 	prices = json_object_get(body, "prices");
-	if (check_prices(prices, res) != 0)
+	limits = json_object_get(body, "power_limits");
+	if (check_gpu_map(prices, "prices", "price per GPU-hour",
+			  SIZING_MIN_PRICE, SIZING_MAX_PRICE, res) != 0 ||
+	    check_gpu_map(limits, "power_limits", "power limit in W", 1, 1e5,
+			  res) != 0)
 		goto out;
 	{
 		/* The job's field errors are named under its key. */
@@ -274,8 +287,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	for (int i = 0; i < n; i++) {
 		struct one *o = &runs[i];
 		struct store_gpu row;
-		char field[32];
-		const json_t *price = json_object_get(prices, names[i]);
+		char field[32], limit_field[96];
+		const json_t *price, *limit;
 
 		snprintf(o->gpu, sizeof(o->gpu), "%s", names[i]);
 		snprintf(field, sizeof(field), "gpus[%d]", i);
@@ -285,8 +298,15 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		/* the entry's own name, when asked by an alias (names.h) */
 		snprintf(o->gpu, sizeof(o->gpu), "%.*s",
 			 (int)sizeof(o->gpu) - 1, row.name);
-		if (!price) /* prices may name the entry or what was asked */
-			price = json_object_get(prices, o->gpu);
+		/* the maps may name the entry or what was asked */
+		price = gpu_entry(prices, names[i], o->gpu);
+		limit = gpu_entry(limits, names[i], o->gpu);
+		snprintf(limit_field, sizeof(limit_field), "power_limits.%s",
+			 names[i]);
+		if (sizing_power_limit(&o->hw, o->gpu, json_number_value(limit),
+				       sj.power_cap_slope, limit_field,
+				       res) != 0)
+			goto out;
 		if (price)
 			o->hw.price_per_gpu_hour = json_number_value(price);
 		if (!(o->hw.price_per_gpu_hour > 0)) {
@@ -460,6 +480,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		json_object_set_new(
 		    row, "efficiency_basis",
 		    json_string(hw_eff_basis_name(o->hw.efficiency_basis)));
+		if (o->hw.power_limit_w > 0)
+			json_object_set_new(
+			    row, "power_limit",
+			    sizing_power_limit_json(
+				training ? &o->r.trn.basis.power_cap
+					 : &o->r.inf.basis.power_cap));
 		/* Every constraint result and warning of the single-GPU
 		 * answer (issue 16). */
 		if (training && trq.deadline_days > 0)

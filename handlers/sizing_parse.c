@@ -36,12 +36,11 @@ int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
 
 	if (jv_enum(v, b, "calibration", false, calib_mode_names, &e) == 0)
 		job->calib = (enum calib_mode)e;
+	jv_num(v, b, "power_cap_slope", false, 0.01, 2, &job->power_cap_slope);
 	if (gpu_required) {
 		jv_str(v, b, "gpu", true, 64, &job->gpu_name);
 		jv_num(v, b, "power_limit_w", false, 1, 1e5,
 		       &job->power_limit_w);
-		jv_num(v, b, "power_cap_slope", false, 0.01, 2,
-		       &job->power_cap_slope);
 	} else {
 		if (jv_present(b, "gpu"))
 			jv_error(v, "gpu",
@@ -51,12 +50,9 @@ int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
 		 * board of one part and a cap of another). */
 		if (jv_present(b, "power_limit_w"))
 			jv_error(v, "power_limit_w",
-				 "a power limit is one GPU type's; size each "
-				 "GPU type on its own to apply one");
-		if (jv_present(b, "power_cap_slope"))
-			jv_error(v, "power_cap_slope",
-				 "applies with power_limit_w, which compare "
-				 "does not take");
+				 "a power limit is one GPU type's: compare "
+				 "takes them per GPU in the top-level "
+				 "\"power_limits\"");
 	}
 	return problem_field_count(v->res) > 0 ? -1 : 0;
 }
@@ -98,34 +94,10 @@ int sizing_dtype(struct jv *v, const json_t *b, const char *key,
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
 		   struct response *res)
 {
-	double board;
-
 	if (sizing_load_gpu(app, job->gpu_name, "gpu", job->calib, hw, &job->ci,
 			    &job->gpu_row, res) != 0)
 		return -1;
 	job->gpu_name = job->gpu_row.name;
-	hw->power_cap_slope = job->power_cap_slope;
-	if (!(job->power_limit_w > 0))
-		return 0;
-	board = hw->board_power_w;
-	if (!(board > 0)) {
-		problem_field(res, "power_limit_w",
-			      "GPU \"%s\" has no board power (power_w) in the "
-			      "catalog to scale from; PUT /v1/gpus/%s with one",
-			      job->gpu_name, job->gpu_name);
-		return -1;
-	}
-	if (job->power_limit_w > board ||
-	    job->power_limit_w < hw_power_cap_min_fraction() * board) {
-		problem_field(res, "power_limit_w",
-			      "must lie between %g and %g W for \"%s\" "
-			      "(%g %% to 100 %% of its %g W board power: the "
-			      "measured range of the power-cap slope)",
-			      hw_power_cap_min_fraction() * board, board,
-			      job->gpu_name, 100 * hw_power_cap_min_fraction(),
-			      board);
-		return -1;
-	}
-	hw->power_limit_w = job->power_limit_w;
-	return 0;
+	return sizing_power_limit(hw, job->gpu_name, job->power_limit_w,
+				  job->power_cap_slope, "power_limit_w", res);
 }

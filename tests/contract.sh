@@ -531,6 +531,8 @@ expect='.basis.gemm_tflops.power_limit.applied == false and .basis.gemm_tflops.s
 	call "training: a power limit on measured rates is shown, not applied" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"power_limit_w":500,"top":1}'
 expect='[.errors[].field] == ["power_limit_w"]' \
 	call "training: a power limit above the board power" 400 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"power_limit_w":900}'
+expect='(.rows[] | select(.gpu == "h100-sxm5-80gb") | .power_limit.ratio) == 0.844' \
+	call "compare with a power limit per GPU type" 201 POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e10,"max_gpus":16,"calibration":"datasheet","power_cap_slope":0.546},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"],"power_limits":{"h100-sxm5-80gb":500}}'
 call "training, calibration measured" 201 POST $S "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"calibration":"measured","top":1}'
 call "training, inline architecture, LoRA" 201 POST $S "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":16,"ffn_hidden_size":5504,"vocab_size":32000,"kv_heads":null,"moe":null},"seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8,"method":"lora","lora_rank":8,"precision":null}'
 call "training, uneven pipeline stages" 201 POST $S "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"global_batch_size":2048,"gpu":"h100-sxm5-80gb","gpus":16384,"strategies":{"tp":[8],"pp":[16]},"top":1}'

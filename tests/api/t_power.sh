@@ -58,9 +58,34 @@ check_problem "a limit on a GPU with no board power: 400 naming power_limit_w" 4
 jq -e '.errors[0].message | test("no board power")' "$T/body" >/dev/null &&
 	ok "the 400 says the catalog lacks the board power" || not_ok "the 400 says the catalog lacks the board power" "$(body)"
 
-# Compare sizes several GPU types: a limit in watts is one type's.
-req POST /v1/sizing/compare "${J[@]}" -d '{"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"],"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e10,"max_gpus":64,"power_limit_w":500}}'
-check_problem "compare with power_limit_w: 400 naming training.power_limit_w" 400 training.power_limit_w
+# Compare sizes several GPU types: a limit in watts is one type's, so the
+# job refuses power_limit_w and the top-level "power_limits" maps each
+# GPU type to its own.
+CJ='"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e10,"max_gpus":64,"calibration":"datasheet"}'
+CG='"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]'
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,\"training\":{\"model\":\"llama-3-8b\",\"seq_len\":8192,\"train_tokens\":1e10,\"max_gpus\":64,\"power_limit_w\":500}}"
+check_problem "compare with power_limit_w in the job: 400 naming training.power_limit_w" 400 training.power_limit_w
+jq -e '.errors[0].message | test("power_limits")' "$T/body" >/dev/null &&
+	ok "the 400 points to power_limits" || not_ok "the 400 points to power_limits" "$(body)"
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ}"
+check "compare without limits: no power_limit on the rows" 201 '[.rows[] | has("power_limit")] == [false, false]'
+h100_days=$(jq '.rows[] | select(.gpu == "h100-sxm5-80gb") | .days' "$T/body")
+a100_days=$(jq '.rows[] | select(.gpu == "a100-sxm4-80gb") | .days' "$T/body")
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":{\"h100-sxm5-80gb\":500}}"
+check "compare with power_limits: the H100 row at 500 W (ratio 0.844), the A100 row unlimited" 201 \
+	'(.rows[] | select(.gpu == "h100-sxm5-80gb") | .power_limit == {"limit_w":500,"board_power_w":700,"slope":0.546,"ratio":0.844,"applied":true})
+	 and (.rows[] | select(.gpu == "a100-sxm4-80gb") | has("power_limit") | not)'
+check "the limited H100 takes longer, the A100 the same" 201 \
+	"(.rows[] | select(.gpu == \"h100-sxm5-80gb\") | .days > $h100_days) and (.rows[] | select(.gpu == \"a100-sxm4-80gb\") | .days == $a100_days)"
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":{\"h100-sxm5-80gb\":500,\"a100-sxm4-80gb\":250}}"
+check "compare: a limit per GPU type, each on its own board power (A100 250 of 400 W: 0.7953)" 201 \
+	'(.rows[] | select(.gpu == "a100-sxm4-80gb") | .power_limit.ratio) == 0.7953'
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":{\"a100-sxm4-80gb\":500}}"
+check_problem "compare: a limit above a GPU's board power: 400 naming power_limits.<gpu>" 400 power_limits.a100-sxm4-80gb
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":{\"h100-sxm5-80gb\":\"500\"}}"
+check_problem "compare: a limit that is not a number: 400 naming power_limits.<gpu>" 400 power_limits.h100-sxm5-80gb
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":[500]}"
+check_problem "compare: power_limits not an object: 400 naming power_limits" 400 power_limits
 
 # Inference: the same ratio on the prefill's tensor-core rate.
 I8='"model":"llama-3-8b","prompt_tokens":2048,"output_tokens":128,"gpu":"h100-sxm5-80gb","calibration":"datasheet"'
