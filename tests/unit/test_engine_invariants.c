@@ -45,6 +45,29 @@ static struct model_arch random_model(void)
 	return m;
 }
 
+/* A random training job (256 sequences, up to 4,096 GPUs) and layout. */
+static void random_job(struct trn_request *rq, struct trn_layout *l)
+{
+	trn_request_init(rq);
+	rq->model = random_model();
+	rq->seq_len = 1024L << pick(3);
+	rq->global_batch_size = 256;
+	rq->gpu = gpu((int)pick(2));
+	rq->max_gpus = 4096;
+	memset(l, 0, sizeof(*l));
+	l->tp = 1 << pick(4);
+	l->pp = 1 << pick(3);
+	l->dp = 1 << pick(4);
+	l->ep = 1;
+	l->cp = 1;
+	l->vp = 1;
+	l->zero = (int)pick(4);
+	l->recompute = (enum eng_recompute)pick(3);
+	l->sequence_parallel = pick(2);
+	l->flash_attention = pick(2);
+	l->micro_batch = 1 << pick(3);
+}
+
 static void test_training_memory_monotone(void)
 {
 	int checked = 0;
@@ -54,24 +77,7 @@ static void test_training_memory_monotone(void)
 		struct trn_plan a, b;
 		struct eng_error e;
 
-		trn_request_init(&rq);
-		rq.model = random_model();
-		rq.seq_len = 1024L << pick(3);
-		rq.global_batch_size = 256;
-		rq.gpu = gpu((int)pick(2));
-		rq.max_gpus = 4096;
-		memset(&l, 0, sizeof(l));
-		l.tp = 1 << pick(4);
-		l.pp = 1 << pick(3);
-		l.dp = 1 << pick(4);
-		l.ep = 1;
-		l.cp = 1;
-		l.vp = 1;
-		l.zero = (int)pick(4);
-		l.recompute = (enum eng_recompute)pick(3);
-		l.sequence_parallel = pick(2);
-		l.flash_attention = pick(2);
-		l.micro_batch = 1 << pick(3);
+		random_job(&rq, &l);
 		if (trn_evaluate(&rq, &l, &a, &e))
 			continue;
 		/* more dp */
@@ -281,26 +287,13 @@ static void test_power_cap_never_faster(void)
 		struct inf_request iq;
 		struct inf_plan p, q;
 		struct eng_error e;
-		int tp = 1 << pick(4);
 		long batch = 1L << pick(8);
+		int tp;
 
-		trn_request_init(&rq);
-		rq.model = random_model();
-		rq.seq_len = 1024L << pick(3);
-		rq.global_batch_size = 256;
-		rq.gpu = gpu((int)pick(2));
+		random_job(&rq, &l);
+		tp = l.tp;
 		rq.gpu.board_power_w = 700;
 		rq.precision = pick(2) ? ENG_FP8 : ENG_BF16;
-		memset(&l, 0, sizeof(l));
-		l.tp = tp;
-		l.pp = 1 << pick(3);
-		l.dp = 1 << pick(4);
-		l.ep = l.cp = l.vp = 1;
-		l.zero = (int)pick(4);
-		l.recompute = (enum eng_recompute)pick(3);
-		l.sequence_parallel = pick(2);
-		l.flash_attention = pick(2);
-		l.micro_batch = 1 << pick(3);
 		if (trn_evaluate(&rq, &l, &a, &e) == 0) {
 			rq.gpu.power_limit_w = 350 + 50 * pick(7);
 			CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);
