@@ -161,12 +161,29 @@ static const char *const common_cols[] = {"efficiency_basis",
 					  "fastest",
 					  "verdict",
 					  "reason",
+					  "power_limit_w",
+					  "power_cap_ratio",
 					  NULL};
+/* Columns read from a member of a row's object (empty when the row has
+ * none: a GPU type without a power limit). */
+static const struct {
+	const char *col, *object, *member;
+} nested_cols[] = {
+    {"power_limit_w", "power_limit", "limit_w"},
+    {"power_cap_ratio", "power_limit", "ratio"},
+};
 
 /* One cell: the row's value under key, or empty. */
 static void csv_value(struct csv *o, const json_t *row, const char *key)
 {
 	const json_t *v = json_object_get(row, key);
+
+	for (size_t i = 0; i < sizeof(nested_cols) / sizeof(nested_cols[0]);
+	     i++)
+		if (!strcmp(key, nested_cols[i].col))
+			v = json_object_get(
+			    json_object_get(row, nested_cols[i].object),
+			    nested_cols[i].member);
 
 	if (json_is_string(v))
 		csv_cell(o, json_string_value(v));

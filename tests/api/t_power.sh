@@ -80,6 +80,13 @@ check "the limited H100 takes longer, the A100 the same" 201 \
 req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":{\"h100-sxm5-80gb\":500,\"a100-sxm4-80gb\":250}}"
 check "compare: a limit per GPU type, each on its own board power (A100 250 of 400 W: 0.7953)" 201 \
 	'(.rows[] | select(.gpu == "a100-sxm4-80gb") | .power_limit.ratio) == 0.7953'
+req POST /v1/sizing/compare "${J[@]}" -H 'Accept: text/csv' -d "{$CG,$CJ,\"power_limits\":{\"h100-sxm5-80gb\":500}}"
+if [ "$STATUS" = 201 ] && head -n 1 "$T/body" | grep -q '"reason","power_limit_w","power_cap_ratio"$' &&
+	grep -q '^"h100-sxm5-80gb",.*,"500","0.844"$' "$T/body" && grep -q '^"a100-sxm4-80gb",.*,"",""$' "$T/body"; then
+	ok "compare CSV: power_limit_w and power_cap_ratio columns, empty on the unlimited row"
+else
+	not_ok "compare CSV: power_limit_w and power_cap_ratio columns, empty on the unlimited row" "$STATUS $(head -c 600 "$T/body")"
+fi
 req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":{\"a100-sxm4-80gb\":500}}"
 check_problem "compare: a limit above a GPU's board power: 400 naming power_limits.<gpu>" 400 power_limits.a100-sxm4-80gb
 req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ,\"power_limits\":{\"h100-sxm5-80gb\":\"500\"}}"
