@@ -342,6 +342,12 @@ double hw_power_cap_min_fraction(void)
 	return 0.5;
 }
 
+static double power_cap_slope(const struct hw_spec *g)
+{
+	return g->power_cap_slope > 0.0 ? g->power_cap_slope
+					: hw_default_power_cap_slope();
+}
+
 struct hw_power_cap hw_power_cap_basis(const struct hw_spec *g,
 				       const struct hw_rate *gemm)
 {
@@ -349,8 +355,7 @@ struct hw_power_cap hw_power_cap_basis(const struct hw_spec *g,
 
 	p.board_power_w = g->board_power_w;
 	p.limit_w = g->power_limit_w;
-	p.slope = g->power_cap_slope > 0.0 ? g->power_cap_slope
-					   : hw_default_power_cap_slope();
+	p.slope = power_cap_slope(g);
 	p.ratio = gemm->measured ? 1.0 : gemm->power_cap_ratio;
 	p.applied = !gemm->measured && p.ratio < 1.0;
 	return p;
@@ -358,15 +363,13 @@ struct hw_power_cap hw_power_cap_basis(const struct hw_spec *g,
 
 double hw_power_cap_ratio(const struct hw_spec *g)
 {
-	double slope = g->power_cap_slope > 0.0 ? g->power_cap_slope
-						: hw_default_power_cap_slope();
 	double f;
 
 	if (!(g->board_power_w > 0.0) || !(g->power_limit_w > 0.0) ||
 	    g->power_limit_w >= g->board_power_w)
 		return 1.0;
 	f = g->power_limit_w / g->board_power_w;
-	return fmax(0.0, 1.0 - slope * (1.0 - f));
+	return fmax(0.0, 1.0 - power_cap_slope(g) * (1.0 - f));
 }
 
 double hw_pcie_gbps(int gen, int width)

@@ -188,8 +188,9 @@ double hw_probe_plan_shape_factor(enum eng_dtype t);
  * MLPerf Inference v4.0 DGX H100 runs, MaxQ (450 W per GPU) against MaxP
  * (700 W), same software, Llama-2-70B offline 17,561.6 / 21,805.8
  * tokens/s = 0.805 at 450/700 of the board power; the same submission's
- * BERT-99 at 400 W (0.766, the slope gives 0.766), BERT-99.9 at 450 W
- * (0.820) and GPT-J at 350 W (0.746, the slope gives 0.727) agree.
+ * GPT-J at 350 W (0.746, the slope gives 0.727) agrees, as do BERT-99 at
+ * 400 W (0.766 and 0.766) and BERT-99.9 at 450 W (0.820 and 0.805), whose
+ * caps come from another round's config.
  * Applies to GEMM and attention rates from the datasheet path (a probe's
  * measured rate already ran under its node's limit); HBM-bound work is
  * not scaled. docs/MODEL.md §5. */
