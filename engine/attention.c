@@ -102,17 +102,13 @@ double attn_fused_tflops(const struct hw_spec *g, enum attn_kernel k,
 	double base;
 
 	if (eff_override > 0.0) {
-		double p = g->peak_tflops[ENG_BF16] > 0.0
-			       ? g->peak_tflops[ENG_BF16]
-			       : g->peak_tflops[ENG_FP16];
+		enum eng_dtype t =
+		    g->peak_tflops[ENG_BF16] > 0.0 ? ENG_BF16 : ENG_FP16;
 		/* a profile's in-step efficiency is of a GPU at its board
 		 * power, as the default's (the ratio is 1 where the GEMM
 		 * rate was measured under the node's own limit) */
-		base =
-		    p * eff_override *
-		    hw_gemm_rate(g, g->peak_tflops[ENG_BF16] > 0.0 ? ENG_BF16
-								   : ENG_FP16)
-			.power_cap_ratio;
+		base = g->peak_tflops[t] * eff_override *
+		       hw_gemm_rate(g, t).power_cap_ratio;
 	} else {
 		double sp = attn_kernel_speedup(k, g, backward);
 		base = hw_attn_tflops(g, backward) * (sp > 0.0 ? sp : 1.0);

@@ -356,8 +356,8 @@ struct hw_power_cap hw_power_cap_basis(const struct hw_spec *g,
 	p.board_power_w = g->board_power_w;
 	p.limit_w = g->power_limit_w;
 	p.slope = power_cap_slope(g);
-	p.ratio = gemm->measured ? 1.0 : gemm->power_cap_ratio;
-	p.applied = !gemm->measured && p.ratio < 1.0;
+	p.ratio = gemm->power_cap_ratio; /* 1 on a measured rate */
+	p.applied = p.ratio < 1.0;
 	return p;
 }
 
