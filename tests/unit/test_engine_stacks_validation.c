@@ -28,7 +28,7 @@
 
 #define MAXF   40
 #define MAXL   4096
-#define MAXROW 256
+#define MAXROW 512
 #define MAXGRP 24
 #include "validation_csv.h"
 
@@ -166,17 +166,24 @@ static void add(struct group *g, int *ng, const char *key, double e)
 		g[i].err[g[i].n++] = e;
 }
 
+/* Prints each group's median |error|; with more than one group also the
+ * median of those medians, which weighs a source of 100 rows as one of 2. */
 static void print_groups(const char *title, struct group *g, int ng)
 {
+	double med[MAXGRP];
+
 	printf("# median |error| by %s:\n", title);
 	for (int i = 0; i < ng; i++) {
 		int over = 0;
 		for (int j = 0; j < g[i].n; j++)
 			over += fabs(g[i].err[j]) > 0.25;
+		med[i] = median_abs(g[i].err, g[i].n);
 		printf("#   %-24s %2d rows  %5.1f %%  (%d beyond 25 %%)\n",
-		       g[i].key, g[i].n, 100 * median_abs(g[i].err, g[i].n),
-		       over);
+		       g[i].key, g[i].n, 100 * med[i], over);
 	}
+	if (ng > 1)
+		printf("#   median of the %d %s medians: %.1f %%\n", ng, title,
+		       100 * median_abs(med, ng));
 }
 
 /* The stated layout, complete, for a row the search cannot place (it does
