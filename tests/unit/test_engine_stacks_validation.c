@@ -232,7 +232,8 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  * kernel class at its default efficiency, "delayed scaling" the delayed
  * FP8 recipe, "fused cross-entropy" (flash-attn's loss kernel) Megatron's
  * fused-loss 4 B per logit, and "mixed precision PURE" (Composer's
- * all-bf16 FSDP policy) a bf16 gradient reduction.
+ * all-bf16 FSDP policy) a bf16 gradient reduction. "without TP comm
+ * overlap" (a NeMo config's ub_tp_comm_overlap false) sets TP overlap 0.
  * Two stacks reduce their gradients after the backward pass, not behind
  * it, and take DP overlap 0 (the DeepSpeed/Megatron-LM 2023 audit,
  * docs/VALIDATION.md):
@@ -294,6 +295,8 @@ static int stack_of(const char *stack, const char *detail, const char *dtype,
 			out->fp8_recipe = STACK_FP8_CURRENT;
 		if (strstr(detail, "delayed scaling"))
 			out->fp8_recipe = STACK_FP8_DELAYED;
+		if (strstr(detail, "without TP comm overlap"))
+			out->tp_comm_overlap = 0.0;
 		if (strstr(detail, "fused cross-entropy"))
 			out->loss_logit_bytes =
 			    stack_builtin_find("megatron-core")
@@ -574,6 +577,9 @@ static void test_stack_details(void)
 	CHECK(s.loss_logit_bytes == 4.0);
 	CHECK(s.reduce_dtype == STACK_REDUCE_BF16);
 	CHECK(s.fp8_recipe == STACK_FP8_DELAYED);
+	CHECK(stack_of("megatron-core", "NeMo 24.07 without TP comm overlap",
+		       "fp8", &s) == 0);
+	CHECK(s.tp_comm_overlap == 0.0 && s.dp_overlap == 0.8);
 	CHECK(stack_of("pytorch-fsdp", "Composer FSDP1 mixed precision DEFAULT",
 		       "bf16", &s) == 0);
 	CHECK(s.attn_kernel == ATTN_FA2 && s.loss_logit_bytes == 12.0);
