@@ -84,6 +84,11 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   §4a), ~320 kernels per layer (80 forward, 2x backward, 80
  *   recomputed) at the 2 us launch gap MODEL.md §4 quotes, SDPA with the
  *   FA2 backend (PyTorch >= 2.2), no DP overlap assumed beyond DDP's 0.8.
+ *  megatron-deepspeed: deepspeed-zero with dp_overlap 0. DeepSpeed's
+ *   pipeline engine reduces the gradients after the last micro-batch
+ *   (runtime/pipe/schedule.py TrainSchedule: ReduceGrads after the
+ *   schedule's last step; engine.py _exec_reduce_grads), whatever
+ *   overlap_comm says; Megatron-DeepSpeed trains through it (MT-NLG, BLOOM).
  *  gemm_clock_derate 1 everywhere: no citable sustained-clock figure
  *   was found (MODEL.md §4a); the field is editable per profile. */
 /* Bytes per logit live at the loss's peak (loss_logit_bytes).
@@ -154,6 +159,17 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
+     .param_gather_overlap = 0.0,
+     .reduce_dtype = STACK_REDUCE_GRAD,
+     .fp8_recipe = STACK_FP8_DELAYED,
+     .fp8_weight_cache = false,
+     .gemm_clock_derate = 1.0,
+     .elementwise_bytes_factor = 1.0,
+     .loss_logit_bytes = LOSS_FUSED_BYTES},
+    {.name = "megatron-deepspeed",
+     .attn_kernel = ATTN_FA2,
+     .tp_comm_overlap = 0.0,
+     .dp_overlap = 0.0,
      .param_gather_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,

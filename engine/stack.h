@@ -3,9 +3,9 @@
  * profile. Pure data and lookups; docs/MODEL.md §4a cites every value.
  *
  * The named profiles below are the engine's built-in table; the catalog
- * (migrations/0015_stacks.sql, GET/PUT /v1/stacks) is seeded with the same
- * values (tests/unit/test_engine_stack.c checks the seed against this
- * table).
+ * (migrations/0015_stacks.sql completed by 0019 and 0023, megatron-deepspeed
+ * by 0025; GET/PUT /v1/stacks) is seeded with the same values
+ * (tests/unit/test_engine_stack.c checks the seed against this table).
  */
 #ifndef GPUSIZER_ENGINE_STACK_H
 #define GPUSIZER_ENGINE_STACK_H
@@ -100,8 +100,8 @@ struct eng_stack {
 	double loss_logit_bytes;
 };
 
-/* The built-in profiles, NULL-name terminated. */
-#define STACK_BUILTIN_COUNT 7
+/* The built-in profiles. */
+#define STACK_BUILTIN_COUNT 8
 extern const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT];
 /* The profile a request without "stack" gets: megatron-lm-2021, the
  * stack of the runs the engine is calibrated on (MODEL.md §4a). */

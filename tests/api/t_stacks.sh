@@ -13,7 +13,12 @@ A=(-H "Authorization: Bearer $admin")
 # --- catalog
 req GET /v1/stacks
 check "GET /v1/stacks lists the seeded profiles" 200 \
-	'[.items[].name] as $n | (["megatron-lm-2021","megatron-core","nemo","pytorch-fsdp2-fa2","deepspeed-zero","torchtitan","hf-peft-bnb4"] - $n) == []'
+	'[.items[].name] as $n | (["megatron-lm-2021","megatron-core","nemo","pytorch-fsdp2-fa2","deepspeed-zero","megatron-deepspeed","torchtitan","hf-peft-bnb4"] - $n) == []'
+req GET /v1/stacks/megatron-deepspeed
+check "megatron-deepspeed (migrations/0025): the pipeline engine reduces after the last micro-batch, DP overlap 0" 200 \
+	'.dp_overlap == 0 and .param_gather_overlap == 0 and .tp_comm_overlap == 0 and .loss_logit_bytes == 4 and .selective_recompute == "attention" and (.source | test("schedule.py"))'
+req GET /v1/stacks/Megatron-DeepSpeed
+check "GET /v1/stacks/Megatron-DeepSpeed: any case and punctuation find it" 200 '.name == "megatron-deepspeed"'
 req GET /v1/stacks/megatron-core
 check "GET /v1/stacks/megatron-core: TP overlap 0.75, cuDNN attention" 200 \
 	'.name == "megatron-core" and .tp_comm_overlap == 0.75 and .attn_kernel == "cudnn" and .dp_overlap == 0.8 and (.source|length) > 0'
@@ -115,6 +120,16 @@ req PUT "/v1/stacks/xf-$RANDOM" "${A[@]}" -d "$(jq '.attn_kernel = "xformers"' <
 check "PUT attn_kernel xformers is stored as its class fa1" 201 '.attn_kernel == "fa1"'
 
 # --- the request's "stack"
+MDS='"model":"llama-2-70b","seq_len":4096,"gpu":"a100-80gb","gpus":128,"global_batch_size":512,"calibration":"datasheet","strategies":{"tp":[8],"pp":[4],"zero":[1],"recompute":["full"],"micro_batch":[1]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$MDS,\"stack\":\"deepspeed-zero\"}"
+check "a pipelined ZeRO-1 plan on deepspeed-zero: DP overlap 0.8" 201 '.basis.stack.dp_overlap == 0.8'
+mds_dz=$(jq '.plans[0].time_s | [.dp_comm_exposed, .step]' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$MDS,\"stack\":\"megatron-deepspeed\"}"
+check "the same plan on megatron-deepspeed: DP overlap 0 in the basis" 201 '.basis.stack.name == "megatron-deepspeed" and .basis.stack.dp_overlap == 0'
+jq -e --argjson o "$mds_dz" '.plans[0].time_s.dp_comm_exposed > $o[0] and .plans[0].time_s.step > $o[1]' "$T/body" >/dev/null &&
+	ok "megatron-deepspeed exposes the DP traffic deepspeed-zero hides: a longer step" ||
+	not_ok "megatron-deepspeed exposes the DP traffic deepspeed-zero hides: a longer step" "$(jq -c .plans[0].time_s "$T/body") vs $mds_dz"
+
 T70='"model":"llama-3-70b","seq_len":8192,"gpu":"h100","gpus":64,"global_batch_size":512,"calibration":"datasheet","strategies":{"tp":[8],"pp":[1],"zero":[1],"recompute":["selective"],"micro_batch":[1]}'
 req POST /v1/sizing/training "${J[@]}" -d "{$T70}"
 check "no stack: the default profile, stated in assumptions and basis" 201 \

@@ -627,16 +627,54 @@ static int seed_0023(const char *line)
 	return 1;
 }
 
+/* 0025 and later: one whole row, 0015's fields then "fp8_all_gather,
+ * 'sac', loss_bytes, ...". */
+static int seed_whole(const char *line)
+{
+	char name[64], tail[512], ag[8], sac[16];
+	double lb;
+	const struct eng_stack *s;
+
+	if (!seed_0015(line))
+		return 0;
+	/* skip 0015's fourteen fields: thirteen commas after the name's */
+	if (sscanf(line, "('%63[^']', %511[^\n]", name, tail) != 2)
+		return 1;
+	{
+		const char *p = tail;
+		for (int i = 0; i < 13 && p; i++) {
+			p = strchr(p, ',');
+			p = p ? p + 1 : NULL;
+		}
+		CHECK(p && sscanf(p, " %7[a-z], '%15[a-z]', %lf,", ag, sac,
+				  &lb) == 3);
+		s = stack_builtin_find(name);
+		if (p && s) {
+			CHECK(!strcmp(ag, s->fp8_param_all_gather ? "true"
+								  : "false"));
+			CHECK(!strcmp(sac,
+				      stack_sac_names[s->selective_recompute]));
+			CHECK(lb == s->loss_logit_bytes);
+		}
+	}
+	return 1;
+}
+
 /* The migrations that seed the stacks table hold the engine's built-in
- * values, one row per profile each. */
+ * values: 0015's rows, completed by 0019 and 0023, and the whole rows of
+ * the profiles added after them (0025), one row per profile. */
 static void test_migration_seed(void)
 {
-	CHECK(seed_rows("migrations/0015_stacks.sql", seed_0015) ==
-	      STACK_BUILTIN_COUNT);
+	int first = seed_rows("migrations/0015_stacks.sql", seed_0015);
+	int later = seed_rows("migrations/0025_stack_megatron_deepspeed.sql",
+			      seed_whole);
+
+	CHECK(later == 1);
+	CHECK(first + later == STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0019_stack_torchtitan_terms.sql",
-			seed_0019) == STACK_BUILTIN_COUNT);
+			seed_0019) == first);
 	CHECK(seed_rows("migrations/0023_stack_loss_logit_bytes.sql",
-			seed_0023) == STACK_BUILTIN_COUNT);
+			seed_0023) == first);
 }
 
 int main(void)

@@ -216,6 +216,10 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  *    Engine's TP overlap: the Megatron-LM profile (megatron-lm-2021);
  *  - PyTorch FSDP (FSDP1 or 2) and DDP with flash attention:
  *    pytorch-fsdp2-fa2, the PyTorch-native profile;
+ *  - Megatron-DeepSpeed (DeepSpeed's pipeline engine) its own built-in
+ *    profile, megatron-deepspeed (engine/stack.c): deepspeed-zero with the
+ *    gradients reduced after the last micro-batch (DP overlap 0; it was a
+ *    detail of this test before it was a profile users can name);
  *  - every other stack by its own name.
  * Four stated details adjust the profile, each to a cited value: "eager"
  * (no torch.compile: RMSNorm, rotary and SwiGLU as separate kernels) takes
@@ -234,19 +238,14 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
  * fused-loss 4 B per logit, and "mixed precision PURE" (Composer's
  * all-bf16 FSDP policy) a bf16 gradient reduction. "without TP comm
  * overlap" (a NeMo config's ub_tp_comm_overlap false) sets TP overlap 0.
- * Two stacks reduce their gradients after the backward pass, not behind
- * it, and take DP overlap 0 (the DeepSpeed/Megatron-LM 2023 audit,
- * docs/VALIDATION.md):
- *  - "DistributedOptimizer" (Megatron-LM's own, before overlap_grad_reduce;
- *    not Megatron-LLaMA's OverlappedDistributedOptimizer): train_step calls
- *    optimizer.reduce_model_grads() after forward_backward_func returns
- *    (alibaba/Megatron-LLaMA megatron/training.py; its README: "After
- *    accumulated all gradients in GA, DistributedOptimizer employs a
- *    ReduceScatter operation");
- *  - "Megatron-DeepSpeed" (DeepSpeed's PipelineEngine): the train schedule
- *    issues ReduceGrads after the last micro-batch and _exec_reduce_grads
- *    all-reduces the buffers then (deepspeed/runtime/pipe/schedule.py,
- *    engine.py), whatever zero_optimization.overlap_comm says.
+ * "DistributedOptimizer" (Megatron-LM's own, before overlap_grad_reduce;
+ * not Megatron-LLaMA's OverlappedDistributedOptimizer) reduces the
+ * gradients after the backward pass, not behind it, and takes DP overlap 0
+ * (the DeepSpeed/Megatron-LM 2023 audit, docs/VALIDATION.md): train_step
+ * calls optimizer.reduce_model_grads() after forward_backward_func returns
+ * (alibaba/Megatron-LLaMA megatron/training.py; its README: "After
+ * accumulated all gradients in GA, DistributedOptimizer employs a
+ * ReduceScatter operation").
  * And Megatron-LM in bf16 accumulates and reduces its gradients in fp32:
  * "Megatron-LLaMA" bf16 rows take reduce_dtype fp32 (megatron/arguments.py:
  * "bfloat16 requires gradient accumulation and all-reduce to be done in
@@ -260,6 +259,7 @@ static const struct {
     {"pytorch-fsdp", "", "pytorch-fsdp2-fa2"},
     {"pytorch-ddp", "", "pytorch-fsdp2-fa2"},
     {"torchtitan", "", "torchtitan"},
+    {"deepspeed", "Megatron-DeepSpeed", "megatron-deepspeed"},
     {"deepspeed", "", "deepspeed-zero"},
 };
 
@@ -305,8 +305,6 @@ static int stack_of(const char *stack, const char *detail, const char *dtype,
 			out->reduce_dtype = STACK_REDUCE_BF16;
 		if (strstr(detail, "DistributedOptimizer") &&
 		    !strstr(detail, "Overlapped"))
-			out->dp_overlap = 0.0;
-		if (strstr(detail, "Megatron-DeepSpeed"))
 			out->dp_overlap = 0.0;
 		if (strstr(detail, "Megatron-LLaMA") && !strcmp(dtype, "bf16"))
 			out->reduce_dtype = STACK_REDUCE_FP32;
@@ -557,7 +555,7 @@ static void test_stack_details(void)
 	CHECK(s.reduce_dtype == STACK_REDUCE_FP32);
 	CHECK(stack_of("deepspeed", "Megatron-DeepSpeed 2021", "fp16", &s) ==
 	      0);
-	CHECK(s.dp_overlap == 0.0);
+	CHECK(!strcmp(s.name, "megatron-deepspeed") && s.dp_overlap == 0.0);
 	CHECK(s.reduce_dtype == STACK_REDUCE_GRAD);
 	CHECK(
 	    stack_of("deepspeed",
