@@ -627,36 +627,29 @@ static int seed_0023(const char *line)
 	return 1;
 }
 
-/* 0025 and later: one whole row, 0015's fields then "fp8_all_gather,
- * 'sac', loss_bytes, ...". */
+/* 0025 and later: one whole row, 0015's fourteen fields then
+ * "fp8_all_gather, 'sac', loss_bytes, 'display', 'source')". */
 static int seed_whole(const char *line)
 {
-	char name[64], tail[512], ag[8], sac[16];
+	char name[64], ag[8], sac[16];
+	const char *p = line;
 	double lb;
 	const struct eng_stack *s;
 
-	if (!seed_0015(line))
+	if (!seed_0015(line) || sscanf(line, "('%63[^']'", name) != 1)
 		return 0;
-	/* skip 0015's fourteen fields: thirteen commas after the name's */
-	if (sscanf(line, "('%63[^']', %511[^\n]", name, tail) != 2)
-		return 1;
-	{
-		const char *p = tail;
-		for (int i = 0; i < 13 && p; i++) {
-			p = strchr(p, ',');
-			p = p ? p + 1 : NULL;
-		}
-		CHECK(p && sscanf(p, " %7[a-z], '%15[a-z]', %lf,", ag, sac,
-				  &lb) == 3);
-		s = stack_builtin_find(name);
-		if (p && s) {
-			CHECK(!strcmp(ag, s->fp8_param_all_gather ? "true"
-								  : "false"));
-			CHECK(!strcmp(sac,
-				      stack_sac_names[s->selective_recompute]));
-			CHECK(lb == s->loss_logit_bytes);
-		}
+	for (int i = 0; i < 14 && p; i++) { /* past 0015's fields */
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
 	}
+	s = stack_builtin_find(name);
+	CHECK(p && s &&
+	      sscanf(p, " %7[a-z], '%15[a-z]', %lf,", ag, sac, &lb) == 3);
+	if (!p || !s)
+		return 1;
+	CHECK(!strcmp(ag, s->fp8_param_all_gather ? "true" : "false"));
+	CHECK(!strcmp(sac, stack_sac_names[s->selective_recompute]));
+	CHECK(lb == s->loss_logit_bytes);
 	return 1;
 }
 
