@@ -263,6 +263,16 @@ static const struct {
     {"deepspeed", "", "deepspeed-zero"},
 };
 
+/* Attention kernels a row's detail states: that class at its default
+ * efficiency. */
+static const struct {
+	const char *detail;
+	enum attn_kernel kernel;
+} attn_details[] = {
+    {"FlashAttention-1", ATTN_FA1},
+    {"Triton FlashAttention", ATTN_TRITON_FA},
+};
+
 static int stack_of(const char *stack, const char *detail, const char *dtype,
 		    struct eng_stack *out)
 {
@@ -283,14 +293,13 @@ static int stack_of(const char *stack, const char *detail, const char *dtype,
 		if (strstr(detail, "async TP"))
 			out->tp_comm_overlap =
 			    STACK_TORCHTITAN_ASYNC_TP_OVERLAP;
-		if (strstr(detail, "FlashAttention-1")) {
-			out->attn_kernel = ATTN_FA1;
-			out->attn_fwd_efficiency = out->attn_bwd_efficiency = 0;
-		}
-		if (strstr(detail, "Triton FlashAttention")) {
-			out->attn_kernel = ATTN_TRITON_FA;
-			out->attn_fwd_efficiency = out->attn_bwd_efficiency = 0;
-		}
+		for (size_t k = 0;
+		     k < sizeof(attn_details) / sizeof(*attn_details); k++)
+			if (strstr(detail, attn_details[k].detail)) {
+				out->attn_kernel = attn_details[k].kernel;
+				out->attn_fwd_efficiency =
+				    out->attn_bwd_efficiency = 0;
+			}
 		if (strstr(detail, "current scaling"))
 			out->fp8_recipe = STACK_FP8_CURRENT;
 		if (strstr(detail, "delayed scaling"))
