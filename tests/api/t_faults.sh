@@ -25,7 +25,9 @@ psql_q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" gpusizer "$1"
 # report waits for a connection or a statement as long as curl waits for it
 # (15 s), so that a slow CI machine cannot turn a busy moment into a 503
 # (one run in a fresh-clone CI answered one report 503 before the kill,
-# 2026-11-26; the daemon's 2 s / 5 s defaults are tested elsewhere).
+# 2026-11-26; the daemon's 2 s / 5 s defaults are tested elsewhere). A
+# later 503 after 1.0 s was a deadlock between two reports making the same
+# new rollup shapes, fixed in migrations/0026 (t_ingest_order).
 start_daemon --db-pool-size 4 --db-acquire-timeout-ms 15000 --statement-timeout-ms 15000 ||
 	{ not_ok "daemon starts"; exit 1; }
 tok=$(create_token "faults-$sfx" probe)

@@ -33,5 +33,26 @@ n201=$(grep -c '^201$' "$T/codes")
 req GET "/v1/nodes/$host"
 check "the node lists its 8 GPUs once, in index order" 200 '(.gpus | length) == 8 and ([.gpus[].index] == [0,1,2,3,4,5,6,7])'
 
+# Two ingestions that each make the same two new rollup shapes, in
+# opposite orders (one report's GPUs come in hash order): each waited on
+# the other's uncommitted shape, a deadlock answered 503 (t_faults in a
+# fresh-clone CI). migrations/0026 makes shapes under one advisory lock.
+psql_q() { "$TOP/deploy/dev/pg.sh" psql "$GSZ_PGDIR" "$GSZ_PGPORT" gpusizer "$1"; }
+sfx=s$RANDOM$RANDOM
+shape_tx() {
+	psql_q "BEGIN; SELECT gpusizer_shape('{$1$sfx}', '{d}', '{u}'); SELECT pg_sleep(0.5);
+		SELECT gpusizer_shape('{$2$sfx}', '{d}', '{u}'); COMMIT;" >"$T/shape-$1" 2>&1
+}
+shape_tx first second &
+p1=$!
+sleep 0.2
+shape_tx second first &
+p2=$!
+wait $p1 && wait $p2 &&
+	ok "two transactions making the same two new shapes in opposite orders both commit" ||
+	not_ok "two transactions making the same two new shapes in opposite orders both commit" "$(cat "$T"/shape-*)"
+[ "$(psql_q "SELECT count(*) FROM rollup_shapes WHERE metrics[1] LIKE '%$sfx'")" = 2 ] &&
+	ok "each shape stored once" || not_ok "each shape stored once"
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer report"
