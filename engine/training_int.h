@@ -119,6 +119,19 @@ struct mem_state {
 	double w, g, o, host;
 };
 
+/* Ranks that reduce each gradient and share the ZeRO state of layout l:
+ * data x context parallel. Context-parallel ranks hold the same weights,
+ * so frameworks fold them into the data-parallel group for both:
+ * Megatron-Core's DistributedDataParallel builds its gradient buffers
+ * (and so the distributed optimizer's shards) on
+ * get_data_parallel_group(with_context_parallel=True), torchtitan shards
+ * FSDP over its dp_shard x cp mesh ("dp_shard_cp"), DeepSpeed-Ulysses
+ * runs ZeRO over its sequence-data-parallel group (MODEL.md §3, §4). */
+static inline long trn_zero_ranks(const struct trn_layout *l)
+{
+	return (long)l->dp * l->cp;
+}
+
 /* Layers on the fullest stage of layout l: ceil(L/p), or with stage
  * rebalancing ceil((L+2)/p) units of which the first and last stage give
  * one to the embedding and the head (MODEL.md §3). */

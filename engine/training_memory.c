@@ -245,7 +245,7 @@ struct mem_state trn_mem_state_of(const struct ctx *c,
 				  const struct mem_fixed *mf)
 {
 	struct mem_state m = {0};
-	double dp = (double)l->dp, edp = dp / (double)l->ep;
+	double dp = (double)trn_zero_ranks(l), edp = dp / (double)l->ep;
 	double all = mf->sp.nonexp + mf->sp.exp;
 	double shard = mf->sp.nonexp / dp + mf->sp.exp / edp; /* ZeRO shard */
 	double tshard = c->lora ? mf->sp.trainable / dp : shard;

@@ -25,7 +25,7 @@
 /* The stack all-gathers this layout's FSDP weights in FP8. */
 static bool fp8_gather(const struct ctx *c, const struct trn_layout *l)
 {
-	return c->fp8_ag_layer > 0.0 && l->zero >= 3 && l->dp > 1;
+	return c->fp8_ag_layer > 0.0 && l->zero >= 3 && trn_zero_ranks(l) > 1;
 }
 
 static double lin_shape_factor(const struct ctx *c, int t, double tokens,
@@ -247,7 +247,9 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	struct stage_params sp = trn_stage_params(c, l, ls);
 	struct trn_time *T = &p->time;
 	long span_tc = (long)l->tp * l->cp;
-	double dp = (double)l->dp;
+	/* the ranks that reduce gradients and share ZeRO state (data x
+	 * context parallel: trn_zero_ranks) */
+	double dp = (double)trn_zero_ranks(l);
 	bool ep_inter = false, cp_inter = span_tc > c->gpn;
 
 	memset(T, 0, sizeof(*T));
@@ -323,16 +325,18 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	 * overlap_param_gather; DeepSpeed gathers synchronously), never
 	 * behind a backward.
 	 */
-	if (l->dp > 1) {
-		/* across nodes, a node's ranks of the group share all its
-		 * NICs (engine/collective.h) */
-		double bw = span_tc * l->dp <= c->gpn
-				? c->intra
-				: coll_node_share_bw(c->inter, c->intra, c->gpn,
-						     span_tc);
+	if (dp > 1.0) {
+		/* The group's ranks sit tp apart (context parallel inside
+		 * data parallel, Megatron's tp-cp-ep-dp order); across nodes,
+		 * a node's ranks of the group share all its NICs
+		 * (engine/collective.h). */
+		double bw =
+		    span_tc * l->dp <= c->gpn
+			? c->intra
+			: coll_node_share_bw(c->inter, c->intra, c->gpn, l->tp);
 		double edp = dp / (double)l->ep;
-		double nodes = group_nodes(c, dp, span_tc);
-		double enodes = group_nodes(c, edp, span_tc);
+		double nodes = group_nodes(c, dp, l->tp);
+		double enodes = group_nodes(c, edp, l->tp);
 		double gb_ne = (c->lora ? sp.trainable : sp.nonexp) * c->red_b;
 		double gb_ex = c->lora ? 0.0 : sp.exp * c->red_b;
 		double per_layer_ne = gb_ne / L_s, per_layer_ex = gb_ex / L_s;

@@ -107,6 +107,41 @@ static inline struct hw_spec fx_h200(void)
 	return g;
 }
 
+/* B200 and GB200 NVL72 (per GPU) as migrations/0002 seeds them (dense
+ * BF16 2,250 / 2,500, FP8 4,500 / 5,000, 8 TB/s; a GB200 "node" is the
+ * 72-GPU NVLink domain with 72 x 50 GB/s of NICs). */
+static inline struct hw_spec fx_b200(void)
+{
+	struct hw_spec g = fx_h100();
+	strcpy(g.name, "b200-sxm-180gb");
+	g.memory_gib = 180;
+	g.peak_tflops[ENG_FP32] = 0;
+	g.peak_tflops[ENG_TF32] = 0;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 2250;
+	g.peak_tflops[ENG_FP8] = 4500;
+	g.peak_tflops[ENG_INT8] = 0;
+	g.memory_bandwidth_gbps = 8000;
+	g.intra_node_gbps = 900;
+	g.inter_node_gbps = 400;
+	g.price_per_gpu_hour = 5.5;
+	g.cc_major = 10;
+	return g;
+}
+
+static inline struct hw_spec fx_gb200(void)
+{
+	struct hw_spec g = fx_b200();
+	strcpy(g.name, "gb200-nvl72-186gb");
+	g.memory_gib = 186;
+	g.peak_tflops[ENG_TF32] = 1250;
+	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 2500;
+	g.peak_tflops[ENG_FP8] = g.peak_tflops[ENG_INT8] = 5000;
+	g.max_gpus_per_node = 72;
+	g.inter_node_gbps = 3600;
+	g.price_per_gpu_hour = 6.0;
+	return g;
+}
+
 static inline struct hw_spec fx_a100(void)
 {
 	struct hw_spec g = fx_h100();

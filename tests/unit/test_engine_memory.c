@@ -227,6 +227,49 @@ static void test_zero2_with_pp(void)
 	free(r);
 }
 
+/* ZeRO state is sharded, and gradients reduced, over data x context
+ * parallel ranks (trn_zero_ranks; Megatron-Core's gradient buffers live on
+ * the data-parallel group with context parallel, torchtitan's FSDP on
+ * dp_shard_cp). Llama-3-70B, tp 8, pp 2, dp 2, cp 2: ZeRO-1 optimizer
+ * state is ZeRO-0's / 4 (it was / 2), ZeRO-3 weights ZeRO-0's / 4, the
+ * same as dp 4 without CP; at dp 1, cp 2 the two CP ranks still reduce
+ * their gradients and gather the updated weights (it had no DP traffic). */
+static void test_zero_over_cp(void)
+{
+	struct trn_request rq;
+	struct trn_layout l0, l1, l3, l4;
+	struct trn_plan p0, p1, p3, p4;
+	struct eng_error e;
+
+	trn_request_init(&rq);
+	rq.model = fx_llama3_70b();
+	rq.seq_len = 8192;
+	rq.global_batch_size = 64;
+	rq.gpu = fx_h100();
+	rq.gpus = 64;
+	l0 = layout(8, 2, 2, 0);
+	l0.cp = 2;
+	l1 = l0;
+	l1.zero = 1;
+	l3 = l0;
+	l3.zero = 3;
+	l4 = layout(8, 2, 4, 1);
+	CHECK(trn_evaluate(&rq, &l0, &p0, &e) == 0);
+	CHECK(trn_evaluate(&rq, &l1, &p1, &e) == 0);
+	CHECK(trn_evaluate(&rq, &l3, &p3, &e) == 0);
+	CHECK(trn_evaluate(&rq, &l4, &p4, &e) == 0);
+	CHECK_NEAR(p1.memory.optimizer_gib * 4.0, p0.memory.optimizer_gib,
+		   1e-9);
+	CHECK_NEAR(p1.memory.optimizer_gib, p4.memory.optimizer_gib, 1e-12);
+	CHECK_NEAR(p3.memory.weights_gib * 4.0, p0.memory.weights_gib, 1e-9);
+
+	rq.gpus = 32;
+	l1 = layout(8, 2, 1, 1);
+	l1.cp = 2;
+	CHECK(trn_evaluate(&rq, &l1, &p1, &e) == 0);
+	CHECK(p1.time.dp_comm_exposed_s > 0.0);
+}
+
 /* Stage rebalancing, 126 layers on 16 stages: 128 units, 8 a stage; the
  * first stage holds 7 layers x 16 micro-batches, the second 8 x 15 = 120
  * layer-micro-batches against 8 x 16 = 128 without: activations x 120/128
@@ -637,6 +680,7 @@ int main(void)
 	RUN(test_sac_op_memory);
 	RUN(test_dropout_time_consistent);
 	RUN(test_zero2_with_pp);
+	RUN(test_zero_over_cp);
 	RUN(test_stage_rebalance);
 	RUN(test_meta_405b_fits);
 	RUN(test_interleaved_peak_405b);

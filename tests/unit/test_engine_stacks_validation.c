@@ -45,12 +45,19 @@ static int gpu_for(const char *name, struct hw_spec *g)
 		*g = fx_h200();
 	else if (strcmp(name, "h100") == 0 || strcmp(name, "h100-96-500w") == 0)
 		*g = fx_h100();
+	else if (strcmp(name, "b200") == 0)
+		*g = fx_b200();
+	else if (strcmp(name, "gb200") == 0)
+		*g = fx_gb200();
 	else
 		return -1;
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->efficiency_basis = HW_EFF_MEASURED;
-	/* mamf best-shape fractions, MODEL.md §5 */
-	g->gemm_peak_fraction = g->cc_major >= 9 ? 0.803 : 0.869;
+	/* mamf best-shape fractions, MODEL.md §5 (migrations/0009) */
+	g->gemm_peak_fraction = strcmp(name, "b200") == 0    ? 0.776
+				: strcmp(name, "gb200") == 0 ? 0.729
+				: g->cc_major >= 9	     ? 0.803
+							     : 0.869;
 	if (strcmp(name, "a100-40") == 0) {
 		g->memory_gib = 40;
 		g->memory_bandwidth_gbps = 1555;
@@ -508,6 +515,8 @@ static int score_file(const char *path)
 		add(by_gpu, &n_gpu,
 		    strncmp(gpu, "a100", 4) == 0 ? "A100"
 		    : strcmp(gpu, "h200") == 0	 ? "H200"
+		    : strcmp(gpu, "b200") == 0	 ? "B200"
+		    : strcmp(gpu, "gb200") == 0	 ? "GB200"
 						 : "H100",
 		    err);
 		add(by_source, &n_source, field(&t, f, nf, "source"), err);
