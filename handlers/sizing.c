@@ -117,7 +117,10 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		}
 	}
 	gpu_to_hw(row, hw);
-	return calib_apply(app, name, mode, hw, ci, field, res) != 0 ? -1 : 0;
+	/* the catalog's own name: probe results are filed under it, not
+	 * under the alias the request may have used ("h100") */
+	return calib_apply(app, row->name, mode, hw, ci, field, res) != 0 ? -1
+									  : 0;
 }
 
 int sizing_power_limit(struct hw_spec *hw, const char *gpu, double limit_w,

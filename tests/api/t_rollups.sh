@@ -57,6 +57,13 @@ check "calibration: the HBM median and its samples are the raw query's ($hbm)" 2
 	"$(close .basis.hbm_gbps.value "${hbm%|*}") and .basis.hbm_gbps.samples == ${hbm#*|}"
 runs=$(head -n 1 <<<"$want" | awk -F'|' '{print $5}')
 check "calibration: the runs counted are the raw query's ($runs)" 201 ".basis.probe_runs == $runs"
+# The same GPU named by an alias or in capitals is calibrated the same
+# (the measurements are filed under the catalog's name, not the alias).
+for alias in h100 H100-SXM5-80GB; do
+	req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"'"$alias"'","max_gpus":64,"top":1,"calibration":"measured"}'
+	check "calibration: the alias $alias finds the measurements ($runs runs)" 201 \
+		".basis.gemm_tflops.source == \"measured\" and .basis.probe_runs == $runs"
+done
 
 # Capacity report: seen and healthy GPUs per week and type.
 for days in 30 366; do
