@@ -138,6 +138,42 @@ static const json_t *gpu_entry(const json_t *map, const char *asked,
 	return x ? x : json_object_get(map, own);
 }
 
+/* 0 when every key of map (under key) names one of the n compared GPUs,
+ * as asked (names[]) or by its entry's own name (runs' gpu); else a 400
+ * naming each other key: a price or limit for no compared GPU (a typo, or
+ * an alias of a GPU the list names otherwise) would silently not apply.
+ */
+static int check_gpu_map_used(const json_t *map, const char *key,
+			      char names[][64], const struct one *runs, int n,
+			      struct response *res)
+{
+	struct jv v = {.res = res};
+	const char *k;
+	const json_t *x;
+	int bad = 0;
+
+	if (!json_is_object(map))
+		return 0;
+	snprintf(v.prefix, sizeof(v.prefix), "%s.", key);
+	json_object_foreach((json_t *)map, k, x)
+	{
+		int used = 0;
+
+		for (int i = 0; i < n && !used; i++)
+			used = !strcmp(k, names[i]) || !strcmp(k, runs[i].gpu);
+		if (used)
+			continue;
+		jv_error(&v, k,
+			 "names none of the compared GPUs (as gpus lists it, "
+			 "or by its catalog name)");
+		bad = 1;
+		if (problem_field_count(res) >= 20)
+			break;
+	}
+	(void)x;
+	return bad ? -1 : 0;
+}
+
 /* The CSV's columns: the job kind's own, then those every row has. */
 static const char *const training_cols[] = {
     "gpu",	    "ok",  "gpus",	     "nodes",	  "tp",
@@ -401,6 +437,10 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			entries[i].reason[sizeof(entries[i].reason) - 1] = '\0';
 		}
 	}
+	if ((check_gpu_map_used(prices, "prices", names, runs, n, res) |
+	     check_gpu_map_used(limits, "power_limits", names, runs, n, res)) !=
+	    0)
+		goto out;
 	for (int i = 0; i < n; i++)
 		entries[i].efficiency_assumed =
 		    runs[i].ci.runs == 0 &&

@@ -165,6 +165,14 @@ check "compare: one row per GPU type with ratios and verdicts" 201 \
 	 and ([.rows[] | select(.cheapest)] | length) == 1 and ([.rows[] | select(.fastest)] | length) == 1
 	 and ([.rows[] | select(.gpu == "h100-sxm5-80gb") | .price_per_gpu_hour] == [3.2])'
 jq -e '[.rows[] | select(.cheapest) | .cost_vs_cheapest] == [1]' "$T/body" >/dev/null && ok "compare: the cheapest row has cost ratio 1" || not_ok "compare: the cheapest row has cost ratio 1"
+# A price or limit for no compared GPU (a typo, or an alias of a GPU the
+# list names by its catalog name) is a 400, not silently left unapplied.
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e10},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"],"prices":{"h100":9},"power_limits":{"a100-sxm-80gb":300}}'
+check_problem "compare: a prices key naming no compared GPU is a 400" 400 prices.h100
+jq -e '[.errors[].field] == ["prices.h100", "power_limits.a100-sxm-80gb"]' "$T/body" >/dev/null &&
+	ok "compare: every unmatched prices/power_limits key is named" || not_ok "compare: every unmatched prices/power_limits key is named" "$(body)"
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e10},"gpus":["h100","a100-sxm4-80gb"],"prices":{"h100":9,"a100-sxm4-80gb":1}}'
+check "compare: a prices key as gpus lists it (an alias) applies" 201 '[.rows[].price_per_gpu_hour] == [9, 1]'
 req POST /v1/sizing/compare "${J[@]}" -H 'Accept: text/csv' -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10}}'
 ct=$(header Content-Type)
 [[ $STATUS == 201 && $ct == text/csv* ]] && head -n 1 "$T/body" | grep -q '"gpu","ok","gpus"' &&
