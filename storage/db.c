@@ -1,5 +1,7 @@
 /* db.c - connection pool with reconnect (see db.h). */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,14 @@
  * pooled connection, RECONNECT_BACKOFF_MS).
  */
 #define ERROR_LOG_INTERVAL_MS 10000
+
+/* How much longer than statement_timeout a statement may go without an
+ * answer before the pool gives up on its connection. The server cancels a
+ * slow statement itself; this bounds the wait when it cannot answer at
+ * all (a stopped server, a network path that drops packets): without it
+ * the request would wait as long as the server stays silent.
+ */
+#define ANSWER_MARGIN_MS 5000
 
 /* The settings every statement runs under, set for its transaction only
  * (is_local): a transaction pooler (PgBouncer in pool_mode = transaction)
@@ -57,6 +67,8 @@ struct slot {
 	unsigned long long prepared; /* bit id-1: db_stmt id prepared here */
 	long long last_fail_ms; /* monotonic time of the last failed connect */
 	int broken; /* a pipeline did not finish: reconnect before reuse */
+	long long deadline_ms; /* monotonic: the statement's answer is due */
+	int timed_out;	       /* no answer by deadline_ms */
 };
 
 struct db_pool {
@@ -64,6 +76,7 @@ struct db_pool {
 	pthread_cond_t cv;
 	char *conninfo;		    /* with our options appended */
 	char statement_timeout[16]; /* ms, the text settings_stmt takes */
+	int answer_timeout_ms;	    /* statement_timeout + ANSWER_MARGIN_MS */
 	int size;
 	int acquire_timeout_ms;
 	int waiting;
@@ -153,6 +166,10 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 			 cfg->conninfo);
 	snprintf(p->statement_timeout, sizeof(p->statement_timeout), "%d",
 		 cfg->statement_timeout_ms);
+	p->answer_timeout_ms =
+	    cfg->statement_timeout_ms > INT_MAX - ANSWER_MARGIN_MS
+		? INT_MAX
+		: cfg->statement_timeout_ms + ANSWER_MARGIN_MS;
 	p->size = cfg->size;
 	p->acquire_timeout_ms = cfg->acquire_timeout_ms;
 	p->log_error = cfg->log_error;
@@ -469,6 +486,41 @@ static int has_state(const PGresult *r, const char *state)
 	return st && !strcmp(st, state);
 }
 
+/* Waits until PQgetResult on s can return without blocking on the
+ * socket, or until s->deadline_ms: 0 then, -1 (s->timed_out set) when the
+ * server sent nothing in time. A connection failure returns 0: the
+ * PQgetResult that follows reports it.
+ */
+static int wait_answer(struct slot *s)
+{
+	PGconn *c = s->conn;
+
+	while (PQisBusy(c)) {
+		struct pollfd pfd = {.fd = PQsocket(c), .events = POLLIN};
+		long long left = s->deadline_ms - now_ms();
+		int rc;
+
+		if (pfd.fd < 0)
+			return 0;
+		if (left <= 0) {
+			s->timed_out = 1;
+			return -1;
+		}
+		rc = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			return 0;
+		if (rc == 0) {
+			s->timed_out = 1;
+			return -1;
+		}
+		if (!PQconsumeInput(c))
+			return 0;
+	}
+	return 0;
+}
+
 static int failed(const PGresult *r)
 {
 	ExecStatusType st = PQresultStatus(r);
@@ -509,7 +561,7 @@ static PGresult *exec_pipeline(struct db_pool *p, struct slot *s,
 	/* Each query's results end with a NULL; the Sync's result is last.
 	 * Two NULLs in a row, or a dead connection, end it early.
 	 */
-	while (sent) {
+	while (sent && wait_answer(s) == 0) {
 		PGresult *r = PQgetResult(c);
 
 		if (!r) {
@@ -550,11 +602,23 @@ static PGresult *exec_pipeline(struct db_pool *p, struct slot *s,
 static PGresult *prepare(struct slot *s, struct db_stmt *stmt, const char *sql,
 			 int n, unsigned long long bit)
 {
-	PGresult *r;
+	PGresult *r = NULL, *x;
 
 	if (!bit || (s->prepared & bit))
 		return NULL;
-	r = PQprepare(s->conn, stmt->name, sql, n, NULL);
+	/* PQprepare, with the wait for its answer bounded (wait_answer) */
+	if (PQsendPrepare(s->conn, stmt->name, sql, n, NULL)) {
+		while (wait_answer(s) == 0 && (x = PQgetResult(s->conn))) {
+			PQclear(r);
+			r = x;
+		}
+	}
+	if (!r || s->timed_out) {
+		/* no answer: the connection is in an unknown state */
+		s->broken = 1;
+		PQclear(r);
+		return PQmakeEmptyPGresult(s->conn, PGRES_FATAL_ERROR);
+	}
 	/* 42P05: already prepared here under its name. */
 	if (PQresultStatus(r) != PGRES_COMMAND_OK && !has_state(r, "42P05"))
 		return r;
@@ -617,7 +681,25 @@ static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
 	for (int a = 0; a < attempts; a++) {
 		if (ensure_connected(p, s, e) != 0)
 			break;
+		s->deadline_ms = now_ms() + p->answer_timeout_ms;
+		s->timed_out = 0;
 		res = exec_on(p, s, stmt, sql, n, params, lengths, formats);
+		if (s->timed_out) {
+			/* Not retried: a server that cannot answer would
+			 * make the request wait twice as long.
+			 */
+			PQclear(res);
+			res = NULL;
+			s->broken = 1;
+			s->last_fail_ms = 0;
+			conn_error(p, s->conn,
+				   "database did not answer in time");
+			e->status = STORE_UNAVAILABLE;
+			snprintf(e->message, sizeof(e->message),
+				 "database unavailable: no answer within %d ms",
+				 p->answer_timeout_ms);
+			break;
+		}
 		ExecStatusType st =
 		    res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 		if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# PostgreSQL that stops answering without closing its connections (its
+# processes stopped with SIGSTOP: what a network path that drops packets, or
+# a hung server, looks like to the daemon). A statement's answer is awaited
+# at most --statement-timeout-ms + 5 s, then the request is a 503 and the
+# connection is dropped; before, a request waited as long as the server was
+# silent. Recovery afterwards without a daemon restart.
+. "$(dirname "$0")/lib.sh"
+start_daemon --db-pool-size 2 --statement-timeout-ms 500 || { not_ok "daemon starts"; exit 1; }
+for i in 1 2 3; do req GET "/v1/recommendations?limit=1"; done
+check "serving before the freeze (the pooled connections open)" 200
+
+pm=$(head -n 1 "$GSZ_PGDIR/data/postmaster.pid")
+frozen=""
+thaw() { [ -n "$frozen" ] && kill -CONT $frozen 2>/dev/null; frozen=""; }
+trap thaw EXIT
+frozen="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+kill -STOP $frozen
+
+t0=$(date +%s%N)
+req GET "/v1/recommendations?limit=1"
+ms=$((($(date +%s%N) - t0) / 1000000))
+check_problem "server silent: a read is a 503 ($ms ms)" 503
+[ "$ms" -lt 15000 ] && ok "server silent: answered within statement timeout + margin (${ms} ms < 15 s)" ||
+	not_ok "server silent: answered within statement timeout + margin" "${ms} ms"
+[ -n "$(header Retry-After)" ] && ok "server silent: 503 carries Retry-After" || not_ok "server silent: 503 carries Retry-After"
+t0=$(date +%s%N)
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8}'
+ms=$((($(date +%s%N) - t0) / 1000000))
+check_problem "server silent: a sizing request (which must persist) is a 503 ($ms ms)" 503
+[ "$ms" -lt 15000 ] && ok "server silent: the sizing request did not wait for the server (${ms} ms)" ||
+	not_ok "server silent: the sizing request did not wait for the server" "${ms} ms"
+req GET /healthz
+check "server silent: /healthz still 200" 200
+thaw
+
+recovered=""
+for i in $(seq 1 100); do
+	req GET "/v1/recommendations?limit=1"
+	[ "$STATUS" = 200 ] && { recovered=1; break; }
+	sleep 0.1
+done
+[ -n "$recovered" ] && ok "server back: reads recover without a daemon restart" ||
+	not_ok "server back: reads recover without a daemon restart" "$STATUS $(body)"
+for i in 1 2 3 4; do req GET "/v1/recommendations?limit=1"; [ "$STATUS" = 200 ] || break; done
+check "server back: every pooled connection works again" 200
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8}'
+check "server back: sizing answers and stores again" 201
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
