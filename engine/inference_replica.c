@@ -330,6 +330,24 @@ static bool capacity_of(const struct replica *r, struct inf_point *pt,
 			hi = mid;
 		}
 	}
+	/* The limit is the target the first load past capacity misses (by
+	 * the larger ratio when it misses both), not the one the saturated
+	 * point misses: with both targets given, TTFT can bind long before
+	 * TPOT does. */
+	if (by_rate)
+		point_at(r, hi, 0.0, &p);
+	else
+		point_at(r, lambda_of(r, hi), hi, &p);
+	{
+		double xt = rq->tpot_ms > 0 ? p.tpot_ms / rq->tpot_ms : 0.0;
+		double xf =
+		    rq->ttft_ms > 0
+			? (p.stable ? p.ttft_ms / rq->ttft_ms : INFINITY)
+			: 0.0;
+
+		if (xt > 1.0 || xf > 1.0)
+			*limit = xt >= xf ? INF_LIMIT_TPOT : INF_LIMIT_TTFT;
+	}
 	return true;
 }
 

@@ -108,6 +108,12 @@ jq -e '[.plans[] | .tpot_ms >= (137.9e9 / .tp / 3350e9 * 1000) * 0.999] | all' "
 	ok "inference: tpot never below weight bytes / (tp x HBM bandwidth)" || not_ok "inference: tpot never below weight bytes / (tp x HBM bandwidth)"
 [ "$(jq '[.plans[1:][] | select(.tradeoff)] | length' "$T/body")" = "$(jq '.plans | length - 1' "$T/body")" ] &&
 	ok "inference: alternatives explain their trade-off" || not_ok "inference: alternatives explain their trade-off"
+# capacity.limited_by names the target that binds at capacity: with both
+# given and TTFT reached first, ttft_ms (it said tpot_ms, at a TPOT of a
+# quarter of its target).
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"mi300x-192gb","prompt_tokens":2048,"output_tokens":512,"requests_per_s":1,"tpot_ms":50,"ttft_ms":50,"calibration":"datasheet","top":1}'
+check "inference: capacity limited by the target it reaches (ttft_ms at 50 ms, tpot well under 50)" 201 \
+	'.plans[0].capacity | .limited_by == "ttft_ms" and .ttft_ms >= 49 and .ttft_ms <= 50.01 and .tpot_ms < 40'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":512,"tpot_ms":0.5,"gpu":"a100-sxm4-80gb"}'
 check_problem "unreachable latency target is a 422 saying the best achievable" 422 tpot_ms
 grep -q "best achievable" "$T/body" && ok "the 422 says the best achievable" || not_ok "the 422 says the best achievable" "$(body)"
