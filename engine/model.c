@@ -42,8 +42,8 @@ int model_validate(const struct model_arch *m, char *err, size_t errlen)
 
 	if (m->layers <= 0 || m->layers > 100000)
 		FAIL("model.layers: must be between 1 and 100000");
-	if (m->hidden_size <= 0 || m->hidden_size > 1000000)
-		FAIL("model.hidden_size: must be between 1 and 1000000");
+	if (m->hidden_size <= 0 || m->hidden_size > 1048576)
+		FAIL("model.hidden_size: must be between 1 and 1048576");
 	if (m->heads <= 0 || m->heads > m->hidden_size)
 		FAIL("model.heads: must be between 1 and hidden_size");
 	if (m->kv_heads < 0 || k > m->heads || m->heads % k != 0)

@@ -63,6 +63,10 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2
 check "an inline architecture object is sized (LoRA)" 201 '.model.name == "custom" and (.plans|length) >= 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":15,"ffn_hidden_size":5504,"vocab_size":32000},"seq_len":2048,"gpu":"a100-sxm4-80gb"}'
 check_problem "an inconsistent architecture names model.heads" 400 model.heads
+# model.hidden_size up to the contract's 1048576 (the engine refused
+# above 1000000 with a 400)
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":{"layers":1,"hidden_size":1048576,"heads":1,"ffn_hidden_size":64,"vocab_size":100},"prompt_tokens":1,"output_tokens":1,"gpu":"h200-sxm-141gb"}'
+check_problem "an architecture at the contract's largest hidden_size (1048576) is sized (422 too large, not a 400)" 422 model
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-9-1t","seq_len":2048,"gpu":"a100-sxm4-80gb"}'
 check_problem "an unknown preset names model" 400 model
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"tpu-v9"}'
