@@ -351,6 +351,17 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		/* the entry's own name, when asked by an alias (names.h) */
 		snprintf(o->gpu, sizeof(o->gpu), "%.*s",
 			 (int)sizeof(o->gpu) - 1, row.name);
+		/* the same type under two spellings: two identical rows, one
+		 * of them "cheapest" and the other not */
+		for (int k = 0; k < i; k++) {
+			if (strcmp(runs[k].gpu, o->gpu) != 0)
+				continue;
+			problem_field(res, field,
+				      "\"%s\" is %s, listed already as "
+				      "gpus[%d]",
+				      names[i], o->gpu, k);
+			goto out;
+		}
 		/* the maps may name the entry or what was asked */
 		price = gpu_entry(prices, names[i], o->gpu);
 		limit = gpu_entry(limits, names[i], o->gpu);

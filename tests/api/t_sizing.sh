@@ -183,6 +183,8 @@ jq -e '[.errors[].field] == ["prices.h100", "power_limits.a100-sxm-80gb"]' "$T/b
 	ok "compare: every unmatched prices/power_limits key is named" || not_ok "compare: every unmatched prices/power_limits key is named" "$(body)"
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e10},"gpus":["h100","a100-sxm4-80gb"],"prices":{"h100":9,"a100-sxm4-80gb":1}}'
 check "compare: a prices key as gpus lists it (an alias) applies" 201 '[.rows[].price_per_gpu_hour] == [9, 1]'
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e10},"gpus":["h100","a100-sxm4-80gb","H100-SXM5-80GB"]}'
+check_problem "compare: one GPU type under two spellings is a 400 (not two rows, one cheapest)" 400 'gpus[2]'
 req POST /v1/sizing/compare "${J[@]}" -H 'Accept: text/csv' -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10}}'
 ct=$(header Content-Type)
 [[ $STATUS == 201 && $ct == text/csv* ]] && head -n 1 "$T/body" | grep -q '"gpu","ok","gpus"' &&
