@@ -138,6 +138,20 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss,
 		host[hl - 2] = '\0';
 	}
 	port = colon + 1;
+	/* getaddrinfo (glibc) takes "99999" and keeps its low 16 bits: the
+	 * daemon would listen on 34463 */
+	{
+		size_t pl = strspn(port, "0123456789");
+
+		if (pl == 0 || pl > 5 || port[pl] != '\0' ||
+		    strtol(port, NULL, 10) > 65535) {
+			snprintf(err, errlen,
+				 "listen \"%s\": the port must be a number "
+				 "in [0, 65535]",
+				 listen);
+			return -1;
+		}
+	}
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
