@@ -489,8 +489,12 @@ static int has_state(const PGresult *r, const char *state)
 /* Waits until PQgetResult on s can return without blocking on the
  * socket, or until s->deadline_ms: 0 then, -1 (s->timed_out set) when the
  * server sent nothing in time. A connection failure returns 0: the
- * PQgetResult that follows reports it.
+ * PQgetResult that follows reports it. Input is consumed at least every
+ * WAIT_SLICE_MS even when poll() saw nothing: over TLS, bytes libpq has
+ * read but not yet decrypted do not make the socket readable (libpq's own
+ * wait checks for them; poll() cannot).
  */
+#define WAIT_SLICE_MS 100
 static int wait_answer(struct slot *s)
 {
 	PGconn *c = s->conn;
@@ -506,15 +510,10 @@ static int wait_answer(struct slot *s)
 			s->timed_out = 1;
 			return -1;
 		}
-		rc = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc < 0)
+		rc = poll(&pfd, 1,
+			  left > WAIT_SLICE_MS ? WAIT_SLICE_MS : (int)left);
+		if (rc < 0 && errno != EINTR)
 			return 0;
-		if (rc == 0) {
-			s->timed_out = 1;
-			return -1;
-		}
 		if (!PQconsumeInput(c))
 			return 0;
 	}
