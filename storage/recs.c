@@ -143,7 +143,13 @@ enum store_status store_rec_list(struct db_pool *pool,
 		    " AND ($4::timestamptz IS NULL OR created_at >= $4)"
 		    " AND ($5::timestamptz IS NULL"
 		    "      OR (created_at, id) < ($5::timestamptz, $6::uuid))"
-		    " ORDER BY created_at DESC, id DESC LIMIT $7::int",
+		    /* qualified: a bare created_at / id names the ::text
+		     * output columns above, and ordering by those text
+		     * values cannot use the (created_at, id) index: every
+		     * page sorted the whole history (0.37 s at 300,000
+		     * answers, growing with it) */
+		    " ORDER BY recommendations.created_at DESC,"
+		    " recommendations.id DESC LIMIT $7::int",
 		    /* clang-format on */
 		    7, params, 1, &r, e) != STORE_OK) {
 		if (e->status == STORE_INVALID && f->cursor)
