@@ -1,4 +1,5 @@
 /* calib.c - fleet medians -> struct hw_spec measured fields. */
+#include <stdio.h>
 #include <string.h>
 
 #include "handlers/calib.h"
@@ -15,11 +16,28 @@ static int usable(const struct fleet_value *v)
 }
 
 /* Copies a usable fleet median into the engine's measured field; 1 when
- * it did. */
-static int take(struct hw_measured *to, const struct fleet_value *from)
+ * it did. A median above CALIB_PLAUSIBLE_MAX_RATIO x the GPU type's own
+ * datasheet figure (datasheet > 0) is not taken but listed in ci: no GPU
+ * of that type measures it, so it comes from a report filed under the
+ * wrong type or a broken probe, and one such node would otherwise move
+ * every "auto" sizing of the type. */
+static int take(struct hw_measured *to, const struct fleet_value *from,
+		double datasheet, const char *metric, struct calib_info *ci)
 {
 	if (!usable(from))
 		return 0;
+	if (datasheet > 0.0 &&
+	    from->value > CALIB_PLAUSIBLE_MAX_RATIO * datasheet) {
+		if (ci->n_ignored < CALIB_MAX_IGNORED) {
+			struct calib_ignored *g = &ci->ignored[ci->n_ignored];
+
+			snprintf(g->metric, sizeof(g->metric), "%s", metric);
+			g->median = from->value;
+			g->datasheet = datasheet;
+		}
+		ci->n_ignored++;
+		return 0;
+	}
 	to->value = from->value;
 	to->samples = from->samples;
 	return 1;
@@ -44,13 +62,27 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		return -1;
 	}
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
-		any |= take(&hw->gemm_tflops[t], &fm.gemm_tflops[t]);
+		char best[40], sustained[40];
+
+		snprintf(best, sizeof(best), "gemm_tflops.%s",
+			 eng_dtype_name(t));
+		snprintf(sustained, sizeof(sustained),
+			 "gemm_sustained_tflops.%s", eng_dtype_name(t));
+		any |= take(&hw->gemm_tflops[t], &fm.gemm_tflops[t],
+			    hw->peak_tflops[t], best, ci);
 		any |= take(&hw->gemm_sustained_tflops[t],
-			    &fm.gemm_sustained_tflops[t]);
+			    &fm.gemm_sustained_tflops[t], hw->peak_tflops[t],
+			    sustained, ci);
 	}
-	any |= take(&hw->hbm_gbps, &fm.hbm_gbps);
-	any |= take(&hw->intra_node_busbw_gbps, &fm.allreduce_busbw_gbps);
+	any |= take(&hw->hbm_gbps, &fm.hbm_gbps, hw->memory_bandwidth_gbps,
+		    "hbm_gbps", ci);
+	/* NCCL's bus bandwidth may exceed the link's one-way rate (NVLink
+	 * SHARP all-reduce on H100: ~480 GB/s against 450), so it has no
+	 * datasheet bound here. */
+	any |= take(&hw->intra_node_busbw_gbps, &fm.allreduce_busbw_gbps, 0.0,
+		    "intra_node_gbps", ci);
 	ci->runs = fm.runs;
+	ci->used = any;
 	if (mode == CALIB_MEASURED && !any) {
 		problem(res, 422, "not-measured", "No measurements",
 			"calibration: no probe has measured a \"%s\" (%s) in "

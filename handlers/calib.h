@@ -13,9 +13,19 @@
 #include "handlers/sizing.h"
 
 #define CALIB_WINDOW_DAYS 30
+/* A fleet median above this multiple of the GPU type's datasheet figure
+ * (dense tensor peak per dtype, HBM bandwidth) is not used. Datasheet
+ * tensor peaks are quoted at the boost clock and a part runs at most at
+ * its maximum clock: H100 SXM's 989.4 TFLOP/s BF16 is 132 SMs x 4,096
+ * FLOP/clock at 1,830 MHz, its maximum 1,980 MHz allows 1.08x; our own
+ * H200 probe ran 8192^3 BF16 at 805 of 989 (docs/BENCHMARKS.md). 1.10
+ * leaves that headroom and nothing a real part reaches. */
+#define CALIB_PLAUSIBLE_MAX_RATIO 1.10
 
-/* Fills hw's measured fields for GPU type gpu per mode. CALIB_MEASURED
- * with no measurements is a 422 naming field. Returns 0 or -1 (res set).
+/* Fills hw's measured fields for GPU type gpu per mode from fleet medians
+ * that are plausible for hw's datasheet figures (the others are listed in
+ * ci->ignored). CALIB_MEASURED with no usable measurement is a 422 naming
+ * field. Returns 0 or -1 (res set).
  */
 int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct hw_spec *hw, struct calib_info *ci, const char *field,

@@ -297,6 +297,32 @@ json_t *sizing_power_limit_json(const struct hw_power_cap *p)
 			 sizing_real(p->ratio, 4), "applied", p->applied);
 }
 
+void sizing_calib_warnings(json_t *warnings, const struct calib_info *ci)
+{
+	char list[512] = "";
+	size_t used = 0;
+
+	if (ci->n_ignored <= 0)
+		return;
+	for (int i = 0; i < ci->n_ignored && i < CALIB_MAX_IGNORED; i++) {
+		const struct calib_ignored *g = &ci->ignored[i];
+		int w = snprintf(list + used, sizeof(list) - used,
+				 "%s%s %.4g (%.2fx)", i ? ", " : "", g->metric,
+				 g->median, g->median / g->datasheet);
+
+		if (w < 0 || (size_t)w >= sizeof(list) - used)
+			break;
+		used += (size_t)w;
+	}
+	json_array_append_new(
+	    warnings,
+	    json_sprintf("fleet medians above %.2gx this GPU type's datasheet "
+			 "figure, which no such GPU reaches, were not used (a "
+			 "probe report filed under the wrong GPU type, or a "
+			 "faulty probe? see GET /v1/fleet): %s",
+			 CALIB_PLAUSIBLE_MAX_RATIO, list));
+}
+
 json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 {
 	static const struct {
@@ -338,6 +364,19 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 	json_object_set_new(o, "calibration",
 			    json_string(calib_mode_names[ci->mode]));
 	json_object_set_new(o, "probe_runs", json_integer(ci->runs));
+	if (ci->n_ignored > 0) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < ci->n_ignored && i < CALIB_MAX_IGNORED; i++)
+			json_array_append_new(
+			    a, json_pack(
+				   "{s:s, s:o, s:o}", "metric",
+				   ci->ignored[i].metric, "median",
+				   sizing_real(ci->ignored[i].median, 5),
+				   "datasheet",
+				   sizing_real(ci->ignored[i].datasheet, 5)));
+		json_object_set_new(o, "ignored_measurements", a);
+	}
 	return o;
 }
 

@@ -33,10 +33,21 @@ enum calib_mode {
 extern const char *const calib_mode_names[];
 
 /* What calibration found for one GPU type (for the basis block). */
+/* Fleet medians calibration left out as no measurement of the GPU type
+ * (above CALIB_PLAUSIBLE_MAX_RATIO x its datasheet figure). */
+#define CALIB_MAX_IGNORED 8
+struct calib_ignored {
+	char metric[40]; /* "gemm_tflops.bf16", "hbm_gbps", ... */
+	double median, datasheet;
+};
+
 struct calib_info {
 	enum calib_mode mode;
 	int runs;	 /* probe runs contributing */
 	int window_days; /* how far back medians look */
+	int used;	 /* 1: at least one fleet median was taken */
+	int n_ignored;	 /* implausible medians, ignored[] the first ones */
+	struct calib_ignored ignored[CALIB_MAX_IGNORED];
 };
 
 /* Loads catalog GPU name into *hw (field error under field when unknown,
@@ -81,6 +92,9 @@ void sizing_budget_init(struct sizing_budget *b, struct app *app,
 void sizing_engine_problem(struct response *res, const struct eng_error *err,
 			   const struct sizing_budget *b);
 
+/* Appends to warnings one line naming the fleet medians calibration
+ * ignored as implausible (ci->ignored), if any. */
+void sizing_calib_warnings(json_t *warnings, const struct calib_info *ci);
 /* The basis block: each hardware number, its value and where it came
  * from (datasheet x efficiency, or measured with sample counts).
  */

@@ -454,7 +454,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		goto out;
 	for (int i = 0; i < n; i++)
 		entries[i].efficiency_assumed =
-		    runs[i].ci.runs == 0 &&
+		    !runs[i].ci.used &&
 		    (runs[i].hw.efficiency_basis == HW_EFF_DATASHEET_ONLY ||
 		     runs[i].hw.efficiency_basis == HW_EFF_VENDOR_CLAIM);
 	if (training && trq.deadline_days > 0)
@@ -542,7 +542,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		json_object_set_new(row, "fastest", json_boolean(c->fastest));
 		json_object_set_new(row, "verdict", json_string(c->verdict));
 		json_object_set_new(row, "basis",
-				    json_string(o->ci.runs > 0
+				    json_string(o->ci.used
 						    ? "measured fleet medians"
 						    : "datasheet×efficiency"));
 		json_object_set_new(
@@ -560,12 +560,13 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			json_object_set_new(
 			    row, "meets_deadline",
 			    json_boolean(o->r.trn.plans[0].meets_deadline));
-		json_object_set_new(
-		    row, "warnings",
+		json_t *warnings =
 		    training ? sizing_warnings_json(o->r.trn.warnings,
 						    o->r.trn.n_warnings)
 			     : sizing_warnings_json(o->r.inf.warnings,
-						    o->r.inf.n_warnings));
+						    o->r.inf.n_warnings);
+		sizing_calib_warnings(warnings, &o->ci);
+		json_object_set_new(row, "warnings", warnings);
 	}
 	if (broken) {
 		problem(res, 500, "internal", "Internal error",

@@ -282,6 +282,7 @@ json_t *inference_result_json(const struct inf_request *rq,
 	json_t *warnings = sizing_warnings_json(r->warnings, r->n_warnings);
 	json_t *model = sizing_model_json(job->model_name, &r->params);
 
+	sizing_calib_warnings(warnings, &job->ci);
 	for (int i = 0; i < r->n_plans; i++) {
 		json_t *p = plan_json(&r->plans[i]);
 		if (i > 0)

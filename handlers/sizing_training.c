@@ -451,6 +451,7 @@ json_t *training_result_json(const struct trn_request *rq,
 	json_t *warnings = sizing_warnings_json(r->warnings, r->n_warnings);
 	json_t *model = sizing_model_json(job->model_name, &r->params);
 
+	sizing_calib_warnings(warnings, &job->ci);
 	for (int i = 0; i < r->n_plans; i++)
 		json_array_append_new(plans,
 				      plan_json(rq, &r->plans[i], r->max_days));

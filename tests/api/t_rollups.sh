@@ -80,6 +80,28 @@ done
 [ "$(wc -l <<<"$want")" -ge 2 ] && grep -q ',24,22$' <<<"$want" &&
 	ok "the capacity comparison spans two weeks, with unhealthy GPUs" || not_ok "the capacity comparison spans two weeks, with unhealthy GPUs" "$want"
 
+# A node whose report is filed under the wrong GPU type (or whose probe is
+# broken) reports GEMM medians no GPU of that type reaches: calibration
+# leaves medians above 1.1x the datasheet out, says so in the basis and a
+# warning, and sizes on the datasheet (CALIB_PLAUSIBLE_MAX_RATIO).
+adm=$(create_token "roll-adm-$RANDOM" admin)
+req GET /v1/gpus/h100-sxm5-80gb
+jq 'del(.name)' "$T/body" >"$T/gpu.json"
+req PUT /v1/gpus/implaus-h100 -H "Authorization: Bearer $adm" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
+[ "$STATUS" = 201 ] || [ "$STATUS" = 200 ] || not_ok "a copy of the H100 entry is stored" "$STATUS $(head -c 300 "$T/body")"
+mk roll-x "$(at '-1 minutes')" '.gpus |= map(.gpu_type = "implaus-h100")
+	| .results |= map(if .metric == "gemm_tflops" then .median = 2500 | .mean = 2500 | .p10 = 2500 | .p90 = 2500 | .max = 2500 | .samples = [2500] else . end)' >"$T/x.json"
+post "report x" "$T/x.json"
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"implaus-h100","gpus":8,"top":1}'
+check "calibration: a GEMM median 2.5x the datasheet is not used" 201 \
+	'.basis.gemm_tflops.source == "datasheet×efficiency" and .plans[0].mfu < 1
+	 and (.basis.ignored_measurements | map(.metric) | index("gemm_tflops.bf16")) != null
+	 and (.basis.ignored_measurements[] | select(.metric == "gemm_tflops.bf16") | .median == 2500 and .datasheet == 989.4)
+	 and (.checks.warnings | map(select(test("not used.*gemm_tflops.bf16 2500 [(]2.53x[)]"))) | length) == 1'
+check "calibration: its plausible medians are still used (HBM measured)" 201 '.basis.hbm_gbps.source == "measured"'
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","gpus":8,"top":1}'
+check "calibration: a plausible type lists no ignored medians" 201 '.basis.gemm_tflops.source == "measured" and (.basis | has("ignored_measurements") | not)'
+
 # Deleting a run deletes its rollups too.
 rd=$(jq -r .run_id "$T/d.json")
 q "DELETE FROM benchmark_runs WHERE run_id = '$rd'" >/dev/null
