@@ -78,7 +78,14 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 	int ch = -1, fa = -1;
 	bool any_meets = false;
 	char speed[32], cost[32], cv1[160], cv2[160];
-	const char *job = kind == CMP_TRAINING ? "this job" : "this load";
+	static const char *const jobs[] = {
+	    [CMP_TRAINING] = "this job",
+	    [CMP_INFERENCE] = "this load",
+	    [CMP_INFERENCE_CAPACITY] = "this model at capacity",
+	};
+	const char *job = (unsigned)kind < sizeof(jobs) / sizeof(jobs[0])
+			      ? jobs[kind]
+			      : "this job";
 
 	eng_error_clear(err);
 	memset(out, 0, sizeof(*out));

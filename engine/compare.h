@@ -12,7 +12,9 @@
 #define CMP_MAX_ENTRIES 32
 #define CMP_VERDICT_LEN 1024
 
-enum cmp_kind { CMP_TRAINING, CMP_INFERENCE };
+/* What is compared: a training job, serving a given load, or serving at
+ * each GPU type's capacity (no load given): the verdict's wording. */
+enum cmp_kind { CMP_TRAINING, CMP_INFERENCE, CMP_INFERENCE_CAPACITY };
 
 struct cmp_entry {
 	char name[64];

@@ -462,7 +462,10 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			 trq.deadline_days);
 	else if (!training && (irq.ttft_ms > 0 || irq.tpot_ms > 0))
 		snprintf(constraint, sizeof(constraint), "the latency targets");
-	if (cmp_rank(entries, n, training ? CMP_TRAINING : CMP_INFERENCE,
+	if (cmp_rank(entries, n,
+		     training			      ? CMP_TRAINING
+		     : irq.load_kind != INF_LOAD_NONE ? CMP_INFERENCE
+						      : CMP_INFERENCE_CAPACITY,
 		     constraint[0] ? constraint : NULL, &cmp, &err) != 0) {
 		sizing_engine_problem(res, &err, NULL);
 		goto out;
@@ -599,8 +602,11 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			      "name", sj.model_name, "verdict", cmp.summary,
 			      "rows", rows, "time_basis",
 			      training ? "days = wall time of the whole job"
-				       : "tpot_ms = time per output token "
-					 "of the best plan at the load");
+			      : irq.load_kind != INF_LOAD_NONE
+				  ? "tpot_ms = time per output token "
+				    "of the best plan at the load"
+				  : "tpot_ms = time per output token "
+				    "of the best plan at its capacity");
 		if (training) /* the profile every row used (issue 13) */
 			json_object_set_new(answer, "stack",
 					    json_string(trq.stack.name));

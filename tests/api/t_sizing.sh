@@ -185,6 +185,11 @@ req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq
 check "compare: a prices key as gpus lists it (an alias) applies" 201 '[.rows[].price_per_gpu_hour] == [9, 1]'
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":2048,"train_tokens":1e10},"gpus":["h100","a100-sxm4-80gb","H100-SXM5-80GB"]}'
 check_problem "compare: one GPU type under two spellings is a 400 (not two rows, one cheapest)" 400 'gpus[2]'
+# Without a load each type is compared at its own capacity, and the answer
+# says so rather than "for this load".
+req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":1024,"output_tokens":256},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]}'
+check "compare inference without a load: verdicts and time basis say at capacity" 201 \
+	'(.time_basis | test("at its capacity")) and ([.rows[] | select(.ok) | .verdict] | any(test("at capacity")) and all(test("this load") | not))'
 req POST /v1/sizing/compare "${J[@]}" -H 'Accept: text/csv' -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10}}'
 ct=$(header Content-Type)
 [[ $STATUS == 201 && $ct == text/csv* ]] && head -n 1 "$T/body" | grep -q '"gpu","ok","gpus"' &&

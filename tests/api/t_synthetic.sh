@@ -11,13 +11,17 @@ GSZ_REAL_FLEET=1 start_daemon || { not_ok "daemon starts (default)"; exit 1; }
 tok=$(create_token "synthetic-$RANDOM$RANDOM" probe)
 sfx=$RANDOM$RANDOM
 # The H100 fixture as RTX 5090s (a type no other suite reports), with its
-# own host and GPU uuids, dated now.
+# own host and GPU uuids, dated now; its GEMM and HBM figures scaled to
+# what a 5090 can reach (209.5 / 419 TFLOP/s BF16 / FP8, 1,792 GB/s):
+# calibration ignores medians above 1.1x a type's datasheet.
 mk() { # NAME SYNTHETIC: a report of host NAME, "synthetic" as given
 	jq -c --arg h "$1" --arg sx "-$1" --argjson syn "$2" --arg id "$(cat /proc/sys/kernel/random/uuid)" \
 		--arg s "$(date -u -d '-8 minutes' +%Y-%m-%dT%H:%M:%S.000Z)" --arg f "$(date -u +%Y-%m-%dT%H:%M:%S.000Z)" '
 		.run_id = $id | .node.hostname = $h | .synthetic = $syn | .started_at = $s | .finished_at = $f
 		| .gpus = [.gpus[] | .uuid += $sx | .name = "NVIDIA GeForce RTX 5090"]
-		| .results = [.results[] | if .gpu_uuid then .gpu_uuid += $sx else . end]' \
+		| .results = [.results[] | if .gpu_uuid then .gpu_uuid += $sx else . end
+			| (if (.metric | test("^gemm")) then 0.2 elif (.metric | test("^hbm")) then 0.5 else 1 end) as $k
+			| (.median, .mean, .p10, .p90, .max) |= (if type == "number" then . * $k else . end)]' \
 		"$TOP/tests/fixtures/probe/report_synthetic_h100x8.json"
 }
 mk "syn-$sfx" true >"$T/syn.json"

@@ -528,6 +528,11 @@ static void test_compare(void)
 	CHECK_NEAR(r.rows[1].cost_vs_cheapest, 1.3, 1e-12);
 	CHECK(strcmp(r.rows[1].verdict, "H100 SXM: 2.6x faster, 1.30x the cost "
 					"of A100 80GB for this job") == 0);
+	/* serving with no load is compared at each type's capacity */
+	CHECK(cmp_rank(e, 2, CMP_INFERENCE_CAPACITY, NULL, &r, &err) == 0);
+	CHECK(strstr(r.rows[1].verdict, "for this model at capacity") != NULL);
+	CHECK(cmp_rank(e, 2, CMP_INFERENCE, NULL, &r, &err) == 0);
+	CHECK(strstr(r.rows[1].verdict, "for this load") != NULL);
 	printf("# %s\n", r.rows[1].verdict);
 }
 
