@@ -12,6 +12,7 @@
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/sizing_parse.h"
+#include "handlers/util.h"
 #include "lib/csv.h"
 #include "storage/catalog.h"
 
@@ -584,8 +585,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		size_t off = 0;
 		json_t *summary, *answer;
 		const char *accept = req->accept;
-		int want_csv = accept && strstr(accept, "text/csv") &&
-			       !strstr(accept, "application/json");
+		/* CSV when the client prefers it to JSON (an equal q, or
+		 * text/csv;q=0, keeps JSON) */
+		int q_csv = accept ? http_accept_q(accept, "text/csv") : -1;
+		int want_csv =
+		    q_csv > 0 &&
+		    q_csv > http_accept_q(accept, "application/json");
 
 		for (int i = 0; i < n; i++)
 			off += (size_t)snprintf(gpus_csv + off,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "handlers/problem.h"
@@ -104,4 +105,55 @@ int query_limit(const struct request *req, struct response *res)
 		return -1;
 	}
 	return (int)v;
+}
+
+int http_accept_q(const char *accept, const char *type)
+{
+	const char *p = accept;
+	size_t major = (size_t)(strchr(type, '/') - type);
+	int best_spec = 0, best_q = -1;
+
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char item[160], *media, *param, *save = NULL;
+		int spec = 0, q = 1000;
+
+		if (n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			media = strtok_r(item, ";", &save);
+			while (media && (*media == ' ' || *media == '\t'))
+				media++;
+			if (media) {
+				size_t ml = strcspn(media, " \t");
+				media[ml] = '\0';
+				if (!strcasecmp(media, type))
+					spec = 3;
+				else if (ml == major + 2 &&
+					 !strncasecmp(media, type, major + 1) &&
+					 media[major + 1] == '*')
+					spec = 2;
+				else if (!strcmp(media, "*/*"))
+					spec = 1;
+			}
+			while ((param = strtok_r(NULL, ";", &save))) {
+				while (*param == ' ' || *param == '\t')
+					param++;
+				if ((param[0] == 'q' || param[0] == 'Q') &&
+				    param[1] == '=') {
+					double v = strtod(param + 2, NULL);
+					q = v <= 0   ? 0
+					    : v >= 1 ? 1000
+						     : (int)(v * 1000 + 0.5);
+				}
+			}
+			if (spec > best_spec) {
+				best_spec = spec;
+				best_q = q;
+			}
+		}
+		p = end ? end + 1 : p + n;
+	}
+	return best_q;
 }

@@ -18,5 +18,10 @@ int rfc3339_valid(const char *s);
  * recording a field error.
  */
 int query_limit(const struct request *req, struct response *res);
+/* q x 1000 that an Accept header value gives a media type ("text/csv"), or
+ * -1 when no range matches; the most specific matching range decides
+ * (RFC 9110 §12.5.1: "text/csv;q=0" refuses the type, a wildcard range
+ * takes any). */
+int http_accept_q(const char *accept, const char *type);
 
 #endif

@@ -11,6 +11,7 @@
 #include "handlers/problem.h"
 #include "handlers/report.h"
 #include "handlers/report/report_int.h"
+#include "handlers/util.h"
 #include "storage/bench.h"
 #include "storage/report.h"
 
@@ -21,68 +22,14 @@
 
 /* ---- content negotiation ---------------------------------------------- */
 
-/* q x 1000 that accept gives type ("text/html"), or -1 when no range
- * matches. The most specific matching range decides.
- */
-static int accept_q(const char *accept, const char *type)
-{
-	const char *p = accept;
-	size_t major = (size_t)(strchr(type, '/') - type);
-	int best_spec = 0, best_q = -1;
-
-	while (*p) {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		char item[160], *media, *param, *save = NULL;
-		int spec = 0, q = 1000;
-
-		if (n < sizeof(item)) {
-			memcpy(item, p, n);
-			item[n] = '\0';
-			media = strtok_r(item, ";", &save);
-			while (media && (*media == ' ' || *media == '\t'))
-				media++;
-			if (media) {
-				size_t ml = strcspn(media, " \t");
-				media[ml] = '\0';
-				if (!strcasecmp(media, type))
-					spec = 3;
-				else if (ml == major + 2 &&
-					 !strncasecmp(media, type, major + 1) &&
-					 media[major + 1] == '*')
-					spec = 2;
-				else if (!strcmp(media, "*/*"))
-					spec = 1;
-			}
-			while ((param = strtok_r(NULL, ";", &save))) {
-				while (*param == ' ' || *param == '\t')
-					param++;
-				if ((param[0] == 'q' || param[0] == 'Q') &&
-				    param[1] == '=') {
-					double v = strtod(param + 2, NULL);
-					q = v <= 0   ? 0
-					    : v >= 1 ? 1000
-						     : (int)(v * 1000 + 0.5);
-				}
-			}
-			if (spec > best_spec) {
-				best_spec = spec;
-				best_q = q;
-			}
-		}
-		p = end ? end + 1 : p + n;
-	}
-	return best_q;
-}
-
 enum report_format report_negotiate(const char *accept)
 {
 	int qh, qc;
 
 	if (!accept || !*accept)
 		return REPORT_HTML;
-	qh = accept_q(accept, "text/html");
-	qc = accept_q(accept, "text/csv");
+	qh = http_accept_q(accept, "text/html");
+	qc = http_accept_q(accept, "text/csv");
 	if (qh <= 0 && qc <= 0)
 		return REPORT_NONE;
 	return qc > qh ? REPORT_CSV : REPORT_HTML;
@@ -134,7 +81,7 @@ void h_report_capacity(struct app *app, const struct request *req,
 		 */
 		if (section)
 			fmt = !req->accept || !*req->accept ||
-				      accept_q(req->accept, "text/csv") > 0
+				      http_accept_q(req->accept, "text/csv") > 0
 				  ? REPORT_CSV
 				  : REPORT_NONE;
 		else

@@ -196,6 +196,14 @@ ct=$(header Content-Type)
 	ok "compare: Accept text/csv answers CSV" || not_ok "compare: Accept text/csv answers CSV" "$STATUS $ct"
 rows=$(($(wc -l <"$T/body") - 1))
 [ "$rows" -ge 15 ] && ok "compare: the default list is every priced catalog GPU ($rows)" || not_ok "compare: the default list is every priced catalog GPU" "$rows"
+# Accept is negotiated by q (RFC 9110): text/csv;q=0 refuses CSV, and a
+# lower q for JSON prefers it.
+for a in 'text/csv;q=0|application/json' 'application/json;q=0.5, text/csv|text/csv' 'text/csv, application/json|application/json'; do
+	req POST /v1/sizing/compare "${J[@]}" -H "Accept: ${a%|*}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":1024,"output_tokens":256},"gpus":["h100-sxm5-80gb"]}'
+	ct=$(header Content-Type)
+	[[ $STATUS == 201 && $ct == "${a#*|}"* ]] && ok "compare: Accept ${a%|*} answers ${a#*|}" ||
+		not_ok "compare: Accept ${a%|*} answers ${a#*|}" "$STATUS $ct"
+done
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb"},"gpus":["h100-sxm5-80gb"]}'
 check_problem "compare: a job naming its own gpu is a 400" 400 training.gpu
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096},"inference":{},"gpus":["h100-sxm5-80gb"]}'
