@@ -209,6 +209,30 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
 	return -1;
 }
 
+int names_shadows(struct app *app, enum names_kind kind, const char *name,
+		  char *canon, size_t canonlen)
+{
+	enum store_status (*get)(struct db_pool *, const char *, json_t **,
+				 struct store_err *) =
+	    kind == NAMES_GPU	  ? store_gpu_get
+	    : kind == NAMES_STACK ? store_stack_get
+				  : store_model_get;
+	char suggest[3][80];
+	struct store_err e;
+	json_t *row = NULL;
+	int n = 0;
+
+	if (get(app->db, name, &row, &e) == STORE_OK) {
+		json_decref(row);
+		return 0;
+	}
+	if (e.status != STORE_NOT_FOUND)
+		return 0;
+	return names_resolve(app, kind, name, canon, canonlen, suggest, 3,
+			     &n) == 0 &&
+	       strcmp(canon, name) != 0;
+}
+
 int names_valid_slug(const char *s)
 {
 	size_t n = strlen(s);

@@ -36,6 +36,14 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
 	      json_t **row, struct store_err *e, char (*suggest)[80],
 	      int *n_suggested);
 
+/* 1 when a PUT creating name would shadow another entry of kind: no
+ * entry is named name exactly, yet lookups forgive it to the entry canon
+ * (written to canon), which every request using that short name would
+ * then stop finding. 0 otherwise, a storage failure included (the PUT
+ * reports it). */
+int names_shadows(struct app *app, enum names_kind kind, const char *name,
+		  char *canon, size_t canonlen);
+
 /* 1 when s is a catalog name as a PUT may create it: a lowercase slug of
  * 1-64 characters [a-z0-9._-] starting with a letter or digit (the CHECK
  * of the gpus, models and stacks tables, migrations/0001 and 0015). */

@@ -87,6 +87,8 @@ done
 adm=$(create_token "roll-adm-$RANDOM" admin)
 req GET /v1/gpus/h100-sxm5-80gb
 jq 'del(.name)' "$T/body" >"$T/gpu.json"
+req PUT /v1/gpus/h100 -H "Authorization: Bearer $adm" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
+check_problem "PUT a new GPU named like an alias (h100): 400 naming name" 400 name
 req PUT /v1/gpus/implaus-h100 -H "Authorization: Bearer $adm" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
 [ "$STATUS" = 201 ] || [ "$STATUS" = 200 ] || not_ok "a copy of the H100 entry is stored" "$STATUS $(head -c 300 "$T/body")"
 mk roll-x "$(at '-1 minutes')" '.gpus |= map(.gpu_type = "implaus-h100")

@@ -55,6 +55,12 @@ check "PUT creates a stack: 201" 201 '.name == "'"$fresh"'" and .dp_overlap == 0
 [ "$(header Location)" = "/v1/stacks/$fresh" ] && ok "PUT 201 names the Location" || not_ok "PUT 201 names the Location" "$(header Location)"
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5' <<<"$body")"
 check "PUT replaces it: 200" 200 '.dp_overlap == 0.5'
+# A new name that lookups already forgive to another entry would take that
+# name away from every request using it.
+req PUT /v1/stacks/fsdp "${A[@]}" -d "$body"
+check_problem "PUT a new stack named like an alias (fsdp): 400 naming name" 400 name
+req GET /v1/stacks/fsdp
+check "and the alias still answers its entry" 200 '.name == "pytorch-fsdp2-fa2"'
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.tp_comm_overlap = 1.5' <<<"$body")"
 check_problem "PUT tp_comm_overlap 1.5: 400 naming it" 400 tp_comm_overlap
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.param_gather_overlap = 1.5' <<<"$body")"
