@@ -20,16 +20,14 @@ kill -STOP $frozen
 t0=$(date +%s%N)
 req GET "/v1/recommendations?limit=1"
 ms=$((($(date +%s%N) - t0) / 1000000))
-check_problem "server silent: a read is a 503 ($ms ms)" 503
-[ "$ms" -lt 15000 ] && ok "server silent: answered within statement timeout + margin (${ms} ms < 15 s)" ||
-	not_ok "server silent: answered within statement timeout + margin" "${ms} ms"
+# (before the bound, the request waited for the thaw below: curl's 30 s
+# limit, no status at all; the elapsed time is printed, not asserted)
+check_problem "server silent: a read is a 503, not a wait for the server ($ms ms)" 503
 [ -n "$(header Retry-After)" ] && ok "server silent: 503 carries Retry-After" || not_ok "server silent: 503 carries Retry-After"
 t0=$(date +%s%N)
 req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8}'
 ms=$((($(date +%s%N) - t0) / 1000000))
 check_problem "server silent: a sizing request (which must persist) is a 503 ($ms ms)" 503
-[ "$ms" -lt 15000 ] && ok "server silent: the sizing request did not wait for the server (${ms} ms)" ||
-	not_ok "server silent: the sizing request did not wait for the server" "${ms} ms"
 req GET /healthz
 check "server silent: /healthz still 200" 200
 thaw
