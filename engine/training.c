@@ -299,6 +299,18 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    "GPUs but no inter-node bandwidth is "
 			    "known",
 			    c.gpn);
+		/* The default batch (none given) is the engine's choice, not
+		 * a client mistake: the GPU count cannot take it (422). */
+		if (rq->gpus > 0 && rq->global_batch_size <= 0 &&
+		    rq->global_batch_tokens <= 0)
+			return eng_fail(
+			    err, ENG_EINFEASIBLE, "gpus",
+			    "the default global batch (%ld sequences) cannot "
+			    "be split into dp x micro_batch for any allowed "
+			    "layout on %ld GPUs; give global_batch_size (a "
+			    "multiple of the data-parallel size) or another "
+			    "GPU count",
+			    c.gbs, rq->gpus);
 		if (rq->gpus > 0)
 			return eng_fail(
 			    err, ENG_EINVAL, "global_batch_size",

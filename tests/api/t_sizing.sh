@@ -168,6 +168,13 @@ check "compare inference: every row meets the targets at the load" 201 '[.rows[]
 check "compare inference: cost ratios in verdicts are cost per hour ratios" 201 \
 	'([.rows[] | select(.cheapest) | .cost_per_hour][0]) as $c | [.rows[] | select(.ok) | ((.cost_vs_cheapest - .cost_per_hour / $c) | fabs) < 0.01] | all'
 
+# Exactly 1000 GPUs cannot take the default batch (1024 sequences at 4K):
+# valid, infeasible, naming gpus — the client sent no global_batch_size.
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","gpus":1000}'
+check_problem "training: the default batch on 1000 GPUs is a 422 naming gpus" 422 gpus
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","gpus":1000,"global_batch_size":1024}'
+check_problem "training: a given batch that 1000 GPUs cannot split is a 400 naming it" 400 global_batch_size
+
 # --- compare
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb","rtx-4090-24gb"],"prices":{"h100-sxm5-80gb":3.2}}'
 check "compare: one row per GPU type with ratios and verdicts" 201 \
