@@ -57,6 +57,18 @@ static const struct {
     {NAMES_STACK, "huggingface", "hf-peft-bnb4"},
 };
 
+/* The catalog each kind of name lives in (storage/catalog.h). */
+static const struct {
+	enum store_status (*list)(struct db_pool *, json_t **,
+				  struct store_err *);
+	enum store_status (*get)(struct db_pool *, const char *, json_t **,
+				 struct store_err *);
+} catalogs[] = {
+    [NAMES_GPU] = {store_gpu_list, store_gpu_get},
+    [NAMES_MODEL] = {store_model_list, store_model_get},
+    [NAMES_STACK] = {store_stack_list, store_stack_get},
+};
+
 /* Lower case, letters and digits only: "Llama-2_70B" -> "llama270b". */
 static void squash(const char *in, char *out, size_t outlen)
 {
@@ -115,10 +127,7 @@ int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 	*n_suggested = 0;
 	if (n_suggest > 8)
 		n_suggest = 8;
-	if ((kind == NAMES_GPU ? store_gpu_list(app->db, &items, &e)
-	     : kind == NAMES_STACK
-		 ? store_stack_list(app->db, &items, &e)
-		 : store_model_list(app->db, &items, &e)) != STORE_OK)
+	if (catalogs[kind].list(app->db, &items, &e) != STORE_OK)
 		return -1;
 	squash(asked, asked_sq, sizeof(asked_sq));
 	/* the same name in any case */
@@ -192,10 +201,7 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
 	      int *n_suggested)
 {
 	enum store_status (*get)(struct db_pool *, const char *, json_t **,
-				 struct store_err *) =
-	    kind == NAMES_GPU	  ? store_gpu_get
-	    : kind == NAMES_STACK ? store_stack_get
-				  : store_model_get;
+				 struct store_err *) = catalogs[kind].get;
 	char canon[80];
 
 	*n_suggested = 0;
@@ -213,10 +219,7 @@ int names_shadows(struct app *app, enum names_kind kind, const char *name,
 		  char *canon, size_t canonlen)
 {
 	enum store_status (*get)(struct db_pool *, const char *, json_t **,
-				 struct store_err *) =
-	    kind == NAMES_GPU	  ? store_gpu_get
-	    : kind == NAMES_STACK ? store_stack_get
-				  : store_model_get;
+				 struct store_err *) = catalogs[kind].get;
 	char suggest[3][80];
 	struct store_err e;
 	json_t *row = NULL;

@@ -37,27 +37,42 @@
  * SXM compute (torchtitan computes its MFU with the SXM peak), 96 GB of
  * HBM2e at 2.4 TB/s and a 500 W power limit on the SXM part's 700 W board,
  * as the benchmark page states (hw_power_cap_ratio, MODEL.md §5). */
+/* The fixtures' gpu column: the catalog part, its mamf best-shape
+ * fraction (MODEL.md §5, migrations/0009) and the group it reports in. */
+static const struct {
+	const char *name;
+	struct hw_spec (*spec)(void);
+	double gemm_peak_fraction;
+	const char *group;
+} gpus[] = {
+    {"a100-40", fx_a100, 0.869, "A100"},
+    {"a100-80", fx_a100, 0.869, "A100"},
+    {"h100", fx_h100, 0.803, "H100"},
+    {"h100-96-500w", fx_h100, 0.803, "H100"},
+    {"h200", fx_h200, 0.803, "H200"},
+    {"b200", fx_b200, 0.776, "B200"},
+    {"gb200", fx_gb200, 0.729, "GB200"},
+};
+
+/* The gpus[] row named name, or -1. */
+static int gpu_row(const char *name)
+{
+	for (size_t i = 0; i < sizeof(gpus) / sizeof(gpus[0]); i++)
+		if (strcmp(gpus[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
 static int gpu_for(const char *name, struct hw_spec *g)
 {
-	if (strncmp(name, "a100", 4) == 0)
-		*g = fx_a100();
-	else if (strcmp(name, "h200") == 0)
-		*g = fx_h200();
-	else if (strcmp(name, "h100") == 0 || strcmp(name, "h100-96-500w") == 0)
-		*g = fx_h100();
-	else if (strcmp(name, "b200") == 0)
-		*g = fx_b200();
-	else if (strcmp(name, "gb200") == 0)
-		*g = fx_gb200();
-	else
+	int r = gpu_row(name);
+
+	if (r < 0)
 		return -1;
+	*g = gpus[r].spec();
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->efficiency_basis = HW_EFF_MEASURED;
-	/* mamf best-shape fractions, MODEL.md §5 (migrations/0009) */
-	g->gemm_peak_fraction = strcmp(name, "b200") == 0    ? 0.776
-				: strcmp(name, "gb200") == 0 ? 0.729
-				: g->cc_major >= 9	     ? 0.803
-							     : 0.869;
+	g->gemm_peak_fraction = gpus[r].gemm_peak_fraction;
 	if (strcmp(name, "a100-40") == 0) {
 		g->memory_gib = 40;
 		g->memory_bandwidth_gbps = 1555;
@@ -420,7 +435,10 @@ static int score_file(const char *path)
 		trn_request_init(&rq);
 		CHECK(nf == t.ncols);
 		CHECK(arch_of(&t, f, nf, &rq.model) == 0);
-		CHECK(gpu_for(gpu, &rq.gpu) == 0);
+		if (gpu_for(gpu, &rq.gpu) != 0) {
+			CHECK(!"gpu column names a known part");
+			continue;
+		}
 		if (ibw > 0)
 			rq.gpu.inter_node_gbps = ibw;
 		rq.precision = strcmp(dtype, "fp8") == 0    ? ENG_FP8
@@ -512,13 +530,7 @@ static int score_file(const char *path)
 		snprintf(key, sizeof(key), "%s/%s", stack,
 			 strcmp(dtype, "fp8") == 0 ? "fp8" : "16-bit");
 		add(by_stack, &n_stack, key, err);
-		add(by_gpu, &n_gpu,
-		    strncmp(gpu, "a100", 4) == 0 ? "A100"
-		    : strcmp(gpu, "h200") == 0	 ? "H200"
-		    : strcmp(gpu, "b200") == 0	 ? "B200"
-		    : strcmp(gpu, "gb200") == 0	 ? "GB200"
-						 : "H100",
-		    err);
+		add(by_gpu, &n_gpu, gpus[gpu_row(gpu)].group, err);
 		add(by_source, &n_source, field(&t, f, nf, "source"), err);
 		add(all, &n_all, "all", err);
 		if (n_seen < MAXROW) {
