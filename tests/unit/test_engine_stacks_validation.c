@@ -125,6 +125,16 @@ static int recompute_of(const char *s)
 	return -1;
 }
 
+static int method_of(const char *s, enum trn_method *out)
+{
+	for (int i = 0; i < TRN_METHOD_COUNT; i++)
+		if (strcmp(s, trn_method_names[i]) == 0) {
+			*out = (enum trn_method)i;
+			return 0;
+		}
+	return -1;
+}
+
 static int arch_of(const struct table *t, char **f, int nf,
 		   struct model_arch *m)
 {
@@ -139,6 +149,8 @@ static int arch_of(const struct table *t, char **f, int nf,
 	m->vocab_size = lnum(t, f, nf, "vocab");
 	if (strcmp(a, "llama") == 0) {
 		m->gated_mlp = true;
+	} else if (strcmp(a, "llama-tied") == 0) { /* Llama 3.2 1B/3B */
+		m->gated_mlp = m->tied_embeddings = true;
 	} else if (strcmp(a, "gpt") == 0) {
 		m->tied_embeddings = m->learned_pos_emb = true;
 		m->linear_biases = true;
@@ -283,6 +295,8 @@ static const struct {
     {"torchtitan", "", "torchtitan"},
     {"deepspeed", "Megatron-DeepSpeed", "megatron-deepspeed"},
     {"deepspeed", "", "deepspeed-zero"},
+    /* Transformers' eager modules: the catalog's eager profile */
+    {"hf-transformers", "", "hf-peft-bnb4"},
 };
 
 /* Attention kernels a row's detail states: that class at its default
@@ -392,8 +406,9 @@ static int score_file(const char *path)
 	static char line[MAXL];
 	static struct trn_result res;
 	static struct group by_stack[MAXGRP], by_gpu[MAXGRP], by_source[MAXGRP],
-	    all[1];
-	int n_stack = 0, n_gpu = 0, n_source = 0, n_all = 0, rows = 0, over = 0;
+	    all[1], by_mem[1];
+	int n_stack = 0, n_gpu = 0, n_source = 0, n_all = 0, n_mem = 0,
+	    rows = 0, over = 0;
 	struct table t;
 	char *f[MAXF];
 	FILE *fp = fopen(path, "r");
@@ -425,8 +440,8 @@ static int score_file(const char *path)
 		bool known_no =
 		    strcmp(field(&t, f, nf, "fit"), "known-no") == 0;
 		double published = atof(field(&t, f, nf, "published")),
-		       ibw = atof(field(&t, f, nf, "inter_node_GBps")), got,
-		       err;
+		       ibw = atof(field(&t, f, nf, "inter_node_GBps")),
+		       peak_gib = atof(field(&t, f, nf, "peak_gib")), got, err;
 		char key[48];
 
 		if (line[0] == '#' || nf < 2)
@@ -468,6 +483,11 @@ static int score_file(const char *path)
 			rq.strategies.recompute.v[0] = recompute_of(rcs);
 		}
 		rq.strategies.offload.n = 1; /* v[0] = none */
+		if (field(&t, f, nf, "method")[0])
+			CHECK(method_of(field(&t, f, nf, "method"),
+					&rq.method) == 0);
+		if (lnum(&t, f, nf, "lora_rank") > 0)
+			rq.lora_rank = lnum(&t, f, nf, "lora_rank");
 		rc = trn_size(&rq, &res, &e);
 		if (rc == 0) {
 			p = &res.plans[0];
@@ -533,6 +553,13 @@ static int score_file(const char *path)
 		add(by_gpu, &n_gpu, gpus[gpu_row(gpu)].group, err);
 		add(by_source, &n_source, field(&t, f, nf, "source"), err);
 		add(all, &n_all, "all", err);
+		if (peak_gib > 0) {
+			double merr = p->memory.total_gib / peak_gib - 1;
+			printf("#   memory: measured %.1f GiB, engine %.1f GiB "
+			       "(%+.1f %%)\n",
+			       peak_gib, p->memory.total_gib, 100 * merr);
+			add(by_mem, &n_mem, "memory", merr);
+		}
 		if (n_seen < MAXROW) {
 			snprintf(seen[n_seen].id, sizeof(seen[n_seen].id), "%s",
 				 id);
@@ -545,6 +572,9 @@ static int score_file(const char *path)
 	print_groups("GPU", by_gpu, n_gpu);
 	print_groups("source", by_source, n_source);
 	print_groups("all rows", all, n_all);
+	if (n_mem)
+		print_groups("memory (engine total / measured peak - 1)",
+			     by_mem, n_mem);
 	printf("# %s: %d rows, %d scored, %d beyond 25 %%\n", path, rows,
 	       all[0].n, over);
 	CHECK(all[0].n == rows);
@@ -564,6 +594,13 @@ static void test_stack_rows(void)
 static void test_mpt_rows(void)
 {
 	CHECK(score_file("tests/fixtures/validation/training_mpt.csv") == 100);
+}
+
+/* Our own steps of Hugging Face transformers on one H200 (tools/gpu_terms.py,
+ * training_own.csv's header): step time and peak memory. */
+static void test_own_rows(void)
+{
+	CHECK(score_file("tests/fixtures/validation/training_own.csv") == 8);
 }
 
 /* The stated details the DeepSpeed / Megatron-LM 2023 audit added: each
@@ -619,5 +656,6 @@ int main(void)
 	RUN(test_stack_details);
 	RUN(test_stack_rows);
 	RUN(test_mpt_rows);
+	RUN(test_own_rows);
 	return testlib_finish();
 }

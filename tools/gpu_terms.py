@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Measure, on one GPU, the engine's per-kernel terms (docs/MODEL.md §4a, §5).
+
+Nothing here is fitted: each figure is printed beside what the engine
+assumes so a reader can see where the model holds. Parts (each in its own
+try block; a failing part does not stop the others):
+
+  gemm  GEMM shape factor: torch.matmul (bf16) and torch._scaled_mm
+        (fp8 e4m3 -> bf16, scales 1.0) with one dimension x in 16..8192
+        and the other two 8192, x in each of M, N, K. The rate is over the
+        8192^3 rate measured just before and after each sweep (same clock
+        regime). The engine: x / (x + 128) bf16, x / (x + 256) fp8
+        (engine/gemm.c).
+  attn  Fused attention: SDPA with the FLASH_ATTENTION backend (PyTorch's
+        FlashAttention-2) and CUDNN_ATTENTION, bf16, causal and not, head
+        dim 64 and 128, 16K tokens per batch, hidden 2048 (the FA2/FA3
+        papers' benchmark setup). Forward FLOPs 4*b*s^2*h*d (half with the
+        causal mask), backward 2.5x forward (as the papers count).
+  step  Whole training steps of Hugging Face transformers' LlamaForCausalLM
+        (attn_implementation="sdpa"), randomly initialised, fp32 weights
+        under torch.autocast(bf16) (the Trainer's bf16=True), AdamW
+        (fused); full fine-tuning and PEFT LoRA. Median step time over the
+        steps after warm-up, and torch.cuda.max_memory_allocated /
+        max_memory_reserved over the timed steps.
+
+Usage: gpu_terms.py OUT.json [gemm,attn,step]
+Each sample is a batch of calls lasting >= 50 ms timed with CUDA events;
+figures are medians of 5 samples after a warm-up. Inputs are random.
+"""
+import json
+import statistics
+import sys
+import time
+import traceback
+
+import torch
+
+DEV = torch.device("cuda", 0)
+RESULTS = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+           "cuda": torch.version.cuda, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "gemm": [], "attn": [], "step": [], "errors": []}
+OUT = sys.argv[1]
+PARTS = (sys.argv[2] if len(sys.argv) > 2 else "gemm,attn,step").split(",")
+
+try:
+    import pynvml
+    pynvml.nvmlInit()
+    NVH = pynvml.nvmlDeviceGetHandleByIndex(0)
+except Exception:  # telemetry is optional
+    NVH = None
+
+
+def clock_mhz():
+    if NVH is None:
+        return None
+    try:
+        return pynvml.nvmlDeviceGetClockInfo(NVH, pynvml.NVML_CLOCK_SM)
+    except Exception:
+        return None
+
+
+def save():
+    with open(OUT, "w") as f:
+        json.dump(RESULTS, f, indent=1)
+
+
+def timed(fn, min_s=0.05, samples=5):
+    """Median seconds per call of fn over `samples` samples of >= min_s."""
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    n = 0
+    while time.perf_counter() - t0 < 0.02 or n < 2:
+        fn()
+        n += 1
+        torch.cuda.synchronize()
+    per = (time.perf_counter() - t0) / n
+    reps = max(1, int(min_s / max(per, 1e-7)))
+    out = []
+    for _ in range(samples):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(reps):
+            fn()
+        b.record()
+        b.synchronize()
+        out.append(a.elapsed_time(b) / 1e3 / reps)
+    return statistics.median(out)
+
+
+def gemm_fn(dtype, m, n, k):
+    if dtype == "bf16":
+        a = torch.randn(m, k, device=DEV, dtype=torch.bfloat16)
+        b = torch.randn(k, n, device=DEV, dtype=torch.bfloat16)
+        return lambda: torch.matmul(a, b)
+    a = torch.randn(m, k, device=DEV).to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device=DEV).to(torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0, device=DEV)
+    return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one,
+                                    out_dtype=torch.bfloat16)
+
+
+def gemm_tflops(dtype, m, n, k):
+    try:
+        fn = gemm_fn(dtype, m, n, k)
+        s = timed(fn)
+    except Exception as e:
+        RESULTS["errors"].append(f"gemm {dtype} {m}x{n}x{k}: {e!r}")
+        return float("nan")
+    return 2.0 * m * n * k / s / 1e12
+
+
+def part_gemm():
+    big = 8192
+    xs = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+    # warm the card to its sustained clock so the sweep and its reference
+    # share one regime
+    fn = gemm_fn("bf16", big, big, big)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 5:
+        fn()
+    torch.cuda.synchronize()
+    del fn
+    for dtype, half in (("bf16", 128.0), ("fp8", 256.0)):
+        for pos in ("M", "N", "K"):
+            ref0 = gemm_tflops(dtype, big, big, big)
+            rows = []
+            for x in xs:
+                m, n, k = (x if pos == "M" else big, x if pos == "N" else big,
+                           x if pos == "K" else big)
+                rows.append((x, m, n, k, gemm_tflops(dtype, m, n, k), clock_mhz()))
+            ref1 = gemm_tflops(dtype, big, big, big)
+            ref = 0.5 * (ref0 + ref1)
+            for x, m, n, k, tf, mhz in rows:
+                RESULTS["gemm"].append({
+                    "dtype": dtype, "min_dim_in": pos, "x": x, "m": m, "n": n,
+                    "k": k, "tflops": round(tf, 1), "ref_8192_tflops": round(ref, 1),
+                    "factor": round(tf / ref, 4),
+                    "engine_factor": round(x / (x + half), 4), "sm_mhz": mhz})
+                print(f"gemm {dtype} {pos}={x:5d} {tf:8.1f} TFLOP/s "
+                      f"factor {tf / ref:.3f} engine {x / (x + half):.3f}", flush=True)
+            save()
+
+
+def part_attn():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    tokens, hidden = 16384, 2048
+    for backend in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
+        for d in (64, 128):
+            h = hidden // d
+            for s in (512, 1024, 2048, 4096, 8192, 16384):
+                b = tokens // s
+                for causal in (True, False):
+                    try:
+                        q, k, v = (torch.randn(b, h, s, d, device=DEV, dtype=torch.bfloat16,
+                                               requires_grad=True) for _ in range(3))
+                        with sdpa_kernel(backend):
+                            fwd = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                            tf = timed(fwd)
+                            o = fwd()
+                            g = torch.randn_like(o)
+                            bwd = lambda: torch.autograd.grad(o, (q, k, v), g, retain_graph=True)
+                            tb = timed(bwd)
+                        flops = 4.0 * b * s * s * h * d * (0.5 if causal else 1.0)
+                        row = {"backend": backend.name, "head_dim": d, "seq": s, "batch": b,
+                               "heads": h, "causal": causal,
+                               "fwd_tflops": round(flops / tf / 1e12, 1),
+                               "bwd_tflops": round(2.5 * flops / tb / 1e12, 1),
+                               "sm_mhz": clock_mhz()}
+                        RESULTS["attn"].append(row)
+                        print("attn", row, flush=True)
+                        del q, k, v, o, g
+                    except Exception as e:
+                        RESULTS["errors"].append(f"attn {backend.name} d{d} s{s} causal={causal}: {e!r}")
+                        print("attn error", backend.name, d, s, causal, repr(e)[:300], flush=True)
+                save()
+
+
+def llama_cfg(name):
+    from transformers import LlamaConfig
+    common = dict(vocab_size=128256, rms_norm_eps=1e-5, rope_theta=500000.0,
+                  max_position_embeddings=8192, attention_bias=False, mlp_bias=False)
+    shapes = {
+        # Llama 3.2 1B / 3B and Llama 3 8B as published (config.json)
+        "llama-3.2-1b": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
+                             num_attention_heads=32, num_key_value_heads=8,
+                             tie_word_embeddings=True),
+        "llama-3.2-3b": dict(hidden_size=3072, intermediate_size=8192, num_hidden_layers=28,
+                             num_attention_heads=24, num_key_value_heads=8,
+                             tie_word_embeddings=True),
+        "llama-3-8b": dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+                           num_attention_heads=32, num_key_value_heads=8,
+                           tie_word_embeddings=False),
+    }
+    return LlamaConfig(**common, **shapes[name])
+
+
+def one_step_config(model_name, method, seq, mb, ckpt, steps=8, warm=3):
+    from transformers import LlamaForCausalLM
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    cfg = llama_cfg(model_name)
+    cfg._attn_implementation = "sdpa"
+    with torch.device(DEV):
+        if method == "full":
+            model = LlamaForCausalLM(cfg)  # fp32 weights (Trainer, bf16=True)
+        else:
+            model = LlamaForCausalLM(cfg).to(torch.bfloat16)
+    if ckpt:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if method == "lora":
+        from peft import LoraConfig, get_peft_model
+        if ckpt:
+            model.enable_input_require_grads()
+        model = get_peft_model(model, LoraConfig(
+            r=16, lora_alpha=32, lora_dropout=0.0, task_type="CAUSAL_LM",
+            target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                            "up_proj", "down_proj"]))
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=1e-5, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (mb, seq), device=DEV)
+    weights_mib = torch.cuda.memory_allocated() / 2**20
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    for _ in range(warm):
+        step()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(steps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        step()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / 1e3)
+    row = {"model": model_name, "method": method, "seq": seq, "micro_batch": mb,
+           "grad_checkpointing": ckpt, "params": sum(p.numel() for p in model.parameters()),
+           "trainable": sum(p.numel() for p in params),
+           "step_s": round(statistics.median(times), 5),
+           "step_s_min": round(min(times), 5), "tokens_per_s": round(mb * seq / statistics.median(times)),
+           "weights_mib": round(weights_mib), "peak_allocated_mib": round(torch.cuda.max_memory_allocated() / 2**20),
+           "peak_reserved_mib": round(torch.cuda.max_memory_reserved() / 2**20),
+           "sm_mhz": clock_mhz()}
+    del model, opt, params
+    torch.cuda.empty_cache()
+    return row
+
+
+def part_step():
+    import transformers
+    RESULTS["transformers"] = transformers.__version__
+    try:
+        import peft
+        RESULTS["peft"] = peft.__version__
+    except Exception:
+        pass
+    configs = [
+        ("llama-3.2-1b", "full", 2048, 4, False),
+        ("llama-3.2-1b", "full", 4096, 2, False),
+        ("llama-3.2-1b", "full", 8192, 1, False),
+        ("llama-3.2-1b", "full", 4096, 4, True),
+        ("llama-3.2-3b", "full", 4096, 2, False),
+        ("llama-3.2-3b", "full", 4096, 2, True),
+        ("llama-3-8b", "lora", 2048, 4, False),
+        ("llama-3-8b", "lora", 4096, 4, True),
+    ]
+    for c in configs:
+        try:
+            row = one_step_config(*c)
+            RESULTS["step"].append(row)
+            print("step", row, flush=True)
+        except Exception as e:
+            RESULTS["errors"].append(f"step {c}: {e!r}")
+            print("step error", c, traceback.format_exc()[-1500:], flush=True)
+            torch.cuda.empty_cache()
+        save()
+
+
+for part in PARTS:
+    t0 = time.perf_counter()
+    try:
+        {"gemm": part_gemm, "attn": part_attn, "step": part_step}[part]()
+    except Exception:
+        RESULTS["errors"].append(f"{part}: {traceback.format_exc()[-1500:]}")
+        print(part, "failed:", traceback.format_exc()[-1500:], flush=True)
+    print(f"part {part}: {time.perf_counter() - t0:.1f} s", flush=True)
+    save()
