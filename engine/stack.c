@@ -202,7 +202,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .kernel_launch_us = 2.0,
      .kernels_per_layer = 320.0,
      .elementwise_bytes_factor = 4.2,
-     .loss_logit_bytes = LOSS_TORCH_BYTES},
+     .loss_logit_bytes = LOSS_TORCH_BYTES,
+     .lora_fp32_adapters = true},
 };
 
 const struct eng_stack *stack_builtin_find(const char *name)

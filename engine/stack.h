@@ -98,6 +98,12 @@ struct eng_stack {
 	 * on fp32 logits (saved log-softmax output, then its gradient and
 	 * the input gradient) - stack.c */
 	double loss_logit_bytes;
+	/* true: LoRA adapters are kept in fp32 under autocast and the
+	 * 16-bit input is cast to them (PEFT's autocast_adapter_dtype
+	 * default): the casts' bytes and a saved 16-bit copy of each
+	 * adapter's input (training_ctx.c adapter_kernels); false: adapters
+	 * in the compute dtype */
+	bool lora_fp32_adapters;
 };
 
 /* The built-in profiles. */

@@ -308,4 +308,17 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h);
  * 0.127/8 + 2; MODEL.md §4a); 0 for the other methods. */
 double trn_dequant_bytes_per_param(enum trn_method m);
 
+/* Bytes the memory-bound kernels around LoRA adapters move per value
+ * (MODEL.md §4a "LoRA adapters"): per adapter output value (scale, add)
+ * and per adapter input value (the input gradients' sum; with fp32
+ * adapters, the input's casts), forward and backward, and saved per input
+ * value. fp32_cast: the profile's lora_fp32_adapters applied (method lora
+ * in a 16-bit precision). All 0 for method full. */
+struct trn_adapter_bytes {
+	bool fp32_cast;
+	double out_fwd, out_bwd, in_fwd, in_bwd, in_saved;
+};
+void trn_adapter_bytes_of(const struct trn_request *rq,
+			  struct trn_adapter_bytes *out);
+
 #endif

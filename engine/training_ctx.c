@@ -11,6 +11,62 @@
 /* The default host link when the spec has none, GB/s. */
 #define HOST_LINK_DEFAULT_GBPS 25.0
 
+/* LoRA adapters' memory-bound kernels (MODEL.md §4a "LoRA adapters").
+ * Every implementation that does not fuse them into the base GEMM (PEFT,
+ * Megatron-Core's adapters) scales the adapter's output and adds it to
+ * the base output, forward: read 2 + write 2, then read 4 + write 2 per
+ * output value (16-bit); backward: the scale's gradient, read 2 + write
+ * 2, and the sum of the two input gradients (base and adapter), read 4
+ * + write 2 per input value. PEFT keeps the adapters in fp32 under
+ * autocast (get_peft_model's autocast_adapter_dtype=True) and casts the
+ * input to them (LoraLayer._cast_input_dtype: x.to(fp32)), which
+ * autocast casts back to 16-bit for the GEMM: read 2 + write 4, read 4
+ * + write 2 per input value forward, the same two casts of the gradient
+ * backward, and the 16-bit copy is saved for lora_A's weight gradient
+ * (2 B per input value; otherwise the input is the base layer's, saved
+ * once). 16-bit compute only: fp32 runs cast nothing. */
+#define ADAPTER_OUT_FWD_B 10.0
+#define ADAPTER_OUT_BWD_B 4.0
+#define ADAPTER_IN_BWD_B  6.0
+#define ADAPTER_CAST_B	  12.0
+#define ADAPTER_SAVED_B	  2.0
+
+void trn_adapter_bytes_of(const struct trn_request *rq,
+			  struct trn_adapter_bytes *out)
+{
+	bool b16 = rq->precision != ENG_FP32 && rq->precision != ENG_TF32;
+
+	memset(out, 0, sizeof(*out));
+	if (rq->method == TRN_FULL)
+		return;
+	out->fp32_cast =
+	    rq->stack.lora_fp32_adapters && b16 && rq->method == TRN_LORA;
+	out->out_fwd = ADAPTER_OUT_FWD_B * (b16 ? 1.0 : 2.0);
+	out->out_bwd = ADAPTER_OUT_BWD_B * (b16 ? 1.0 : 2.0);
+	out->in_bwd = ADAPTER_IN_BWD_B * (b16 ? 1.0 : 2.0);
+	if (out->fp32_cast) {
+		out->in_fwd = ADAPTER_CAST_B;
+		out->in_bwd += ADAPTER_CAST_B;
+		out->in_saved = ADAPTER_SAVED_B;
+	}
+}
+
+/* Per token per layer (t = 1), widths as Transformers' Llama modules: q,
+ * k, v, o, gate, up and down each with its own adapter. */
+static void adapter_kernels(struct ctx *c, const struct model_arch *m, double f)
+{
+	double in =
+	    3.0 * c->h + c->a * c->dv + (m->gated_mlp ? 2.0 : 1.0) * c->h + f;
+	double out = c->a * c->dqk + 2.0 * c->k * c->dv + c->h +
+		     (m->gated_mlp ? 2.0 : 1.0) * f + c->h;
+	struct trn_adapter_bytes b;
+
+	trn_adapter_bytes_of(c->rq, &b);
+	c->adapter_ew_fwd = b.out_fwd * out + b.in_fwd * in;
+	c->adapter_ew_bwd = b.out_bwd * out + b.in_bwd * in;
+	c->adapter_saved = b.in_saved * in;
+}
+
 /* Frozen base weight bytes per parameter for LoRA (16-bit) and QLoRA (NF4
  * 0.5 B + double-quantised scales ~0.127 bit/param, Dettmers et al. 2023). */
 static const double lora_base_bytes[TRN_METHOD_COUNT] = {
@@ -307,6 +363,7 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		double o = c->a * c->dv + c->h;
 		double mlp = (m->gated_mlp ? 3.0 : 2.0) * (c->h + f);
 		c->adapter_layer = rk * (qkv + o + mlp);
+		adapter_kernels(c, m, f);
 	}
 	/* Model FLOPs per token (MODEL.md §2). LoRA skips weight gradients
 	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */

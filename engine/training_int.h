@@ -30,6 +30,10 @@ struct ctx {
 	double wb, gb, ob, act_b; /* bytes: weight, grad, optimizer, act */
 	bool lora;
 	double base_b, adapter_layer;		      /* LoRA */
+	/* LoRA adapters' memory-bound kernels (MODEL.md §4a "LoRA
+	 * adapters"), bytes per token per layer at t = 1: forward, backward
+	 * (not counting a recomputed forward), and saved for the backward */
+	double adapter_ew_fwd, adapter_ew_bwd, adapter_saved;
 	double nonexp_layer, exp_layer, active_layer; /* per layer, mean */
 	double emb, head;
 	double moe_frac, a2a_token_bytes; /* MoE dispatch bytes per token */

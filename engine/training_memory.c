@@ -75,7 +75,9 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 	par += c->mlp_act / t;
 	if (!l->flash_attention && rc == ENG_RC_NONE)
 		scores = (c->dropout ? 5.0 : 2.0) * c->a * c->s / t;
-	return tokens * (repl + par + scores) * c->act_b / 2.0;
+	/* + LoRA adapters' saved input copies (training_ctx.c) */
+	return tokens * ((repl + par + scores) * c->act_b / 2.0 +
+			 (c->lora ? c->adapter_saved / t : 0.0));
 }
 
 int trn_stage_layers(const struct ctx *c, const struct trn_layout *l)

@@ -74,6 +74,28 @@ static double coll_s(const struct ctx *c, enum coll_kind k, double bytes,
 	return coll_time_s(k, bytes, n, nodes, bw, c->rq->gpu.intra_node_link);
 }
 
+/* LoRA adapters (MODEL.md §4a "LoRA adapters"): their GEMMs, forward
+ * 2*tokens*adapter_layer/t FLOPs and three passes (forward, input and
+ * weight gradients; + 1 under full recompute), every one with the rank as
+ * its smallest dimension, in 16-bit (an FP8 recipe leaves adapters in
+ * BF16); and their memory-bound kernels (training_ctx.c adapter_kernels),
+ * the forward ones again under full recompute. */
+static void adapter_time(const struct ctx *c, const struct trn_layout *l,
+			 double tokens, struct layer_cost *lc)
+{
+	double t = (double)l->tp;
+	double r16 = c->r_lin16 > 0.0 ? c->r_lin16 : c->r_lin;
+	bool again = l->recompute == ENG_RC_FULL;
+	double fwd = gemm_time_s(2.0 * tokens * c->adapter_layer / t,
+				 (double)c->rq->lora_rank, ENG_BF16, r16, 0.0);
+
+	lc->gemm += (again ? 4.0 : 3.0) * fwd;
+	lc->mem +=
+	    tokens *
+	    ((again ? 2.0 : 1.0) * c->adapter_ew_fwd + c->adapter_ew_bwd) / t /
+	    c->hbm;
+}
+
 static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		       double tokens, struct layer_cost *lc)
 {
@@ -137,6 +159,8 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	lc->gemm = lin_passes * lin_fwd;
 	lc->attn = attn_fwd_passes * attn_f + attn_b;
 	lc->mem = (ew_f + ew_b) / c->hbm;
+	if (c->lora)
+		adapter_time(c, l, tokens, lc);
 	lc->attn_hide = attn_f + attn_b;
 	lc->launch = c->launch_layer;
 	lc->fp8_wcast = 0.0;

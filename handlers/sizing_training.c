@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/gemm.h"
 #include "engine/training.h"
 #include "handlers/api.h"
 #include "handlers/arch.h"
@@ -431,6 +432,28 @@ static const struct {
      "basis.stack lists its values"},
 };
 
+/* basis.stack.lora_adapters: what the adapters cost (MODEL.md §4a "LoRA
+ * adapters"). */
+static json_t *lora_adapters_json(const struct trn_request *rq)
+{
+	struct trn_adapter_bytes b;
+
+	trn_adapter_bytes_of(rq, &b);
+	return json_pack(
+	    "{s:I, s:o, s:b, s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:s}", "rank",
+	    (json_int_t)rq->lora_rank, "gemm_shape_factor",
+	    sizing_real(gemm_shape_factor((double)rq->lora_rank, ENG_BF16), 4),
+	    "fp32_adapters", b.fp32_cast, "bytes_per_output_value", "forward",
+	    sizing_real(b.out_fwd, 4), "backward", sizing_real(b.out_bwd, 4),
+	    "bytes_per_input_value", "forward", sizing_real(b.in_fwd, 4),
+	    "backward", sizing_real(b.in_bwd, 4), "saved_bytes_per_input_value",
+	    sizing_real(b.in_saved, 4), "note",
+	    "adapter GEMMs at the rank as smallest dimension, 3 passes; "
+	    "scale and add per output value, the input gradients' sum per "
+	    "input value; fp32 adapters (PEFT's default) also cast their "
+	    "input and save a 16-bit copy of it");
+}
+
 static json_t *stack_assumption(const struct trn_request *rq)
 {
 	for (size_t i = 0; i < sizeof(stack_defaults) / sizeof(*stack_defaults);
@@ -541,6 +564,9 @@ json_t *training_result_json(const struct trn_request *rq,
 			    sb, "qlora_dequant_bytes_per_param",
 			    sizing_real(trn_dequant_bytes_per_param(rq->method),
 					4));
+		if (rq->method != TRN_FULL)
+			json_object_set_new(sb, "lora_adapters",
+					    lora_adapters_json(rq));
 		json_object_set_new(basis, "stack", sb);
 	}
 	json_object_set_new(assumptions, "dropout", json_boolean(r->dropout));

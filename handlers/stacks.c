@@ -31,6 +31,7 @@ static const char *const kernel_choices[] = {
 	    {"fp8_recipe", JV_ENUM, false, 0, 0, stack_fp8_recipe_names, false}, \
 	    {"fp8_weight_cache", JV_BOOL, false, 0, 0, NULL, false},             \
 	    {"fp8_param_all_gather", JV_BOOL, false, 0, 0, NULL, false},         \
+	    {"lora_fp32_adapters", JV_BOOL, false, 0, 0, NULL, false},           \
 	    {"selective_recompute", JV_ENUM, false, 0, 0,                        \
 	     stack_sac_names,	    false},                                      \
 	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
@@ -108,6 +109,9 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	x = json_object_get(o, "fp8_param_all_gather");
 	if (json_is_boolean(x))
 		s->fp8_param_all_gather = json_is_true(x);
+	x = json_object_get(o, "lora_fp32_adapters");
+	if (json_is_boolean(x))
+		s->lora_fp32_adapters = json_is_true(x);
 }
 
 /* A catalog row by name, forgiving (names.h): 0 with *row, or -1 with a

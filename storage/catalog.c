@@ -19,7 +19,7 @@
 
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
-/* The API's stack fields (migrations/0015_stacks.sql, 0019, 0023). */
+/* The API's stack fields (migrations/0015_stacks.sql, 0019, 0023, 0027). */
 #define STACK_FIELDS                                                           \
 	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
 	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, "                   \
@@ -27,7 +27,7 @@
 	"fp8_param_all_gather, selective_recompute, gemm_clock_derate, "       \
 	"kernel_launch_us, "                                                   \
 	"kernels_per_layer, elementwise_bytes_factor, loss_logit_bytes, "      \
-	"source, notes, created_at, updated_at"
+	"lora_fp32_adapters, source, notes, created_at, updated_at"
 
 /* A read-through cache of catalog JSON text. The catalog changes by hand
  * and rarely, while every sizing request reads a GPU and a model from it:
@@ -295,7 +295,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  fp8_param_all_gather, selective_recompute, gemm_clock_derate,"
 		"  kernel_launch_us,"
 		"  kernels_per_layer, elementwise_bytes_factor, loss_logit_bytes,"
-		"  source, notes)"
+		"  lora_fp32_adapters, source, notes)"
 		" SELECT $1, display_name, attn_kernel, attn_fwd_efficiency,"
 		"  attn_bwd_efficiency, tp_comm_overlap, dp_overlap,"
 		"  coalesce(param_gather_overlap, 0),"
@@ -307,7 +307,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  coalesce(gemm_clock_derate, 1),"
 		"  coalesce(kernel_launch_us, 0), coalesce(kernels_per_layer, 0),"
 		"  coalesce(elementwise_bytes_factor, 1),"
-		"  coalesce(loss_logit_bytes, 4), source,"
+		"  coalesce(loss_logit_bytes, 4),"
+		"  coalesce(lora_fp32_adapters, false), source,"
 		"  coalesce(notes, '') FROM r"
 		" ON CONFLICT (name) DO UPDATE SET"
 		"  display_name = EXCLUDED.display_name,"
@@ -327,6 +328,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  kernels_per_layer = EXCLUDED.kernels_per_layer,"
 		"  elementwise_bytes_factor = EXCLUDED.elementwise_bytes_factor,"
 		"  loss_logit_bytes = EXCLUDED.loss_logit_bytes,"
+		"  lora_fp32_adapters = EXCLUDED.lora_fp32_adapters,"
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
 		" RETURNING (xmax = 0) AS created, " STACK_FIELDS ")"

@@ -41,6 +41,10 @@ check "GET /v1/stacks/Megatron: an alias answers the entry" 200 '.name == "megat
 req GET /v1/stacks/hf-peft-bnb4
 check "hf-peft-bnb4: eager elementwise and launch gaps" 200 \
 	'.elementwise_bytes_factor == 4.2 and .kernels_per_layer == 320 and .kernel_launch_us == 2'
+check "hf-peft-bnb4: PEFT's fp32 LoRA adapters (migrations/0027)" 200 \
+	'.lora_fp32_adapters == true and (.source | test("lora/layer.py"))'
+req GET /v1/stacks/megatron-core
+check "megatron-core: adapters in the compute dtype" 200 '.lora_fp32_adapters == false'
 req GET /v1/stacks/no-such-stack
 check_problem "GET an unknown stack: 404 naming name" 404 name
 
@@ -223,6 +227,22 @@ check "qlora naming megatron-lm-2021: that profile, not described as the QLoRA d
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1,"method":"lora"}'
 check "lora without a stack: the default megatron-lm-2021" 201 \
 	'.basis.stack.name == "megatron-lm-2021" and (.assumptions.stack | startswith("megatron-lm-2021 (the default"))'
+check "lora on megatron-lm-2021: adapter costs in the basis, no fp32 casts" 201 \
+	'.basis.stack.lora_adapters | .rank == 16 and .fp32_adapters == false and .gemm_shape_factor == 0.1111 and .bytes_per_output_value.forward == 10 and .bytes_per_input_value.backward == 6 and .saved_bytes_per_input_value == 0'
+LORA='"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1,"method":"lora","calibration":"datasheet","strategies":{"micro_batch":[4],"recompute":["none"]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$LORA,\"stack\":\"hf-peft-bnb4\"}"
+check "lora on hf-peft-bnb4: PEFT's fp32 adapters cast their input, 12 B each way, and save a 2 B copy" 201 \
+	'.basis.stack.lora_adapters | .fp32_adapters == true and .bytes_per_input_value.forward == 12 and .bytes_per_input_value.backward == 18 and .saved_bytes_per_input_value == 2'
+fp32_plan=$(jq -c '.plans[0] | [.time_s.step, .memory_gib.activations]' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$LORA,\"stack\":{\"name\":\"hf-peft-bnb4\",\"lora_fp32_adapters\":false}}"
+check "lora_fp32_adapters false as an override: no casts" 201 '.basis.stack.lora_adapters.fp32_adapters == false'
+jq -e --argjson a "$fp32_plan" '.plans[0].time_s.step < $a[0] and .plans[0].memory_gib.activations < $a[1]' "$T/body" >/dev/null &&
+	ok "fp32 adapters cost step time and activation memory" ||
+	not_ok "fp32 adapters cost step time and activation memory" "$fp32_plan vs $(jq -c '.plans[0] | [.time_s.step, .memory_gib.activations]' "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d "{$LORA,\"stack\":{\"name\":\"hf-peft-bnb4\",\"lora_fp32_adapters\":\"yes\"}}"
+check_problem "stack.lora_fp32_adapters \"yes\": 400 naming it" 400 stack.lora_fp32_adapters
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1}'
+check "full fine-tuning: no lora_adapters in the basis" 201 '.basis.stack | has("lora_adapters") | not'
 
 # QLoRA of a 70B on H100 PCIe vs A100 PCIe (issue 13: the source material measured ~25 % faster;
 # the engine answered 2.1x): dequantisation, eager elementwise work and launch gaps do not speed

@@ -228,6 +228,68 @@ static void test_qlora_dequant(void)
 		   2.0 * 218103808.0 * (0.5 + 0.127 / 8.0 + 2.0), 1e-9);
 }
 
+/* LoRA adapters (MODEL.md §4a), Llama-3-8B, t = 1, 4,096 tokens, rank 16.
+ * Adapter widths as Transformers' modules: inputs q, k, v, o, gate, up (h
+ * each) and down (f) = 6 x 4,096 + 14,336 = 38,912 values per token;
+ * outputs 4,096 + 2 x 1,024 + 4,096 + 2 x 14,336 + 4,096 = 43,008. Fused
+ * stack: 10 B per output value forward, 4 backward + 6 per input value
+ * (the input gradients' sum) = 430,080 + 405,504 B per token. PEFT's fp32
+ * adapters (hf-peft-bnb4) add the casts, 12 B per input value each way
+ * (466,944), and save 2 B per input value (77,824 B per token per layer).
+ * The adapter GEMMs: 2 x 4,096 x 1,179,648 FLOPs (the engine's adapter
+ * parameters, r (h + (a + 2k) d + a d + h + 3 (h + f))), 3 passes, at
+ * 16 / (16 + 128) of the large-GEMM rate. */
+static void test_lora_adapters(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct ctx c;
+	struct mb_cost mf, ml;
+	struct trn_plan pa, pb;
+	struct eng_error e;
+	const double tokens = 4096.0, adapter = 1179648.0;
+
+	l.dp = 1;
+	base_request(&rq);
+	rq.gpus = 1;
+	mb_cost(&rq, &l, &c, &mf);
+	rq.method = TRN_LORA;
+	mb_cost(&rq, &l, &c, &ml);
+	CHECK_NEAR(c.adapter_layer, adapter, 1e-9);
+	CHECK_NEAR((ml.lc.mem - mf.lc.mem) * c.hbm,
+		   tokens * (430080.0 + 405504.0), 1e-9);
+	CHECK_NEAR(ml.lc.gemm - 2.0 / 3.0 * mf.lc.gemm,
+		   3.0 * 2.0 * tokens * adapter / (c.r_lin * 16.0 / 144.0),
+		   1e-9);
+	CHECK(c.adapter_saved == 0.0);
+
+	rq.stack = *stack_builtin_find("hf-peft-bnb4");
+	rq.method = TRN_FULL;
+	mb_cost(&rq, &l, &c, &mf);
+	rq.method = TRN_LORA;
+	mb_cost(&rq, &l, &c, &ml);
+	CHECK_NEAR((ml.lc.mem - mf.lc.mem) * c.hbm,
+		   tokens * (430080.0 + 405504.0 + 2.0 * 466944.0), 1e-9);
+	CHECK_NEAR(c.adapter_saved, 77824.0, 1e-12);
+
+	/* the saved copies: 32 layers x 4,096 tokens x 77,824 B */
+	rq.strategies.tp.n = rq.strategies.pp.n = rq.strategies.dp.n = 1;
+	rq.strategies.tp.v[0] = rq.strategies.pp.v[0] = 1;
+	rq.strategies.dp.v[0] = 1;
+	CHECK(trn_evaluate(&rq, &l, &pa, &e) == 0);
+	rq.stack.lora_fp32_adapters = false;
+	CHECK(trn_evaluate(&rq, &l, &pb, &e) == 0);
+	CHECK_NEAR((pa.memory.activations_gib - pb.memory.activations_gib) *
+		       1073741824.0,
+		   32.0 * tokens * 77824.0, 1e-6);
+	CHECK(pa.time.step_s > pb.time.step_s);
+	/* QLoRA keeps bitsandbytes' path: no input cast under autocast */
+	rq.stack.lora_fp32_adapters = true;
+	rq.method = TRN_QLORA;
+	mb_cost(&rq, &l, &c, &ml);
+	CHECK(c.adapter_saved == 0.0);
+}
+
 /* hf-peft-bnb4: 320 kernels x 2 us per layer per micro-batch, and 4.2x
  * the fused elementwise bytes. */
 static void test_launch_and_eager(void)
@@ -627,6 +689,21 @@ static int seed_0023(const char *line)
 	return 1;
 }
 
+/* 0027: "('name', true|false)," */
+static int seed_0027(const char *line)
+{
+	char name[64], fa[8];
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %7[a-z])", name, fa) != 2)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(!strcmp(fa, s->lora_fp32_adapters ? "true" : "false"));
+	return 1;
+}
+
 /* 0025 and later: one whole row, 0015's fourteen fields then
  * "fp8_all_gather, 'sac', loss_bytes, 'display', 'source')". */
 static int seed_whole(const char *line)
@@ -668,6 +745,8 @@ static void test_migration_seed(void)
 			seed_0019) == first);
 	CHECK(seed_rows("migrations/0023_stack_loss_logit_bytes.sql",
 			seed_0023) == first);
+	CHECK(seed_rows("migrations/0027_stack_lora_fp32_adapters.sql",
+			seed_0027) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -678,6 +757,7 @@ int main(void)
 	RUN(test_fp8_casts);
 	RUN(test_tp_overlap);
 	RUN(test_qlora_dequant);
+	RUN(test_lora_adapters);
 	RUN(test_launch_and_eager);
 	RUN(test_attention_and_reduce);
 	RUN(test_param_gather_overlap);
