@@ -23,7 +23,14 @@ try block; a failing part does not stop the others):
         steps after warm-up, and torch.cuda.max_memory_allocated /
         max_memory_reserved over the timed steps.
 
-Usage: gpu_terms.py OUT.json [gemm,attn,step]
+  step2 A second set of steps (STEP2 below), chosen after the LoRA adapter
+        terms were written from the first set: their out-of-sample check.
+  layers The linear GEMMs of whole transformer layers (Llama 3 8B at TP 1-8,
+        70B at TP 4 and 8, 405B at TP 8; 4,096 tokens), each family's
+        forward, input-gradient and weight-gradient GEMM, BF16 and (three of
+        the cases) FP8: the engine's per-layer GEMM time against them.
+
+Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,layers]
 Each sample is a batch of calls lasting >= 50 ms timed with CUDA events;
 figures are medians of 5 samples after a warm-up. Inputs are random.
 """
@@ -193,11 +200,16 @@ def llama_cfg(name):
         "llama-3-8b": dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
                            num_attention_heads=32, num_key_value_heads=8,
                            tie_word_embeddings=False),
+        # Mistral 7B v0.1's shapes (config.json; its 4,096-token sliding window
+        # equals full causal attention at the lengths run here)
+        "mistral-7b": dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+                           num_attention_heads=32, num_key_value_heads=8,
+                           tie_word_embeddings=False, vocab_size=32000),
     }
-    return LlamaConfig(**common, **shapes[name])
+    return LlamaConfig(**{**common, **shapes[name]})
 
 
-def one_step_config(model_name, method, seq, mb, ckpt, steps=8, warm=3):
+def one_step_config(model_name, method, seq, mb, ckpt, rank=16, steps=8, warm=3):
     from transformers import LlamaForCausalLM
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
@@ -215,7 +227,7 @@ def one_step_config(model_name, method, seq, mb, ckpt, steps=8, warm=3):
         if ckpt:
             model.enable_input_require_grads()
         model = get_peft_model(model, LoraConfig(
-            r=16, lora_alpha=32, lora_dropout=0.0, task_type="CAUSAL_LM",
+            r=rank, lora_alpha=2 * rank, lora_dropout=0.0, task_type="CAUSAL_LM",
             target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
                             "up_proj", "down_proj"]))
     model.train()
@@ -245,6 +257,7 @@ def one_step_config(model_name, method, seq, mb, ckpt, steps=8, warm=3):
         b.synchronize()
         times.append(a.elapsed_time(b) / 1e3)
     row = {"model": model_name, "method": method, "seq": seq, "micro_batch": mb,
+           "lora_rank": rank if method == "lora" else None,
            "grad_checkpointing": ckpt, "params": sum(p.numel() for p in model.parameters()),
            "trainable": sum(p.numel() for p in params),
            "step_s": round(statistics.median(times), 5),
@@ -257,15 +270,72 @@ def one_step_config(model_name, method, seq, mb, ckpt, steps=8, warm=3):
     return row
 
 
+# The second set (2026-11-26, second call): chosen before any was scored, after
+# the LoRA adapter terms were written from the first set, so they test those
+# terms out of sample: another rank, longer sequences, a larger micro-batch,
+# another model.
+STEP2 = [
+    ("llama-3-8b", "lora", 2048, 4, False, 64),
+    ("llama-3-8b", "lora", 8192, 1, True, 16),
+    ("llama-3-8b", "lora", 2048, 8, True, 16),
+    ("llama-3.2-3b", "lora", 4096, 4, False, 16),
+    ("mistral-7b", "lora", 4096, 2, False, 16),
+    ("llama-3.2-1b", "full", 2048, 8, False, 16),
+    ("llama-3.2-3b", "full", 8192, 1, True, 16),
+]
+
+
+def part_step2():
+    run_steps(STEP2)
+
+
+def layer_shapes():
+    """(name, tp, tokens, family, pass, m, n, k) of a transformer layer's
+    linear GEMMs: forward (tokens x out x in), input gradient (tokens x in
+    x out) and weight gradient (out x in x tokens) per family, at TP t."""
+    models = {  # h, heads, kv heads, head dim, f
+        "llama-3-8b": (4096, 32, 8, 128, 14336),
+        "llama-3-70b": (8192, 64, 8, 128, 28672),
+        "llama-3.1-405b": (16384, 128, 8, 128, 53248),
+    }
+    cases = [("llama-3-8b", 1), ("llama-3-8b", 2), ("llama-3-8b", 4), ("llama-3-8b", 8),
+             ("llama-3-70b", 4), ("llama-3-70b", 8), ("llama-3.1-405b", 8)]
+    tokens = 4096
+    for name, t in cases:
+        h, a, k, d, f = models[name]
+        fams = {"qkv": ((a + 2 * k) * d // t, h), "o": (h, a * d // t),
+                "up": (2 * f // t, h), "down": (h, f // t)}
+        for fam, (out, inp) in fams.items():
+            yield (name, t, tokens, fam, "fwd", tokens, out, inp)
+            yield (name, t, tokens, fam, "dgrad", tokens, inp, out)
+            yield (name, t, tokens, fam, "wgrad", out, inp, tokens)
+
+
+def part_layers():
+    fn = gemm_fn("bf16", 8192, 8192, 8192)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 5:
+        fn()
+    torch.cuda.synchronize()
+    del fn
+    RESULTS.setdefault("layers", [])
+    for dtype in ("bf16", "fp8"):
+        ref = gemm_tflops(dtype, 8192, 8192, 8192)
+        for name, t, tokens, fam, ps, m, n, k in layer_shapes():
+            if dtype == "fp8" and (name, t) not in (("llama-3-8b", 1), ("llama-3-70b", 8),
+                                                  ("llama-3.1-405b", 8)):
+                continue
+            tf = gemm_tflops(dtype, m, n, k)
+            row = {"dtype": dtype, "model": name, "tp": t, "tokens": tokens, "family": fam,
+                   "pass": ps, "m": m, "n": n, "k": k, "tflops": round(tf, 1),
+                   "ref_8192_tflops": round(ref, 1), "sm_mhz": clock_mhz()}
+            RESULTS["layers"].append(row)
+            print("layer", row, flush=True)
+        save()
+
+
 def part_step():
-    import transformers
-    RESULTS["transformers"] = transformers.__version__
-    try:
-        import peft
-        RESULTS["peft"] = peft.__version__
-    except Exception:
-        pass
-    configs = [
+    run_steps([
         ("llama-3.2-1b", "full", 2048, 4, False),
         ("llama-3.2-1b", "full", 4096, 2, False),
         ("llama-3.2-1b", "full", 8192, 1, False),
@@ -274,7 +344,17 @@ def part_step():
         ("llama-3.2-3b", "full", 4096, 2, True),
         ("llama-3-8b", "lora", 2048, 4, False),
         ("llama-3-8b", "lora", 4096, 4, True),
-    ]
+    ])
+
+
+def run_steps(configs):
+    import transformers
+    RESULTS["transformers"] = transformers.__version__
+    try:
+        import peft
+        RESULTS["peft"] = peft.__version__
+    except Exception:
+        pass
     for c in configs:
         try:
             row = one_step_config(*c)
@@ -290,7 +370,8 @@ def part_step():
 for part in PARTS:
     t0 = time.perf_counter()
     try:
-        {"gemm": part_gemm, "attn": part_attn, "step": part_step}[part]()
+        {"gemm": part_gemm, "attn": part_attn, "step": part_step, "step2": part_step2,
+         "layers": part_layers}[part]()
     except Exception:
         RESULTS["errors"].append(f"{part}: {traceback.format_exc()[-1500:]}")
         print(part, "failed:", traceback.format_exc()[-1500:], flush=True)
