@@ -30,7 +30,11 @@ try block; a failing part does not stop the others):
         forward, input-gradient and weight-gradient GEMM, BF16 and (three of
         the cases) FP8: the engine's per-layer GEMM time against them.
 
-Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,layers]
+  saved What autograd saves in one forward of the Hugging Face model (saved
+        tensor hooks), per decoder layer and sub-module, bytes per token:
+        the activation memory the eager stack holds, measured directly.
+
+Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,layers,saved]
 Each sample is a batch of calls lasting >= 50 ms timed with CUDA events;
 figures are medians of 5 samples after a warm-up. Inputs are random.
 """
@@ -334,6 +338,111 @@ def part_layers():
         save()
 
 
+def saved_bytes(model_name, method, seq, mb, rank=16):
+    """What autograd saves in one forward, by decoder layer and sub-module:
+    every tensor a backward node keeps (torch.autograd.graph
+    saved_tensors_hooks), counted once per storage, parameters apart."""
+    from transformers import LlamaForCausalLM
+    torch.cuda.empty_cache()
+    cfg = llama_cfg(model_name)
+    cfg._attn_implementation = "sdpa"
+    with torch.device(DEV):
+        model = LlamaForCausalLM(cfg)
+        if method != "full":
+            model = model.to(torch.bfloat16)
+    if method == "lora":
+        from peft import LoraConfig, get_peft_model
+        model = get_peft_model(model, LoraConfig(
+            r=rank, lora_alpha=2 * rank, lora_dropout=0.0, task_type="CAUSAL_LM",
+            target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                            "up_proj", "down_proj"]))
+    model.train()
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    stack = []
+    names = {m: n for n, m in model.named_modules()}
+
+    def pre(m, *_):
+        stack.append(names[m])
+
+    def post(m, *_):
+        stack.pop()
+
+    hooks = []
+    for m in model.modules():
+        hooks.append(m.register_forward_pre_hook(pre))
+        hooks.append(m.register_forward_hook(post))
+    seen = {}
+
+    def pack(t):
+        st = t.untyped_storage()
+        ptr = st.data_ptr()
+        if ptr not in seen:
+            # autocast's 16-bit copies of fp32 weights: cast from a parameter
+            # (the cast's only input is the parameter's AccumulateGrad node);
+            # a weight-shaped activation (tokens equal to a dimension) is not one
+            fn = t.grad_fn
+            wcopy = (ptr not in params and fn is not None and
+                     type(fn).__name__ == "ToCopyBackward0" and
+                     any(f is not None and type(f).__name__ == "AccumulateGrad"
+                         for f, _ in fn.next_functions))
+            seen[ptr] = (stack[-1] if stack else "", st.nbytes(), str(t.dtype),
+                         ptr in params or wcopy, wcopy)
+        return t
+
+    ids = torch.randint(0, cfg.vocab_size, (mb, seq), device=DEV)
+    before = torch.cuda.memory_allocated()
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = model(input_ids=ids, labels=ids)
+    after = torch.cuda.memory_allocated()
+    for h in hooks:
+        h.remove()
+    tokens = mb * seq
+    per_layer, per_mod, other = {}, {}, {}
+    wcopies = sum(v[1] for v in seen.values() if v[4])
+    for name, nbytes, dtype, is_param, _ in seen.values():
+        if is_param:
+            continue
+        parts = name.split(".")
+        if "layers" in parts:
+            i = parts.index("layers")
+            layer = int(parts[i + 1])
+            sub = ".".join(parts[i + 2:]) or "(layer)"
+            per_layer[layer] = per_layer.get(layer, 0) + nbytes
+            if layer == 1:
+                key = f"{sub} {dtype}"
+                per_mod[key] = per_mod.get(key, 0) + nbytes
+        else:
+            key = f"{name or '(top)'} {dtype}"
+            other[key] = other.get(key, 0) + nbytes
+    row = {"model": model_name, "method": method, "seq": seq, "micro_batch": mb,
+           "tokens": tokens, "hidden": cfg.hidden_size,
+           "layer_bytes_per_token": {k: round(v / tokens, 1) for k, v in sorted(per_layer.items())[:3]},
+           "layer1_by_module_bytes_per_token": {k: round(v / tokens, 1) for k, v in
+                                                sorted(per_mod.items(), key=lambda x: -x[1])},
+           "outside_layers_bytes_per_token": {k: round(v / tokens, 1) for k, v in
+                                              sorted(other.items(), key=lambda x: -x[1])[:12]},
+           "weight_copies_bytes": wcopies,
+           "allocated_by_forward_bytes": after - before}
+    del out, model
+    torch.cuda.empty_cache()
+    return row
+
+
+def part_saved():
+    RESULTS.setdefault("saved", [])
+    for c in [("llama-3.2-1b", "full", 2048, 2), ("llama-3-8b", "lora", 2048, 2),
+              ("llama-3.2-3b", "full", 2048, 2)]:
+        try:
+            row = saved_bytes(*c)
+            RESULTS["saved"].append(row)
+            print("saved", json.dumps(row), flush=True)
+        except Exception:
+            RESULTS["errors"].append(f"saved {c}: {traceback.format_exc()[-1500:]}")
+            print("saved error", c, traceback.format_exc()[-1500:], flush=True)
+        save()
+
+
 def part_step():
     run_steps([
         ("llama-3.2-1b", "full", 2048, 4, False),
@@ -371,7 +480,7 @@ for part in PARTS:
     t0 = time.perf_counter()
     try:
         {"gemm": part_gemm, "attn": part_attn, "step": part_step, "step2": part_step2,
-         "layers": part_layers}[part]()
+         "layers": part_layers, "saved": part_saved}[part]()
     except Exception:
         RESULTS["errors"].append(f"{part}: {traceback.format_exc()[-1500:]}")
         print(part, "failed:", traceback.format_exc()[-1500:], flush=True)
