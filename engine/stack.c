@@ -203,7 +203,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .kernels_per_layer = 320.0,
      .elementwise_bytes_factor = 4.2,
      .loss_logit_bytes = LOSS_TORCH_BYTES,
-     .lora_fp32_adapters = true},
+     .lora_fp32_adapters = true,
+     .autocast_fp32_params = true,
+     .grads_in_backward = true},
 };
 
 const struct eng_stack *stack_builtin_find(const char *name)

@@ -104,6 +104,15 @@ struct eng_stack {
 	 * adapter's input (training_ctx.c adapter_kernels); false: adapters
 	 * in the compute dtype */
 	bool lora_fp32_adapters;
+	/* true: the parameters stay fp32 and the step runs under
+	 * torch.autocast with eager modules (the Hugging Face Trainer's
+	 * bf16=True): full fine-tuning saves more per layer than fused
+	 * kernels (training_ctx.c eager_amp_bytes, MODEL.md §3) */
+	bool autocast_fp32_params;
+	/* true: gradients are allocated by the backward as it frees the
+	 * activations (zero_grad(set_to_none=True), no preallocated gradient
+	 * buffer): the peak holds the larger of the two, not both */
+	bool grads_in_backward;
 };
 
 /* The built-in profiles. */

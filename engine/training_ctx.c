@@ -67,6 +67,39 @@ static void adapter_kernels(struct ctx *c, const struct model_arch *m, double f)
 	c->adapter_saved = b.in_saved * in;
 }
 
+/* What eager modules under autocast with fp32 parameters save beyond the
+ * fused count of training_memory.c (Korthikanti's, MODEL.md §3), per token
+ * per layer, read from transformers' modeling_llama.py and measured on our
+ * H200 with saved-tensor hooks (BENCHMARKS.md: 63.07h for Llama 3.2 1B,
+ * 18h + 2f over the fused 37h; 3B 18h + 2f likewise):
+ *  - the residual stream is fp32 (the fp32 embedding's output plus the
+ *    blocks' outputs), so each RMSNorm keeps its fp32 input (pow) and its
+ *    fp32 normalized value (the fp32 weight's product): 8h against a
+ *    fused norm's 2h input;
+ *  - the norm's fp32 output is cast to 16-bit by autocast once per
+ *    consumer, and each linear keeps its own copy: q, k and v three, gate
+ *    and up two (one without a gated MLP), 2h each, against one shared
+ *    2h input;
+ *  - the SwiGLU's silu output is kept by the product (2f).
+ * Attention inputs and output and the MLP's other tensors are as fused.
+ * Under full recompute the stored layer input is the fp32 residual: 4h
+ * against 2h. Full fine-tuning in a 16-bit precision only: a frozen 16-bit
+ * base (LoRA, QLoRA) saves no weight product, and its residual is 16-bit
+ * (measured: the fused count plus the adapters' copies). */
+static void eager_amp_bytes(struct ctx *c, const struct model_arch *m)
+{
+	bool on =
+	    c->rq->stack.autocast_fp32_params && !c->lora &&
+	    (c->rq->precision == ENG_BF16 || c->rq->precision == ENG_FP16);
+	double norm_attn = 8.0 + 3.0 * 2.0 - 4.0;
+	double norm_mlp = 8.0 + (m->gated_mlp ? 2.0 : 1.0) * 2.0 - 4.0;
+
+	c->amp_extra_h = on ? (norm_attn + norm_mlp) * c->h : 0.0;
+	c->amp_extra_f =
+	    on && m->gated_mlp ? 2.0 * (double)m->ffn_hidden_size : 0.0;
+	c->amp_extra_input = on ? 2.0 * c->h : 0.0;
+}
+
 /* Frozen base weight bytes per parameter for LoRA (16-bit) and QLoRA (NF4
  * 0.5 B + double-quantised scales ~0.127 bit/param, Dettmers et al. 2023). */
 static const double lora_base_bytes[TRN_METHOD_COUNT] = {
@@ -365,6 +398,7 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->adapter_layer = rk * (qkv + o + mlp);
 		adapter_kernels(c, m, f);
 	}
+	eager_amp_bytes(c, m);
 	/* Model FLOPs per token (MODEL.md §2). LoRA skips weight gradients
 	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */
 	c->model_flops_token = (c->lora ? 4.0 : 6.0) * c->P.matmul_active +

@@ -29,11 +29,16 @@ struct ctx {
 	double s, h, a, d, k, V, L;
 	double wb, gb, ob, act_b; /* bytes: weight, grad, optimizer, act */
 	bool lora;
-	double base_b, adapter_layer;		      /* LoRA */
+	double base_b, adapter_layer; /* LoRA */
 	/* LoRA adapters' memory-bound kernels (MODEL.md §4a "LoRA
 	 * adapters"), bytes per token per layer at t = 1: forward, backward
 	 * (not counting a recomputed forward), and saved for the backward */
 	double adapter_ew_fwd, adapter_ew_bwd, adapter_saved;
+	/* fp32 parameters under autocast (stack.h autocast_fp32_params), full
+	 * fine-tuning: bytes saved per token per layer beyond the fused count,
+	 * h-wide (replicated; /t with SP) and f-wide (/t), and the layer
+	 * input's extra under full recompute (MODEL.md §3) */
+	double amp_extra_h, amp_extra_f, amp_extra_input;
 	double nonexp_layer, exp_layer, active_layer; /* per layer, mean */
 	double emb, head;
 	double moe_frac, a2a_token_bytes; /* MoE dispatch bytes per token */
@@ -121,6 +126,9 @@ struct mem_fixed {
  * host, for the layout's ZeRO stage and offload. */
 struct mem_state {
 	double w, g, o, host;
+	/* the stack's grads_in_backward: gradients and activations peak as
+	 * the larger of the two, not their sum (trn_mem_total) */
+	bool g_in_backward;
 };
 
 /* Ranks that reduce each gradient and share the ZeRO state of layout l:

@@ -60,8 +60,9 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 	double kv_heads_gpu = trn_ceil_div(c->k, t);
 
 	if (rc == ENG_RC_FULL)
-		return tokens * 2.0 * c->h / (l->sequence_parallel ? t : 1.0) *
-		       c->act_b / 2.0;
+		return tokens *
+		       (2.0 * c->h * c->act_b / 2.0 + c->amp_extra_input) /
+		       (l->sequence_parallel ? t : 1.0);
 	if (rc == ENG_RC_SELECTIVE && sac_op_memory(c, l))
 		return tokens * sac_op_values(c, l) * c->act_b;
 	if (l->sequence_parallel)
@@ -75,9 +76,12 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 	par += c->mlp_act / t;
 	if (!l->flash_attention && rc == ENG_RC_NONE)
 		scores = (c->dropout ? 5.0 : 2.0) * c->a * c->s / t;
-	/* + LoRA adapters' saved input copies (training_ctx.c) */
+	/* + LoRA adapters' saved input copies and the eager autocast
+	 * extras (training_ctx.c) */
 	return tokens * ((repl + par + scores) * c->act_b / 2.0 +
-			 (c->lora ? c->adapter_saved / t : 0.0));
+			 (c->lora ? c->adapter_saved / t : 0.0) +
+			 c->amp_extra_h / (l->sequence_parallel ? t : 1.0) +
+			 c->amp_extra_f / t);
 }
 
 int trn_stage_layers(const struct ctx *c, const struct trn_layout *l)
@@ -246,7 +250,7 @@ struct mem_state trn_mem_state_of(const struct ctx *c,
 				  const struct trn_layout *l,
 				  const struct mem_fixed *mf)
 {
-	struct mem_state m = {0};
+	struct mem_state m = {.g_in_backward = c->rq->stack.grads_in_backward};
 	double dp = (double)trn_zero_ranks(l), edp = dp / (double)l->ep;
 	double all = mf->sp.nonexp + mf->sp.exp;
 	double shard = mf->sp.nonexp / dp + mf->sp.exp / edp; /* ZeRO shard */
@@ -294,9 +298,21 @@ static double mem_overhead(double wgoa)
 	       OVERHEAD_FRAG * wgoa;
 }
 
+/* Weights, gradients, optimizer state and activations at the step's
+ * peak. Gradients allocated by the backward (grads_in_backward) appear as
+ * it frees the activations, layer by layer from the last: at its start
+ * the activations (and the loss) are all held and no gradient, at its end
+ * every gradient and no activation, so the peak holds the larger of the
+ * two. A preallocated gradient buffer (Megatron's, DDP's buckets,
+ * DeepSpeed's) holds both. */
+static double mem_peak_sum(const struct mem_state *m, double act)
+{
+	return m->w + m->o + (m->g_in_backward ? fmax(m->g, act) : m->g + act);
+}
+
 double trn_mem_total(const struct mem_state *m, double act)
 {
-	double wgoa = m->w + m->g + m->o + act;
+	double wgoa = mem_peak_sum(m, act);
 
 	return wgoa + mem_overhead(wgoa);
 }
@@ -312,7 +328,7 @@ static void memory_fill(const struct ctx *c, const struct trn_layout *l,
 	p->memory.gradients_gib = m.g / GIB;
 	p->memory.optimizer_gib = m.o / GIB;
 	p->memory.activations_gib = act / GIB;
-	p->memory.overhead_gib = mem_overhead(m.w + m.g + m.o + act) / GIB;
+	p->memory.overhead_gib = mem_overhead(mem_peak_sum(&m, act)) / GIB;
 	p->memory.total_gib = total / GIB;
 	p->memory.capacity_gib = c->gpu_bytes / GIB;
 	p->memory.usable_gib = c->capacity / GIB;

@@ -32,6 +32,8 @@ static const char *const kernel_choices[] = {
 	    {"fp8_weight_cache", JV_BOOL, false, 0, 0, NULL, false},             \
 	    {"fp8_param_all_gather", JV_BOOL, false, 0, 0, NULL, false},         \
 	    {"lora_fp32_adapters", JV_BOOL, false, 0, 0, NULL, false},           \
+	    {"autocast_fp32_params", JV_BOOL, false, 0, 0, NULL, false},         \
+	    {"grads_in_backward", JV_BOOL, false, 0, 0, NULL, false},            \
 	    {"selective_recompute", JV_ENUM, false, 0, 0,                        \
 	     stack_sac_names,	    false},                                      \
 	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
@@ -80,6 +82,16 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	    {"elementwise_bytes_factor", &s->elementwise_bytes_factor},
 	    {"loss_logit_bytes", &s->loss_logit_bytes},
 	};
+	const struct {
+		const char *key;
+		bool *dst;
+	} flags[] = {
+	    {"fp8_weight_cache", &s->fp8_weight_cache},
+	    {"fp8_param_all_gather", &s->fp8_param_all_gather},
+	    {"lora_fp32_adapters", &s->lora_fp32_adapters},
+	    {"autocast_fp32_params", &s->autocast_fp32_params},
+	    {"grads_in_backward", &s->grads_in_backward},
+	};
 
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		x = json_object_get(o, nums[i].key);
@@ -99,19 +111,15 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	for (int i = 0; json_is_string(x) && i < STACK_FP8_RECIPE_COUNT; i++)
 		if (!strcmp(json_string_value(x), stack_fp8_recipe_names[i]))
 			s->fp8_recipe = (enum stack_fp8_recipe)i;
-	x = json_object_get(o, "fp8_weight_cache");
-	if (json_is_boolean(x))
-		s->fp8_weight_cache = json_is_true(x);
 	x = json_object_get(o, "selective_recompute");
 	for (int i = 0; json_is_string(x) && i < STACK_SAC_COUNT; i++)
 		if (!strcmp(json_string_value(x), stack_sac_names[i]))
 			s->selective_recompute = (enum stack_sac)i;
-	x = json_object_get(o, "fp8_param_all_gather");
-	if (json_is_boolean(x))
-		s->fp8_param_all_gather = json_is_true(x);
-	x = json_object_get(o, "lora_fp32_adapters");
-	if (json_is_boolean(x))
-		s->lora_fp32_adapters = json_is_true(x);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		x = json_object_get(o, flags[i].key);
+		if (json_is_boolean(x))
+			*flags[i].dst = json_is_true(x);
+	}
 }
 
 /* A catalog row by name, forgiving (names.h): 0 with *row, or -1 with a
@@ -265,6 +273,10 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			    sizing_real(s->elementwise_bytes_factor, 4));
 	json_object_set_new(o, "loss_logit_bytes",
 			    sizing_real(s->loss_logit_bytes, 4));
+	json_object_set_new(o, "autocast_fp32_params",
+			    json_boolean(s->autocast_fp32_params));
+	json_object_set_new(o, "grads_in_backward",
+			    json_boolean(s->grads_in_backward));
 	json_object_set_new(
 	    o, "selective_recompute",
 	    json_string(stack_sac_names[s->selective_recompute]));

@@ -19,7 +19,8 @@
 
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
-/* The API's stack fields (migrations/0015_stacks.sql, 0019, 0023, 0027). */
+/* The API's stack fields (migrations/0015_stacks.sql, 0019, 0023, 0027,
+ * 0028). */
 #define STACK_FIELDS                                                           \
 	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
 	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, "                   \
@@ -27,7 +28,8 @@
 	"fp8_param_all_gather, selective_recompute, gemm_clock_derate, "       \
 	"kernel_launch_us, "                                                   \
 	"kernels_per_layer, elementwise_bytes_factor, loss_logit_bytes, "      \
-	"lora_fp32_adapters, source, notes, created_at, updated_at"
+	"lora_fp32_adapters, autocast_fp32_params, grads_in_backward, "        \
+	"source, notes, created_at, updated_at"
 
 /* A read-through cache of catalog JSON text. The catalog changes by hand
  * and rarely, while every sizing request reads a GPU and a model from it:
@@ -295,7 +297,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  fp8_param_all_gather, selective_recompute, gemm_clock_derate,"
 		"  kernel_launch_us,"
 		"  kernels_per_layer, elementwise_bytes_factor, loss_logit_bytes,"
-		"  lora_fp32_adapters, source, notes)"
+		"  lora_fp32_adapters, autocast_fp32_params, grads_in_backward,"
+		"  source, notes)"
 		" SELECT $1, display_name, attn_kernel, attn_fwd_efficiency,"
 		"  attn_bwd_efficiency, tp_comm_overlap, dp_overlap,"
 		"  coalesce(param_gather_overlap, 0),"
@@ -308,7 +311,9 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  coalesce(kernel_launch_us, 0), coalesce(kernels_per_layer, 0),"
 		"  coalesce(elementwise_bytes_factor, 1),"
 		"  coalesce(loss_logit_bytes, 4),"
-		"  coalesce(lora_fp32_adapters, false), source,"
+		"  coalesce(lora_fp32_adapters, false),"
+		"  coalesce(autocast_fp32_params, false),"
+		"  coalesce(grads_in_backward, false), source,"
 		"  coalesce(notes, '') FROM r"
 		" ON CONFLICT (name) DO UPDATE SET"
 		"  display_name = EXCLUDED.display_name,"
@@ -329,6 +334,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  elementwise_bytes_factor = EXCLUDED.elementwise_bytes_factor,"
 		"  loss_logit_bytes = EXCLUDED.loss_logit_bytes,"
 		"  lora_fp32_adapters = EXCLUDED.lora_fp32_adapters,"
+		"  autocast_fp32_params = EXCLUDED.autocast_fp32_params,"
+		"  grads_in_backward = EXCLUDED.grads_in_backward,"
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
 		" RETURNING (xmax = 0) AS created, " STACK_FIELDS ")"

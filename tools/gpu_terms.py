@@ -397,6 +397,15 @@ def saved_bytes(model_name, method, seq, mb, rank=16):
     after = torch.cuda.memory_allocated()
     for h in hooks:
         h.remove()
+    # the backward: its peak over the forward's end, and the gradients it
+    # leaves (allocated by it: no gradient existed before)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    out.loss.backward()
+    torch.cuda.synchronize()
+    bwd_peak = torch.cuda.max_memory_allocated()
+    grads = sum(p.grad.numel() * p.grad.element_size() for p in model.parameters()
+                if p.grad is not None)
     tokens = mb * seq
     per_layer, per_mod, other = {}, {}, {}
     wcopies = sum(v[1] for v in seen.values() if v[4])
@@ -423,7 +432,10 @@ def saved_bytes(model_name, method, seq, mb, rank=16):
            "outside_layers_bytes_per_token": {k: round(v / tokens, 1) for k, v in
                                               sorted(other.items(), key=lambda x: -x[1])[:12]},
            "weight_copies_bytes": wcopies,
-           "allocated_by_forward_bytes": after - before}
+           "allocated_by_forward_bytes": after - before,
+           "allocated_after_forward_bytes": after,
+           "backward_peak_over_forward_end_bytes": bwd_peak - after,
+           "gradient_bytes": grads}
     del out, model
     torch.cuda.empty_cache()
     return row
@@ -431,8 +443,9 @@ def saved_bytes(model_name, method, seq, mb, rank=16):
 
 def part_saved():
     RESULTS.setdefault("saved", [])
-    for c in [("llama-3.2-1b", "full", 2048, 2), ("llama-3-8b", "lora", 2048, 2),
-              ("llama-3.2-3b", "full", 2048, 2)]:
+    # 3,072 tokens: no activation shares a weight's shape
+    for c in [("llama-3.2-1b", "full", 1536, 2), ("llama-3-8b", "lora", 1536, 2),
+              ("llama-3.2-3b", "full", 1536, 2)]:
         try:
             row = saved_bytes(*c)
             RESULTS["saved"].append(row)

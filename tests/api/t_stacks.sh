@@ -45,6 +45,10 @@ check "hf-peft-bnb4: PEFT's fp32 LoRA adapters (migrations/0027)" 200 \
 	'.lora_fp32_adapters == true and (.source | test("lora/layer.py"))'
 req GET /v1/stacks/megatron-core
 check "megatron-core: adapters in the compute dtype" 200 '.lora_fp32_adapters == false'
+check "megatron-core: fused saved set and a preallocated gradient buffer" 200 '.autocast_fp32_params == false and .grads_in_backward == false'
+req GET /v1/stacks/hf-peft-bnb4
+check "hf-peft-bnb4: fp32 parameters under autocast, gradients made by the backward (migrations/0028)" 200 \
+	'.autocast_fp32_params == true and .grads_in_backward == true and (.source | test("modeling_llama.py under torch.autocast"))'
 req GET /v1/stacks/no-such-stack
 check_problem "GET an unknown stack: 404 naming name" 404 name
 
@@ -243,6 +247,20 @@ req POST /v1/sizing/training "${J[@]}" -d "{$LORA,\"stack\":{\"name\":\"hf-peft-
 check_problem "stack.lora_fp32_adapters \"yes\": 400 naming it" 400 stack.lora_fp32_adapters
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1}'
 check "full fine-tuning: no lora_adapters in the basis" 201 '.basis.stack | has("lora_adapters") | not'
+FULL='"model":"llama-3-8b","seq_len":2048,"gpu":"h200","gpus":1,"calibration":"datasheet","strategies":{"micro_batch":[2],"recompute":["none"],"zero":[0]}'
+req POST /v1/sizing/training "${J[@]}" -d "{$FULL,\"stack\":\"hf-peft-bnb4\"}"
+check "full fine-tuning on hf-peft-bnb4: the memory flags in the basis, the peak holds the larger of gradients and activations" 201 \
+	'.basis.stack.autocast_fp32_params == true and .basis.stack.grads_in_backward == true
+	 and (.plans[0].memory_gib | ((.total - .overhead) - (.weights + .optimizer + ([.gradients, .activations] | max)) | fabs) < 0.01)'
+amp_act=$(jq '.plans[0].memory_gib.activations' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$FULL,\"stack\":{\"name\":\"hf-peft-bnb4\",\"autocast_fp32_params\":false,\"grads_in_backward\":false}}"
+check "both false as overrides: the fused saved set, gradients and activations summed" 201 \
+	'.basis.stack.autocast_fp32_params == false and (.plans[0].memory_gib | ((.total - .overhead) - (.weights + .optimizer + .gradients + .activations) | fabs) < 0.01)'
+jq -e --argjson a "$amp_act" '.plans[0].memory_gib.activations < $a' "$T/body" >/dev/null &&
+	ok "autocast_fp32_params adds saved activations" ||
+	not_ok "autocast_fp32_params adds saved activations" "$amp_act vs $(jq .plans[0].memory_gib.activations "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d "{$FULL,\"stack\":{\"name\":\"hf-peft-bnb4\",\"grads_in_backward\":1}}"
+check_problem "stack.grads_in_backward 1: 400 naming it" 400 stack.grads_in_backward
 
 # QLoRA of a 70B on H100 PCIe vs A100 PCIe (issue 13: the source material measured ~25 % faster;
 # the engine answered 2.1x): dequantisation, eager elementwise work and launch gaps do not speed

@@ -290,6 +290,64 @@ static void test_lora_adapters(void)
 	CHECK(c.adapter_saved == 0.0);
 }
 
+/* Eager modules under autocast with fp32 parameters (MODEL.md §3), full
+ * fine-tuning of Llama-3-8B (h 4,096, f 14,336, 32 layers), 4,096 tokens:
+ * 18h + 2f = 73,728 + 28,672 = 102,400 B more per token per layer; under
+ * full recompute the stored fp32 layer input, 2h = 8,192 B more per token
+ * per layer, plus the one layer rebuilt (102,400 B per token). Gradients
+ * allocated by the backward: the peak holds max(gradients, activations),
+ * a preallocated buffer both. LoRA's frozen 16-bit base: nothing. */
+static void test_eager_autocast_memory(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct trn_plan pa, pb, pc;
+	struct eng_error e;
+	struct ctx c;
+	const double tokens = 4096.0;
+
+	l.dp = 1;
+	base_request(&rq);
+	rq.gpus = 1;
+	rq.gpu.memory_gib = 1000.0; /* the terms, not the fit */
+	rq.stack = *stack_builtin_find("hf-peft-bnb4");
+	CHECK(rq.stack.autocast_fp32_params && rq.stack.grads_in_backward);
+	CHECK(trn_evaluate(&rq, &l, &pa, &e) == 0);
+	rq.stack.autocast_fp32_params = false;
+	CHECK(trn_evaluate(&rq, &l, &pb, &e) == 0);
+	CHECK_NEAR((pa.memory.activations_gib - pb.memory.activations_gib) *
+		       1073741824.0,
+		   32.0 * tokens * 102400.0, 1e-3);
+	/* the peak: max(gradients, activations) */
+	CHECK_NEAR(pa.memory.total_gib - pa.memory.overhead_gib,
+		   pa.memory.weights_gib + pa.memory.optimizer_gib +
+		       fmax(pa.memory.gradients_gib, pa.memory.activations_gib),
+		   1e-9);
+	rq.stack.autocast_fp32_params = true;
+	rq.stack.grads_in_backward = false;
+	CHECK(trn_evaluate(&rq, &l, &pc, &e) == 0);
+	CHECK_NEAR(pc.memory.total_gib - pc.memory.overhead_gib,
+		   pc.memory.weights_gib + pc.memory.optimizer_gib +
+		       pc.memory.gradients_gib + pc.memory.activations_gib,
+		   1e-9);
+	CHECK(pc.memory.total_gib > pa.memory.total_gib);
+
+	l.recompute = ENG_RC_FULL;
+	rq.stack.grads_in_backward = true;
+	CHECK(trn_evaluate(&rq, &l, &pa, &e) == 0);
+	rq.stack.autocast_fp32_params = false;
+	CHECK(trn_evaluate(&rq, &l, &pb, &e) == 0);
+	CHECK_NEAR((pa.memory.activations_gib - pb.memory.activations_gib) *
+		       1073741824.0,
+		   32.0 * tokens * 8192.0 + tokens * 102400.0, 1e-3);
+
+	rq.stack.autocast_fp32_params = true;
+	rq.method = TRN_LORA;
+	trn_ctx_init(&c, &rq);
+	CHECK(c.amp_extra_h == 0.0 && c.amp_extra_f == 0.0 &&
+	      c.amp_extra_input == 0.0);
+}
+
 /* hf-peft-bnb4: 320 kernels x 2 us per layer per micro-batch, and 4.2x
  * the fused elementwise bytes. */
 static void test_launch_and_eager(void)
@@ -704,6 +762,23 @@ static int seed_0027(const char *line)
 	return 1;
 }
 
+/* 0028: "('name', true|false, true|false)," */
+static int seed_0028(const char *line)
+{
+	char name[64], amp[8], gib[8];
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %7[a-z], %7[a-z])", name, amp, gib) != 3)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(!strcmp(amp, s->autocast_fp32_params ? "true" : "false"));
+		CHECK(!strcmp(gib, s->grads_in_backward ? "true" : "false"));
+	}
+	return 1;
+}
+
 /* 0025 and later: one whole row, 0015's fourteen fields then
  * "fp8_all_gather, 'sac', loss_bytes, 'display', 'source')". */
 static int seed_whole(const char *line)
@@ -747,6 +822,8 @@ static void test_migration_seed(void)
 			seed_0023) == first);
 	CHECK(seed_rows("migrations/0027_stack_lora_fp32_adapters.sql",
 			seed_0027) == STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0028_stack_eager_autocast_memory.sql",
+			seed_0028) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -758,6 +835,7 @@ int main(void)
 	RUN(test_tp_overlap);
 	RUN(test_qlora_dequant);
 	RUN(test_lora_adapters);
+	RUN(test_eager_autocast_memory);
 	RUN(test_launch_and_eager);
 	RUN(test_attention_and_reduce);
 	RUN(test_param_gather_overlap);

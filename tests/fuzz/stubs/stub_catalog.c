@@ -92,7 +92,7 @@ static json_t *stack_row(const struct eng_stack *s)
 	json_t *o = json_pack(
 	    "{s:s, s:s, s:s, s:n, s:n, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:s, "
 	    "s:f, "
-	    "s:f, s:f, s:f, s:b, s:s, s:s}",
+	    "s:f, s:f, s:f, s:b, s:b, s:b, s:s, s:s}",
 	    "name", s->name, "display_name", s->name, "attn_kernel",
 	    attn_kernel_name(s->attn_kernel), "attn_fwd_efficiency",
 	    "attn_bwd_efficiency", "tp_comm_overlap", s->tp_comm_overlap,
@@ -106,8 +106,9 @@ static json_t *stack_row(const struct eng_stack *s)
 	    s->gemm_clock_derate, "kernel_launch_us", s->kernel_launch_us,
 	    "kernels_per_layer", s->kernels_per_layer,
 	    "elementwise_bytes_factor", s->elementwise_bytes_factor,
-	    "lora_fp32_adapters", s->lora_fp32_adapters, "source",
-	    "engine/stack.c", "notes", "");
+	    "lora_fp32_adapters", s->lora_fp32_adapters, "autocast_fp32_params",
+	    s->autocast_fp32_params, "grads_in_backward", s->grads_in_backward,
+	    "source", "engine/stack.c", "notes", "");
 	return o;
 }
 
