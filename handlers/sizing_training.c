@@ -417,16 +417,23 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
 }
 
 /* The default profiles (stacks.h) and why a request without "stack" gets
- * them: assumptions.stack says so when the profile is one of them. */
+ * them: assumptions.stack says so when the profile is one of them; the
+ * first row naming the profile and the request's method (or any, -1)
+ * answers. */
 static const struct {
 	const char *name;
-	bool qlora_only;
+	int method; /* enum trn_method, or -1: any */
 	const char *why;
 } stack_defaults[] = {
-    {STACK_DEFAULT_NAME, false,
+    {STACK_DEFAULT_NAME, TRN_LORA,
+     "the default when the request names no stack: the Megatron-LM 2021-22 "
+     "runs the engine is calibrated on; basis.stack lists its values. LoRA "
+     "through Hugging Face PEFT runs on hf-peft-bnb4: our seven H200 PEFT "
+     "steps took 1.19-1.40x this profile's estimate (docs/VALIDATION.md)"},
+    {STACK_DEFAULT_NAME, -1,
      "the default when the request names no stack: the Megatron-LM 2021-22 "
      "runs the engine is calibrated on; basis.stack lists its values"},
-    {STACK_QLORA_DEFAULT_NAME, true,
+    {STACK_QLORA_DEFAULT_NAME, TRN_QLORA,
      "the default for method qlora when the request names no stack: "
      "Hugging Face PEFT + bitsandbytes, the stack QLoRA runs on; "
      "basis.stack lists its values"},
@@ -459,7 +466,8 @@ static json_t *stack_assumption(const struct trn_request *rq)
 	for (size_t i = 0; i < sizeof(stack_defaults) / sizeof(*stack_defaults);
 	     i++)
 		if (!strcmp(rq->stack.name, stack_defaults[i].name) &&
-		    (!stack_defaults[i].qlora_only || rq->method == TRN_QLORA))
+		    (stack_defaults[i].method < 0 ||
+		     stack_defaults[i].method == (int)rq->method))
 			return json_sprintf("%s (%s)", rq->stack.name,
 					    stack_defaults[i].why);
 	return json_string(rq->stack.name);

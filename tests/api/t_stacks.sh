@@ -229,8 +229,8 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048
 check "qlora naming megatron-lm-2021: that profile, not described as the QLoRA default" 201 \
 	'.basis.stack.name == "megatron-lm-2021" and (.assumptions.stack | contains("qlora") | not)'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1,"method":"lora"}'
-check "lora without a stack: the default megatron-lm-2021" 201 \
-	'.basis.stack.name == "megatron-lm-2021" and (.assumptions.stack | startswith("megatron-lm-2021 (the default"))'
+check "lora without a stack: the default megatron-lm-2021, and the assumption points PEFT runs to hf-peft-bnb4" 201 \
+	'.basis.stack.name == "megatron-lm-2021" and (.assumptions.stack | startswith("megatron-lm-2021 (the default") and contains("hf-peft-bnb4"))'
 check "lora on megatron-lm-2021: adapter costs in the basis, no fp32 casts" 201 \
 	'.basis.stack.lora_adapters | .rank == 16 and .fp32_adapters == false and .gemm_shape_factor == 0.1111 and .bytes_per_output_value.forward == 10 and .bytes_per_input_value.backward == 6 and .saved_bytes_per_input_value == 0'
 LORA='"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1,"method":"lora","calibration":"datasheet","strategies":{"micro_batch":[4],"recompute":["none"]}'
