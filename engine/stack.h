@@ -3,8 +3,9 @@
  * profile. Pure data and lookups; docs/MODEL.md §4a cites every value.
  *
  * The named profiles below are the engine's built-in table; the catalog
- * (migrations/0015_stacks.sql completed by 0019 and 0023, megatron-deepspeed
- * by 0025; GET/PUT /v1/stacks) is seeded with the same values
+ * (migrations/0015_stacks.sql completed by 0019, 0023, 0027 and 0028,
+ * megatron-deepspeed by 0025; GET/PUT /v1/stacks) is seeded with the same
+ * values
  * (tests/unit/test_engine_stack.c checks the seed against this table).
  */
 #ifndef GPUSIZER_ENGINE_STACK_H
