@@ -84,6 +84,10 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   §4a), ~320 kernels per layer (80 forward, 2x backward, 80
  *   recomputed) at the 2 us launch gap MODEL.md §4 quotes, SDPA with the
  *   FA2 backend (PyTorch >= 2.2), no DP overlap assumed beyond DDP's 0.8.
+ *   PEFT's fp32 LoRA adapters (get_peft_model's autocast_adapter_dtype
+ *   default), the Trainer's fp32 parameters under autocast and gradients
+ *   made by the backward (zero_grad(set_to_none=True)): MODEL.md §3, §4a,
+ *   measured on our H200 (BENCHMARKS.md, 2026-11-26).
  *  megatron-deepspeed: deepspeed-zero with dp_overlap 0. DeepSpeed's
  *   pipeline engine reduces the gradients after the last micro-batch
  *   (runtime/pipe/schedule.py TrainSchedule: ReduceGrads after the
