@@ -1,6 +1,7 @@
 /* attention.c - attention cost by kernel class (see attention.h). */
 #include "attention.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const attn_kernel_names[ATTN_KERNEL_COUNT + 1] = {
@@ -94,6 +95,47 @@ double attn_head_dim_factor(double head_dim)
 	if (!(head_dim > 0.0))
 		return 1.0;
 	return head_dim / (head_dim + HEAD_DIM_NONMATMUL) / ref;
+}
+
+/* The FlashAttention-3 paper's bars (figures 5(d) and 6(b), TFLOP/s at
+ * 512, 1K, 2K, 4K, 8K and 16K tokens; values from the PDF's text layer):
+ * forward with the causal mask, backward without it. */
+#define SEQ_POINTS 6
+static const double seq_tokens[SEQ_POINTS] = {512,  1024, 2048,
+					      4096, 8192, 16384};
+static const struct {
+	double fwd[SEQ_POINTS], bwd[SEQ_POINTS];
+} seq_bars[ATTN_KERNEL_COUNT] = {
+    [ATTN_FA2] = {{191, 260, 298, 319, 333, 335},
+		  {214, 260, 291, 310, 318, 322}},
+    [ATTN_TRITON_FA] = {{146, 273, 323, 353, 369, 378},
+			{214, 260, 291, 310, 318, 322}},
+    [ATTN_FA3] = {{292, 423, 521, 579, 602, 616},
+		  {316, 424, 501, 542, 559, 561}},
+    [ATTN_CUDNN] = {{315, 410, 484, 518, 529, 539},
+		    {305, 408, 465, 499, 518, 516}},
+};
+#define SEQ_REF 4 /* 8,192 tokens */
+
+double attn_seq_factor(enum attn_kernel k, double seq_len, bool backward)
+{
+	const double *bars;
+	double x;
+	int i;
+
+	if (!attn_kernel_fused(k) || (unsigned)k >= ATTN_KERNEL_COUNT)
+		return 1.0;
+	if (k == ATTN_FA1)
+		k = ATTN_FA2;
+	bars = backward ? seq_bars[k].bwd : seq_bars[k].fwd;
+	if (!(seq_len > seq_tokens[0]))
+		return bars[0] / bars[SEQ_REF];
+	if (seq_len >= seq_tokens[SEQ_POINTS - 1])
+		return bars[SEQ_POINTS - 1] / bars[SEQ_REF];
+	for (i = 1; seq_len > seq_tokens[i]; i++)
+		;
+	x = log2(seq_len / seq_tokens[i - 1]); /* the points double */
+	return (bars[i - 1] + x * (bars[i] - bars[i - 1])) / bars[SEQ_REF];
 }
 
 double attn_fused_tflops(const struct hw_spec *g, enum attn_kernel k,

@@ -44,6 +44,16 @@ double attn_kernel_speedup(enum attn_kernel k, const struct hw_spec *g,
  * so time per FLOP ~ (d + 20)/d: factor = (d/(d+20)) / (128/148). */
 double attn_head_dim_factor(double head_dim);
 
+/* Share of its 8K-token rate a fused kernel of class k reaches at
+ * sequence length seq_len (causal forward; backward without the mask,
+ * the only backward the source shows), from the FlashAttention-3 paper's
+ * bars (Shah et al. 2024, arXiv:2407.08608, figures 5(d) and 6(b): H100
+ * SXM5, head dimension 128, 16K tokens per batch, 512 to 16,384 tokens),
+ * where the 8K rates of attn_kernel_speedup and hw.c come from.
+ * Interpolated in log2(seq_len), held at the end values outside them.
+ * FA1/xFormers take FA2's curve, Triton's backward too. sdpa-math: 1. */
+double attn_seq_factor(enum attn_kernel k, double seq_len, bool backward);
+
 /* Achieved fused-attention rate (TFLOP/s): hw_attn_tflops x speedup x
  * head-dimension factor. eff_override > 0 replaces the efficiency
  * (fraction of the dense 16-bit peak) before the head-dimension factor. */

@@ -370,6 +370,16 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->r_fa_bwd = attn_fused_tflops(g, st->attn_kernel, c->dqk,
 						true, st->attn_bwd_efficiency) *
 			      scale * 1e12;
+		/* The kernel's rate at this sequence length (attention.h;
+		 * MODEL.md §5), unless the profile states its own
+		 * efficiency, which is then the run's. The whole sequence:
+		 * context parallel's shorter chunks are not modelled. */
+		if (!(st->attn_fwd_efficiency > 0.0))
+			c->r_fa_fwd *=
+			    attn_seq_factor(st->attn_kernel, c->s, false);
+		if (!(st->attn_bwd_efficiency > 0.0))
+			c->r_fa_bwd *=
+			    attn_seq_factor(st->attn_kernel, c->s, true);
 	}
 	ew_bytes_init(c);
 	stack_terms_init(c);

@@ -566,7 +566,8 @@ json_t *training_result_json(const struct trn_request *rq,
 					   m->mla.qk_rope_head_dim)
 				: (double)model_head_dim(m);
 		json_t *sb =
-		    stack_basis_json(&rq->stack, &rq->gpu, hd, rq->precision);
+		    stack_basis_json(&rq->stack, &rq->gpu, hd,
+				     (double)rq->seq_len, rq->precision);
 		if (rq->method == TRN_QLORA)
 			json_object_set_new(
 			    sb, "qlora_dequant_bytes_per_param",

@@ -20,10 +20,11 @@ int stack_resolve(struct app *app, const json_t *value,
 		  struct response *res);
 
 /* The profile as an answer's basis shows it: its name and every value the
- * engine applied on GPU g at head dimension head_dim and precision p
- * (attention efficiencies after the kernel class and head dimension, the
- * clock derate as applied to this GPU, FP8 cast bytes when p is fp8). */
+ * engine applied on GPU g at head dimension head_dim, sequence length
+ * seq_len and precision p (attention efficiencies after the kernel class
+ * and head dimension, their sequence-length factor, the clock derate as
+ * applied to this GPU, FP8 cast bytes when p is fp8). */
 json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
-			 double head_dim, enum eng_dtype p);
+			 double head_dim, double seq_len, enum eng_dtype p);
 
 #endif

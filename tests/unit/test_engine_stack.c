@@ -143,6 +143,50 @@ static void mb_cost(const struct trn_request *rq, const struct trn_layout *l,
 	trn_mb_cost_of(c, l, mc);
 }
 
+/* Sequence length (attention.h): the FA3 paper's bars over their 8K value,
+ * interpolated in log2 of the length, held at the ends; FA1 takes FA2's
+ * curve, sdpa-math none; training applies it to the fused rates unless a
+ * profile states its own efficiency. */
+static void test_attention_seq(void)
+{
+	struct trn_request rq;
+	struct ctx c8, c2;
+
+	CHECK_NEAR(attn_seq_factor(ATTN_FA2, 8192, false), 1.0, 1e-12);
+	CHECK_NEAR(attn_seq_factor(ATTN_FA2, 2048, false), 298.0 / 333.0,
+		   1e-12);
+	CHECK_NEAR(attn_seq_factor(ATTN_FA2, 2048, true), 291.0 / 318.0, 1e-12);
+	/* 3,072 = 2,048 x 1.5: 298 + log2(1.5) x (319 - 298) */
+	CHECK_NEAR(attn_seq_factor(ATTN_FA2, 3072, false),
+		   (298.0 + log2(1.5) * 21.0) / 333.0, 1e-12);
+	CHECK_NEAR(attn_seq_factor(ATTN_FA2, 256, false), 191.0 / 333.0, 1e-12);
+	CHECK_NEAR(attn_seq_factor(ATTN_FA2, 131072, true), 322.0 / 318.0,
+		   1e-12);
+	CHECK_NEAR(attn_seq_factor(ATTN_CUDNN, 1024, true), 408.0 / 518.0,
+		   1e-12);
+	CHECK_NEAR(attn_seq_factor(ATTN_FA3, 4096, false), 579.0 / 602.0,
+		   1e-12);
+	CHECK_NEAR(attn_seq_factor(ATTN_TRITON_FA, 512, false), 146.0 / 369.0,
+		   1e-12);
+	CHECK(attn_seq_factor(ATTN_FA1, 2048, false) ==
+	      attn_seq_factor(ATTN_FA2, 2048, false));
+	CHECK(attn_seq_factor(ATTN_SDPA_MATH, 512, false) == 1.0);
+
+	base_request(&rq);
+	rq.seq_len = 8192;
+	trn_ctx_init(&c8, &rq);
+	rq.seq_len = 2048;
+	trn_ctx_init(&c2, &rq);
+	CHECK_NEAR(c2.r_fa_fwd / c8.r_fa_fwd, 298.0 / 333.0, 1e-12);
+	CHECK_NEAR(c2.r_fa_bwd / c8.r_fa_bwd, 291.0 / 318.0, 1e-12);
+	rq.stack.attn_fwd_efficiency = 0.3;
+	trn_ctx_init(&c2, &rq);
+	rq.seq_len = 8192;
+	trn_ctx_init(&c8, &rq);
+	CHECK_NEAR(c2.r_fa_fwd / c8.r_fa_fwd, 1.0, 1e-12);
+	CHECK_NEAR(c2.r_fa_bwd / c8.r_fa_bwd, 291.0 / 318.0, 1e-12);
+}
+
 /* Llama-3-8B, t = 1, 4,096 tokens: FP8 casts of the GEMM inputs (QKV and
  * up read h each: 2h), the output gradients of QKV and up (6,144 +
  * 28,672), the inputs of O and down (4,096 + 14,336) and the output
@@ -830,6 +874,7 @@ int main(void)
 {
 	RUN(test_gemm_shape);
 	RUN(test_attention_classes);
+	RUN(test_attention_seq);
 	RUN(test_stack_table);
 	RUN(test_fp8_casts);
 	RUN(test_tp_overlap);
