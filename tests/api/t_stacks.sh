@@ -262,6 +262,15 @@ jq -e --argjson a "$amp_act" '.plans[0].memory_gib.activations < $a' "$T/body" >
 req POST /v1/sizing/training "${J[@]}" -d "{$FULL,\"stack\":{\"name\":\"hf-peft-bnb4\",\"grads_in_backward\":1}}"
 check_problem "stack.grads_in_backward 1: 400 naming it" 400 stack.grads_in_backward
 
+# Attention by sequence length (MODEL.md §5): the FA3 paper's FA2 bars, 298 / 333 forward and
+# 291 / 318 backward at 2,048 tokens; a stated efficiency is the run's own (factor 1)
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":8,"stack":"fsdp"}'
+check "seq_len 2048 on FA2: the kernel's rate at that length in the basis" 201 \
+	'.basis.stack.attn_seq_factor == {"seq_len": 2048, "forward": 0.8949, "backward": 0.9151}'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":8,"stack":{"name":"fsdp","attn_fwd_efficiency":0.3}}'
+check "a stated forward efficiency: no sequence factor on it" 201 \
+	'.basis.stack.attn_seq_factor.forward == 1 and .basis.stack.attn_seq_factor.backward == 0.9151'
+
 # QLoRA of a 70B on H100 PCIe vs A100 PCIe (issue 13: the source material measured ~25 % faster;
 # the engine answered 2.1x): dequantisation, eager elementwise work and launch gaps do not speed
 # up with tensor-core FLOPs, so the HF stack narrows the gap.
