@@ -253,6 +253,12 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      "and stages are not overlapped (throughput is a lower "
 		      "bound)",
 		      b->pp);
+	if (rq->max_gpus == 0 && b->gpus > INF_FLEET_WARN_GPUS)
+		iwarn(res,
+		      "the load needs %ld GPUs (%ld replicas), more than Llama "
+		      "3 405B's whole 16,384-GPU training cluster: check the "
+		      "load's value and unit, or cap the answer with max_gpus",
+		      b->gpus, b->replicas);
 	if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES)
 		iwarn(res, "concurrent_sequences is read as a closed loop "
 			   "with no think time: the arrival rate is the one "

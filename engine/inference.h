@@ -143,6 +143,11 @@ struct inf_plan {
 #define INF_MAX_SCHED_STEPS 64
 /* Most replicas one answer may need (a load beyond is refused). */
 #define INF_MAX_REPLICAS 1000000000L
+/* A fleet above this many GPUs is sized but flagged when the request set
+ * no max_gpus: more than Llama 3 405B's whole training cluster (16,384
+ * H100s; Dubey et al. 2024, arXiv:2407.21783 §3.3), so a mistyped load
+ * (per day for per second, say) does not come back as a plain answer. */
+#define INF_FLEET_WARN_GPUS 16384L
 
 struct inf_result {
 	struct model_params params;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "handlers/api.h"
+#include "handlers/calib.h"
 #include "handlers/jsonv.h"
 #include "lib/jtape.h"
 #include "handlers/problem.h"
@@ -617,6 +618,39 @@ void h_node_get(struct app *app, const struct request *req,
 	res_json(res, 200, out);
 }
 
+/* Marks each GEMM and HBM fleet metric whose median is above
+ * CALIB_PLAUSIBLE_MAX_RATIO x its datasheet figure "implausible": no part of
+ * the type reaches it (a report filed under the wrong type, or a broken
+ * probe), and calibration leaves such medians out (calib.h). Not the
+ * links': a bidirectional figure is compared with a one-way datasheet rate,
+ * and NVLink SHARP bus bandwidth exceeds the link's. */
+static void flag_implausible(json_t *fleet)
+{
+	size_t i, j;
+	json_t *item, *m;
+
+	json_array_foreach(json_object_get(fleet, "items"), i, item)
+	{
+		json_array_foreach(json_object_get(item, "metrics"), j, m)
+		{
+			const json_t *ds = json_object_get(m, "datasheet");
+			const json_t *med = json_object_get(m, "fleet_median");
+			const char *name =
+			    json_string_value(json_object_get(m, "metric"));
+
+			if (name &&
+			    (!strcmp(name, "gemm_tflops") ||
+			     !strncmp(name, "hbm_", 4)) &&
+			    json_is_number(ds) && json_is_number(med) &&
+			    json_number_value(ds) > 0.0 &&
+			    json_number_value(med) > CALIB_PLAUSIBLE_MAX_RATIO *
+							 json_number_value(ds))
+				json_object_set_new(m, "implausible",
+						    json_true());
+		}
+	}
+}
+
 void h_fleet(struct app *app, const struct request *req, struct response *res)
 {
 	struct store_err e;
@@ -639,5 +673,6 @@ void h_fleet(struct app *app, const struct request *req, struct response *res)
 		problem_store(res, &e, "fleet");
 		return;
 	}
+	flag_implausible(out);
 	res_json(res, 200, out);
 }

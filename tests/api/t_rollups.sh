@@ -103,6 +103,11 @@ check "calibration: a GEMM median 2.5x the datasheet is not used" 201 \
 check "calibration: its plausible medians are still used (HBM measured)" 201 '.basis.hbm_gbps.source == "measured"'
 req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","gpus":8,"top":1}'
 check "calibration: a plausible type lists no ignored medians" 201 '.basis.gemm_tflops.source == "measured" and (.basis | has("ignored_measurements") | not)'
+req GET /v1/fleet
+check "the fleet view marks the implausible median, and only it" 200 \
+	'(.items[] | select(.gpu_type == "implaus-h100") | .metrics[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .implausible == true)
+	 and ([.items[] | select(.gpu_type == "implaus-h100") | .metrics[] | select(.metric | startswith("hbm")) | has("implausible")] | any | not)
+	 and ([.items[] | select(.gpu_type == "h100-sxm5-80gb") | .metrics[] | has("implausible")] | any | not)'
 
 # Deleting a run deletes its rollups too.
 rd=$(jq -r .run_id "$T/d.json")

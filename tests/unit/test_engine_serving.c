@@ -344,6 +344,37 @@ static void test_load_beyond_any_fleet(void)
 	free(r);
 }
 
+/* A load needing more than 16,384 GPUs is answered with a warning when
+ * no max_gpus was set; the same answer under a load 100x smaller, or with
+ * max_gpus set, has none. */
+static void test_fleet_warning(void)
+{
+	struct inf_request rq;
+	struct inf_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	bool warned = false;
+
+	base_request(&rq, 1, 0);
+	rq.load_kind = INF_LOAD_REQUESTS_PER_S;
+	rq.load_value = 1e5;
+	CHECK(r && inf_size(&rq, r, &e) == 0);
+	CHECK(r->plans[0].gpus > INF_FLEET_WARN_GPUS);
+	for (int i = 0; i < r->n_warnings; i++)
+		warned |= strstr(r->warnings[i], "16,384-GPU") != NULL;
+	CHECK(warned);
+	rq.load_value = 1e3;
+	CHECK(inf_size(&rq, r, &e) == 0);
+	CHECK(r->plans[0].gpus <= INF_FLEET_WARN_GPUS);
+	for (int i = 0; i < r->n_warnings; i++)
+		CHECK(strstr(r->warnings[i], "16,384-GPU") == NULL);
+	rq.load_value = 1e5;
+	rq.max_gpus = 1000000;
+	CHECK(inf_size(&rq, r, &e) == 0);
+	for (int i = 0; i < r->n_warnings; i++)
+		CHECK(strstr(r->warnings[i], "16,384-GPU") == NULL);
+	free(r);
+}
+
 int main(void)
 {
 	RUN(test_operating_point_grid);
@@ -354,5 +385,6 @@ int main(void)
 	RUN(test_collective_protocols);
 	RUN(test_compare_verdict_at_load);
 	RUN(test_load_beyond_any_fleet);
+	RUN(test_fleet_warning);
 	return testlib_finish();
 }
