@@ -321,4 +321,16 @@ struct trn_adapter_bytes {
 void trn_adapter_bytes_of(const struct trn_request *rq,
 			  struct trn_adapter_bytes *out);
 
+/* What eager modules under autocast with fp32 parameters save beyond the
+ * fused activation count, per token per layer at t = 1 (MODEL.md §3): the
+ * h-wide part (norms' fp32 input and output, autocast's per-consumer
+ * copies; 18h with a gated MLP, 16h without), the f-wide part (the SwiGLU's
+ * silu output, 2f), and the stored layer input's extra under full
+ * recompute (the fp32 residual, 2h). All 0 unless the profile's
+ * autocast_fp32_params applies: method full in bf16 or fp16. */
+struct trn_amp_extra {
+	double h_bytes, f_bytes, input_bytes;
+};
+void trn_amp_extra_of(const struct trn_request *rq, struct trn_amp_extra *out);
+
 #endif

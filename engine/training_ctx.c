@@ -86,18 +86,20 @@ static void adapter_kernels(struct ctx *c, const struct model_arch *m, double f)
  * against 2h. Full fine-tuning in a 16-bit precision only: a frozen 16-bit
  * base (LoRA, QLoRA) saves no weight product, and its residual is 16-bit
  * (measured: the fused count plus the adapters' copies). */
-static void eager_amp_bytes(struct ctx *c, const struct model_arch *m)
+void trn_amp_extra_of(const struct trn_request *rq, struct trn_amp_extra *out)
 {
-	bool on =
-	    c->rq->stack.autocast_fp32_params && !c->lora &&
-	    (c->rq->precision == ENG_BF16 || c->rq->precision == ENG_FP16);
+	const struct model_arch *m = &rq->model;
+	double h = (double)m->hidden_size;
 	double norm_attn = 8.0 + 3.0 * 2.0 - 4.0;
 	double norm_mlp = 8.0 + (m->gated_mlp ? 2.0 : 1.0) * 2.0 - 4.0;
 
-	c->amp_extra_h = on ? (norm_attn + norm_mlp) * c->h : 0.0;
-	c->amp_extra_f =
-	    on && m->gated_mlp ? 2.0 * (double)m->ffn_hidden_size : 0.0;
-	c->amp_extra_input = on ? 2.0 * c->h : 0.0;
+	memset(out, 0, sizeof(*out));
+	if (!rq->stack.autocast_fp32_params || rq->method != TRN_FULL ||
+	    (rq->precision != ENG_BF16 && rq->precision != ENG_FP16))
+		return;
+	out->h_bytes = (norm_attn + norm_mlp) * h;
+	out->f_bytes = m->gated_mlp ? 2.0 * (double)m->ffn_hidden_size : 0.0;
+	out->input_bytes = 2.0 * h;
 }
 
 /* Frozen base weight bytes per parameter for LoRA (16-bit) and QLoRA (NF4
@@ -408,7 +410,7 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->adapter_layer = rk * (qkv + o + mlp);
 		adapter_kernels(c, m, f);
 	}
-	eager_amp_bytes(c, m);
+	trn_amp_extra_of(rq, &c->amp);
 	/* Model FLOPs per token (MODEL.md §2). LoRA skips weight gradients
 	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */
 	c->model_flops_token = (c->lora ? 4.0 : 6.0) * c->P.matmul_active +

@@ -34,11 +34,9 @@ struct ctx {
 	 * adapters"), bytes per token per layer at t = 1: forward, backward
 	 * (not counting a recomputed forward), and saved for the backward */
 	double adapter_ew_fwd, adapter_ew_bwd, adapter_saved;
-	/* fp32 parameters under autocast (stack.h autocast_fp32_params), full
-	 * fine-tuning: bytes saved per token per layer beyond the fused count,
-	 * h-wide (replicated; /t with SP) and f-wide (/t), and the layer
-	 * input's extra under full recompute (MODEL.md §3) */
-	double amp_extra_h, amp_extra_f, amp_extra_input;
+	/* fp32 parameters under autocast (training.h trn_amp_extra_of): the
+	 * h-wide part is replicated (/t with SP), the f-wide one split (/t) */
+	struct trn_amp_extra amp;
 	double nonexp_layer, exp_layer, active_layer; /* per layer, mean */
 	double emb, head;
 	double moe_frac, a2a_token_bytes; /* MoE dispatch bytes per token */

@@ -61,7 +61,7 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 
 	if (rc == ENG_RC_FULL)
 		return tokens *
-		       (2.0 * c->h * c->act_b / 2.0 + c->amp_extra_input) /
+		       (2.0 * c->h * c->act_b / 2.0 + c->amp.input_bytes) /
 		       (l->sequence_parallel ? t : 1.0);
 	if (rc == ENG_RC_SELECTIVE && sac_op_memory(c, l))
 		return tokens * sac_op_values(c, l) * c->act_b;
@@ -80,8 +80,8 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 	 * extras (training_ctx.c) */
 	return tokens * ((repl + par + scores) * c->act_b / 2.0 +
 			 (c->lora ? c->adapter_saved / t : 0.0) +
-			 c->amp_extra_h / (l->sequence_parallel ? t : 1.0) +
-			 c->amp_extra_f / t);
+			 c->amp.h_bytes / (l->sequence_parallel ? t : 1.0) +
+			 c->amp.f_bytes / t);
 }
 
 int trn_stage_layers(const struct ctx *c, const struct trn_layout *l)

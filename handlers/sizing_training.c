@@ -576,6 +576,25 @@ json_t *training_result_json(const struct trn_request *rq,
 		if (rq->method != TRN_FULL)
 			json_object_set_new(sb, "lora_adapters",
 					    lora_adapters_json(rq));
+		{
+			struct trn_amp_extra amp;
+			trn_amp_extra_of(rq, &amp);
+			if (amp.h_bytes > 0.0)
+				json_object_set_new(
+				    sb, "autocast_saved_bytes",
+				    json_pack(
+					"{s:o, s:o, s:s}", "per_token_layer",
+					sizing_real(amp.h_bytes + amp.f_bytes,
+						    6),
+					"stored_input_full_recompute",
+					sizing_real(amp.input_bytes, 6), "note",
+					"beyond the fused count: fp32 norm "
+					"input and output, one 16-bit copy "
+					"per consumer of each norm, the "
+					"silu output (18h + 2f; 16h without "
+					"a gated MLP); the fp32 residual "
+					"stored under full recompute (2h)"));
+		}
 		json_object_set_new(basis, "stack", sb);
 	}
 	json_object_set_new(assumptions, "dropout", json_boolean(r->dropout));

@@ -252,10 +252,12 @@ req POST /v1/sizing/training "${J[@]}" -d "{$FULL,\"stack\":\"hf-peft-bnb4\"}"
 check "full fine-tuning on hf-peft-bnb4: the memory flags in the basis, the peak holds the larger of gradients and activations" 201 \
 	'.basis.stack.autocast_fp32_params == true and .basis.stack.grads_in_backward == true
 	 and (.plans[0].memory_gib | ((.total - .overhead) - (.weights + .optimizer + ([.gradients, .activations] | max)) | fabs) < 0.01)'
+check "full fine-tuning on hf-peft-bnb4: the autocast extra in the basis, 18h + 2f = 102,400 B for Llama-3-8B" 201 \
+	'.basis.stack.autocast_saved_bytes | .per_token_layer == 102400 and .stored_input_full_recompute == 8192'
 amp_act=$(jq '.plans[0].memory_gib.activations' "$T/body")
 req POST /v1/sizing/training "${J[@]}" -d "{$FULL,\"stack\":{\"name\":\"hf-peft-bnb4\",\"autocast_fp32_params\":false,\"grads_in_backward\":false}}"
 check "both false as overrides: the fused saved set, gradients and activations summed" 201 \
-	'.basis.stack.autocast_fp32_params == false and (.plans[0].memory_gib | ((.total - .overhead) - (.weights + .optimizer + .gradients + .activations) | fabs) < 0.01)'
+	'.basis.stack.autocast_fp32_params == false and (.basis.stack | has("autocast_saved_bytes") | not) and (.plans[0].memory_gib | ((.total - .overhead) - (.weights + .optimizer + .gradients + .activations) | fabs) < 0.01)'
 jq -e --argjson a "$amp_act" '.plans[0].memory_gib.activations < $a' "$T/body" >/dev/null &&
 	ok "autocast_fp32_params adds saved activations" ||
 	not_ok "autocast_fp32_params adds saved activations" "$amp_act vs $(jq .plans[0].memory_gib.activations "$T/body")"
