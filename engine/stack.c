@@ -212,6 +212,17 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .grads_in_backward = true},
 };
 
+double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,
+			     bool backward)
+{
+	double stated =
+	    backward ? s->attn_bwd_efficiency : s->attn_fwd_efficiency;
+
+	return stated > 0.0
+		   ? 1.0
+		   : attn_seq_factor(s->attn_kernel, seq_len, backward);
+}
+
 const struct eng_stack *stack_builtin_find(const char *name)
 {
 	for (int i = 0; name && i < STACK_BUILTIN_COUNT; i++)

@@ -128,6 +128,12 @@ extern const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT];
  * 4-bit base layers, so its profile cannot be the stack such a job runs. */
 #define STACK_QLORA_DEFAULT_NAME "hf-peft-bnb4"
 
+/* The attention sequence-length factor (attention.h attn_seq_factor) the
+ * profile's kernel takes at seq_len, forward or backward; 1 where the
+ * profile states that direction's efficiency, which is then the run's. */
+double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,
+			     bool backward);
+
 /* The built-in profile named name, or NULL. */
 const struct eng_stack *stack_builtin_find(const char *name);
 /* *out = the default profile. */

@@ -35,15 +35,16 @@ void trn_adapter_bytes_of(const struct trn_request *rq,
 			  struct trn_adapter_bytes *out)
 {
 	bool b16 = rq->precision != ENG_FP32 && rq->precision != ENG_TF32;
+	double scale = b16 ? 1.0 : 2.0; /* fp32 values: twice the bytes */
 
 	memset(out, 0, sizeof(*out));
 	if (rq->method == TRN_FULL)
 		return;
 	out->fp32_cast =
 	    rq->stack.lora_fp32_adapters && b16 && rq->method == TRN_LORA;
-	out->out_fwd = ADAPTER_OUT_FWD_B * (b16 ? 1.0 : 2.0);
-	out->out_bwd = ADAPTER_OUT_BWD_B * (b16 ? 1.0 : 2.0);
-	out->in_bwd = ADAPTER_IN_BWD_B * (b16 ? 1.0 : 2.0);
+	out->out_fwd = ADAPTER_OUT_FWD_B * scale;
+	out->out_bwd = ADAPTER_OUT_BWD_B * scale;
+	out->in_bwd = ADAPTER_IN_BWD_B * scale;
 	if (out->fp32_cast) {
 		out->in_fwd = ADAPTER_CAST_B;
 		out->in_bwd += ADAPTER_CAST_B;
@@ -372,16 +373,11 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->r_fa_bwd = attn_fused_tflops(g, st->attn_kernel, c->dqk,
 						true, st->attn_bwd_efficiency) *
 			      scale * 1e12;
-		/* The kernel's rate at this sequence length (attention.h;
-		 * MODEL.md §5), unless the profile states its own
-		 * efficiency, which is then the run's. The whole sequence:
-		 * context parallel's shorter chunks are not modelled. */
-		if (!(st->attn_fwd_efficiency > 0.0))
-			c->r_fa_fwd *=
-			    attn_seq_factor(st->attn_kernel, c->s, false);
-		if (!(st->attn_bwd_efficiency > 0.0))
-			c->r_fa_bwd *=
-			    attn_seq_factor(st->attn_kernel, c->s, true);
+		/* The kernel's rate at this sequence length (stack.h;
+		 * MODEL.md §5). The whole sequence: context parallel's
+		 * shorter chunks are not modelled. */
+		c->r_fa_fwd *= stack_attn_seq_factor(st, c->s, false);
+		c->r_fa_bwd *= stack_attn_seq_factor(st, c->s, true);
 	}
 	ew_bytes_init(c);
 	stack_terms_init(c);

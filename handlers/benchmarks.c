@@ -642,9 +642,8 @@ static void flag_implausible(json_t *fleet)
 			    (!strcmp(name, "gemm_tflops") ||
 			     !strncmp(name, "hbm_", 4)) &&
 			    json_is_number(ds) && json_is_number(med) &&
-			    json_number_value(ds) > 0.0 &&
-			    json_number_value(med) > CALIB_PLAUSIBLE_MAX_RATIO *
-							 json_number_value(ds))
+			    calib_implausible(json_number_value(med),
+					      json_number_value(ds)))
 				json_object_set_new(m, "implausible",
 						    json_true());
 		}

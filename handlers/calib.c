@@ -15,6 +15,12 @@ static int usable(const struct fleet_value *v)
 	       v->value <= BENCH_STAT_MAX;
 }
 
+bool calib_implausible(double median, double datasheet)
+{
+	return datasheet > 0.0 &&
+	       median > CALIB_PLAUSIBLE_MAX_RATIO * datasheet;
+}
+
 /* Copies a usable fleet median into the engine's measured field; 1 when
  * it did. A median above CALIB_PLAUSIBLE_MAX_RATIO x the GPU type's own
  * datasheet figure (datasheet > 0) is not taken but listed in ci: no GPU
@@ -26,8 +32,7 @@ static int take(struct hw_measured *to, const struct fleet_value *from,
 {
 	if (!usable(from))
 		return 0;
-	if (datasheet > 0.0 &&
-	    from->value > CALIB_PLAUSIBLE_MAX_RATIO * datasheet) {
+	if (calib_implausible(from->value, datasheet)) {
 		if (ci->n_ignored < CALIB_MAX_IGNORED) {
 			struct calib_ignored *g = &ci->ignored[ci->n_ignored];
 

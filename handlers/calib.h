@@ -22,6 +22,11 @@
  * leaves that headroom and nothing a real part reaches. */
 #define CALIB_PLAUSIBLE_MAX_RATIO 1.10
 
+/* True when a median is above CALIB_PLAUSIBLE_MAX_RATIO x its datasheet
+ * figure (datasheet > 0): calibration leaves it out, the fleet view marks
+ * it. */
+bool calib_implausible(double median, double datasheet);
+
 /* Fills hw's measured fields for GPU type gpu per mode from fleet medians
  * that are plausible for hw's datasheet figures (the others are listed in
  * ci->ignored). CALIB_MEASURED with no usable measurement is a 422 naming

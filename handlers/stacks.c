@@ -262,22 +262,16 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			    sizing_real(hw_gemm_in_step_retention(ENG_BF16),
 					4));
 		/* the kernel's rate at this length against its 8K rate
-		 * (attention.h), where no efficiency is stated */
+		 * (stack.h stack_attn_seq_factor) */
 		json_object_set_new(
 		    o, "attn_seq_factor",
 		    json_pack("{s:o, s:o, s:o}", "seq_len",
 			      sizing_real(seq_len, 6), "forward",
-			      sizing_real(s->attn_fwd_efficiency > 0.0
-					      ? 1.0
-					      : attn_seq_factor(s->attn_kernel,
-								seq_len, false),
-					  4),
+			      sizing_real(
+				  stack_attn_seq_factor(s, seq_len, false), 4),
 			      "backward",
-			      sizing_real(s->attn_bwd_efficiency > 0.0
-					      ? 1.0
-					      : attn_seq_factor(s->attn_kernel,
-								seq_len, true),
-					  4)));
+			      sizing_real(
+				  stack_attn_seq_factor(s, seq_len, true), 4)));
 	}
 	if (s->kernels_per_layer > 0.0 && s->kernel_launch_us > 0.0)
 		json_object_set_new(
