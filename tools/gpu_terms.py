@@ -34,7 +34,16 @@ try block; a failing part does not stop the others):
         tensor hooks), per decoder layer and sub-module, bytes per token:
         the activation memory the eager stack holds, measured directly.
 
-Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,layers,saved]
+  sustain One 8192^3 GEMM run back to back for SUSTAIN_S seconds (BF16, then
+        FP8 for a third of that), its rate, SM clock, board power,
+        temperature and clock-throttle reasons recorded every 5 s: how much
+        of the burst rate a power-limited part keeps when it never idles
+        (MODEL.md §4a, "GEMM clock derate").
+  step3 Steps on an 80 GB card (STEP3 below): configurations chosen before
+        any was run or scored, each within what the H200 rows used of
+        memory, so that they fit an H100 80 GB.
+
+Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,step3,layers,saved,sustain]
 Each sample is a batch of calls lasting >= 50 ms timed with CUDA events;
 figures are medians of 5 samples after a warm-up. Inputs are random.
 """
@@ -293,6 +302,85 @@ def part_step2():
     run_steps(STEP2)
 
 
+# The third set (2026-11-26, an H100 80 GB): fixed before the run. Five repeat
+# H200 configurations (the same rows on another part) and three new ones.
+STEP3 = [
+    ("llama-3.2-1b", "full", 2048, 4, False, 16),
+    ("llama-3.2-1b", "full", 8192, 1, False, 16),
+    ("llama-3.2-1b", "full", 4096, 4, True, 16),
+    ("llama-3.2-3b", "full", 4096, 2, True, 16),
+    ("llama-3.2-3b", "full", 8192, 1, True, 16),
+    ("llama-3-8b", "lora", 4096, 4, True, 16),
+    ("llama-3-8b", "lora", 8192, 1, True, 16),
+    ("llama-3-8b", "lora", 2048, 2, False, 16),
+]
+
+
+def part_step3():
+    run_steps(STEP3)
+
+
+SUSTAIN_S = 90.0
+
+
+def throttle_reasons():
+    if NVH is None:
+        return None
+    try:
+        return int(pynvml.nvmlDeviceGetCurrentClocksEventReasons(NVH))
+    except Exception:
+        try:
+            return int(pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(NVH))
+        except Exception:
+            return None
+
+
+def board_state():
+    if NVH is None:
+        return {}
+    out = {"sm_mhz": clock_mhz(), "throttle": throttle_reasons()}
+    try:
+        out["power_w"] = pynvml.nvmlDeviceGetPowerUsage(NVH) / 1000.0
+        out["temp_c"] = pynvml.nvmlDeviceGetTemperature(NVH, pynvml.NVML_TEMPERATURE_GPU)
+        out["power_limit_w"] = pynvml.nvmlDeviceGetEnforcedPowerLimit(NVH) / 1000.0
+    except Exception:
+        pass
+    return out
+
+
+def part_sustain():
+    RESULTS.setdefault("sustain", [])
+    n = 8192
+    for dtype, seconds in (("bf16", SUSTAIN_S), ("fp8", SUSTAIN_S / 3.0)):
+        fn = gemm_fn(dtype, n, n, n)
+        per = timed(fn, min_s=0.05, samples=1)  # the first sample is the burst
+        burst = 2.0 * n ** 3 / per / 1e12
+        row0 = {"dtype": dtype, "t_s": 0.0, "tflops": round(burst, 1), **board_state()}
+        RESULTS["sustain"].append(row0)
+        print("sustain", row0, flush=True)
+        reps = max(1, int(0.25 / per))
+        t0 = time.perf_counter()
+        next_mark = 5.0
+        while time.perf_counter() - t0 < seconds:
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(reps):
+                fn()
+            b.record()
+            b.synchronize()
+            el = time.perf_counter() - t0
+            if el >= next_mark:
+                s = a.elapsed_time(b) / 1e3 / reps
+                row = {"dtype": dtype, "t_s": round(el, 1),
+                       "tflops": round(2.0 * n ** 3 / s / 1e12, 1), **board_state()}
+                RESULTS["sustain"].append(row)
+                print("sustain", row, flush=True)
+                next_mark += 5.0
+        del fn
+        save()
+
+
 def layer_shapes():
     """(name, tp, tokens, family, pass, m, n, k) of a transformer layer's
     linear GEMMs: forward (tokens x out x in), input gradient (tokens x in
@@ -493,7 +581,8 @@ for part in PARTS:
     t0 = time.perf_counter()
     try:
         {"gemm": part_gemm, "attn": part_attn, "step": part_step, "step2": part_step2,
-         "layers": part_layers, "saved": part_saved}[part]()
+         "layers": part_layers, "saved": part_saved, "sustain": part_sustain,
+         "step3": part_step3}[part]()
     except Exception:
         RESULTS["errors"].append(f"{part}: {traceback.format_exc()[-1500:]}")
         print(part, "failed:", traceback.format_exc()[-1500:], flush=True)

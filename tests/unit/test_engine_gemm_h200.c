@@ -11,6 +11,14 @@
  * It reports one '#' line per GEMM and the median |error| per run length,
  * and gates loosely on what a user relies on: the median within 10 % and
  * no GEMM beyond 20 % (today: 3.8 % and 11.9 % at 20 s).
+ *
+ * test_layer_gemms: the twelve linear GEMMs of whole transformer layers
+ * (forward, input gradient and weight gradient of the QKV, O, up and down
+ * families; 4,096 tokens) as tools/gpu_terms.py part "layers" timed them
+ * with torch.matmul / torch._scaled_mm after a 5 s warm-up at the 700 W
+ * limit, on one H200 (h200_terms2_2026-11-26.json) and one H100 80 GB HBM3
+ * (h100_terms_2026-11-26.json, after 2 minutes of sustained GEMMs). Out of
+ * sample as well; same gates.
  */
 #include <math.h>
 #include <stdio.h>
@@ -70,8 +78,84 @@ static void test_plan_gemms_against_h200(void)
 	CHECK(worst <= 0.20);
 }
 
+/* Whole layers: h, heads a, KV heads kv, head dim d, FFN f; tp; and the
+ * measured sum of the twelve GEMMs' times (ms) on each part. */
+static const struct {
+	const char *model;
+	enum eng_dtype dtype;
+	double h, a, kv, d, f, tp;
+	double h200_ms, h100_ms;
+} layers[] = {
+    {"llama-3-8b", ENG_BF16, 4096, 32, 8, 128, 14336, 1, 8.175, 7.858},
+    {"llama-3-8b", ENG_BF16, 4096, 32, 8, 128, 14336, 2, 4.099, 3.960},
+    {"llama-3-8b", ENG_BF16, 4096, 32, 8, 128, 14336, 4, 2.094, 2.033},
+    {"llama-3-8b", ENG_BF16, 4096, 32, 8, 128, 14336, 8, 1.096, 1.084},
+    {"llama-3-70b", ENG_BF16, 8192, 64, 8, 128, 28672, 4, 7.996, 7.752},
+    {"llama-3-70b", ENG_BF16, 8192, 64, 8, 128, 28672, 8, 4.027, 3.897},
+    {"llama-3.1-405b", ENG_BF16, 16384, 128, 8, 128, 53248, 8, 14.981, 14.496},
+    {"llama-3-8b", ENG_FP8, 4096, 32, 8, 128, 14336, 1, 4.697, 4.525},
+    {"llama-3-70b", ENG_FP8, 8192, 64, 8, 128, 28672, 8, 2.323, 2.259},
+    {"llama-3.1-405b", ENG_FP8, 16384, 128, 8, 128, 53248, 8, 8.425, 8.108},
+};
+#define NLAYERS ((int)(sizeof(layers) / sizeof(layers[0])))
+
+/* The engine's time (ms) of one layer's three passes over the four
+ * families at `tokens` per GPU: each GEMM at the in-step rate times the
+ * shape factor of its smallest dimension (MODEL.md §4, §5). */
+static double layer_gemm_ms(const struct hw_spec *g, int i, double tokens)
+{
+	double t = layers[i].tp, h = layers[i].h, d = layers[i].d;
+	double fam[4][2] = {
+	    {(layers[i].a + 2 * layers[i].kv) * d / t, h},
+	    {h, layers[i].a * d / t},
+	    {2 * layers[i].f / t, h},
+	    {h, layers[i].f / t},
+	};
+	double rate = hw_gemm_rate(g, layers[i].dtype).value * 1e12, ms = 0;
+
+	for (int j = 0; j < 4; j++) {
+		double min_dim = fmin(tokens, fmin(fam[j][0], fam[j][1]));
+		double flops = 3 * 2 * tokens * fam[j][0] * fam[j][1];
+
+		ms += 1e3 * flops /
+		      (rate * gemm_shape_factor(min_dim, layers[i].dtype));
+	}
+	return ms;
+}
+
+static void test_layer_gemms(void)
+{
+	struct hw_spec h200 = fx_h200(), h100 = fx_h100();
+	double e200[NLAYERS], e100[NLAYERS], worst = 0;
+
+	for (int i = 0; i < NLAYERS; i++) {
+		double m200 = layer_gemm_ms(&h200, i, 4096),
+		       m100 = layer_gemm_ms(&h100, i, 4096);
+		double r200 = layers[i].h200_ms / m200 - 1,
+		       r100 = layers[i].h100_ms / m100 - 1;
+
+		/* + : the engine's layer is faster than the measured one */
+		printf("# %-14s %-4s tp %.0f  engine %7.3f ms  H200 %7.3f "
+		       "(%+5.1f %%)  H100 %7.3f (%+5.1f %%)\n",
+		       layers[i].model, eng_dtype_name(layers[i].dtype),
+		       layers[i].tp, m200, layers[i].h200_ms, 100 * r200,
+		       layers[i].h100_ms, 100 * r100);
+		e200[i] = fabs(r200);
+		e100[i] = fabs(r100);
+		worst = fmax(worst, fmax(e200[i], e100[i]));
+	}
+	double m2 = testlib_median(e200, NLAYERS),
+	       m1 = testlib_median(e100, NLAYERS);
+	printf("# whole layers, median |error|: H200 %.1f %%, H100 %.1f %%; "
+	       "worst %.1f %%\n",
+	       100 * m2, 100 * m1, 100 * worst);
+	CHECK(m2 <= 0.10 && m1 <= 0.10);
+	CHECK(worst <= 0.20);
+}
+
 int main(void)
 {
 	RUN(test_plan_gemms_against_h200);
+	RUN(test_layer_gemms);
 	return testlib_finish();
 }
