@@ -45,13 +45,15 @@ double attn_kernel_speedup(enum attn_kernel k, const struct hw_spec *g,
 double attn_head_dim_factor(double head_dim);
 
 /* Share of its 8K-token rate a fused kernel of class k reaches at
- * sequence length seq_len (causal forward; backward without the mask,
- * the only backward the source shows), from the FlashAttention-3 paper's
- * bars (Shah et al. 2024, arXiv:2407.08608, figures 5(d) and 6(b): H100
- * SXM5, head dimension 128, 16K tokens per batch, 512 to 16,384 tokens),
- * where the 8K rates of attn_kernel_speedup and hw.c come from.
- * Interpolated in log2(seq_len), held at the end values outside them.
- * FA1/xFormers take FA2's curve, Triton's backward too. sdpa-math: 1. */
+ * sequence length seq_len with the causal mask. Forward: the
+ * FlashAttention-3 paper's bars (Shah et al. 2024, arXiv:2407.08608,
+ * figure 5(d): H100 SXM5, head dimension 128, 16K tokens per batch, 512 to
+ * 16,384 tokens), where the 8K rates of attn_kernel_speedup and hw.c come
+ * from. Backward: the paper shows it only without the mask, so the causal
+ * curve is our own H100/H200 measurement of FA2 and cuDNN (attention.c
+ * says how FA3's is derived). Interpolated in log2(seq_len), held at the
+ * end values outside them. FA1/xFormers take FA2's curve, Triton's
+ * backward too. sdpa-math: 1. */
 double attn_seq_factor(enum attn_kernel k, double seq_len, bool backward);
 
 /* Achieved fused-attention rate (TFLOP/s): hw_attn_tflops x speedup x

@@ -113,6 +113,26 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   keeps the larger value; such a run sets 4 (MODEL.md §3). */
 #define LOSS_FUSED_BYTES 4.0
 #define LOSS_TORCH_BYTES 12.0
+/* Bytes per logit the loss moves, forward and backward, with 16-bit logits
+ * (loss_pass_bytes; the engine's time model until 2026-11-26 had the fused
+ * figure for every stack).
+ *  16: a fused cross-entropy reads the 16-bit logits (2), writes and reads
+ *   the fp32 softmax it keeps (4 + 4), writes the gradient in place and
+ *   reads it back to 16 bits (4 + 2).
+ *  48: F.cross_entropy(logits.float(), ...) as torchtitan
+ *   (components/loss.py) and Hugging Face transformers (ForCausalLMLoss)
+ *   call it: the upcast (read 2, write 4); log_softmax's forward over rows
+ *   too long to keep on chip (PyTorch's cunn_SoftMaxForward: a read for
+ *   the max, one for the sum of exponentials, one more with the write:
+ *   16); nll_loss's backward writes a dense fp32 gradient (4);
+ *   log_softmax's backward reads it for the sum, then it and the saved
+ *   output with the write (16); the upcast's backward (read 4, write 2).
+ *   Measured on one H100 (2026-11-26, tools/gpu_terms.py loss): the path
+ *   takes 17.85 ms for 8,192 x 128,256 logits, which at the engine's HBM
+ *   rate (0.85 x 3,350 GB/s) is 48.4 B a logit; 47.7-48.4 at 32,000 and
+ *   128,256 entries and 8,192-16,384 tokens. */
+#define LOSS_FUSED_PASS_BYTES 16.0
+#define LOSS_TORCH_PASS_BYTES 48.0
 
 const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
     {.name = "megatron-lm-2021",
@@ -125,7 +145,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_weight_cache = true,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
-     .loss_logit_bytes = LOSS_FUSED_BYTES},
+     .loss_logit_bytes = LOSS_FUSED_BYTES,
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -136,7 +157,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_weight_cache = true,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
-     .loss_logit_bytes = LOSS_FUSED_BYTES},
+     .loss_logit_bytes = LOSS_FUSED_BYTES,
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -147,7 +169,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_weight_cache = true,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
-     .loss_logit_bytes = LOSS_FUSED_BYTES},
+     .loss_logit_bytes = LOSS_FUSED_BYTES,
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -158,7 +181,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_weight_cache = false,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
-     .loss_logit_bytes = LOSS_TORCH_BYTES},
+     .loss_logit_bytes = LOSS_TORCH_BYTES,
+     .loss_pass_bytes = LOSS_TORCH_PASS_BYTES},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -169,7 +193,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_weight_cache = false,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
-     .loss_logit_bytes = LOSS_FUSED_BYTES},
+     .loss_logit_bytes = LOSS_FUSED_BYTES,
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -180,7 +205,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .fp8_weight_cache = false,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
-     .loss_logit_bytes = LOSS_FUSED_BYTES},
+     .loss_logit_bytes = LOSS_FUSED_BYTES,
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -193,7 +219,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .selective_recompute = STACK_SAC_OP,
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
-     .loss_logit_bytes = LOSS_TORCH_BYTES},
+     .loss_logit_bytes = LOSS_TORCH_BYTES,
+     .loss_pass_bytes = LOSS_TORCH_PASS_BYTES},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -207,6 +234,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .kernels_per_layer = 320.0,
      .elementwise_bytes_factor = 4.2,
      .loss_logit_bytes = LOSS_TORCH_BYTES,
+     .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
      .lora_fp32_adapters = true,
      .autocast_fp32_params = true,
      .grads_in_backward = true},
@@ -260,6 +288,7 @@ int stack_check(const struct eng_stack *s, const char **field)
 	    {"elementwise_bytes_factor", s->elementwise_bytes_factor, 1.0,
 	     100.0},
 	    {"loss_logit_bytes", s->loss_logit_bytes, 2.0, 32.0},
+	    {"loss_pass_bytes", s->loss_pass_bytes, 8.0, 128.0},
 	};
 
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)

@@ -99,6 +99,11 @@ struct eng_stack {
 	 * on fp32 logits (saved log-softmax output, then its gradient and
 	 * the input gradient) - stack.c */
 	double loss_logit_bytes;
+	/* bytes moved per logit by the loss's forward and backward, for
+	 * 16-bit logits (the logits' own read and gradient write scale with
+	 * the activation width): 16, a fused cross-entropy; 48, PyTorch's
+	 * F.cross_entropy on upcast logits - stack.c */
+	double loss_pass_bytes;
 	/* true: LoRA adapters are kept in fp32 under autocast and the
 	 * 16-bit input is cast to them (PEFT's autocast_adapter_dtype
 	 * default): the casts' bytes and a saved 16-bit copy of each

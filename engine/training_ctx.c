@@ -163,7 +163,10 @@ static void ew_bytes_init(struct ctx *c)
 
 	c->ew_score_fwd = 2.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
 	c->ew_score_bwd = 3.0 * ab + (dropout ? 2.0 * ab + 1.0 : 0.0);
-	c->loss_token = (2.0 * ab + 12.0) * c->V;
+	/* the profile's bytes per logit for 16-bit logits; the logits' read
+	 * and their gradient's write follow the activation width */
+	c->loss_token =
+	    (c->rq->stack.loss_pass_bytes + 2.0 * (ab - 2.0)) * c->V;
 }
 
 /* The stack profile's terms that do not depend on the layout (MODEL.md

@@ -40,8 +40,9 @@ static const char *const kernel_choices[] = {
 	    {"kernel_launch_us", JV_NUM0, false, 1e-6, 1000, NULL, false},       \
 	    {"kernels_per_layer", JV_NUM0, false, 1e-6, 1e5, NULL, false},       \
 	    {"elementwise_bytes_factor", JV_NUM, false, 1, 100, NULL, false},    \
+	    {"loss_logit_bytes", JV_NUM, false, 2, 32, NULL, false},             \
 	{                                                                        \
-		"loss_logit_bytes", JV_NUM, false, 2, 32, NULL, false            \
+		"loss_pass_bytes", JV_NUM, false, 8, 128, NULL, false            \
 	}
 
 static const struct jv_rule put_rules[] = {
@@ -81,6 +82,7 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	    {"kernels_per_layer", &s->kernels_per_layer},
 	    {"elementwise_bytes_factor", &s->elementwise_bytes_factor},
 	    {"loss_logit_bytes", &s->loss_logit_bytes},
+	    {"loss_pass_bytes", &s->loss_pass_bytes},
 	};
 	const struct {
 		const char *key;
@@ -284,6 +286,8 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			    sizing_real(s->elementwise_bytes_factor, 4));
 	json_object_set_new(o, "loss_logit_bytes",
 			    sizing_real(s->loss_logit_bytes, 4));
+	json_object_set_new(o, "loss_pass_bytes",
+			    sizing_real(s->loss_pass_bytes, 4));
 	json_object_set_new(o, "autocast_fp32_params",
 			    json_boolean(s->autocast_fp32_params));
 	json_object_set_new(o, "grads_in_backward",

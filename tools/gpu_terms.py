@@ -39,11 +39,16 @@ try block; a failing part does not stop the others):
         temperature and clock-throttle reasons recorded every 5 s: how much
         of the burst rate a power-limited part keeps when it never idles
         (MODEL.md §4a, "GEMM clock derate").
+  loss  The eager loss path of Hugging Face transformers and torchtitan:
+        bf16 logits -> .float() -> F.cross_entropy, forward and backward
+        (to the bf16 logits' gradient), timed as one; and an elementwise
+        bf16 -> fp32 copy of the same logits beside it, so its bytes per
+        logit can be read against the card's own streaming rate.
   step3 Steps on an 80 GB card (STEP3 below): configurations chosen before
         any was run or scored, each within what the H200 rows used of
         memory, so that they fit an H100 80 GB.
 
-Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,step3,layers,saved,sustain]
+Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,step3,layers,saved,sustain,loss]
 Each sample is a batch of calls lasting >= 50 ms timed with CUDA events;
 figures are medians of 5 samples after a warm-up. Inputs are random.
 """
@@ -320,6 +325,36 @@ def part_step3():
     run_steps(STEP3)
 
 
+def part_loss():
+    import torch.nn.functional as F
+    RESULTS.setdefault("loss", [])
+    for n, v in ((8192, 128256), (16384, 128256), (8192, 32000), (16384, 32000)):
+        try:
+            logits = torch.randn(n, v, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+            labels = torch.randint(0, v, (n,), device=DEV)
+
+            def path():
+                loss = F.cross_entropy(logits.float(), labels)
+                return torch.autograd.grad(loss, logits)
+
+            t_path = timed(path)
+            # the same bytes as the upcast alone: read 2 B, write 4 B per logit
+            t_up = timed(lambda: logits.detach().float())
+            copy_gbps = n * v * 6 / t_up / 1e9
+            row = {"tokens": n, "vocab": v, "path_ms": round(t_path * 1e3, 3),
+                   "upcast_ms": round(t_up * 1e3, 3), "upcast_gbps": round(copy_gbps, 1),
+                   "bytes_per_logit_at_upcast_rate": round(t_path * copy_gbps * 1e9 / (n * v), 1),
+                   "sm_mhz": clock_mhz()}
+            RESULTS["loss"].append(row)
+            print("loss", row, flush=True)
+            del logits, labels
+            torch.cuda.empty_cache()
+        except Exception as e:
+            RESULTS["errors"].append(f"loss {n}x{v}: {e!r}")
+            print("loss error", n, v, repr(e)[:300], flush=True)
+        save()
+
+
 SUSTAIN_S = 90.0
 
 
@@ -582,7 +617,7 @@ for part in PARTS:
     try:
         {"gemm": part_gemm, "attn": part_attn, "step": part_step, "step2": part_step2,
          "layers": part_layers, "saved": part_saved, "sustain": part_sustain,
-         "step3": part_step3}[part]()
+         "step3": part_step3, "loss": part_loss}[part]()
     except Exception:
         RESULTS["errors"].append(f"{part}: {traceback.format_exc()[-1500:]}")
         print(part, "failed:", traceback.format_exc()[-1500:], flush=True)

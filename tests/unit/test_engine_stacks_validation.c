@@ -342,10 +342,12 @@ static int stack_of(const char *stack, const char *detail, const char *dtype,
 			out->fp8_recipe = STACK_FP8_DELAYED;
 		if (strstr(detail, "without TP comm overlap"))
 			out->tp_comm_overlap = 0.0;
-		if (strstr(detail, "fused cross-entropy"))
-			out->loss_logit_bytes =
-			    stack_builtin_find("megatron-core")
-				->loss_logit_bytes;
+		if (strstr(detail, "fused cross-entropy")) {
+			const struct eng_stack *fused =
+			    stack_builtin_find("megatron-core");
+			out->loss_logit_bytes = fused->loss_logit_bytes;
+			out->loss_pass_bytes = fused->loss_pass_bytes;
+		}
 		if (strstr(detail, "mixed precision PURE"))
 			out->reduce_dtype = STACK_REDUCE_BF16;
 		if (strstr(detail, "DistributedOptimizer") &&
