@@ -176,6 +176,96 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	}
 }
 
+/* Numbers a stored report may hold: PostgreSQL keeps JSON numbers as
+ * numeric and prints 1e20 back as 21 digits, which no JSON integer reader
+ * takes (jansson: "too big integer"), so one such value in a GPU's or the
+ * node's fields would break every later read of the node. No probe figure
+ * comes near (memory_total_bytes of a 141 GB part is 1.5e11). */
+#define REPORT_NUMBER_MAX 1e15
+
+/* The first number of member k's subtree beyond REPORT_NUMBER_MAX, as
+ * an error naming the member. */
+static void check_magnitudes(struct jv *v, const struct jtape *t,
+			     struct jv_arena *a)
+{
+	for (uint32_t k = 1; k < t->tok[0].next; k = t->tok[k + 1].next) {
+		for (uint32_t i = k + 1; i < t->tok[k + 1].next; i++) {
+			const char *key;
+			double d;
+
+			if (t->tok[i].type != JT_NUMBER ||
+			    jtape_num(t, i, &d) != 0 ||
+			    fabs(d) <= REPORT_NUMBER_MAX)
+				continue;
+			key = jvt_text(t, k, a);
+			jv_error(v, key ? key : "report",
+				 "holds a number beyond %g (%g): no probe "
+				 "figure is that large",
+				 REPORT_NUMBER_MAX, d);
+			break;
+		}
+	}
+}
+
+/* The GPU fields the node page shows and the fleet view compares (PCIe
+ * generation and width against their maximum): typed here, so that one
+ * report cannot break those reads for everyone (a string where the fleet
+ * casts an integer). Each may be null or left out. */
+static void check_gpu_info(struct jv *gv, const struct jtape *t, uint32_t x)
+{
+	static const struct {
+		const char *obj, *key;
+		long long max;
+	} ints[] = {
+	    {"pcie", "gen_current", 16},    {"pcie", "gen_max", 16},
+	    {"pcie", "width_current", 64},  {"pcie", "width_max", 64},
+	    {"nvlink", "active_links", 64}, {"nvlink", "version", 64},
+	};
+	static const struct {
+		const char *obj, *key;
+	} nums[] = {
+	    {"pcie", "limit_gbps"},
+	    {"nvlink", "per_link_gbps"},
+	    {"nvlink", "limit_gbps"},
+	};
+	static const char *const objs[] = {"pcie", "nvlink"};
+	static const char *const flags[] = {"ecc_enabled", "mig_mode"};
+	long long li;
+	double d;
+
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
+		uint32_t o = jtape_get(t, x, objs[i]);
+		struct jv ov = {.res = gv->res};
+
+		if (!o || t->tok[o].type == JT_NULL)
+			continue;
+		if (t->tok[o].type != JT_OBJECT) {
+			jv_error(gv, objs[i], "must be an object or null");
+			continue;
+		}
+		/* "gpus[255].nvlink." fits the 64 bytes */
+		if (snprintf(ov.prefix, sizeof(ov.prefix), "%.40s%s.",
+			     gv->prefix, objs[i]) >= (int)sizeof(ov.prefix))
+			continue;
+		for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
+			if (!strcmp(ints[k].obj, objs[i]))
+				jvt_int(&ov, t, o, ints[k].key, false, 0,
+					ints[k].max, &li);
+		for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+			if (!strcmp(nums[k].obj, objs[i]))
+				jvt_num(&ov, t, o, nums[k].key, false, 0,
+					REPORT_NUMBER_MAX, &d);
+	}
+	jvt_int(gv, t, x, "numa_node", false, -1, 4096, &li);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		uint32_t f = jtape_get(t, x, flags[i]);
+
+		if (f && t->tok[f].type != JT_NULL &&
+		    t->tok[f].type != JT_TRUE && t->tok[f].type != JT_FALSE)
+			jv_error(gv, flags[i], "must be true, false or null");
+	}
+}
+
 /* Validates the report and takes it apart into *rep; the first errors
  * are listed (capped, a broken probe can produce thousands). On success
  * rep->results is malloc'd (caller frees it and *reasons).
@@ -186,6 +276,7 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 {
 	struct jv v = {.res = res};
 	struct uuid_set uuids = {.n = 0};
+	bool idx_seen[PROBE_MAX_GPUS + 1] = {false};
 	uint32_t node, gpus, results, x;
 	struct bench_result *rows = NULL;
 	long long ver = 0;
@@ -212,9 +303,20 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		const char *key = k ? "finished_at" : "started_at";
 		const char **at = k ? &rep->finished_at : &rep->started_at;
 		if (jvt_str(&v, t, 0, key, false, PROBE_TIME_MAX, a, at) == 0 &&
-		    *at && !rfc3339_valid(*at))
+		    *at && !rfc3339_valid(*at)) {
 			jv_error(&v, key, "must be an RFC 3339 date-time");
+			*at = NULL;
+		}
 	}
+	{
+		double t0, t1;
+
+		if (rep->started_at && rep->finished_at &&
+		    rfc3339_epoch_s(rep->started_at, &t0) == 0 &&
+		    rfc3339_epoch_s(rep->finished_at, &t1) == 0 && t1 < t0)
+			jv_error(&v, "finished_at", "is before started_at");
+	}
+	check_magnitudes(&v, t, a);
 	node = jtape_get(t, 0, "node");
 	if (!node || t->tok[node].type != JT_OBJECT) {
 		jv_error(&v, "node", "is required: an object with hostname");
@@ -252,8 +354,14 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				jv_error(&v, "gpus", "entries must be objects");
 				break;
 			}
-			jvt_int(&gv, t, x, "index", true, 0, PROBE_MAX_GPUS,
-				&idx);
+			if (jvt_int(&gv, t, x, "index", true, 0, PROBE_MAX_GPUS,
+				    &idx) == 0) {
+				if (idx_seen[idx])
+					jv_error(&gv, "index",
+						 "appears twice in gpus[]");
+				idx_seen[idx] = true;
+			}
+			check_gpu_info(&gv, t, x);
 			/* NVML may fail to name a GPU: null is allowed. */
 			if (jvt_present(t, x, "name"))
 				jvt_str(&gv, t, x, "name", false,
@@ -618,10 +726,10 @@ void h_node_get(struct app *app, const struct request *req,
 	res_json(res, 200, out);
 }
 
-/* Marks each GEMM and HBM fleet metric whose median is above
- * CALIB_PLAUSIBLE_MAX_RATIO x its datasheet figure "implausible": no part of
- * the type reaches it (a report filed under the wrong type, or a broken
- * probe), and calibration leaves such medians out (calib.h). Not the
+/* Marks each GEMM and HBM fleet metric whose median is outside the
+ * plausible band of its datasheet figure (calib.h) "implausible": no
+ * working part of the type measures it (a report filed under the wrong
+ * type, or a broken probe), and calibration leaves such medians out. Not the
  * links': a bidirectional figure is compared with a one-way datasheet rate,
  * and NVLink SHARP bus bandwidth exceeds the link's. */
 static void flag_implausible(json_t *fleet)

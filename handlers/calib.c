@@ -18,15 +18,16 @@ static int usable(const struct fleet_value *v)
 bool calib_implausible(double median, double datasheet)
 {
 	return datasheet > 0.0 &&
-	       median > CALIB_PLAUSIBLE_MAX_RATIO * datasheet;
+	       (median > CALIB_PLAUSIBLE_MAX_RATIO * datasheet ||
+		median < CALIB_PLAUSIBLE_MIN_RATIO * datasheet);
 }
 
 /* Copies a usable fleet median into the engine's measured field; 1 when
- * it did. A median above CALIB_PLAUSIBLE_MAX_RATIO x the GPU type's own
- * datasheet figure (datasheet > 0) is not taken but listed in ci: no GPU
- * of that type measures it, so it comes from a report filed under the
- * wrong type or a broken probe, and one such node would otherwise move
- * every "auto" sizing of the type. */
+ * it did. A median outside the plausible band of the GPU type's own
+ * datasheet figure (calib.h; datasheet > 0) is not taken but listed in ci:
+ * no working GPU of that type measures it, so it comes from a report filed
+ * under the wrong type or a broken probe, and one such node would
+ * otherwise move every "auto" sizing of the type. */
 static int take(struct hw_measured *to, const struct fleet_value *from,
 		double datasheet, const char *metric, struct calib_info *ci)
 {

@@ -21,10 +21,18 @@
  * H200 probe ran 8192^3 BF16 at 805 of 989 (docs/BENCHMARKS.md). 1.10
  * leaves that headroom and nothing a real part reaches. */
 #define CALIB_PLAUSIBLE_MAX_RATIO 1.10
+/* ... and below this multiple. A part at the lowest power limit it
+ * accepts still keeps most of its tensor rate (H100 SXM at 200 of 700 W:
+ * 0.61 by the power slope of docs/MODEL.md §5), and the probe's HBM copy,
+ * which counts bytes once, reads ~0.45 of the datasheet bandwidth; a
+ * tenth is a broken node, a report filed under the wrong type or a wrong
+ * unit, and one such report would otherwise set every "auto" sizing of
+ * the type (a 1e-9 TFLOP/s median made a 1e11-day plan). */
+#define CALIB_PLAUSIBLE_MIN_RATIO 0.10
 
-/* True when a median is above CALIB_PLAUSIBLE_MAX_RATIO x its datasheet
- * figure (datasheet > 0): calibration leaves it out, the fleet view marks
- * it. */
+/* True when a median is outside [CALIB_PLAUSIBLE_MIN_RATIO,
+ * CALIB_PLAUSIBLE_MAX_RATIO] x its datasheet figure (datasheet > 0):
+ * calibration leaves it out, the fleet view marks it. */
 bool calib_implausible(double median, double datasheet);
 
 /* Fills hw's measured fields for GPU type gpu per mode from fleet medians

@@ -316,11 +316,13 @@ void sizing_calib_warnings(json_t *warnings, const struct calib_info *ci)
 	}
 	json_array_append_new(
 	    warnings,
-	    json_sprintf("fleet medians above %.2gx this GPU type's datasheet "
-			 "figure, which no such GPU reaches, were not used (a "
-			 "probe report filed under the wrong GPU type, or a "
-			 "faulty probe? see GET /v1/fleet): %s",
-			 CALIB_PLAUSIBLE_MAX_RATIO, list));
+	    json_sprintf("fleet medians above %.2gx or below %.2gx this GPU "
+			 "type's datasheet figure, which no working GPU of the "
+			 "type measures, were not used (a probe report filed "
+			 "under the wrong GPU type, or a faulty probe? see GET "
+			 "/v1/fleet): %s",
+			 CALIB_PLAUSIBLE_MAX_RATIO, CALIB_PLAUSIBLE_MIN_RATIO,
+			 list));
 }
 
 json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)

@@ -284,7 +284,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
-	jv_reject_unknown(&v, body, top_keys);
+	if (jv_reject_unknown(&v, body, top_keys) > 0)
+		goto out;
 	training = json_object_get(body, "training") != NULL;
 	if (training == (json_object_get(body, "inference") != NULL)) {
 		problem_field(res, "training",

@@ -91,6 +91,49 @@ int rfc3339_valid(const char *s)
 	       atoi(p + 4) <= 59;
 }
 
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
+ * (H. Hinnant's days_from_civil). */
+static long long days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int rfc3339_epoch_s(const char *s, double *out)
+{
+	const char *p;
+	double secs;
+
+	if (!rfc3339_valid(s))
+		return -1;
+	secs = 86400.0 *
+	       (double)days_from_civil(atoi(s), atoi(s + 5), atoi(s + 8));
+	if (strlen(s) == 10) {
+		*out = secs;
+		return 0;
+	}
+	p = s + 11;
+	secs += 3600.0 * atoi(p) + 60.0 * atoi(p + 3) + atoi(p + 6);
+	p += 8;
+	if (*p == '.') {
+		secs += strtod(p, NULL);
+		p++;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == '+' || *p == '-')
+		secs -= (*p == '+' ? 1 : -1) *
+			(3600.0 * atoi(p + 1) + 60.0 * atoi(p + 4));
+	*out = secs;
+	return 0;
+}
+
 int query_limit(const struct request *req, struct response *res)
 {
 	const char *s = req_query(req, "limit");

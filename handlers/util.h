@@ -14,6 +14,10 @@ int uuid_valid(const char *s);
  * fractions allowed) or a plain date "2026-11-21".
  */
 int rfc3339_valid(const char *s);
+/* Seconds since 1970-01-01T00:00:00Z of a date-time rfc3339_valid accepts
+ * (its offset applied; a plain date is its midnight UTC) into *out: 0, or
+ * -1 when s is not valid. */
+int rfc3339_epoch_s(const char *s, double *out);
 /* Reads ?limit= (default 50, 1..500). Returns the value, or -1 after
  * recording a field error.
  */

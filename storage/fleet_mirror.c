@@ -25,6 +25,14 @@
 #include "storage/fleet_mirror.h"
 #include "storage/pgconn.h"
 
+/* A member of a GPU's stored "pcie" object as SQL numeric, or NULL when it
+ * is not a JSON number: reports are checked at ingest (handlers/
+ * benchmarks.c), but a row stored before that must not break every fleet
+ * read with a cast error. */
+#define PCIE_NUM(k)                                                            \
+	"(CASE WHEN jsonb_typeof(g.info->'pcie'->'" k "') = 'number'"          \
+	" THEN (g.info->'pcie'->>'" k "')::numeric END)"
+
 /* ---- interned strings ------------------------------------------------ */
 
 /* Strings by id (0, 1, ...), each stored once: GPU uuids, type names,
@@ -509,10 +517,8 @@ static const char sync_sql[] =
     "  coalesce(g.gpu_type, 'nvml:' || g.name),"
     "  (g.gpu_type IS NOT NULL)::text,"
     "  (extract(epoch FROM g.last_seen) * 1000000)::bigint::text,"
-    "  CASE WHEN (g.info->'pcie'->>'gen_current')::int"
-    "   < (g.info->'pcie'->>'gen_max')::int"
-    "   OR (g.info->'pcie'->>'width_current')::int"
-    "   < (g.info->'pcie'->>'width_max')::int"
+    "  CASE WHEN " PCIE_NUM("gen_current") " < " PCIE_NUM("gen_max")
+    "   OR " PCIE_NUM("width_current") " < " PCIE_NUM("width_max")
     "  THEN format('PCIe link trained at Gen%s x%s, below its maximum"
     " Gen%s x%s', g.info->'pcie'->>'gen_current',"
     "   g.info->'pcie'->>'width_current', g.info->'pcie'->>'gen_max',"
@@ -1223,6 +1229,13 @@ struct cval {
 	double v;
 };
 
+/* How far ahead of the server's clock a run's measured time may be and
+ * still calibrate: a probe node whose clock runs ahead dates its results
+ * there (they are stored so, partitioned by that date), and one dated
+ * years ahead would otherwise stay "in the window" until then. A day
+ * covers skewed clocks and time zones written wrong. */
+#define CALIB_AHEAD_US ((int64_t)86400 * 1000000)
+
 enum store_status fleet_mirror_type_medians(
     struct db_pool *pool, const char *gpu_type, int window_days,
     bool with_synthetic, double lo, double hi,
@@ -1231,7 +1244,7 @@ enum store_status fleet_mirror_type_medians(
     void *ctx, long long *runs, struct store_err *e)
 {
 	struct cmirror *m = &the_cmirror;
-	int64_t now_us = 0, t0;
+	int64_t now_us = 0, t0, t1;
 	struct cval *vals = NULL;
 	double *tmp = NULL;
 	size_t nv = 0, cap = 0, nk, *start = NULL;
@@ -1251,12 +1264,13 @@ enum store_status fleet_mirror_type_medians(
 	if (st != STORE_OK)
 		goto out;
 	t0 = now_us - (int64_t)window_days * 86400 * 1000000;
+	t1 = now_us + CALIB_AHEAD_US;
 	type = strtab_find(&m->names, gpu_type);
 	for (int i = 0; type >= 0 && i < m->nruns; i++) {
 		struct trun *t = &m->runs[i];
 		bool any = false;
 		if (!t->live || t->type != type || t->measured_us <= t0 ||
-		    (t->synthetic && !with_synthetic))
+		    t->measured_us > t1 || (t->synthetic && !with_synthetic))
 			continue;
 		for (int j = 0; j < t->n; j++) {
 			if (!(t->v[j] >= lo && t->v[j] <= hi))
@@ -1424,6 +1438,7 @@ static void wmirror_clear(void *mv)
  * reads only each week's and node's latest runs, real and any, received
  * in the last $2 days; a later read every run written since (whatever it
  * was received: an UPDATE can move a run out of its week). */
+/* clang-format off */
 #define WEEK_SYNC_TAIL                                                         \
 	" SELECT 'S', pg_snapshot_xmin(pg_current_snapshot())::text,"          \
 	" (SELECT epoch FROM fleet_mirror_epoch)::text,"                       \
@@ -1431,10 +1446,9 @@ static void wmirror_clear(void *mv)
 	" NULL"                                                                \
 	" UNION ALL"                                                           \
 	" SELECT 'G', g.uuid, coalesce(g.gpu_type, 'nvml:' || g.name),"        \
-	"  coalesce((g.info->'pcie'->>'gen_current')::int"                     \
-	"   < (g.info->'pcie'->>'gen_max')::int"                               \
-	"   OR (g.info->'pcie'->>'width_current')::int"                        \
-	"   < (g.info->'pcie'->>'width_max')::int, false)::text,"              \
+	"  coalesce(" PCIE_NUM("gen_current") " < " PCIE_NUM("gen_max")       \
+	"   OR " PCIE_NUM("width_current") " < " PCIE_NUM("width_max")         \
+	"   , false)::text,"                                                   \
 	"  NULL, NULL, NULL"                                                   \
 	" FROM node_gpus g WHERE g.change_xid >= $1::xid8"                     \
 	" UNION ALL"                                                           \
@@ -1467,6 +1481,7 @@ static const char week_sync_sql[] =
     " WHERE r.change_xid >= $1::xid8 AND $2::int IS NOT NULL)"
     /* clang-format on */
     WEEK_SYNC_TAIL;
+/* clang-format on */
 
 static enum store_status wmirror_fetch(void *mv, struct db_pool *pool,
 				       bool load, PGresult **out,

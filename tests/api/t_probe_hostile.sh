@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Probe reports and sizing requests that broke reads or answers for everyone
+# before 2026-11-26 (the hostile review of that day, each as it reproduced
+# then): typed GPU fields and bounded numbers at ingest, finished_at after
+# started_at, unique GPU indexes, calibration's plausible band below as well
+# as above the datasheet, future-dated runs out of the calibration window,
+# and compare's unknown top-level fields. Real reports of one H100
+# (tests/fixtures/probe/report_h100x1_quick.json), each on a fresh host and
+# GPU.
+. "$(dirname "$0")/lib.sh"
+start_daemon || { not_ok "daemon starts"; exit 1; }
+probe=$(create_token "hostile-$RANDOM$RANDOM" probe)
+P=(-H "Authorization: Bearer $probe" -H 'Content-Type: application/json')
+J=(-H 'Content-Type: application/json')
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+fix=$TOP/tests/fixtures/probe/report_h100x1_quick.json
+
+# rep JQ: the fixture made recent, on its own host and GPU, then JQ applied
+rep() {
+	local u="GPU-$(cat /proc/sys/kernel/random/uuid)"
+	jq --arg now "$now" --arg r "$(cat /proc/sys/kernel/random/uuid)" \
+		--arg h "hostile-$RANDOM$RANDOM" --arg u "$u" \
+		".run_id = \$r | .node.hostname = \$h | .started_at = \$now | .finished_at = \$now
+		| .gpus[0].uuid = \$u | .results |= map(.gpu_uuid = (if .gpu_uuid then \$u else null end)) | $1" \
+		"$fix" >"$T/rep.json"
+}
+post() { req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/rep.json"; }
+
+# --- typed GPU fields: a string where the fleet compares PCIe generations
+# made GET /v1/fleet and the capacity report a 422 for every caller
+rep '.gpus[0].pcie.gen_current = "abc"'
+post
+check_problem "pcie.gen_current a string: 400 naming gpus[0].pcie.gen_current" 400 "gpus[0].pcie.gen_current"
+rep '.gpus[0].pcie.width_max = 1.5'
+post
+check_problem "pcie.width_max 1.5: 400 naming gpus[0].pcie.width_max" 400 "gpus[0].pcie.width_max"
+rep '.gpus[0].pcie = "x16"'
+post
+check_problem "pcie not an object: 400 naming gpus[0].pcie" 400 "gpus[0].pcie"
+rep '.gpus[0].nvlink.active_links = true'
+post
+check_problem "nvlink.active_links true: 400 naming gpus[0].nvlink.active_links" 400 "gpus[0].nvlink.active_links"
+rep '.gpus[0].ecc_enabled = 3'
+post
+check_problem "ecc_enabled 3: 400 naming gpus[0].ecc_enabled" 400 "gpus[0].ecc_enabled"
+# --- a number PostgreSQL prints back as 21 digits made the node page a 500
+rep '.gpus[0].numa_node = 1e20'
+post
+check_problem "numa_node 1e20: 400 naming gpus[0].numa_node" 400 "gpus[0].numa_node"
+rep '.node.cpu_model = 1e20'
+post
+check_problem "a number beyond 1e15 anywhere in node: 400 naming node" 400 node
+rep '.gpus[0].pcie = null | .gpus[0].numa_node = null | .gpus[0].ecc_enabled = null'
+post
+check "null GPU fields are stored (NVML could not read them)" 201
+host=$(jq -r .node.hostname "$T/rep.json")
+req GET "/v1/nodes/$host"
+check "its node page answers" 200 '.gpus[0].pcie == null and .gpus[0].numa_node == null'
+req GET /v1/fleet
+check "the fleet view answers" 200 '.items | type == "array"'
+
+# --- one run: GPU indexes unique, finished after started (offsets applied)
+rep '.gpus += [.gpus[0] | .uuid = "GPU-second-\(.uuid)"]'
+post
+check_problem "two GPUs with index 0: 400 naming gpus[1].index" 400 "gpus[1].index"
+rep '.started_at = "2026-11-26T10:00:00Z" | .finished_at = "2026-11-26T11:00:00+02:00"'
+post
+check_problem "finished 09:00Z after starting 10:00Z: 400 naming finished_at" 400 finished_at
+rep '.started_at = "2026-11-26T10:00:00+02:00" | .finished_at = "2026-11-26T09:00:00Z"'
+post
+check "started 08:00Z, finished 09:00Z (the offset applied): stored" 201
+
+# --- calibration: a median far below the datasheet is a broken node
+# (1e-9 TFLOP/s made a 1e11-day plan); it is left out and listed, as the
+# ones above 1.1x are
+rep '.gpus[0].gpu_type = "a800-pcie-80gb" | (.results[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .median) = 1e-9'
+post
+check "a report with a 1e-9 TFLOP/s BF16 median is stored" 201
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"a800-pcie-80gb","train_tokens":1e10,"max_gpus":64,"top":1,"calibration":"auto"}'
+check "calibration leaves the 1e-9 median out, lists it and says why" 201 \
+	'.basis.gemm_tflops.source != "measured"
+	 and ([.basis.ignored_measurements[] | select(.metric == "gemm_tflops.bf16" and .median == 1e-9)] | length) == 1
+	 and ([.checks.warnings[] | select(test("below 0.1x"))] | length) == 1
+	 and .plans[0].days < 1000'
+req GET /v1/fleet
+check "the fleet view marks it implausible" 200 \
+	'[.items[] | select(.gpu_type == "a800-pcie-80gb") | .metrics[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .implausible] == [true]'
+
+# --- a run dated 400 days ahead (a probe clock far ahead) is stored under
+# its own date but does not calibrate: it would stay "in the last 30 days"
+# until then
+fut=$(date -u -d '+400 days' +%Y-%m-%dT%H:%M:%S.000Z)
+# (an A800's figures: the H100's BF16 GEMM would be above 1.1x its datasheet)
+a800='.gpus[0].gpu_type = "a800-pcie-40gb" | (.results[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .median) = 250'
+rep ".started_at = \"$fut\" | .finished_at = \"$fut\" | $a800"
+post
+check "a report dated 400 days ahead is stored" 201
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"a800-pcie-40gb","train_tokens":1e10,"max_gpus":8,"top":1,"calibration":"measured"}'
+check_problem "calibration measured: the future-dated run is not a measurement of the window (422)" 422 calibration
+rep "$a800"
+post
+check "the same GPU type measured now" 201
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"a800-pcie-40gb","train_tokens":1e10,"max_gpus":8,"top":1,"calibration":"measured"}'
+check "calibration takes today's run, one sample" 201 '.basis.gemm_tflops.source == "measured" and .basis.gemm_tflops.samples == 1 and .basis.gemm_tflops.measured_median == 250'
+
+# --- compare rejects unknown top-level fields, as the other sizing
+# endpoints do (they were stored and ignored)
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":2048,"train_tokens":1e10,"max_gpus":16},"gpus":["h100-sxm5-80gb"],"colour":1}'
+check_problem "compare with an unknown field: 400 naming it" 400 colour
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":2048,"train_tokens":1e10,"max_gpus":16},"gpus":["h100-sxm5-80gb"],"calibration":"measured"}'
+check_problem "compare with calibration at the top level (it belongs in the job): 400 naming calibration" 400 calibration
