@@ -292,6 +292,27 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->memory_headroom_fraction = rq->memory_headroom_fraction;
 
 	if (S.divisible == 0) {
+		const struct trn_strategies *st = &rq->strategies;
+		long gmax = rq->gpus > 0 ? rq->gpus : rq->max_gpus;
+
+		/* pins that leave no structure, or no data-parallel size, are
+		 * the pins' fault, not the batch's */
+		if (S.structures == 0 && (st->tp.n || st->pp.n || st->cp.n ||
+					  st->vp.n || st->stage_rebalance.n))
+			return eng_fail(
+			    err, ENG_EINVAL, "strategies",
+			    "no layout satisfies the pinned tp, cp, pp and vp: "
+			    "tp x cp x pp must be at most %ld GPUs, vp > 1 "
+			    "needs pp > 1, and the %ld layers must split into "
+			    "pp x vp chunks",
+			    gmax, rq->model.layers);
+		if (S.dp_choices == 0 && st->dp.n)
+			return eng_fail(
+			    err, ENG_EINVAL, "strategies.dp",
+			    "no pinned dp gives a layout: tp x cp x pp x dp "
+			    "must %s %ld GPUs and dp must divide the global "
+			    "batch of %ld sequences",
+			    rq->gpus > 0 ? "equal" : "be at most", gmax, c.gbs);
 		if (S.need_inter_skipped)
 			return eng_fail(
 			    err, ENG_EINVAL, "inter_node_gbps",

@@ -206,6 +206,10 @@ struct search {
 	struct trn_plan best[TRN_MAX_TOP];
 	double key[TRN_MAX_TOP][3];
 	long evaluated, divisible, fitting, min_gpus, min_gpus_no_offload;
+	/* tp x cp x pp (x vp) structures within the GPU limit whose layers
+	 * split; of their dp choices, those the GPU count and the pins
+	 * allowed: which constraint left no layout, for the error */
+	long structures, dp_choices;
 	bool have_small;
 	struct trn_layout smallest; /* least memory of all, for the error */
 	double smallest_bytes;

@@ -357,6 +357,7 @@ void trn_search_all(struct search *S, const struct lists *L)
 						    (l.stage_rebalance ? 2 : 0),
 						l.pp, l.vp))
 						continue;
+					S->structures++;
 					/* dp candidates: divisors of gbs */
 					for (int di = 0;
 					     di < S->n_dps &&
@@ -384,6 +385,7 @@ void trn_search_all(struct search *S, const struct lists *L)
 							if (!ok)
 								continue;
 						}
+						S->dp_choices++;
 						if (g > c->gpn &&
 						    c->inter <= 0) {
 							S->need_inter_skipped =

@@ -4,7 +4,8 @@
 # then): typed GPU fields and bounded numbers at ingest, finished_at after
 # started_at, unique GPU indexes, calibration's plausible band below as well
 # as above the datasheet, future-dated runs out of the calibration window,
-# and compare's unknown top-level fields. Real reports of one H100
+# compare's unknown top-level fields, and strategies pins that leave no
+# layout. Real reports of one H100
 # (tests/fixtures/probe/report_h100x1_quick.json), each on a fresh host and
 # GPU.
 . "$(dirname "$0")/lib.sh"
@@ -109,3 +110,12 @@ req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq
 check_problem "compare with an unknown field: 400 naming it" 400 colour
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":2048,"train_tokens":1e10,"max_gpus":16},"gpus":["h100-sxm5-80gb"],"calibration":"measured"}'
 check_problem "compare with calibration at the top level (it belongs in the job): 400 naming calibration" 400 calibration
+
+# --- pins that leave no layout name the pins, not the batch (they named
+# global_batch_size, whatever the batch)
+for s in '{"vp":4,"pp":1}' '{"vp":3,"pp":2}' '{"tp":8,"pp":16}'; do
+	req POST /v1/sizing/training "${J[@]}" -d "{\"model\":\"llama-3-8b\",\"seq_len\":2048,\"gpu\":\"h100\",\"max_gpus\":64,\"strategies\":$s}"
+	check_problem "strategies $s with max_gpus 64: 400 naming strategies" 400 strategies
+done
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":64,"strategies":{"dp":128}}'
+check_problem "strategies dp 128 with max_gpus 64: 400 naming strategies.dp" 400 strategies.dp
