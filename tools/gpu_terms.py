@@ -44,11 +44,19 @@ try block; a failing part does not stop the others):
         (to the bf16 logits' gradient), timed as one; and an elementwise
         bf16 -> fp32 copy of the same logits beside it, so its bytes per
         logit can be read against the card's own streaming rate.
+  elementwise  The memory-bound kernels of a Llama layer, forward and
+        backward, eager and compiled (torch.compile, Inductor's Triton
+        kernels): RMSNorm, SwiGLU, rotary on Q and K, the residual add, at
+        Llama 3 8B's widths and 8,192 tokens, the kernels' own time
+        (torch.profiler: a small compiled function's Python wrappers
+        would otherwise be timed too). Each time beside the bytes
+        the engine counts for that kernel (docs/MODEL.md §4 table): the
+        rate it implies, against the engine's 0.85 x datasheet HBM.
   step3 Steps on an 80 GB card (STEP3 below): configurations chosen before
         any was run or scored, each within what the H200 rows used of
         memory, so that they fit an H100 80 GB.
 
-Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,step3,layers,saved,sustain,loss]
+Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,step3,layers,saved,sustain,loss,elementwise]
 Each sample is a batch of calls lasting >= 50 ms timed with CUDA events;
 figures are medians of 5 samples after a warm-up. Inputs are random.
 """
@@ -323,6 +331,94 @@ STEP3 = [
 
 def part_step3():
     run_steps(STEP3)
+
+
+def kernel_time(fn, iters=20):
+    """Seconds of GPU kernel time per call of fn (torch.profiler, the sum
+    of the device kernels' durations): what the kernels take, without the
+    gaps a compiled function's Python wrappers leave between them."""
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            fn()
+        torch.cuda.synchronize()
+    total_us = sum(getattr(k, "self_device_time_total", 0.0) or getattr(k, "self_cuda_time_total", 0.0)
+                   for k in prof.key_averages())
+    return total_us / 1e6 / iters
+
+
+def part_elementwise():
+    RESULTS.setdefault("elementwise", [])
+    tokens, h, f, heads, kv, d = 8192, 4096, 14336, 32, 8, 128
+    bf = torch.bfloat16
+
+    def rmsnorm(x, w):
+        v = x.float().pow(2).mean(-1, keepdim=True)
+        return (x.float() * torch.rsqrt(v + 1e-5)).to(bf) * w
+
+    def swiglu(gu):
+        g, u = gu.chunk(2, dim=-1)
+        return torch.nn.functional.silu(g) * u
+
+    def rotary(q, cos, sin):
+        q1, q2 = q.chunk(2, dim=-1)
+        return q * cos + torch.cat((-q2, q1), dim=-1) * sin
+
+    def residual(a, b):
+        return a + b
+
+    pos = torch.arange(tokens, device=DEV, dtype=torch.float32)[:, None]
+    inv = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=DEV, dtype=torch.float32) / d))
+    ang = torch.cat((pos * inv, pos * inv), dim=-1)
+    cos, sin = ang.cos().to(bf)[:, None, :], ang.sin().to(bf)[:, None, :]
+    # (name, fn, inputs, bytes the engine counts forward + backward, 2-byte values)
+    cases = [
+        ("rmsnorm", rmsnorm, lambda: (torch.randn(tokens, h, device=DEV, dtype=bf, requires_grad=True),
+                                      torch.ones(h, device=DEV, dtype=bf, requires_grad=True)),
+         (2 + 3) * h * 2),
+        ("swiglu", swiglu, lambda: (torch.randn(tokens, 2 * f, device=DEV, dtype=bf, requires_grad=True),),
+         (3 + 5) * f * 2),
+        ("rotary_qk", rotary, lambda: (torch.randn(tokens, heads + kv, d, device=DEV, dtype=bf,
+                                                   requires_grad=True), cos, sin),
+         2 * 2 * (heads + kv) * d * 2),
+        # autograd passes an add's gradient through without a kernel: the
+        # forward's 3h alone is timed
+        ("residual_fwd", residual, lambda: (torch.randn(tokens, h, device=DEV, dtype=bf, requires_grad=True),
+                                            torch.randn(tokens, h, device=DEV, dtype=bf, requires_grad=True)),
+         3 * h * 2),
+    ]
+    engine_gbps = 0.85 * {"H100": 3350.0, "H200": 4800.0}.get(
+        "H200" if "H200" in RESULTS["device"] else "H100", 3350.0)
+    for name, fn, mk, bytes_per_token in cases:
+        for mode in ("eager", "compiled"):
+            try:
+                f_run = torch.compile(fn) if mode == "compiled" else fn
+                args = mk()
+                out = f_run(*args)
+                g = torch.randn_like(out)
+                leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+
+                def step():
+                    o = f_run(*args)
+                    return torch.autograd.grad(o, leaves, g)
+
+                t = kernel_time(step)
+                gbps = tokens * bytes_per_token / t / 1e9
+                row = {"kernel": name, "mode": mode, "tokens": tokens, "ms": round(t * 1e3, 4),
+                       "engine_bytes_per_token": bytes_per_token,
+                       "implied_gbps": round(gbps, 1),
+                       "engine_gbps": engine_gbps,
+                       "time_over_engine": round(engine_gbps / gbps, 3),
+                       "sm_mhz": clock_mhz()}
+                RESULTS["elementwise"].append(row)
+                print("elementwise", row, flush=True)
+            except Exception:
+                RESULTS["errors"].append(f"elementwise {name} {mode}: {traceback.format_exc()[-800:]}")
+                print("elementwise error", name, mode, traceback.format_exc()[-800:], flush=True)
+            save()
 
 
 def part_loss():
@@ -617,7 +713,8 @@ for part in PARTS:
     try:
         {"gemm": part_gemm, "attn": part_attn, "step": part_step, "step2": part_step2,
          "layers": part_layers, "saved": part_saved, "sustain": part_sustain,
-         "step3": part_step3, "loss": part_loss}[part]()
+         "step3": part_step3, "loss": part_loss,
+         "elementwise": part_elementwise}[part]()
     except Exception:
         RESULTS["errors"].append(f"{part}: {traceback.format_exc()[-1500:]}")
         print(part, "failed:", traceback.format_exc()[-1500:], flush=True)
