@@ -306,13 +306,24 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    "needs pp > 1, and the %ld layers must split into "
 			    "pp x vp chunks",
 			    gmax, rq->model.layers);
-		if (S.dp_choices == 0 && st->dp.n)
-			return eng_fail(
-			    err, ENG_EINVAL, "strategies.dp",
-			    "no pinned dp gives a layout: tp x cp x pp x dp "
-			    "must %s %ld GPUs and dp must divide the global "
-			    "batch of %ld sequences",
-			    rq->gpus > 0 ? "equal" : "be at most", gmax, c.gbs);
+		if (S.dp_choices == 0 && st->dp.n) {
+			bool divides = false;
+
+			/* a pinned dp that divides the batch but fits no GPU
+			 * count is the pin's fault; one that does not divide
+			 * it is the batch's (below) */
+			for (int i = 0; i < st->dp.n; i++)
+				divides |=
+				    st->dp.v[i] > 0 && c.gbs % st->dp.v[i] == 0;
+			if (divides)
+				return eng_fail(
+				    err, ENG_EINVAL, "strategies.dp",
+				    "no pinned dp gives a layout: tp x cp x pp "
+				    "x "
+				    "dp must %s %ld GPUs",
+				    rq->gpus > 0 ? "equal" : "be at most",
+				    gmax);
+		}
 		if (S.need_inter_skipped)
 			return eng_fail(
 			    err, ENG_EINVAL, "inter_node_gbps",
