@@ -183,6 +183,24 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
  * comes near (memory_total_bytes of a 141 GB part is 1.5e11). */
 #define REPORT_NUMBER_MAX 1e15
 
+/* 1 when number token i may exceed REPORT_NUMBER_MAX: it has an exponent
+ * or more than 15 digits before its point. Most of a report's numbers are
+ * short decimals, and this spares them strtod. */
+static int maybe_big(const struct jtape *t, uint32_t i)
+{
+	const char *p = t->src + t->tok[i].start;
+	uint32_t n = t->tok[i].len, digits = 0;
+
+	for (uint32_t j = 0; j < n; j++) {
+		if (p[j] == 'e' || p[j] == 'E')
+			return 1;
+		if (p[j] == '.')
+			break;
+		digits += p[j] != '-';
+	}
+	return digits > 15;
+}
+
 /* The first number of member k's subtree beyond REPORT_NUMBER_MAX, as
  * an error naming the member. */
 static void check_magnitudes(struct jv *v, const struct jtape *t,
@@ -193,7 +211,7 @@ static void check_magnitudes(struct jv *v, const struct jtape *t,
 			const char *key;
 			double d;
 
-			if (t->tok[i].type != JT_NUMBER ||
+			if (t->tok[i].type != JT_NUMBER || !maybe_big(t, i) ||
 			    jtape_num(t, i, &d) != 0 ||
 			    fabs(d) <= REPORT_NUMBER_MAX)
 				continue;
