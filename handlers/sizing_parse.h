@@ -27,6 +27,8 @@ struct sizing_job {
 	/* "power_limit_w" / "power_cap_slope" (0: not given), set on the
 	 * loaded GPU by sizing_job_gpu */
 	double power_limit_w, power_cap_slope;
+	/* "lora_rank" given with method full: said in the answer's warnings */
+	bool lora_rank_unused;
 };
 
 /* The parts every job body parses alike. sizing_parse_model: job reset,

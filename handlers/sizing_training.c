@@ -195,6 +195,8 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = rq->lora_rank;
 	if (jv_int(&v, b, "lora_rank", false, 1, 65536, &x) == 0)
 		rq->lora_rank = (long)x;
+	job->lora_rank_unused =
+	    rq->method == TRN_FULL && jv_present(b, "lora_rank");
 	if (jv_present(b, "dropout")) {
 		bool on = false;
 		if (jv_bool(&v, b, "dropout", &on) == 0)
@@ -483,6 +485,11 @@ json_t *training_result_json(const struct trn_request *rq,
 	json_t *model = sizing_model_json(job->model_name, &r->params);
 
 	sizing_calib_warnings(warnings, &job->ci);
+	if (job->lora_rank_unused)
+		json_array_append_new(
+		    warnings, json_string("lora_rank is not used: method is "
+					  "full (a rank applies to method lora "
+					  "or qlora)"));
 	for (int i = 0; i < r->n_plans; i++)
 		json_array_append_new(plans,
 				      plan_json(rq, &r->plans[i], r->max_days));

@@ -147,6 +147,31 @@ static int json_content_type(const char *ctype)
 	       !strncasecmp(plus, "+json", 5);
 }
 
+/* 1 unless the media type names a charset other than UTF-8 (or its subset
+ * US-ASCII): JSON is UTF-8 (RFC 8259 §8.1), and a body declared latin1
+ * would otherwise be read as UTF-8 without a word. */
+static int charset_utf8(const char *ctype)
+{
+	const char *p = ctype;
+
+	while ((p = strchr(p, ';')) != NULL) {
+		size_t n;
+
+		p++;
+		p += strspn(p, " \t");
+		if (strncasecmp(p, "charset=", 8) != 0)
+			continue;
+		p += 8;
+		if (*p == '"')
+			p++;
+		n = strcspn(p, "\"; \t");
+		return (n == 5 && !strncasecmp(p, "utf-8", 5)) ||
+		       (n == 4 && !strncasecmp(p, "utf8", 4)) ||
+		       (n == 8 && !strncasecmp(p, "us-ascii", 8));
+	}
+	return 1;
+}
+
 static _Thread_local uint64_t id_state;
 
 static void new_request_id(struct MHD_Connection *c, char out[40])
@@ -604,6 +629,14 @@ static enum MHD_Result on_headers(struct http_server *s,
 		problem(&st->res, 415, "unsupported-media-type",
 			"Unsupported media type",
 			"send the body as application/json");
+		st->decided = 1;
+		return MHD_YES;
+	}
+	if (st->body_allowed && ctype && !charset_utf8(ctype)) {
+		problem(&st->res, 415, "unsupported-media-type",
+			"Unsupported media type",
+			"JSON bodies are read as UTF-8; send charset=utf-8 "
+			"or no charset");
 		st->decided = 1;
 		return MHD_YES;
 	}

@@ -119,3 +119,21 @@ for s in '{"vp":4,"pp":1}' '{"vp":3,"pp":2}' '{"tp":8,"pp":16}'; do
 done
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":64,"strategies":{"dp":128}}'
 check_problem "strategies dp 128 with max_gpus 64: 400 naming strategies.dp" 400 strategies.dp
+
+# --- JSON is UTF-8: a body declared in another charset is refused, not
+# misread; UTF-8 and US-ASCII declarations are fine
+T8J='{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":8,"top":1}'
+req POST /v1/sizing/training -H 'Content-Type: application/json; charset=latin1' -d "$T8J"
+check_problem "charset=latin1: 415" 415
+req POST /v1/sizing/training -H 'Content-Type: application/json; charset="UTF-8"' -d "$T8J"
+check "charset=\"UTF-8\": sized" 201
+req POST /v1/sizing/training -H 'Content-Type: application/json;charset=us-ascii' -d "$T8J"
+check "charset=us-ascii: sized" 201
+
+# --- a rank given to full fine-tuning is said to be unused
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":8,"top":1,"method":"full","lora_rank":8}'
+check "lora_rank with method full: sized, and a warning says it is not used" 201 \
+	'[.checks.warnings[] | select(test("lora_rank is not used"))] | length == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":8,"top":1,"method":"lora","lora_rank":8}'
+check "lora_rank with method lora: no such warning" 201 \
+	'[.checks.warnings[] | select(test("lora_rank is not used"))] | length == 0'
