@@ -4,6 +4,7 @@
  * kind-specific fields are sizing_training.c and sizing_inference.c.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "handlers/arch.h"
 #include "handlers/problem.h"
@@ -21,12 +22,29 @@ int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
 	job->gpu_name = NULL;
 	job->calib = CALIB_AUTO;
 	job->power_limit_w = job->power_cap_slope = 0;
+	job->lora_rank_unused = false;
+	job->has_deferred = false;
 	jv_reject_unknown(v, b, known);
 	rc = arch_resolve(app, json_object_get(b, "model"), m, &job->model_name,
 			  &arch, v->res);
 	json_decref(arch);
-	/* Field errors accumulate; anything else (503) ends parsing. */
-	return rc != 0 && !json_object_get(v->res->json, "errors") ? -1 : 0;
+	/* Field errors accumulate; anything else (503) waits for them. */
+	if (rc != 0)
+		sizing_defer(v->res, job);
+	return 0;
+}
+
+void sizing_defer(struct response *res, struct sizing_job *job)
+{
+	if (!res->is_problem || json_object_get(res->json, "errors"))
+		return;
+	if (!job->has_deferred) {
+		job->deferred = *res;
+		job->has_deferred = true;
+	} else {
+		res_release(res);
+	}
+	memset(res, 0, sizeof(*res));
 }
 
 int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
@@ -54,7 +72,19 @@ int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
 				 "takes them per GPU in the top-level "
 				 "\"power_limits\"");
 	}
-	return problem_field_count(v->res) > 0 ? -1 : 0;
+	if (problem_field_count(v->res) > 0) {
+		if (job->has_deferred)
+			res_release(&job->deferred);
+		job->has_deferred = false;
+		return -1;
+	}
+	if (job->has_deferred) {
+		res_release(v->res);
+		*v->res = job->deferred;
+		job->has_deferred = false;
+		return -1;
+	}
+	return 0;
 }
 
 json_t *sizing_model_json(const char *name, const struct model_params *p)

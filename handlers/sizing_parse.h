@@ -29,6 +29,12 @@ struct sizing_job {
 	double power_limit_w, power_cap_slope;
 	/* "lora_rank" given with method full: said in the answer's warnings */
 	bool lora_rank_unused;
+	/* A problem that is not a field error (the catalog's 503) met while
+	 * resolving the model or the stack, kept until the other fields are
+	 * checked: their 400 comes first, since a client's mistake is never
+	 * answered 5xx. Owned until sizing_parse_end. */
+	struct response deferred;
+	bool has_deferred;
 };
 
 /* The parts every job body parses alike. sizing_parse_model: job reset,
@@ -43,6 +49,11 @@ int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
 		       struct sizing_job *job);
 int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
 		     struct sizing_job *job);
+/* When res holds a problem that is not a field error, moves it into
+ * job->deferred (the first one is kept) and clears res, so that the other
+ * fields' errors collect there; sizing_parse_end answers the 400 if any,
+ * else the deferred problem. */
+void sizing_defer(struct response *res, struct sizing_job *job);
 /* A precision field: one of the engine's dtype names (engine/hw.h) among
  * allowed (ended by ENG_DTYPE_COUNT), listed in that order when refused.
  * *out is set when the field is given and unchanged when absent. Returns

@@ -162,9 +162,8 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 				      ? STACK_QLORA_DEFAULT_NAME
 				      : STACK_DEFAULT_NAME;
 		if (stack_resolve(app, json_object_get(b, "stack"), def,
-				  &rq->stack, res) != 0 &&
-		    !json_object_get(res->json, "errors"))
-			return -1;
+				  &rq->stack, res) != 0)
+			sizing_defer(res, job);
 	}
 	if (jv_int(&v, b, "seq_len", true, 1, TRN_SEQ_LEN_MAX, &x) == 0 && x)
 		rq->seq_len = (long)x;

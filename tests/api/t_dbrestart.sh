@@ -21,6 +21,16 @@ check_problem "database down: a sizing request (which must persist) is 503, not 
 sleep 2.2
 req GET /v1/gpus
 check_problem "database down: GET /v1/gpus is 503 once the catalog cache expires" 503
+# A client's mistake is its 400 even now: the model's lookup waits for the
+# other fields (handlers/sizing_parse.c sizing_defer); a valid body is 503.
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":"x","gpu":"a100-sxm4-80gb","max_gpus":8}'
+check_problem "database down: a training body with a type error is its 400 naming seq_len" 400 seq_len
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8,"stack":"torchtitan","top":0}'
+check_problem "database down: a bad top beside a stack to look up is its 400 naming top" 400 top
+req POST /v1/sizing/inference -d '{"model":"llama-2-7b","prompt_tokens":-1,"output_tokens":128,"gpu":"a100-sxm4-80gb"}'
+check_problem "database down: an inference body with a bad prompt_tokens is its 400" 400 prompt_tokens
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8}'
+check_problem "database down: a valid body past the catalog cache is 503" 503
 [ -n "$(header Retry-After)" ] && ok "503 carries Retry-After" || not_ok "503 carries Retry-After"
 req GET "/v1/fleet?window_days=30"
 check_problem "database down: the fleet view is 503, not an answer from its stale copy" 503
