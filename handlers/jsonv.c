@@ -57,6 +57,14 @@ json_t *jv_parse_body(const struct request *req, struct response *res)
 	 * numbers that overflow a double or int64 are errors too.
 	 */
 	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &err);
+	/* An integer beyond int64 is valid JSON that jansson refuses as an
+	 * integer: read the body again with integers as reals, so that the
+	 * field's own range check names it (every integer field accepts a
+	 * whole real, and none reaches 2^63). */
+	if (!o && strstr(err.text, "too big integer"))
+		o = json_loadb(req->body, req->body_len,
+			       JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL,
+			       &err);
 	if (!o) {
 		problem(res, 400, "malformed-json", "Malformed JSON",
 			"invalid JSON at line %d, column %d: %s", err.line,

@@ -137,3 +137,10 @@ check "lora_rank with method full: sized, and a warning says it is not used" 201
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":8,"top":1,"method":"lora","lora_rank":8}'
 check "lora_rank with method lora: no such warning" 201 \
 	'[.checks.warnings[] | select(test("lora_rank is not used"))] | length == 0'
+
+# --- an integer beyond int64 is valid JSON: the field's range check names
+# it (it was "malformed JSON" without a field)
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":9223372036854775808,"gpu":"h100","max_gpus":8}'
+check_problem "seq_len 2^63: 400 naming seq_len" 400 seq_len
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":99999999999999999999999,"gpu":"h100"}'
+check_problem "output_tokens 1e23 written as an integer: 400 naming output_tokens" 400 output_tokens
