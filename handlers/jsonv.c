@@ -54,7 +54,7 @@ json_t *jv_parse_body(const struct request *req, struct response *res)
 		return NULL;
 	}
 	/* jansson validates UTF-8 and rejects NaN/Infinity literals;
-	 * numbers that overflow a double or int64 are errors too.
+	 * numbers that overflow a double are errors too (int64: below).
 	 */
 	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &err);
 	/* An integer beyond int64 is valid JSON that jansson refuses as an
