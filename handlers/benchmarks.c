@@ -231,48 +231,44 @@ static void check_magnitudes(struct jv *v, const struct jtape *t,
  * casts an integer). Each may be null or left out. */
 static void check_gpu_info(struct jv *gv, const struct jtape *t, uint32_t x)
 {
+	/* members of the "pcie" and "nvlink" objects: an integer in
+	 * [0, max], or (max 0) a number >= 0 */
 	static const struct {
 		const char *obj, *key;
 		long long max;
-	} ints[] = {
-	    {"pcie", "gen_current", 16},    {"pcie", "gen_max", 16},
-	    {"pcie", "width_current", 64},  {"pcie", "width_max", 64},
-	    {"nvlink", "active_links", 64}, {"nvlink", "version", 64},
+	} members[] = {
+	    {"pcie", "gen_current", 16},   {"pcie", "gen_max", 16},
+	    {"pcie", "width_current", 64}, {"pcie", "width_max", 64},
+	    {"pcie", "limit_gbps", 0},	   {"nvlink", "active_links", 64},
+	    {"nvlink", "version", 64},	   {"nvlink", "per_link_gbps", 0},
+	    {"nvlink", "limit_gbps", 0},
 	};
-	static const struct {
-		const char *obj, *key;
-	} nums[] = {
-	    {"pcie", "limit_gbps"},
-	    {"nvlink", "per_link_gbps"},
-	    {"nvlink", "limit_gbps"},
-	};
-	static const char *const objs[] = {"pcie", "nvlink"};
 	static const char *const flags[] = {"ecc_enabled", "mig_mode"};
 	long long li;
 	double d;
 
-	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++) {
-		uint32_t o = jtape_get(t, x, objs[i]);
+	for (size_t k = 0; k < sizeof(members) / sizeof(members[0]); k++) {
+		uint32_t o = jtape_get(t, x, members[k].obj);
 		struct jv ov = {.res = gv->res};
 
 		if (!o || t->tok[o].type == JT_NULL)
 			continue;
 		if (t->tok[o].type != JT_OBJECT) {
-			jv_error(gv, objs[i], "must be an object or null");
+			/* once per object: at its first member */
+			if (k == 0 ||
+			    strcmp(members[k - 1].obj, members[k].obj) != 0)
+				jv_error(gv, members[k].obj,
+					 "must be an object or null");
 			continue;
 		}
-		/* "gpus[255].nvlink." fits the 64 bytes */
-		if (snprintf(ov.prefix, sizeof(ov.prefix), "%.40s%s.",
-			     gv->prefix, objs[i]) >= (int)sizeof(ov.prefix))
-			continue;
-		for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
-			if (!strcmp(ints[k].obj, objs[i]))
-				jvt_int(&ov, t, o, ints[k].key, false, 0,
-					ints[k].max, &li);
-		for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
-			if (!strcmp(nums[k].obj, objs[i]))
-				jvt_num(&ov, t, o, nums[k].key, false, 0,
-					REPORT_NUMBER_MAX, &d);
+		snprintf(ov.prefix, sizeof(ov.prefix), "%.40s%.8s.", gv->prefix,
+			 members[k].obj);
+		if (members[k].max > 0)
+			jvt_int(&ov, t, o, members[k].key, false, 0,
+				members[k].max, &li);
+		else
+			jvt_num(&ov, t, o, members[k].key, false, 0,
+				REPORT_NUMBER_MAX, &d);
 	}
 	jvt_int(gv, t, x, "numa_node", false, -1, 4096, &li);
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {

@@ -80,8 +80,7 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	const char *serving_names[INF_SERVING_COUNT + 1];
 
 	inf_request_init(rq);
-	if (sizing_parse_model(app, &v, b, top_keys, &rq->model, job) != 0)
-		return -1;
+	sizing_parse_model(app, &v, b, top_keys, &rq->model, job);
 	sizing_dtype(&v, b, "weight_precision", weight_precisions,
 		     &rq->weight_precision);
 	sizing_dtype(&v, b, "kv_cache_precision", kv_precisions,

@@ -11,9 +11,9 @@
 #include "handlers/sizing.h"
 #include "handlers/sizing_parse.h"
 
-int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
-		       const char *const *known, struct model_arch *m,
-		       struct sizing_job *job)
+void sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
+			const char *const *known, struct model_arch *m,
+			struct sizing_job *job)
 {
 	json_t *arch = NULL;
 	int rc;
@@ -31,7 +31,6 @@ int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
 	/* Field errors accumulate; anything else (503) waits for them. */
 	if (rc != 0)
 		sizing_defer(v->res, job);
-	return 0;
 }
 
 void sizing_defer(struct response *res, struct sizing_job *job)

@@ -38,15 +38,16 @@ struct sizing_job {
 };
 
 /* The parts every job body parses alike. sizing_parse_model: job reset,
- * keys outside known refused, "model" resolved into *m; -1 when parsing
- * must end (res holds a problem that is not a field error, a 503), else
- * 0 with field errors accumulating in res. sizing_parse_end: "calibration"
- * and, with gpu_required, "gpu" (without, "gpu" is refused: compare names
- * its GPUs at the top level); -1 when res holds any field error.
+ * keys outside known refused, "model" resolved into *m; field errors
+ * accumulate in res, and a problem that is not one (the catalog's 503) is
+ * deferred (sizing_defer). sizing_parse_end: "calibration" and, with
+ * gpu_required, "gpu" (without, "gpu" is refused: compare names its GPUs
+ * at the top level); -1 when res holds any field error, else -1 with the
+ * deferred problem when there is one, else 0.
  */
-int sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
-		       const char *const *known, struct model_arch *m,
-		       struct sizing_job *job);
+void sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
+			const char *const *known, struct model_arch *m,
+			struct sizing_job *job);
 int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
 		     struct sizing_job *job);
 /* When res holds a problem that is not a field error, moves it into

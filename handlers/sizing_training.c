@@ -151,8 +151,7 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	int e;
 
 	trn_request_init(rq);
-	if (sizing_parse_model(app, &v, b, top_keys, &rq->model, job) != 0)
-		return -1;
+	sizing_parse_model(app, &v, b, top_keys, &rq->model, job);
 	/* the software-stack profile (issue 13); field errors accumulate.
 	 * Without one, QLoRA gets the stack QLoRA runs on (stack.h). */
 	{

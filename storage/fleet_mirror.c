@@ -1462,6 +1462,7 @@ static void wmirror_clear(void *mv)
 	"  (cardinality(x.slowdowns) > 0)::text"                               \
 	" FROM rollup_gpu_values x WHERE x.run_id IN (SELECT run_id FROM rr"   \
 	"  WHERE status IN ('ok', 'partial'))"
+/* clang-format on */
 static const char week_load_sql[] =
     /* clang-format off */
     "WITH rr AS MATERIALIZED (SELECT DISTINCT ON (date_trunc('week',"
@@ -1481,7 +1482,6 @@ static const char week_sync_sql[] =
     " WHERE r.change_xid >= $1::xid8 AND $2::int IS NOT NULL)"
     /* clang-format on */
     WEEK_SYNC_TAIL;
-/* clang-format on */
 
 static enum store_status wmirror_fetch(void *mv, struct db_pool *pool,
 				       bool load, PGresult **out,
