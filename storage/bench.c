@@ -10,6 +10,7 @@
 #include "lib/sbuf.h"
 #include "lib/ttl_cache.h"
 #include "storage/bench.h"
+#include "storage/calib_mirror.h"
 #include "storage/fleet_mirror.h"
 #include "storage/pgconn.h"
 
@@ -29,7 +30,7 @@ static const char *const dtype_names[FLEET_DTYPES] = {
  * sizing request asks for them: each GPU type's medians are kept
  * 30 s (--calibration-cache-s), so a new probe run calibrates sizing
  * within that time; a read is a round trip and a pass over the type's
- * runs of the window (storage/fleet_mirror.c).
+ * runs of the window (storage/calib_mirror.c).
  */
 TTL_CACHE(medians_cache, 64, 30000);
 
@@ -100,13 +101,13 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	 * their largest size: the asymptotic rate), reduced when the run
 	 * was stored (rollup_type_runs, migrations/0014_fleet_rollups.sql),
 	 * then the median over runs, from the daemon's copy of those rows
-	 * (storage/fleet_mirror.c, 0018): a node with 8 GPUs counts once per
+	 * (storage/calib_mirror.c, 0018): a node with 8 GPUs counts once per
 	 * run. Only values in [BENCH_STAT_MIN, BENCH_STAT_MAX] calibrate: a
 	 * row stored before that bound (1e-310), or written around the API
 	 * (NaN or Infinity), is skipped rather than made every plan
 	 * infinitely slow (issue 15).
 	 */
-	if (fleet_mirror_type_medians(
+	if (calib_mirror_type_medians(
 		pool, gpu_type, window_days, with_synthetic, BENCH_STAT_MIN,
 		BENCH_STAT_MAX, medians_put, out, &runs, e) != STORE_OK)
 		return e->status;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "storage/bench.h"
-#include "storage/fleet_mirror.h"
+#include "storage/week_mirror.h"
 #include "storage/pgconn.h"
 #include "storage/report.h"
 
@@ -42,7 +42,7 @@
  *    week, type, metric and dtype over those runs' GPUs' v_week values
  *    (each GPU's median at the largest size it measured). This part is
  *    reduced in the daemon from its copy of each node's latest runs of
- *    each week (storage/fleet_mirror.c fleet_mirror_weeks(),
+ *    each week (storage/week_mirror.c week_mirror_weeks(),
  *    migrations/0021_week_mirror.sql): in SQL it unnested and sorted
  *    every GPU-week's values on every read, ~58 us a GPU-week, 1.95 s at
  *    16,000 GPUs (docs/BENCHMARKS.md); the statement takes its figures
@@ -114,7 +114,7 @@ static const char report_sql[] =
     "   ORDER BY job, wk, created_at DESC) x GROUP BY 1, 2),"
     /* clang-format on */
     /* healthy GPUs per week and type ($4-$7): reduced in the daemon
-     * (storage/fleet_mirror.c fleet_mirror_weeks(), see above) */
+     * (storage/week_mirror.c week_mirror_weeks(), see above) */
     /* clang-format off */
     " hl AS (SELECT * FROM unnest($4::timestamp[], $5::text[],"
     "  $6::bigint[], $7::bigint[]) AS h (wk, k, seen, healthy)),"
@@ -237,7 +237,7 @@ enum store_status store_report_capacity(struct db_pool *pool,
 	if (store_fleet(pool, q->window_days, q->degraded_threshold,
 			q->with_synthetic, &fleet, e) != STORE_OK)
 		return e->status;
-	if (fleet_mirror_weeks(pool, q->window_days, strtod(thr, NULL),
+	if (week_mirror_weeks(pool, q->window_days, strtod(thr, NULL),
 			       q->with_synthetic, weeks, e) != STORE_OK)
 		goto out;
 	for (int i = 0; i < 4; i++)

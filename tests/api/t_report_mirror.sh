@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The capacity report's weekly table from the daemon's copy of each node's
 # latest runs of each week (issue 18, migrations/0021_week_mirror.sql,
-# storage/fleet_mirror.c fleet_mirror_weeks()): it answers what the
+# storage/week_mirror.c week_mirror_weeks()): it answers what the
 # statement it replaced answers (tests/api/sql/report_rollup.sql) at the
 # first read, after runs arrive between reads, after a run moves to
 # another week, when a transaction that started before a read commits

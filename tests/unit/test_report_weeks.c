@@ -1,5 +1,5 @@
 /* test_report_weeks.c - the capacity report's weekly table as the daemon
- * reduces it (storage/fleet_mirror.c fleet_mirror_weeks()), printed for
+ * reduces it (storage/week_mirror.c week_mirror_weeks()), printed for
  * tests/api/t_report_mirror.sh to compare with the statement it replaced
  * (tests/api/sql/report_rollup.sql) at thresholds and windows the API
  * does not expose (the report's threshold is fixed at 0.10; synthetic
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "storage/db.h"
-#include "storage/fleet_mirror.h"
+#include "storage/week_mirror.h"
 
 /* The elements of an array literal made by db_array_elem() ({"a","b"}),
  * unquoted in place into el; the count, or -1. */
@@ -61,9 +61,9 @@ static int run_case(struct db_pool *pool, const char *c)
 		return 1;
 	}
 	printf("# %d %g %s\n", days, thr, syn);
-	if (fleet_mirror_weeks(pool, days, thr, !strcmp(syn, "true"), lits,
+	if (week_mirror_weeks(pool, days, thr, !strcmp(syn, "true"), lits,
 			       &e) != STORE_OK) {
-		fprintf(stderr, "fleet_mirror_weeks: %s\n", e.message);
+		fprintf(stderr, "week_mirror_weeks: %s\n", e.message);
 		goto out;
 	}
 	for (int i = 0; i < 4; i++) {
