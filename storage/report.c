@@ -238,7 +238,7 @@ enum store_status store_report_capacity(struct db_pool *pool,
 			q->with_synthetic, &fleet, e) != STORE_OK)
 		return e->status;
 	if (week_mirror_weeks(pool, q->window_days, strtod(thr, NULL),
-			       q->with_synthetic, weeks, e) != STORE_OK)
+			      q->with_synthetic, weeks, e) != STORE_OK)
 		goto out;
 	for (int i = 0; i < 4; i++)
 		params[3 + i] = weeks[i];

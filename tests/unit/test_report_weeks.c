@@ -62,7 +62,7 @@ static int run_case(struct db_pool *pool, const char *c)
 	}
 	printf("# %d %g %s\n", days, thr, syn);
 	if (week_mirror_weeks(pool, days, thr, !strcmp(syn, "true"), lits,
-			       &e) != STORE_OK) {
+			      &e) != STORE_OK) {
 		fprintf(stderr, "week_mirror_weeks: %s\n", e.message);
 		goto out;
 	}
