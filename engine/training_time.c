@@ -330,9 +330,13 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	if (l->pp > 1) {
 		/* activations forward + gradients backward per boundary,
 		 * scatter/gather over TP (Narayanan 2021 §4.1). Not overlapped,
-		 * so it never shares a window with DP traffic on the NIC. */
+		 * so it never shares a window with DP traffic on the NIC.
+		 * Stages are blocks of tp*cp*dp consecutive ranks (Megatron's
+		 * tp-cp-dp-pp order): once the pipeline spans nodes, some
+		 * boundary crosses one, and the stages beside it, which set
+		 * the pipeline's pace, send over the NICs. */
 		double bytes = tokens * c->h * c->act_b / (double)l->tp;
-		double bw = group_bw(c, span_tc * l->dp * 2);
+		double bw = group_bw(c, span_tc * l->dp * l->pp);
 		T->pp_p2p_s =
 		    m * (double)l->vp * 2.0 * (bytes / bw + COLL_LATENCY_S);
 	}

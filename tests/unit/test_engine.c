@@ -432,6 +432,56 @@ static void test_uneven_stages(void)
 	CHECK(p.layers_per_stage_max == 8);
 }
 
+/* A pipeline over two nodes (tp 1, pp 16, 8 GPUs a node) sends across one
+ * stage boundary over the NICs, and that boundary sets the pace: the
+ * point-to-point time follows the inter-node rate, not NVLink's (hostile
+ * review, 2026-11-26: it was costed at NVLink speed whatever the network).
+ * Within one node (pp 8) the network does not matter. */
+static double pp_p2p_at(int pp, double inter_gbps)
+{
+	struct trn_request rq;
+	struct trn_layout l = {.tp = 1,
+			       .pp = pp,
+			       .dp = 1,
+			       .ep = 1,
+			       .cp = 1,
+			       .vp = 1,
+			       .zero = 0,
+			       .recompute = ENG_RC_FULL,
+			       .flash_attention = true,
+			       .micro_batch = 1,
+			       .offload = TRN_OFFLOAD_NONE};
+	struct trn_plan p;
+	struct eng_error e;
+
+	trn_request_init(&rq);
+	rq.model = fx_llama2_70b();
+	rq.seq_len = 4096;
+	rq.global_batch_size = 64;
+	rq.gpu = gpu_h100();
+	rq.gpu.inter_node_gbps = inter_gbps;
+	rq.gpus = pp;
+	if (trn_evaluate(&rq, &l, &p, &e) != 0) {
+		printf("# %s: %s\n", e.field, e.message);
+		return -1;
+	}
+	return p.time.pp_p2p_s;
+}
+
+static void test_pipeline_link(void)
+{
+	double fast = pp_p2p_at(16, 400), slow = pp_p2p_at(16, 4);
+	double in8 = pp_p2p_at(8, 400), in8_slow = pp_p2p_at(8, 4);
+
+	printf("# pp16 over 2 nodes: p2p %.4f s at 400 GB/s, %.4f s at 4 GB/s;"
+	       " pp8 in one node %.4f / %.4f s\n",
+	       fast, slow, in8, in8_slow);
+	CHECK(fast > 0 && slow > 50 * fast);
+	CHECK(in8 > 0 && in8 == in8_slow);
+	/* the crossing boundary at 400 GB/s a node is slower than NVLink */
+	CHECK(fast > in8);
+}
+
 static void test_inference_basic(void)
 {
 	struct inf_request rq;
@@ -622,6 +672,7 @@ int main(void)
 	RUN(test_search_70b);
 	RUN(test_tmax_warning_4090);
 	RUN(test_uneven_stages);
+	RUN(test_pipeline_link);
 	RUN(test_inference_basic);
 	RUN(test_compare);
 	RUN(test_compare_constraints);
