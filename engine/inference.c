@@ -345,6 +345,22 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	if (!any_fit) {
 		struct inf_serving sv;
 		inf_serving_resolve(rq, 1, &sv);
+		/* a tp pinned below a node's GPUs gets no pipeline stages
+		 * (above): the pin, not the model, is what does not fit */
+		if (rq->tp > 0 && rq->tp < c.gpn)
+			return eng_fail(
+			    err, ENG_EINFEASIBLE, "tp",
+			    "does not fit: weights need %.1f GiB plus KV cache "
+			    "for one %ld-token sequence; a replica of tp %d "
+			    "GPU(s) x %.1f GiB (%s %.2f under %s) is not "
+			    "enough, and pipeline stages are added only once "
+			    "tp fills a node (%d GPUs); leave tp out to let "
+			    "the search choose",
+			    c.W / GIB, rq->prompt_tokens + rq->output_tokens,
+			    rq->tp, rq->gpu.memory_gib,
+			    inf_kv_reserve_name(sv.kv_reserve),
+			    sv.memory_fraction, inf_serving_name(sv.engine),
+			    c.gpn);
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, gmax > 0 ? "max_gpus" : "model",
 		    "does not fit: weights need %.1f GiB plus KV "
