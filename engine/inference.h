@@ -126,10 +126,11 @@ struct inf_plan {
 				      the targets */
 	enum inf_limit capacity_limit;
 	double weights_gib, kv_cache_gib, workspace_gib, total_gib,
-	    usable_gib;		  /* per GPU */
-	long max_batch_fit;	  /* sequences whose KV fits in memory */
-	double mbu;		  /* decode bandwidth utilisation at the load */
-	enum eng_binding binding; /* memory | latency (what limits capacity) */
+	    usable_gib;	    /* per GPU */
+	long max_batch_fit; /* sequences whose KV fits in memory */
+	double mbu;	    /* decode bandwidth utilisation at the load */
+	enum eng_binding
+	    binding; /* memory | scheduler | latency: capacity's bound */
 	enum eng_binding decode_bound; /* memory_bandwidth | compute */
 	bool meets_targets;
 	struct inf_serving serving;

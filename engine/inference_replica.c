@@ -102,6 +102,16 @@ static double fixed_overhead(const struct ictx *c, int tp, int pp,
 	return o;
 }
 
+/* What limits a replica's capacity, as the plan's binding: the bound
+ * capacity.limited_by names (MODEL.md §7.3). */
+static const enum eng_binding limit_binding[INF_LIMIT_COUNT] = {
+    [INF_LIMIT_KV_CACHE] = ENG_BIND_MEMORY,
+    [INF_LIMIT_MAX_NUM_SEQS] = ENG_BIND_SCHEDULER,
+    [INF_LIMIT_MAX_BATCH] = ENG_BIND_SCHEDULER,
+    [INF_LIMIT_TPOT] = ENG_BIND_LATENCY,
+    [INF_LIMIT_TTFT] = ENG_BIND_LATENCY,
+};
+
 /* Prefill of n_seq prompts of I tokens on tensor cores. GEMMs and
  * attention are separate kernels, so their times add; each GEMM pass is
  * never faster than one read of the weights. */
@@ -404,9 +414,7 @@ bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
 	}
 	p->capacity = cap;
 	p->capacity_limit = limit;
-	p->binding = limit == INF_LIMIT_TPOT || limit == INF_LIMIT_TTFT
-			 ? ENG_BIND_LATENCY
-			 : ENG_BIND_MEMORY;
+	p->binding = limit_binding[limit];
 	switch (rq->load_kind) {
 	case INF_LOAD_REQUESTS_PER_S:
 		lam_total = rq->load_value;

@@ -26,8 +26,8 @@ const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1] = {
 const char *const trn_objective_names[TRN_OBJ_COUNT + 1] = {"time", "cost",
 							    "gpus", NULL};
 static const char *const binding_names[ENG_BIND_COUNT] = {
-    "compute",		"memory",  "communication",  "deadline",
-    "memory_bandwidth", "latency", "pipeline_bubble"};
+    "compute",		"memory",  "communication",   "deadline",
+    "memory_bandwidth", "latency", "pipeline_bubble", "scheduler"};
 
 const struct trn_int_list trn_int_lists[TRN_INT_LISTS] = {
     {"tp", 1, 1024, offsetof(struct trn_strategies, tp)},

@@ -44,6 +44,7 @@ enum eng_binding {
 	ENG_BIND_BANDWIDTH,	  /* inference: HBM bandwidth */
 	ENG_BIND_LATENCY,	  /* inference: latency target */
 	ENG_BIND_PIPELINE_BUBBLE, /* training: the pipeline's idle slots */
+	ENG_BIND_SCHEDULER, /* inference: the serving engine's sequence cap */
 	ENG_BIND_COUNT
 };
 

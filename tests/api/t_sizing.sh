@@ -127,6 +127,9 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","weight_pr
 check_problem "a model that cannot fit in max_gpus is a 422" 422
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","tp":8}'
 check "inference: a pinned tp is honoured" 201 '[.plans[].tp] | all(. == 8)'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":128,"output_tokens":128,"gpu":"h100-sxm5-80gb","max_batch":16,"top":1}'
+check "inference: a batch cap binds as scheduler, as capacity.limited_by says (not memory)" 201 \
+	'.plans[0] | .binding == "scheduler" and .capacity.limited_by == "max_batch" and .max_batch_fit > 100'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":1024,"output_tokens":128,"requests_per_s":2,"gpu":"l4-24gb","tp":1}'
 check_problem "inference: a tp pin too small for the weights is a 422 naming tp, not the model" 422 tp
 grep -q "replica of tp 1" "$T/body" && ok "the 422 says the replica of the pinned tp is too small" || not_ok "the 422 says the replica of the pinned tp is too small" "$(body)"

@@ -30,6 +30,8 @@ static void base_request(struct inf_request *rq, int model, int gpu)
 
 /* A deployment fixed by its tp: capacity, then loads from 0.1 req/s up to
  * capacity, checking what the answer must never contradict. */
+static int binds[ENG_BIND_COUNT]; /* plans by binding, over the grid */
+
 static void check_grid_point(struct inf_request *rq)
 {
 	struct inf_result *cap = calloc(1, sizeof(*cap));
@@ -101,6 +103,14 @@ static void check_grid_point(struct inf_request *rq)
 			    inf_weight_bytes(&rq->model, rq->weight_precision) /
 				(p->tp * rq->gpu.memory_bandwidth_gbps * 1e9) *
 				1e3);
+		/* the binding says what capacity.limited_by names */
+		CHECK(p->binding ==
+		      (p->capacity_limit == INF_LIMIT_KV_CACHE ? ENG_BIND_MEMORY
+		       : p->capacity_limit == INF_LIMIT_MAX_NUM_SEQS ||
+			       p->capacity_limit == INF_LIMIT_MAX_BATCH
+			   ? ENG_BIND_SCHEDULER
+			   : ENG_BIND_LATENCY));
+		binds[p->binding]++;
 		if (rq->tpot_ms > 0)
 			CHECK(p->tpot_ms <= rq->tpot_ms * (1 + 1e-9));
 		if (rq->ttft_ms > 0)
@@ -131,6 +141,12 @@ static void test_operating_point_grid(void)
 				}
 	printf("# grid: %d deployments sized, %d load points checked\n",
 	       grid_sized, grid_points);
+	printf("# bindings: memory %d, scheduler %d, latency %d\n",
+	       binds[ENG_BIND_MEMORY], binds[ENG_BIND_SCHEDULER],
+	       binds[ENG_BIND_LATENCY]);
+	/* each of the three occurs on the grid, so the check above bites */
+	CHECK(binds[ENG_BIND_MEMORY] > 0 && binds[ENG_BIND_SCHEDULER] > 0 &&
+	      binds[ENG_BIND_LATENCY] > 0);
 	CHECK(grid_sized >= 60);
 	CHECK(grid_points >= 300);
 }
