@@ -51,9 +51,9 @@ static const struct jv_rule gpu_rules[] = {
      NULL, true},
     {"gemm_peak_fraction", JV_NUM, false, 0.01, 1, NULL, true},
     {"efficiency_basis", JV_ENUM, false, 0, 0, efficiency_bases, false},
-    {"efficiency_source", JV_STR, false, 0, 1000, NULL, false},
+    {"efficiency_source", JV_STR0, false, 0, 1000, NULL, false},
     {"source", JV_STR, true, 0, 1000, NULL, false},
-    {"notes", JV_STR, false, 0, 4000, NULL, true},
+    {"notes", JV_STR0, false, 0, 4000, NULL, true},
     /* Read-only fields a client may echo back from a GET. */
     {"created_at", JV_STR, false, 0, 64, NULL, true},
     {"updated_at", JV_STR, false, 0, 64, NULL, true},

@@ -345,6 +345,10 @@ int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 		case JV_BOOL:
 			errors += jv_bool(v, o, r->key, &bx) != 0;
 			break;
+		case JV_STR0:
+			if (json_is_string(m) && json_string_length(m) == 0)
+				break;
+			/* fall through */
 		case JV_STR:
 			errors += jv_str(v, o, r->key, r->required,
 					 (size_t)r->max, &sx) != 0;

@@ -67,6 +67,7 @@ enum jv_kind {
 	JV_NUM0, /* 0, or in [min, max] with min > 0 the non-zero floor */
 	JV_BOOL,
 	JV_STR,
+	JV_STR0, /* as JV_STR, or "" (what a GET returns for none) */
 	JV_ENUM
 };
 struct jv_rule {

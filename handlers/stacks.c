@@ -50,7 +50,7 @@ static const struct jv_rule put_rules[] = {
     {"display_name", JV_STR, true, 0, 128, NULL, false},
     STACK_VALUE_RULES(true),
     {"source", JV_STR, true, 0, 1000, NULL, false},
-    {"notes", JV_STR, false, 0, 4000, NULL, true},
+    {"notes", JV_STR0, false, 0, 4000, NULL, true},
     /* read-only fields a client may echo back from a GET */
     {"created_at", JV_STR, false, 0, 64, NULL, true},
     {"updated_at", JV_STR, false, 0, 64, NULL, true},

@@ -177,6 +177,15 @@ check_problem "a fraction without a basis is a 400 naming efficiency_basis" 400 
 jq '.efficiency_basis = "measured" | .gemm_peak_fraction = null' "$T/l4.json" >"$T/l4b.json"
 req PUT /v1/gpus/l4-24gb -H "Authorization: Bearer $adm" -d @"$T/l4b.json"
 check_problem "a basis without a fraction is a 400 naming gemm_peak_fraction" 400 gemm_peak_fraction
+# a GPU added without efficiency_source or notes reads them back as "": GET,
+# edit, PUT back must work for it as for the seeded ones (hostile review)
+req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d '{"display_name":"Example GPU 48GB","vendor":"Example","architecture":"Demo","memory_gib":48,"memory_bandwidth_gbps":864,"intra_node_link":"pcie","intra_node_gbps":32,"bf16_tflops":181,"source":"vendor datasheet, 2025"}'
+check "a GPU added without notes or efficiency_source is created" 201 '.efficiency_source == "" and .notes == ""'
+curl -s "$GSZ_URL/v1/gpus/rt-example-48gb" | jq '.price_per_gpu_hour = 2.1' >"$T/rt.json"
+req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d @"$T/rt.json"
+check "its GET body, edited, PUTs back (\"\" accepted where a GET returns it)" 200 '.price_per_gpu_hour == 2.1 and .notes == ""'
+req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d "$(jq -c '.source = ""' "$T/rt.json")"
+check_problem "a required source stays non-empty" 400 source
 
 # --- item 7: the token CLI finds the database `make run` left ---------------------
 mkdir -p "$T/checkout/var"
