@@ -10,6 +10,8 @@
 #include "errors.h"
 
 #define CMP_MAX_ENTRIES 32
+/* An entry's name: a catalog GPU name (up to 64 characters) and the NUL. */
+#define CMP_NAME_SIZE	65
 #define CMP_VERDICT_LEN 1024
 
 /* What is compared: a training job, serving a given load, or serving at
@@ -17,7 +19,7 @@
 enum cmp_kind { CMP_TRAINING, CMP_INFERENCE, CMP_INFERENCE_CAPACITY };
 
 struct cmp_entry {
-	char name[64];
+	char name[CMP_NAME_SIZE];
 	bool ok;	  /* false: the job cannot run on this GPU */
 	char reason[128]; /* why not, when !ok */
 	/* training: time_s = wall time of the job; inference: time_s =

@@ -21,7 +21,7 @@ static const char *const top_keys[] = {"training", "inference",	   "gpus",
 
 /* Per GPU type: the engine's request and result for one job kind. */
 struct one {
-	char gpu[64];
+	char gpu[CMP_NAME_SIZE];
 	struct hw_spec hw;
 	struct calib_info ci;
 	int ok;
@@ -34,7 +34,7 @@ struct one {
 
 /* The GPU list: as given, or every catalog GPU with a price. */
 static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
-		    char names[][64], int *n, struct response *res)
+		    char names[][CMP_NAME_SIZE], int *n, struct response *res)
 {
 	const json_t *g = json_object_get(b, "gpus"), *x;
 	struct store_err e;
@@ -54,10 +54,13 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 		json_array_foreach(g, i, x)
 		{
 			if (!json_is_string(x) || json_string_length(x) == 0 ||
-			    json_string_length(x) > 63) {
-				problem_field(res, "gpus",
-					      "entries must be GPU names "
-					      "(GET /v1/gpus)");
+			    json_string_length(x) >= CMP_NAME_SIZE) {
+				char f[32];
+				snprintf(f, sizeof(f), "gpus[%zu]", i);
+				problem_field(res, f,
+					      "must be a GPU name of 1 to %d "
+					      "characters (GET /v1/gpus)",
+					      CMP_NAME_SIZE - 1);
 				return -1;
 			}
 			for (int k = 0; k < *n; k++)
@@ -67,7 +70,8 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 						      names[k]);
 					return -1;
 				}
-			snprintf(names[(*n)++], 64, "%s", json_string_value(x));
+			snprintf(names[(*n)++], CMP_NAME_SIZE, "%s",
+				 json_string_value(x));
 		}
 		return 0;
 	}
@@ -79,11 +83,25 @@ static int gpu_list(struct app *app, const json_t *b, const json_t *prices,
 	{
 		const char *name =
 		    json_string_value(json_object_get(x, "name"));
-		if (*n < CMP_MAX_ENTRIES &&
-		    (json_number_value(json_object_get(
-			 x, "price_per_gpu_hour")) >= SIZING_MIN_PRICE ||
-		     json_object_get(prices, name)))
-			snprintf(names[(*n)++], 64, "%s", name);
+		if (json_number_value(json_object_get(
+			x, "price_per_gpu_hour")) >= SIZING_MIN_PRICE ||
+		    json_object_get(prices, name)) {
+			/* every priced type takes part, or the answer says
+			 * which to list: a silent cut would leave types out
+			 * of a verdict that still names the cheapest */
+			if (*n == CMP_MAX_ENTRIES) {
+				json_decref(all);
+				problem_field(
+				    res, "gpus",
+				    "more than %d catalog GPU types have a "
+				    "price or a prices entry, more than one "
+				    "compare takes; list the ones to compare "
+				    "in gpus",
+				    CMP_MAX_ENTRIES);
+				return -1;
+			}
+			snprintf(names[(*n)++], CMP_NAME_SIZE, "%s", name);
+		}
 	}
 	json_decref(all);
 	if (*n == 0) {
@@ -145,7 +163,8 @@ static const json_t *gpu_entry(const json_t *map, const char *asked,
  * an alias of a GPU the list names otherwise) would silently not apply.
  */
 static int check_gpu_map_used(const json_t *map, const char *key,
-			      char names[][64], const struct one *runs, int n,
+			      char names[][CMP_NAME_SIZE],
+			      const struct one *runs, int n,
 			      struct response *res)
 {
 	struct jv v = {.res = res};
@@ -265,7 +284,7 @@ static char *to_csv(const json_t *rows, const char *const *cols)
 void h_sizing_compare(struct app *app, const struct request *req,
 		      struct response *res)
 {
-	char names[CMP_MAX_ENTRIES][64];
+	char names[CMP_MAX_ENTRIES][CMP_NAME_SIZE];
 	struct cmp_entry entries[CMP_MAX_ENTRIES];
 	struct cmp_result cmp;
 	char constraint[96] = "";

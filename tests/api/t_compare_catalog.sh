@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Compare against a catalog an admin has grown (hostile review, 2026-11-26):
+# a GPU name of the full 64 characters PUT accepts can be compared; a bad
+# entry is named by its index; and the default list (every priced type)
+# never drops types silently: past the 32 one compare takes it is a 400
+# asking for the list. Its own database, so the types it adds stay here.
+. "$(dirname "$0")/lib.sh"
+own_database gsz_cmpcat
+start_daemon || { not_ok "daemon starts"; exit 1; }
+
+adm=$(create_token "cmpcat-admin-$RANDOM$RANDOM" admin)
+job='"training":{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e11,"max_gpus":64}'
+# put_copy NAME JQ: a copy of h100-sxm5-80gb under NAME, edited by JQ.
+put_copy() {
+	curl -s "$GSZ_URL/v1/gpus/h100-sxm5-80gb" | jq "del(.name) | $2" >"$T/gpu.json"
+	req PUT "/v1/gpus/$1" -H "Authorization: Bearer $adm" -d @"$T/gpu.json"
+}
+
+long=z$(printf 'a%.0s' $(seq 63))
+put_copy "$long" '.price_per_gpu_hour = 2'
+check "a 64-character GPU name is accepted by PUT" 201 '.name | length == 64'
+req POST /v1/sizing/compare -d "{$job,\"gpus\":[\"h100-sxm5-80gb\",\"$long\"]}"
+check "and compared under that name" 201 "[.rows[].gpu] | index(\"$long\") != null"
+req POST /v1/sizing/compare -d "{$job,\"gpus\":[\"h100-sxm5-80gb\",\"${long}b\"]}"
+check_problem "a 65-character entry is a 400 naming gpus[1]" 400 'gpus[1]'
+req POST /v1/sizing/compare -d "{$job,\"gpus\":[\"h100-sxm5-80gb\",7]}"
+check_problem "a non-string entry is a 400 naming gpus[1]" 400 'gpus[1]'
+
+req POST /v1/sizing/compare -d "{$job}"
+check "the default list is every priced type" 201 "[.rows[].gpu] | index(\"$long\") != null"
+n=$(jq '.rows | length' "$T/body")
+for i in $(seq 1 $((33 - n))); do
+	put_copy "zz-priced-$i" '.price_per_gpu_hour = 1' >/dev/null
+done
+req GET /v1/gpus
+total=$(jq '[.items[] | select(.price_per_gpu_hour > 0)] | length' "$T/body")
+[ "$total" -eq 33 ] && ok "33 catalog types now have a price" || not_ok "33 catalog types now have a price" "$total"
+req POST /v1/sizing/compare -d "{$job}"
+check_problem "33 priced types: the default list is a 400 naming gpus, not a silent cut at 32" 400 gpus
+grep -q 'list the ones to compare' "$T/body" && ok "the 400 says to list the types" || not_ok "the 400 says to list the types" "$(body)"
+req POST /v1/sizing/compare -d "{$job,\"gpus\":[\"zz-priced-1\",\"h100-sxm5-80gb\"],\"prices\":{\"zz-priced-1\":0.01}}"
+check "an explicit list still compares, with its prices" 201 '(.rows[] | select(.gpu == "zz-priced-1") | .cheapest)'
+
+check_alive "daemon alive"
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
