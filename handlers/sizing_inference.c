@@ -5,6 +5,7 @@
 
 #include "engine/inference.h"
 #include "handlers/api.h"
+#include "handlers/calib.h"
 #include "handlers/arch.h"
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
@@ -349,6 +350,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	if (inference_parse(app, body, true, &rq, &job, res) != 0 ||
 	    sizing_job_gpu(app, &job, &rq.gpu, res) != 0 ||
 	    inference_check_gpu(&rq, "tp", res) != 0 ||
+	    calib_require_gemm(&job.ci, &rq.gpu, inf_compute_dtype(&rq),
+			       job.gpu_row.name, res) != 0 ||
 	    !(r = sizing_alloc(sizeof(*r), res)))
 		goto out;
 	if (inf_size(&rq, r, &err) != 0) {

@@ -7,6 +7,7 @@
 #include "engine/gemm.h"
 #include "engine/training.h"
 #include "handlers/api.h"
+#include "handlers/calib.h"
 #include "handlers/arch.h"
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
@@ -641,6 +642,8 @@ void h_sizing_training(struct app *app, const struct request *req,
 		return;
 	if (training_parse(app, body, true, &rq, &job, res) != 0 ||
 	    sizing_job_gpu(app, &job, &rq.gpu, res) != 0 ||
+	    calib_require_gemm(&job.ci, &rq.gpu, rq.precision, job.gpu_row.name,
+			       res) != 0 ||
 	    !(r = sizing_alloc(sizeof(*r), res)))
 		goto out;
 	sizing_budget_init(&budget, app, req);

@@ -87,6 +87,20 @@ req GET /v1/fleet
 check "the fleet view marks it implausible" 200 \
 	'[.items[] | select(.gpu_type == "a800-pcie-80gb") | .metrics[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .implausible] == [true]'
 
+# --- calibration "measured" promises the job's own GEMM rate: a GPU type
+# whose only measurement is an fp32 GEMM is a 422 for a bf16 job (it was
+# 201 with every rate from the datasheet), and fine for an fp32 one
+rep '.gpus[0].gpu_type = "l4-24gb" | .results |= map(select(.metric == "gemm_tflops" and .dtype == "fp32") | .median = 25 | .max = 25 | .mean = 25 | .p10 = 25 | .p90 = 25)'
+post
+check "a report with only an fp32 GEMM is stored" 201
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"l4-24gb","train_tokens":1e10,"max_gpus":64,"top":1,"calibration":"measured"}'
+check_problem "calibration measured, bf16 job, only fp32 measured: 422 naming calibration" 422 calibration
+grep -q 'bf16 GEMM' "$T/body" && ok "the 422 names the dtype it lacks" || not_ok "the 422 names the dtype it lacks" "$(body)"
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","calibration":"measured"}'
+check_problem "the same for an inference job (bf16 weights)" 422 calibration
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","calibration":"auto"}'
+check "calibration auto still answers, from the datasheet" 201 '.basis.gemm_tflops.source != "measured"'
+
 # --- a run dated 400 days ahead (a probe clock far ahead) is stored under
 # its own date but does not calibrate: it would stay "in the last 30 days"
 # until then
