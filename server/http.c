@@ -172,6 +172,22 @@ static int charset_utf8(const char *ctype)
 	return 1;
 }
 
+/* 1 when a request's Content-Encoding is absent or "identity": bodies are
+ * read as sent, so a compressed one (gzip, br, ...) is a 415 (RFC 9110
+ * §15.5.16) rather than "malformed JSON", and a plain body labelled
+ * compressed is not read as if the label were wrong. */
+static int identity_encoding(const char *enc)
+{
+	size_t n;
+
+	if (!enc)
+		return 1;
+	enc += strspn(enc, " \t");
+	n = strcspn(enc, " \t,");
+	return n == 0 || (n == 8 && !strncasecmp(enc, "identity", 8) &&
+			  enc[n + strspn(enc + n, " \t")] == '\0');
+}
+
 static _Thread_local uint64_t id_state;
 
 static void new_request_id(struct MHD_Connection *c, char out[40])
@@ -629,6 +645,16 @@ static enum MHD_Result on_headers(struct http_server *s,
 		problem(&st->res, 415, "unsupported-media-type",
 			"Unsupported media type",
 			"send the body as application/json");
+		st->decided = 1;
+		return MHD_YES;
+	}
+	if (st->body_allowed &&
+	    !identity_encoding(MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING))) {
+		problem(&st->res, 415, "unsupported-media-type",
+			"Unsupported media type",
+			"bodies are read as sent: no Content-Encoding (gzip, "
+			"br, ...) is supported; send the JSON uncompressed");
 		st->decided = 1;
 		return MHD_YES;
 	}

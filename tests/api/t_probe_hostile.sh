@@ -144,6 +144,16 @@ check "charset=\"UTF-8\": sized" 201
 req POST /v1/sizing/training -H 'Content-Type: application/json;charset=us-ascii' -d "$T8J"
 check "charset=us-ascii: sized" 201
 
+# --- bodies are read as sent: a Content-Encoding is a 415, not "malformed
+# JSON" (gzip) nor a body read despite its label (br); identity is fine
+printf '%s' "$T8J" | gzip >"$T/body.gz"
+req POST /v1/sizing/training -H 'Content-Encoding: gzip' --data-binary @"$T/body.gz"
+check_problem "Content-Encoding gzip: 415" 415
+req POST /v1/sizing/training -H 'Content-Encoding: br' -d "$T8J"
+check_problem "a plain body labelled br: 415" 415
+req POST /v1/sizing/training -H 'Content-Encoding: identity' -d "$T8J"
+check "Content-Encoding identity: sized" 201
+
 # --- a rank given to full fine-tuning is said to be unused
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":8,"top":1,"method":"full","lora_rank":8}'
 check "lora_rank with method full: sized, and a warning says it is not used" 201 \
