@@ -9,6 +9,7 @@
 
 #include "engine/compare.h"
 #include "handlers/api.h"
+#include "handlers/calib.h"
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/sizing_parse.h"
@@ -372,6 +373,19 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		/* the entry's own name, when asked by an alias (names.h) */
 		snprintf(o->gpu, sizeof(o->gpu), "%.*s",
 			 (int)sizeof(o->gpu) - 1, row.name);
+		/* measured, as for one GPU type: the job's own GEMM dtype */
+		if (training) {
+			if (calib_require_gemm(&o->ci, &o->hw, trq.precision,
+					       row.name, res) != 0)
+				goto out;
+		} else {
+			struct inf_request rq = irq;
+			rq.gpu = o->hw;
+			if (calib_require_gemm(&o->ci, &o->hw,
+					       inf_compute_dtype(&rq), row.name,
+					       res) != 0)
+				goto out;
+		}
 		/* the same type under two spellings: two identical rows, one
 		 * of them "cheapest" and the other not */
 		for (int k = 0; k < i; k++) {
