@@ -241,6 +241,9 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      "%ld tokens fit; more GPUs per replica or a smaller KV "
 		      "dtype raise it",
 		      b->max_batch_fit, seq);
+	if (!(rq->price_per_gpu_hour > 0) && !(rq->gpu.price_per_gpu_hour > 0))
+		iwarn(res, "no price for this GPU type: costs are 0, not free; "
+			   "give price_per_gpu_hour for them");
 	if (rq->weight_precision == ENG_INT4 ||
 	    rq->weight_precision == ENG_INT8)
 		iwarn(res,

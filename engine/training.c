@@ -241,6 +241,12 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	if ((rc = trn_validate(rq, err)))
 		return rc;
 	trn_ctx_init(&c, rq);
+	/* ranking by cost with every plan free would rank by nothing */
+	if (rq->objective == TRN_OBJ_COST && !(c.price > 0))
+		return eng_fail(err, ENG_EINVAL, "price_per_gpu_hour",
+				"objective cost needs a price: the GPU type "
+				"has none in the catalog; give "
+				"price_per_gpu_hour");
 	c.gbs = trn_resolve_gbs(rq);
 	if (c.gbs > TRN_MAX_GLOBAL_BATCH)
 		return eng_fail(err, ENG_EINVAL,
@@ -537,6 +543,9 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "memory-bound work",
 			     b->mfu);
 		diminishing_returns(&c, res);
+		if (!(c.price > 0))
+			warn(res, "no price for this GPU type: cost is 0, not "
+				  "free; give price_per_gpu_hour for a cost");
 	}
 	return 0;
 }

@@ -41,6 +41,20 @@ grep -q 'list the ones to compare' "$T/body" && ok "the 400 says to list the typ
 req POST /v1/sizing/compare -d "{$job,\"gpus\":[\"zz-priced-1\",\"h100-sxm5-80gb\"],\"prices\":{\"zz-priced-1\":0.01}}"
 check "an explicit list still compares, with its prices" 201 '(.rows[] | select(.gpu == "zz-priced-1") | .cheapest)'
 
+# a GPU type without a price: cost is 0, said in a warning, and objective
+# cost (which would rank every plan as free) asks for a price
+put_copy "zz-unpriced" '.price_per_gpu_hour = null' >/dev/null
+req POST /v1/sizing/training -d '{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e11,"max_gpus":64,"gpu":"zz-unpriced","top":1}'
+check "training without a price: cost 0 and a warning saying it is not free" 201 \
+	'.plans[0].cost == 0 and ([.checks.warnings[] | select(test("no price"))] | length) == 1'
+req POST /v1/sizing/training -d '{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e11,"max_gpus":64,"gpu":"zz-unpriced","objective":"cost"}'
+check_problem "objective cost without a price: 400 naming price_per_gpu_hour" 400 price_per_gpu_hour
+req POST /v1/sizing/training -d '{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e11,"max_gpus":64,"gpu":"zz-unpriced","objective":"cost","price_per_gpu_hour":2}'
+check "objective cost with the request's price" 201 '.plans[0].cost > 0 and ([.checks.warnings[] | select(test("no price"))] | length) == 0'
+req POST /v1/sizing/inference -d '{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"gpu":"zz-unpriced","requests_per_s":1}'
+check "inference without a price: a warning says the 0 costs are not free" 201 \
+	'.plans[0].cost_per_hour == 0 and ([.warnings[] | select(test("no price"))] | length) == 1'
+
 check_alive "daemon alive"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
