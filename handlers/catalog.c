@@ -152,6 +152,21 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 			jv_error(&v, "pcie_width", "must be 1, 2, 4, 8 or 16");
 	}
 	{
+		/* "9.0": major.minor digits (NVIDIA's form); it sets the
+		 * default efficiencies (sizing.c), so a typo must not pass as
+		 * "non-NVIDIA". null or absent: not an NVIDIA part. */
+		const char *cc = json_string_value(
+		    json_object_get(body, "compute_capability"));
+		size_t a = cc ? strspn(cc, "0123456789") : 0;
+		if (cc &&
+		    (a == 0 || cc[a] != '.' ||
+		     strspn(cc + a + 1, "0123456789") == 0 ||
+		     cc[a + 1 + strspn(cc + a + 1, "0123456789")] != '\0'))
+			jv_error(&v, "compute_capability",
+				 "must be major.minor digits, as \"9.0\" "
+				 "(null for a non-NVIDIA part)");
+	}
+	{
 		/* A measured fraction says what it rests on; a basis other
 		 * than datasheet_only comes with its figure. */
 		const json_t *f = json_object_get(body, "gemm_peak_fraction");

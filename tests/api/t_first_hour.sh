@@ -186,6 +186,12 @@ req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d @"$T/rt.json
 check "its GET body, edited, PUTs back (\"\" accepted where a GET returns it)" 200 '.price_per_gpu_hour == 2.1 and .notes == ""'
 req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d "$(jq -c '.source = ""' "$T/rt.json")"
 check_problem "a required source stays non-empty" 400 source
+for cc in abc 9 9. .0 "9.0x" "9,0"; do
+	req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d "$(jq -c --arg cc "$cc" '.compute_capability = $cc' "$T/rt.json")"
+	check_problem "compute_capability \"$cc\": 400 naming it (it passed as a non-NVIDIA part)" 400 compute_capability
+done
+req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d "$(jq -c '.compute_capability = "12.0"' "$T/rt.json")"
+check "compute_capability \"12.0\": stored" 200 '.compute_capability == "12.0"'
 
 # --- item 7: the token CLI finds the database `make run` left ---------------------
 mkdir -p "$T/checkout/var"
