@@ -163,6 +163,27 @@ int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 		if (asked_sq[0] && !strcmp(sq, asked_sq))
 			found = name;
 	}
+	/* the leading dash-separated words of exactly one entry
+	 * ("h100-sxm5" -> "h100-sxm5-80gb"); a prefix of several, as "h100",
+	 * resolves only through the alias table */
+	if (!found && asked[0]) {
+		const char *only = NULL;
+		int n = 0;
+		size_t len = strlen(asked);
+
+		json_array_foreach(items, i, row)
+		{
+			const char *name =
+			    json_string_value(json_object_get(row, "name"));
+			if (name && !strncasecmp(name, asked, len) &&
+			    name[len] == '-') {
+				only = name;
+				n++;
+			}
+		}
+		if (n == 1)
+			found = only;
+	}
 	if (found) {
 		snprintf(out, outlen, "%s", found);
 		rc = 0;

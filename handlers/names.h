@@ -5,8 +5,10 @@
  * Order: the exact name (the caller's own lookup), then the same name in
  * any case, then the alias table (common short names, data in names.c),
  * then the name with case and punctuation ignored ("llama2-70b" ->
- * "llama-2-70b"). A short name shared by several entries resolves only
- * through the alias table, which names the usual part.
+ * "llama-2-70b"), then the leading dash-separated words of exactly one
+ * entry ("h100-sxm5" -> "h100-sxm5-80gb"). A short name shared by several
+ * entries resolves only through the alias table, which names the usual
+ * part.
  */
 #ifndef GPUSIZER_HANDLERS_NAMES_H
 #define GPUSIZER_HANDLERS_NAMES_H

@@ -123,10 +123,12 @@ req GET "/v1/recommendations?kind=compare&gpu=a100&limit=1"
 check "a compare is found by one of its GPUs" 200 '(.items | length) == 1 and .items[0].request.gpus[0] == "a100-sxm4-80gb"'
 
 # --- item 4: names forgive ---------------------------------------------------------
-for g in h100 H100-SXM5-80GB rtx4090 "RTX%204090"; do
+for g in h100 H100-SXM5-80GB rtx4090 "RTX%204090" h100-sxm5 H100-SXM5; do
 	req GET "/v1/gpus/$g"
 	check "GET /v1/gpus/$g answers the catalog entry" 200 '.name | test("^(h100-sxm5-80gb|rtx-4090-24gb)$")'
 done
+req GET /v1/gpus/a100-sxm4
+check "the leading words of one entry find it (a100-sxm4: the 80 GB and the 40 GB share them, so none)" 404 '.errors[0].did_you_mean | length >= 1'
 req GET /v1/gpus/h1000
 check_problem "an unknown GPU is a 404 naming name" 404 name
 check "and says did you mean, H100 parts first" 404 \
