@@ -488,6 +488,24 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
  * body; answer at once only where the body must not be read (413, bad
  * framing), since an early answer closes the connection.
  */
+/* The path of an absolute-form request target ("GET http://host/v1/gpus
+ * HTTP/1.1"), which a server must accept (RFC 9112 §3.2.2): the part from
+ * the first "/" after the authority ("/" when none); other targets as
+ * they are. */
+static const char *origin_path(const char *url)
+{
+	const char *p = NULL, *slash;
+
+	if (!strncasecmp(url, "http://", 7))
+		p = url + 7;
+	else if (!strncasecmp(url, "https://", 8))
+		p = url + 8;
+	if (!p)
+		return url;
+	slash = strchr(p, '/');
+	return slash ? slash : "/";
+}
+
 static enum MHD_Result on_headers(struct http_server *s,
 				  struct MHD_Connection *c,
 				  struct req_state *st, const char *url,
@@ -505,6 +523,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 	const struct route *table = routes_table(&nroutes);
 
 	*early = 0;
+	url = origin_path(url);
 	st->req.method = method;
 	st->req.path = url;
 	st->req.request_id = st->request_id;

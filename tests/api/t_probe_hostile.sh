@@ -156,6 +156,15 @@ check_problem "a plain body labelled br: 415" 415
 req POST /v1/sizing/training -H 'Content-Encoding: identity' -d "$T8J"
 check "Content-Encoding identity: sized" 201
 
+# --- an absolute-form request target is accepted (RFC 9112 §3.2.2): the
+# path after the authority is the route
+code=$(curl -s -o "$T/abs.json" -w '%{http_code}' --request-target "http://gpus.example/v1/gpus/h100-sxm5-80gb" "$GSZ_URL/")
+[ "$code" = 200 ] && jq -e '.name == "h100-sxm5-80gb"' "$T/abs.json" >/dev/null &&
+	ok "GET http://host/v1/gpus/h100-sxm5-80gb (absolute form): 200, the entry" ||
+	not_ok "absolute-form request target" "$code $(head -c 200 "$T/abs.json")"
+code=$(curl -s -o /dev/null -w '%{http_code}' --request-target "HTTPS://gpus.example" "$GSZ_URL/")
+[ "$code" = 404 ] && ok "an absolute form without a path is /: 404 as / is" || not_ok "absolute form without a path" "$code"
+
 # --- a rank given to full fine-tuning is said to be unused
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":8,"top":1,"method":"full","lora_rank":8}'
 check "lora_rank with method full: sized, and a warning says it is not used" 201 \
