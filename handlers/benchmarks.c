@@ -776,19 +776,11 @@ void h_fleet(struct app *app, const struct request *req, struct response *res)
 {
 	struct store_err e;
 	json_t *out;
-	const char *w = req_query(req, "window_days");
-	long days = FLEET_WINDOW_DAYS;
+	long days = query_int(req, "window_days", 1, FLEET_MAX_WINDOW_DAYS,
+			      FLEET_WINDOW_DAYS, res);
 
-	if (w) {
-		char *end;
-		days = strtol(w, &end, 10);
-		if (!*w || *end || days < 1 || days > FLEET_MAX_WINDOW_DAYS) {
-			problem_field(res, "window_days",
-				      "must be an integer in [1, %d]",
-				      FLEET_MAX_WINDOW_DAYS);
-			return;
-		}
-	}
+	if (days < 0)
+		return;
 	if (store_fleet(app->db, (int)days, DEGRADED_THRESHOLD,
 			app->fleet_synthetic, &out, &e) != STORE_OK) {
 		problem_store(res, &e, "fleet");

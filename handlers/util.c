@@ -134,20 +134,31 @@ int rfc3339_epoch_s(const char *s, double *out)
 	return 0;
 }
 
-int query_limit(const struct request *req, struct response *res)
+long query_int(const struct request *req, const char *key, long lo, long hi,
+	       long dflt, struct response *res)
 {
-	const char *s = req_query(req, "limit");
-	char *end;
-	long v;
+	const char *s = req_query(req, key);
+	size_t n;
+	long v = 0;
 
 	if (!s)
-		return 50;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || v < 1 || v > 500) {
-		problem_field(res, "limit", "must be an integer in [1, 500]");
+		return dflt;
+	n = strspn(s, "0123456789");
+	if (n == 0 || s[n] != '\0' || n > 9 || (s[0] == '0' && n > 1))
+		v = -1;
+	else
+		v = strtol(s, NULL, 10);
+	if (v < lo || v > hi) {
+		problem_field(res, key, "must be an integer in [%ld, %ld]", lo,
+			      hi);
 		return -1;
 	}
-	return (int)v;
+	return v;
+}
+
+int query_limit(const struct request *req, struct response *res)
+{
+	return (int)query_int(req, "limit", 1, 500, 50, res);
 }
 
 int http_accept_q(const char *accept, const char *type)

@@ -22,6 +22,13 @@ int rfc3339_epoch_s(const char *s, double *out);
  * recording a field error.
  */
 int query_limit(const struct request *req, struct response *res);
+
+/* The query parameter key as an integer in [lo, hi], written plainly:
+ * decimal digits only, no sign, spaces or leading zeros ("+5", " 30" and
+ * "05" are not numbers a client meant). Absent: dflt. Returns the value,
+ * or -1 with a 400 naming key in res. lo >= 0. */
+long query_int(const struct request *req, const char *key, long lo, long hi,
+	       long dflt, struct response *res);
 /* q x 1000 that an Accept header value gives a media type ("text/csv"), or
  * -1 when no range matches; the most specific matching range decides
  * (RFC 9110 §12.5.1: "text/csv;q=0" refuses the type, a wildcard range

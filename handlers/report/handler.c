@@ -40,7 +40,8 @@ void h_report_capacity(struct app *app, const struct request *req,
 {
 	struct report_query q = {REPORT_WINDOW_DAYS, REPORT_DEGRADED_THRESHOLD,
 				 "day", REPORT_HTML_NODES, false};
-	const char *w = req_query(req, "window_days");
+	long days = query_int(req, "window_days", 1, FLEET_MAX_WINDOW_DAYS,
+			      REPORT_WINDOW_DAYS, res);
 	const char *f = req_query(req, "format");
 	const char *section = req_query(req, "section");
 	enum report_format fmt = REPORT_NONE;
@@ -49,16 +50,8 @@ void h_report_capacity(struct app *app, const struct request *req,
 	char *text, date[11];
 	size_t n;
 
-	if (w) {
-		char *end;
-		long days = strtol(w, &end, 10);
-		if (!*w || *end || days < 1 || days > FLEET_MAX_WINDOW_DAYS)
-			problem_field(res, "window_days",
-				      "must be an integer in [1, %d]",
-				      FLEET_MAX_WINDOW_DAYS);
-		else
-			q.window_days = (int)days;
-	}
+	if (days > 0)
+		q.window_days = (int)days;
 	if (f) {
 		fmt = !strcmp(f, "html")  ? REPORT_HTML
 		      : !strcmp(f, "csv") ? REPORT_CSV

@@ -165,6 +165,20 @@ code=$(curl -s -o "$T/abs.json" -w '%{http_code}' --request-target "http://gpus.
 code=$(curl -s -o /dev/null -w '%{http_code}' --request-target "HTTPS://gpus.example" "$GSZ_URL/")
 [ "$code" = 404 ] && ok "an absolute form without a path is /: 404 as / is" || not_ok "absolute form without a path" "$code"
 
+# --- query integers are written plainly: no sign, spaces or leading zeros
+for q in "window_days=%2B5" "window_days=05" "window_days=%2030" "window_days=30%20"; do
+	req GET "/v1/fleet?$q"
+	check_problem "GET /v1/fleet?$q: 400 naming window_days" 400 window_days
+done
+req GET "/v1/reports/capacity?window_days=%2B5"
+check_problem "the capacity report reads window_days the same way" 400 window_days
+for q in "limit=%205" "limit=5%20" "limit=05"; do
+	req GET "/v1/benchmarks?$q"
+	check_problem "GET /v1/benchmarks?$q: 400 naming limit" 400 limit
+done
+req GET "/v1/fleet?window_days=5"
+check "window_days=5: the fleet view" 200 '.items | type == "array"'
+
 # --- a rank given to full fine-tuning is said to be unused
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","max_gpus":8,"top":1,"method":"full","lora_rank":8}'
 check "lora_rank with method full: sized, and a warning says it is not used" 201 \
