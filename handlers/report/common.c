@@ -12,9 +12,25 @@
 #include "handlers/report/report_int.h"
 
 /* Text for HTML element content and quoted attributes. Control
- * characters (never valid in HTML) become U+FFFD. At most max_chars code
+ * characters (never valid in HTML) and bidirectional controls become
+ * U+FFFD. At most max_chars code
  * points, then an ellipsis (max_chars 0: no limit).
  */
+/* 1 when s starts with a Unicode bidirectional control in UTF-8: LRM and
+ * RLM (U+200E-F), the embeddings and overrides (U+202A-E) and the isolates
+ * (U+2066-9), which reorder the text after them (Trojan Source, CVE-2021-
+ * 42574). */
+static int bidi_control(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (u[0] != 0xE2 || !u[1] || !u[2])
+		return 0;
+	return (u[1] == 0x80 && (u[2] == 0x8E || u[2] == 0x8F ||
+				 (u[2] >= 0xAA && u[2] <= 0xAE))) ||
+	       (u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9);
+}
+
 void rpt_esc_n(struct sbuf *b, const char *s, size_t max_chars)
 {
 	size_t chars = 0;
@@ -42,10 +58,16 @@ void rpt_esc_n(struct sbuf *b, const char *s, size_t max_chars)
 			sbuf_put(b, "&#39;");
 			break;
 		default:
-			if (c < 0x20 || c == 0x7F)
+			if (c < 0x20 || c == 0x7F) {
 				sbuf_put(b, "\xEF\xBF\xBD");
-			else
+			} else if (bidi_control(s)) {
+				/* a name must not reorder the rest of its
+				 * cell or row */
+				sbuf_put(b, "\xEF\xBF\xBD");
+				s += 2;
+			} else {
 				sbuf_putn(b, s, 1);
+			}
 		}
 	}
 }
