@@ -31,9 +31,10 @@
 
 /* What on_uri() saw in the request target as sent. */
 enum raw_flags {
-	RAW_SPACE = 1 << 0,	    /* a space inside the target */
-	RAW_ENCODED_SLASH = 1 << 1, /* %2F in the path */
-	RAW_QUERY_CUT = 1 << 2,	    /* too many query parameters: cut */
+	RAW_SPACE = 1 << 0,	      /* a space inside the target */
+	RAW_ENCODED_SLASH = 1 << 1,   /* %2F in the path */
+	RAW_QUERY_CUT = 1 << 2,	      /* too many query parameters: cut */
+	RAW_ENCODED_CONTROL = 1 << 3, /* %00-%1F or %7F in the path */
 };
 
 /* Per-request state, made by on_uri() (or the first access-handler call)
@@ -359,7 +360,9 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
  * (only possible with MHD_OPTION_STRICT_FOR_CLIENT off, see http_start())
  * and an encoded slash in the path, which decoding would turn into a
  * segment separator ("/v1/gpus%2Fh100" routed as "/v1/gpus/h100"). No
- * name in this API holds a slash, so it is refused rather than kept.
+ * name in this API holds a slash, so it is refused rather than kept. An
+ * encoded control character (%00 cuts the decoded path short) is named as
+ * such, not as bad UTF-8.
  *
  * Counts the query parameters as MHD will (one per '&'-separated piece)
  * and, past max_query + 1, cuts the target there (writes a NUL): MHD
@@ -377,10 +380,16 @@ static unsigned raw_target_scan(char *target, int max_query, int *nquery)
 	*nquery = 0;
 	if (strchr(target, ' '))
 		flags |= RAW_SPACE;
-	for (size_t i = 0; i + 2 < path_len; i++)
-		if (target[i] == '%' && target[i + 1] == '2' &&
-		    (target[i + 2] == 'f' || target[i + 2] == 'F'))
+	for (size_t i = 0; i + 2 < path_len; i++) {
+		char h = target[i + 1], l = (char)tolower(target[i + 2]);
+		if (target[i] != '%')
+			continue;
+		if (h == '2' && l == 'f')
 			flags |= RAW_ENCODED_SLASH;
+		if (((h == '0' || h == '1') && isxdigit((unsigned char)l)) ||
+		    (h == '7' && l == 'f'))
+			flags |= RAW_ENCODED_CONTROL;
+	}
 	if (!q || !q[1])
 		return flags;
 	*nquery = 1;
@@ -442,6 +451,9 @@ static int raw_target_refused(struct req_state *st, const char *version)
 #endif
 	if (!why && (st->raw_flags & RAW_SPACE))
 		why = "the request target holds a space; encode it as %20";
+	if (!why && (st->raw_flags & RAW_ENCODED_CONTROL))
+		why = "the path holds an encoded control character (%00-%1F "
+		      "or %7F)";
 	if (!why && (st->raw_flags & RAW_ENCODED_SLASH))
 		why = "the path holds an encoded slash (%2F); no name in this "
 		      "API contains a slash";

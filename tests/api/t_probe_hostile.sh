@@ -165,6 +165,13 @@ code=$(curl -s -o "$T/abs.json" -w '%{http_code}' --request-target "http://gpus.
 code=$(curl -s -o /dev/null -w '%{http_code}' --request-target "HTTPS://gpus.example" "$GSZ_URL/")
 [ "$code" = 404 ] && ok "an absolute form without a path is /: 404 as / is" || not_ok "absolute form without a path" "$code"
 
+# --- an encoded control character in the path is named as such (it was
+# "not valid UTF-8 text", with the path cut at the %00 as the instance)
+for p in "/v1/gpus/h100-sxm5-80gb%00" "/v1/gpus/h100%0a" "/v1/gpus/h100%7F"; do
+	req GET "$p"
+	check "GET $p: 400 saying an encoded control character" 400 '.detail | test("encoded control character")'
+done
+
 # --- query integers are written plainly: no sign, spaces or leading zeros
 for q in "window_days=%2B5" "window_days=05" "window_days=%2030" "window_days=30%20"; do
 	req GET "/v1/fleet?$q"
