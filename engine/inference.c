@@ -302,10 +302,13 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
 	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
 
-	/* tp inside one node (powers of two dividing heads); pp across nodes
-	 * only when a whole node of tp is not enough. */
+	/* tp inside one node (powers of two dividing heads); pp across whole
+	 * nodes of tp, tried even when one node holds the weights: a replica
+	 * whose weights barely fit keeps room for few sequences, and a second
+	 * stage can serve the load on far fewer GPUs (hostile review,
+	 * 2026-11-26: DeepSeek-V3 on B200 sized at 24,024 GPUs, 2,448 with
+	 * a stage more). Every fitting plan is ranked. */
 	for (int pp = 1; pp <= 64 && pp <= rq->model.layers; pp *= 2) {
-		bool fit_this_pp = false;
 		for (int tp = 1; tp <= c.gpn; tp *= 2) {
 			struct replica r;
 			struct inf_plan p;
@@ -321,7 +324,7 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			inf_replica_init(&r, &c, tp, pp);
 			if (r.n_cap < 1.0)
 				continue;
-			fit_this_pp = any_fit = true;
+			any_fit = true;
 			if (res->min_tp == 0)
 				res->min_tp = tp * pp;
 			if (!inf_plan_of(&c, &r, u_max, &p)) {
@@ -341,8 +344,6 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			}
 			insert_top(rq, res, top, &p);
 		}
-		if (fit_this_pp && res->n_plans > 0)
-			break;
 	}
 
 	if (!any_fit) {

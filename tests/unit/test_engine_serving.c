@@ -342,6 +342,43 @@ static void test_compare_verdict_at_load(void)
 			CHECK(ent[out.cheapest].cost <= ent[i].cost);
 }
 
+/* Weights that barely fit one node leave a replica room for few
+ * sequences: a second pipeline stage serves the load on fewer GPUs, and
+ * the search must find it (hostile review, 2026-11-26: pp was tried only
+ * when one node could not hold the weights). Llama 3 70B in bf16 on 8
+ * GPUs of 20 GiB: 17.6 GB of weights each at pp 1. */
+static void test_pipeline_stage_when_one_node_fits(void)
+{
+	struct inf_request rq;
+	struct inf_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	long pp1_gpus = 0;
+
+	inf_request_init(&rq);
+	rq.model = fx_llama3_70b();
+	rq.gpu = fx_h100();
+	rq.gpu.memory_gib = 20;
+	rq.prompt_tokens = 1000;
+	rq.output_tokens = 1000;
+	rq.load_kind = INF_LOAD_CONCURRENT_SEQUENCES;
+	rq.load_value = 1e4;
+	rq.top = 16;
+	CHECK(r && inf_size(&rq, r, &e) == 0);
+	if (!r || r->n_plans == 0) {
+		free(r);
+		return;
+	}
+	for (int i = 0; i < r->n_plans; i++)
+		if (r->plans[i].pp == 1 &&
+		    (pp1_gpus == 0 || r->plans[i].gpus < pp1_gpus))
+			pp1_gpus = r->plans[i].gpus;
+	printf("# best plan tp %d pp %d, %ld GPUs; best pp 1 plan %ld GPUs\n",
+	       r->plans[0].tp, r->plans[0].pp, r->plans[0].gpus, pp1_gpus);
+	CHECK(r->plans[0].pp >= 2);
+	CHECK(pp1_gpus > 2 * r->plans[0].gpus);
+	free(r);
+}
+
 /* A load no sane number of replicas carries is refused, naming the load
  * field, instead of a replica count that overflows. */
 static void test_load_beyond_any_fleet(void)
@@ -400,6 +437,7 @@ int main(void)
 	RUN(test_profiles_reserve_kv);
 	RUN(test_collective_protocols);
 	RUN(test_compare_verdict_at_load);
+	RUN(test_pipeline_stage_when_one_node_fits);
 	RUN(test_load_beyond_any_fleet);
 	RUN(test_fleet_warning);
 	return testlib_finish();
