@@ -31,8 +31,9 @@ struct app {
 	/* Set when the drain timeout has passed: engine work still running
 	 * stops (issue 15), so shutdown ends within --drain-timeout. */
 	atomic_int cancel_work;
-	long engine_max_steps; /* work units one search may spend */
-	int engine_timeout_ms; /* wall clock of one request's engine work */
+	long engine_max_steps;	/* work units one search may spend */
+	int engine_timeout_ms;	/* wall clock of one request's engine work */
+	int engine_concurrency; /* searches run at once; more wait (0: CPUs) */
 	/* reports marked synthetic count in fleet figures (tests, demos) */
 	int fleet_synthetic;
 };

@@ -1,6 +1,7 @@
 /* sizing.c - shared plumbing of the sizing endpoints. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -189,6 +190,65 @@ static bool budget_stop(void *arg)
 	else if (client_gone(b->client_fd))
 		b->why = "client_gone";
 	return b->why != NULL;
+}
+
+static void budget_problem(struct response *res, const struct sizing_budget *b);
+
+/* The admission gate: searches running, and a condition variable on the
+ * monotonic clock (deadlines are CLOCK_MONOTONIC). */
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv;
+static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
+static int gate_running;
+
+static void gate_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&gate_cv, &a);
+	pthread_condattr_destroy(&a);
+}
+
+int sizing_admit(struct sizing_budget *b, struct response *res)
+{
+	int slots =
+	    b->app->engine_concurrency > 0 ? b->app->engine_concurrency : 1;
+
+	pthread_once(&gate_once, gate_init);
+	pthread_mutex_lock(&gate_mu);
+	while (gate_running >= slots && !budget_stop(b)) {
+		/* wake at least every 100 ms to see a client leave */
+		long long until = mono_ms() + 100;
+		struct timespec ts;
+
+		if (until > b->deadline_ms)
+			until = b->deadline_ms;
+		ts.tv_sec = (time_t)(until / 1000);
+		ts.tv_nsec = (long)(until % 1000) * 1000000L;
+		pthread_cond_timedwait(&gate_cv, &gate_mu, &ts);
+	}
+	if (gate_running >= slots) {
+		pthread_mutex_unlock(&gate_mu);
+		budget_problem(res, b);
+		return -1;
+	}
+	gate_running++;
+	b->admitted = true;
+	pthread_mutex_unlock(&gate_mu);
+	return 0;
+}
+
+void sizing_budget_end(struct sizing_budget *b)
+{
+	if (!b->admitted)
+		return;
+	pthread_mutex_lock(&gate_mu);
+	gate_running--;
+	b->admitted = false;
+	pthread_cond_signal(&gate_cv);
+	pthread_mutex_unlock(&gate_mu);
 }
 
 void sizing_budget_init(struct sizing_budget *b, struct app *app,

@@ -81,9 +81,22 @@ struct sizing_budget {
 	int client_fd;
 	long long deadline_ms; /* CLOCK_MONOTONIC */
 	const char *why;       /* why stop() fired, for the answer and log */
+	bool admitted;	       /* holds a slot of sizing_admit() */
 };
 void sizing_budget_init(struct sizing_budget *b, struct app *app,
 			const struct request *req);
+
+/* Admission of one search (training, compare): at most
+ * app->engine_concurrency run at once, so that under overload the ones
+ * running finish at full speed instead of every request sharing the CPUs
+ * until all of them pass the deadline (hostile review, 2026-11-26: 64
+ * concurrent compares, 64 x 503 after 10 s). Waits for a slot until b's
+ * deadline (the wait counts against it), the client leaving or shutdown;
+ * then a 503 with Retry-After in res and -1. 0: admitted, and
+ * sizing_budget_end() must follow. */
+int sizing_admit(struct sizing_budget *b, struct response *res);
+/* Gives back b's slot, if it holds one (any number of calls). */
+void sizing_budget_end(struct sizing_budget *b);
 
 /* Engine failure -> 400 (invalid), 422 (infeasible/unsupported, or a
  * search past the step limit) or 503 with Retry-After (work stopped by b's

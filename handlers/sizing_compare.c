@@ -291,7 +291,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	char constraint[96] = "";
 	struct eng_error err;
 	struct trn_request trq;
-	struct sizing_budget budget;
+	struct sizing_budget budget = {.admitted = false};
 	struct inf_request irq;
 	struct one *runs = NULL;
 	struct sizing_job sj;
@@ -357,7 +357,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	sizing_budget_init(&budget, app, req);
 	trq.budget = &budget.eng;
 	runs = sizing_alloc((size_t)n * sizeof(*runs), res);
-	if (!runs)
+	if (!runs || sizing_admit(&budget, res) != 0)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		struct one *o = &runs[i];
@@ -497,6 +497,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			 trq.deadline_days);
 	else if (!training && (irq.ttft_ms > 0 || irq.tpot_ms > 0))
 		snprintf(constraint, sizeof(constraint), "the latency targets");
+	sizing_budget_end(&budget); /* ranking and storing need no slot */
 	if (cmp_rank(entries, n,
 		     training			      ? CMP_TRAINING
 		     : irq.load_kind != INF_LOAD_NONE ? CMP_INFERENCE
@@ -684,6 +685,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		}
 	}
 out:
+	sizing_budget_end(&budget);
 	json_decref(rows);
 	free(runs);
 	json_decref(body);

@@ -634,7 +634,8 @@ void h_sizing_training(struct app *app, const struct request *req,
 	struct trn_result *r = NULL;
 	struct eng_error err;
 	struct sizing_job job;
-	struct sizing_budget budget;
+	struct sizing_budget budget = {.admitted = false};
+	int rc;
 	json_t *body;
 
 	body = jv_parse_body(req, res);
@@ -648,7 +649,11 @@ void h_sizing_training(struct app *app, const struct request *req,
 		goto out;
 	sizing_budget_init(&budget, app, req);
 	rq.budget = &budget.eng;
-	if (trn_size(&rq, r, &err) != 0) {
+	if (sizing_admit(&budget, res) != 0)
+		goto out;
+	rc = trn_size(&rq, r, &err);
+	sizing_budget_end(&budget); /* storing the answer needs no slot */
+	if (rc != 0) {
 		sizing_engine_problem(res, &err, &budget);
 		goto out;
 	}
@@ -666,6 +671,7 @@ void h_sizing_training(struct app *app, const struct request *req,
 		    training_result_json(&rq, r, &job), summary, res);
 	}
 out:
+	sizing_budget_end(&budget);
 	free(r);
 	json_decref(body);
 }

@@ -92,6 +92,10 @@ static const struct key keys[] = {
      I(engine_timeout_ms), 100, 600000, "10000",
      "wall clock of one request's engine work; past it (a saturated "
      "server) 503 with Retry-After"},
+    {"engine-concurrency", "GPUSIZER_ENGINE_CONCURRENCY", K_INT,
+     I(engine_concurrency), 0, 1024, "0",
+     "training and compare searches run at once; more wait their turn "
+     "within --engine-timeout-ms, then 503 (0: the online CPUs)"},
 };
 #define NKEYS (int)(sizeof(keys) / sizeof(keys[0]))
 
@@ -265,10 +269,13 @@ void config_log(const struct config *c)
 		      c->statement_timeout_ms,
 		      c->drain_delay_s,
 		      c->drain_timeout_s,
-		      c->auth_reads};
+		      c->auth_reads,
+		      c->engine_max_steps,
+		      c->engine_timeout_ms,
+		      c->engine_concurrency};
 
 	db_conninfo_redacted(c->database_url, url, sizeof(url));
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 13; i++)
 		snprintf(n[i], sizeof(n[i]), "%d", ints[i]);
 	log_event(LOG_INFO, "configuration", "listen", c->listen,
 		  "database_url", url, "migrations_dir", c->migrations_dir,
@@ -277,5 +284,7 @@ void config_log(const struct config *c)
 		  "per_ip_connection_limit", n[2], "connection_timeout_s", n[3],
 		  "db_pool_size", n[4], "db_acquire_timeout_ms", n[5],
 		  "statement_timeout_ms", n[6], "drain_delay_s", n[7],
-		  "drain_timeout_s", n[8], "auth_reads", n[9], NULL);
+		  "drain_timeout_s", n[8], "auth_reads", n[9],
+		  "engine_max_steps", n[10], "engine_timeout_ms", n[11],
+		  "engine_concurrency", n[12], NULL);
 }

@@ -25,6 +25,7 @@ struct config {
 	int auth_reads;		     /* 1: reads and sizing need a token */
 	int engine_max_steps;	     /* work units of one engine search */
 	int engine_timeout_ms;	     /* one request's engine wall clock */
+	int engine_concurrency;	     /* searches at once; 0 = online CPUs */
 	int fleet_synthetic;	     /* synthetic reports in fleet figures */
 	int calibration_cache_s;     /* calibration medians kept this long */
 	int history_retention_days;  /* probe runs kept; 0 = all */

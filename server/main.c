@@ -226,6 +226,11 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	app.auth_reads = cfg->auth_reads;
 	app.engine_max_steps = cfg->engine_max_steps;
 	app.engine_timeout_ms = cfg->engine_timeout_ms;
+	app.engine_concurrency = cfg->engine_concurrency > 0
+				     ? cfg->engine_concurrency
+				     : (int)(sysconf(_SC_NPROCESSORS_ONLN) > 0
+						 ? sysconf(_SC_NPROCESSORS_ONLN)
+						 : 1);
 	app.fleet_synthetic = cfg->fleet_synthetic;
 	store_set_calibration_cache_s(cfg->calibration_cache_s);
 	struct http_config hc = {

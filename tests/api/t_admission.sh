@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Admission of engine work (hostile review, 2026-11-26): at most
+# --engine-concurrency training and compare searches run at once; the others
+# wait their turn within --engine-timeout-ms. This checks what does not
+# depend on timing: with one slot, concurrent searches all finish; a slot
+# is given back after a 400, a 422 and a client that left; the setting is
+# range-checked. (What overload does to latency is measured, not asserted:
+# docs/BENCHMARKS.md.)
+. "$(dirname "$0")/lib.sh"
+
+bad=$("$GSZ_BIN" serve --engine-concurrency 2000 2>&1) ; rc=$?
+[ "$rc" = 2 ] && echo "$bad" | grep -q "engine-concurrency" &&
+	ok "--engine-concurrency 2000 is refused, naming the flag (exit 2)" ||
+	not_ok "--engine-concurrency 2000 is refused" "rc $rc: $bad"
+
+start_daemon --engine-concurrency 1 --engine-timeout-ms 60000 || { not_ok "daemon starts"; exit 1; }
+grep -q "\"engine_concurrency\":\"1\"" "$GSZ_LOG" && ok "the configuration line shows engine_concurrency 1" ||
+	not_ok "the configuration line shows engine_concurrency" "$(grep configuration "$GSZ_LOG" | head -c 300)"
+
+job='{"model":"llama-2-70b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":512}'
+cmp='{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]}'
+pids=""
+for i in 1 2 3 4 5 6; do
+	curl -s -o /dev/null -w '%{http_code}\n' -X POST "$GSZ_URL/v1/sizing/training" -d "$job" >"$T/c$i" &
+	pids="$pids $!"
+done
+for i in 7 8; do
+	curl -s -o /dev/null -w '%{http_code}\n' -X POST "$GSZ_URL/v1/sizing/compare" -d "$cmp" >"$T/c$i" &
+	pids="$pids $!"
+done
+wait $pids # not the daemon's
+codes=$(cat "$T"/c? | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+[ "$(cat "$T"/c? | grep -c '^201$')" = 8 ] && ok "one slot: 6 trainings and 2 compares sent at once all answer 201 ($codes)" ||
+	not_ok "one slot: concurrent searches all answer 201" "$codes"
+
+# slots come back after a field error, an infeasible job and a client gone
+req POST /v1/sizing/training -d '{"model":"llama-2-70b","seq_len":-1,"gpu":"h100-sxm5-80gb"}'
+check_problem "a field error: 400" 400 seq_len
+req POST /v1/sizing/training -d '{"model":"llama-3.1-405b","seq_len":4096,"train_tokens":1e11,"gpu":"l4-24gb","max_gpus":4}'
+check_problem "an infeasible job: 422" 422
+curl -s -o /dev/null --max-time 0.01 -X POST "$GSZ_URL/v1/sizing/training" -d "$job" || true
+for i in 1 2 3; do
+	req POST /v1/sizing/training -d "$job"
+	check "after them, search $i still gets the slot (201)" 201 '.plans | length >= 1'
+done
+req POST /v1/sizing/compare -d "$cmp"
+check "and a compare (201)" 201 '.rows | length == 2'
+
+check_alive "daemon alive"
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
