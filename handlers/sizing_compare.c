@@ -192,7 +192,37 @@ static int check_gpu_map_used(const json_t *map, const char *key,
 			break;
 	}
 	(void)x;
+	/* two keys for one GPU (as asked and by its own name): one would
+	 * be dropped without a word */
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], runs[i].gpu) != 0 &&
+		    json_object_get(map, names[i]) &&
+		    json_object_get(map, runs[i].gpu)) {
+			jv_error(&v, runs[i].gpu,
+				 "names the same GPU as %s.%s; give one", key,
+				 names[i]);
+			bad = 1;
+		}
 	return bad ? -1 : 0;
+}
+
+/* map's entries under the compared GPUs' own names (a stored request
+ * must size the same job when POSTed again, and it lists gpus by those
+ * names); NULL when map is not an object. New reference. */
+static json_t *gpu_map_canonical(const json_t *map, char names[][CMP_NAME_SIZE],
+				 const struct one *runs, int n)
+{
+	json_t *out;
+
+	if (!json_is_object(map))
+		return NULL;
+	out = json_object();
+	for (int i = 0; out && i < n; i++) {
+		const json_t *x = gpu_entry(map, names[i], runs[i].gpu);
+		if (x)
+			json_object_set(out, runs[i].gpu, (json_t *)x);
+	}
+	return out;
 }
 
 /* The CSV's columns: the job kind's own, then those every row has. */
@@ -667,6 +697,14 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				json_array_append_new(gl,
 						      json_string(runs[i].gpu));
 			json_object_set_new(request, "gpus", gl);
+			if (json_is_object(prices))
+				json_object_set_new(
+				    request, "prices",
+				    gpu_map_canonical(prices, names, runs, n));
+			if (json_is_object(limits))
+				json_object_set_new(
+				    request, "power_limits",
+				    gpu_map_canonical(limits, names, runs, n));
 			json_object_set_new(
 			    request, training ? "training" : "inference",
 			    training ? training_request_json(job, &trq, &sj)

@@ -55,6 +55,18 @@ req POST /v1/sizing/inference -d '{"model":"llama-3-8b","prompt_tokens":512,"out
 check "inference without a price: a warning says the 0 costs are not free" 201 \
 	'.plans[0].cost_per_hour == 0 and ([.warnings[] | select(test("no price"))] | length) == 1'
 
+# the stored request sizes the same job when POSTed again: prices and
+# power_limits are kept under the GPUs' own names, as gpus is
+req POST /v1/sizing/compare -d '{"training":{"model":"llama-3-8b","seq_len":2048,"train_tokens":1e10,"max_gpus":64},"gpus":["h100","b200"],"prices":{"b200":4},"power_limits":{"h100":550}}'
+check "a compare with short names in prices and power_limits" 201 \
+	'.request.prices == {"b200-sxm-180gb":4} and .request.power_limits == {"h100-sxm5-80gb":550}'
+jq -c '[.rows[] | {gpu, cost, days}]' "$T/body" >"$T/rows1"
+jq -c .request "$T/body" >"$T/replay.json"
+req POST /v1/sizing/compare -d @"$T/replay.json"
+check "its stored request, POSTed again, gives the same rows" 201 "[.rows[] | {gpu, cost, days}] == $(cat "$T/rows1")"
+req POST /v1/sizing/compare -d '{"training":{"model":"llama-3-8b","seq_len":2048,"train_tokens":1e10,"max_gpus":64},"gpus":["h100","b200"],"prices":{"h100":1,"h100-sxm5-80gb":9}}'
+check_problem "two prices for one GPU (as asked and by its own name): 400" 400 'prices.h100-sxm5-80gb'
+
 check_alive "daemon alive"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
