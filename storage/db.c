@@ -137,6 +137,10 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 		snprintf(err, errlen, "database: no conninfo or pool size < 1");
 		return -1;
 	}
+	if (!db_conninfo_parses(cfg->conninfo)) {
+		snprintf(err, errlen, "%s", DB_CONNINFO_UNPARSABLE);
+		return -1;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto oom;
@@ -199,6 +203,20 @@ static void put(char *out, size_t len, size_t *off, const char *s)
 	memcpy(out + *off, s, n);
 	*off += n;
 	out[*off] = '\0';
+}
+
+bool db_conninfo_parses(const char *conninfo)
+{
+	char *errmsg = NULL;
+	PQconninfoOption *opts =
+	    PQconninfoParse(conninfo ? conninfo : "", &errmsg);
+
+	/* errmsg quotes the conninfo, password included: never shown */
+	PQfreemem(errmsg);
+	if (!opts)
+		return false;
+	PQconninfoFree(opts);
+	return true;
 }
 
 void db_conninfo_redacted(const char *conninfo, char *out, size_t len)

@@ -79,6 +79,16 @@ void db_pool_stats(struct db_pool *pool, struct db_stats *out);
  */
 void db_conninfo_redacted(const char *conninfo, char *out, size_t len);
 
+/* true when libpq parses conninfo (a URI or key=value pairs). A conninfo
+ * that does not can never connect, and libpq's message about it quotes
+ * it whole, password included: callers refuse it with
+ * DB_CONNINFO_UNPARSABLE, which shows nothing of it. */
+bool db_conninfo_parses(const char *conninfo);
+#define DB_CONNINFO_UNPARSABLE                                                 \
+	"database: the conninfo (--database-url / DATABASE_URL) is not a "     \
+	"valid PostgreSQL URI or key=value string; check its syntax (it is "   \
+	"not shown: it may hold a password)"
+
 /* Sets *e to OK with an empty message. */
 void store_err_clear(struct store_err *e);
 /* Human name of a status ("unavailable", ...). Static string. */

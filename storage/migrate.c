@@ -311,7 +311,7 @@ fail:
 int migrate_apply(const char *conninfo, const struct migration_set *set,
 		  int *applied, int *fatal, char *err, size_t errlen)
 {
-	PGconn *c = PQconnectdb(conninfo);
+	PGconn *c = NULL;
 	PGresult *r = NULL;
 	char msg[512];
 	int rc = -1, now;
@@ -319,6 +319,14 @@ int migrate_apply(const char *conninfo, const struct migration_set *set,
 
 	*applied = 0;
 	*fatal = 0;
+	if (!db_conninfo_parses(conninfo)) {
+		/* never connects: no retry, and no libpq text (it quotes the
+		 * conninfo, password included) */
+		snprintf(err, errlen, "%s", DB_CONNINFO_UNPARSABLE);
+		*fatal = 1;
+		goto out;
+	}
+	c = PQconnectdb(conninfo);
 	if (!done) {
 		snprintf(err, errlen, "migrations: out of memory");
 		goto out;

@@ -13,6 +13,24 @@ bad=$("$GSZ_BIN" serve --engine-concurrency 2000 2>&1) ; rc=$?
 	ok "--engine-concurrency 2000 is refused, naming the flag (exit 2)" ||
 	not_ok "--engine-concurrency 2000 is refused" "rc $rc: $bad"
 
+# A conninfo libpq cannot parse never connects, and libpq's message about
+# it quotes it whole: refused at once, password never logged (hostile
+# review, 2026-11-26: it was retried forever, the password in every line).
+badurl='postgres://admin:s3cret-pw@[::1'
+timeout 20 "$GSZ_BIN" serve --listen 127.0.0.1:0 --database-url "$badurl" \
+	--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/badurl.log" 2>&1
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] && ! grep -q s3cret-pw "$T/badurl.log" && grep -q "not a valid PostgreSQL URI" "$T/badurl.log" &&
+	ok "serve with an unparsable DATABASE_URL exits at once (rc $rc), saying so, without the password" ||
+	not_ok "serve with an unparsable DATABASE_URL" "rc $rc: $(tail -c 300 "$T/badurl.log")"
+for cmd in "token list" "migrate"; do
+	DATABASE_URL="$badurl" timeout 20 "$GSZ_BIN" $cmd --migrations-dir "$TOP/migrations" >"$T/badurl.log" 2>&1
+	rc=$?
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] && ! grep -q s3cret-pw "$T/badurl.log" &&
+		ok "$cmd with it: exit $rc, no password in the output" ||
+		not_ok "$cmd with an unparsable DATABASE_URL" "rc $rc: $(tail -c 300 "$T/badurl.log")"
+done
+
 start_daemon --engine-concurrency 1 --engine-timeout-ms 60000 || { not_ok "daemon starts"; exit 1; }
 grep -q "\"engine_concurrency\":\"1\"" "$GSZ_LOG" && ok "the configuration line shows engine_concurrency 1" ||
 	not_ok "the configuration line shows engine_concurrency" "$(grep configuration "$GSZ_LOG" | head -c 300)"
