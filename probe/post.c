@@ -23,9 +23,28 @@ enum probe_post_outcome probe_post_classify(long s)
 	 */
 	if (s == 401 || s == 403)
 		return PROBE_POST_UNAUTHORIZED;
+	/* No such endpoint or method there: --server is wrong (a path, a
+	 * proxy prefix) or an ingress is mid-deploy. The node's setup too:
+	 * the report must not be moved to rejected/ for it. */
+	if (s == 404 || s == 405 || s == 421)
+		return PROBE_POST_UNAUTHORIZED;
 	if (s >= 400 && s <= 499)
 		return PROBE_POST_REJECTED;
 	return PROBE_POST_KEEP;
+}
+
+const char *probe_post_setup_what(long http_status)
+{
+	return http_status == 401 || http_status == 403
+		   ? "TOKEN REFUSED by the server"
+		   : "SERVER URL WRONG: no benchmarks endpoint there";
+}
+
+const char *probe_post_setup_fix(long http_status)
+{
+	return http_status == 401 || http_status == 403
+		   ? "fix the token (--token-file, probe scope)"
+		   : "fix --server (the daemon's base URL, without /v1)";
 }
 
 long probe_backoff_ms(int attempt, long base_ms, long max_ms)
@@ -98,7 +117,8 @@ static void body_summary(const char *body, char *out, size_t outlen)
 }
 
 static long one_attempt(const struct probe_post_opts *o, const char *url,
-			const char *body, size_t len, char *msg, size_t msglen)
+			const char *body, size_t len, char *msg, size_t msglen,
+			long *retry_after_s)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
@@ -139,7 +159,13 @@ static long one_attempt(const struct probe_post_opts *o, const char *url,
 		status = 0;
 	} else {
 		char summary[400];
+		curl_off_t ra = 0;
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		/* delta-seconds or an HTTP date, read by libcurl; 0: none */
+		if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &ra) ==
+			CURLE_OK &&
+		    ra > 0)
+			*retry_after_s = ra > 86400 ? 86400 : (long)ra;
 		body_summary(sink.buf, summary, sizeof(summary));
 		snprintf(msg, msglen, "HTTP %ld%s%s", status,
 			 summary[0] ? ": " : "", summary);
@@ -164,15 +190,22 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 		return res->outcome;
 	}
 	for (attempt = 0;; attempt++) {
-		res->http_status = one_attempt(o, url, body, len, res->message,
-					       sizeof(res->message));
+		long retry_after_s = 0;
+
+		res->http_status =
+		    one_attempt(o, url, body, len, res->message,
+				sizeof(res->message), &retry_after_s);
+		res->retry_after_s = retry_after_s;
 		res->attempts = attempt + 1;
 		res->outcome = probe_post_classify(res->http_status);
 		if (res->outcome != PROBE_POST_RETRY || attempt >= o->retries)
 			break;
-		long d = probe_backoff_ms(
-		    attempt, o->backoff_ms,
-		    o->backoff_max_ms > 0 ? o->backoff_max_ms : 60000);
+		long cap = o->backoff_max_ms > 0 ? o->backoff_max_ms : 60000;
+		long d = probe_backoff_ms(attempt, o->backoff_ms, cap);
+		/* the server's Retry-After, when longer, within the cap */
+		if (retry_after_s * 1000 > d)
+			d = retry_after_s * 1000 > cap ? cap
+						       : retry_after_s * 1000;
 		if (o->log)
 			fprintf(o->log,
 				"probe: POST %s failed (%s); retry %d/%d in "
@@ -220,10 +253,10 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 	}
 	if (out == PROBE_POST_UNAUTHORIZED && o->log)
 		fprintf(o->log,
-			"probe: TOKEN REFUSED by the server (%s): fix the "
-			"token (--token-file, probe scope); the report stays "
-			"in the spool and goes with the next run\n",
-			res.message);
+			"probe: %s (%s): %s; the report stays in the "
+			"spool and goes with the next run\n",
+			probe_post_setup_what(res.http_status), res.message,
+			probe_post_setup_fix(res.http_status));
 	if (probe_spool_write(spool_dir, run_id, body, len, err, sizeof(err))) {
 		*spool_failed = 1;
 		if (o->log)
@@ -292,9 +325,10 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 			counts->unauthorized++;
 			if (o->log)
 				fprintf(o->log,
-					"probe: spooled %s kept: TOKEN REFUSED "
-					"by the server (%s)\n",
-					names[i], res.message);
+					"probe: spooled %s kept: %s (%s)\n",
+					names[i],
+					probe_post_setup_what(res.http_status),
+					res.message);
 			break;
 		default:
 			counts->kept++;
@@ -304,10 +338,15 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 			break;
 		}
 		free(body);
-		if ((res.outcome == PROBE_POST_RETRY && res.http_status == 0) ||
+		if ((res.outcome == PROBE_POST_RETRY &&
+		     (res.http_status == 0 || res.http_status == 429 ||
+		      res.http_status == 503)) ||
 		    res.outcome == PROBE_POST_UNAUTHORIZED) {
-			/* Unreachable, or the token is refused: the rest
-			 * would fare the same; keep them for the next run. */
+			/* Unreachable, asking clients to back off, or the
+			 * token or URL is refused: the rest would fare the
+			 * same; keep them for the next run, rather than
+			 * retrying each of them against a server that said
+			 * to wait. */
 			counts->kept += (int)(n - i - 1);
 			break;
 		}

@@ -23,8 +23,9 @@ enum probe_post_outcome {
 	PROBE_POST_REJECTED = 2,  /* other 4xx: the server refused it */
 	PROBE_POST_KEEP = 3,	  /* 1xx/3xx/odd: keep, do not retry now */
 	/* 401/403: the node's token is missing, wrong, revoked or lacks the
-	 * probe scope. The report is fine: keep it spooled, and fail loudly
-	 * (exit 7) so that a revoked token shows at once. */
+	 * probe scope; 404/405/421: --server leads to no benchmarks endpoint
+	 * (a path, a proxy prefix). The report is fine: keep it spooled,
+	 * and fail loudly (exit 7) so that the setup error shows at once. */
 	PROBE_POST_UNAUTHORIZED = 4,
 };
 
@@ -32,8 +33,14 @@ struct probe_post_result {
 	enum probe_post_outcome outcome;
 	long http_status; /* 0: no HTTP answer */
 	int attempts;
+	long retry_after_s; /* the last answer's Retry-After; 0: none */
 	char message[512];
 };
+
+/* For a PROBE_POST_UNAUTHORIZED status: what went wrong ("TOKEN REFUSED
+ * by the server", or the server URL) and how to fix it, for the log. */
+const char *probe_post_setup_what(long http_status);
+const char *probe_post_setup_fix(long http_status);
 
 /* Outcome of one HTTP status (0 = transport failure). */
 enum probe_post_outcome probe_post_classify(long http_status);
@@ -44,7 +51,9 @@ long probe_backoff_ms(int attempt, long base_ms, long max_ms);
 /* "http://h:1/x/" -> "http://h:1/x/v1/benchmarks". 0 or -1 (too long). */
 int probe_benchmarks_url(const char *server, char *out, size_t outlen);
 
-/* POSTs body (application/json) with retries on PROBE_POST_RETRY.
+/* POSTs body (application/json) with retries on PROBE_POST_RETRY, each
+ * after the backoff or the answer's Retry-After, the longer, capped at
+ * o->backoff_max_ms.
  * curl_global_init must have been called. Returns the final outcome. */
 enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 				   const char *body, size_t len,
@@ -66,8 +75,9 @@ struct probe_flush_counts {
 
 /* Resends every spooled report, oldest first: 2xx deletes it, a rejecting
  * 4xx moves it to rejected/, anything else keeps it (and stops the flush
- * after a transport failure, since the server is unreachable, or a refused
- * token, which refuses the rest too).
+ * after a transport failure, since the server is unreachable, a 429 or
+ * 503, since it asks clients to back off, or a refused token or URL,
+ * which refuses the rest too).
  * Returns 0, or -1 when the spool could not be listed. */
 int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		      struct probe_flush_counts *counts);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void probe_strlcpy(char *dst, const char *src, size_t dstlen)
@@ -180,10 +181,29 @@ char *probe_read_file(const char *path, size_t *len)
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
+	struct stat st;
+
 	if (f == NULL)
 		return NULL;
+	if (fstat(fileno(f), &st) != 0) {
+		int e = errno;
+		fclose(f);
+		errno = e ? e : EIO;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fclose(f);
+		errno = EINVAL;
+		return NULL;
+	}
 	for (;;) {
 		size_t r;
+		if (n > PROBE_MAX_FILE_BYTES) {
+			free(buf);
+			fclose(f);
+			errno = EFBIG;
+			return NULL;
+		}
 		if (cap - n < 4096) {
 			size_t ncap = cap ? cap * 2 : 65536;
 			char *nb = realloc(buf, ncap + 1);

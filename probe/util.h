@@ -44,9 +44,14 @@ int probe_read_token(const char *path, char *out, size_t outlen, char *err,
 size_t probe_clock_event_reason_names(unsigned long long mask,
 				      const char **names, size_t max);
 
-/* Reads a whole file into a NUL-terminated malloc'd buffer (caller frees).
- * Returns NULL with errno set on failure; *len gets the size. */
+/* Reads a whole regular file of at most PROBE_MAX_FILE_BYTES into a
+ * NUL-terminated malloc'd buffer (caller frees). Returns NULL with errno
+ * set on failure (EFBIG past the cap, EINVAL for a device, FIFO or
+ * directory); *len gets the size. */
 char *probe_read_file(const char *path, size_t *len);
+/* 8 x the server's default body cap (1 MiB): a report or token file is
+ * far smaller; --post /dev/zero must not eat the node's memory. */
+#define PROBE_MAX_FILE_BYTES ((size_t)8 << 20)
 
 /* Lower-cases a string in place. */
 void probe_strlower(char *s);

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <errno.h>
+#include <time.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -165,11 +167,16 @@ static void *fake_main(void *arg)
 					"\"status\":422,\"detail\":"
 					"\"results[0].metric: unknown\"}"
 				      : "{\"run_id\":\"x\"}";
-			int n = snprintf(resp, sizeof(resp),
-					 "HTTP/1.1 %d X\r\nContent-Type: "
-					 "application/json\r\nContent-Length: "
-					 "%zu\r\nConnection: close\r\n\r\n%s",
-					 st, strlen(body), body);
+			/* 429 and 503 ask for a second, as gpusizerd's
+			 * 503s ask for two */
+			int n = snprintf(
+			    resp, sizeof(resp),
+			    "HTTP/1.1 %d X\r\nContent-Type: "
+			    "application/json\r\nContent-Length: "
+			    "%zu\r\n%sConnection: close\r\n\r\n%s",
+			    st, strlen(body),
+			    st == 429 || st == 503 ? "Retry-After: 1\r\n" : "",
+			    body);
 			if (send(c, resp, (size_t)n, 0) < 0)
 				perror("send");
 		}
@@ -236,6 +243,13 @@ static void test_post_helpers(void)
 	CHECK(probe_post_classify(401) == PROBE_POST_UNAUTHORIZED);
 	CHECK(probe_post_classify(403) == PROBE_POST_UNAUTHORIZED);
 	CHECK(probe_post_classify(422) == PROBE_POST_REJECTED);
+	/* a wrong --server (a path, a proxy prefix) is the node's setup:
+	 * kept like a refused token, never moved to rejected/ */
+	CHECK(probe_post_classify(404) == PROBE_POST_UNAUTHORIZED);
+	CHECK(probe_post_classify(405) == PROBE_POST_UNAUTHORIZED);
+	CHECK(probe_post_classify(421) == PROBE_POST_UNAUTHORIZED);
+	CHECK(strstr(probe_post_setup_what(404), "SERVER URL") != NULL);
+	CHECK(strstr(probe_post_setup_what(401), "TOKEN REFUSED") != NULL);
 	CHECK(probe_post_classify(301) == PROBE_POST_KEEP);
 	CHECK(probe_backoff_ms(0, 1000, 30000) == 1000);
 	CHECK(probe_backoff_ms(1, 1000, 30000) == 2000);
@@ -344,6 +358,75 @@ static void test_token_refused_keeps_report(void)
 	CHECK(system(path) == 0);
 }
 
+/* Retry-After, when longer than the backoff, is waited (within the cap):
+ * 503 with Retry-After: 1, then 201, with a 1 ms backoff and a 2 s cap.
+ * A lower bound on the wait only; and a flush against a server that says
+ * to back off stops after the first report, keeping the rest. */
+static void test_retry_after_and_backoff_flush(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_post_result res;
+	struct probe_flush_counts fc;
+	struct timespec t0, t1;
+	char url[64], err[256], path[256], *base = tmpdir();
+	const int st[] = {503, 201};
+	const int busy[] = {503, 503, 503, 503, 503, 503, 503, 503};
+	const char *ids[3] = {"1b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+			      "24a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
+			      "3e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
+
+	CHECK(fake_start(&s, st, 2) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.backoff_max_ms = 2000;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(probe_post(&o, "{}", 2, &res) == PROBE_POST_DELIVERED);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fake_stop(&s);
+	CHECK(res.attempts == 2);
+	CHECK((double)(t1.tv_sec - t0.tv_sec) +
+		  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 >=
+	      0.9);
+
+	for (int i = 0; i < 3; i++)
+		CHECK(probe_spool_write(base, ids[i], "{}", 2, err,
+					sizeof(err)) == 0);
+	CHECK(fake_start(&s, busy, 8) == 0);
+	opts(&o, url, sizeof(url), s.port); /* 2 retries, 4 ms cap */
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 3); /* one report's attempts, then it stops */
+	CHECK(fc.kept == 3 && fc.delivered == 0 && fc.rejected == 0);
+	CHECK(count_files(base) == 3);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
+/* Files are read whole only when regular and at most
+ * PROBE_MAX_FILE_BYTES: --post /dev/zero must not eat the node's memory. */
+static void test_read_file_bounds(void)
+{
+	char *base = tmpdir(), path[256];
+	size_t len = 0;
+	FILE *f;
+
+	errno = 0;
+	CHECK(probe_read_file("/dev/zero", &len) == NULL && errno == EINVAL);
+	CHECK(probe_read_file(base, &len) == NULL && errno == EINVAL);
+	snprintf(path, sizeof(path), "%s/big", base);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fseek(f, (long)PROBE_MAX_FILE_BYTES + 1, SEEK_SET) == 0);
+		fputc('x', f);
+		fclose(f);
+	}
+	errno = 0;
+	CHECK(probe_read_file(path, &len) == NULL && errno == EFBIG);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
 static void test_flush_spool(void)
 {
 	struct fake_server s;
@@ -391,6 +474,8 @@ int main(void)
 	RUN(test_deliver_rejected_and_unreachable);
 	RUN(test_flush_spool);
 	RUN(test_token_refused_keeps_report);
+	RUN(test_retry_after_and_backoff_flush);
+	RUN(test_read_file_bounds);
 	curl_global_cleanup();
 	return testlib_finish();
 }
