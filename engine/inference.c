@@ -365,15 +365,53 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			    inf_kv_reserve_name(sv.kv_reserve),
 			    sv.memory_fraction, inf_serving_name(sv.engine),
 			    c.gpn);
+		/* the largest replica tried: a node of tp, up to 64 stages
+		 * (no more than the layers), within max_gpus */
+		int pp_all = 1, tp_l = 1, pp_l = 1;
+		while (pp_all * 2 <= 64 && pp_all * 2 <= rq->model.layers)
+			pp_all *= 2;
+		bool by_max_gpus = gmax > 0 && gmax < (long)c.gpn * pp_all;
+		while (tp_l * 2 <= c.gpn && (gmax <= 0 || tp_l * 2 <= gmax))
+			tp_l *= 2;
+		while (tp_l == c.gpn && pp_l < pp_all &&
+		       (gmax <= 0 || (long)tp_l * pp_l * 2 <= gmax))
+			pp_l *= 2;
+		long largest = (long)tp_l * pp_l;
+		/* a token budget the request set can be what leaves no room:
+		 * its activation workspace, not the weights */
+		if (rq->max_num_batched_tokens > 0) {
+			struct inf_request rq2 = *rq;
+			struct ictx c2;
+			struct replica r2, r1;
+
+			rq2.max_num_batched_tokens = 0;
+			inf_ictx_init(&c2, &rq2);
+			inf_replica_init(&r2, &c2, tp_l, pp_l);
+			inf_replica_init(&r1, &c, tp_l, pp_l);
+			if (r2.n_cap >= 1.0)
+				return eng_fail(
+				    err, ENG_EINFEASIBLE,
+				    "max_num_batched_tokens",
+				    "does not fit: an iteration of %ld tokens "
+				    "needs %.1f GiB of activation workspace "
+				    "per "
+				    "GPU beside the weights, on the largest "
+				    "replica (%ld GPUs); the profile's default "
+				    "token budget fits",
+				    rq->max_num_batched_tokens,
+				    r1.mem.workspace / GIB, largest);
+		}
 		return eng_fail(
-		    err, ENG_EINFEASIBLE, gmax > 0 ? "max_gpus" : "model",
+		    err, ENG_EINFEASIBLE, by_max_gpus ? "max_gpus" : "model",
 		    "does not fit: weights need %.1f GiB plus KV "
-		    "cache for one %ld-token sequence; %s%ld GPUs "
-		    "x %.1f GiB (%s %.2f under %s) are not enough",
-		    c.W / GIB, rq->prompt_tokens + rq->output_tokens,
-		    gmax > 0 ? "" : "up to ", gmax > 0 ? gmax : 64L * c.gpn,
+		    "cache for one %ld-token sequence; a replica of %ld GPUs "
+		    "x %.1f GiB (%s %.2f under %s) is not enough (%s)",
+		    c.W / GIB, rq->prompt_tokens + rq->output_tokens, largest,
 		    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
-		    sv.memory_fraction, inf_serving_name(sv.engine));
+		    sv.memory_fraction, inf_serving_name(sv.engine),
+		    by_max_gpus ? "max_gpus caps it"
+				: "the largest: tp fills a node, up to 64 "
+				  "pipeline stages");
 	}
 	if (res->n_plans == 0 && !have_over) {
 		bool tpot_bad = rq->tpot_ms > 0 && best_tpot > rq->tpot_ms;

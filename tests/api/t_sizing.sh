@@ -130,6 +130,11 @@ check "inference: a pinned tp is honoured" 201 '[.plans[].tp] | all(. == 8)'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":128,"output_tokens":128,"gpu":"h100-sxm5-80gb","max_batch":16,"top":1}'
 check "inference: a batch cap binds as scheduler, as capacity.limited_by says (not memory)" 201 \
 	'.plans[0] | .binding == "scheduler" and .capacity.limited_by == "max_batch" and .max_batch_fit > 100'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":1000,"output_tokens":1000,"concurrent_sequences":1e5,"gpu":"h100","max_num_batched_tokens":4194304}'
+check_problem "inference: a token budget whose workspace leaves no room is a 422 naming max_num_batched_tokens (not the 15 GiB model)" 422 max_num_batched_tokens
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":{"layers":61,"hidden_size":7168,"heads":128,"vocab_size":129280,"ffn_hidden_size":18432,"moe":{"experts":65536,"top_k":64,"expert_ffn_hidden_size":2048,"shared_experts":1,"dense_layers":3}},"prompt_tokens":4096,"output_tokens":512,"requests_per_s":100,"gpu":"h100","max_gpus":1048576}'
+check_problem "inference: weights beyond the largest replica name the model, not a max_gpus far above it" 422 model
+grep -q "a replica of 256 GPUs" "$T/body" && ok "and say the largest replica (256 GPUs), not 1048576" || not_ok "the largest replica is said" "$(body)"
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":1024,"output_tokens":128,"requests_per_s":2,"gpu":"l4-24gb","tp":1}'
 check_problem "inference: a tp pin too small for the weights is a 422 naming tp, not the model" 422 tp
 grep -q "replica of tp 1" "$T/body" && ok "the 422 says the replica of the pinned tp is too small" || not_ok "the 422 says the replica of the pinned tp is too small" "$(body)"
