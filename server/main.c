@@ -80,16 +80,38 @@ static void log_db_error(const char *what, const char *libpq_message,
 		  n, NULL);
 }
 
-/* Waits up to ms for SIGINT/SIGTERM; returns the signal or 0. */
+/* Waits up to ms for SIGINT/SIGTERM; returns the signal or 0. SIGHUP
+ * is blocked too and said to be ignored: there is nothing to reload, and
+ * its default action would kill the daemon without a drain (a reflexive
+ * `kill -HUP` dropped every request in flight). The wait goes on for
+ * what is left of ms. */
 static int wait_signal(const sigset_t *set, long ms)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	struct timespec t0, now;
 	int sig;
 
-	do
-		sig = sigtimedwait(set, NULL, &ts);
-	while (sig < 0 && errno == EINTR);
-	return sig < 0 ? 0 : sig;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		long left;
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = ms - ((now.tv_sec - t0.tv_sec) * 1000L +
+			     (now.tv_nsec - t0.tv_nsec) / 1000000L);
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (left % 1000) * 1000000L;
+		do
+			sig = sigtimedwait(set, NULL, &ts);
+		while (sig < 0 && errno == EINTR);
+		if (sig != SIGHUP)
+			return sig < 0 ? 0 : sig;
+		log_event(LOG_WARN,
+			  "SIGHUP ignored: nothing to reload; a changed "
+			  "setting needs a restart (SIGTERM drains)",
+			  NULL);
+	}
 }
 
 /* Applies migrations, retrying while the database is unreachable.
@@ -193,6 +215,7 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
 	/* Before any thread exists, so every thread inherits the mask. */
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -64,6 +64,13 @@ done
 req POST /v1/sizing/compare -d "$cmp"
 check "and a compare (201)" 201 '.rows | length == 2'
 
+# SIGHUP: nothing to reload; ignored with a warning (its default action
+# killed the daemon and every request in flight)
+kill -HUP "$GSZ_PID"
+sleep 0.3
+req GET /v1/gpus/h100-sxm5-80gb
+check "after SIGHUP the daemon still answers" 200 '.name == "h100-sxm5-80gb"'
+grep -q '"msg":"SIGHUP ignored' "$GSZ_LOG" && ok "and its log says SIGHUP was ignored" || not_ok "the log says SIGHUP was ignored" "$(tail -3 "$GSZ_LOG")"
 check_alive "daemon alive"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
