@@ -1,6 +1,7 @@
 /* health.c - liveness, readiness and the OpenAPI document. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "handlers/api.h"
 #include "handlers/problem.h"
@@ -54,8 +55,14 @@ void h_openapi(struct app *app, const struct request *req, struct response *res)
 	FILE *f = fopen(app->openapi_file, "rb");
 	char *buf = NULL;
 	long n;
+	struct stat st;
 
 	(void)req;
+	/* a directory opens, then fails every read: not installed either */
+	if (f && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))) {
+		fclose(f);
+		f = NULL;
+	}
 	if (!f) {
 		problem(res, 404, "not-found", "Not found",
 			"openapi.yaml is not installed with this daemon");

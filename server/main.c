@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -246,6 +247,16 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	app.db = pool;
 	app.migrations = set;
 	app.openapi_file = cfg->openapi_file;
+	{
+		/* served as is by GET /openapi.yaml; a wrong path (relative
+		 * to another directory) is said now, not at the first 404 */
+		struct stat st;
+		if (stat(cfg->openapi_file, &st) != 0 || !S_ISREG(st.st_mode))
+			log_event(LOG_WARN,
+				  "openapi file not found or not a file: "
+				  "GET /openapi.yaml will answer 404",
+				  "openapi_file", cfg->openapi_file, NULL);
+	}
 	app.auth_reads = cfg->auth_reads;
 	app.engine_max_steps = cfg->engine_max_steps;
 	app.engine_timeout_ms = cfg->engine_timeout_ms;

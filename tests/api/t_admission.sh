@@ -31,6 +31,15 @@ for cmd in "token list" "migrate"; do
 		not_ok "$cmd with an unparsable DATABASE_URL" "rc $rc: $(tail -c 300 "$T/badurl.log")"
 done
 
+# a wrong --openapi-file is said at start; a directory answers 404 as a
+# missing file does (it was a 500 per request)
+start_daemon --openapi-file "$T" || { not_ok "daemon starts with a directory as its openapi file"; exit 1; }
+grep -q '"msg":"openapi file not found or not a file' "$GSZ_LOG" && ok "a directory as --openapi-file: a warning at start" ||
+	not_ok "a directory as --openapi-file: a warning at start" "$(head -c 400 "$GSZ_LOG")"
+req GET /openapi.yaml
+check_problem "and GET /openapi.yaml is a 404, not a 500" 404
+stop_daemon >/dev/null
+
 start_daemon --engine-concurrency 1 --engine-timeout-ms 60000 || { not_ok "daemon starts"; exit 1; }
 grep -q "\"engine_concurrency\":\"1\"" "$GSZ_LOG" && ok "the configuration line shows engine_concurrency 1" ||
 	not_ok "the configuration line shows engine_concurrency" "$(grep configuration "$GSZ_LOG" | head -c 300)"
