@@ -378,12 +378,34 @@ static int valid_scopes(const char *s)
 
 	if (!s || strlen(s) >= sizeof(buf) || !*s)
 		return 0;
+	int seen_probe = 0, seen_admin = 0;
+
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (char *t = strtok_r(buf, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save))
-		if (strcmp(t, "probe") != 0 && strcmp(t, "admin") != 0)
+	     t = strtok_r(NULL, ",", &save)) {
+		/* each scope once: "probe,probe" would be stored as given */
+		int *seen = !strcmp(t, "probe")	  ? &seen_probe
+			    : !strcmp(t, "admin") ? &seen_admin
+						  : NULL;
+		if (!seen || (*seen)++)
 			return 0;
+	}
 	return s[strlen(s) - 1] != ',';
+}
+
+/* A token name as `token list` prints it in a column: 1-64 bytes, no
+ * control characters (a newline forged a row, an ESC reached the
+ * terminal). */
+static int valid_token_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > 64)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
 }
 
 static int cmd_token(int argc, char **argv)
@@ -399,12 +421,11 @@ static int cmd_token(int argc, char **argv)
 	if (!strcmp(verb, "create")) {
 		name = take_opt(&argc, argv, 3, "--name");
 		scopes = take_opt(&argc, argv, 3, "--scopes");
-		if (!name || !*name || strlen(name) > 64 ||
-		    !valid_scopes(scopes)) {
+		if (!valid_token_name(name) || !valid_scopes(scopes)) {
 			fprintf(stderr,
 				"gpusizerd: token create needs --name NAME (1 "
-				"to 64 characters) and --scopes from "
-				"probe,admin\n");
+				"to 64 characters, no control characters) and "
+				"--scopes from probe,admin (each once)\n");
 			return 2;
 		}
 	} else if (!strcmp(verb, "revoke")) {

@@ -12,6 +12,14 @@ dup=$("$GSZ_BIN" token create --name "admin-$suffix" --scopes admin --database-u
 	not_ok "a duplicate token name is refused" || ok "a duplicate token name is refused"
 "$GSZ_BIN" token create --name "x-$suffix" --scopes root --database-url "$DATABASE_URL" >/dev/null 2>&1 &&
 	not_ok "unknown scopes are refused" || ok "unknown scopes are refused"
+for bad in $'nl-'"$suffix"$'\nadm  admin' $'esc-'"$suffix"$'\e[31mRED'; do
+	"$GSZ_BIN" token create --name "$bad" --scopes probe --database-url "$DATABASE_URL" >/dev/null 2>"$T/tc.err"
+	[ $? = 2 ] && grep -q "no control characters" "$T/tc.err" &&
+		ok "a token name with a control character is refused (exit 2): token list cannot be forged" ||
+		not_ok "a token name with a control character is refused" "$(cat "$T/tc.err")"
+done
+"$GSZ_BIN" token create --name "dup-$suffix" --scopes probe,probe --database-url "$DATABASE_URL" >/dev/null 2>&1 &&
+	not_ok "--scopes probe,probe is refused" || ok "--scopes probe,probe is refused (each scope once)"
 
 gpu='{"display_name":"Test GPU","vendor":"Acme","architecture":"Test","memory_gib":48,
  "memory_bandwidth_gbps":1000,"bf16_tflops":200,"fp16_tflops":200,"intra_node_link":"pcie",
