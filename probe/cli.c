@@ -232,6 +232,15 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 					 "https:// URL");
 				return -1;
 			}
+			/* /v1/benchmarks is appended: a query or fragment
+			 * would swallow it ("/?token=x/v1/benchmarks") */
+			if (strpbrk(val, "?#")) {
+				snprintf(err, errlen,
+					 "--server: the daemon's base URL, "
+					 "without a query or fragment (the "
+					 "token goes in --token-file)");
+				return -1;
+			}
 			c->server = val;
 		} else if (strcmp(name, "--token-file") == 0) {
 			c->token_file = val;

@@ -95,6 +95,10 @@ static void test_cli_errors(void)
 			 NULL);
 	expect_cli_error("--server: expected an http", 2, "--server", "ftp://x",
 			 NULL);
+	expect_cli_error("--server: the daemon's base URL, without a query", 2,
+			 "--server", "http://h/?token=x", NULL);
+	expect_cli_error("--server: the daemon's base URL, without a query", 2,
+			 "--server", "http://h/#x", NULL);
 	expect_cli_error("--retries: expected an integer", 2, "--retries", "-1",
 			 NULL);
 	expect_cli_error("--timeout-ms: expected an integer", 2, "--timeout-ms",
