@@ -455,6 +455,9 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			struct trn_request rq = trq;
 			rq.gpu = o->hw;
 			rq.price_per_gpu_hour = 0;
+			/* a row is the best plan alone: no warning about
+			 * "plan(s) 4, 5 of the list", which it does not show */
+			rq.top = 1;
 			o->ok = trn_size(&rq, &o->r.trn, &err) == 0;
 			/* Too large or stopped on one GPU is so for the
 			 * request: the whole comparison answers it. */
