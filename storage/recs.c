@@ -131,7 +131,10 @@ enum store_status store_rec_list(struct db_pool *pool,
 	if (db_exec(pool,
 		    /* clang-format off */
 		    "SELECT json_build_object('id', id, 'kind', kind, 'model',"
-		    " model, 'gpu', gpu, 'created_at', created_at, 'summary',"
+		    " model, 'gpu', gpu, 'created_at',"
+		    /* the answer's own form: UTC, whole seconds, Z */
+		    " to_char(created_at AT TIME ZONE 'UTC',"
+		    " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'summary',"
 		    " summary, 'request', request,"
 		    " 'href', '/v1/recommendations/' || id)::text,"
 		    " created_at::text, id::text FROM recommendations"

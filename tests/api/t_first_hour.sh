@@ -125,6 +125,13 @@ req POST /v1/sizing/compare -d '{"training":{"model":"llama-2-7b","seq_len":4096
 check "compare keeps the normalised job and the catalog's GPU names" 201 \
 	'.request.gpus == ["a100-sxm4-80gb","h100-sxm5-80gb"] and .request.training.objective == "time" and .request.training.model == "llama-2-7b"'
 req GET "/v1/recommendations?kind=compare&gpu=a100&limit=1"
+lc=$(jq -r '.items[0].created_at' "$T/body")
+lid=$(jq -r '.items[0].id' "$T/body")
+[[ $lc =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]] &&
+	[ "$(curl -s "$GSZ_URL/v1/recommendations/$lid" | jq -r --arg l "$lc" '(.created_at | fromdateiso8601) - ($l | fromdateiso8601) | fabs <= 1')" = true ] &&
+	ok "the list's created_at has the answer's form (UTC, seconds, Z) and time ($lc)" ||
+	not_ok "the list's created_at has the answer's form" "$lc"
+req GET "/v1/recommendations?kind=compare&gpu=a100&limit=1"
 check "a compare is found by one of its GPUs" 200 '(.items | length) == 1 and .items[0].request.gpus[0] == "a100-sxm4-80gb"'
 
 # --- item 4: names forgive ---------------------------------------------------------
