@@ -195,6 +195,11 @@ int inf_serving_parse(const char *name, enum inf_serving_engine *out);
 const char *inf_kv_reserve_name(enum inf_kv_reserve r);
 const char *inf_limit_name(enum inf_limit l);
 
+/* The KV cache's dtype: the request's kv_cache_precision, else fp8 with
+ * fp8 weights (but 16-bit under vllm and sglang, whose "auto" is the
+ * activations' dtype), fp32 with fp32 weights, else fp16. */
+enum eng_dtype inf_kv_dtype(const struct inf_request *rq);
+
 /* The dtype a request's GEMMs run in: fp8 for fp8 weights, bf16 for bf16,
  * tf32 (where the part has it) for fp32; fp16, int8 and int4 weights run
  * fp16 where the part has it, else bf16. */

@@ -22,8 +22,6 @@ struct inf_weight_format {
 };
 extern const struct inf_weight_format inf_weight_table[ENG_DTYPE_COUNT];
 
-enum eng_dtype inf_kv_dtype(const struct inf_request *rq);
-
 /* The request context: what one request fixes for every (tp, pp). */
 struct ictx {
 	const struct inf_request *rq;

@@ -46,7 +46,15 @@ enum eng_dtype inf_kv_dtype(const struct inf_request *rq)
 {
 	if (rq->kv_precision < ENG_DTYPE_COUNT)
 		return rq->kv_precision;
-	if (rq->weight_precision == ENG_FP8)
+	/* FP8 weights quantise the KV cache too, except where the engine's
+	 * default says otherwise: vLLM's and SGLang's kv_cache_dtype "auto"
+	 * is the model's activation dtype, 16-bit for FP8 checkpoints (an FP8
+	 * KV there is --kv-cache-dtype fp8, which a request states as
+	 * kv_cache_precision). TensorRT-LLM's FP8 checkpoints (ModelOpt,
+	 * kv_cache_quant_algo FP8) and the generic profile keep FP8. */
+	if (rq->weight_precision == ENG_FP8 &&
+	    rq->serving != INF_SERVING_VLLM &&
+	    rq->serving != INF_SERVING_SGLANG)
 		return ENG_FP8;
 	if (rq->weight_precision == ENG_FP32)
 		return ENG_FP32;

@@ -64,6 +64,8 @@ json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
 		       json_string(eng_dtype_name(rq->weight_precision)));
 	sizing_default(r, "serving",
 		       json_string(inf_serving_name(rq->serving)));
+	sizing_default(r, "kv_cache_precision",
+		       json_string(eng_dtype_name(inf_kv_dtype(rq))));
 	sizing_default(r, "top", json_integer(rq->top));
 	sizing_default(r, "calibration",
 		       json_string(calib_mode_names[job->calib]));

@@ -98,7 +98,7 @@ check "pre-training keeps the ~4M-token default" 201 \
 sfx=$RANDOM$RANDOM
 req POST /v1/sizing/inference -d '{"model":"Llama-3-70B","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":256,"requests_per_s":20,"tpot_ms":40,"ttft_ms":1500,"gpu":"h100","top":null}'
 check "inference: the answer keeps the normalised request (rate, tokens, targets, catalog names, defaults, no nulls)" 201 \
-	'.request == {"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":256,"requests_per_s":20,"tpot_ms":40,"ttft_ms":1500,"gpu":"h100-sxm5-80gb","serving":"vllm","top":5,"calibration":"auto"}'
+	'.request == {"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":256,"requests_per_s":20,"tpot_ms":40,"ttft_ms":1500,"gpu":"h100-sxm5-80gb","serving":"vllm","kv_cache_precision":"fp16","top":5,"calibration":"auto"}'
 cp "$T/body" "$T/inf1.json"
 req GET "$(header Location)"
 check "GET of the recommendation returns the same request" 200 '.request.requests_per_s == 20 and .request.ttft_ms == 1500'

@@ -237,6 +237,9 @@ static void test_inference_rows(void)
 			rq.gpu = fx_a100(); /* variant not stated: 80 GB SXM */
 		rq.weight_precision =
 		    strcmp(wp, "FP8") == 0 ? ENG_FP8 : ENG_FP16;
+		/* the rows are TensorRT-LLM's (v0.5 / v0.6.1), FP8 KV with
+		 * FP8 weights as its checkpoints have it */
+		rq.serving = INF_SERVING_TRTLLM;
 		rq.prompt_tokens = (long)num(f, col(&t, "input_len"));
 		rq.output_tokens = (long)num(f, col(&t, "output_len"));
 		if (inf_evaluate(&rq, tp, 1, bs, &p, &e)) {
