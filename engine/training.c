@@ -535,6 +535,14 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "extension, e.g. RoPE scaling); memory and time "
 			     "are computed at seq_len",
 			     rq->seq_len, rq->model.max_seq_len, rq->seq_len);
+		if (b->mfu > TRN_HIGH_MFU)
+			warn(res,
+			     "MFU %.3f is above every published training run "
+			     "we score (the best: 0.642, MPT-7B on 8 A100s, "
+			     "llm-foundry); the estimate is likely optimistic "
+			     "(docs/VALIDATION.md: the engine is 10-50 %% fast "
+			     "on A100 plans without recompute)",
+			     b->mfu);
 		if (b->mfu < TRN_LOW_MFU)
 			warn(res,
 			     "low efficiency: MFU %.3f (well-run dense "

@@ -246,7 +246,13 @@ struct trn_plan {
  * 0.35-0.55 (Megatron-LM 2021-22, Llama 2/3 reports, MosaicML): below
  * 0.20 most of a step is overhead. Doubling the data-parallel GPUs should
  * buy at least 1.5x (75 % scaling); less is money spent for little time. */
-#define TRN_LOW_MFU		 0.20
+#define TRN_LOW_MFU 0.20
+/* Above it, a plan is flagged as likely optimistic: the best MFU of the
+ * published training runs we score is 0.642 (MosaicML llm-foundry,
+ * MPT-7B on 8 A100s; docs/VALIDATION.md), and the engine is known to be
+ * 10-50 % optimistic on A100 plans without recompute (its compute model
+ * alone allows 0.72). A warning, not a change of the figures. */
+#define TRN_HIGH_MFU		 0.65
 #define TRN_MIN_DOUBLING_SPEEDUP 1.5
 #define ENG_WARNING_LEN		 240
 

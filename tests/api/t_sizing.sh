@@ -130,6 +130,12 @@ check "inference: a pinned tp is honoured" 201 '[.plans[].tp] | all(. == 8)'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":128,"output_tokens":128,"gpu":"h100-sxm5-80gb","max_batch":16,"top":1}'
 check "inference: a batch cap binds as scheduler, as capacity.limited_by says (not memory)" 201 \
 	'.plans[0] | .binding == "scheduler" and .capacity.limited_by == "max_batch" and .max_batch_fit > 100'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e9,"global_batch_size":64,"gpu":"a100-sxm4-80gb","gpus":8,"top":1}'
+check "a plan above MFU 0.65 says it is above every published run and likely optimistic" 201 \
+	'.plans[0].mfu > 0.65 and ([.checks.warnings[] | select(test("above every published training run"))] | length) == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e9,"global_batch_size":64,"gpu":"a100-sxm4-80gb","gpus":8,"top":1,"strategies":{"recompute":["full"]}}'
+check "with full recompute (MFU below 0.65) no such warning" 201 \
+	'.plans[0].mfu <= 0.65 and ([.checks.warnings[] | select(test("above every published"))] | length) == 0'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":1000,"output_tokens":1000,"concurrent_sequences":1e5,"gpu":"h100","max_num_batched_tokens":4194304}'
 check_problem "inference: a token budget whose workspace leaves no room is a 422 naming max_num_batched_tokens (not the 15 GiB model)" 422 max_num_batched_tokens
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":{"layers":61,"hidden_size":7168,"heads":128,"vocab_size":129280,"ffn_hidden_size":18432,"moe":{"experts":65536,"top_k":64,"expert_ffn_hidden_size":2048,"shared_experts":1,"dense_layers":3}},"prompt_tokens":4096,"output_tokens":512,"requests_per_s":100,"gpu":"h100","max_gpus":1048576}'
