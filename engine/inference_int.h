@@ -55,6 +55,13 @@ struct replica {
 	double t_pf; /* prefill latency of one prompt, alone */
 	double w_pf; /* GPU time one prompt's prefill takes */
 	double ctx;  /* mean context of a decoding sequence */
+	/* the share of the arrivals that a request meets from other
+	 * requests: 1 for an open loop (Poisson arrivals); (N - 1) / N for a
+	 * closed loop of N requests in flight (the arrival theorem of mean
+	 * value analysis, Reiser & Lavenberg 1980: an arriving request sees
+	 * the system with N - 1 others), so one request alone meets no
+	 * prefill of another and waits behind none */
+	double others;
 };
 
 void inf_ictx_init(struct ictx *c, const struct inf_request *rq);

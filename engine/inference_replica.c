@@ -199,6 +199,7 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 			coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0, c->intra,
 				    rq->gpu.intra_node_link);
 	}
+	r->others = 1.0; /* open loop until a closed one says otherwise */
 	r->ctx = I + (double)rq->output_tokens / 2.0;
 }
 
@@ -220,7 +221,7 @@ static double lambda_of(const struct replica *r, double n)
 
 	if (n <= 0)
 		return 0.0;
-	return n / (O1 * step_s(r, n) + n * r->w_pf);
+	return n / (O1 * step_s(r, n) + r->others * n * r->w_pf);
 }
 
 /* The steady state at arrival rate lambda with n sequences decoding
@@ -236,18 +237,24 @@ static void point_at(const struct replica *r, double lambda, double n,
 	const struct inf_request *rq = r->c->rq;
 	double I = (double)rq->prompt_tokens, O = (double)rq->output_tokens;
 	double rho = lambda * r->w_pf, t_step, tpot, wq, resid, lat;
+	/* what the other requests bring (r->others): their prefills stretch
+	 * this one's decode steps, it queues behind theirs, and it may find
+	 * their iteration running */
+	double rho_o;
 
 	memset(pt, 0, sizeof(*pt));
 	pt->requests_per_s = lambda;
 	pt->stable = rho < 1.0 && n <= r->n_cap * (1.0 + 1e-9);
 	if (rho >= 1.0)
 		rho = 1.0 - 1e-12;
+	rho_o = r->others * rho;
 	t_step = O > 1.0 ? step_s(r, n) : 0.0;
-	tpot = O > 1.0 ? t_step / (1.0 - rho) : 0.0;
-	wq = lambda * r->w_pf * r->w_pf / (2.0 * (1.0 - rho));
+	tpot = O > 1.0 ? t_step / (1.0 - rho_o) : 0.0;
+	wq = r->others * lambda * r->w_pf * r->w_pf / (2.0 * (1.0 - rho_o));
 	/* the rest of the running scheduler window: one step, or the
 	 * scheduler_steps of multi-step scheduling */
-	resid = (1.0 - exp(-n)) * r->sv.scheduler_steps * t_step / 2.0;
+	resid =
+	    (1.0 - exp(-n * r->others)) * r->sv.scheduler_steps * t_step / 2.0;
 	lat = r->t_pf;
 	if (r->sv.chunked_prefill) {
 		double chunk =
@@ -430,12 +437,17 @@ bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
 		at = cap;
 	} else if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES) {
 		struct inf_point ceil_pt;
+		struct replica closed = *r;
+		double n_r;
+
 		point_at_rate(r, u_max * cap.requests_per_s, &ceil_pt);
 		p->replicas = replicas_for(rq->load_value / ceil_pt.batch);
+		n_r = rq->load_value / (double)p->replicas;
+		/* each request meets the other n_r - 1 of its replica */
+		closed.others = n_r > 1.0 ? (n_r - 1.0) / n_r : 0.0;
 		lam_r =
-		    rate_for_inflight(r, rq->load_value / (double)p->replicas,
-				      u_max * cap.requests_per_s);
-		point_at_rate(r, lam_r, &at);
+		    rate_for_inflight(&closed, n_r, u_max * cap.requests_per_s);
+		point_at_rate(&closed, lam_r, &at);
 	} else {
 		p->replicas =
 		    replicas_for(lam_total / (u_max * cap.requests_per_s));
