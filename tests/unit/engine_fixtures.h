@@ -163,7 +163,7 @@ static inline struct hw_spec fx_l40s(void)
 {
 	struct hw_spec g = fx_h100();
 	strcpy(g.name, "l40s-48gb");
-	g.memory_gib = 48;
+	g.memory_gib = 45; /* ECC on (migration 0030) */
 	g.peak_tflops[ENG_FP32] = 91.6;
 	g.peak_tflops[ENG_TF32] = 183;
 	g.peak_tflops[ENG_FP16] = g.peak_tflops[ENG_BF16] = 362.05;
