@@ -130,6 +130,9 @@ check "inference: a pinned tp is honoured" 201 '[.plans[].tp] | all(. == 8)'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":128,"output_tokens":128,"gpu":"h100-sxm5-80gb","max_batch":16,"top":1}'
 check "inference: a batch cap binds as scheduler, as capacity.limited_by says (not memory)" 201 \
 	'.plans[0] | .binding == "scheduler" and .capacity.limited_by == "max_batch" and .max_batch_fit > 100'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":2048,"train_tokens":1e7,"gpu":"h100-sxm5-80gb","gpus":1,"method":"qlora","top":3}'
+check "QLoRA 70B on one H100: a plan without offload ranks first when offloading buys under 1 %" 201 \
+	'.plans[0].offload == "none"'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e9,"global_batch_size":64,"gpu":"a100-sxm4-80gb","gpus":8,"top":1}'
 check "a plan above MFU 0.65 says it is above every published run and likely optimistic" 201 \
 	'.plans[0].mfu > 0.65 and ([.checks.warnings[] | select(test("above every published training run"))] | length) == 1'
