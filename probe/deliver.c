@@ -58,6 +58,9 @@ int probe_do_flush(struct probe_ctx *c, const struct probe_post_opts *o)
 			  "unreadable",
 			  c->cli.spool_dir, fc.delivered, fc.kept, fc.rejected,
 			  fc.unreadable);
+	else if (c->cli.flush_spool) /* asked for: a wrong --spool-dir shows */
+		probe_log("spool %s: nothing to resend (empty or missing)",
+			  c->cli.spool_dir);
 	return flush_code(&fc);
 }
 

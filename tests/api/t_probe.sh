@@ -50,6 +50,11 @@ n=$(find "$spool" -maxdepth 1 -name '*.json' | wc -l)
 [ $rc = 0 ] && [ "$n" = 0 ] && ok "service back: --flush-spool drains the spool" || not_ok "service back: --flush-spool drains the spool" "rc=$rc files=$n $(tail -3 "$T/p4.out")"
 req GET "/v1/benchmarks?run_id=$r2&limit=500"
 check "the spooled report is stored exactly once" 200 '(.items | length) == 290'
+"$probe_bin" --flush-spool --server "$GSZ_URL" --token-file "$tok" --spool-dir "$T/no-such-spool" >"$T/p4b.out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q "nothing to resend" "$T/p4b.out" &&
+	ok "--flush-spool with an empty or missing spool says so (a wrong --spool-dir shows)" ||
+	not_ok "--flush-spool with a missing spool says so" "rc=$rc $(cat "$T/p4b.out")"
 "$probe_bin" --post "$T/r2.json" --server "$GSZ_URL" --token-file "$tok" --spool-dir "$spool" >"$T/p5.out" 2>&1
 rc=$?
 req GET "/v1/benchmarks?run_id=$r2&limit=500"
