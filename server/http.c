@@ -672,30 +672,27 @@ static enum MHD_Result on_headers(struct http_server *s,
 			return MHD_YES;
 		}
 	}
-	if (st->body_allowed && ctype && !json_content_type(ctype)) {
-		problem(&st->res, 415, "unsupported-media-type",
-			"Unsupported media type",
-			"send the body as application/json");
-		st->decided = 1;
-		return MHD_YES;
-	}
-	if (st->body_allowed &&
-	    !identity_encoding(MHD_lookup_connection_value(
-		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING))) {
-		problem(&st->res, 415, "unsupported-media-type",
-			"Unsupported media type",
-			"bodies are read as sent: no Content-Encoding (gzip, "
-			"br, ...) is supported; send the JSON uncompressed");
-		st->decided = 1;
-		return MHD_YES;
-	}
-	if (st->body_allowed && ctype && !charset_utf8(ctype)) {
-		problem(&st->res, 415, "unsupported-media-type",
-			"Unsupported media type",
-			"JSON bodies are read as UTF-8; send charset=utf-8 "
-			"or no charset");
-		st->decided = 1;
-		return MHD_YES;
+	if (st->body_allowed) {
+		/* a body read as other than what was sent: 415, saying why */
+		const char *why = NULL;
+
+		if (ctype && !json_content_type(ctype))
+			why = "send the body as application/json";
+		else if (!identity_encoding(MHD_lookup_connection_value(
+			     c, MHD_HEADER_KIND,
+			     MHD_HTTP_HEADER_CONTENT_ENCODING)))
+			why = "bodies are read as sent: no Content-Encoding "
+			      "(gzip, br, ...) is supported; send the JSON "
+			      "uncompressed";
+		else if (ctype && !charset_utf8(ctype))
+			why = "JSON bodies are read as UTF-8; send "
+			      "charset=utf-8 or no charset";
+		if (why) {
+			problem(&st->res, 415, "unsupported-media-type",
+				"Unsupported media type", "%s", why);
+			st->decided = 1;
+			return MHD_YES;
+		}
 	}
 	if (auth_check(s->app, table[idx].scope,
 		       MHD_lookup_connection_value(
