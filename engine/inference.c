@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Pipeline stages of one replica at most (tp filling a node): the search
+ * tries 1, 2, 4, ... up to it, and no more than the layers. */
+#define INF_MAX_STAGES 64
+
 /* ---- validation, static evaluation, search ---------------------------- */
 
 static int validate(const struct inf_request *rq, struct eng_error *err)
@@ -268,6 +272,77 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 			   "that keeps that many requests in flight");
 }
 
+/* Why no replica of any tried shape holds the weights, one sequence's KV
+ * and the serving profile's workspace: the field to blame and the largest
+ * replica tried (a node of tp, up to INF_MAX_STAGES stages, within
+ * max_gpus gmax). Always returns ENG_EINFEASIBLE. */
+static int no_fit_error(const struct ictx *c, long gmax, struct eng_error *err)
+{
+	const struct inf_request *rq = c->rq;
+	struct inf_serving sv;
+
+	inf_serving_resolve(rq, 1, &sv);
+	/* a tp pinned below a node's GPUs gets no pipeline stages (the
+	 * search in inf_size): the pin, not the model, is what does not fit */
+	if (rq->tp > 0 && rq->tp < c->gpn)
+		return eng_fail(
+		    err, ENG_EINFEASIBLE, "tp",
+		    "does not fit: weights need %.1f GiB plus KV cache "
+		    "for one %ld-token sequence; a replica of tp %d "
+		    "GPU(s) x %.1f GiB (%s %.2f under %s) is not "
+		    "enough, and pipeline stages are added only once "
+		    "tp fills a node (%d GPUs); leave tp out to let "
+		    "the search choose",
+		    c->W / GIB, rq->prompt_tokens + rq->output_tokens, rq->tp,
+		    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
+		    sv.memory_fraction, inf_serving_name(sv.engine), c->gpn);
+	/* the largest replica tried: a node of tp, up to 64 stages
+	 * (no more than the layers), within max_gpus */
+	int pp_all = 1, tp_l = 1, pp_l = 1;
+	while (pp_all * 2 <= INF_MAX_STAGES && pp_all * 2 <= rq->model.layers)
+		pp_all *= 2;
+	bool by_max_gpus = gmax > 0 && gmax < (long)c->gpn * pp_all;
+	while (tp_l * 2 <= c->gpn && (gmax <= 0 || tp_l * 2 <= gmax))
+		tp_l *= 2;
+	while (tp_l == c->gpn && pp_l < pp_all &&
+	       (gmax <= 0 || (long)tp_l * pp_l * 2 <= gmax))
+		pp_l *= 2;
+	long largest = (long)tp_l * pp_l;
+	/* a token budget the request set can be what leaves no room:
+	 * its activation workspace, not the weights */
+	if (rq->max_num_batched_tokens > 0) {
+		struct inf_request rq2 = *rq;
+		struct ictx c2;
+		struct replica r2, r1;
+
+		rq2.max_num_batched_tokens = 0;
+		inf_ictx_init(&c2, &rq2);
+		inf_replica_init(&r2, &c2, tp_l, pp_l);
+		inf_replica_init(&r1, c, tp_l, pp_l);
+		if (r2.n_cap >= 1.0)
+			return eng_fail(
+			    err, ENG_EINFEASIBLE, "max_num_batched_tokens",
+			    "does not fit: an iteration of %ld tokens "
+			    "needs %.1f GiB of activation workspace "
+			    "per GPU beside the weights, on the largest "
+			    "replica (%ld GPUs); the profile's default "
+			    "token budget fits",
+			    rq->max_num_batched_tokens, r1.mem.workspace / GIB,
+			    largest);
+	}
+	return eng_fail(
+	    err, ENG_EINFEASIBLE, by_max_gpus ? "max_gpus" : "model",
+	    "does not fit: weights need %.1f GiB plus KV "
+	    "cache for one %ld-token sequence; a replica of %ld GPUs "
+	    "x %.1f GiB (%s %.2f under %s) is not enough (%s)",
+	    c->W / GIB, rq->prompt_tokens + rq->output_tokens, largest,
+	    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
+	    sv.memory_fraction, inf_serving_name(sv.engine),
+	    by_max_gpus ? "max_gpus caps it"
+			: "the largest: tp fills a node, up to 64 "
+			  "pipeline stages");
+}
+
 int inf_size(const struct inf_request *rq, struct inf_result *res,
 	     struct eng_error *err)
 {
@@ -308,7 +383,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	 * stage can serve the load on far fewer GPUs (hostile review,
 	 * 2026-11-26: DeepSeek-V3 on B200 sized at 24,024 GPUs, 2,448 with
 	 * a stage more). Every fitting plan is ranked. */
-	for (int pp = 1; pp <= 64 && pp <= rq->model.layers; pp *= 2) {
+	for (int pp = 1; pp <= INF_MAX_STAGES && pp <= rq->model.layers;
+	     pp *= 2) {
 		for (int tp = 1; tp <= c.gpn; tp *= 2) {
 			struct replica r;
 			struct inf_plan p;
@@ -346,73 +422,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 		}
 	}
 
-	if (!any_fit) {
-		struct inf_serving sv;
-		inf_serving_resolve(rq, 1, &sv);
-		/* a tp pinned below a node's GPUs gets no pipeline stages
-		 * (above): the pin, not the model, is what does not fit */
-		if (rq->tp > 0 && rq->tp < c.gpn)
-			return eng_fail(
-			    err, ENG_EINFEASIBLE, "tp",
-			    "does not fit: weights need %.1f GiB plus KV cache "
-			    "for one %ld-token sequence; a replica of tp %d "
-			    "GPU(s) x %.1f GiB (%s %.2f under %s) is not "
-			    "enough, and pipeline stages are added only once "
-			    "tp fills a node (%d GPUs); leave tp out to let "
-			    "the search choose",
-			    c.W / GIB, rq->prompt_tokens + rq->output_tokens,
-			    rq->tp, rq->gpu.memory_gib,
-			    inf_kv_reserve_name(sv.kv_reserve),
-			    sv.memory_fraction, inf_serving_name(sv.engine),
-			    c.gpn);
-		/* the largest replica tried: a node of tp, up to 64 stages
-		 * (no more than the layers), within max_gpus */
-		int pp_all = 1, tp_l = 1, pp_l = 1;
-		while (pp_all * 2 <= 64 && pp_all * 2 <= rq->model.layers)
-			pp_all *= 2;
-		bool by_max_gpus = gmax > 0 && gmax < (long)c.gpn * pp_all;
-		while (tp_l * 2 <= c.gpn && (gmax <= 0 || tp_l * 2 <= gmax))
-			tp_l *= 2;
-		while (tp_l == c.gpn && pp_l < pp_all &&
-		       (gmax <= 0 || (long)tp_l * pp_l * 2 <= gmax))
-			pp_l *= 2;
-		long largest = (long)tp_l * pp_l;
-		/* a token budget the request set can be what leaves no room:
-		 * its activation workspace, not the weights */
-		if (rq->max_num_batched_tokens > 0) {
-			struct inf_request rq2 = *rq;
-			struct ictx c2;
-			struct replica r2, r1;
-
-			rq2.max_num_batched_tokens = 0;
-			inf_ictx_init(&c2, &rq2);
-			inf_replica_init(&r2, &c2, tp_l, pp_l);
-			inf_replica_init(&r1, &c, tp_l, pp_l);
-			if (r2.n_cap >= 1.0)
-				return eng_fail(
-				    err, ENG_EINFEASIBLE,
-				    "max_num_batched_tokens",
-				    "does not fit: an iteration of %ld tokens "
-				    "needs %.1f GiB of activation workspace "
-				    "per "
-				    "GPU beside the weights, on the largest "
-				    "replica (%ld GPUs); the profile's default "
-				    "token budget fits",
-				    rq->max_num_batched_tokens,
-				    r1.mem.workspace / GIB, largest);
-		}
-		return eng_fail(
-		    err, ENG_EINFEASIBLE, by_max_gpus ? "max_gpus" : "model",
-		    "does not fit: weights need %.1f GiB plus KV "
-		    "cache for one %ld-token sequence; a replica of %ld GPUs "
-		    "x %.1f GiB (%s %.2f under %s) is not enough (%s)",
-		    c.W / GIB, rq->prompt_tokens + rq->output_tokens, largest,
-		    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
-		    sv.memory_fraction, inf_serving_name(sv.engine),
-		    by_max_gpus ? "max_gpus caps it"
-				: "the largest: tp fills a node, up to 64 "
-				  "pipeline stages");
-	}
+	if (!any_fit)
+		return no_fit_error(&c, gmax, err);
 	if (res->n_plans == 0 && !have_over) {
 		bool tpot_bad = rq->tpot_ms > 0 && best_tpot > rq->tpot_ms;
 		return eng_fail(err, ENG_EINFEASIBLE,

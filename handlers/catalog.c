@@ -157,11 +157,11 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 		 * "non-NVIDIA". null or absent: not an NVIDIA part. */
 		const char *cc = json_string_value(
 		    json_object_get(body, "compute_capability"));
-		size_t a = cc ? strspn(cc, "0123456789") : 0;
-		if (cc &&
-		    (a == 0 || cc[a] != '.' ||
-		     strspn(cc + a + 1, "0123456789") == 0 ||
-		     cc[a + 1 + strspn(cc + a + 1, "0123456789")] != '\0'))
+		size_t major = cc ? strspn(cc, "0123456789") : 0;
+		size_t minor = major && cc[major] == '.'
+				   ? strspn(cc + major + 1, "0123456789")
+				   : 0;
+		if (cc && (minor == 0 || cc[major + 1 + minor] != '\0'))
 			jv_error(&v, "compute_capability",
 				 "must be major.minor digits, as \"9.0\" "
 				 "(null for a non-NVIDIA part)");

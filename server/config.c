@@ -275,7 +275,7 @@ void config_log(const struct config *c)
 		      c->engine_concurrency};
 
 	db_conninfo_redacted(c->database_url, url, sizeof(url));
-	for (int i = 0; i < 13; i++)
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		snprintf(n[i], sizeof(n[i]), "%d", ints[i]);
 	log_event(LOG_INFO, "configuration", "listen", c->listen,
 		  "database_url", url, "migrations_dir", c->migrations_dir,
