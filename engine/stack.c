@@ -94,7 +94,22 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   schedule's last step; engine.py _exec_reduce_grads), whatever
  *   overlap_comm says; Megatron-DeepSpeed trains through it (MT-NLG, BLOOM).
  *  gemm_clock_derate 1 everywhere: no citable sustained-clock figure
- *   was found (MODEL.md §4a); the field is editable per profile. */
+ *   was found (MODEL.md §4a); the field is editable per profile.
+ *  max_zero_stage, max_zero_stage_pp: what the stack can run.
+ *   Megatron-LM 2021-23 replicates everything (DDP) or, with
+ *   --use-distributed-optimizer (2022), shards the optimizer state:
+ *   ZeRO-1 at most, with or without PP; it has no gradient or weight
+ *   sharding (megatron/arguments.py of those releases). Megatron-Core
+ *   and NeMo add Megatron FSDP (--data-parallel-sharding-strategy
+ *   optim / optim_grads / optim_grads_params: ZeRO-1/2/3) and run the
+ *   distributed optimizer under PP: 3, 1. DeepSpeed's pipeline engine
+ *   refuses ZeRO-2/3 ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
+ *   parallelism", runtime/pipe/engine.py); without PP every stage: 3, 1.
+ *   PyTorch FSDP2 and torchtitan shard to ZeRO-3 and, under PP, keep
+ *   the weights after the forward (reshard_after_forward False,
+ *   ZeRO-2): 3, 2. Hugging Face + PEFT runs DDP, DeepSpeed ZeRO or FSDP
+ *   through accelerate and has no pipeline schedule: 3, 2 (no source
+ *   to narrow it). */
 /* Bytes per logit live at the loss's peak (loss_logit_bytes).
  *  4: Megatron's vocabulary-parallel cross-entropy (Megatron-LM 2021-22
  *   vocab_parallel_cross_entropy on output.float(), Megatron-Core
@@ -146,7 +161,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
      .loss_logit_bytes = LOSS_FUSED_BYTES,
-     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
+     .max_zero_stage = 1,
+     .max_zero_stage_pp = 1},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -158,7 +175,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
      .loss_logit_bytes = LOSS_FUSED_BYTES,
-     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
+     .max_zero_stage = 3,
+     .max_zero_stage_pp = 1},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -170,7 +189,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
      .loss_logit_bytes = LOSS_FUSED_BYTES,
-     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
+     .max_zero_stage = 3,
+     .max_zero_stage_pp = 1},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -182,7 +203,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
      .loss_logit_bytes = LOSS_TORCH_BYTES,
-     .loss_pass_bytes = LOSS_TORCH_PASS_BYTES},
+     .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
+     .max_zero_stage = 3,
+     .max_zero_stage_pp = 2},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -194,7 +217,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
      .loss_logit_bytes = LOSS_FUSED_BYTES,
-     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
+     .max_zero_stage = 3,
+     .max_zero_stage_pp = 1},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -206,7 +231,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
      .loss_logit_bytes = LOSS_FUSED_BYTES,
-     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES},
+     .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
+     .max_zero_stage = 3,
+     .max_zero_stage_pp = 1},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -220,7 +247,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .gemm_clock_derate = 1.0,
      .elementwise_bytes_factor = 1.0,
      .loss_logit_bytes = LOSS_TORCH_BYTES,
-     .loss_pass_bytes = LOSS_TORCH_PASS_BYTES},
+     .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
+     .max_zero_stage = 3,
+     .max_zero_stage_pp = 2},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -237,7 +266,9 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
      .lora_fp32_adapters = true,
      .autocast_fp32_params = true,
-     .grads_in_backward = true},
+     .grads_in_backward = true,
+     .max_zero_stage = 3,
+     .max_zero_stage_pp = 2},
 };
 
 double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,
@@ -312,7 +343,22 @@ int stack_check(const struct eng_stack *s, const char **field)
 		*field = "reduce_dtype";
 		return -1;
 	}
+	if (s->max_zero_stage < 0 || s->max_zero_stage > 3) {
+		*field = "max_zero_stage";
+		return -1;
+	}
+	if (s->max_zero_stage_pp < 0 || s->max_zero_stage_pp > 2) {
+		*field = "max_zero_stage_pp";
+		return -1;
+	}
 	return 0;
+}
+
+int stack_zero_stage_max(const struct eng_stack *s, int pp)
+{
+	if (pp > 1 && s->max_zero_stage_pp < s->max_zero_stage)
+		return s->max_zero_stage_pp;
+	return s->max_zero_stage;
 }
 
 /* Activations and output gradients (MODEL.md §4a). Current scaling: the

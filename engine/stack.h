@@ -119,6 +119,12 @@ struct eng_stack {
 	 * activations (zero_grad(set_to_none=True), no preallocated gradient
 	 * buffer): the peak holds the larger of the two, not both */
 	bool grads_in_backward;
+	/* the highest ZeRO stage the stack shards to (0: replicated DDP,
+	 * 1: optimizer state, 2: and gradients, 3: and weights), and the
+	 * highest it combines with pipeline stages (at most 2: the engine
+	 * never pairs ZeRO-3 with PP). The search offers no stage above
+	 * them; a pinned one is kept with a warning (stack.c) */
+	int max_zero_stage, max_zero_stage_pp;
 };
 
 /* The built-in profiles. */
@@ -145,6 +151,9 @@ const struct eng_stack *stack_builtin_find(const char *name);
 void stack_default(struct eng_stack *out);
 /* *out = the built-in profile named name, else the default profile. */
 void stack_builtin_or_default(const char *name, struct eng_stack *out);
+
+/* The highest ZeRO stage s offers a layout with pp pipeline stages. */
+int stack_zero_stage_max(const struct eng_stack *s, int pp);
 
 /* 0 when every value of s is in range, else -1 with *field naming the
  * first one out of range. */

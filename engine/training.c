@@ -522,6 +522,16 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "rank's shard and all-gathered in FP8 (1 B/param, "
 			     "not 2)",
 			     rq->stack.name);
+		if (b->layout.zero >
+		    stack_zero_stage_max(&rq->stack, b->layout.pp))
+			warn(res,
+			     "strategies.zero pins ZeRO-%d, which stack %.24s "
+			     "does not run (it shards up to ZeRO-%d%s): the "
+			     "plan is sized as pinned; name a stack that runs "
+			     "it",
+			     b->layout.zero, rq->stack.name,
+			     stack_zero_stage_max(&rq->stack, b->layout.pp),
+			     b->layout.pp > 1 ? " with pipeline stages" : "");
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

@@ -73,9 +73,11 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 		for (size_t i = 0; i < sizeof(vps) / sizeof(vps[0]); i++)
 			push(&L->vp, vps[i]);
 	}
+	/* The stages the stack runs (stack.h max_zero_stage); a layout's
+	 * pipeline may narrow them (try_layout). */
 	L->zero = st->zero;
 	if (!L->zero.n)
-		for (int z = 0; z <= 3; z++)
+		for (int z = 0; z <= c->rq->stack.max_zero_stage; z++)
 			push(&L->zero, z);
 	sort_choices(&L->zero);
 	L->rc = st->recompute;
@@ -258,6 +260,9 @@ static void try_layout(struct search *S, const struct lists *L,
 		 * (§3.3.2: optimizer state and gradients sharded). */
 		if (l->zero >= 3 && l->pp > 1)
 			continue;
+		if (!explicit_zero &&
+		    l->zero > stack_zero_stage_max(&c->rq->stack, l->pp))
+			continue; /* the stack cannot run it */
 		for (int oi = 0; oi < L->off.n && !found; oi++) {
 			struct mem_state ms;
 

@@ -196,13 +196,8 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	if (problem_field_count(res) > 0)
 		goto out;
 	/* 8.0 passed validation as a whole number: store it as 8. */
-	for (size_t i = 0; i < sizeof(gpu_rules) / sizeof(gpu_rules[0]); i++) {
-		json_t *x = json_object_get(body, gpu_rules[i].key);
-		if (gpu_rules[i].kind == JV_INT && json_is_real(x))
-			json_object_set_new(
-			    body, gpu_rules[i].key,
-			    json_integer((json_int_t)json_real_value(x)));
-	}
+	jv_ints_as_integers(body, gpu_rules,
+			    (int)(sizeof(gpu_rules) / sizeof(gpu_rules[0])));
 	/* Timestamps are the server's; an echoed GET body may carry them. */
 	json_object_del(body, "created_at");
 	json_object_del(body, "updated_at");

@@ -553,3 +553,14 @@ const char *jvt_text(const struct jtape *t, uint32_t i, struct jv_arena *a)
 	a->used += k->len + 1;
 	return dst;
 }
+
+void jv_ints_as_integers(json_t *o, const struct jv_rule *rules, int n)
+{
+	for (int i = 0; i < n; i++) {
+		json_t *x = json_object_get(o, rules[i].key);
+		if (rules[i].kind == JV_INT && json_is_real(x))
+			json_object_set_new(
+			    o, rules[i].key,
+			    json_integer((json_int_t)json_real_value(x)));
+	}
+}

@@ -83,6 +83,10 @@ struct jv_rule {
  */
 int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 		   int n);
+/* After jv_check_rules: each JV_INT member of o given as a whole real
+ * (8.0) is replaced by its integer, as PostgreSQL's integer columns take
+ * it. */
+void jv_ints_as_integers(json_t *o, const struct jv_rule *rules, int n);
 
 /* The same, on a token tape (lib/jtape.h) instead of a jansson tree:
  * for large bodies (probe reports), where building the tree costs more than

@@ -41,8 +41,10 @@ static const char *const kernel_choices[] = {
 	    {"kernels_per_layer", JV_NUM0, false, 1e-6, 1e5, NULL, false},       \
 	    {"elementwise_bytes_factor", JV_NUM, false, 1, 100, NULL, false},    \
 	    {"loss_logit_bytes", JV_NUM, false, 2, 32, NULL, false},             \
+	    {"loss_pass_bytes", JV_NUM, false, 8, 128, NULL, false},             \
+	    {"max_zero_stage", JV_INT, false, 0, 3, NULL, false},                \
 	{                                                                        \
-		"loss_pass_bytes", JV_NUM, false, 8, 128, NULL, false            \
+		"max_zero_stage_pp", JV_INT, false, 0, 2, NULL, false            \
 	}
 
 static const struct jv_rule put_rules[] = {
@@ -94,6 +96,13 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	    {"autocast_fp32_params", &s->autocast_fp32_params},
 	    {"grads_in_backward", &s->grads_in_backward},
 	};
+	const struct {
+		const char *key;
+		int *dst;
+	} ints[] = {
+	    {"max_zero_stage", &s->max_zero_stage},
+	    {"max_zero_stage_pp", &s->max_zero_stage_pp},
+	};
 
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		x = json_object_get(o, nums[i].key);
@@ -121,6 +130,11 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 		x = json_object_get(o, flags[i].key);
 		if (json_is_boolean(x))
 			*flags[i].dst = json_is_true(x);
+	}
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		x = json_object_get(o, ints[i].key);
+		if (json_is_number(x))
+			*ints[i].dst = (int)json_number_value(x);
 	}
 }
 
@@ -288,6 +302,10 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			    sizing_real(s->loss_logit_bytes, 4));
 	json_object_set_new(o, "loss_pass_bytes",
 			    sizing_real(s->loss_pass_bytes, 4));
+	json_object_set_new(o, "max_zero_stage",
+			    json_integer(s->max_zero_stage));
+	json_object_set_new(o, "max_zero_stage_pp",
+			    json_integer(s->max_zero_stage_pp));
 	json_object_set_new(o, "autocast_fp32_params",
 			    json_boolean(s->autocast_fp32_params));
 	json_object_set_new(o, "grads_in_backward",
@@ -385,6 +403,8 @@ void h_stack_put(struct app *app, const struct request *req,
 			json_object_set_new(body, "attn_kernel",
 					    json_string("fa1"));
 	}
+	/* 1.0 passed validation as a whole number: store it as 1. */
+	jv_ints_as_integers(body, put_rules, N_RULES(put_rules));
 	json_object_del(body, "created_at");
 	json_object_del(body, "updated_at");
 	if (store_stack_put(app->db, name, body, &created, &stored, &e) !=

@@ -2,8 +2,9 @@
 # Training memory (issue 13): Llama 3 405B at Meta's published layout fits
 # (Llama 3 Table 4: TP 8, CP 1, PP 16, 16M-token batch, 8K and 16K H100;
 # §3.3.2: no activation recompute at 8K, optimizer state and gradients
-# sharded, a layer fewer on the first and last stage; nothing offloaded),
-# its MFU reported;
+# sharded: ZeRO-2, pinned, as the default profile runs no more than ZeRO-1;
+# a layer fewer on the first and last stage; nothing offloaded), its MFU
+# reported;
 # dropout, memory_headroom_fraction and strategies.stage_rebalance through
 # the API; the near-full warning; binding names what limits a plan.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,7 @@ J=(-H 'Content-Type: application/json')
 meta() { # GPUS [EXTRA JSON merged into the request]
 	jq -nc --argjson g "$1" --argjson x "${2:-{\}}" '{model: "llama-3.1-405b", seq_len: 8192,
 		global_batch_tokens: 16777216, gpu: "h100-sxm5-80gb", gpus: $g, calibration: "datasheet",
-		strategies: {tp: 8, pp: 16, cp: 1, recompute: "none", offload: "none",
+		strategies: {tp: 8, pp: 16, cp: 1, zero: 2, recompute: "none", offload: "none",
 		stage_rebalance: true}} * $x'
 }
 
@@ -26,6 +27,9 @@ for g in 16384 8192; do
 	jq -e '.plans[0].mfu > 0.2 and .plans[0].mfu < 0.6' "$T/body" >/dev/null &&
 		ok "405B on $g H100: MFU reported" || not_ok "405B on $g H100: MFU reported" "$(jq -c '.plans[0].mfu' "$T/body")"
 done
+jq -e '[.checks.warnings[] | select(test("pins ZeRO-2, which stack megatron-lm-2021 does not run"))] | length == 1' "$T/body" >/dev/null &&
+	ok "Meta's ZeRO-2 is beyond the default profile: the answer says so" ||
+	not_ok "Meta's ZeRO-2 is beyond the default profile: the answer says so" "$(jq -c '.checks.warnings' "$T/body")"
 jq -e '.assumptions.dropout == false and .basis.memory_headroom.value == 0
 	and .basis.memory_headroom.source == "default" and (.basis.memory_headroom.note | test("default 0"))' "$T/body" >/dev/null &&
 	ok "Llama has no dropout; the default headroom 0 is stated in basis" ||

@@ -58,6 +58,37 @@ check "hf-peft-bnb4: fp32 parameters under autocast, gradients made by the backw
 req GET /v1/stacks/no-such-stack
 check_problem "GET an unknown stack: 404 naming name" 404 name
 
+# --- the ZeRO stages a stack runs (migrations/0031)
+req GET /v1/stacks/megatron-lm-2021
+check "megatron-lm-2021 shards up to its distributed optimizer: ZeRO-1, with PP too (migrations/0031)" 200 \
+	'.max_zero_stage == 1 and .max_zero_stage_pp == 1 and (.source | test("ZeRO stages"))'
+req GET /v1/stacks/deepspeed-zero
+check "deepspeed-zero: every stage, ZeRO-1 under its pipeline engine" 200 \
+	'.max_zero_stage == 3 and .max_zero_stage_pp == 1 and (.source | test("pipe/engine.py"))'
+req GET /v1/stacks/torchtitan
+check "torchtitan: ZeRO-3, ZeRO-2 under PP" 200 '.max_zero_stage == 3 and .max_zero_stage_pp == 2'
+ZR='"model":"llama-3-70b","seq_len":4096,"gpu":"h100","gpus":64,"global_batch_size":256,"calibration":"datasheet","top":5'
+req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":\"megatron-lm-2021\"}"
+check "megatron-lm-2021: no plan above ZeRO-1, the basis says so, no warning about it" 201 \
+	'(.plans | length) > 1 and ([.plans[].zero] | max) <= 1 and .basis.stack.max_zero_stage == 1 and .basis.stack.max_zero_stage_pp == 1 and ([.checks.warnings[] | select(test("does not run"))] | length) == 0'
+req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":\"deepspeed-zero\",\"strategies\":{\"pp\":[2,4]}}"
+check "deepspeed-zero with pipeline stages: no plan above ZeRO-1" 201 \
+	'(.plans | length) > 1 and ([.plans[].zero] | max) <= 1'
+req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":{\"name\":\"deepspeed-zero\",\"max_zero_stage_pp\":2},\"strategies\":{\"pp\":[2,4]}}"
+check "the same with max_zero_stage_pp 2: ZeRO-2 plans among them" 201 '([.plans[].zero] | max) == 2'
+req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":{\"name\":\"torchtitan\",\"max_zero_stage\":0}}"
+check "an override max_zero_stage 0: replicated plans only" 201 \
+	'(.plans | length) > 0 and ([.plans[].zero] | max) == 0 and .basis.stack.max_zero_stage == 0'
+req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":\"megatron-lm-2021\",\"strategies\":{\"zero\":[3]}}"
+check "a pinned ZeRO-3 on megatron-lm-2021: sized as pinned, with a warning naming the stack" 201 \
+	'.plans[0].zero == 3 and ([.checks.warnings[] | select(test("pins ZeRO-3, which stack megatron-lm-2021 does not run"))] | length) == 1'
+for v in 4 -1 1.5 '"1"' null; do
+	req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":{\"max_zero_stage\":$v}}"
+	check_problem "stack.max_zero_stage $v: 400 naming it" 400 stack.max_zero_stage
+done
+req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":{\"max_zero_stage_pp\":3}}"
+check_problem "stack.max_zero_stage_pp 3 (ZeRO-3 never pairs with PP): 400 naming it" 400 stack.max_zero_stage_pp
+
 body=$(curl -s "$GSZ_URL/v1/stacks/pytorch-fsdp2-fa2" | jq 'del(.name) | .display_name = "FSDP2, no DP overlap" | .dp_overlap = 0 | .tp_comm_overlap = 0')
 fresh=fsdp-test-$RANDOM
 req PUT "/v1/stacks/$fresh" -d "$body"
@@ -69,6 +100,10 @@ check "PUT creates a stack: 201" 201 '.name == "'"$fresh"'" and .dp_overlap == 0
 [ "$(header Location)" = "/v1/stacks/$fresh" ] && ok "PUT 201 names the Location" || not_ok "PUT 201 names the Location" "$(header Location)"
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5' <<<"$body")"
 check "PUT replaces it: 200" 200 '.dp_overlap == 0.5'
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5 | .max_zero_stage = 3.0 | .max_zero_stage_pp = 0' <<<"$body")"
+check "PUT max_zero_stage 3.0: stored as the integer 3" 200 '.max_zero_stage == 3 and (.max_zero_stage | tostring) == "3" and .max_zero_stage_pp == 0'
+req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.max_zero_stage = 4' <<<"$body")"
+check_problem "PUT max_zero_stage 4: 400 naming it" 400 max_zero_stage
 # A new name that lookups already forgive to another entry would take that
 # name away from every request using it.
 req PUT /v1/stacks/fsdp "${A[@]}" -d "$body"

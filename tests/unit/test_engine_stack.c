@@ -884,6 +884,22 @@ static int seed_0029(const char *line)
 	return 1;
 }
 
+/* 0031: "('name', max_zero_stage, max_zero_stage_pp)," */
+static int seed_0031(const char *line)
+{
+	char name[64];
+	int z, zpp;
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %d, %d)", name, &z, &zpp) != 3)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(z == s->max_zero_stage && zpp == s->max_zero_stage_pp);
+	return 1;
+}
+
 /* 0027: "('name', true|false)," */
 static int seed_0027(const char *line)
 {
@@ -942,6 +958,90 @@ static int seed_whole(const char *line)
 	return 1;
 }
 
+/* The ZeRO stages a stack runs (stack.h max_zero_stage, stack.c): the
+ * search offers none above them, over a grid of models, GPU counts and
+ * every profile; a pinned stage above them is sized as pinned with a
+ * warning naming the stack. */
+static void test_zero_stages(void)
+{
+	static const long gpu_counts[] = {8, 64, 512};
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error err;
+	struct trn_request rq;
+	struct eng_stack s;
+	const char *bad = NULL;
+	long plans = 0;
+
+	/* hand values: Megatron-LM at most its distributed optimizer;
+	 * DeepSpeed every stage, ZeRO-1 under its pipeline engine;
+	 * torchtitan ZeRO-2 under PP */
+	CHECK(stack_zero_stage_max(stack_builtin_find("megatron-lm-2021"), 1) ==
+	      1);
+	CHECK(stack_zero_stage_max(stack_builtin_find("megatron-lm-2021"), 4) ==
+	      1);
+	CHECK(stack_zero_stage_max(stack_builtin_find("deepspeed-zero"), 1) ==
+	      3);
+	CHECK(stack_zero_stage_max(stack_builtin_find("deepspeed-zero"), 2) ==
+	      1);
+	CHECK(stack_zero_stage_max(stack_builtin_find("torchtitan"), 8) == 2);
+	s = *stack_builtin_find("torchtitan");
+	s.max_zero_stage = 1; /* a narrower override wins under PP too */
+	CHECK(stack_zero_stage_max(&s, 8) == 1);
+	s.max_zero_stage = 4;
+	CHECK(stack_check(&s, &bad) == -1 && !strcmp(bad, "max_zero_stage"));
+	s.max_zero_stage = 3;
+	s.max_zero_stage_pp = 3;
+	CHECK(stack_check(&s, &bad) == -1 && !strcmp(bad, "max_zero_stage_pp"));
+
+	for (int i = 0; i < STACK_BUILTIN_COUNT; i++)
+		for (int m = 0; m < 2; m++)
+			for (size_t g = 0;
+			     g < sizeof(gpu_counts) / sizeof(gpu_counts[0]);
+			     g++) {
+				base_request(&rq);
+				rq.stack = stack_builtin[i];
+				rq.model = m ? fx_llama3_70b() : fx_llama3_8b();
+				rq.gpus = gpu_counts[g];
+				rq.top = 5;
+				if (trn_size(&rq, r, &err) != 0)
+					continue;
+				for (int k = 0; k < r->n_plans; k++) {
+					const struct trn_layout *l =
+					    &r->plans[k].layout;
+					plans++;
+					CHECK(l->zero <= stack_zero_stage_max(
+							     &rq.stack, l->pp));
+				}
+			}
+	CHECK(plans > 100);
+
+	/* Megatron-LM offered ZeRO-3 here before (review s12c): now ZeRO-1
+	 * at most, and no warning */
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("megatron-lm-2021");
+	rq.model = fx_llama3_70b();
+	rq.gpus = 64;
+	CHECK(trn_size(&rq, r, &err) == 0 && r->n_plans > 0);
+	CHECK(r->plans[0].layout.zero <= 1);
+	for (int w = 0; w < r->n_warnings; w++)
+		CHECK(!strstr(r->warnings[w], "does not run"));
+	/* pinned ZeRO-3: sized as pinned, with the warning */
+	rq.strategies.zero.n = 1;
+	rq.strategies.zero.v[0] = 3;
+	CHECK(trn_size(&rq, r, &err) == 0 && r->n_plans > 0);
+	CHECK(r->plans[0].layout.zero == 3);
+	{
+		bool warned = false;
+		for (int w = 0; w < r->n_warnings; w++)
+			warned |= strstr(r->warnings[w],
+					 "pins ZeRO-3, which stack "
+					 "megatron-lm-2021 does not run (it "
+					 "shards up to ZeRO-1)") != NULL;
+		CHECK(warned);
+	}
+	free(r);
+}
+
 /* The migrations that seed the stacks table hold the engine's built-in
  * values: 0015's rows, completed by 0019 and 0023, and the whole rows of
  * the profiles added after them (0025), one row per profile. */
@@ -963,6 +1063,8 @@ static void test_migration_seed(void)
 			seed_0028) == STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0029_stack_loss_pass_bytes.sql",
 			seed_0029) == STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0031_stack_zero_stages.sql", seed_0031) ==
+	      STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -984,6 +1086,7 @@ int main(void)
 	RUN(test_sdpa_math);
 	RUN(test_invariants);
 	RUN(test_hf_terms_invariants);
+	RUN(test_zero_stages);
 	RUN(test_migration_seed);
 	return testlib_finish();
 }
