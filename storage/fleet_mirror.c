@@ -551,8 +551,9 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		if (ahead) {
 			char why[160];
 			put_text(s, P_O_UUID, m->uuids.s[i]);
-			put_text(s, P_O_WHY,
-				 ahead_reason(l->measured_us, why, sizeof(why)));
+			put_text(
+			    s, P_O_WHY,
+			    ahead_reason(l->measured_us, why, sizeof(why)));
 		}
 		if (!(flagged[i] || g->pcie || slow || ahead))
 			continue;
