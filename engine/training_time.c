@@ -66,6 +66,26 @@ static double group_nodes(const struct ctx *c, double n, long stride)
 	return ceil(n / per_node - 1e-12);
 }
 
+/* One all-to-all in which each of ep ranks, `stride` ranks apart, sends
+ * `bytes` spread evenly over the group (balanced routing): the share for
+ * peers on its own node rides the intra-node link and the share for other
+ * nodes the NICs, at the same time (NCCL sends each peer's chunk over the
+ * P2P transport inside a node and the network across). Until 2026-11-26
+ * every byte of a group that spanned nodes was charged at the NIC rate. */
+static double a2a_s(const struct ctx *c, double bytes, long ep, long stride)
+{
+	double local =
+	    stride >= c->gpn ? 1.0 : floor((double)c->gpn / (double)stride);
+	double e = (double)ep;
+
+	if (local > e)
+		local = e;
+	if (local < 1.0)
+		local = 1.0;
+	return fmax(bytes * (local - 1.0) / e / c->intra,
+		    bytes * (e - local) / e / c->inter);
+}
+
 /* One collective over n ranks on `nodes` nodes: NCCL's cost model, shared
  * with the inference engine (engine/collective.h, MODEL.md §4). */
 static double coll_s(const struct ctx *c, enum coll_kind k, double bytes,
@@ -285,11 +305,9 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	if (l->ep > 1 && c->moe_frac > 0) {
 		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
 		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
-		double bw = group_bw(c, span_tc * l->ep);
 		ep_inter = span_tc * l->ep > c->gpn;
 		lep = c->moe_frac * n *
-		      (bytes * ((double)l->ep - 1.0) / (double)l->ep / bw +
-		       COLL_LATENCY_S);
+		      (a2a_s(c, bytes, l->ep, span_tc) + COLL_LATENCY_S);
 	}
 	/* Context parallel (ring attention): K and V chunks travel cp-1
 	 * hops forward, twice that backward; hidden behind attention. */

@@ -482,6 +482,73 @@ static void test_pipeline_link(void)
 	CHECK(fast > in8);
 }
 
+/* The MoE all-to-all of an EP group over two nodes (ep 16, 8 GPUs a
+ * node): each rank sends 7/16 of its bytes to peers on its own node over
+ * NVLink and 8/16 over the NICs, at the same time, so with a slow network
+ * the step's EP time follows 8/16 of the bytes at the NIC rate (it charged
+ * 15/16 there until 2026-11-26). Hand values: Mixtral-like, 32 MoE layers,
+ * one micro-batch of 4,096 tokens, top-2 of h 4,096 in bf16: 67,108,864
+ * B per all-to-all, four a layer (dispatch and combine, forward and
+ * backward). Within one node (ep 8) the network does not matter. */
+static double ep_comm_at(int ep, double node_gbps)
+{
+	struct trn_request rq;
+	struct trn_layout l = {.tp = 1,
+			       .pp = 1,
+			       .dp = ep,
+			       .ep = ep,
+			       .cp = 1,
+			       .vp = 1,
+			       .zero = 1,
+			       .recompute = ENG_RC_NONE,
+			       .flash_attention = true,
+			       .micro_batch = 1,
+			       .offload = TRN_OFFLOAD_NONE};
+	struct trn_plan p;
+	struct eng_error e;
+
+	trn_request_init(&rq);
+	rq.model = fx_llama2_70b();
+	rq.model.layers = 32;
+	rq.model.hidden_size = 4096;
+	rq.model.heads = 32;
+	rq.model.kv_heads = 8;
+	rq.model.ffn_hidden_size = 14336;
+	rq.model.vocab_size = 32000;
+	rq.model.moe.experts = 16;
+	rq.model.moe.top_k = 2;
+	rq.model.moe.expert_ffn_hidden_size = 14336;
+	rq.seq_len = 4096;
+	rq.global_batch_size = ep;
+	rq.gpu = gpu_h100();
+	rq.gpu.memory_gib = 1e4; /* the layout need not fit to be timed */
+	rq.gpu.inter_node_gbps = node_gbps;
+	rq.gpus = ep;
+	if (trn_evaluate(&rq, &l, &p, &e) != 0) {
+		printf("# %s: %s\n", e.field, e.message);
+		return -1;
+	}
+	return p.time.ep_comm_s;
+}
+
+static void test_ep_all_to_all_split(void)
+{
+	double bytes = 4096.0 * 2 * 4096 * 2, passes = 32.0 * 4;
+	double per_gpu_40 = 40e9 * hw_default_inter_efficiency() / 8,
+	       per_gpu_80 = 80e9 * hw_default_inter_efficiency() / 8;
+	double t40 = ep_comm_at(16, 40), t80 = ep_comm_at(16, 80);
+	double want =
+	    passes * bytes * 8.0 / 16.0 * (1.0 / per_gpu_40 - 1.0 / per_gpu_80);
+
+	printf("# ep 16 over 2 nodes: %.4f s at 40 GB/s a node, %.4f s at "
+	       "80; the difference %.4f s, by hand %.4f s\n",
+	       t40, t80, t40 - t80, want);
+	CHECK(t40 > 0 && t80 > 0);
+	CHECK(fabs((t40 - t80) / want - 1.0) < 1e-6);
+	CHECK(ep_comm_at(8, 40) == ep_comm_at(8, 4));
+	CHECK(ep_comm_at(8, 40) < t80);
+}
+
 static void test_inference_basic(void)
 {
 	struct inf_request rq;
@@ -657,6 +724,7 @@ int main(void)
 {
 	RUN(test_params);
 	RUN(test_params_moe);
+	RUN(test_ep_all_to_all_split);
 	RUN(test_params_mla);
 	RUN(test_71_one_head);
 	RUN(test_72_tmax);
