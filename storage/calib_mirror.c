@@ -223,6 +223,13 @@ struct cval {
 	double v;
 };
 
+/* How far ahead of the server's clock a run's measured time may be and
+ * still calibrate: a probe node whose clock runs ahead dates its results
+ * there (they are stored so, partitioned by that date), and one dated
+ * years ahead would otherwise stay "in the window" until then. A day
+ * covers skewed clocks and time zones written wrong. */
+#define CALIB_AHEAD_US ((int64_t)86400 * 1000000)
+
 enum store_status calib_mirror_type_medians(
     struct db_pool *pool, const char *gpu_type, int window_days,
     bool with_synthetic, double lo, double hi,
@@ -251,7 +258,7 @@ enum store_status calib_mirror_type_medians(
 	if (st != STORE_OK)
 		goto out;
 	t0 = now_us - (int64_t)window_days * 86400 * 1000000;
-	t1 = now_us + MIRROR_AHEAD_US; /* mirror.h */
+	t1 = now_us + CALIB_AHEAD_US;
 	type = strtab_find(&m->names, gpu_type);
 	for (int i = 0; type >= 0 && i < m->nruns; i++) {
 		struct trun *t = &m->runs[i];

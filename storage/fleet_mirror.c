@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/sbuf.h"
 #include "storage/bench.h"
@@ -378,26 +377,6 @@ static int cmp_ll(const void *a, const void *b)
 }
 
 /* Reduces the copy for one read into s (see shape_sql). */
-/* The reason a GPU whose latest run is dated more than MIRROR_AHEAD_US
- * ahead of the server's clock is flagged (its figures still count, as
- * the latest the node reported; calibration leaves them out): the run's
- * date, so an operator can find the node whose clock is wrong. The raw
- * query of tests/api/sql/fleet_raw.sql formats the same text. */
-static const char *ahead_reason(int64_t measured_us, char *buf, size_t len)
-{
-	time_t t = (time_t)(measured_us / 1000000);
-	struct tm tm;
-	char at[32] = "?";
-
-	if (measured_us >= 0 && gmtime_r(&t, &tm))
-		strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(buf, len,
-		 "latest run dated %s, more than a day ahead of the "
-		 "server's clock: check the node's clock",
-		 at);
-	return buf;
-}
-
 static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			 double thr, bool ws, struct shape *s)
 {
@@ -536,8 +515,6 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		struct gpu *g = &m->gpus[i];
 		struct latest *l = &g->latest[ws];
 		bool slow = l->present && l->measured_us >= t0 && l->slowdowns;
-		bool ahead = l->present && l->measured_us >= t0 &&
-			     l->measured_us > now_us + MIRROR_AHEAD_US;
 		if (gtype[i] < 0)
 			continue;
 		if (g->pcie) {
@@ -548,14 +525,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			put_text(s, P_O_UUID, m->uuids.s[i]);
 			put_text(s, P_O_WHY, l->slowdowns);
 		}
-		if (ahead) {
-			char why[160];
-			put_text(s, P_O_UUID, m->uuids.s[i]);
-			put_text(
-			    s, P_O_WHY,
-			    ahead_reason(l->measured_us, why, sizeof(why)));
-		}
-		if (!(flagged[i] || g->pcie || slow || ahead))
+		if (!(flagged[i] || g->pcie || slow))
 			continue;
 		put_text(s, P_D_UUID, m->uuids.s[i]);
 		put_text(s, P_D_HOST, m->names.s[g->host]);

@@ -22,15 +22,6 @@
 	"(CASE WHEN jsonb_typeof(g.info->'pcie'->'" k "') = 'number'"          \
 	" THEN (g.info->'pcie'->>'" k "')::numeric END)"
 
-/* How far ahead of the server's clock a run's measured time may be before
- * the mirrors treat the node's clock as wrong: a probe node whose clock
- * runs ahead dates its results there (they are stored so, partitioned by
- * that date), and one dated years ahead would otherwise stay "in the
- * window" until then. A day covers skewed clocks and time zones written
- * wrong. Calibration leaves such runs out (calib_mirror.c); the fleet
- * view flags their GPUs (fleet_mirror.c). */
-#define MIRROR_AHEAD_US ((int64_t)86400 * 1000000)
-
 /* Strings by id (0, 1, ...), each stored once: GPU uuids, type names,
  * hostnames, metric names, dtypes, units. Open addressing on FNV-1a.
  */
