@@ -240,6 +240,24 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	memset(res, 0, sizeof(*res));
 	if ((rc = trn_validate(rq, err)))
 		return rc;
+	/* The search (trn_evaluate times a stated layout as given): every
+	 * pinned stage ZeRO-3 and every pinned pp above 1, no layout can
+	 * run (the weights are needed by every micro-batch in flight;
+	 * the search pairs ZeRO-3 with pp 1 only). Name it, rather than
+	 * the batch split that would find nothing. */
+	if (rq->strategies.zero.n && rq->strategies.pp.n) {
+		bool z3 = true, pp = true;
+		for (int i = 0; i < rq->strategies.zero.n; i++)
+			z3 &= rq->strategies.zero.v[i] >= 3;
+		for (int i = 0; i < rq->strategies.pp.n; i++)
+			pp &= rq->strategies.pp.v[i] > 1;
+		if (z3 && pp)
+			return eng_fail(err, ENG_EINVAL, "strategies.zero",
+					"ZeRO-3 does not combine with pipeline "
+					"stages (pp > 1): pin zero 2 (weights "
+					"kept after the forward, as FSDP under "
+					"PP runs) or pp 1");
+	}
 	trn_ctx_init(&c, rq);
 	/* ranking by cost with every plan free would rank by nothing */
 	if (rq->objective == TRN_OBJ_COST && !(c.price > 0))
@@ -367,20 +385,32 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		const struct trn_plan *p = &sp;
 		const char *why = NULL;
 
+		char hint[256] = "";
+
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
+		/* The stack's ZeRO bound (stack.h) may be what keeps every
+		 * layout over: say so, and which profiles shard further. */
+		if (!rq->strategies.zero.n && rq->stack.max_zero_stage < 3)
+			snprintf(hint, sizeof(hint),
+				 "; stack %.64s shards no further than "
+				 "ZeRO-%d: one that shards gradients and "
+				 "weights (pytorch-fsdp2-fa2, torchtitan, "
+				 "deepspeed-zero, megatron-core) may fit",
+				 rq->stack.name, rq->stack.max_zero_stage);
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
 		    "does not fit even at the largest allowed scale: the "
 		    "smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
 		    "pp %d dp %d zero %d, recompute %s, offload %s) vs "
-		    "%.1f GiB %s",
+		    "%.1f GiB %s%s",
 		    p->memory.total_gib, p->gpus, p->layout.tp, p->layout.pp,
 		    p->layout.dp, p->layout.zero,
 		    eng_recompute_name(p->layout.recompute),
 		    trn_offload_name(p->layout.offload), p->memory.usable_gib,
 		    rq->memory_headroom_fraction > 0
 			? "usable (capacity less memory_headroom_fraction)"
-			: "capacity");
+			: "capacity",
+		    hint);
 	}
 
 	res->n_plans = S.n;
@@ -522,23 +552,41 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "rank's shard and all-gathered in FP8 (1 B/param, "
 			     "not 2)",
 			     rq->stack.name);
-		if (b->layout.zero >
-		    stack_zero_stage_max(&rq->stack, b->layout.pp))
-			warn(res,
-			     "strategies.zero pins ZeRO-%d, which stack %.24s "
-			     "does not run (it shards up to ZeRO-%d%s): the "
-			     "plan is sized as pinned; name a stack that runs "
-			     "it",
-			     b->layout.zero, rq->stack.name,
-			     stack_zero_stage_max(&rq->stack, b->layout.pp),
-			     b->layout.pp > 1 ? " with pipeline stages" : "");
-		if (rq->model.moe.experts > 0)
+		{
+			/* every listed plan, not only the best: a pinned
+			 * list may rank a stage the stack does not run
+			 * lower down */
+			const struct trn_plan *q = NULL;
+			for (int i = 0; i < res->n_plans && !q; i++)
+				if (res->plans[i].layout.zero >
+				    stack_zero_stage_max(
+					&rq->stack, res->plans[i].layout.pp))
+					q = &res->plans[i];
+			if (q) {
+				int zmax = stack_zero_stage_max(&rq->stack,
+								q->layout.pp);
+				warn(
+				    res,
+				    "strategies.zero pins ZeRO-%d, which stack "
+				    "%.63s does not run (%s%d%s): plans are "
+				    "sized as pinned; name a stack that runs "
+				    "it",
+				    q->layout.zero, rq->stack.name,
+				    zmax ? "it shards up to ZeRO-"
+					 : "it does not shard: ZeRO-",
+				    zmax,
+				    q->layout.pp > 1 ? " with pipeline stages"
+						     : "");
+			}
+		}
+		if (rq->model.moe.experts > 0 && rq->method == TRN_FULL)
 			warn(res,
 			     "mixture of experts: median error 30 %% on 51 "
-			     "published Megatron-Core runs (docs/"
-			     "VALIDATION.md); not modelled: host overhead per "
-			     "micro-batch of small experts, all-to-all overlap "
-			     "(DeepEP, 1F1B), unbalanced routing");
+			     "published pre-training runs (Megatron-Core, "
+			     "FSDP2; docs/VALIDATION.md); not modelled: host "
+			     "overhead per micro-batch of small experts, "
+			     "all-to-all overlap (DeepEP, 1F1B), unbalanced "
+			     "routing");
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

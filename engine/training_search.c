@@ -239,6 +239,7 @@ static void try_layout(struct search *S, const struct lists *L,
 	const struct ctx *c = S->c;
 	const char *why = NULL;
 	bool explicit_zero = c->rq->strategies.zero.n > 0;
+	bool explicit_offload = c->rq->strategies.offload.n > 0;
 	long m_micro = trn_micro_batches(c, l, &why);
 	long gpus = (long)l->tp * l->pp * l->dp * l->cp;
 	struct mem_fixed mf;
@@ -267,6 +268,17 @@ static void try_layout(struct search *S, const struct lists *L,
 			struct mem_state ms;
 
 			l->offload = (enum trn_offload)L->off.v[oi];
+			/* Weights leave the GPU only under ZeRO-3: DeepSpeed's
+			 * offload_param is "valid only with stage 3"
+			 * (ZeRO-Infinity, one GPU included, where ZeRO-3 is
+			 * ZeRO-0 here), FSDP's CPUOffload moves the shards;
+			 * no stack offloads replicated weights, and a stack
+			 * without ZeRO-3 offloads none. */
+			if (l->offload == TRN_OFFLOAD_OPTIMIZER_WEIGHTS &&
+			    !explicit_offload &&
+			    (c->rq->stack.max_zero_stage < 3 ||
+			     (l->zero < 3 && trn_zero_ranks(l) > 1)))
+				continue;
 			ms = trn_mem_state_of(c, l, &mf);
 			for (int ri = 0; ri < L->rc.n; ri++) {
 				struct trn_plan p;

@@ -88,6 +88,18 @@ for v in 4 -1 1.5 '"1"' null; do
 done
 req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":{\"max_zero_stage_pp\":3}}"
 check_problem "stack.max_zero_stage_pp 3 (ZeRO-3 never pairs with PP): 400 naming it" 400 stack.max_zero_stage_pp
+# A refusal within the stack's stages says so, and a sharding stack fits
+# (review s13: it blamed gpus alone).
+NF='"model":"llama-3-8b","gpu":"a100-sxm4-40gb","gpus":8,"seq_len":4096,"train_tokens":1e9,"calibration":"datasheet","strategies":{"offload":"none","tp":1,"pp":1}'
+req POST /v1/sizing/training "${J[@]}" -d "{$NF}"
+check_problem "8B on 8 A100-40GB at tp 1 pp 1 on the default stack: 422 naming gpus" 422 gpus
+jq -e '.detail | test("stack megatron-lm-2021 shards no further than ZeRO-1: one that shards gradients and weights .*may fit")' "$T/body" >/dev/null &&
+	ok "the refusal names the stack's ZeRO bound and the profiles that shard further" ||
+	not_ok "the refusal names the stack's ZeRO bound and the profiles that shard further" "$(jq -r .detail "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d "{$NF,\"stack\":\"pytorch-fsdp2-fa2\"}"
+check "the same on pytorch-fsdp2-fa2 fits, sharded further" 201 '.plans[0].zero >= 2'
+req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"strategies\":{\"zero\":3,\"pp\":[2,4]}}"
+check_problem "pinned ZeRO-3 with only pipelined layouts: 400 naming strategies.zero" 400 strategies.zero
 
 body=$(curl -s "$GSZ_URL/v1/stacks/pytorch-fsdp2-fa2" | jq 'del(.name) | .display_name = "FSDP2, no DP overlap" | .dp_overlap = 0 | .tp_comm_overlap = 0')
 fresh=fsdp-test-$RANDOM

@@ -549,6 +549,50 @@ static void test_ep_all_to_all_split(void)
 	CHECK(ep_comm_at(8, 40) < t80);
 }
 
+/* Every MoE pre-training answer says how far MoE estimates are from
+ * published runs; a LoRA fine-tune of the same model does not (the rows
+ * behind the figure are pre-training), nor does a dense model. */
+static bool moe_warned(const struct trn_request *rq)
+{
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	bool w = false;
+
+	if (r && trn_size(rq, r, &e) == 0)
+		for (int i = 0; i < r->n_warnings; i++)
+			w |= strstr(r->warnings[i], "mixture of experts") !=
+			     NULL;
+	free(r);
+	return w;
+}
+
+static void test_moe_warning(void)
+{
+	struct trn_request rq;
+
+	trn_request_init(&rq);
+	rq.model = fx_llama2_70b();
+	rq.model.layers = 32;
+	rq.model.hidden_size = 4096;
+	rq.model.heads = 32;
+	rq.model.kv_heads = 8;
+	rq.model.ffn_hidden_size = 14336;
+	rq.model.vocab_size = 32000;
+	rq.model.moe.experts = 8;
+	rq.model.moe.top_k = 2;
+	rq.model.moe.expert_ffn_hidden_size = 14336;
+	rq.seq_len = 4096;
+	rq.global_batch_size = 64;
+	rq.gpu = gpu_h100();
+	rq.gpus = 64;
+	CHECK(moe_warned(&rq));
+	rq.method = TRN_LORA;
+	CHECK(!moe_warned(&rq));
+	rq.method = TRN_FULL;
+	rq.model.moe.experts = 0;
+	CHECK(!moe_warned(&rq));
+}
+
 static void test_inference_basic(void)
 {
 	struct inf_request rq;
@@ -725,6 +769,7 @@ int main(void)
 	RUN(test_params);
 	RUN(test_params_moe);
 	RUN(test_ep_all_to_all_split);
+	RUN(test_moe_warning);
 	RUN(test_params_mla);
 	RUN(test_71_one_head);
 	RUN(test_72_tmax);

@@ -787,14 +787,26 @@ static void test_hf_terms_invariants(void)
 static int seed_rows(const char *path, int (*row)(const char *line))
 {
 	FILE *fp = fopen(path, "r");
-	char line[1024];
-	int rows = 0;
+	char line[1024], names[STACK_BUILTIN_COUNT + 1][64];
+	int rows = 0, n_names = 0;
 
 	if (!fp)
 		return -1;
-	while (fgets(line, sizeof(line), fp))
-		if (line[0] == '(')
-			rows += row(line);
+	while (fgets(line, sizeof(line), fp)) {
+		char name[64];
+		if (line[0] != '(')
+			continue;
+		rows += row(line);
+		/* one row per profile: a repeated name would leave another
+		 * profile at the column's default unnoticed */
+		if (sscanf(line, "('%63[^']'", name) != 1)
+			continue;
+		for (int i = 0; i < n_names; i++)
+			CHECK(strcmp(names[i], name) != 0);
+		if (n_names < STACK_BUILTIN_COUNT + 1)
+			snprintf(names[n_names++], sizeof(names[0]), "%s",
+				 name);
+	}
 	fclose(fp);
 	return rows;
 }
@@ -1039,6 +1051,89 @@ static void test_zero_stages(void)
 					 "shards up to ZeRO-1)") != NULL;
 		CHECK(warned);
 	}
+	/* a pinned list: the warning whenever any listed plan (not only
+	 * the best) runs a stage the stack does not */
+	int n_over = 0, n_under = 0;
+	for (int i = 0; i < STACK_BUILTIN_COUNT; i++) {
+		bool over = false, warned = false;
+		base_request(&rq);
+		rq.stack = stack_builtin[i];
+		rq.model = fx_llama3_70b();
+		rq.gpus = 64;
+		rq.top = 8;
+		rq.strategies.zero.n = 2;
+		rq.strategies.zero.v[0] = 1;
+		rq.strategies.zero.v[1] = 2;
+		if (trn_size(&rq, r, &err) != 0)
+			continue;
+		for (int k = 0; k < r->n_plans; k++)
+			over |= r->plans[k].layout.zero >
+				stack_zero_stage_max(&rq.stack,
+						     r->plans[k].layout.pp);
+		for (int w = 0; w < r->n_warnings; w++)
+			warned |=
+			    strstr(r->warnings[w], "does not run") != NULL;
+		CHECK(over == warned);
+		n_over += over;
+		n_under += !over;
+	}
+	CHECK(n_over > 0 && n_under > 0);
+	/* a stack that does not shard: said as such */
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("torchtitan");
+	rq.stack.max_zero_stage = 0;
+	rq.strategies.zero.n = 1;
+	rq.strategies.zero.v[0] = 1;
+	CHECK(trn_size(&rq, r, &err) == 0 && r->n_plans > 0);
+	{
+		bool said = false;
+		for (int w = 0; w < r->n_warnings; w++)
+			said |= strstr(r->warnings[w],
+				       "(it does not shard: ZeRO-0)") != NULL;
+		CHECK(said);
+	}
+	/* nothing fits within the stack's stages: the refusal says so */
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("megatron-lm-2021");
+	rq.gpu = fx_a100();
+	rq.gpu.memory_gib = 40;
+	rq.strategies.tp.n = rq.strategies.pp.n = 1;
+	rq.strategies.tp.v[0] = rq.strategies.pp.v[0] = 1;
+	rq.strategies.offload.n = 1; /* none */
+	CHECK(trn_size(&rq, r, &err) == ENG_EINFEASIBLE);
+	CHECK(strstr(err.message, "stack megatron-lm-2021 shards no further "
+				  "than ZeRO-1") != NULL);
+	rq.stack = *stack_builtin_find("pytorch-fsdp2-fa2");
+	CHECK(trn_size(&rq, r, &err) == 0);
+	/* weights are offloaded only under ZeRO-3 (on one data-parallel
+	 * rank the engine's ZeRO-0): a 70B on 2 or 4 H100s (140 GB of
+	 * 16-bit weights) through a stack that shards no further than ZeRO-1
+	 * offloads its optimizer state at most; ZeRO-3 stacks may offload
+	 * weights */
+	for (int i = 0; i < 2 * STACK_BUILTIN_COUNT; i++) {
+		base_request(&rq);
+		rq.stack = stack_builtin[i / 2];
+		rq.model = fx_llama3_70b();
+		rq.gpus = i % 2 ? 4 : 2;
+		rq.top = 8;
+		if (trn_size(&rq, r, &err) != 0)
+			continue;
+		for (int k = 0; k < r->n_plans; k++) {
+			const struct trn_layout *l = &r->plans[k].layout;
+			CHECK(l->offload != TRN_OFFLOAD_OPTIMIZER_WEIGHTS ||
+			      (rq.stack.max_zero_stage >= 3 &&
+			       (l->zero >= 3 || l->dp * l->cp == 1)));
+		}
+	}
+	base_request(&rq); /* pinned: the user's statement, sized as given */
+	rq.stack = *stack_builtin_find("megatron-lm-2021");
+	rq.model = fx_llama3_70b();
+	rq.strategies.offload.n = 1;
+	rq.strategies.offload.v[0] = TRN_OFFLOAD_OPTIMIZER_WEIGHTS;
+	rq.strategies.zero.n = 1;
+	rq.strategies.zero.v[0] = 1;
+	CHECK(trn_size(&rq, r, &err) == 0 &&
+	      r->plans[0].layout.offload == TRN_OFFLOAD_OPTIMIZER_WEIGHTS);
 	free(r);
 }
 
