@@ -17,6 +17,13 @@ const char *const stack_reduce_names[STACK_REDUCE_COUNT + 1] = {
     [STACK_REDUCE_COUNT] = NULL,
 };
 
+const char *const stack_offload_names[STACK_OFFLOAD_COUNT + 1] = {
+    [STACK_OFFLOAD_NONE] = "none",
+    [STACK_OFFLOAD_OPTIMIZER] = "optimizer",
+    [STACK_OFFLOAD_OPTIMIZER_WEIGHTS] = "optimizer+weights",
+    [STACK_OFFLOAD_COUNT] = NULL,
+};
+
 const char *const stack_sac_names[STACK_SAC_COUNT + 1] = {
     [STACK_SAC_ATTENTION] = "attention",
     [STACK_SAC_OP] = "op",
@@ -109,7 +116,16 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   the weights after the forward (reshard_after_forward False,
  *   ZeRO-2): 3, 2. Hugging Face + PEFT runs DDP, DeepSpeed ZeRO or FSDP
  *   through accelerate and has no pipeline schedule: 3, 2 (no source
- *   to narrow it). */
+ *   to narrow it).
+ *  max_offload: Megatron-LM 2021-23 keeps everything on the GPU (no
+ *   offload option): none. Megatron-Core and NeMo offload the optimizer
+ *   (--optimizer-cpu-offload, the HybridDeviceOptimizer): optimizer.
+ *   DeepSpeed offloads the optimizer state from ZeRO-1 (ZeRO-Offload) and
+ *   the weights at ZeRO-3 (offload_param, ZeRO-Infinity); FSDP2's
+ *   CPUOffloadPolicy and torchtitan's --training.enable_cpu_offload move
+ *   the sharded weights, gradients and optimizer state; Hugging Face
+ *   reaches either through accelerate: optimizer+weights (the weights
+ *   only under ZeRO-3, training_search.c). */
 /* Bytes per logit live at the loss's peak (loss_logit_bytes).
  *  4: Megatron's vocabulary-parallel cross-entropy (Megatron-LM 2021-22
  *   vocab_parallel_cross_entropy on output.float(), Megatron-Core
@@ -163,7 +179,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_logit_bytes = LOSS_FUSED_BYTES,
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 1,
-     .max_zero_stage_pp = 1},
+     .max_zero_stage_pp = 1,
+     .max_offload = STACK_OFFLOAD_NONE},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -177,7 +194,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_logit_bytes = LOSS_FUSED_BYTES,
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
-     .max_zero_stage_pp = 1},
+     .max_zero_stage_pp = 1,
+     .max_offload = STACK_OFFLOAD_OPTIMIZER},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -191,7 +209,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_logit_bytes = LOSS_FUSED_BYTES,
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
-     .max_zero_stage_pp = 1},
+     .max_zero_stage_pp = 1,
+     .max_offload = STACK_OFFLOAD_OPTIMIZER},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -205,7 +224,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_logit_bytes = LOSS_TORCH_BYTES,
      .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
      .max_zero_stage = 3,
-     .max_zero_stage_pp = 2},
+     .max_zero_stage_pp = 2,
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -219,7 +239,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_logit_bytes = LOSS_FUSED_BYTES,
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
-     .max_zero_stage_pp = 1},
+     .max_zero_stage_pp = 1,
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -233,7 +254,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_logit_bytes = LOSS_FUSED_BYTES,
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
-     .max_zero_stage_pp = 1},
+     .max_zero_stage_pp = 1,
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -249,7 +271,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_logit_bytes = LOSS_TORCH_BYTES,
      .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
      .max_zero_stage = 3,
-     .max_zero_stage_pp = 2},
+     .max_zero_stage_pp = 2,
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -268,7 +291,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .autocast_fp32_params = true,
      .grads_in_backward = true,
      .max_zero_stage = 3,
-     .max_zero_stage_pp = 2},
+     .max_zero_stage_pp = 2,
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
 };
 
 double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,
@@ -349,6 +373,10 @@ int stack_check(const struct eng_stack *s, const char **field)
 	}
 	if (s->max_zero_stage_pp < 0 || s->max_zero_stage_pp > 2) {
 		*field = "max_zero_stage_pp";
+		return -1;
+	}
+	if ((unsigned)s->max_offload >= STACK_OFFLOAD_COUNT) {
+		*field = "max_offload";
 		return -1;
 	}
 	return 0;

@@ -35,6 +35,17 @@ enum stack_reduce {
 };
 extern const char *const stack_reduce_names[STACK_REDUCE_COUNT + 1];
 
+/* What a stack moves to host memory (max_offload): nothing, the
+ * optimizer state, or the optimizer state and the weights; the order and
+ * names of training.h's trn_offload. */
+enum stack_offload {
+	STACK_OFFLOAD_NONE,
+	STACK_OFFLOAD_OPTIMIZER,
+	STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
+	STACK_OFFLOAD_COUNT
+};
+extern const char *const stack_offload_names[STACK_OFFLOAD_COUNT + 1];
+
 /* What recompute "selective" recomputes: "attention" the attention core
  * (Korthikanti et al. 2022: Megatron); "op" torchtitan's per-op selective
  * activation checkpointing: every op but attention and every second
@@ -125,6 +136,9 @@ struct eng_stack {
 	 * never pairs ZeRO-3 with PP). The search offers no stage above
 	 * them; a pinned one is kept with a warning (stack.c) */
 	int max_zero_stage, max_zero_stage_pp;
+	/* the most the stack offloads to host memory; the search offers no
+	 * more, a pinned offload beyond it is sized with a warning */
+	enum stack_offload max_offload;
 };
 
 /* The built-in profiles. */

@@ -21,6 +21,12 @@ const char *const trn_optimizer_names[TRN_OPTIMIZER_COUNT + 1] = {
     "adamw", "adamw_8bit", "sgd", "adafactor", NULL};
 const char *const trn_method_names[TRN_METHOD_COUNT + 1] = {"full", "lora",
 							    "qlora", NULL};
+/* A stack's max_offload (stack.h) compares with a layout's offload. */
+_Static_assert((int)STACK_OFFLOAD_NONE == (int)TRN_OFFLOAD_NONE &&
+		   (int)STACK_OFFLOAD_OPTIMIZER == (int)TRN_OFFLOAD_OPTIMIZER &&
+		   (int)STACK_OFFLOAD_OPTIMIZER_WEIGHTS ==
+		       (int)TRN_OFFLOAD_OPTIMIZER_WEIGHTS,
+	       "stack_offload and trn_offload share their order");
 const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1] = {
     "none", "optimizer", "optimizer+weights", NULL};
 const char *const trn_objective_names[TRN_OBJ_COUNT + 1] = {"time", "cost",
@@ -397,6 +403,17 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				 "weights (pytorch-fsdp2-fa2, torchtitan, "
 				 "deepspeed-zero, megatron-core) may fit",
 				 rq->stack.name, rq->stack.max_zero_stage);
+		else if (!rq->strategies.offload.n &&
+			 rq->stack.max_offload <
+			     STACK_OFFLOAD_OPTIMIZER_WEIGHTS)
+			snprintf(hint, sizeof(hint),
+				 "; stack %.64s offloads %s to host memory: "
+				 "one that offloads weights (deepspeed-zero, "
+				 "pytorch-fsdp2-fa2) may fit",
+				 rq->stack.name,
+				 rq->stack.max_offload == STACK_OFFLOAD_NONE
+				     ? "nothing"
+				     : "only the optimizer state");
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
 		    "does not fit even at the largest allowed scale: the "
@@ -579,6 +596,15 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 						     : "");
 			}
 		}
+		if (rq->strategies.offload.n &&
+		    (int)b->layout.offload > (int)rq->stack.max_offload)
+			warn(res,
+			     "strategies.offload pins %s, which stack %.63s "
+			     "does not offload (it offloads %s): plans are "
+			     "sized as pinned; name a stack that runs it",
+			     trn_offload_name(b->layout.offload),
+			     rq->stack.name,
+			     stack_offload_names[rq->stack.max_offload]);
 		if (rq->model.moe.experts > 0 && rq->method == TRN_FULL)
 			warn(res,
 			     "mixture of experts: median error 30 %% on 51 "

@@ -274,6 +274,9 @@ static void try_layout(struct search *S, const struct lists *L,
 			 * ZeRO-0 here), FSDP's CPUOffload moves the shards;
 			 * no stack offloads replicated weights, and a stack
 			 * without ZeRO-3 offloads none. */
+			if (!explicit_offload &&
+			    (int)l->offload > (int)c->rq->stack.max_offload)
+				continue; /* the stack does not offload it */
 			if (l->offload == TRN_OFFLOAD_OPTIMIZER_WEIGHTS &&
 			    !explicit_offload &&
 			    (c->rq->stack.max_zero_stage < 3 ||

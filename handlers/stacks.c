@@ -43,6 +43,7 @@ static const char *const kernel_choices[] = {
 	    {"loss_logit_bytes", JV_NUM, false, 2, 32, NULL, false},             \
 	    {"loss_pass_bytes", JV_NUM, false, 8, 128, NULL, false},             \
 	    {"max_zero_stage", JV_INT, false, 0, 3, NULL, false},                \
+	    {"max_offload", JV_ENUM, false, 0, 0, stack_offload_names, false},   \
 	{                                                                        \
 		"max_zero_stage_pp", JV_INT, false, 0, 2, NULL, false            \
 	}
@@ -122,6 +123,10 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	for (int i = 0; json_is_string(x) && i < STACK_FP8_RECIPE_COUNT; i++)
 		if (!strcmp(json_string_value(x), stack_fp8_recipe_names[i]))
 			s->fp8_recipe = (enum stack_fp8_recipe)i;
+	x = json_object_get(o, "max_offload");
+	for (int i = 0; json_is_string(x) && i < STACK_OFFLOAD_COUNT; i++)
+		if (!strcmp(json_string_value(x), stack_offload_names[i]))
+			s->max_offload = (enum stack_offload)i;
 	x = json_object_get(o, "selective_recompute");
 	for (int i = 0; json_is_string(x) && i < STACK_SAC_COUNT; i++)
 		if (!strcmp(json_string_value(x), stack_sac_names[i]))
@@ -306,6 +311,8 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			    json_integer(s->max_zero_stage));
 	json_object_set_new(o, "max_zero_stage_pp",
 			    json_integer(s->max_zero_stage_pp));
+	json_object_set_new(o, "max_offload",
+			    json_string(stack_offload_names[s->max_offload]));
 	json_object_set_new(o, "autocast_fp32_params",
 			    json_boolean(s->autocast_fp32_params));
 	json_object_set_new(o, "grads_in_backward",

@@ -67,6 +67,23 @@ check "deepspeed-zero: every stage, ZeRO-1 under its pipeline engine" 200 \
 	'.max_zero_stage == 3 and .max_zero_stage_pp == 1 and (.source | test("pipe/engine.py"))'
 req GET /v1/stacks/torchtitan
 check "torchtitan: ZeRO-3, ZeRO-2 under PP" 200 '.max_zero_stage == 3 and .max_zero_stage_pp == 2'
+req GET /v1/stacks/megatron-lm-2021
+check "megatron-lm-2021 offloads nothing (migrations/0032)" 200 '.max_offload == "none" and (.source | test("offload: none"))'
+req GET /v1/stacks/megatron-core
+check "megatron-core offloads the optimizer state" 200 '.max_offload == "optimizer"'
+req GET /v1/stacks/deepspeed-zero
+check "deepspeed-zero offloads optimizer and weights" 200 '.max_offload == "optimizer+weights"'
+OFF='"model":"llama-3-70b","seq_len":4096,"gpu":"h100","gpus":8,"global_batch_size":64,"calibration":"datasheet","top":5'
+req POST /v1/sizing/training "${J[@]}" -d "{$OFF,\"stack\":\"megatron-core\"}"
+check "70B on 8 H100 on megatron-core: optimizer offload at most, the basis says so" 201 \
+	'([.plans[].offload] | all(. == "none" or . == "optimizer")) and .basis.stack.max_offload == "optimizer"'
+req POST /v1/sizing/training "${J[@]}" -d "{$OFF,\"stack\":\"megatron-core\",\"strategies\":{\"offload\":\"optimizer+weights\",\"zero\":3}}"
+check "a pinned weight offload beyond the stack: sized as pinned, with a warning" 201 \
+	'.plans[0].offload == "optimizer+weights" and ([.checks.warnings[] | select(test("pins optimizer\\+weights, which stack megatron-core does not offload"))] | length) == 1'
+for v in '"all"' 1 null '"Optimizer"'; do
+	req POST /v1/sizing/training "${J[@]}" -d "{$OFF,\"stack\":{\"max_offload\":$v}}"
+	check_problem "stack.max_offload $v: 400 naming it" 400 stack.max_offload
+done
 ZR='"model":"llama-3-70b","seq_len":4096,"gpu":"h100","gpus":64,"global_batch_size":256,"calibration":"datasheet","top":5'
 req POST /v1/sizing/training "${J[@]}" -d "{$ZR,\"stack\":\"megatron-lm-2021\"}"
 check "megatron-lm-2021: no plan above ZeRO-1, the basis says so, no warning about it" 201 \
@@ -309,7 +326,7 @@ jq -e --argjson a "$fp32_plan" '.plans[0].time_s.step < $a[0] and .plans[0].memo
 	not_ok "fp32 adapters cost step time and activation memory" "$fp32_plan vs $(jq -c '.plans[0] | [.time_s.step, .memory_gib.activations]' "$T/body")"
 req POST /v1/sizing/training "${J[@]}" -d "{$LORA,\"stack\":{\"name\":\"hf-peft-bnb4\",\"lora_fp32_adapters\":\"yes\"}}"
 check_problem "stack.lora_fp32_adapters \"yes\": 400 naming it" 400 stack.lora_fp32_adapters
-req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":1}'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"h100","gpus":4}'
 check "full fine-tuning: no lora_adapters in the basis" 201 '.basis.stack | has("lora_adapters") | not'
 FULL='"model":"llama-3-8b","seq_len":2048,"gpu":"h200","gpus":1,"calibration":"datasheet","strategies":{"micro_batch":[2],"recompute":["none"],"zero":[0]}'
 req POST /v1/sizing/training "${J[@]}" -d "{$FULL,\"stack\":\"hf-peft-bnb4\"}"

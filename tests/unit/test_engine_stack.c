@@ -912,6 +912,21 @@ static int seed_0031(const char *line)
 	return 1;
 }
 
+/* 0032: "('name', 'none'|'optimizer'|'optimizer+weights')," */
+static int seed_0032(const char *line)
+{
+	char name[64], off[32];
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', '%31[^']')", name, off) != 2)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(!strcmp(off, stack_offload_names[s->max_offload]));
+	return 1;
+}
+
 /* 0027: "('name', true|false)," */
 static int seed_0027(const char *line)
 {
@@ -1125,6 +1140,25 @@ static void test_zero_stages(void)
 			       (l->zero >= 3 || l->dp * l->cp == 1)));
 		}
 	}
+	/* and no more than the stack offloads at all (max_offload) */
+	for (int i = 0; i < 2 * STACK_BUILTIN_COUNT; i++) {
+		base_request(&rq);
+		rq.stack = stack_builtin[i / 2];
+		rq.model = fx_llama3_70b();
+		rq.gpus = i % 2 ? 4 : 8;
+		rq.top = 8;
+		if (trn_size(&rq, r, &err) != 0) {
+			/* a refusal names what bounds it */
+			CHECK(rq.stack.max_offload ==
+				  STACK_OFFLOAD_OPTIMIZER_WEIGHTS ||
+			      strstr(err.message, "offloads") ||
+			      strstr(err.message, "shards no further"));
+			continue;
+		}
+		for (int k = 0; k < r->n_plans; k++)
+			CHECK((int)r->plans[k].layout.offload <=
+			      (int)rq.stack.max_offload);
+	}
 	base_request(&rq); /* pinned: the user's statement, sized as given */
 	rq.stack = *stack_builtin_find("megatron-lm-2021");
 	rq.model = fx_llama3_70b();
@@ -1134,6 +1168,15 @@ static void test_zero_stages(void)
 	rq.strategies.zero.v[0] = 1;
 	CHECK(trn_size(&rq, r, &err) == 0 &&
 	      r->plans[0].layout.offload == TRN_OFFLOAD_OPTIMIZER_WEIGHTS);
+	{
+		bool said = false;
+		for (int w = 0; w < r->n_warnings; w++)
+			said |= strstr(r->warnings[w],
+				       "pins optimizer+weights, which stack "
+				       "megatron-lm-2021 does not offload (it "
+				       "offloads none)") != NULL;
+		CHECK(said);
+	}
 	free(r);
 }
 
@@ -1159,6 +1202,8 @@ static void test_migration_seed(void)
 	CHECK(seed_rows("migrations/0029_stack_loss_pass_bytes.sql",
 			seed_0029) == STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0031_stack_zero_stages.sql", seed_0031) ==
+	      STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0032_stack_max_offload.sql", seed_0032) ==
 	      STACK_BUILTIN_COUNT);
 }
 
