@@ -396,24 +396,36 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
 		/* The stack's ZeRO bound (stack.h) may be what keeps every
 		 * layout over: say so, and which profiles shard further. */
-		if (!rq->strategies.zero.n && rq->stack.max_zero_stage < 3)
-			snprintf(hint, sizeof(hint),
-				 "; stack %.64s shards no further than "
-				 "ZeRO-%d: one that shards gradients and "
-				 "weights (pytorch-fsdp2-fa2, torchtitan, "
-				 "deepspeed-zero, megatron-core) may fit",
-				 rq->stack.name, rq->stack.max_zero_stage);
-		else if (!rq->strategies.offload.n &&
-			 rq->stack.max_offload <
-			     STACK_OFFLOAD_OPTIMIZER_WEIGHTS)
-			snprintf(hint, sizeof(hint),
-				 "; stack %.64s offloads %s to host memory: "
-				 "one that offloads weights (deepspeed-zero, "
-				 "pytorch-fsdp2-fa2) may fit",
-				 rq->stack.name,
-				 rq->stack.max_offload == STACK_OFFLOAD_NONE
-				     ? "nothing"
-				     : "only the optimizer state");
+		{
+			bool zb = !rq->strategies.zero.n &&
+				  rq->stack.max_zero_stage < 3;
+			bool ob = !rq->strategies.offload.n &&
+				  rq->stack.max_offload <
+				      STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
+			char zs[40] = "", os[48] = "";
+			if (zb)
+				snprintf(zs, sizeof(zs),
+					 " shards no further than ZeRO-%d",
+					 rq->stack.max_zero_stage);
+			if (ob)
+				snprintf(os, sizeof(os), "%s offloads %s",
+					 zb ? " and" : "",
+					 rq->stack.max_offload ==
+						 STACK_OFFLOAD_NONE
+					     ? "nothing"
+					     : "only the optimizer state");
+			if (zb || ob)
+				snprintf(hint, sizeof(hint),
+					 "; stack %.64s%s%s: one that %s "
+					 "(pytorch-fsdp2-fa2, torchtitan, "
+					 "deepspeed-zero%s) may fit",
+					 rq->stack.name, zs, os,
+					 zb && ob ? "shards and offloads the "
+						    "weights"
+					 : zb ? "shards gradients and weights"
+					      : "offloads the weights",
+					 ob ? "" : ", megatron-core");
+		}
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
 		    "does not fit even at the largest allowed scale: the "
