@@ -391,7 +391,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		const struct trn_plan *p = &sp;
 		const char *why = NULL;
 
-		char hint[256] = "";
+		char hint[320] = "";
 
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
 		/* The stack's ZeRO bound (stack.h) may be what keeps every
