@@ -482,6 +482,24 @@ static void test_pipeline_link(void)
 	CHECK(fast > in8);
 }
 
+/* A Mixtral-8x7B-like model: 32 layers, h 4,096, 32 heads (8 KV), expert
+ * FFN 14,336, experts routed top-2 (the callers set how many). */
+static struct model_arch mixtral_like(long experts)
+{
+	struct model_arch m = fx_llama2_70b();
+
+	m.layers = 32;
+	m.hidden_size = 4096;
+	m.heads = 32;
+	m.kv_heads = 8;
+	m.ffn_hidden_size = 14336;
+	m.vocab_size = 32000;
+	m.moe.experts = experts;
+	m.moe.top_k = 2;
+	m.moe.expert_ffn_hidden_size = 14336;
+	return m;
+}
+
 /* The MoE all-to-all of an EP group over two nodes (ep 16, 8 GPUs a
  * node): each rank sends 7/16 of its bytes to peers on its own node over
  * NVLink and 8/16 over the NICs, at the same time, so with a slow network
@@ -508,16 +526,7 @@ static double ep_comm_at(int ep, double node_gbps)
 	struct eng_error e;
 
 	trn_request_init(&rq);
-	rq.model = fx_llama2_70b();
-	rq.model.layers = 32;
-	rq.model.hidden_size = 4096;
-	rq.model.heads = 32;
-	rq.model.kv_heads = 8;
-	rq.model.ffn_hidden_size = 14336;
-	rq.model.vocab_size = 32000;
-	rq.model.moe.experts = 16;
-	rq.model.moe.top_k = 2;
-	rq.model.moe.expert_ffn_hidden_size = 14336;
+	rq.model = mixtral_like(16);
 	rq.seq_len = 4096;
 	rq.global_batch_size = ep;
 	rq.gpu = gpu_h100();
@@ -571,16 +580,7 @@ static void test_moe_warning(void)
 	struct trn_request rq;
 
 	trn_request_init(&rq);
-	rq.model = fx_llama2_70b();
-	rq.model.layers = 32;
-	rq.model.hidden_size = 4096;
-	rq.model.heads = 32;
-	rq.model.kv_heads = 8;
-	rq.model.ffn_hidden_size = 14336;
-	rq.model.vocab_size = 32000;
-	rq.model.moe.experts = 8;
-	rq.model.moe.top_k = 2;
-	rq.model.moe.expert_ffn_hidden_size = 14336;
+	rq.model = mixtral_like(8);
 	rq.seq_len = 4096;
 	rq.global_batch_size = 64;
 	rq.gpu = gpu_h100();
