@@ -152,6 +152,12 @@ extern const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT];
  * implementation is Hugging Face PEFT + bitsandbytes); Megatron-LM has no
  * 4-bit base layers, so its profile cannot be the stack such a job runs. */
 #define STACK_QLORA_DEFAULT_NAME "hf-peft-bnb4"
+/* The profile a mixture-of-experts request without "stack" gets (QLoRA
+ * aside): megatron-core. Megatron-LM 2021-23 has no MoE layers or expert
+ * parallelism, so its profile cannot be the stack such a job runs; every
+ * MoE pre-training run we score ran Megatron-Core or FSDP2
+ * (docs/VALIDATION.md, "Mixture of experts"), most of them Megatron-Core. */
+#define STACK_MOE_DEFAULT_NAME "megatron-core"
 
 /* The attention sequence-length factor (attention.h attn_seq_factor) the
  * profile's kernel takes at seq_len, forward or backward; 1 where the

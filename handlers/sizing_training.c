@@ -160,6 +160,8 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 		    json_string_value(json_object_get(b, "method"));
 		const char *def = method && !strcmp(method, "qlora")
 				      ? STACK_QLORA_DEFAULT_NAME
+				  : rq->model.moe.experts > 0
+				      ? STACK_MOE_DEFAULT_NAME
 				      : STACK_DEFAULT_NAME;
 		if (stack_resolve(app, json_object_get(b, "stack"), def,
 				  &rq->stack, res) != 0)
@@ -419,22 +421,27 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
 
 /* The default profiles (stacks.h) and why a request without "stack" gets
  * them: assumptions.stack says so when the profile is one of them; the
- * first row naming the profile and the request's method (or any, -1)
- * answers. */
+ * first row naming the profile, the request's method (or any, -1) and
+ * whether the model is MoE (or either, -1) answers. */
 static const struct {
 	const char *name;
 	int method; /* enum trn_method, or -1: any */
+	int moe;    /* 1: MoE models only, -1: any */
 	const char *why;
 } stack_defaults[] = {
-    {STACK_DEFAULT_NAME, TRN_LORA,
+    {STACK_MOE_DEFAULT_NAME, -1, 1,
+     "the default for mixture-of-experts models when the request names no "
+     "stack: Megatron-LM 2021-23 has no MoE layers; basis.stack lists its "
+     "values"},
+    {STACK_DEFAULT_NAME, TRN_LORA, -1,
      "the default when the request names no stack: the Megatron-LM 2021-22 "
      "runs the engine is calibrated on; basis.stack lists its values. LoRA "
      "through Hugging Face PEFT runs on hf-peft-bnb4: our seven H200 PEFT "
      "steps took 1.19-1.40x this profile's estimate (docs/VALIDATION.md)"},
-    {STACK_DEFAULT_NAME, -1,
+    {STACK_DEFAULT_NAME, -1, -1,
      "the default when the request names no stack: the Megatron-LM 2021-22 "
      "runs the engine is calibrated on; basis.stack lists its values"},
-    {STACK_QLORA_DEFAULT_NAME, TRN_QLORA,
+    {STACK_QLORA_DEFAULT_NAME, TRN_QLORA, -1,
      "the default for method qlora when the request names no stack: "
      "Hugging Face PEFT + bitsandbytes, the stack QLoRA runs on; "
      "basis.stack lists its values"},
@@ -468,7 +475,10 @@ static json_t *stack_assumption(const struct trn_request *rq)
 	     i++)
 		if (!strcmp(rq->stack.name, stack_defaults[i].name) &&
 		    (stack_defaults[i].method < 0 ||
-		     stack_defaults[i].method == (int)rq->method))
+		     stack_defaults[i].method == (int)rq->method) &&
+		    (stack_defaults[i].moe < 0 ||
+		     (rq->model.moe.experts > 0) ==
+			 (stack_defaults[i].moe > 0)))
 			return json_sprintf("%s (%s)", rq->stack.name,
 					    stack_defaults[i].why);
 	return json_string(rq->stack.name);

@@ -67,6 +67,16 @@ check "deepspeed-zero: every stage, ZeRO-1 under its pipeline engine" 200 \
 	'.max_zero_stage == 3 and .max_zero_stage_pp == 1 and (.source | test("pipe/engine.py"))'
 req GET /v1/stacks/torchtitan
 check "torchtitan: ZeRO-3, ZeRO-2 under PP" 200 '.max_zero_stage == 3 and .max_zero_stage_pp == 2'
+# A mixture-of-experts model without a stack gets megatron-core (Megatron-LM
+# 2021-23 has no MoE layers); QLoRA keeps hf-peft-bnb4, a dense model the
+# default.
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":4096,"global_batch_size":256,"gpu":"h100","gpus":64,"calibration":"datasheet","top":1}'
+check "mixtral without a stack: megatron-core, said to be the MoE default" 201 \
+	'.basis.stack.name == "megatron-core" and (.assumptions.stack | test("default for mixture-of-experts"))'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":2048,"gpu":"h100","gpus":8,"method":"qlora","calibration":"datasheet","top":1}'
+check "mixtral QLoRA without a stack: hf-peft-bnb4" 201 '.basis.stack.name == "hf-peft-bnb4"'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"global_batch_size":256,"gpu":"h100","gpus":64,"calibration":"datasheet","top":1,"stack":"megatron-core"}'
+check "a dense model naming megatron-core: no MoE-default sentence" 201 '.assumptions.stack == "megatron-core"'
 req GET /v1/stacks/megatron-lm-2021
 check "megatron-lm-2021 offloads nothing (migrations/0032)" 200 '.max_offload == "none" and (.source | test("offload: none"))'
 req GET /v1/stacks/megatron-core
