@@ -344,6 +344,18 @@ int stack_check(const struct eng_stack *s, const char **field)
 	     100.0},
 	    {"loss_logit_bytes", s->loss_logit_bytes, 2.0, 32.0},
 	    {"loss_pass_bytes", s->loss_pass_bytes, 8.0, 128.0},
+	    /* enums as their index (a negative one wraps far out) */
+	    {"attn_kernel", (unsigned)s->attn_kernel, 0, ATTN_KERNEL_COUNT - 1},
+	    {"fp8_recipe", (unsigned)s->fp8_recipe, 0,
+	     STACK_FP8_RECIPE_COUNT - 1},
+	    {"selective_recompute", (unsigned)s->selective_recompute, 0,
+	     STACK_SAC_COUNT - 1},
+	    {"reduce_dtype", (unsigned)s->reduce_dtype, 0,
+	     STACK_REDUCE_COUNT - 1},
+	    {"max_zero_stage", s->max_zero_stage, 0, 3},
+	    {"max_zero_stage_pp", s->max_zero_stage_pp, 0, 2},
+	    {"max_offload", (unsigned)s->max_offload, 0,
+	     STACK_OFFLOAD_COUNT - 1},
 	};
 
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
@@ -351,34 +363,6 @@ int stack_check(const struct eng_stack *s, const char **field)
 			*field = r[i].name;
 			return -1;
 		}
-	if ((unsigned)s->attn_kernel >= ATTN_KERNEL_COUNT) {
-		*field = "attn_kernel";
-		return -1;
-	}
-	if ((unsigned)s->fp8_recipe >= STACK_FP8_RECIPE_COUNT) {
-		*field = "fp8_recipe";
-		return -1;
-	}
-	if ((unsigned)s->selective_recompute >= STACK_SAC_COUNT) {
-		*field = "selective_recompute";
-		return -1;
-	}
-	if ((unsigned)s->reduce_dtype >= STACK_REDUCE_COUNT) {
-		*field = "reduce_dtype";
-		return -1;
-	}
-	if (s->max_zero_stage < 0 || s->max_zero_stage > 3) {
-		*field = "max_zero_stage";
-		return -1;
-	}
-	if (s->max_zero_stage_pp < 0 || s->max_zero_stage_pp > 2) {
-		*field = "max_zero_stage_pp";
-		return -1;
-	}
-	if ((unsigned)s->max_offload >= STACK_OFFLOAD_COUNT) {
-		*field = "max_offload";
-		return -1;
-	}
 	return 0;
 }
 

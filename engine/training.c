@@ -21,14 +21,6 @@ const char *const trn_optimizer_names[TRN_OPTIMIZER_COUNT + 1] = {
     "adamw", "adamw_8bit", "sgd", "adafactor", NULL};
 const char *const trn_method_names[TRN_METHOD_COUNT + 1] = {"full", "lora",
 							    "qlora", NULL};
-/* A stack's max_offload (stack.h) compares with a layout's offload. */
-_Static_assert((int)STACK_OFFLOAD_NONE == (int)TRN_OFFLOAD_NONE &&
-		   (int)STACK_OFFLOAD_OPTIMIZER == (int)TRN_OFFLOAD_OPTIMIZER &&
-		   (int)STACK_OFFLOAD_OPTIMIZER_WEIGHTS ==
-		       (int)TRN_OFFLOAD_OPTIMIZER_WEIGHTS,
-	       "stack_offload and trn_offload share their order");
-const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1] = {
-    "none", "optimizer", "optimizer+weights", NULL};
 const char *const trn_objective_names[TRN_OBJ_COUNT + 1] = {"time", "cost",
 							    "gpus", NULL};
 static const char *const binding_names[ENG_BIND_COUNT] = {
@@ -61,7 +53,7 @@ const char *trn_method_name(enum trn_method m)
 }
 const char *trn_offload_name(enum trn_offload o)
 {
-	return name_of(trn_offload_names, TRN_OFFLOAD_COUNT, (int)o);
+	return name_of(stack_offload_names, TRN_OFFLOAD_COUNT, (int)o);
 }
 const char *trn_objective_name(enum trn_objective o)
 {
@@ -234,6 +226,39 @@ static const char *search_field(const struct trn_request *rq)
 	return rq->gpus > 0 ? "gpus" : "max_gpus";
 }
 
+/* The stack's bounds (stack.h max_zero_stage, max_offload) may be what
+ * keeps every layout over its memory: "; stack X shards no further than
+ * ZeRO-n and offloads ..." and the profiles that lift them, into buf ("" when
+ * the request pinned past them or the stack has none). */
+static void stack_bound_hint(const struct trn_request *rq, char *buf,
+			     size_t len)
+{
+	bool zb = !rq->strategies.zero.n && rq->stack.max_zero_stage < 3;
+	bool ob = !rq->strategies.offload.n &&
+		  rq->stack.max_offload < STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
+	char zs[40] = "", os[48] = "";
+
+	buf[0] = '\0';
+	if (!zb && !ob)
+		return;
+	if (zb)
+		snprintf(zs, sizeof(zs), " shards no further than ZeRO-%d",
+			 rq->stack.max_zero_stage);
+	if (ob)
+		snprintf(os, sizeof(os), "%s offloads %s", zb ? " and" : "",
+			 rq->stack.max_offload == STACK_OFFLOAD_NONE
+			     ? "nothing"
+			     : "only the optimizer state");
+	snprintf(buf, len,
+		 "; stack %.64s%s%s: one that %s (pytorch-fsdp2-fa2, "
+		 "torchtitan, deepspeed-zero%s) may fit",
+		 rq->stack.name, zs, os,
+		 zb && ob ? "shards and offloads the weights"
+		 : zb	  ? "shards gradients and weights"
+			  : "offloads the weights",
+		 ob ? "" : ", megatron-core");
+}
+
 int trn_size(const struct trn_request *rq, struct trn_result *res,
 	     struct eng_error *err)
 {
@@ -394,38 +419,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		char hint[320] = "";
 
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
-		/* The stack's ZeRO bound (stack.h) may be what keeps every
-		 * layout over: say so, and which profiles shard further. */
-		{
-			bool zb = !rq->strategies.zero.n &&
-				  rq->stack.max_zero_stage < 3;
-			bool ob = !rq->strategies.offload.n &&
-				  rq->stack.max_offload <
-				      STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
-			char zs[40] = "", os[48] = "";
-			if (zb)
-				snprintf(zs, sizeof(zs),
-					 " shards no further than ZeRO-%d",
-					 rq->stack.max_zero_stage);
-			if (ob)
-				snprintf(os, sizeof(os), "%s offloads %s",
-					 zb ? " and" : "",
-					 rq->stack.max_offload ==
-						 STACK_OFFLOAD_NONE
-					     ? "nothing"
-					     : "only the optimizer state");
-			if (zb || ob)
-				snprintf(hint, sizeof(hint),
-					 "; stack %.64s%s%s: one that %s "
-					 "(pytorch-fsdp2-fa2, torchtitan, "
-					 "deepspeed-zero%s) may fit",
-					 rq->stack.name, zs, os,
-					 zb && ob ? "shards and offloads the "
-						    "weights"
-					 : zb ? "shards gradients and weights"
-					      : "offloads the weights",
-					 ob ? "" : ", megatron-core");
-		}
+		stack_bound_hint(rq, hint, sizeof(hint));
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
 		    "does not fit even at the largest allowed scale: the "

@@ -28,12 +28,13 @@ enum trn_optimizer {
 };
 enum trn_method { TRN_FULL, TRN_LORA, TRN_QLORA, TRN_METHOD_COUNT };
 /* CPU offload (ZeRO-Offload / ZeRO-Infinity): optimizer state, or optimizer
- * state and weights. */
+ * state and weights. The scale of a stack's max_offload (stack.h), which a
+ * layout's offload compares with; named by stack_offload_names. */
 enum trn_offload {
-	TRN_OFFLOAD_NONE,
-	TRN_OFFLOAD_OPTIMIZER,
-	TRN_OFFLOAD_OPTIMIZER_WEIGHTS,
-	TRN_OFFLOAD_COUNT
+	TRN_OFFLOAD_NONE = STACK_OFFLOAD_NONE,
+	TRN_OFFLOAD_OPTIMIZER = STACK_OFFLOAD_OPTIMIZER,
+	TRN_OFFLOAD_OPTIMIZER_WEIGHTS = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
+	TRN_OFFLOAD_COUNT = STACK_OFFLOAD_COUNT
 };
 enum trn_objective { TRN_OBJ_TIME, TRN_OBJ_COST, TRN_OBJ_GPUS, TRN_OBJ_COUNT };
 enum eng_binding {
@@ -52,7 +53,6 @@ enum eng_binding {
  * the vocabulary the handlers validate requests against (the one copy). */
 extern const char *const trn_optimizer_names[TRN_OPTIMIZER_COUNT + 1];
 extern const char *const trn_method_names[TRN_METHOD_COUNT + 1];
-extern const char *const trn_offload_names[TRN_OFFLOAD_COUNT + 1];
 extern const char *const trn_objective_names[TRN_OBJ_COUNT + 1];
 const char *trn_optimizer_name(enum trn_optimizer o);
 const char *trn_method_name(enum trn_method m);

@@ -135,7 +135,7 @@ static void parse_strategies(const json_t *s, struct trn_strategies *st,
 		c->n = n > 0 ? n : 0;
 	}
 	enum_list(&v, s, "recompute", eng_recompute_names, &st->recompute);
-	enum_list(&v, s, "offload", trn_offload_names, &st->offload);
+	enum_list(&v, s, "offload", stack_offload_names, &st->offload);
 	enum_list(&v, s, "sequence_parallel", NULL, &st->sequence_parallel);
 	enum_list(&v, s, "flash_attention", NULL, &st->flash_attention);
 	enum_list(&v, s, "stage_rebalance", NULL, &st->stage_rebalance);
