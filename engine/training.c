@@ -602,15 +602,24 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 						     : "");
 			}
 		}
-		if (rq->strategies.offload.n &&
-		    (int)b->layout.offload > (int)rq->stack.max_offload)
-			warn(res,
-			     "strategies.offload pins %s, which stack %.63s "
-			     "does not offload (it offloads %s): plans are "
-			     "sized as pinned; name a stack that runs it",
-			     trn_offload_name(b->layout.offload),
-			     rq->stack.name,
-			     stack_offload_names[rq->stack.max_offload]);
+		{
+			/* every listed plan, as for the ZeRO stage above */
+			const struct trn_plan *q = NULL;
+			for (int i = 0; i < res->n_plans && !q; i++)
+				if ((int)res->plans[i].layout.offload >
+				    (int)rq->stack.max_offload)
+					q = &res->plans[i];
+			if (q)
+				warn(
+				    res,
+				    "strategies.offload pins %s, which stack "
+				    "%.63s does not offload (it offloads %s): "
+				    "plans are sized as pinned; name a stack "
+				    "that runs it",
+				    trn_offload_name(q->layout.offload),
+				    rq->stack.name,
+				    stack_offload_names[rq->stack.max_offload]);
+		}
 		if (rq->model.moe.experts > 0 && rq->method == TRN_FULL)
 			warn(res,
 			     "mixture of experts: median error 30 %% on 51 "

@@ -1177,6 +1177,32 @@ static void test_zero_stages(void)
 				       "offloads none)") != NULL;
 		CHECK(said);
 	}
+	/* a pinned list: the warning whenever any listed plan offloads
+	 * beyond the stack, not only the best (Llama 3 70B at 8K tokens
+	 * on 16 H100s ranks plans without offload first and lists some
+	 * with it below) */
+	for (int i = 0; i < 2 * STACK_BUILTIN_COUNT; i++) {
+		bool over = false, said = false;
+		base_request(&rq);
+		rq.stack = stack_builtin[i / 2];
+		rq.model = fx_llama3_70b();
+		rq.seq_len = 8192;
+		rq.global_batch_size = 64;
+		rq.gpus = i % 2 ? 16 : 8;
+		rq.top = 16;
+		rq.strategies.offload.n = 2;
+		rq.strategies.offload.v[0] = TRN_OFFLOAD_NONE;
+		rq.strategies.offload.v[1] = TRN_OFFLOAD_OPTIMIZER;
+		if (trn_size(&rq, r, &err) != 0)
+			continue;
+		for (int k = 0; k < r->n_plans; k++)
+			over |= (int)r->plans[k].layout.offload >
+				(int)rq.stack.max_offload;
+		for (int w = 0; w < r->n_warnings; w++)
+			said |=
+			    strstr(r->warnings[w], "does not offload") != NULL;
+		CHECK(over == said);
+	}
 	free(r);
 }
 
