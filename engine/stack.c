@@ -125,7 +125,16 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   CPUOffloadPolicy and torchtitan's --training.enable_cpu_offload move
  *   the sharded weights, gradients and optimizer state; Hugging Face
  *   reaches either through accelerate: optimizer+weights (the weights
- *   only under ZeRO-3, training_search.c). */
+ *   only under ZeRO-3, training_search.c).
+ *  expert_parallel: Megatron-Core and NeMo (--expert-model-parallel-
+ *   size), DeepSpeed and Megatron-DeepSpeed (DeepSpeed-MoE's ep_size,
+ *   deepspeed/moe/layer.py), torchtitan (expert_parallel_degree) and
+ *   FSDP2 trainers (NeMo Automodel's ep_size on its device mesh) shard
+ *   the experts: true. Megatron-LM 2021-23 has no MoE layers (they came
+ *   with Megatron-Core), and Hugging Face Transformers + PEFT runs every
+ *   expert of a block in a loop on each rank (modeling_mixtral.py
+ *   MixtralSparseMoeBlock; bitsandbytes 4-bit weights are not split by
+ *   expert): false, experts sized as replicated modules. */
 /* Bytes per logit live at the loss's peak (loss_logit_bytes).
  *  4: Megatron's vocabulary-parallel cross-entropy (Megatron-LM 2021-22
  *   vocab_parallel_cross_entropy on output.float(), Megatron-Core
@@ -180,7 +189,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 1,
      .max_zero_stage_pp = 1,
-     .max_offload = STACK_OFFLOAD_NONE},
+     .max_offload = STACK_OFFLOAD_NONE,
+     .expert_parallel = false},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -195,7 +205,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
-     .max_offload = STACK_OFFLOAD_OPTIMIZER},
+     .max_offload = STACK_OFFLOAD_OPTIMIZER,
+     .expert_parallel = true},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -210,7 +221,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
-     .max_offload = STACK_OFFLOAD_OPTIMIZER},
+     .max_offload = STACK_OFFLOAD_OPTIMIZER,
+     .expert_parallel = true},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -225,7 +237,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
      .max_zero_stage = 3,
      .max_zero_stage_pp = 2,
-     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
+     .expert_parallel = true},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -240,7 +253,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
-     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
+     .expert_parallel = true},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -255,7 +269,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_FUSED_PASS_BYTES,
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
-     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
+     .expert_parallel = true},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -272,7 +287,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .loss_pass_bytes = LOSS_TORCH_PASS_BYTES,
      .max_zero_stage = 3,
      .max_zero_stage_pp = 2,
-     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
+     .expert_parallel = true},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -292,7 +308,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .grads_in_backward = true,
      .max_zero_stage = 3,
      .max_zero_stage_pp = 2,
-     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS},
+     .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
+     .expert_parallel = false},
 };
 
 double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,

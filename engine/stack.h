@@ -139,6 +139,11 @@ struct eng_stack {
 	/* the most the stack offloads to host memory; the search offers no
 	 * more, a pinned offload beyond it is sized with a warning */
 	enum stack_offload max_offload;
+	/* true: the stack shards the experts of a mixture-of-experts model
+	 * over an expert-parallel group (ep > 1); false: every data-parallel
+	 * rank holds all of them (/ tp). The search offers ep 1 only; a
+	 * pinned ep > 1 is sized with a warning (stack.c) */
+	bool expert_parallel;
 };
 
 /* The built-in profiles. */

@@ -226,21 +226,23 @@ static const char *search_field(const struct trn_request *rq)
 	return rq->gpus > 0 ? "gpus" : "max_gpus";
 }
 
-/* The stack's bounds (stack.h max_zero_stage, max_offload) may be what
- * keeps every layout over its memory: "; stack X shards no further than
- * ZeRO-n and offloads ..." and the profiles that lift them, into buf ("" when
- * the request pinned past them or the stack has none). */
+/* The stack's bounds (stack.h max_zero_stage, max_offload,
+ * expert_parallel) may be what keeps every layout over its memory: "; stack
+ * X shards no further than ZeRO-n and offloads ..." and the profiles that
+ * lift them, into buf ("" when the request pinned past them or the stack
+ * has none). */
 static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			     size_t len)
 {
 	bool zb = !rq->strategies.zero.n && rq->stack.max_zero_stage < 3;
 	bool ob = !rq->strategies.offload.n &&
 		  rq->stack.max_offload < STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
+	bool eb = !rq->strategies.ep.n && !rq->stack.expert_parallel &&
+		  rq->model.moe.experts > 0;
 	char zs[40] = "", os[48] = "";
+	int n = 0;
 
 	buf[0] = '\0';
-	if (!zb && !ob)
-		return;
 	if (zb)
 		snprintf(zs, sizeof(zs), " shards no further than ZeRO-%d",
 			 rq->stack.max_zero_stage);
@@ -249,14 +251,21 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			 rq->stack.max_offload == STACK_OFFLOAD_NONE
 			     ? "nothing"
 			     : "only the optimizer state");
-	snprintf(buf, len,
-		 "; stack %.64s%s%s: one that %s (pytorch-fsdp2-fa2, "
-		 "torchtitan, deepspeed-zero%s) may fit",
-		 rq->stack.name, zs, os,
-		 zb && ob ? "shards and offloads the weights"
-		 : zb	  ? "shards gradients and weights"
-			  : "offloads the weights",
-		 ob ? "" : ", megatron-core");
+	if (zb || ob)
+		n = snprintf(buf, len,
+			     "; stack %.64s%s%s: one that %s (pytorch-fsdp2-"
+			     "fa2, torchtitan, deepspeed-zero%s) may fit",
+			     rq->stack.name, zs, os,
+			     zb && ob ? "shards and offloads the weights"
+			     : zb     ? "shards gradients and weights"
+				      : "offloads the weights",
+			     ob ? "" : ", megatron-core");
+	if (eb && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "; stack %.64s has no expert parallelism: one that "
+			 "shards the experts (megatron-core, torchtitan, "
+			 "deepspeed-zero) may fit",
+			 rq->stack.name);
 }
 
 int trn_size(const struct trn_request *rq, struct trn_result *res,
@@ -416,7 +425,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		const struct trn_plan *p = &sp;
 		const char *why = NULL;
 
-		char hint[320] = "";
+		char hint[448] = "";
 
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
 		stack_bound_hint(rq, hint, sizeof(hint));
@@ -619,6 +628,23 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				    trn_offload_name(q->layout.offload),
 				    rq->stack.name,
 				    stack_offload_names[rq->stack.max_offload]);
+		}
+		{
+			/* every listed plan, as for the ZeRO stage above */
+			const struct trn_plan *q = NULL;
+			for (int i = 0; i < res->n_plans && !q; i++)
+				if (res->plans[i].layout.ep > 1 &&
+				    !rq->stack.expert_parallel)
+					q = &res->plans[i];
+			if (q)
+				warn(
+				    res,
+				    "strategies.ep pins %d, which stack %.63s "
+				    "does not run (it has no expert "
+				    "parallelism: every rank holds all "
+				    "experts): plans are sized as pinned; name "
+				    "a stack that runs it",
+				    q->layout.ep, rq->stack.name);
 		}
 		if (rq->model.moe.experts > 0 && rq->method == TRN_FULL)
 			warn(res,

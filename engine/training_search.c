@@ -54,8 +54,11 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 	L->ep = st->ep;
 	if (!L->ep.n) {
 		push(&L->ep, 1);
-		for (long e = 2; m->moe.experts > 0 && e <= m->moe.experts &&
-				 e <= gmax && e <= 256;
+		/* a stack without expert parallelism replicates the experts
+		 * (stack.h expert_parallel) */
+		for (long e = 2;
+		     m->moe.experts > 0 && rq->stack.expert_parallel &&
+		     e <= m->moe.experts && e <= gmax && e <= 256;
 		     e *= 2)
 			if (m->moe.experts % e == 0)
 				push(&L->ep, (int)e);

@@ -77,6 +77,31 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":204
 check "mixtral QLoRA without a stack: hf-peft-bnb4" 201 '.basis.stack.name == "hf-peft-bnb4"'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"global_batch_size":256,"gpu":"h100","gpus":64,"calibration":"datasheet","top":1,"stack":"megatron-core"}'
 check "a dense model naming megatron-core: no MoE-default sentence" 201 '.assumptions.stack == "megatron-core"'
+# --- expert parallelism (migrations/0033): only where the stack runs it
+req GET /v1/stacks/hf-peft-bnb4
+check "hf-peft-bnb4 has no expert parallelism, its source says why (migrations/0033)" 200 \
+	'.expert_parallel == false and (.source | test("expert parallelism: none"))'
+req GET /v1/stacks/megatron-core
+check "megatron-core shards the experts" 200 '.expert_parallel == true'
+MQ='"model":"mixtral-8x7b","seq_len":4096,"gpu":"h100","gpus":8,"global_batch_size":64,"method":"qlora","calibration":"datasheet","top":8'
+req POST /v1/sizing/training "${J[@]}" -d "{$MQ}"
+check "Mixtral QLoRA on hf-peft-bnb4: no expert-parallel plan, the basis says so, no warning about it" 201 \
+	'(.plans | length) > 1 and ([.plans[].ep // 1] | max) == 1 and .basis.stack.expert_parallel == false
+	 and ([.checks.warnings[] | select(test("strategies.ep"))] | length) == 0'
+req POST /v1/sizing/training "${J[@]}" -d "{$MQ,\"strategies\":{\"ep\":2}}"
+check "a pinned ep 2 on hf-peft-bnb4: sized as pinned, with a warning" 201 \
+	'.plans[0].ep == 2 and ([.checks.warnings[] | select(test("strategies.ep pins 2, which stack hf-peft-bnb4 does not run"))] | length) == 1'
+req POST /v1/sizing/training "${J[@]}" -d "{$MQ,\"stack\":{\"name\":\"hf-peft-bnb4\",\"expert_parallel\":true}}"
+check "the request turns it on: expert-parallel plans again" 201 \
+	'([.plans[].ep // 1] | max) > 1 and .basis.stack.expert_parallel == true'
+for v in 1 '"yes"' null; do
+	req POST /v1/sizing/training "${J[@]}" -d "{$MQ,\"stack\":{\"expert_parallel\":$v}}"
+	check_problem "stack.expert_parallel $v: 400 naming it" 400 stack.expert_parallel
+done
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":4096,"gpu":"h100","gpus":2,"calibration":"datasheet","stack":"megatron-lm-2021"}'
+check_problem "full Mixtral on 2 GPUs of megatron-lm-2021: the refusal names the missing expert parallelism" 422 gpus
+jq -e '.detail | test("stack megatron-lm-2021 has no expert parallelism: one that shards the experts")' "$T/body" >/dev/null &&
+	ok "the refusal's hint names expert parallelism" || not_ok "the refusal's hint names expert parallelism" "$(jq -c .detail "$T/body")"
 req GET /v1/stacks/megatron-lm-2021
 check "megatron-lm-2021 offloads nothing (migrations/0032)" 200 '.max_offload == "none" and (.source | test("offload: none"))'
 req GET /v1/stacks/megatron-core

@@ -927,6 +927,21 @@ static int seed_0032(const char *line)
 	return 1;
 }
 
+/* 0033: "('name', true|false)," */
+static int seed_0033(const char *line)
+{
+	char name[64], ep[8];
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %7[a-z])", name, ep) != 2)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(!strcmp(ep, s->expert_parallel ? "true" : "false"));
+	return 1;
+}
+
 /* 0027: "('name', true|false)," */
 static int seed_0027(const char *line)
 {
@@ -1206,6 +1221,80 @@ static void test_zero_stages(void)
 	free(r);
 }
 
+/* Expert parallelism only where the stack runs it (stack.h
+ * expert_parallel): Mixtral 8x7B, full and QLoRA, on 8 and 64 H100s under
+ * every profile offers ep > 1 only on a stack with it; a pinned ep > 1
+ * on one without it is sized as pinned, with a warning over every
+ * listed plan; a refusal whose search kept ep 1 names the bound. */
+static void test_expert_parallel(void)
+{
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error err;
+	struct trn_request rq;
+	long wide = 0;
+
+	CHECK(!stack_builtin_find("megatron-lm-2021")->expert_parallel);
+	CHECK(!stack_builtin_find("hf-peft-bnb4")->expert_parallel);
+	CHECK(stack_builtin_find("megatron-core")->expert_parallel);
+	for (int i = 0; i < 4 * STACK_BUILTIN_COUNT; i++) {
+		bool said = false;
+		base_request(&rq);
+		rq.stack = stack_builtin[i / 4];
+		rq.model = fx_mixtral_8x7b();
+		rq.method = i % 2 ? TRN_QLORA : TRN_FULL;
+		rq.gpus = (i / 2) % 2 ? 64 : 8;
+		rq.global_batch_size = 256;
+		rq.top = 16;
+		if (trn_size(&rq, r, &err) != 0) {
+			CHECK(rq.stack.expert_parallel ||
+			      strstr(err.message, "no expert parallelism"));
+			continue;
+		}
+		for (int k = 0; k < r->n_plans; k++) {
+			CHECK(r->plans[k].layout.ep == 1 ||
+			      rq.stack.expert_parallel);
+			wide += r->plans[k].layout.ep > 1;
+		}
+		for (int w = 0; w < r->n_warnings; w++)
+			said |= strstr(r->warnings[w], "strategies.ep") != NULL;
+		CHECK(!said);
+	}
+	CHECK(wide > 0); /* the stacks that run it still use it */
+	/* pinned: sized as given, the warning says why */
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("hf-peft-bnb4");
+	rq.model = fx_mixtral_8x7b();
+	rq.method = TRN_QLORA;
+	rq.global_batch_size = 64;
+	rq.strategies.ep.n = 2;
+	rq.strategies.ep.v[0] = 1;
+	rq.strategies.ep.v[1] = 2;
+	rq.top = 16;
+	CHECK(trn_size(&rq, r, &err) == 0);
+	{
+		bool pinned = false, said = false;
+		for (int k = 0; k < r->n_plans; k++)
+			pinned |= r->plans[k].layout.ep == 2;
+		for (int w = 0; w < r->n_warnings; w++)
+			said |= strstr(r->warnings[w],
+				       "strategies.ep pins 2, which stack "
+				       "hf-peft-bnb4 does not run") != NULL;
+		CHECK(pinned);
+		CHECK(said == pinned);
+	}
+	/* the refusal: a full Mixtral on 2 GPUs of a stack without expert
+	 * parallelism names it beside the ZeRO and offload bounds */
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("megatron-lm-2021");
+	rq.model = fx_mixtral_8x7b();
+	rq.gpus = 2;
+	CHECK(trn_size(&rq, r, &err) == ENG_EINFEASIBLE);
+	CHECK(strstr(err.message, "shards no further than ZeRO-1") != NULL);
+	CHECK(strstr(err.message, "stack megatron-lm-2021 has no expert "
+				  "parallelism") != NULL);
+	free(r);
+}
+
 /* The migrations that seed the stacks table hold the engine's built-in
  * values: 0015's rows, completed by 0019 and 0023, and the whole rows of
  * the profiles added after them (0025), one row per profile. */
@@ -1231,6 +1320,8 @@ static void test_migration_seed(void)
 	      STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0032_stack_max_offload.sql", seed_0032) ==
 	      STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0033_stack_expert_parallel.sql",
+			seed_0033) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -1253,6 +1344,7 @@ int main(void)
 	RUN(test_invariants);
 	RUN(test_hf_terms_invariants);
 	RUN(test_zero_stages);
+	RUN(test_expert_parallel);
 	RUN(test_migration_seed);
 	return testlib_finish();
 }
