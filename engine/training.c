@@ -162,6 +162,8 @@ void trn_request_init(struct trn_request *rq)
 	rq->checkpoint_gbps_per_gpu = GP_DEFAULT_CHECKPOINT_GBPS_PER_GPU;
 	rq->restart_minutes = GP_DEFAULT_RESTART_S / 60.0;
 	rq->max_days = TRN_DEFAULT_MAX_DAYS;
+	rq->memory_fixed_overhead_gib = TRN_DEFAULT_FIXED_OVERHEAD_GIB;
+	rq->memory_fragmentation_fraction = TRN_DEFAULT_FRAGMENTATION;
 }
 
 int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,

@@ -106,6 +106,16 @@ struct trn_strategies {
 #define TRN_HEADROOM_MAX 0.5
 #define TRN_NEAR_FULL	 0.95
 
+/* The modelled memory overheads (MODEL.md §3), each a request field:
+ * memory_fixed_overhead_gib per GPU (CUDA context and cuBLAS workspaces
+ * 1 GiB + NCCL buffers 0.5 GiB), and memory_fragmentation_fraction of the
+ * rest (PyTorch's caching allocator; 5 %, the low end of what GMLake and
+ * arXiv:2507.16274 measured). */
+#define TRN_DEFAULT_FIXED_OVERHEAD_GIB 1.5
+#define TRN_FIXED_OVERHEAD_MAX_GIB     64.0
+#define TRN_DEFAULT_FRAGMENTATION      0.05
+#define TRN_FRAGMENTATION_MAX	       1.0
+
 /* Each integer allowed-value list of struct trn_strategies: its JSON member
  * of "strategies", its range, and where it lives. pp is further bounded by
  * model.layers, micro_batch by nothing else. */
@@ -134,6 +144,9 @@ struct trn_request {
 	 * recipes; off for Llama-style models), 0 off, 1 on. MODEL.md §3. */
 	int dropout;
 	double memory_headroom_fraction; /* 0..TRN_HEADROOM_MAX */
+	/* 0..TRN_FIXED_OVERHEAD_MAX_GIB, 0..TRN_FRAGMENTATION_MAX; defaults
+	 * TRN_DEFAULT_FIXED_OVERHEAD_GIB, TRN_DEFAULT_FRAGMENTATION */
+	double memory_fixed_overhead_gib, memory_fragmentation_fraction;
 	struct hw_spec gpu;
 	int gpus_per_node;	   /* 0: gpu.max_gpus_per_node */
 	long gpus;		   /* fixed count, or 0 */

@@ -153,7 +153,8 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 struct mem_state trn_mem_state_of(const struct ctx *c,
 				  const struct trn_layout *l,
 				  const struct mem_fixed *mf);
-double trn_mem_total(const struct mem_state *m, double act);
+double trn_mem_total(const struct ctx *c, const struct mem_state *m,
+		     double act);
 void trn_plan_memory(const struct ctx *c, const struct trn_layout *l,
 		     long m_micro, const struct mem_fixed *mf,
 		     struct trn_plan *p);

@@ -7,13 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Fixed per-GPU overhead: CUDA context + cuBLAS/NCCL workspaces (MODEL.md §3).
- */
-#define OVERHEAD_FIXED_BYTES (1.0 * GIB)
-#define OVERHEAD_COMM_BYTES  (0.5 * GIB)
-/* PyTorch caching allocator fragmentation, fraction of the rest. */
-#define OVERHEAD_FRAG 0.05
-
 /* Per-op SAC (stack.h STACK_SAC_OP, torchtitan): what a block keeps
  * between its forward and its backward is the policy's saved set, every
  * other op being recomputed (the time model charges that recompute,
@@ -290,12 +283,14 @@ struct mem_state trn_mem_state_of(const struct ctx *c,
 	return m;
 }
 
-/* NCCL buffers counted always, so that adding data-parallel ranks never
- * raises memory per GPU. */
-static double mem_overhead(double wgoa)
+/* The request's fixed overhead (CUDA context, cuBLAS workspaces, NCCL
+ * buffers: counted always, so that adding data-parallel ranks never raises
+ * memory per GPU) and the allocator's fragmentation, a fraction of the
+ * rest (training.h, MODEL.md §3). */
+static double mem_overhead(const struct ctx *c, double wgoa)
 {
-	return OVERHEAD_FIXED_BYTES + OVERHEAD_COMM_BYTES +
-	       OVERHEAD_FRAG * wgoa;
+	return c->rq->memory_fixed_overhead_gib * GIB +
+	       c->rq->memory_fragmentation_fraction * wgoa;
 }
 
 /* Weights, gradients, optimizer state and activations at the step's
@@ -310,11 +305,11 @@ static double mem_peak_sum(const struct mem_state *m, double act)
 	return m->w + m->o + (m->g_in_backward ? fmax(m->g, act) : m->g + act);
 }
 
-double trn_mem_total(const struct mem_state *m, double act)
+double trn_mem_total(const struct ctx *c, const struct mem_state *m, double act)
 {
 	double wgoa = mem_peak_sum(m, act);
 
-	return wgoa + mem_overhead(wgoa);
+	return wgoa + mem_overhead(c, wgoa);
 }
 
 static void memory_fill(const struct ctx *c, const struct trn_layout *l,
@@ -322,13 +317,13 @@ static void memory_fill(const struct ctx *c, const struct trn_layout *l,
 {
 	struct mem_state m = trn_mem_state_of(c, l, mf);
 	double act = mf->act[l->recompute];
-	double total = trn_mem_total(&m, act);
+	double total = trn_mem_total(c, &m, act);
 
 	p->memory.weights_gib = m.w / GIB;
 	p->memory.gradients_gib = m.g / GIB;
 	p->memory.optimizer_gib = m.o / GIB;
 	p->memory.activations_gib = act / GIB;
-	p->memory.overhead_gib = mem_overhead(mem_peak_sum(&m, act)) / GIB;
+	p->memory.overhead_gib = mem_overhead(c, mem_peak_sum(&m, act)) / GIB;
 	p->memory.total_gib = total / GIB;
 	p->memory.capacity_gib = c->gpu_bytes / GIB;
 	p->memory.usable_gib = c->capacity / GIB;

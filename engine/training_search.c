@@ -294,7 +294,7 @@ static void try_layout(struct search *S, const struct lists *L,
 				if ((S->rc = eng_budget_spend(S->budget, 1)))
 					return;
 				total =
-				    trn_mem_total(&ms, mf.act[l->recompute]);
+				    trn_mem_total(c, &ms, mf.act[l->recompute]);
 				S->evaluated++;
 				S->divisible++;
 				if (!S->have_small ||

@@ -154,6 +154,16 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	      rq->memory_headroom_fraction <= TRN_HEADROOM_MAX))
 		return eng_fail(err, ENG_EINVAL, "memory_headroom_fraction",
 				"must be between 0 and %.1f", TRN_HEADROOM_MAX);
+	if (!(rq->memory_fixed_overhead_gib >= 0.0 &&
+	      rq->memory_fixed_overhead_gib <= TRN_FIXED_OVERHEAD_MAX_GIB))
+		return eng_fail(err, ENG_EINVAL, "memory_fixed_overhead_gib",
+				"must be between 0 and %.0f",
+				TRN_FIXED_OVERHEAD_MAX_GIB);
+	if (!(rq->memory_fragmentation_fraction >= 0.0 &&
+	      rq->memory_fragmentation_fraction <= TRN_FRAGMENTATION_MAX))
+		return eng_fail(
+		    err, ENG_EINVAL, "memory_fragmentation_fraction",
+		    "must be between 0 and %.0f", TRN_FRAGMENTATION_MAX);
 	if (!finite_nonneg(rq->inter_node_gbps))
 		return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
 				"must be a finite number >= 0");

@@ -27,6 +27,8 @@ static const char *const top_keys[] = {
     "lora_rank",
     "dropout",
     "memory_headroom_fraction",
+    "memory_fixed_overhead_gib",
+    "memory_fragmentation_fraction",
     "gpu",
     "gpus_per_node",
     "gpus",
@@ -207,6 +209,14 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_num0(&v, b, "memory_headroom_fraction", false, 0,
 		    TRN_HEADROOM_MAX, 0.001, &d) == 0)
 		rq->memory_headroom_fraction = d;
+	d = rq->memory_fixed_overhead_gib;
+	if (jv_num0(&v, b, "memory_fixed_overhead_gib", false, 0,
+		    TRN_FIXED_OVERHEAD_MAX_GIB, 0.001, &d) == 0)
+		rq->memory_fixed_overhead_gib = d;
+	d = rq->memory_fragmentation_fraction;
+	if (jv_num0(&v, b, "memory_fragmentation_fraction", false, 0,
+		    TRN_FRAGMENTATION_MAX, 0.0001, &d) == 0)
+		rq->memory_fragmentation_fraction = d;
 	x = 0;
 	if (jv_int(&v, b, "gpus_per_node", false, 1, TRN_GPUS_PER_NODE_MAX,
 		   &x) == 0 &&
@@ -618,14 +628,42 @@ json_t *training_result_json(const struct trn_request *rq,
 	 * modelled overheads; 0 by default. */
 	json_object_set_new(
 	    basis, "memory_headroom",
+	    json_pack("{s:o, s:s, s:s, s:s}", "value",
+		      sizing_real(r->memory_headroom_fraction, 4), "unit",
+		      "fraction of GPU memory", "source",
+		      r->memory_headroom_fraction > 0 ? "request" : "default",
+		      "note",
+		      "kept free beyond the modelled overheads "
+		      "(basis.memory_overheads); default 0: published layouts "
+		      "land at 84-93 % of 80 GB in this model (docs/MODEL.md "
+		      "section 3)"));
+	/* MODEL.md §3: the overhead line of memory_gib, each term the
+	 * request's or its default */
+	json_object_set_new(
+	    basis, "memory_overheads",
 	    json_pack(
-		"{s:o, s:s, s:s, s:s}", "value",
-		sizing_real(r->memory_headroom_fraction, 4), "unit",
-		"fraction of GPU memory", "source",
-		r->memory_headroom_fraction > 0 ? "request" : "default", "note",
-		"kept free beyond the modelled overheads (1.5 GiB + 5 %); "
-		"default 0: published layouts land at 84-88 % of 80 GB "
-		"in this model (docs/MODEL.md section 3)"));
+		"{s:{s:o, s:s, s:s, s:s}, s:{s:o, s:s, s:s, s:s}}", "fixed_gib",
+		"value", sizing_real(rq->memory_fixed_overhead_gib, 4), "unit",
+		"GiB per GPU", "source",
+		rq->memory_fixed_overhead_gib == TRN_DEFAULT_FIXED_OVERHEAD_GIB
+		    ? "default"
+		    : "request",
+		"note",
+		"memory_fixed_overhead_gib: CUDA context and cuBLAS "
+		"workspaces 1 GiB + NCCL buffers 0.5 GiB by default",
+		"fragmentation", "value",
+		sizing_real(rq->memory_fragmentation_fraction, 4), "unit",
+		"fraction of weights, gradients, optimizer state and "
+		"activations",
+		"source",
+		rq->memory_fragmentation_fraction == TRN_DEFAULT_FRAGMENTATION
+		    ? "default"
+		    : "request",
+		"note",
+		"memory_fragmentation_fraction: PyTorch's caching "
+		"allocator; default 0.05, the low end of what GMLake "
+		"(arXiv:2401.08156: 15 % average) and arXiv:2507.16274 "
+		"measured; lower with expandable_segments"));
 	return json_pack(
 	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "
 	    "s:o}",

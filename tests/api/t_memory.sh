@@ -47,6 +47,28 @@ check "405B at Meta's layout with v 8 on 16,384 H100 fits, MFU within 15 % of 0.
 [ "$STATUS" = 201 ] && echo "# 405B v 8 on 16384 H100: $(jq -r '.plans[0] | "\(.memory_gib.total) GiB (activations \(.memory_gib.activations)), MFU \(.mfu)"' "$T/body")"
 req POST /v1/sizing/training "${J[@]}" -d "$(meta 8192 '{"strategies":{"vp":8,"zero":2}}')"
 check_problem "405B at Meta's layout with v 8 on 8,192 H100 does not fit: 422" 422 gpus
+# The overhead line is the request's (basis.memory_overheads). The defaults
+# are stated there; an allocator that does not fragment (a statement about
+# the run, e.g. expandable segments, not a default) lets the 8K layout fit.
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384)"
+check "basis.memory_overheads states the default 1.5 GiB + 5 %" 201 \
+	'.basis.memory_overheads | .fixed_gib.value == 1.5 and .fixed_gib.source == "default"
+	 and .fragmentation.value == 0.05 and .fragmentation.source == "default"'
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 8192 '{"memory_fragmentation_fraction":0,"strategies":{"vp":8,"zero":2}}')"
+check "405B v 8 on 8,192 H100 with fragmentation 0 fits; the overhead is the fixed 1.5 GiB; basis says request" 201 \
+	'.plans[0] | .vp == 8 and .memory_gib.total <= .memory_gib.capacity and .memory_gib.overhead == 1.5'
+jq -e '.basis.memory_overheads.fragmentation | .value == 0 and .source == "request"' "$T/body" >/dev/null &&
+	ok "basis names the request's fragmentation" || not_ok "basis names the request's fragmentation" "$(jq -c .basis.memory_overheads "$T/body")"
+[ "$STATUS" = 201 ] && echo "# 405B v 8 on 8192 H100, fragmentation 0: $(jq -r '.plans[0] | "\(.memory_gib.total) GiB, MFU \(.mfu)"' "$T/body") (paper 0.43)"
+req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"memory_fixed_overhead_gib":6}')"
+check "a larger fixed overhead shows in the plan's overhead line" 201 \
+	'.plans[0].memory_gib.overhead > 6 and .basis.memory_overheads.fixed_gib.source == "request"'
+for bad in '"memory_fragmentation_fraction":-0.1' '"memory_fragmentation_fraction":1.5' '"memory_fragmentation_fraction":"5%"' \
+	'"memory_fixed_overhead_gib":-1' '"memory_fixed_overhead_gib":1e9' '"memory_fixed_overhead_gib":[1]'; do
+	f=${bad%%\":*}; f=${f#\"}
+	req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 "{$bad}")"
+	check_problem "$bad: 400 naming $f" 400 "$f"
+done
 
 # Megatron's distributed optimizer (ZeRO-1) on the same layout: 96 % of
 # memory, flagged.

@@ -403,6 +403,73 @@ static void test_headroom(void)
 	free(r);
 }
 
+/* The overhead line is the request's (training.h): fixed GiB per GPU +
+ * a fraction of weights, gradients, optimizer state and activations.
+ * Hand values on one layout: the defaults (1.5 GiB + 5 %), none, and 3
+ * GiB + 10 %. More overhead never fits more; out of range names the
+ * field. And what the override is for: Llama 3 405B with Meta's v 8 on
+ * 8,192 GPUs is 81.86 GiB at the default 5 % (does not fit); stating an
+ * allocator that does not fragment (0) gives 78.04 GiB, which fits. */
+static void test_memory_overheads(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(8, 16, 64, 2);
+	struct trn_plan p;
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	const double fixed[] = {1.5, 0.0, 3.0}, frag[] = {0.05, 0.0, 0.1};
+	long last_min = 0;
+
+	meta_405b(&rq, 8192);
+	l.vp = 8;
+	l.stage_rebalance = true;
+	for (int i = 0; i < 3; i++) {
+		double wgoa;
+		rq.memory_fixed_overhead_gib = fixed[i];
+		rq.memory_fragmentation_fraction = frag[i];
+		CHECK(trn_evaluate(&rq, &l, &p, &e) == 0);
+		wgoa = p.memory.weights_gib + p.memory.gradients_gib +
+		       p.memory.optimizer_gib + p.memory.activations_gib;
+		CHECK_NEAR(p.memory.overhead_gib, fixed[i] + frag[i] * wgoa,
+			   1e-12);
+		CHECK_NEAR(p.memory.total_gib, wgoa + p.memory.overhead_gib,
+			   1e-12);
+		CHECK(p.fits == (p.memory.total_gib <= 80.0));
+		printf("# 405B vp8 dp64, overhead %.1f GiB + %.0f %%: %.2f "
+		       "GiB, fits %d\n",
+		       fixed[i], 100.0 * frag[i], p.memory.total_gib, p.fits);
+		if (i == 0)
+			CHECK(!p.fits &&
+			      fabs(p.memory.total_gib - 81.86) < 0.01);
+		if (i == 1)
+			CHECK(p.fits);
+	}
+	trn_request_init(&rq);
+	rq.model = fx_llama3_70b();
+	rq.seq_len = 4096;
+	rq.gpu = fx_h100();
+	rq.max_gpus = 256;
+	rq.top = 3;
+	for (int i = 0; r && i < 6; i++) {
+		rq.memory_fragmentation_fraction = 0.1 * i;
+		if (trn_size(&rq, r, &e) != 0) {
+			CHECK(e.code == ENG_EINFEASIBLE);
+			last_min = 1L << 30;
+			continue;
+		}
+		CHECK(r->min_gpus >= last_min);
+		last_min = r->min_gpus;
+	}
+	rq.memory_fragmentation_fraction = 1.5;
+	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
+	      strcmp(e.field, "memory_fragmentation_fraction") == 0);
+	rq.memory_fragmentation_fraction = 0.05;
+	rq.memory_fixed_overhead_gib = -1;
+	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
+	      strcmp(e.field, "memory_fixed_overhead_gib") == 0);
+	free(r);
+}
+
 /* The interleaved schedule's peak, rank by rank (Megatron-Core
  * schedules.py). Llama 3 405B at Meta's layout, v 8, rebalanced: 128 units
  * on 16 x 8 chunks, one layer each (rank 0's first chunk the embedding,
@@ -686,6 +753,7 @@ int main(void)
 	RUN(test_interleaved_peak_405b);
 	RUN(test_interleaved_chunks);
 	RUN(test_headroom);
+	RUN(test_memory_overheads);
 	RUN(test_near_full_warning);
 	RUN(test_binding);
 	RUN(test_invariants);
