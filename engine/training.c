@@ -76,6 +76,14 @@ static const struct {
     [TRN_ADAFACTOR] = {0.0, true},   /* factored v, no momentum */
 };
 
+double trn_host_link_gbps(const struct trn_request *rq)
+{
+	if (rq->host_link_gbps > 0.0)
+		return rq->host_link_gbps;
+	return rq->gpu.host_link_gbps > 0.0 ? rq->gpu.host_link_gbps
+					    : TRN_DEFAULT_HOST_LINK_GBPS;
+}
+
 double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 {
 	double master = wb < 4.0 ? 4.0 : 0.0; /* fp32 master copy */
@@ -164,6 +172,7 @@ void trn_request_init(struct trn_request *rq)
 	rq->max_days = TRN_DEFAULT_MAX_DAYS;
 	rq->memory_fixed_overhead_gib = TRN_DEFAULT_FIXED_OVERHEAD_GIB;
 	rq->memory_fragmentation_fraction = TRN_DEFAULT_FRAGMENTATION;
+	rq->cpu_optimizer_gbps = TRN_DEFAULT_CPU_OPTIMIZER_GBPS;
 }
 
 int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,

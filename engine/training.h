@@ -116,6 +116,16 @@ struct trn_strategies {
 #define TRN_DEFAULT_FRAGMENTATION      0.05
 #define TRN_FRAGMENTATION_MAX	       1.0
 
+/* Offload (MODEL.md §4): the host link's rate per GPU and direction,
+ * GB/s, is the request's host_link_gbps, else the GPU's PCIe generation
+ * and width, else TRN_DEFAULT_HOST_LINK_GBPS (PCIe 4.0 x16's ~25 GB/s),
+ * at TRN_HOST_LINK_EFFICIENCY of it; the CPU optimizer (ZeRO-Offload's
+ * CPU Adam) moves cpu_optimizer_gbps of optimizer state per GPU. */
+#define TRN_DEFAULT_HOST_LINK_GBPS     25.0
+#define TRN_HOST_LINK_EFFICIENCY       0.8
+#define TRN_DEFAULT_CPU_OPTIMIZER_GBPS 10.0
+#define TRN_HOST_RATE_MAX_GBPS	       10000.0
+
 /* Each integer allowed-value list of struct trn_strategies: its JSON member
  * of "strategies", its range, and where it lives. pp is further bounded by
  * model.layers, micro_batch by nothing else. */
@@ -147,6 +157,10 @@ struct trn_request {
 	/* 0..TRN_FIXED_OVERHEAD_MAX_GIB, 0..TRN_FRAGMENTATION_MAX; defaults
 	 * TRN_DEFAULT_FIXED_OVERHEAD_GIB, TRN_DEFAULT_FRAGMENTATION */
 	double memory_fixed_overhead_gib, memory_fragmentation_fraction;
+	/* 0: the GPU's PCIe rate (hw_spec.host_link_gbps), else
+	 * TRN_DEFAULT_HOST_LINK_GBPS */
+	double host_link_gbps;
+	double cpu_optimizer_gbps; /* default TRN_DEFAULT_CPU_OPTIMIZER_GBPS */
 	struct hw_spec gpu;
 	int gpus_per_node;	   /* 0: gpu.max_gpus_per_node */
 	long gpus;		   /* fixed count, or 0 */
@@ -327,6 +341,10 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h);
  * and GEMM pass: QLoRA reads NF4 + scales and writes 16-bit (0.5 +
  * 0.127/8 + 2; MODEL.md §4a); 0 for the other methods. */
 double trn_dequant_bytes_per_param(enum trn_method m);
+
+/* The host link's datasheet rate per GPU and direction, GB/s, the request
+ * applies: its host_link_gbps, else the GPU's, else the default. */
+double trn_host_link_gbps(const struct trn_request *rq);
 
 /* Bytes the memory-bound kernels around LoRA adapters move per value
  * (MODEL.md §4a "LoRA adapters"): per adapter output value (scale, add)

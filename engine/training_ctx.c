@@ -8,9 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-/* The default host link when the spec has none, GB/s. */
-#define HOST_LINK_DEFAULT_GBPS 25.0
-
 /* LoRA adapters' memory-bound kernels (MODEL.md §4a "LoRA adapters").
  * Every implementation that does not fuse them into the base GEMM (PEFT,
  * Megatron-Core's adapters) scales the adapter's output and adds it to
@@ -388,9 +385,7 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
 	c->inter =
 	    hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c->gpn).value * 1e9;
-	c->host = (rq->gpu.host_link_gbps > 0 ? rq->gpu.host_link_gbps
-					      : HOST_LINK_DEFAULT_GBPS) *
-		  1e9 * 0.8;
+	c->host = trn_host_link_gbps(rq) * TRN_HOST_LINK_EFFICIENCY * 1e9;
 	c->peak = rq->gpu.peak_tflops[rq->precision] * 1e12;
 	c->gpu_bytes = rq->gpu.memory_gib * GIB;
 	c->capacity = c->gpu_bytes * (1.0 - rq->memory_headroom_fraction);

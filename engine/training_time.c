@@ -18,9 +18,6 @@
 /* FlashAttention's backward pass does 2.5x the forward FLOPs (it
  * recomputes QK^T; FlashAttention-2 paper and benchmarks). */
 #define FLASH_BWD_FLOPS 2.5
-/* CPU optimizer step (ZeRO-Offload CPU Adam) bytes/s per GPU's share of
- * the host. */
-#define HOST_OPT_BPS 10e9
 
 /* The stack all-gathers this layout's FSDP weights in FP8. */
 static bool fp8_gather(const struct ctx *c, const struct trn_layout *l)
@@ -475,7 +472,8 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER) {
 			/* gradients down, weights up over PCIe; CPU Adam. */
 			T->optimizer_s = n_upd * (c->gb + c->wb) / c->host +
-					 n_upd * 2.0 * c->ob / HOST_OPT_BPS;
+					 n_upd * 2.0 * c->ob /
+					     (c->rq->cpu_optimizer_gbps * 1e9);
 		} else {
 			T->optimizer_s = n_upd *
 					 (2.0 * c->wb + c->gb + 2.0 * c->ob) /

@@ -164,6 +164,16 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 		return eng_fail(
 		    err, ENG_EINVAL, "memory_fragmentation_fraction",
 		    "must be between 0 and %.0f", TRN_FRAGMENTATION_MAX);
+	if (!(rq->host_link_gbps >= 0.0 &&
+	      rq->host_link_gbps <= TRN_HOST_RATE_MAX_GBPS))
+		return eng_fail(err, ENG_EINVAL, "host_link_gbps",
+				"must be between 0 and %.0f",
+				TRN_HOST_RATE_MAX_GBPS);
+	if (!(rq->cpu_optimizer_gbps > 0.0 &&
+	      rq->cpu_optimizer_gbps <= TRN_HOST_RATE_MAX_GBPS))
+		return eng_fail(err, ENG_EINVAL, "cpu_optimizer_gbps",
+				"must be above 0 and at most %.0f",
+				TRN_HOST_RATE_MAX_GBPS);
 	if (!finite_nonneg(rq->inter_node_gbps))
 		return eng_fail(err, ENG_EINVAL, "inter_node_gbps",
 				"must be a finite number >= 0");

@@ -29,6 +29,8 @@ static const char *const top_keys[] = {
     "memory_headroom_fraction",
     "memory_fixed_overhead_gib",
     "memory_fragmentation_fraction",
+    "host_link_gbps",
+    "cpu_optimizer_gbps",
     "gpu",
     "gpus_per_node",
     "gpus",
@@ -217,6 +219,16 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 	if (jv_num0(&v, b, "memory_fragmentation_fraction", false, 0,
 		    TRN_FRAGMENTATION_MAX, 0.0001, &d) == 0)
 		rq->memory_fragmentation_fraction = d;
+	d = 0;
+	if (jv_num(&v, b, "host_link_gbps", false, 0.1, TRN_HOST_RATE_MAX_GBPS,
+		   &d) == 0 &&
+	    d)
+		rq->host_link_gbps = d;
+	d = 0;
+	if (jv_num(&v, b, "cpu_optimizer_gbps", false, 0.01,
+		   TRN_HOST_RATE_MAX_GBPS, &d) == 0 &&
+	    d)
+		rq->cpu_optimizer_gbps = d;
 	x = 0;
 	if (jv_int(&v, b, "gpus_per_node", false, 1, TRN_GPUS_PER_NODE_MAX,
 		   &x) == 0 &&
@@ -664,6 +676,36 @@ json_t *training_result_json(const struct trn_request *rq,
 		"allocator; default 0.05, the low end of what GMLake "
 		"(arXiv:2401.08156: 15 % average) and arXiv:2507.16274 "
 		"measured; lower with expandable_segments"));
+	/* MODEL.md §4: what an offloading plan's transfers and CPU optimizer
+	 * step run at */
+	json_object_set_new(
+	    basis, "host_offload",
+	    json_pack(
+		"{s:{s:o, s:o, s:o, s:s, s:s}, s:{s:o, s:s, s:s, s:s}}",
+		"host_link_gbps", "value",
+		sizing_real(trn_host_link_gbps(rq) * TRN_HOST_LINK_EFFICIENCY,
+			    4),
+		"datasheet", sizing_real(trn_host_link_gbps(rq), 4),
+		"efficiency", sizing_real(TRN_HOST_LINK_EFFICIENCY, 4),
+		"source",
+		rq->host_link_gbps > 0	     ? "request"
+		: rq->gpu.host_link_gbps > 0 ? "datasheet"
+					     : "default",
+		"note",
+		"per GPU and direction: host_link_gbps, else the GPU's PCIe "
+		"generation and width, else 25 (PCIe 4.0 x16); offloaded "
+		"gradients down, weights up each step",
+		"cpu_optimizer_gbps", "value",
+		sizing_real(rq->cpu_optimizer_gbps, 4), "unit",
+		"GB/s of optimizer state per GPU", "source",
+		rq->cpu_optimizer_gbps == TRN_DEFAULT_CPU_OPTIMIZER_GBPS
+		    ? "default"
+		    : "request",
+		"note",
+		"cpu_optimizer_gbps: ZeRO-Offload's CPU Adam reading and "
+		"writing the optimizer state (2 x its bytes) on the host; "
+		"default 10, an assumption (no published per-GPU figure "
+		"was found): set it from the host"));
 	return json_pack(
 	    "{s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:o, "
 	    "s:o}",

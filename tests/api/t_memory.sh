@@ -63,6 +63,28 @@ jq -e '.basis.memory_overheads.fragmentation | .value == 0 and .source == "reque
 req POST /v1/sizing/training "${J[@]}" -d "$(meta 16384 '{"memory_fixed_overhead_gib":6}')"
 check "a larger fixed overhead shows in the plan's overhead line" 201 \
 	'.plans[0].memory_gib.overhead > 6 and .basis.memory_overheads.fixed_gib.source == "request"'
+# The host rates of offloading plans (basis.host_offload): the GPU's PCIe
+# rate x 0.8 and CPU Adam at 10 GB/s by default; the request's, when given,
+# move the step's optimizer time.
+OFF='{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb","gpus":1,"global_batch_size":8,"calibration":"datasheet","stack":"megatron-core","strategies":{"offload":"optimizer"}}'
+req POST /v1/sizing/training "${J[@]}" -d "$OFF"
+check "basis.host_offload: the H100's PCIe 5.0 x16 x 0.8 and the default CPU optimizer rate" 201 \
+	'.basis.host_offload | .host_link_gbps.source == "datasheet" and .host_link_gbps.efficiency == 0.8
+	 and ((.host_link_gbps.value - .host_link_gbps.datasheet * 0.8) | fabs) < 0.02
+	 and .cpu_optimizer_gbps.value == 10 and .cpu_optimizer_gbps.source == "default"'
+slow=$(jq -r '.plans[0].time_s.optimizer // empty' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "$(jq -c '. + {host_link_gbps: 100, cpu_optimizer_gbps: 40}' <<<"$OFF")"
+check "host_link_gbps and cpu_optimizer_gbps from the request, stated" 201 \
+	'.basis.host_offload | .host_link_gbps.value == 80 and .host_link_gbps.source == "request" and .cpu_optimizer_gbps.source == "request"'
+fast=$(jq -r '.plans[0].time_s.optimizer // empty' "$T/body")
+[ -n "$slow" ] && [ -n "$fast" ] && awk -v a="$slow" -v b="$fast" 'BEGIN { exit !(b < a / 3) }' &&
+	ok "faster host rates shorten the offloaded optimizer step ($slow -> $fast s)" ||
+	not_ok "faster host rates shorten the offloaded optimizer step" "slow=$slow fast=$fast"
+for bad in '"host_link_gbps":-1' '"host_link_gbps":0.01' '"host_link_gbps":"pcie5"' '"cpu_optimizer_gbps":-5' '"cpu_optimizer_gbps":1e6'; do
+	f=${bad%%\":*}; f=${f#\"}
+	req POST /v1/sizing/training "${J[@]}" -d "$(jq -c ". + {$bad}" <<<"$OFF")"
+	check_problem "$bad: 400 naming $f" 400 "$f"
+done
 for bad in '"memory_fragmentation_fraction":-0.1' '"memory_fragmentation_fraction":1.5' '"memory_fragmentation_fraction":"5%"' \
 	'"memory_fixed_overhead_gib":-1' '"memory_fixed_overhead_gib":1e9' '"memory_fixed_overhead_gib":[1]'; do
 	f=${bad%%\":*}; f=${f#\"}

@@ -470,6 +470,52 @@ static void test_memory_overheads(void)
 	free(r);
 }
 
+/* An offloading plan's step is the request's host rates (training.h):
+ * gradients down and weights up at host_link_gbps x 0.8, the CPU
+ * optimizer moving 2 x its 12 B/param of AdamW state at
+ * cpu_optimizer_gbps. Llama 3 8B on one H100, optimizer offloaded:
+ * doubling either rate halves its own term, so from the three steps the
+ * two terms' ratio is (2 + 2) / (0.8 H) : 2 x 12 / C, 1 : 12 at H = 25,
+ * C = 10 (whatever the parameter count). Out of range names the field. */
+static void test_host_offload_rates(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1, 1, 0);
+	struct trn_plan p1, p2, p3;
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	double link, cpu;
+
+	trn_request_init(&rq);
+	rq.model = fx_llama3_8b();
+	rq.seq_len = 4096;
+	rq.global_batch_size = 8;
+	rq.gpu = fx_h100();
+	rq.gpus = 1;
+	l.offload = TRN_OFFLOAD_OPTIMIZER;
+	rq.host_link_gbps = 25;
+	rq.cpu_optimizer_gbps = 10;
+	CHECK(trn_evaluate(&rq, &l, &p1, &e) == 0);
+	rq.host_link_gbps = 50;
+	CHECK(trn_evaluate(&rq, &l, &p2, &e) == 0);
+	rq.host_link_gbps = 25;
+	rq.cpu_optimizer_gbps = 20;
+	CHECK(trn_evaluate(&rq, &l, &p3, &e) == 0);
+	link = 2.0 * (p1.time.optimizer_s - p2.time.optimizer_s);
+	cpu = 2.0 * (p1.time.optimizer_s - p3.time.optimizer_s);
+	CHECK(link > 0 && cpu > 0);
+	CHECK_NEAR(link + cpu, p1.time.optimizer_s, 1e-9);
+	CHECK_NEAR(cpu / link, 12.0, 1e-9);
+	rq.cpu_optimizer_gbps = 0;
+	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
+	      strcmp(e.field, "cpu_optimizer_gbps") == 0);
+	rq.cpu_optimizer_gbps = 10;
+	rq.host_link_gbps = -1;
+	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
+	      strcmp(e.field, "host_link_gbps") == 0);
+	free(r);
+}
+
 /* The interleaved schedule's peak, rank by rank (Megatron-Core
  * schedules.py). Llama 3 405B at Meta's layout, v 8, rebalanced: 128 units
  * on 16 x 8 chunks, one layer each (rank 0's first chunk the embedding,
@@ -754,6 +800,7 @@ int main(void)
 	RUN(test_interleaved_chunks);
 	RUN(test_headroom);
 	RUN(test_memory_overheads);
+	RUN(test_host_offload_rates);
 	RUN(test_near_full_warning);
 	RUN(test_binding);
 	RUN(test_invariants);
