@@ -436,17 +436,34 @@ bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
 		p->replicas = 1;
 		at = cap;
 	} else if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES) {
+		/* The fewest replicas whose closed loop holds its share,
+		 * N / replicas, at no more than the utilisation ceiling. Each
+		 * request meets the other n_r - 1 of its replica (others), so
+		 * a closed replica queues less than an open one at the same
+		 * rate and holds fewer sequences at the ceiling: the open
+		 * loop's count is the first guess, raised until the closed
+		 * replica holds its share (until 2026-11-27 the first guess
+		 * was kept, and 10 sequences got 4 replicas carrying 7.3). */
 		struct inf_point ceil_pt;
 		struct replica closed = *r;
-		double n_r;
+		double lam_max = u_max * cap.requests_per_s, n_r;
+		long R;
 
-		point_at_rate(r, u_max * cap.requests_per_s, &ceil_pt);
-		p->replicas = replicas_for(rq->load_value / ceil_pt.batch);
-		n_r = rq->load_value / (double)p->replicas;
-		/* each request meets the other n_r - 1 of its replica */
-		closed.others = n_r > 1.0 ? (n_r - 1.0) / n_r : 0.0;
-		lam_r =
-		    rate_for_inflight(&closed, n_r, u_max * cap.requests_per_s);
+		point_at_rate(r, lam_max, &ceil_pt);
+		R = replicas_for(rq->load_value / ceil_pt.batch);
+		for (;;) {
+			n_r = rq->load_value / (double)R;
+			closed.others = n_r > 1.0 ? (n_r - 1.0) / n_r : 0.0;
+			point_at_rate(&closed, lam_max, &ceil_pt);
+			if (ceil_pt.batch >= n_r * (1.0 - 1e-9) ||
+			    R >= INF_MAX_REPLICAS)
+				break;
+			R = (long)fmax((double)(R + 1),
+				       (double)replicas_for(rq->load_value /
+							    ceil_pt.batch));
+		}
+		p->replicas = R;
+		lam_r = rate_for_inflight(&closed, n_r, lam_max);
 		point_at_rate(&closed, lam_r, &at);
 	} else {
 		p->replicas =
