@@ -70,8 +70,12 @@ int model_validate(const struct model_arch *m, char *err, size_t errlen)
 		if (m->moe.expert_ffn_hidden_size <= 0)
 			FAIL("model.moe.expert_ffn_hidden_size: required with "
 			     "experts");
-		if (m->moe.dense_layers > m->layers)
-			FAIL("model.moe.dense_layers: exceeds layers");
+		/* at least one MoE layer: with none the model is dense,
+		 * and "moe" would only switch its defaults (stack, warning) */
+		if (m->moe.dense_layers >= m->layers)
+			FAIL("model.moe.dense_layers: must be below layers (a "
+			     "mixture-of-experts model has at least one MoE "
+			     "layer; leave moe out for a dense one)");
 	}
 	if ((!is_moe(m) || m->moe.dense_layers > 0) && m->ffn_hidden_size <= 0)
 		FAIL("model.ffn_hidden_size: must be positive");

@@ -657,6 +657,16 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				    "a stack that runs it",
 				    q->layout.ep, rq->stack.name);
 		}
+		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
+		    !rq->strategies.ep.n)
+			warn(
+			    res,
+			    "stack %.63s runs no expert parallelism "
+			    "(expert_parallel false): every data-parallel rank "
+			    "holds all %ld experts (/ tp); a stack that shards "
+			    "them (megatron-core, torchtitan, deepspeed-zero) "
+			    "needs less memory per GPU",
+			    rq->stack.name, rq->model.moe.experts);
 		if (rq->model.moe.experts > 0 && rq->method == TRN_FULL)
 			warn(res,
 			     "mixture of experts: median error 30 %% on 51 "

@@ -29,6 +29,9 @@ struct sizing_job {
 	double power_limit_w, power_cap_slope;
 	/* "lora_rank" given with method full: said in the answer's warnings */
 	bool lora_rank_unused;
+	/* "stack" named a profile (a name, or an object with "name"); and
+	 * an object that overrides values of the default profile */
+	bool stack_named, stack_overrides_default;
 	/* A problem that is not a field error (the catalog's 503) met while
 	 * resolving the model or the stack, kept until the other fields are
 	 * checked: their 400 comes first, since a client's mistake is never

@@ -167,9 +167,15 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 				  : rq->model.moe.experts > 0
 				      ? STACK_MOE_DEFAULT_NAME
 				      : STACK_DEFAULT_NAME;
-		if (stack_resolve(app, json_object_get(b, "stack"), def,
-				  &rq->stack, res) != 0)
+		const json_t *st = json_object_get(b, "stack");
+		if (stack_resolve(app, st, def, &rq->stack, res) != 0)
 			sizing_defer(res, job);
+		job->stack_named =
+		    json_is_string(st) ||
+		    (json_is_object(st) && json_object_get(st, "name") &&
+		     !json_is_null(json_object_get(st, "name")));
+		job->stack_overrides_default =
+		    json_is_object(st) && !job->stack_named;
 	}
 	if (jv_int(&v, b, "seq_len", true, 1, TRN_SEQ_LEN_MAX, &x) == 0 && x)
 		rq->seq_len = (long)x;
@@ -491,8 +497,11 @@ static json_t *lora_adapters_json(const struct trn_request *rq)
 	    "input and save a 16-bit copy of it");
 }
 
-static json_t *stack_assumption(const struct trn_request *rq)
+static json_t *stack_assumption(const struct trn_request *rq,
+				const struct sizing_job *job)
 {
+	if (job->stack_named) /* the request's choice: no default's reason */
+		return json_string(rq->stack.name);
 	for (size_t i = 0; i < sizeof(stack_defaults) / sizeof(*stack_defaults);
 	     i++)
 		if (!strcmp(rq->stack.name, stack_defaults[i].name) &&
@@ -501,8 +510,11 @@ static json_t *stack_assumption(const struct trn_request *rq)
 		    (stack_defaults[i].moe < 0 ||
 		     (rq->model.moe.experts > 0) ==
 			 (stack_defaults[i].moe > 0)))
-			return json_sprintf("%s (%s)", rq->stack.name,
-					    stack_defaults[i].why);
+			return json_sprintf("%s (%s)%s", rq->stack.name,
+					    stack_defaults[i].why,
+					    job->stack_overrides_default
+						? "; with the request's values"
+						: "");
 	return json_string(rq->stack.name);
 }
 
@@ -595,7 +607,7 @@ json_t *training_result_json(const struct trn_request *rq,
 		      "storage); steady_state_* exclude them"));
 	json_object_set_new(assumptions, "memory_units",
 			    json_string("GiB (2^30 B)"));
-	json_object_set_new(assumptions, "stack", stack_assumption(rq));
+	json_object_set_new(assumptions, "stack", stack_assumption(rq, job));
 	json_t *basis = sizing_basis_json(&r->basis, &job->ci);
 	{
 		const struct model_arch *m = &rq->model;

@@ -102,6 +102,22 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":409
 check_problem "full Mixtral on 2 GPUs of megatron-lm-2021: the refusal names the missing expert parallelism" 422 gpus
 jq -e '.detail | test("stack megatron-lm-2021 has no expert parallelism: one that shards the experts")' "$T/body" >/dev/null &&
 	ok "the refusal's hint names expert parallelism" || not_ok "the refusal's hint names expert parallelism" "$(jq -c .detail "$T/body")"
+# review s14: a named stack is the request's choice, not "the default";
+# an MoE model on a stack without expert parallelism says what that means;
+# an MoE block without MoE layers is refused; a ZeRO list is narrowed.
+for s in '"megatron-lm-2021"' '{"name":"megatron-lm-2021"}'; do
+	req POST /v1/sizing/training "${J[@]}" -d "{\"model\":\"mixtral-8x7b\",\"seq_len\":4096,\"gpu\":\"h100\",\"gpus\":64,\"calibration\":\"datasheet\",\"top\":1,\"stack\":$s}"
+	check "mixtral naming megatron-lm-2021 ($s): assumptions.stack is the name alone, a warning says it has no expert parallelism" 201 \
+		'.assumptions.stack == "megatron-lm-2021" and ([.checks.warnings[] | select(test("stack megatron-lm-2021 runs no expert parallelism"))] | length) == 1'
+done
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","top":1,"stack":{"dp_overlap":0.5}}'
+check "overrides without a name: the MoE default, said to carry the request's values" 201 \
+	'.basis.stack.name == "megatron-core" and (.assumptions.stack | test("default for mixture-of-experts.*with the request.s values"))'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":32,"hidden_size":4096,"heads":32,"ffn_hidden_size":14336,"vocab_size":32000,"moe":{"experts":8,"top_k":2,"expert_ffn_hidden_size":14336,"dense_layers":32}},"seq_len":4096,"gpu":"h100","gpus":64}'
+check_problem "an MoE block whose dense_layers cover every layer: 400 naming it" 400 model.moe.dense_layers
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"a100-sxm4-80gb","gpus":8,"calibration":"datasheet","strategies":{"zero":[0,1,2,3]},"top":4}'
+check "ZeRO 0-3 listed on megatron-lm-2021: narrowed to what it runs, no warning" 201 \
+	'([.plans[].zero] | max) <= 1 and ([.checks.warnings[] | select(test("does not run"))] | length) == 0'
 req GET /v1/stacks/megatron-lm-2021
 check "megatron-lm-2021 offloads nothing (migrations/0032)" 200 '.max_offload == "none" and (.source | test("offload: none"))'
 req GET /v1/stacks/megatron-core
