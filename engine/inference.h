@@ -65,6 +65,9 @@ enum inf_limit {
 	INF_LIMIT_MAX_BATCH,
 	INF_LIMIT_TPOT,
 	INF_LIMIT_TTFT,
+	/* the token budget per iteration (max_num_batched_tokens) caps the
+	 * decode batch under chunked prefill */
+	INF_LIMIT_MAX_NUM_BATCHED_TOKENS,
 	INF_LIMIT_COUNT
 };
 

@@ -110,6 +110,7 @@ static const enum eng_binding limit_binding[INF_LIMIT_COUNT] = {
     [INF_LIMIT_MAX_BATCH] = ENG_BIND_SCHEDULER,
     [INF_LIMIT_TPOT] = ENG_BIND_LATENCY,
     [INF_LIMIT_TTFT] = ENG_BIND_LATENCY,
+    [INF_LIMIT_MAX_NUM_BATCHED_TOKENS] = ENG_BIND_SCHEDULER,
 };
 
 /* Prefill of n_seq prompts of I tokens on tensor cores. GEMMs and
@@ -177,7 +178,7 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 	if (r->sv.chunked_prefill && r->sv.max_num_batched_tokens > 0 &&
 	    (double)r->sv.max_num_batched_tokens < r->n_cap) {
 		r->n_cap = (double)r->sv.max_num_batched_tokens;
-		r->cap_limit = INF_LIMIT_MAX_NUM_SEQS;
+		r->cap_limit = INF_LIMIT_MAX_NUM_BATCHED_TOKENS;
 	}
 	r->t_pf = inf_prefill_s(c, tp, pp, 1.0);
 	/* A prompt's prefill shares its iterations with the decode batch

@@ -300,5 +300,12 @@ check_problem "retention: so does the batched one" 404
 req GET "/v1/recommendations/${ids[2]}"
 check "retention: a recent recommendation stays" 200 ".id == \"${ids[2]}\""
 
+# review s14: a token budget below the sequence cap is what limits capacity,
+# and limited_by says so (it said max_num_seqs).
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":8000,"output_tokens":100,"max_num_batched_tokens":16,"top":1}'
+check "max_num_batched_tokens 16: capacity limited_by the token budget, binding scheduler" 201 \
+	'.plans[0] | .capacity.limited_by == "max_num_batched_tokens" and .binding == "scheduler" and .decode_batch <= 16'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
+

@@ -107,6 +107,8 @@ static void check_grid_point(struct inf_request *rq)
 		CHECK(p->binding ==
 		      (p->capacity_limit == INF_LIMIT_KV_CACHE ? ENG_BIND_MEMORY
 		       : p->capacity_limit == INF_LIMIT_MAX_NUM_SEQS ||
+			       p->capacity_limit ==
+				   INF_LIMIT_MAX_NUM_BATCHED_TOKENS ||
 			       p->capacity_limit == INF_LIMIT_MAX_BATCH
 			   ? ENG_BIND_SCHEDULER
 			   : ENG_BIND_LATENCY));
