@@ -134,7 +134,12 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   with Megatron-Core), and Hugging Face Transformers + PEFT runs every
  *   expert of a block in a loop on each rank (modeling_mixtral.py
  *   MixtralSparseMoeBlock; bitsandbytes 4-bit weights are not split by
- *   expert): false, experts sized as replicated modules. */
+ *   expert): false, experts sized as replicated modules.
+ *  pipeline_parallel: every profile runs a pipeline schedule (Megatron's
+ *   1F1B and interleaved, DeepSpeed's PipelineEngine, torch.distributed.
+ *   pipelining in torchtitan and FSDP2 trainers) but Hugging Face
+ *   Transformers + PEFT: the Trainer and accelerate train data-parallel
+ *   (DDP, FSDP, DeepSpeed ZeRO), with no pipeline schedule: false. */
 /* Bytes per logit live at the loss's peak (loss_logit_bytes).
  *  4: Megatron's vocabulary-parallel cross-entropy (Megatron-LM 2021-22
  *   vocab_parallel_cross_entropy on output.float(), Megatron-Core
@@ -190,7 +195,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 1,
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_NONE,
-     .expert_parallel = false},
+     .expert_parallel = false,
+     .pipeline_parallel = true},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -206,7 +212,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER,
-     .expert_parallel = true},
+     .expert_parallel = true,
+     .pipeline_parallel = true},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -222,7 +229,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER,
-     .expert_parallel = true},
+     .expert_parallel = true,
+     .pipeline_parallel = true},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -238,7 +246,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 3,
      .max_zero_stage_pp = 2,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
-     .expert_parallel = true},
+     .expert_parallel = true,
+     .pipeline_parallel = true},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -254,7 +263,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
-     .expert_parallel = true},
+     .expert_parallel = true,
+     .pipeline_parallel = true},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -270,7 +280,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 3,
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
-     .expert_parallel = true},
+     .expert_parallel = true,
+     .pipeline_parallel = true},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -288,7 +299,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 3,
      .max_zero_stage_pp = 2,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
-     .expert_parallel = true},
+     .expert_parallel = true,
+     .pipeline_parallel = true},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -309,7 +321,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage = 3,
      .max_zero_stage_pp = 2,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
-     .expert_parallel = false},
+     .expert_parallel = false,
+     .pipeline_parallel = false},
 };
 
 double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,

@@ -144,6 +144,9 @@ struct eng_stack {
 	 * rank holds all of them (/ tp). The search offers ep 1 only; a
 	 * pinned ep > 1 is sized with a warning (stack.c) */
 	bool expert_parallel;
+	/* true: the stack runs a pipeline schedule (pp > 1); false: the
+	 * search offers pp 1 only, a pinned pp > 1 is sized with a warning */
+	bool pipeline_parallel;
 };
 
 /* The built-in profiles. */

@@ -238,10 +238,10 @@ static const char *search_field(const struct trn_request *rq)
 }
 
 /* The stack's bounds (stack.h max_zero_stage, max_offload,
- * expert_parallel) may be what keeps every layout over its memory: "; stack
- * X shards no further than ZeRO-n and offloads ..." and the profiles that
- * lift them, into buf ("" when the request pinned past them or the stack
- * has none). */
+ * expert_parallel, pipeline_parallel) may be what keeps every layout over its
+ * memory: "; stack X shards no further than ZeRO-n and offloads ..." and the
+ * profiles that lift them, into buf ("" when the request pinned past them or
+ * the stack has none). */
 static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			     size_t len)
 {
@@ -250,6 +250,7 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 		  rq->stack.max_offload < STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
 	bool eb = !rq->strategies.ep.n && !rq->stack.expert_parallel &&
 		  rq->model.moe.experts > 0;
+	bool pb = !rq->strategies.pp.n && !rq->stack.pipeline_parallel;
 	char zs[40] = "", os[48] = "";
 	int n = 0;
 
@@ -272,9 +273,15 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 				      : "offloads the weights",
 			     ob ? "" : ", megatron-core");
 	if (eb && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "; stack %.64s has no expert parallelism: one "
+			      "that shards the experts (megatron-core, "
+			      "torchtitan, deepspeed-zero) may fit",
+			      rq->stack.name);
+	if (pb && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
-			 "; stack %.64s has no expert parallelism: one that "
-			 "shards the experts (megatron-core, torchtitan, "
+			 "; stack %.64s has no pipeline schedule: one that "
+			 "runs pipeline stages (megatron-core, torchtitan, "
 			 "deepspeed-zero) may fit",
 			 rq->stack.name);
 }
@@ -656,6 +663,22 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				    "experts): plans are sized as pinned; name "
 				    "a stack that runs it",
 				    q->layout.ep, rq->stack.name);
+		}
+		{
+			/* every listed plan, as for the ZeRO stage above */
+			const struct trn_plan *q = NULL;
+			for (int i = 0; i < res->n_plans && !q; i++)
+				if (res->plans[i].layout.pp > 1 &&
+				    !rq->stack.pipeline_parallel)
+					q = &res->plans[i];
+			if (q)
+				warn(res,
+				     "strategies.pp pins %d, which stack %.63s "
+				     "does not run (it has no pipeline "
+				     "schedule): plans are sized as pinned; "
+				     "name "
+				     "a stack that runs it",
+				     q->layout.pp, rq->stack.name);
 		}
 		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
 		    !rq->strategies.ep.n)

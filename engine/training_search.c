@@ -43,9 +43,12 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 				push(&L->tp, t);
 	L->pp = st->pp;
 	if (!L->pp.n) {
-		for (long p = 1; p <= m->layers && p <= gmax; p *= 2)
+		/* a stack without a pipeline schedule: one stage
+		 * (stack.h pipeline_parallel) */
+		long pmax = rq->stack.pipeline_parallel ? m->layers : 1;
+		for (long p = 1; p <= pmax && p <= gmax; p *= 2)
 			push(&L->pp, (int)p);
-		for (long p = 3; p <= m->layers && p <= gmax; p++)
+		for (long p = 3; p <= pmax && p <= gmax; p++)
 			if (m->layers % p == 0)
 				push(&L->pp, (int)p);
 		/* 126 layers on 16 stages style: uneven stages allowed */

@@ -35,6 +35,7 @@ static const char *const kernel_choices[] = {
 	    {"autocast_fp32_params", JV_BOOL, false, 0, 0, NULL, false},         \
 	    {"grads_in_backward", JV_BOOL, false, 0, 0, NULL, false},            \
 	    {"expert_parallel", JV_BOOL, false, 0, 0, NULL, false},              \
+	    {"pipeline_parallel", JV_BOOL, false, 0, 0, NULL, false},            \
 	    {"selective_recompute", JV_ENUM, false, 0, 0,                        \
 	     stack_sac_names,	    false},                                      \
 	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
@@ -98,6 +99,7 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	    {"autocast_fp32_params", &s->autocast_fp32_params},
 	    {"grads_in_backward", &s->grads_in_backward},
 	    {"expert_parallel", &s->expert_parallel},
+	    {"pipeline_parallel", &s->pipeline_parallel},
 	};
 	const struct {
 		const char *key;
@@ -317,6 +319,8 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			    json_string(stack_offload_names[s->max_offload]));
 	json_object_set_new(o, "expert_parallel",
 			    json_boolean(s->expert_parallel));
+	json_object_set_new(o, "pipeline_parallel",
+			    json_boolean(s->pipeline_parallel));
 	json_object_set_new(o, "autocast_fp32_params",
 			    json_boolean(s->autocast_fp32_params));
 	json_object_set_new(o, "grads_in_backward",

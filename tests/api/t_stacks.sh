@@ -102,6 +102,18 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":409
 check_problem "full Mixtral on 2 GPUs of megatron-lm-2021: the refusal names the missing expert parallelism" 422 gpus
 jq -e '.detail | test("stack megatron-lm-2021 has no expert parallelism: one that shards the experts")' "$T/body" >/dev/null &&
 	ok "the refusal's hint names expert parallelism" || not_ok "the refusal's hint names expert parallelism" "$(jq -c .detail "$T/body")"
+# review s14: hf-peft-bnb4 has no pipeline schedule (migrations/0034)
+req GET /v1/stacks/hf-peft-bnb4
+check "hf-peft-bnb4 runs no pipeline stages, its source says why" 200 \
+	'.pipeline_parallel == false and (.source | test("pipeline stages: none"))'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","stack":"hf-peft-bnb4","top":5}'
+check "Llama-2-70B on hf-peft-bnb4: no plan with pipeline stages, the basis says so" 201 \
+	'([.plans[].pp] | max) == 1 and .basis.stack.pipeline_parallel == false'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","stack":"hf-peft-bnb4","strategies":{"pp":2},"top":1}'
+check "a pinned pp 2 on hf-peft-bnb4: sized as pinned, with a warning" 201 \
+	'.plans[0].pp == 2 and ([.checks.warnings[] | select(test("strategies.pp pins 2, which stack hf-peft-bnb4 does not run"))] | length) == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","stack":{"name":"hf-peft-bnb4","pipeline_parallel":"no"}}'
+check_problem "stack.pipeline_parallel \"no\": 400 naming it" 400 stack.pipeline_parallel
 # review s14: a named stack is the request's choice, not "the default";
 # an MoE model on a stack without expert parallelism says what that means;
 # an MoE block without MoE layers is refused; a ZeRO list is narrowed.

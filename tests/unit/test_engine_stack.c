@@ -942,6 +942,21 @@ static int seed_0033(const char *line)
 	return 1;
 }
 
+/* 0034: "('name', true|false)," */
+static int seed_0034(const char *line)
+{
+	char name[64], pp[8];
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %7[a-z])", name, pp) != 2)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(!strcmp(pp, s->pipeline_parallel ? "true" : "false"));
+	return 1;
+}
+
 /* 0027: "('name', true|false)," */
 static int seed_0027(const char *line)
 {
@@ -1311,6 +1326,61 @@ static void test_expert_parallel(void)
 	free(r);
 }
 
+/* Pipeline stages only where the stack runs a schedule (stack.h
+ * pipeline_parallel): Llama 3 70B on 8 and 64 H100s under every profile,
+ * full and LoRA, offers pp > 1 only on a stack with one (review s14:
+ * hf-peft-bnb4 got pp 2); a pinned pp 2 on hf-peft-bnb4 is sized with the
+ * warning. */
+static void test_pipeline_parallel(void)
+{
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error err;
+	struct trn_request rq;
+	long staged = 0;
+
+	CHECK(!stack_builtin_find("hf-peft-bnb4")->pipeline_parallel);
+	CHECK(stack_builtin_find("megatron-lm-2021")->pipeline_parallel);
+	for (int i = 0; i < 4 * STACK_BUILTIN_COUNT; i++) {
+		base_request(&rq);
+		rq.stack = stack_builtin[i / 4];
+		rq.model = fx_llama3_70b();
+		rq.method = i % 2 ? TRN_LORA : TRN_FULL;
+		rq.gpus = (i / 2) % 2 ? 64 : 8;
+		rq.global_batch_size = 256;
+		rq.top = 16;
+		if (trn_size(&rq, r, &err) != 0) {
+			CHECK(rq.stack.pipeline_parallel ||
+			      strstr(err.message, "no pipeline schedule"));
+			continue;
+		}
+		for (int k = 0; k < r->n_plans; k++) {
+			CHECK(r->plans[k].layout.pp == 1 ||
+			      rq.stack.pipeline_parallel);
+			staged += r->plans[k].layout.pp > 1;
+		}
+		for (int w = 0; w < r->n_warnings; w++)
+			CHECK(strstr(r->warnings[w], "strategies.pp") == NULL);
+	}
+	CHECK(staged > 0);
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("hf-peft-bnb4");
+	rq.model = fx_llama3_70b();
+	rq.gpus = 64;
+	rq.global_batch_size = 256;
+	rq.strategies.pp.n = 1;
+	rq.strategies.pp.v[0] = 2;
+	CHECK(trn_size(&rq, r, &err) == 0 && r->plans[0].layout.pp == 2);
+	{
+		bool said = false;
+		for (int w = 0; w < r->n_warnings; w++)
+			said |= strstr(r->warnings[w],
+				       "strategies.pp pins 2, which stack "
+				       "hf-peft-bnb4 does not run") != NULL;
+		CHECK(said);
+	}
+	free(r);
+}
+
 /* The migrations that seed the stacks table hold the engine's built-in
  * values: 0015's rows, completed by 0019 and 0023, and the whole rows of
  * the profiles added after them (0025), one row per profile. */
@@ -1338,6 +1408,8 @@ static void test_migration_seed(void)
 	      STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0033_stack_expert_parallel.sql",
 			seed_0033) == STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0034_stack_pipeline_parallel.sql",
+			seed_0034) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -1361,6 +1433,7 @@ int main(void)
 	RUN(test_hf_terms_invariants);
 	RUN(test_zero_stages);
 	RUN(test_expert_parallel);
+	RUN(test_pipeline_parallel);
 	RUN(test_migration_seed);
 	return testlib_finish();
 }
