@@ -498,19 +498,33 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "largest stage (%d layers) sets memory and time",
 			     rq->model.layers, b->layout.pp,
 			     b->layers_per_stage_max);
-		if (b->memory.total_gib >
-		    TRN_NEAR_FULL * b->memory.capacity_gib)
-			warn(
-			    res,
-			    "the plan uses %.1f of %.1f GiB per GPU (%.0f %%, "
-			    "above %.0f %%): allocator peaks, NCCL buffers and "
-			    "library workspaces beyond the model can push it "
-			    "out of memory; set memory_headroom_fraction to "
-			    "keep a margin",
-			    b->memory.total_gib, b->memory.capacity_gib,
-			    100.0 * b->memory.total_gib /
-				b->memory.capacity_gib,
-			    100.0 * TRN_NEAR_FULL);
+		{
+			/* the fullest of the listed plans, not only the best
+			 * (review s14: a second plan at 79.97 of 80 GiB went
+			 * unwarned) */
+			const struct trn_plan *q = NULL;
+			for (int i = 0; i < res->n_plans; i++)
+				if (res->plans[i].memory.total_gib >
+					TRN_NEAR_FULL *
+					    res->plans[i].memory.capacity_gib &&
+				    (!q ||
+				     (q != b && res->plans[i].memory.total_gib >
+						    q->memory.total_gib)))
+					q = &res->plans[i];
+			if (q)
+				warn(
+				    res,
+				    "%s uses %.1f of %.1f GiB per GPU (%.0f "
+				    "%%, above %.0f %%): allocator peaks, NCCL "
+				    "buffers and library workspaces beyond the "
+				    "model can push it out of memory; set "
+				    "memory_headroom_fraction to keep a margin",
+				    q == b ? "the plan" : "a listed plan",
+				    q->memory.total_gib, q->memory.capacity_gib,
+				    100.0 * q->memory.total_gib /
+					q->memory.capacity_gib,
+				    100.0 * TRN_NEAR_FULL);
+		}
 		if (b->layout.offload != TRN_OFFLOAD_NONE)
 			warn(res,
 			     "%s offloaded to host memory: %.1f GiB of host "

@@ -71,6 +71,14 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	if (!finite_nonneg(rq->global_batch_tokens))
 		return eng_fail(err, ENG_EINVAL, "global_batch_tokens",
 				"must be a finite number >= 0");
+	/* the batch is whole sequences: below one it would be raised to
+	 * one unsaid (review s14: 1 token sized as 4,096) */
+	if (rq->global_batch_size <= 0 && rq->global_batch_tokens > 0 &&
+	    rq->global_batch_tokens < (double)rq->seq_len)
+		return eng_fail(err, ENG_EINVAL, "global_batch_tokens",
+				"%.0f is below one sequence: the global batch "
+				"is whole sequences of seq_len (%ld) tokens",
+				rq->global_batch_tokens, rq->seq_len);
 	if (!finite_nonneg(rq->failures_per_gpu_hour) ||
 	    rq->failures_per_gpu_hour > TRN_FAILURES_PER_GPU_HOUR_MAX)
 		return eng_fail(err, ENG_EINVAL, "failures_per_gpu_hour",

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "engine/gemm.h"
@@ -571,6 +572,16 @@ json_t *training_result_json(const struct trn_request *rq,
 				      "sequences), the pre-training default"
 				    : "16 sequences, the fine-tuning default "
 				      "(the QLoRA authors' recipes)"));
+	else if (rq->global_batch_size <= 0 &&
+		 fmod(rq->global_batch_tokens, (double)rq->seq_len) != 0.0)
+		json_object_set_new(
+		    assumptions, "global_batch",
+		    json_sprintf("%ld sequences: global_batch_tokens / seq_len "
+				 "rounded to whole sequences (%.0f tokens a "
+				 "step)",
+				 r->global_batch_size,
+				 (double)r->global_batch_size *
+				     (double)rq->seq_len));
 	if (rq->deadline_days > 0)
 		json_object_set_new(
 		    assumptions, "deadline",

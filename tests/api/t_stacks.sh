@@ -102,6 +102,12 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":409
 check_problem "full Mixtral on 2 GPUs of megatron-lm-2021: the refusal names the missing expert parallelism" 422 gpus
 jq -e '.detail | test("stack megatron-lm-2021 has no expert parallelism: one that shards the experts")' "$T/body" >/dev/null &&
 	ok "the refusal's hint names expert parallelism" || not_ok "the refusal's hint names expert parallelism" "$(jq -c .detail "$T/body")"
+# review s14: a token batch below one sequence is refused, a rounded one said
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"global_batch_tokens":1}'
+check_problem "global_batch_tokens 1 at seq_len 4096: 400 naming it" 400 global_batch_tokens
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"global_batch_tokens":1000000,"calibration":"datasheet","top":1}'
+check "global_batch_tokens 1e6 at seq_len 4096: 244 sequences, said in assumptions.global_batch" 201 \
+	'.global_batch_size == 244 and (.assumptions.global_batch | test("244 sequences"))'
 # review s14: hf-peft-bnb4 has no pipeline schedule (migrations/0034)
 req GET /v1/stacks/hf-peft-bnb4
 check "hf-peft-bnb4 runs no pipeline stages, its source says why" 200 \

@@ -627,13 +627,37 @@ static void test_near_full_warning(void)
 		warned |= strstr(r->warnings[i], "above 95 %") != NULL;
 	CHECK(r && r->plans[0].memory.total_gib > 0.95 * 80.0);
 	CHECK(warned);
-	/* the same with ZeRO-2 (70.6 GiB, 88 %) is not flagged */
+	/* the same with ZeRO-2 (70.6 GiB, 88 %) is not flagged as the
+	 * plan; a listed plan above 95 % is (review s14: Llama-2-70B LoRA on
+	 * 8 H100s listed a second plan at 79.97 of 80 GiB unwarned; here
+	 * Llama 3 70B LoRA on 4, best 59.3 GiB, one listed at 79.9) */
 	pin(&rq.strategies.zero, 2);
-	warned = false;
-	CHECK(r && trn_size(&rq, r, &e) == 0);
-	for (int i = 0; r && i < r->n_warnings; i++)
-		warned |= strstr(r->warnings[i], "above 95 %") != NULL;
-	CHECK(r && r->plans[0].memory.total_gib < 0.95 * 80.0 && !warned);
+	for (int k = 0; k < 2; k++) {
+		bool over = false, best = false, listed = false;
+		if (k == 1) {
+			trn_request_init(&rq);
+			rq.model = fx_llama3_70b();
+			rq.seq_len = 4096;
+			rq.gpu = fx_h100();
+			rq.gpus = 4;
+			rq.method = TRN_LORA;
+			rq.top = 16;
+		}
+		CHECK(r && trn_size(&rq, r, &e) == 0);
+		for (int i = 0; r && i < r->n_plans; i++)
+			over |= r->plans[i].memory.total_gib > 0.95 * 80.0;
+		for (int i = 0; r && i < r->n_warnings; i++) {
+			best |= strstr(r->warnings[i], "the plan uses") &&
+				strstr(r->warnings[i], "above 95 %");
+			listed |=
+			    strstr(r->warnings[i], "a listed plan uses") &&
+			    strstr(r->warnings[i], "above 95 %");
+		}
+		CHECK(r && r->plans[0].memory.total_gib < 0.95 * 80.0 && !best);
+		CHECK(listed == over);
+		if (k == 1)
+			CHECK(over); /* the case the check is for occurs */
+	}
 	free(r);
 }
 
