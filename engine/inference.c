@@ -239,6 +239,17 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      "long-context variant or RoPE scaling is assumed); the "
 		      "stock model truncates or refuses such requests",
 		      seq, rq->model.max_seq_len);
+	/* without chunking a prompt is scheduled whole in one iteration
+	 * (review s14) */
+	if (!b->serving.chunked_prefill &&
+	    b->serving.max_num_batched_tokens > 0 &&
+	    rq->prompt_tokens > b->serving.max_num_batched_tokens)
+		iwarn(res,
+		      "chunked prefill off and a %ld-token prompt above the "
+		      "%ld-token budget per iteration: the engine cannot "
+		      "schedule it (vLLM refuses to start so); turn "
+		      "chunked_prefill on or raise max_num_batched_tokens",
+		      rq->prompt_tokens, b->serving.max_num_batched_tokens);
 	if (b->capacity_limit == INF_LIMIT_KV_CACHE)
 		iwarn(res,
 		      "capacity limited by KV-cache memory: %ld sequences of "

@@ -258,21 +258,29 @@ json_t *inference_serving_json(const struct inf_serving *sv)
 }
 
 /* Plain words for the trade-off between the best plan and each other. */
-static json_t *tradeoff(const struct inf_plan *best, const struct inf_plan *p)
+static json_t *tradeoff(const struct inf_plan *best, const struct inf_plan *p,
+			bool at_load)
 {
-	char s[360];
+	char s[400], lp[16] = "", lb[16] = "";
 	double cap_p = p->capacity.output_tokens_per_s / (p->tp * p->pp);
 	double cap_b =
 	    best->capacity.output_tokens_per_s / (best->tp * best->pp);
 
+	/* a replica is tp x pp GPUs: both named, or two plans on different
+	 * GPU counts read as one layout (review s14) */
+	if (p->pp > 1)
+		snprintf(lp, sizeof(lp), " PP %d", p->pp);
+	if (best->pp > 1)
+		snprintf(lb, sizeof(lb), " PP %d", best->pp);
 	snprintf(s, sizeof(s),
-		 "TP %d x %ld replica%s vs TP %d x %ld: %ld vs %ld GPUs "
+		 "TP %d%s x %ld replica%s vs TP %d%s x %ld: %ld vs %ld GPUs "
 		 "($%.2f vs $%.2f per hour), tpot %.1f vs %.1f ms, ttft %.0f "
-		 "vs %.0f ms at this load; %.2fx the capacity per GPU",
-		 p->tp, p->replicas, p->replicas == 1 ? "" : "s", best->tp,
-		 best->replicas, p->gpus, best->gpus, p->cost_per_hour,
+		 "vs %.0f ms %s; %.2fx the capacity per GPU",
+		 p->tp, lp, p->replicas, p->replicas == 1 ? "" : "s", best->tp,
+		 lb, best->replicas, p->gpus, best->gpus, p->cost_per_hour,
 		 best->cost_per_hour, p->tpot_ms, best->tpot_ms, p->ttft_ms,
-		 best->ttft_ms, cap_b > 0 ? cap_p / cap_b : 0.0);
+		 best->ttft_ms, at_load ? "at this load" : "at capacity",
+		 cap_b > 0 ? cap_p / cap_b : 0.0);
 	return json_string(s);
 }
 
@@ -290,7 +298,8 @@ json_t *inference_result_json(const struct inf_request *rq,
 		if (i > 0)
 			json_object_set_new(
 			    p, "tradeoff",
-			    tradeoff(&r->plans[0], &r->plans[i]));
+			    tradeoff(&r->plans[0], &r->plans[i],
+				     rq->load_kind != INF_LOAD_NONE));
 		json_array_append_new(plans, p);
 	}
 	/* Byte counts are exact integers (tests/unit/test_engine.c test_78_kv

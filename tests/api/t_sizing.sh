@@ -306,6 +306,18 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","
 check "max_num_batched_tokens 16: capacity limited_by the token budget, binding scheduler" 201 \
 	'.plans[0] | .capacity.limited_by == "max_num_batched_tokens" and .binding == "scheduler" and .decode_batch <= 16'
 
+# review s14: a trade-off names each plan's pipeline stages, and without a
+# load says "at capacity"
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"a100-sxm4-80gb","prompt_tokens":8000,"output_tokens":2000,"top":4}'
+check "inference trade-offs: PP named where a plan has it, 'at capacity' without a load" 201 \
+	'[.plans[1:][] | select(.pp > 1)] as $p | ($p | length) > 0 and all($p[]; .tradeoff | test("TP [0-9]+ PP [0-9]+ x")) and all(.plans[1:][]; .tradeoff | test("at capacity"))'
+
+# review s14: without chunked prefill a prompt beyond the token budget
+# cannot be scheduled; the answer says so
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":20000,"output_tokens":100,"chunked_prefill":false,"max_num_batched_tokens":8192,"top":1}'
+check "chunked_prefill false, a 20,000-token prompt over an 8,192 budget: warned" 201 \
+	'[.warnings[] | select(test("chunked prefill off and a 20000-token prompt above the 8192-token budget.*raise max_num_batched_tokens$"))] | length == 1'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
