@@ -498,32 +498,50 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "largest stage (%d layers) sets memory and time",
 			     rq->model.layers, b->layout.pp,
 			     b->layers_per_stage_max);
+		if (b->memory.total_gib >
+		    TRN_NEAR_FULL * b->memory.capacity_gib)
+			warn(
+			    res,
+			    "the plan uses %.1f of %.1f GiB per GPU (%.0f %%, "
+			    "above %.0f %%): allocator peaks, NCCL buffers and "
+			    "library workspaces beyond the model can push it "
+			    "out of memory; set memory_headroom_fraction to "
+			    "keep a margin",
+			    b->memory.total_gib, b->memory.capacity_gib,
+			    100.0 * b->memory.total_gib /
+				b->memory.capacity_gib,
+			    100.0 * TRN_NEAR_FULL);
 		{
-			/* the fullest of the listed plans, not only the best
+			/* the other plans listed, as for offload below
 			 * (review s14: a second plan at 79.97 of 80 GiB went
 			 * unwarned) */
-			const struct trn_plan *q = NULL;
-			for (int i = 0; i < res->n_plans; i++)
-				if (res->plans[i].memory.total_gib >
+			char list[64] = "";
+			double most = 0.0, cap = 0.0;
+			size_t len = 0;
+
+			for (int i = 1; i < res->n_plans; i++) {
+				const struct trn_plan *q = &res->plans[i];
+				if (q->memory.total_gib <=
 					TRN_NEAR_FULL *
-					    res->plans[i].memory.capacity_gib &&
-				    (!q ||
-				     (q != b && res->plans[i].memory.total_gib >
-						    q->memory.total_gib)))
-					q = &res->plans[i];
-			if (q)
-				warn(
-				    res,
-				    "%s uses %.1f of %.1f GiB per GPU (%.0f "
-				    "%%, above %.0f %%): allocator peaks, NCCL "
-				    "buffers and library workspaces beyond the "
-				    "model can push it out of memory; set "
-				    "memory_headroom_fraction to keep a margin",
-				    q == b ? "the plan" : "a listed plan",
-				    q->memory.total_gib, q->memory.capacity_gib,
-				    100.0 * q->memory.total_gib /
-					q->memory.capacity_gib,
-				    100.0 * TRN_NEAR_FULL);
+					    q->memory.capacity_gib ||
+				    len >= sizeof(list) - 8)
+					continue;
+				len += (size_t)snprintf(
+				    list + len, sizeof(list) - len, "%s%d",
+				    len ? ", " : "", i + 1);
+				if (q->memory.total_gib > most) {
+					most = q->memory.total_gib;
+					cap = q->memory.capacity_gib;
+				}
+			}
+			if (len)
+				warn(res,
+				     "plan(s) %s of the list use above %.0f %% "
+				     "of "
+				     "GPU memory (up to %.1f of %.1f GiB): "
+				     "allocator peaks can push them out of "
+				     "memory",
+				     list, 100.0 * TRN_NEAR_FULL, most, cap);
 		}
 		if (b->layout.offload != TRN_OFFLOAD_NONE)
 			warn(res,

@@ -30,7 +30,8 @@ jq -e --argjson w "$l4w" '(.checks.warnings | map(select(startswith("plan(s) ") 
 	ok "the compare row's warnings and verdict are those of sizing L4 alone" ||
 	not_ok "the compare row agrees with sizing L4 alone" "row $l4w vs $(jq -c .checks.warnings "$T/body")"
 req POST /v1/sizing/compare -d '{"training":{"model":"llama-2-70b","seq_len":4096,"train_tokens":2e12,"deadline_days":5,"max_gpus":64},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]}'
-check "no row meets the deadline: the verdict says so" 201 '.verdict | startswith("no GPU type meets the 5-day deadline")'
+check "no row meets the deadline: the verdict says so, and so does every row" 201 \
+	'(.verdict | startswith("no GPU type meets the 5-day deadline")) and all(.rows[]; .verdict | test(": misses the 5-day deadline; "))'
 req POST /v1/sizing/compare -d '{"inference":{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":256,"requests_per_s":10,"tpot_ms":30,"ttft_ms":500},"gpus":["h100-sxm5-80gb","h200-sxm-141gb"]}'
 check "inference compare with targets: cheapest meets them, the verdict says among which" 201 \
 	'(.verdict | startswith("among the GPU types that meet the latency targets")) and all(.rows[] | select(.cheapest); .meets_targets)'

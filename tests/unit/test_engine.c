@@ -656,6 +656,10 @@ static void test_compare_constraints(void)
 	CHECK(r.cheapest == 0 && r.fastest == 2);
 	CHECK(strstr(r.summary, "no GPU type meets the 10-day deadline") !=
 	      NULL);
+	/* and every row still says it misses it (review s14) */
+	for (int i = 0; i < 3; i++)
+		CHECK(strncmp(r.rows[i].verdict + strlen(e[i].name),
+			      ": misses the 10-day deadline; ", 30) == 0);
 	/* no constraint: meets is not consulted */
 	CHECK(cmp_rank(e, 3, CMP_TRAINING, NULL, &r, &err) == 0);
 	CHECK(r.cheapest == 0 && strstr(r.summary, "meet") == NULL);
