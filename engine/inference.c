@@ -239,6 +239,16 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      "long-context variant or RoPE scaling is assumed); the "
 		      "stock model truncates or refuses such requests",
 		      seq, rq->model.max_seq_len);
+	/* TensorRT-LLM builds CUDA engines: a GPU type without a CUDA
+	 * compute capability (AMD's) cannot run it (review s14) */
+	if (b->serving.engine == INF_SERVING_TRTLLM && rq->gpu.cc_major == 0)
+		iwarn(
+		    res,
+		    "serving tensorrt-llm on %.40s, which has no CUDA compute "
+		    "capability: TensorRT-LLM runs on NVIDIA GPUs only; "
+		    "sized with its defaults as if it ran (vllm or sglang "
+		    "serve this GPU)",
+		    rq->gpu.name);
 	/* without chunking a prompt is scheduled whole in one iteration
 	 * (review s14) */
 	if (!b->serving.chunked_prefill &&

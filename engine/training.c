@@ -712,6 +712,20 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				     "a stack that runs it",
 				     q->layout.pp, rq->stack.name);
 		}
+		/* cuDNN and FlashAttention-3 are CUDA kernels: a GPU type
+		 * without a CUDA compute capability (AMD's) runs neither
+		 * (review s14) */
+		if ((rq->stack.attn_kernel == ATTN_CUDNN ||
+		     rq->stack.attn_kernel == ATTN_FA3) &&
+		    rq->gpu.cc_major == 0)
+			warn(res,
+			     "stack %.63s's attention kernel %s is NVIDIA's "
+			     "and %.40s has no CUDA compute capability: sized "
+			     "with that kernel class's efficiencies as if it "
+			     "ran",
+			     rq->stack.name,
+			     attn_kernel_name(rq->stack.attn_kernel),
+			     rq->gpu.name);
 		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
 		    !rq->strategies.ep.n)
 			warn(

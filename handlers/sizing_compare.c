@@ -227,17 +227,24 @@ static json_t *gpu_map_canonical(const json_t *map, char names[][CMP_NAME_SIZE],
 
 /* The CSV's columns: the job kind's own, then those every row has. */
 static const char *const training_cols[] = {
-    "gpu",	    "ok",  "gpus",	     "nodes",	  "tp",
-    "pp",	    "dp",  "days",	     "gpu_hours", "cost",
-    "tokens_per_s", "mfu", "meets_deadline", NULL};
-static const char *const inference_cols[] = {
-    "gpu",	     "ok",
-    "gpus",	     "tp",
-    "replicas",	     "batch",
-    "utilization",   "ttft_ms",
-    "tpot_ms",	     "total_output_tokens_per_s",
-    "cost_per_hour", "cost_per_million_output_tokens",
-    "meets_targets", NULL};
+    "gpu",  "ok",	    "gpus", "nodes",	      "tp",   "pp",
+    "dp",   "cp",	    "ep",   "zero",	      "days", "gpu_hours",
+    "cost", "tokens_per_s", "mfu",  "meets_deadline", NULL};
+static const char *const inference_cols[] = {"gpu",
+					     "ok",
+					     "gpus",
+					     "tp",
+					     "pp",
+					     "replicas",
+					     "batch",
+					     "utilization",
+					     "ttft_ms",
+					     "tpot_ms",
+					     "total_output_tokens_per_s",
+					     "cost_per_hour",
+					     "cost_per_million_output_tokens",
+					     "meets_targets",
+					     NULL};
 static const char *const common_cols[] = {"efficiency_basis",
 					  "price_per_gpu_hour",
 					  "speedup_vs_cheapest",
@@ -567,24 +574,28 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		}
 		if (training) {
 			const struct trn_plan *p = &o->r.trn.plans[0];
+			/* every factor of gpus (tp x pp x dp x cp), the
+			 * experts' group and the ZeRO stage (review s14: a
+			 * row of 256 GPUs read tp 1 pp 1 dp 16) */
 			plan = json_pack(
-			    "{s:I, s:I, s:i, s:i, s:i, s:o, s:o, "
-			    "s:o, s:o, s:o}",
+			    "{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:o, "
+			    "s:o, s:o, s:o, s:o}",
 			    "gpus", (json_int_t)p->gpus, "nodes",
 			    (json_int_t)p->nodes, "tp", p->layout.tp, "pp",
-			    p->layout.pp, "dp", p->layout.dp, "days",
-			    sizing_real(p->days, 4), "gpu_hours",
-			    sizing_real(p->gpu_hours, 4), "cost",
+			    p->layout.pp, "dp", p->layout.dp, "cp",
+			    p->layout.cp, "ep", p->layout.ep, "zero",
+			    p->layout.zero, "days", sizing_real(p->days, 4),
+			    "gpu_hours", sizing_real(p->gpu_hours, 4), "cost",
 			    sizing_real(p->cost, 4), "tokens_per_s",
 			    sizing_real(p->tokens_per_s, 4), "mfu",
 			    sizing_real(p->mfu, 3));
 		} else {
 			const struct inf_plan *p = &o->r.inf.plans[0];
 			plan = json_pack(
-			    "{s:I, s:i, s:I, s:o, s:o, s:o, s:o, s:o, "
+			    "{s:I, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o, "
 			    "s:o, s:o, s:o, s:b}",
-			    "gpus", (json_int_t)p->gpus, "tp", p->tp,
-			    "replicas", (json_int_t)p->replicas, "batch",
+			    "gpus", (json_int_t)p->gpus, "tp", p->tp, "pp",
+			    p->pp, "replicas", (json_int_t)p->replicas, "batch",
 			    sizing_real(p->batch, 4), "utilization",
 			    sizing_real(p->utilization, 3), "ttft_ms",
 			    sizing_real(p->ttft_ms, 4), "tpot_ms",

@@ -372,8 +372,8 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	{
 		const struct inf_plan *p = &r->plans[0];
 		json_t *summary = json_pack(
-		    "{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "tp", p->tp,
-		    "replicas", (json_int_t)p->replicas, "gpus",
+		    "{s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "tp", p->tp,
+		    "pp", p->pp, "replicas", (json_int_t)p->replicas, "gpus",
 		    (json_int_t)p->gpus, "tpot_ms", sizing_real(p->tpot_ms, 4),
 		    "total_output_tokens_per_s",
 		    sizing_real(p->total_output_tokens_per_s, 4),

@@ -774,9 +774,10 @@ void h_sizing_training(struct app *app, const struct request *req,
 		/* trn_size succeeds only with at least one plan. */
 		const struct trn_plan *p = &r->plans[0];
 		json_t *summary = json_pack(
-		    "{s:I, s:i, s:i, s:i, s:o, s:o, s:o}", "gpus",
+		    "{s:I, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o}", "gpus",
 		    (json_int_t)p->gpus, "tp", p->layout.tp, "pp", p->layout.pp,
-		    "dp", p->layout.dp, "days", sizing_real(p->days, 4), "cost",
+		    "dp", p->layout.dp, "cp", p->layout.cp, "ep", p->layout.ep,
+		    "days", sizing_real(p->days, 4), "cost",
 		    sizing_real(p->cost, 4), "mfu", sizing_real(p->mfu, 3));
 		sizing_persist(
 		    app, req, "training", job.model_name, job.gpu_name,

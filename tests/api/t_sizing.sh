@@ -318,6 +318,20 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","
 check "chunked_prefill false, a 20,000-token prompt over an 8,192 budget: warned" 201 \
 	'[.warnings[] | select(test("chunked prefill off and a 20000-token prompt above the 8192-token budget.*raise max_num_batched_tokens$"))] | length == 1'
 
+# review s14: compare rows carry every factor of their GPUs (cp, and ep and
+# zero beside), inference rows their pipeline stages
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":131072,"train_tokens":1e10,"max_gpus":256},"gpus":["h100","a100-sxm4-80gb"]}'
+check "compare training rows: gpus = tp x pp x dp x cp, ep and zero given" 201 \
+	'all(.rows[] | select(.ok); .gpus == .tp * .pp * .dp * .cp and (.ep | type) == "number" and (.zero | type) == "number") and any(.rows[]; .cp > 1)'
+req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3.1-405b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":1},"gpus":["h100","a100-sxm4-80gb"]}'
+check "compare inference rows: gpus = tp x pp x replicas" 201 \
+	'all(.rows[] | select(.ok); .gpus == .tp * .pp * .replicas)'
+# review s14: NVIDIA-only software on a GPU without CUDA is said to be so
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"mi300x-192gb","prompt_tokens":2048,"output_tokens":512,"serving":"tensorrt-llm","top":1}'
+check "tensorrt-llm on MI300X: warned" 201 '[.warnings[] | select(test("TensorRT-LLM runs on NVIDIA GPUs only"))] | length == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"mi300x-192gb","gpus":8,"stack":"megatron-core","top":1}'
+check "megatron-core's cuDNN attention on MI300X: warned" 201 '[.checks.warnings[] | select(test("attention kernel cudnn is NVIDIA"))] | length == 1'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
