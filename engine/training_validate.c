@@ -253,7 +253,12 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	}
 	for (int i = 0; i < st->ep.n; i++) {
 		int e = st->ep.v[i];
-		if (e > 1 && (m->moe.experts == 0 || m->moe.experts % e != 0))
+		if (e > 1 && m->moe.experts == 0)
+			return eng_fail(err, ENG_EINVAL, "strategies.ep",
+					"ep %d on a dense model: it has no "
+					"experts to shard (ep 1 only)",
+					e);
+		if (e > 1 && m->moe.experts % e != 0)
 			return eng_fail(err, ENG_EINVAL, "strategies.ep",
 					"model.moe.experts (%ld) is not "
 					"divisible by ep %d",

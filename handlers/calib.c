@@ -50,21 +50,20 @@ static int take(struct hw_measured *to, const struct fleet_value *from,
 }
 
 int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
-		       enum eng_dtype dtype, const char *gpu,
+		       enum eng_dtype dtype, const char *gpu, const char *field,
 		       struct response *res)
 {
 	if (ci->mode != CALIB_MEASURED || hw->gemm_tflops[dtype].samples > 0 ||
 	    hw->gemm_sustained_tflops[dtype].samples > 0)
 		return 0;
 	problem(res, 422, "not-measured", "No measurements",
-		"calibration: no probe has measured a usable %s GEMM rate of "
+		"%s: no probe has measured a usable %s GEMM rate of "
 		"\"%s\" in the last %d days (what was measured is not what "
 		"this job runs, or was implausible); use \"calibration\": "
 		"\"auto\" or \"datasheet\"",
-		eng_dtype_name(dtype), gpu, ci->window_days);
+		field, eng_dtype_name(dtype), gpu, ci->window_days);
 	json_object_set_new(res->json, "errors",
-			    json_pack("[{s:s, s:s}]", "field", "calibration",
-				      "message",
+			    json_pack("[{s:s, s:s}]", "field", field, "message",
 				      "no measured GEMM rate in the job's "
 				      "dtype for this GPU type"));
 	return -1;

@@ -46,10 +46,11 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 
 /* CALIB_MEASURED promises measured rates: once the job's GEMM dtype is
  * known, a GPU type whose probes measured (plausibly) some other dtype or
- * metric but not that GEMM is the same 422 as one never measured. Returns
+ * metric but not that GEMM is the same 422 as one never measured, naming
+ * field (the request's "calibration", under its job in a compare). Returns
  * 0, or -1 with res set. */
 int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
-		       enum eng_dtype dtype, const char *gpu,
+		       enum eng_dtype dtype, const char *gpu, const char *field,
 		       struct response *res);
 
 #endif

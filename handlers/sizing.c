@@ -706,9 +706,9 @@ int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
 	if (!json_is_array(arr) || json_array_size(arr) == 0 ||
 	    json_array_size(arr) > (size_t)cap) {
 		jv_error(v, key,
-			 "must be a list of 1 to %d allowed values (integers "
-			 "in [%ld, %ld])",
-			 cap, min, max);
+			 "must be an integer in [%ld, %ld] (a pin) or a list "
+			 "of 1 to %d of them (the allowed values)",
+			 min, max, cap);
 		return -1;
 	}
 	json_array_foreach(arr, i, x)

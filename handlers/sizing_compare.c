@@ -413,14 +413,15 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		/* measured, as for one GPU type: the job's own GEMM dtype */
 		if (training) {
 			if (calib_require_gemm(&o->ci, &o->hw, trq.precision,
-					       row.name, res) != 0)
+					       row.name, "training.calibration",
+					       res) != 0)
 				goto out;
 		} else {
 			struct inf_request rq = irq;
 			rq.gpu = o->hw;
-			if (calib_require_gemm(&o->ci, &o->hw,
-					       inf_compute_dtype(&rq), row.name,
-					       res) != 0)
+			if (calib_require_gemm(
+				&o->ci, &o->hw, inf_compute_dtype(&rq),
+				row.name, "inference.calibration", res) != 0)
 				goto out;
 		}
 		/* the same type under two spellings: two identical rows, one

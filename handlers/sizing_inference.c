@@ -362,7 +362,7 @@ void h_sizing_inference(struct app *app, const struct request *req,
 	    sizing_job_gpu(app, &job, &rq.gpu, res) != 0 ||
 	    inference_check_gpu(&rq, "tp", res) != 0 ||
 	    calib_require_gemm(&job.ci, &rq.gpu, inf_compute_dtype(&rq),
-			       job.gpu_row.name, res) != 0 ||
+			       job.gpu_row.name, "calibration", res) != 0 ||
 	    !(r = sizing_alloc(sizeof(*r), res)))
 		goto out;
 	if (inf_size(&rq, r, &err) != 0) {

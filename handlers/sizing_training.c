@@ -757,7 +757,7 @@ void h_sizing_training(struct app *app, const struct request *req,
 	if (training_parse(app, body, true, &rq, &job, res) != 0 ||
 	    sizing_job_gpu(app, &job, &rq.gpu, res) != 0 ||
 	    calib_require_gemm(&job.ci, &rq.gpu, rq.precision, job.gpu_row.name,
-			       res) != 0 ||
+			       "calibration", res) != 0 ||
 	    !(r = sizing_alloc(sizeof(*r), res)))
 		goto out;
 	sizing_budget_init(&budget, app, req);

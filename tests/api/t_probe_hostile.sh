@@ -99,7 +99,7 @@ grep -q 'bf16 GEMM' "$T/body" && ok "the 422 names the dtype it lacks" || not_ok
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","calibration":"measured"}'
 check_problem "the same for an inference job (bf16 weights)" 422 calibration
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":2048,"train_tokens":1e10,"max_gpus":64,"calibration":"measured"},"gpus":["l4-24gb"]}'
-check_problem "and for a compare row" 422 calibration
+check_problem "and for a compare row, named under its job" 422 training.calibration
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","calibration":"auto"}'
 check "calibration auto still answers, from the datasheet" 201 '.basis.gemm_tflops.source != "measured"'
 

@@ -108,6 +108,15 @@ check_problem "global_batch_tokens 1 at seq_len 4096: 400 naming it" 400 global_
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"global_batch_tokens":1000000,"calibration":"datasheet","top":1}'
 check "global_batch_tokens 1e6 at seq_len 4096: 244 sequences, said in assumptions.global_batch" 201 \
 	'.global_batch_size == 244 and (.assumptions.global_batch | test("244 sequences"))'
+# review s14: messages that say what is wrong
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","strategies":{"ep":8}}'
+check_problem "ep 8 on a dense model: 400 naming strategies.ep" 400 strategies.ep
+jq -e '.detail | test("dense model: it has no experts")' "$T/body" >/dev/null && ok "ep on a dense model: the message says it has no experts" ||
+	not_ok "ep on a dense model: the message says it has no experts" "$(jq -c .detail "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","strategies":{"tp":2.0}}'
+check_problem "tp 2.0: 400 naming strategies.tp" 400 strategies.tp
+jq -e '.errors[0].message | test("an integer in \\[1, [0-9]+\\] \\(a pin\\) or a list")' "$T/body" >/dev/null && ok "tp 2.0: the message says an integer or a list" ||
+	not_ok "tp 2.0: the message says an integer or a list" "$(jq -c .errors "$T/body")"
 # review s14: hf-peft-bnb4 has no pipeline schedule (migrations/0034)
 req GET /v1/stacks/hf-peft-bnb4
 check "hf-peft-bnb4 runs no pipeline stages, its source says why" 200 \
