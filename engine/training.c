@@ -286,6 +286,23 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			 rq->stack.name);
 }
 
+/* The field a "does not fit" names: the GPU count, unless more GPUs cannot
+ * shrink a GPU's share - one tp, pp, cp and ep each to choose from and no
+ * ZeRO stage that shards over data-parallel ranks - when it is the
+ * strategies (review s14: tp 1, pp 1, ZeRO-0 pinned named max_gpus). */
+static const char *no_fit_field(const struct trn_request *rq,
+				const struct lists *L)
+{
+	bool shards = false;
+
+	for (int i = 0; i < L->zero.n; i++)
+		shards |= L->zero.v[i] > 0;
+	if (L->tp.n == 1 && L->pp.n == 1 && L->cp.n == 1 && L->ep.n == 1 &&
+	    !shards)
+		return "strategies";
+	return rq->gpus ? "gpus" : "max_gpus";
+}
+
 int trn_size(const struct trn_request *rq, struct trn_result *res,
 	     struct eng_error *err)
 {
@@ -448,7 +465,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
 		stack_bound_hint(rq, hint, sizeof(hint));
 		return eng_fail(
-		    err, ENG_EINFEASIBLE, rq->gpus ? "gpus" : "max_gpus",
+		    err, ENG_EINFEASIBLE, no_fit_field(rq, &L),
 		    "does not fit even at the largest allowed scale: the "
 		    "smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
 		    "pp %d dp %d zero %d, recompute %s, offload %s) vs "

@@ -108,6 +108,11 @@ check_problem "global_batch_tokens 1 at seq_len 4096: 400 naming it" 400 global_
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"global_batch_tokens":1000000,"calibration":"datasheet","top":1}'
 check "global_batch_tokens 1e6 at seq_len 4096: 244 sequences, said in assumptions.global_batch" 201 \
 	'.global_batch_size == 244 and (.assumptions.global_batch | test("244 sequences"))'
+# review s14: a refusal no GPU count can lift names the strategies
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","max_gpus":1024,"strategies":{"zero":0,"tp":1,"pp":1},"top":1}'
+check_problem "tp 1, pp 1, ZeRO-0 pinned, 8B does not fit: 422 naming strategies, not max_gpus" 422 strategies
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","max_gpus":1,"top":1}'
+check_problem "8B full training on at most one GPU of the default stack: 422 naming max_gpus (more GPUs help)" 422 max_gpus
 # review s14: messages that say what is wrong
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","strategies":{"ep":8}}'
 check_problem "ep 8 on a dense model: 400 naming strategies.ep" 400 strategies.ep
