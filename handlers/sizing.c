@@ -88,6 +88,20 @@ static void gpu_to_hw(const struct store_gpu *g, struct hw_spec *hw)
 		hw->cc_major = hw->cc_minor = 0;
 }
 
+bool sizing_gpu_known(struct app *app, const char *name)
+{
+	struct store_gpu row;
+	struct store_err e;
+	char canon[80], suggest[3][80];
+	int n = 0;
+
+	if (store_gpu_get_spec(app->db, name, &row, &e) == STORE_OK ||
+	    e.status != STORE_NOT_FOUND)
+		return true;
+	return names_resolve(app, NAMES_GPU, name, canon, sizeof(canon),
+			     suggest, 3, &n) == 0;
+}
+
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,
 		    struct calib_info *ci, struct store_gpu *row,

@@ -56,6 +56,9 @@ struct calib_info {
  * own name is row->name (typed catalog figures: struct store_gpu).
  * Returns 0 or -1 with res filled.
  */
+/* Whether name (or an alias of it) is in the GPU catalog; true when the
+ * catalog cannot be read, leaving the answer to sizing_load_gpu. */
+bool sizing_gpu_known(struct app *app, const char *name);
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,
 		    struct calib_info *ci, struct store_gpu *row,

@@ -161,7 +161,7 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	x = rq->top;
 	if (jv_int(&v, b, "top", false, 1, INF_MAX_TOP, &x) == 0)
 		rq->top = (int)x;
-	return sizing_parse_end(&v, b, gpu_required, job);
+	return sizing_parse_end(app, &v, b, gpu_required, job);
 }
 
 int inference_check_gpu(const struct inf_request *rq, const char *field,

@@ -46,8 +46,8 @@ void sizing_defer(struct response *res, struct sizing_job *job)
 	memset(res, 0, sizeof(*res));
 }
 
-int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
-		     struct sizing_job *job)
+int sizing_parse_end(struct app *app, struct jv *v, const json_t *b,
+		     bool gpu_required, struct sizing_job *job)
 {
 	int e = 0;
 
@@ -71,6 +71,14 @@ int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
 				 "takes them per GPU in the top-level "
 				 "\"power_limits\"");
 	}
+	/* every bad field at once: an unknown GPU beside the others (review
+	 * s14: it came only once they were fixed) */
+	if (gpu_required && job->gpu_name && problem_field_count(v->res) > 0 &&
+	    !sizing_gpu_known(app, job->gpu_name))
+		jv_error(v, "gpu",
+			 "unknown GPU \"%.64s\"; GET /v1/gpus lists the "
+			 "catalog",
+			 job->gpu_name);
 	if (problem_field_count(v->res) > 0) {
 		if (job->has_deferred)
 			res_release(&job->deferred);

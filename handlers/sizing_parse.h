@@ -51,8 +51,8 @@ struct sizing_job {
 void sizing_parse_model(struct app *app, struct jv *v, const json_t *b,
 			const char *const *known, struct model_arch *m,
 			struct sizing_job *job);
-int sizing_parse_end(struct jv *v, const json_t *b, bool gpu_required,
-		     struct sizing_job *job);
+int sizing_parse_end(struct app *app, struct jv *v, const json_t *b,
+		     bool gpu_required, struct sizing_job *job);
 /* When res holds a problem that is not a field error, moves it into
  * job->deferred (the first one is kept) and clears res, so that the other
  * fields' errors collect there; sizing_parse_end answers the 400 if any,

@@ -296,7 +296,7 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 								 : TRN_OBJ_COST;
 	if (jv_enum(&v, b, "objective", false, trn_objective_names, &e) == 0)
 		rq->objective = (enum trn_objective)e;
-	return sizing_parse_end(&v, b, gpu_required, job);
+	return sizing_parse_end(app, &v, b, gpu_required, job);
 }
 
 json_t *training_request_json(const json_t *body, const struct trn_request *rq,

@@ -332,6 +332,14 @@ check "tensorrt-llm on MI300X: warned" 201 '[.warnings[] | select(test("TensorRT
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"mi300x-192gb","gpus":8,"stack":"megatron-core","top":1}'
 check "megatron-core's cuDNN attention on MI300X: warned" 201 '[.checks.warnings[] | select(test("attention kernel cudnn is NVIDIA"))] | length == 1'
 
+# review s14: an unknown GPU is listed with the other bad fields
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":-4,"gpu":"nope2"}'
+check "training: bad seq_len and unknown gpu, both listed at once" 400 '[.errors[].field] | index("seq_len") != null and index("gpu") != null'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens":-1,"output_tokens":10,"gpu":"nope2"}'
+check "inference: bad prompt_tokens and unknown gpu, both listed at once" 400 '[.errors[].field] | index("prompt_tokens") != null and index("gpu") != null'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":-4,"gpu":"H100"}'
+check "an alias of a catalog GPU is not called unknown" 400 '[.errors[].field] == ["seq_len"]'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
