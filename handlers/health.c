@@ -27,8 +27,17 @@ void h_readyz(struct app *app, const struct request *req, struct response *res)
 		return;
 	}
 	if (!atomic_load(&app->ready)) {
-		problem(res, 503, "unavailable", "Service unavailable",
-			"starting: the database schema is not verified yet");
+		/* a database the start cannot reach says so here, not only
+		 * in the log (review s14: "starting" forever) */
+		if (migrate_pending(app->db, app->migrations, &pending, &e) ==
+		    STORE_UNAVAILABLE)
+			problem(res, 503, "unavailable", "Service unavailable",
+				"starting: database unreachable: %s",
+				e.message);
+		else
+			problem(res, 503, "unavailable", "Service unavailable",
+				"starting: the database schema is not verified "
+				"yet");
 		res->retry_after_s = 2;
 		return;
 	}

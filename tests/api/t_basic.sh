@@ -135,3 +135,21 @@ for l in 127.0.0.1:99999 127.0.0.1:65536 127.0.0.1:http 127.0.0.1:; do
 	[ $rc = 1 ] && grep -q 'the port must be a number in \[0, 65535\]' "$T/listen.log" &&
 		ok "--listen $l is refused at start" || not_ok "--listen $l is refused at start" "rc=$rc $(tail -n 1 "$T/listen.log")"
 done
+
+# A daemon whose start cannot reach its database says so on /readyz (review
+# s14: "starting: ... not verified yet" for as long as it ran).
+"$GSZ_BIN" serve --listen 127.0.0.1:0 --database-url "host=$T/no-such-dir port=1 dbname=x user=y connect_timeout=1" \
+	--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/unreach.log" 2>&1 &
+upid=$!
+uport=""
+for i in $(seq 1 100); do
+	uport=$(grep -o '"msg":"listening".*"port":"[0-9]*"' "$T/unreach.log" 2>/dev/null | grep -o '"port":"[0-9]*"' | grep -o '[0-9]*' | head -n 1)
+	[ -n "$uport" ] && break
+	sleep 0.05
+done
+body=$(curl -s --max-time 10 "http://127.0.0.1:${uport:-1}/readyz")
+kill "$upid" 2>/dev/null
+timeout 30 tail --pid="$upid" -f /dev/null 2>/dev/null
+jq -e '.status == 503 and (.detail | startswith("starting: database unreachable"))' <<<"$body" >/dev/null &&
+	ok "/readyz of a daemon that cannot reach its database: 503 saying so" ||
+	not_ok "/readyz of a daemon that cannot reach its database: 503 saying so" "$body"
