@@ -166,9 +166,12 @@ static int charset_utf8(const char *ctype)
 		if (*p == '"')
 			p++;
 		n = strcspn(p, "\"; \t");
-		return (n == 5 && !strncasecmp(p, "utf-8", 5)) ||
-		       (n == 4 && !strncasecmp(p, "utf8", 4)) ||
-		       (n == 8 && !strncasecmp(p, "us-ascii", 8));
+		/* every charset parameter: a second one that disagrees is
+		 * not UTF-8 (review s14 accepted "utf-8; charset=latin1") */
+		if (!((n == 5 && !strncasecmp(p, "utf-8", 5)) ||
+		      (n == 4 && !strncasecmp(p, "utf8", 4)) ||
+		      (n == 8 && !strncasecmp(p, "us-ascii", 8))))
+			return 0;
 	}
 	return 1;
 }
@@ -474,6 +477,7 @@ struct framing {
 	int transfer_encoding;
 	int host;
 	int spaced_name;
+	int content_type;
 };
 
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
@@ -491,6 +495,8 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
 		f->transfer_encoding++;
 	else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
 		f->host++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE))
+		f->content_type++;
 	if (strpbrk(key, " \t"))
 		f->spaced_name++;
 	return MHD_YES;
@@ -530,7 +536,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *ctype = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	struct framing f = {0, 0, 0, 0};
+	struct framing f = {0, 0, 0, 0, 0};
 	int nroutes, idx;
 	const struct route *table = routes_table(&nroutes);
 
@@ -582,6 +588,15 @@ static enum MHD_Result on_headers(struct http_server *s,
 	/* RFC 9112 3.2; MHD's own check (MHD_OPTION_STRICT_FOR_CLIENT)
 	 * answers HTML with its header block sent twice, so it is off.
 	 */
+	/* Content-Type is a singleton (RFC 9110 5.3): two of them leave the
+	 * body's type to whichever one a reader takes (review s14: the first
+	 * won, "application/xml" second went unseen) */
+	if (f.content_type > 1) {
+		problem(&st->res, 400, "bad-request", "Bad request",
+			"more than one Content-Type header");
+		st->decided = 1;
+		return MHD_YES;
+	}
 	if (f.host > 1 || (f.host == 0 && !strcmp(version, "HTTP/1.1"))) {
 		problem(&st->res, 400, "bad-request", "Bad request",
 			f.host ? "more than one Host header"

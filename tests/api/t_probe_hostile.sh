@@ -145,6 +145,11 @@ req POST /v1/sizing/training -H 'Content-Type: application/json; charset="UTF-8"
 check "charset=\"UTF-8\": sized" 201
 req POST /v1/sizing/training -H 'Content-Type: application/json;charset=us-ascii' -d "$T8J"
 check "charset=us-ascii: sized" 201
+# review s14: a second charset that disagrees, and a second Content-Type
+req POST /v1/sizing/training -H 'Content-Type: application/json; charset=utf-8; charset=latin1' -d "$T8J"
+check_problem "charset=utf-8 then charset=latin1: 415" 415
+req POST /v1/sizing/training -H 'Content-Type: application/json' -H 'Content-Type: application/xml' -d "$T8J"
+check_problem "two Content-Type headers: 400" 400
 
 # --- bodies are read as sent: a Content-Encoding is a 415, not "malformed
 # JSON" (gzip) nor a body read despite its label (br); identity is fine
