@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "attention.h"
@@ -927,48 +928,25 @@ static int seed_0032(const char *line)
 	return 1;
 }
 
-/* 0033: "('name', true|false)," */
-static int seed_0033(const char *line)
+/* 0027, 0033, 0034: "('name', true|false)," - one flag per row, the
+ * built-in field at seed_flag_offset (offsetof in struct eng_stack), set
+ * before each seed_rows */
+static size_t seed_flag_offset;
+
+static int seed_flag(const char *line)
 {
-	char name[64], ep[8];
+	char name[64], flag[8];
 	const struct eng_stack *s;
 
-	if (sscanf(line, "('%63[^']', %7[a-z])", name, ep) != 2)
+	if (sscanf(line, "('%63[^']', %7[a-z])", name, flag) != 2)
 		return 0;
 	s = stack_builtin_find(name);
 	CHECK(s != NULL);
 	if (s)
-		CHECK(!strcmp(ep, s->expert_parallel ? "true" : "false"));
-	return 1;
-}
-
-/* 0034: "('name', true|false)," */
-static int seed_0034(const char *line)
-{
-	char name[64], pp[8];
-	const struct eng_stack *s;
-
-	if (sscanf(line, "('%63[^']', %7[a-z])", name, pp) != 2)
-		return 0;
-	s = stack_builtin_find(name);
-	CHECK(s != NULL);
-	if (s)
-		CHECK(!strcmp(pp, s->pipeline_parallel ? "true" : "false"));
-	return 1;
-}
-
-/* 0027: "('name', true|false)," */
-static int seed_0027(const char *line)
-{
-	char name[64], fa[8];
-	const struct eng_stack *s;
-
-	if (sscanf(line, "('%63[^']', %7[a-z])", name, fa) != 2)
-		return 0;
-	s = stack_builtin_find(name);
-	CHECK(s != NULL);
-	if (s)
-		CHECK(!strcmp(fa, s->lora_fp32_adapters ? "true" : "false"));
+		CHECK(!strcmp(
+		    flag, *(const bool *)((const char *)s + seed_flag_offset)
+			      ? "true"
+			      : "false"));
 	return 1;
 }
 
@@ -1396,8 +1374,9 @@ static void test_migration_seed(void)
 			seed_0019) == first);
 	CHECK(seed_rows("migrations/0023_stack_loss_logit_bytes.sql",
 			seed_0023) == first);
+	seed_flag_offset = offsetof(struct eng_stack, lora_fp32_adapters);
 	CHECK(seed_rows("migrations/0027_stack_lora_fp32_adapters.sql",
-			seed_0027) == STACK_BUILTIN_COUNT);
+			seed_flag) == STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0028_stack_eager_autocast_memory.sql",
 			seed_0028) == STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0029_stack_loss_pass_bytes.sql",
@@ -1406,10 +1385,12 @@ static void test_migration_seed(void)
 	      STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0032_stack_max_offload.sql", seed_0032) ==
 	      STACK_BUILTIN_COUNT);
+	seed_flag_offset = offsetof(struct eng_stack, expert_parallel);
 	CHECK(seed_rows("migrations/0033_stack_expert_parallel.sql",
-			seed_0033) == STACK_BUILTIN_COUNT);
+			seed_flag) == STACK_BUILTIN_COUNT);
+	seed_flag_offset = offsetof(struct eng_stack, pipeline_parallel);
 	CHECK(seed_rows("migrations/0034_stack_pipeline_parallel.sql",
-			seed_0034) == STACK_BUILTIN_COUNT);
+			seed_flag) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
