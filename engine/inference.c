@@ -469,6 +469,12 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 				"max_gpus is %ld",
 				over.gpus, over.replicas, over.tp * over.pp,
 				100.0 * u_max, gmax);
+	/* a listed replica of several stages sends its activations between
+	 * nodes: the rate it used is stated (review s14) */
+	for (int i = 0; i < res->n_plans; i++)
+		if (res->plans[i].pp > 1)
+			res->basis.inter_node_gbps =
+			    hw_inter_rate(&rq->gpu, 0.0, c.gpn);
 	add_warnings(rq, res);
 	return 0;
 }

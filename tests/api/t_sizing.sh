@@ -340,6 +340,14 @@ check "inference: bad prompt_tokens and unknown gpu, both listed at once" 400 '[
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":-4,"gpu":"H100"}'
 check "an alias of a catalog GPU is not called unknown" 400 '[.errors[].field] == ["seq_len"]'
 
+# review s14: an inference answer whose replicas span nodes states the
+# inter-node rate; one whose replicas stay in a node does not
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","gpu":"h100","prompt_tokens":2048,"output_tokens":512,"requests_per_s":1,"top":2}'
+check "405B on H100 (replicas of pipeline stages): basis.inter_node_gbps given" 201 \
+	'any(.plans[]; .pp > 1) and (.basis.inter_node_gbps.value > 0)'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":2048,"output_tokens":512,"top":1}'
+check "8B on H100 (one stage): no inter_node_gbps" 201 '.plans[0].pp == 1 and (.basis | has("inter_node_gbps") | not)'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
