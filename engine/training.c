@@ -12,6 +12,7 @@
 #include "training_int.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -697,37 +698,47 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				    stack_offload_names[rq->stack.max_offload]);
 		}
 		{
-			/* every listed plan, as for the ZeRO stage above */
-			const struct trn_plan *q = NULL;
-			for (int i = 0; i < res->n_plans && !q; i++)
-				if (res->plans[i].layout.ep > 1 &&
-				    !rq->stack.expert_parallel)
-					q = &res->plans[i];
-			if (q)
-				warn(
-				    res,
-				    "strategies.ep pins %d, which stack %.63s "
-				    "does not run (it has no expert "
-				    "parallelism: every rank holds all "
-				    "experts): plans are sized as pinned; name "
-				    "a stack that runs it",
-				    q->layout.ep, rq->stack.name);
-		}
-		{
-			/* every listed plan, as for the ZeRO stage above */
-			const struct trn_plan *q = NULL;
-			for (int i = 0; i < res->n_plans && !q; i++)
-				if (res->plans[i].layout.pp > 1 &&
-				    !rq->stack.pipeline_parallel)
-					q = &res->plans[i];
-			if (q)
-				warn(res,
-				     "strategies.pp pins %d, which stack %.63s "
-				     "does not run (it has no pipeline "
-				     "schedule): plans are sized as pinned; "
-				     "name "
-				     "a stack that runs it",
-				     q->layout.pp, rq->stack.name);
+			/* every listed plan, as for the ZeRO stage above: a
+			 * parallelism the stack does not run (stack.h) */
+			const struct {
+				const char *name, *lacks;
+				size_t off; /* an int of struct trn_layout */
+				bool runs;
+			} par[] = {
+			    {"ep",
+			     "expert parallelism: every rank holds all experts",
+			     offsetof(struct trn_layout, ep),
+			     rq->stack.expert_parallel},
+			    {"pp", "pipeline schedule",
+			     offsetof(struct trn_layout, pp),
+			     rq->stack.pipeline_parallel},
+			};
+			for (size_t k = 0; k < sizeof(par) / sizeof(par[0]);
+			     k++) {
+				int over = 0;
+				for (int i = 0;
+				     i < res->n_plans && !over && !par[k].runs;
+				     i++) {
+					int v =
+					    *(const int *)((const char *)&res
+							       ->plans[i]
+							       .layout +
+							   par[k].off);
+					if (v > 1)
+						over = v;
+				}
+				if (over)
+					warn(
+					    res,
+					    "strategies.%s pins %d, which "
+					    "stack "
+					    "%.63s does not run (it has no "
+					    "%s): "
+					    "plans are sized as pinned; name a "
+					    "stack that runs it",
+					    par[k].name, over, rq->stack.name,
+					    par[k].lacks);
+			}
 		}
 		/* cuDNN and FlashAttention-3 are CUDA kernels: a GPU type
 		 * without a CUDA compute capability (AMD's) runs neither

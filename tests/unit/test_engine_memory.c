@@ -359,6 +359,16 @@ static void test_meta_405b_fits(void)
 	free(r);
 }
 
+/* Whether the request is refused as invalid, naming field. */
+static bool refused_naming(const struct trn_request *rq, struct trn_result *r,
+			   const char *field)
+{
+	struct eng_error e;
+
+	return r && trn_size(rq, r, &e) == ENG_EINVAL &&
+	       strcmp(e.field, field) == 0;
+}
+
 /* More headroom never fits more: the fewest GPUs never falls, and every
  * ranked plan stays within the usable memory; past what any plan needs
  * the answer is ENG_EINFEASIBLE. Out of range is ENG_EINVAL naming the
@@ -394,12 +404,10 @@ static void test_headroom(void)
 				  r->plans[k].memory.capacity_gib);
 	}
 	rq.memory_headroom_fraction = 0.6;
-	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
-	      strcmp(e.field, "memory_headroom_fraction") == 0);
+	CHECK(refused_naming(&rq, r, "memory_headroom_fraction"));
 	rq.memory_headroom_fraction = 0;
 	rq.dropout = 2;
-	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
-	      strcmp(e.field, "dropout") == 0);
+	CHECK(refused_naming(&rq, r, "dropout"));
 	free(r);
 }
 
@@ -461,12 +469,10 @@ static void test_memory_overheads(void)
 		last_min = r->min_gpus;
 	}
 	rq.memory_fragmentation_fraction = 1.5;
-	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
-	      strcmp(e.field, "memory_fragmentation_fraction") == 0);
+	CHECK(refused_naming(&rq, r, "memory_fragmentation_fraction"));
 	rq.memory_fragmentation_fraction = 0.05;
 	rq.memory_fixed_overhead_gib = -1;
-	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
-	      strcmp(e.field, "memory_fixed_overhead_gib") == 0);
+	CHECK(refused_naming(&rq, r, "memory_fixed_overhead_gib"));
 	free(r);
 }
 
@@ -507,12 +513,10 @@ static void test_host_offload_rates(void)
 	CHECK_NEAR(link + cpu, p1.time.optimizer_s, 1e-9);
 	CHECK_NEAR(cpu / link, 12.0, 1e-9);
 	rq.cpu_optimizer_gbps = 0;
-	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
-	      strcmp(e.field, "cpu_optimizer_gbps") == 0);
+	CHECK(refused_naming(&rq, r, "cpu_optimizer_gbps"));
 	rq.cpu_optimizer_gbps = 10;
 	rq.host_link_gbps = -1;
-	CHECK(r && trn_size(&rq, r, &e) == ENG_EINVAL &&
-	      strcmp(e.field, "host_link_gbps") == 0);
+	CHECK(refused_naming(&rq, r, "host_link_gbps"));
 	free(r);
 }
 
