@@ -346,6 +346,9 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","prompt_tokens
 check "inference: bad prompt_tokens and unknown gpu, both listed at once" 400 '[.errors[].field] | index("prompt_tokens") != null and index("gpu") != null'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":-4,"gpu":"H100"}'
 check "an alias of a catalog GPU is not called unknown" 400 '[.errors[].field] == ["seq_len"]'
+req POST /v1/sizing/compare "${J[@]}" -d '{"gpus":["H100","nope2"],"training":{"model":"llama-3-8b","seq_len":-4,"train_tokens":1e9}}'
+check "compare: a bad job field and an unknown gpus[1], both listed; the alias is not" 400 \
+	'[.errors[].field] == ["training.seq_len", "gpus[1]"]'
 
 # review s14: an inference answer whose replicas span nodes states the
 # inter-node rate; one whose replicas stay in a node does not
