@@ -26,7 +26,7 @@ enum eng_code {
 struct eng_error {
 	int code;
 	char field[64];
-	char message[512];
+	char message[1024];
 };
 
 /* Fills *e (when non-NULL) and returns code. printf-style message. */

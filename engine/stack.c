@@ -139,7 +139,18 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   1F1B and interleaved, DeepSpeed's PipelineEngine, torch.distributed.
  *   pipelining in torchtitan and FSDP2 trainers) but Hugging Face
  *   Transformers + PEFT: the Trainer and accelerate train data-parallel
- *   (DDP, FSDP, DeepSpeed ZeRO), with no pipeline schedule: false. */
+ *   (DDP, FSDP, DeepSpeed ZeRO), with no pipeline schedule: false.
+ *  tensor_parallel: every profile splits layers over a tensor-parallel
+ *   group (Megatron's column/row-parallel layers, DeepSpeed through
+ *   Megatron's, torch's DTensor parallelize_module in torchtitan and FSDP2
+ *   trainers) but Hugging Face Transformers + PEFT with bitsandbytes
+ *   4-bit weights: the multi-GPU QLoRA recipes PEFT documents shard
+ *   data-parallel (FSDP-QLoRA, DeepSpeed ZeRO-3; PEFT docs
+ *   accelerate/fsdp.md, "Use PEFT QLoRA and FSDP for finetuning large
+ *   models on multiple GPUs"), Transformers documents its tp_plan for
+ *   multi-GPU inference (docs perf_infer_gpu_multi.md), and tp_plan on
+ *   bitsandbytes 4-bit weights was reported failing
+ *   (huggingface/transformers issue 38122, 2025-05): false. */
 /* Bytes per logit live at the loss's peak (loss_logit_bytes).
  *  4: Megatron's vocabulary-parallel cross-entropy (Megatron-LM 2021-22
  *   vocab_parallel_cross_entropy on output.float(), Megatron-Core
@@ -196,7 +207,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_NONE,
      .expert_parallel = false,
-     .pipeline_parallel = true},
+     .pipeline_parallel = true,
+     .tensor_parallel = true},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -213,7 +225,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER,
      .expert_parallel = true,
-     .pipeline_parallel = true},
+     .pipeline_parallel = true,
+     .tensor_parallel = true},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -230,7 +243,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER,
      .expert_parallel = true,
-     .pipeline_parallel = true},
+     .pipeline_parallel = true,
+     .tensor_parallel = true},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -247,7 +261,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 2,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
-     .pipeline_parallel = true},
+     .pipeline_parallel = true,
+     .tensor_parallel = true},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -264,7 +279,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
-     .pipeline_parallel = true},
+     .pipeline_parallel = true,
+     .tensor_parallel = true},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -281,7 +297,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 1,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
-     .pipeline_parallel = true},
+     .pipeline_parallel = true,
+     .tensor_parallel = true},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -300,7 +317,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 2,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
-     .pipeline_parallel = true},
+     .pipeline_parallel = true,
+     .tensor_parallel = true},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -322,7 +340,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_zero_stage_pp = 2,
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = false,
-     .pipeline_parallel = false},
+     .pipeline_parallel = false,
+     .tensor_parallel = false},
 };
 
 double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,

@@ -147,6 +147,10 @@ struct eng_stack {
 	/* true: the stack runs a pipeline schedule (pp > 1); false: the
 	 * search offers pp 1 only, a pinned pp > 1 is sized with a warning */
 	bool pipeline_parallel;
+	/* true: the stack splits layers over a tensor-parallel group (tp >
+	 * 1); false: the search offers tp 1 only, a pinned tp > 1 is sized
+	 * with a warning */
+	bool tensor_parallel;
 };
 
 /* The built-in profiles. */

@@ -239,7 +239,8 @@ static const char *search_field(const struct trn_request *rq)
 }
 
 /* The stack's bounds (stack.h max_zero_stage, max_offload,
- * expert_parallel, pipeline_parallel) may be what keeps every layout over its
+ * expert_parallel, pipeline_parallel, tensor_parallel) may be what keeps every
+ * layout over its
  * memory: "; stack X shards no further than ZeRO-n and offloads ..." and the
  * profiles that lift them, into buf ("" when the request pinned past them or
  * the stack has none). */
@@ -252,6 +253,7 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 	bool eb = !rq->strategies.ep.n && !rq->stack.expert_parallel &&
 		  rq->model.moe.experts > 0;
 	bool pb = !rq->strategies.pp.n && !rq->stack.pipeline_parallel;
+	bool tb = !rq->strategies.tp.n && !rq->stack.tensor_parallel;
 	char zs[40] = "", os[48] = "";
 	int n = 0;
 
@@ -280,10 +282,16 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			      "torchtitan, deepspeed-zero) may fit",
 			      rq->stack.name);
 	if (pb && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "; stack %.64s has no pipeline schedule: one "
+			      "that runs pipeline stages (megatron-core, "
+			      "torchtitan, deepspeed-zero) may fit",
+			      rq->stack.name);
+	if (tb && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
-			 "; stack %.64s has no pipeline schedule: one that "
-			 "runs pipeline stages (megatron-core, torchtitan, "
-			 "deepspeed-zero) may fit",
+			 "; stack %.64s has no tensor parallelism: one that "
+			 "splits layers (megatron-core, torchtitan, "
+			 "pytorch-fsdp2-fa2) may fit",
 			 rq->stack.name);
 }
 
@@ -461,7 +469,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		const struct trn_plan *p = &sp;
 		const char *why = NULL;
 
-		char hint[448] = "";
+		char hint[640] = "";
 
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
 		stack_bound_hint(rq, hint, sizeof(hint));
@@ -712,6 +720,9 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    {"pp", "pipeline schedule",
 			     offsetof(struct trn_layout, pp),
 			     rq->stack.pipeline_parallel},
+			    {"tp", "tensor parallelism",
+			     offsetof(struct trn_layout, tp),
+			     rq->stack.tensor_parallel},
 			};
 			for (size_t k = 0; k < sizeof(par) / sizeof(par[0]);
 			     k++) {

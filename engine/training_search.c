@@ -36,11 +36,14 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 
 	memset(L, 0, sizeof(*L));
 	L->tp = st->tp;
-	if (!L->tp.n)
-		for (int t = 1; t <= c->gpn && t <= m->heads && t <= gmax;
-		     t *= 2)
+	if (!L->tp.n) {
+		/* a stack without tensor parallelism: one rank a layer
+		 * (stack.h tensor_parallel) */
+		int tmax = rq->stack.tensor_parallel ? c->gpn : 1;
+		for (int t = 1; t <= tmax && t <= m->heads && t <= gmax; t *= 2)
 			if (m->heads % t == 0)
 				push(&L->tp, t);
+	}
 	L->pp = st->pp;
 	if (!L->pp.n) {
 		/* a stack without a pipeline schedule: one stage

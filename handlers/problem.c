@@ -61,7 +61,7 @@ static json_t *make(int status, const char *slug, const char *title,
 void problem(struct response *res, int status, const char *slug,
 	     const char *title, const char *detail_fmt, ...)
 {
-	char detail[512], clean[512];
+	char detail[1024], clean[1024];
 	va_list ap;
 
 	va_start(ap, detail_fmt);
@@ -89,7 +89,7 @@ static void count_unlisted(struct response *res, size_t n)
 void problem_field(struct response *res, const char *field, const char *msg_fmt,
 		   ...)
 {
-	char raw[512], f[256], msg[512];
+	char raw[1024], f[256], msg[1024];
 	va_list ap;
 	json_t *errors;
 
@@ -117,7 +117,7 @@ void problem_field(struct response *res, const char *field, const char *msg_fmt,
 	    errors, json_pack("{s:s, s:s}", "field", field, "message", msg));
 	/* The detail names the first bad field, for humans reading curl. */
 	if (json_array_size(errors) == 1) {
-		char detail[800];
+		char detail[1300];
 		snprintf(detail, sizeof(detail), "%s: %s", field, msg);
 		json_object_set_new(res->json, "detail", json_string(detail));
 	}

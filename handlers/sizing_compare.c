@@ -26,7 +26,7 @@ struct one {
 	struct hw_spec hw;
 	struct calib_info ci;
 	int ok;
-	char reason[600];
+	char reason[1100];
 	union {
 		struct trn_result trn;
 		struct inf_result inf;

@@ -129,11 +129,27 @@ check "hf-peft-bnb4 runs no pipeline stages, its source says why" 200 \
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","stack":"hf-peft-bnb4","top":5}'
 check "Llama-2-70B on hf-peft-bnb4: no plan with pipeline stages, the basis says so" 201 \
 	'([.plans[].pp] | max) == 1 and .basis.stack.pipeline_parallel == false'
-req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","stack":"hf-peft-bnb4","strategies":{"pp":2},"top":1}'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","stack":"hf-peft-bnb4","strategies":{"pp":2},"top":1}'
 check "a pinned pp 2 on hf-peft-bnb4: sized as pinned, with a warning" 201 \
 	'.plans[0].pp == 2 and ([.checks.warnings[] | select(test("strategies.pp pins 2, which stack hf-peft-bnb4 does not run"))] | length) == 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-70b","seq_len":4096,"gpu":"h100","gpus":64,"calibration":"datasheet","stack":{"name":"hf-peft-bnb4","pipeline_parallel":"no"}}'
 check_problem "stack.pipeline_parallel \"no\": 400 naming it" 400 stack.pipeline_parallel
+# hf-peft-bnb4 splits no layers over GPUs (migrations/0035): QLoRA of a
+# 70B on 8 H100s was planned at tp 2
+req GET /v1/stacks/hf-peft-bnb4
+check "hf-peft-bnb4 runs no tensor parallelism, its source says why" 200 \
+	'.tensor_parallel == false and (.source | test("tensor parallelism: none"))'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"calibration":"datasheet","top":5}'
+check "QLoRA of Llama-3-70B (hf-peft-bnb4): no plan with tp > 1, the basis says so" 201 \
+	'.basis.stack.name == "hf-peft-bnb4" and ([.plans[].tp] | max) == 1 and .basis.stack.tensor_parallel == false'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"calibration":"datasheet","strategies":{"tp":2},"top":1}'
+check "a pinned tp 2 on hf-peft-bnb4: sized as pinned, with a warning" 201 \
+	'.plans[0].tp == 2 and ([.checks.warnings[] | select(test("strategies.tp pins 2, which stack hf-peft-bnb4 does not run"))] | length) == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"calibration":"datasheet","stack":{"name":"hf-peft-bnb4","tensor_parallel":true},"top":3}'
+check "tensor_parallel true as a request override: tp offered again, basis says the request's" 201 \
+	'.basis.stack.tensor_parallel == true and ([.plans[].tp] | max) > 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":4096,"gpu":"h100","gpus":8,"stack":{"name":"hf-peft-bnb4","tensor_parallel":1}}'
+check_problem "stack.tensor_parallel 1: 400 naming it" 400 stack.tensor_parallel
 # review s14: a named stack is the request's choice, not "the default";
 # an MoE model on a stack without expert parallelism says what that means;
 # an MoE block without MoE layers is refused; a ZeRO list is narrowed.

@@ -1304,57 +1304,95 @@ static void test_expert_parallel(void)
 	free(r);
 }
 
-/* Pipeline stages only where the stack runs a schedule (stack.h
- * pipeline_parallel): Llama 3 70B on 8 and 64 H100s under every profile,
- * full and LoRA, offers pp > 1 only on a stack with one (review s14:
- * hf-peft-bnb4 got pp 2); a pinned pp 2 on hf-peft-bnb4 is sized with the
- * warning. */
-static void test_pipeline_parallel(void)
+/* Pipeline stages and tensor-parallel groups only where the stack runs
+ * them (stack.h pipeline_parallel, tensor_parallel): Llama 3 70B on 8 and
+ * 64 H100s under every profile, full and LoRA, offers pp > 1 or tp > 1
+ * only on a stack with it (review s14: hf-peft-bnb4 got pp 2; session
+ * 15: QLoRA of 70B on it got tp 2); a pinned 2 on hf-peft-bnb4 is sized
+ * with the warning. */
+static void test_stack_parallelisms(void)
 {
+	static const struct {
+		const char *name, *refusal; /* strategies.<name>, the hint */
+		size_t runs, layout;	    /* a bool of the stack, an int of
+					     * the layout */
+	} par[] = {
+	    {"pp", "no pipeline schedule",
+	     offsetof(struct eng_stack, pipeline_parallel),
+	     offsetof(struct trn_layout, pp)},
+	    {"tp", "no tensor parallelism",
+	     offsetof(struct eng_stack, tensor_parallel),
+	     offsetof(struct trn_layout, tp)},
+	};
 	struct trn_result *r = calloc(1, sizeof(*r));
 	struct eng_error err;
 	struct trn_request rq;
-	long staged = 0;
 
-	CHECK(!stack_builtin_find("hf-peft-bnb4")->pipeline_parallel);
-	CHECK(stack_builtin_find("megatron-lm-2021")->pipeline_parallel);
-	for (int i = 0; i < 4 * STACK_BUILTIN_COUNT; i++) {
-		base_request(&rq);
-		rq.stack = stack_builtin[i / 4];
-		rq.model = fx_llama3_70b();
-		rq.method = i % 2 ? TRN_LORA : TRN_FULL;
-		rq.gpus = (i / 2) % 2 ? 64 : 8;
+	for (size_t k = 0; k < sizeof(par) / sizeof(par[0]); k++) {
+		long split = 0;
+		char pin[96];
+
+		CHECK(!*(const bool *)((const char *)stack_builtin_find(
+					   "hf-peft-bnb4") +
+				       par[k].runs));
+		CHECK(*(const bool *)((const char *)stack_builtin_find(
+					  "megatron-lm-2021") +
+				      par[k].runs));
+		for (int i = 0; i < 4 * STACK_BUILTIN_COUNT; i++) {
+			bool runs;
+
+			base_request(&rq);
+			rq.stack = stack_builtin[i / 4];
+			runs = *(const bool *)((const char *)&rq.stack +
+					       par[k].runs);
+			rq.model = fx_llama3_70b();
+			rq.method = i % 2 ? TRN_LORA : TRN_FULL;
+			rq.gpus = (i / 2) % 2 ? 64 : 8;
+			rq.global_batch_size = 256;
+			rq.top = 16;
+			if (trn_size(&rq, r, &err) != 0) {
+				CHECK(runs ||
+				      strstr(err.message, par[k].refusal));
+				continue;
+			}
+			for (int j = 0; j < r->n_plans; j++) {
+				int v =
+				    *(const int *)((const char *)&r->plans[j]
+						       .layout +
+						   par[k].layout);
+				CHECK(v == 1 || runs);
+				split += v > 1;
+			}
+			snprintf(pin, sizeof(pin), "strategies.%s",
+				 par[k].name);
+			for (int w = 0; w < r->n_warnings; w++)
+				CHECK(strstr(r->warnings[w], pin) == NULL);
+		}
+		CHECK(split > 0);
+		base_request(&rq); /* 8B: fits with the other at 1 */
+		rq.stack = *stack_builtin_find("hf-peft-bnb4");
+		rq.gpus = 64;
 		rq.global_batch_size = 256;
-		rq.top = 16;
-		if (trn_size(&rq, r, &err) != 0) {
-			CHECK(rq.stack.pipeline_parallel ||
-			      strstr(err.message, "no pipeline schedule"));
-			continue;
+		if (k == 0) {
+			rq.strategies.pp.n = 1;
+			rq.strategies.pp.v[0] = 2;
+		} else {
+			rq.strategies.tp.n = 1;
+			rq.strategies.tp.v[0] = 2;
 		}
-		for (int k = 0; k < r->n_plans; k++) {
-			CHECK(r->plans[k].layout.pp == 1 ||
-			      rq.stack.pipeline_parallel);
-			staged += r->plans[k].layout.pp > 1;
+		CHECK(trn_size(&rq, r, &err) == 0 &&
+		      *(const int *)((const char *)&r->plans[0].layout +
+				     par[k].layout) == 2);
+		snprintf(pin, sizeof(pin),
+			 "strategies.%s pins 2, which stack hf-peft-bnb4 does "
+			 "not run",
+			 par[k].name);
+		{
+			bool said = false;
+			for (int w = 0; w < r->n_warnings; w++)
+				said |= strstr(r->warnings[w], pin) != NULL;
+			CHECK(said);
 		}
-		for (int w = 0; w < r->n_warnings; w++)
-			CHECK(strstr(r->warnings[w], "strategies.pp") == NULL);
-	}
-	CHECK(staged > 0);
-	base_request(&rq);
-	rq.stack = *stack_builtin_find("hf-peft-bnb4");
-	rq.model = fx_llama3_70b();
-	rq.gpus = 64;
-	rq.global_batch_size = 256;
-	rq.strategies.pp.n = 1;
-	rq.strategies.pp.v[0] = 2;
-	CHECK(trn_size(&rq, r, &err) == 0 && r->plans[0].layout.pp == 2);
-	{
-		bool said = false;
-		for (int w = 0; w < r->n_warnings; w++)
-			said |= strstr(r->warnings[w],
-				       "strategies.pp pins 2, which stack "
-				       "hf-peft-bnb4 does not run") != NULL;
-		CHECK(said);
 	}
 	free(r);
 }
@@ -1391,6 +1429,9 @@ static void test_migration_seed(void)
 	seed_flag_offset = offsetof(struct eng_stack, pipeline_parallel);
 	CHECK(seed_rows("migrations/0034_stack_pipeline_parallel.sql",
 			seed_flag) == STACK_BUILTIN_COUNT);
+	seed_flag_offset = offsetof(struct eng_stack, tensor_parallel);
+	CHECK(seed_rows("migrations/0035_stack_tensor_parallel.sql",
+			seed_flag) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -1414,7 +1455,7 @@ int main(void)
 	RUN(test_hf_terms_invariants);
 	RUN(test_zero_stages);
 	RUN(test_expert_parallel);
-	RUN(test_pipeline_parallel);
+	RUN(test_stack_parallelisms);
 	RUN(test_migration_seed);
 	return testlib_finish();
 }
