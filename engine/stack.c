@@ -150,7 +150,16 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   models on multiple GPUs"), Transformers documents its tp_plan for
  *   multi-GPU inference (docs perf_infer_gpu_multi.md), and tp_plan on
  *   bitsandbytes 4-bit weights was reported failing
- *   (huggingface/transformers issue 38122, 2025-05): false. */
+ *   (huggingface/transformers issue 38122, 2025-05): false.
+ *  nf4_base_weights (QLoRA's 4-bit NF4 frozen base weights): Hugging Face
+ *   + PEFT (bitsandbytes Linear4bit), NeMo (24.x nlp/modules/common/
+ *   megatron/adapters/qlora.py: NF4 wrappers of Megatron-Core's linear
+ *   layers, "Tensor Parallel is not supported"), FSDP2 trainers (torchtune
+ *   lora_finetune_distributed with torchao NF4Tensor: llama2/70B_qlora,
+ *   llama3_1/405B_qlora) and DeepSpeed (PEFT docs accelerate/deepspeed.md:
+ *   QLoRA with ZeRO-3): true. Megatron-LM, Megatron-Core and Megatron-
+ *   DeepSpeed have no 4-bit base layers, and torchtitan trains no
+ *   adapters: false. */
 /* Bytes per logit live at the loss's peak (loss_logit_bytes).
  *  4: Megatron's vocabulary-parallel cross-entropy (Megatron-LM 2021-22
  *   vocab_parallel_cross_entropy on output.float(), Megatron-Core
@@ -208,7 +217,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_NONE,
      .expert_parallel = false,
      .pipeline_parallel = true,
-     .tensor_parallel = true},
+     .tensor_parallel = true,
+     .nf4_base_weights = false},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -226,7 +236,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_OPTIMIZER,
      .expert_parallel = true,
      .pipeline_parallel = true,
-     .tensor_parallel = true},
+     .tensor_parallel = true,
+     .nf4_base_weights = false},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
      .tp_comm_overlap = 0.75,
@@ -244,7 +255,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_OPTIMIZER,
      .expert_parallel = true,
      .pipeline_parallel = true,
-     .tensor_parallel = true},
+     .tensor_parallel = true,
+     .nf4_base_weights = true},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -262,7 +274,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
      .pipeline_parallel = true,
-     .tensor_parallel = true},
+     .tensor_parallel = true,
+     .nf4_base_weights = true},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -280,7 +293,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
      .pipeline_parallel = true,
-     .tensor_parallel = true},
+     .tensor_parallel = true,
+     .nf4_base_weights = true},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -298,7 +312,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
      .pipeline_parallel = true,
-     .tensor_parallel = true},
+     .tensor_parallel = true,
+     .nf4_base_weights = false},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -318,7 +333,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = true,
      .pipeline_parallel = true,
-     .tensor_parallel = true},
+     .tensor_parallel = true,
+     .nf4_base_weights = false},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
      .tp_comm_overlap = 0.0,
@@ -341,7 +357,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .max_offload = STACK_OFFLOAD_OPTIMIZER_WEIGHTS,
      .expert_parallel = false,
      .pipeline_parallel = false,
-     .tensor_parallel = false},
+     .tensor_parallel = false,
+     .nf4_base_weights = true},
 };
 
 double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,

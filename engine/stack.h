@@ -151,6 +151,10 @@ struct eng_stack {
 	 * 1); false: the search offers tp 1 only, a pinned tp > 1 is sized
 	 * with a warning */
 	bool tensor_parallel;
+	/* true: the stack quantizes QLoRA's frozen base weights to 4-bit
+	 * NF4; false: a QLoRA request on it is sized as asked, with a
+	 * warning (stack.c) */
+	bool nf4_base_weights;
 };
 
 /* The built-in profiles. */

@@ -765,6 +765,14 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     rq->stack.name,
 			     attn_kernel_name(rq->stack.attn_kernel),
 			     rq->gpu.name);
+		if (rq->method == TRN_QLORA && !rq->stack.nf4_base_weights)
+			warn(res,
+			     "method qlora: stack %.63s has no 4-bit base "
+			     "weights (nf4_base_weights false): sized as asked "
+			     "(NF4 weights, the stack's other terms); stacks "
+			     "that run QLoRA: hf-peft-bnb4, nemo (tp 1), "
+			     "pytorch-fsdp2-fa2, deepspeed-zero",
+			     rq->stack.name);
 		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
 		    !rq->strategies.ep.n)
 			warn(

@@ -150,6 +150,16 @@ check "tensor_parallel true as a request override: tp offered again, basis says 
 	'.basis.stack.tensor_parallel == true and ([.plans[].tp] | max) > 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":4096,"gpu":"h100","gpus":8,"stack":{"name":"hf-peft-bnb4","tensor_parallel":1}}'
 check_problem "stack.tensor_parallel 1: 400 naming it" 400 stack.tensor_parallel
+# QLoRA's 4-bit base weights (migrations/0036): on a stack without them the
+# answer says so and names those that run it; not on one with them
+req GET /v1/stacks/nemo
+check "nemo runs QLoRA's NF4 base weights, its source says where" 200 \
+	'.nf4_base_weights == true and (.source | test("QLoRA base weights: NF4"))'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"stack":"megatron-core","top":1}'
+check "QLoRA on megatron-core: sized, warned, the warning names the stacks that run it" 201 \
+	'.basis.stack.nf4_base_weights == false and ([.checks.warnings[] | select(test("method qlora: stack megatron-core has no 4-bit base weights.*hf-peft-bnb4, nemo"))] | length) == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"stack":"deepspeed-zero","top":1}'
+check "QLoRA on deepspeed-zero: no such warning" 201 '[.checks.warnings[] | select(test("method qlora: stack"))] | length == 0'
 # review s14: a named stack is the request's choice, not "the default";
 # an MoE model on a stack without expert parallelism says what that means;
 # an MoE block without MoE layers is refused; a ZeRO list is narrowed.

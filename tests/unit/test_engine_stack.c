@@ -1397,6 +1397,38 @@ static void test_stack_parallelisms(void)
 	free(r);
 }
 
+/* QLoRA on every profile: sized on each (NF4 weights), and warned about
+ * exactly where the stack has no 4-bit base weights (stack.h
+ * nf4_base_weights; session 15: QLoRA on megatron-core said nothing). */
+static void test_nf4_base_weights(void)
+{
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error err;
+	struct trn_request rq;
+	int warned = 0, quiet = 0;
+
+	for (int i = 0; i < STACK_BUILTIN_COUNT; i++) {
+		bool said = false;
+
+		base_request(&rq);
+		rq.stack = stack_builtin[i];
+		rq.model = fx_llama3_70b();
+		rq.method = TRN_QLORA;
+		rq.global_batch_size = 64;
+		CHECK(trn_size(&rq, r, &err) == 0);
+		for (int w = 0; w < r->n_warnings; w++)
+			said |= strstr(r->warnings[w],
+				       "method qlora: stack ") != NULL;
+		CHECK(said == !rq.stack.nf4_base_weights);
+		warned += said;
+		quiet += !said;
+	}
+	CHECK(warned > 0 && quiet > 0);
+	CHECK(stack_builtin_find("hf-peft-bnb4")->nf4_base_weights);
+	CHECK(!stack_builtin_find("megatron-core")->nf4_base_weights);
+	free(r);
+}
+
 /* The migrations that seed the stacks table hold the engine's built-in
  * values: 0015's rows, completed by 0019 and 0023, and the whole rows of
  * the profiles added after them (0025), one row per profile. */
@@ -1432,6 +1464,9 @@ static void test_migration_seed(void)
 	seed_flag_offset = offsetof(struct eng_stack, tensor_parallel);
 	CHECK(seed_rows("migrations/0035_stack_tensor_parallel.sql",
 			seed_flag) == STACK_BUILTIN_COUNT);
+	seed_flag_offset = offsetof(struct eng_stack, nf4_base_weights);
+	CHECK(seed_rows("migrations/0036_stack_nf4_base_weights.sql",
+			seed_flag) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -1456,6 +1491,7 @@ int main(void)
 	RUN(test_zero_stages);
 	RUN(test_expert_parallel);
 	RUN(test_stack_parallelisms);
+	RUN(test_nf4_base_weights);
 	RUN(test_migration_seed);
 	return testlib_finish();
 }
