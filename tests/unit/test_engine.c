@@ -193,6 +193,56 @@ static void base_train(struct trn_request *rq)
 	rq->max_gpus = 1024;
 }
 
+/* A longer sequence never trains the same tokens in fewer GPU-hours:
+ * 4K to 64K at a fixed token batch on a fixed GPU count, over models,
+ * GPUs and counts (review s15: the default search offered context
+ * parallelism only from 32K, and 32K came out cheaper than 16K). */
+static void test_seq_len_monotone(void)
+{
+	const struct model_arch models[] = {fx_llama3_8b(), fx_llama2_70b()};
+	const struct hw_spec gpus[] = {fx_l40s(), fx_a100(), fx_h100()};
+	const long counts[] = {64, 256};
+	struct trn_result *res = calloc(1, sizeof(*res));
+	struct trn_request rq;
+	struct eng_error e;
+	int cases = 0;
+
+	for (size_t m = 0; m < 2; m++)
+		for (size_t g = 0; g < 3; g++)
+			for (size_t n = 0; n < 2; n++) {
+				double prev = 0;
+				for (long s = 4096; s <= 65536; s *= 2) {
+					trn_request_init(&rq);
+					rq.model = models[m];
+					rq.model.max_seq_len = 65536;
+					rq.gpu = gpus[g];
+					rq.gpus = counts[n];
+					rq.seq_len = s;
+					rq.global_batch_size = 4194304 / s;
+					rq.train_tokens = 1e11;
+					rq.top = 1;
+					if (trn_size(&rq, res, &e) != 0)
+						break; /* longer ones fit no
+							  better */
+					CHECK(res->plans[0].gpu_hours >=
+					      prev * (1 - 1e-9));
+					if (res->plans[0].gpu_hours <
+					    prev * (1 - 1e-9))
+						printf(
+						    "# model %zu %s %ld GPUs: "
+						    "%ld tokens %.0f GPU-h < "
+						    "%.0f\n",
+						    m, rq.gpu.name, rq.gpus, s,
+						    res->plans[0].gpu_hours,
+						    prev);
+					prev = res->plans[0].gpu_hours;
+					cases++;
+				}
+			}
+	CHECK(cases > 30);
+	free(res);
+}
+
 /* §7.7 */
 static void test_77_fp8_errors(void)
 {
@@ -787,6 +837,7 @@ int main(void)
 	RUN(test_errors_fields);
 	RUN(test_documented_ranges);
 	RUN(test_search_70b);
+	RUN(test_seq_len_monotone);
 	RUN(test_tmax_warning_4090);
 	RUN(test_uneven_stages);
 	RUN(test_pipeline_link);

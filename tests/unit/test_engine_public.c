@@ -103,14 +103,15 @@ static void row_known(const char *id, const char *source,
 		break;
 	}
 	ratio = got / published;
-	printf("# %-16s %-10s published %8.3f engine %8.3f  x%.2f "
-	       "[%.2f..%.2f] %s | %ld GPUs tp%d pp%d vp%d dp%d z%d %s mb%d "
-	       "| MFU %.3f | %s\n",
-	       id, mname[mt], published, got, ratio, lo, hi,
-	       ratio >= lo && ratio <= hi ? "ok" : "OUT", p->gpus, p->layout.tp,
-	       p->layout.pp, p->layout.vp, p->layout.dp, p->layout.zero,
-	       eng_recompute_name(p->layout.recompute), p->layout.micro_batch,
-	       p->mfu, source);
+	printf(
+	    "# %-16s %-10s published %8.3f engine %8.3f  x%.2f "
+	    "[%.2f..%.2f] %s | %ld GPUs tp%d pp%d vp%d cp%d dp%d z%d %s mb%d "
+	    "| MFU %.3f | %s\n",
+	    id, mname[mt], published, got, ratio, lo, hi,
+	    ratio >= lo && ratio <= hi ? "ok" : "OUT", p->gpus, p->layout.tp,
+	    p->layout.pp, p->layout.vp, p->layout.cp, p->layout.dp,
+	    p->layout.zero, eng_recompute_name(p->layout.recompute),
+	    p->layout.micro_batch, p->mfu, source);
 	if (ratio >= lo && ratio <= hi) {
 		if (k) /* the cause went away: drop the known entry */
 			printf("# %s is back in its band: remove its known "
