@@ -1,12 +1,14 @@
 /* benchmarks.c - POST/GET /v1/benchmarks, GET /v1/nodes, GET /v1/fleet
  * (issue 5). The report format is docs/PROBE.md "Report format".
  */
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "handlers/api.h"
 #include "handlers/calib.h"
@@ -27,6 +29,7 @@ static const char *const result_statuses[] = {"ok", "skipped", "failed", NULL};
  * probe cannot silently create an unqueryable series.
  */
 static const char *const metrics[] = {PROBE_METRICS(PROBE_METRIC_STRING) NULL};
+static const char *const dtypes[] = {PROBE_DTYPES(PROBE_METRIC_STRING) NULL};
 
 static int name_ok(const char *s)
 {
@@ -34,8 +37,33 @@ static int name_ok(const char *s)
 
 	if (n == 0 || n > PROBE_HOSTNAME_MAX)
 		return 0;
+	/* "." and ".." would be path segments of /v1/nodes/{hostname} that
+	 * clients normalise away (review s15) */
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789.-_") == n;
+			 "0123456789.-_") == n &&
+	       strspn(s, ".") != n;
+}
+
+/* 1 when s holds no control character and no bidirectional override or
+ * isolate (U+202A..U+202E, U+2066..U+2069): names a report gives are
+ * shown in the fleet view and the capacity report, where a BEL, a line
+ * break or a right-to-left override would garble or reorder what an
+ * operator reads (review s15). s is valid UTF-8 (the parser's). */
+static int shown_text_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+		if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xaa &&
+		    p[2] <= 0xae)
+			return 0;
+		if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 &&
+		    p[2] <= 0xa9)
+			return 0;
+	}
+	return 1;
 }
 
 /* A report's GPU uuids, sorted for lookups from its results. */
@@ -109,8 +137,11 @@ static void take_nums(struct jv *v, const struct jtape *t, uint32_t x,
 			memcpy(dst, &n, sizeof(n));
 		} else {
 			d = NAN;
-			jvt_num0(v, t, x, f[i].key, false, -BENCH_STAT_MAX,
-				 BENCH_STAT_MAX, BENCH_STAT_MIN, &d);
+			/* no statistic of a rate, bandwidth or latency is
+			 * negative (review s15: -500 TFLOP/s was stored as
+			 * ok) */
+			jvt_num0(v, t, x, f[i].key, false, 0, BENCH_STAT_MAX,
+				 BENCH_STAT_MIN, &d);
 			memcpy(dst, &d, sizeof(d));
 		}
 	}
@@ -146,8 +177,8 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	if (jvt_enum(v, t, x, "metric", true, metrics, &e) == 0)
 		out->metric = metrics[e];
 	if (jvt_present(t, x, "dtype") &&
-	    jvt_str(v, t, x, "dtype", false, PROBE_DTYPE_MAX, a, &s) == 0)
-		out->dtype = s;
+	    jvt_enum(v, t, x, "dtype", false, dtypes, &e) == 0)
+		out->dtype = dtypes[e];
 	if (jvt_present(t, x, "method") &&
 	    jvt_str(v, t, x, "method", false, PROBE_METHOD_MAX, a, &s) == 0)
 		out->method = s;
@@ -160,6 +191,14 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 		out->status = result_statuses[e];
 	take_nums(v, t, x, stat_fields,
 		  sizeof(stat_fields) / sizeof(stat_fields[0]), out);
+	/* an ok result measured something; the probe marks one that did not
+	 * skipped or failed (review s15: a null median stored as ok left its
+	 * GPU "healthy") */
+	if ((!out->status || !strcmp(out->status, "ok")) &&
+	    !jvt_present(t, x, "median"))
+		jv_error(v, "median",
+			 "is required when status is ok (a result that "
+			 "measured nothing is skipped or failed)");
 	/* Clock event reasons while measured: the fleet view flags thermal
 	 * and hardware slowdowns from them.
 	 */
@@ -302,9 +341,14 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 	*reasons = NULL;
 	rep->text = t->src;
 	jvt_int(&v, t, 0, "schema_version", true, 1, 1, &ver);
-	if (jvt_str(&v, t, 0, "run_id", true, 36, a, &rep->run_id) == 0 &&
-	    !uuid_valid(rep->run_id))
-		jv_error(&v, "run_id", "must be a UUID");
+	if (jvt_str(&v, t, 0, "run_id", true, 36, a, &rep->run_id) == 0) {
+		if (!uuid_valid(rep->run_id))
+			jv_error(&v, "run_id", "must be a UUID");
+		else /* RFC 4122 §3: any case in, lower case out; a replay
+		      * in the other case is the same run (review s15) */
+			for (char *c = (char *)rep->run_id; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+	}
 	if (jvt_enum(&v, t, 0, "status", true, run_statuses, &e) == 0)
 		rep->status = run_statuses[e];
 	jvt_str(&v, t, 0, "mode", false, PROBE_MODE_MAX, a, &rep->mode);
@@ -323,12 +367,27 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		}
 	}
 	{
-		double t0, t1;
+		double t0, t1, at;
 
 		if (rep->started_at && rep->finished_at &&
 		    rfc3339_epoch_s(rep->started_at, &t0) == 0 &&
 		    rfc3339_epoch_s(rep->finished_at, &t1) == 0 && t1 < t0)
 			jv_error(&v, "finished_at", "is before started_at");
+		/* A run dated past tomorrow would stay its GPUs' latest until
+		 * that date, hiding every later run from the fleet's health
+		 * (review s15: one dated 9999 did so for good): the node's
+		 * clock is wrong, and the probe says so instead of storing. */
+		for (int k = 0; k < 2; k++) {
+			const char *d = k ? rep->finished_at : rep->started_at;
+			if (d && rfc3339_epoch_s(d, &at) == 0 &&
+			    at > (double)time(NULL) + PROBE_AHEAD_S)
+				jv_error(
+				    &v, k ? "finished_at" : "started_at",
+				    "is more than a day after the server's "
+				    "clock (%.40s): fix the node's clock "
+				    "and send the report again",
+				    d);
+		}
 	}
 	check_magnitudes(&v, t, a);
 	node = jtape_get(t, 0, "node");
@@ -340,7 +399,8 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			    a, &s) == 0) {
 			if (!name_ok(s))
 				jv_error(&nv, "hostname",
-					 "must be a host name [A-Za-z0-9._-]");
+					 "must be a host name [A-Za-z0-9._-], "
+					 "not dots alone");
 			rep->hostname = s;
 		}
 		rep->node_json = jvt_text(t, node, a);
@@ -350,6 +410,29 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		    jvt_text(t, jtape_get(t, node, "driver_version"), a);
 		rep->cuda_driver_version =
 		    jvt_text(t, jtape_get(t, node, "cuda_driver_version"), a);
+		{
+			const struct {
+				const char *key, *val;
+			} shown[] = {
+			    {"cpu_model", rep->cpu_model},
+			    {"driver_version", rep->driver_version},
+			    {"cuda_driver_version", rep->cuda_driver_version},
+			};
+			for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]);
+			     k++)
+				if (shown[k].val &&
+				    !shown_text_ok(shown[k].val))
+					jv_error(&nv, shown[k].key,
+						 "must hold no control "
+						 "character or bidirectional "
+						 "override");
+		}
+		{
+			long long n;
+			/* what the node page shows beside its GPUs */
+			jvt_int(&nv, t, node, "gpu_count", false, 0,
+				PROBE_MAX_GPUS, &n);
+		}
 	}
 	gpus = jtape_get(t, 0, "gpus");
 	if (gpus && t->tok[gpus].type != JT_NULL &&
@@ -377,9 +460,13 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			}
 			check_gpu_info(&gv, t, x);
 			/* NVML may fail to name a GPU: null is allowed. */
-			if (jvt_present(t, x, "name"))
-				jvt_str(&gv, t, x, "name", false,
-					PROBE_GPU_NAME_MAX, a, &s);
+			if (jvt_present(t, x, "name") &&
+			    jvt_str(&gv, t, x, "name", false,
+				    PROBE_GPU_NAME_MAX, a, &s) == 0 &&
+			    !shown_text_ok(s))
+				jv_error(&gv, "name",
+					 "must hold no control character or "
+					 "bidirectional override");
 			if (jvt_str(&gv, t, x, "uuid", true, PROBE_GPU_UUID_MAX,
 				    a, &s) == 0) {
 				int dup = 0;

@@ -17,16 +17,20 @@
  * 0 or PROBE_NUMBER_MIN to PROBE_NUMBER_MAX in magnitude: the server's
  * floor (storage/bench.h) keeps subnormals such as 1e-310, which made
  * sizing answers NaN (issue 15), out of the fleet medians. */
-#define PROBE_MAX_GPUS	     256   /* entries of gpus[]; also max index */
-#define PROBE_MAX_RESULTS    20000 /* entries of results[] */
-#define PROBE_HOSTNAME_MAX   253   /* [A-Za-z0-9._-]{1,253} */
-#define PROBE_GPU_NAME_MAX   128   /* bytes */
-#define PROBE_GPU_UUID_MAX   96	   /* bytes */
-#define PROBE_UNIT_MAX	     16
-#define PROBE_DTYPE_MAX	     16
-#define PROBE_METHOD_MAX     32
-#define PROBE_MODE_MAX	     32
-#define PROBE_TIME_MAX	     64	  /* started_at, finished_at */
+#define PROBE_MAX_GPUS	   256	 /* entries of gpus[]; also max index */
+#define PROBE_MAX_RESULTS  20000 /* entries of results[] */
+#define PROBE_HOSTNAME_MAX 253	 /* [A-Za-z0-9._-]{1,253} */
+#define PROBE_GPU_NAME_MAX 128	 /* bytes */
+#define PROBE_GPU_UUID_MAX 96	 /* bytes */
+#define PROBE_UNIT_MAX	   16
+#define PROBE_DTYPE_MAX	   16
+#define PROBE_METHOD_MAX   32
+#define PROBE_MODE_MAX	   32
+#define PROBE_TIME_MAX	   64 /* started_at, finished_at */
+/* How far after the server's clock started_at and finished_at may be: a
+ * run dated later would stay its GPUs' latest until then (the service
+ * refuses it; the probe cannot know the server's clock) */
+#define PROBE_AHEAD_S	     86400
 #define PROBE_NUMBER_MAX     1e15 /* |median| .. |efficiency| */
 #define PROBE_NUMBER_MIN     1e-9 /* ... when not 0 (BENCH_STAT_MIN) */
 #define PROBE_N_MAX	     1000000
@@ -61,5 +65,16 @@
 
 /* X(name) -> "name", for an array of the names. */
 #define PROBE_METRIC_STRING(name) #name,
+
+/* The dtypes a result may name (GEMMs; NCCL's fp32), as an X-macro like
+ * the metrics: a typo would otherwise make a series no query finds. */
+#define PROBE_DTYPES(X)                                                        \
+	X(bf16)                                                                \
+	X(fp16)                                                                \
+	X(fp8_e4m3)                                                            \
+	X(tf32)                                                                \
+	X(fp32)                                                                \
+	X(fp64)                                                                \
+	X(int8)
 
 #endif

@@ -107,7 +107,8 @@ static int int_in(const json_t *v, long long min, long long max)
 	return x >= min && x <= max;
 }
 
-/* 0, or a number of magnitude PROBE_NUMBER_MIN to max (jvt_num0). */
+/* 0, or a number PROBE_NUMBER_MIN to max (jvt_num0): no statistic of a
+ * rate, a bandwidth or a latency is negative. */
 static int num_in(const json_t *v, double max)
 {
 	double x;
@@ -115,8 +116,7 @@ static int num_in(const json_t *v, double max)
 	if (!json_is_number(v))
 		return 0;
 	x = json_number_value(v);
-	return x == 0 ||
-	       (isfinite(x) && fabs(x) >= PROBE_NUMBER_MIN && fabs(x) <= max);
+	return x == 0 || (isfinite(x) && x >= PROBE_NUMBER_MIN && x <= max);
 }
 
 /* A string of 1..max bytes without NUL (jv_str). */
@@ -137,8 +137,10 @@ static int host_name_ok(const json_t *v)
 	if (!str_in(v, PROBE_HOSTNAME_MAX))
 		return 0;
 	s = json_string_value(v);
+	/* "." and ".." are path segments, not names (the node page) */
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789.-_") == strlen(s);
+			 "0123456789.-_") == strlen(s) &&
+	       strspn(s, ".") != strlen(s);
 }
 
 /* Nesting of objects and arrays, the way the server counts brackets: the
@@ -225,6 +227,8 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 						NULL};
 	static const char *const units[] = {"TFLOP/s", "TOP/s", "GB/s", "us",
 					    NULL};
+	static const char *const dtypes[] = {PROBE_DTYPES(PROBE_METRIC_STRING)
+						 NULL};
 	static const char *const stat_keys[] = {"median", "max",	"mean",
 						"p10",	  "p90",	"cv",
 						"limit",  "efficiency", NULL};
@@ -255,10 +259,11 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 		FAIL("results[%zu].median: required when status is ok", i);
 	}
 	v = json_object_get(x, "dtype");
-	if (!absent(v) && !str_in(v, PROBE_DTYPE_MAX))
-		FAIL("results[%zu].dtype: must be null or a string of 1 to %d "
-		     "bytes without NUL",
-		     i, PROBE_DTYPE_MAX);
+	if (!absent(v) && (!str_in(v, PROBE_DTYPE_MAX) ||
+			   !one_of(json_string_value(v), dtypes)))
+		FAIL("results[%zu].dtype: must be null or one of bf16, fp16, "
+		     "fp8_e4m3, tf32, fp32, fp64, int8",
+		     i);
 	v = json_object_get(x, "method");
 	if (!absent(v) && !str_in(v, PROBE_METHOD_MAX))
 		FAIL("results[%zu].method: must be null or a string of 1 to %d "
@@ -278,7 +283,7 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 		v = json_object_get(x, *k);
 		if (!absent(v) && !num_in(v, PROBE_NUMBER_MAX))
 			FAIL("results[%zu].%s: must be null, 0 or a number in "
-			     "[-1e15, -1e-09] or [1e-09, 1e15]",
+			     "[1e-09, 1e15]",
 			     i, *k);
 	}
 	if (!int_in(json_object_get(x, "n"), 0, PROBE_N_MAX))
@@ -336,8 +341,9 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 		FAIL("node.hostname: must be a host name of 1 to %d "
 		     "characters [A-Za-z0-9._-]",
 		     PROBE_HOSTNAME_MAX);
-	if (!int_in(json_object_get(node, "gpu_count"), 0, INT64_MAX))
-		FAIL("node.gpu_count: must be an integer >= 0");
+	if (!int_in(json_object_get(node, "gpu_count"), 0, PROBE_MAX_GPUS))
+		FAIL("node.gpu_count: must be an integer in [0, %d]",
+		     PROBE_MAX_GPUS);
 	if (check_gpus(json_object_get(root, "gpus"), uuids, err, errlen))
 		return -1;
 	results = json_object_get(root, "results");

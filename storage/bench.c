@@ -517,7 +517,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		    /* clang-format off */
 		    "SELECT hostname, status, to_char(received_at AT TIME ZONE"
 		    " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
-		    " report::jsonb = $2::jsonb,"
+		    " report::jsonb - 'run_id' = $2::jsonb - 'run_id',"
 		    " coalesce(result_count, (SELECT count(*)"
 		    "  FROM benchmark_results b WHERE b.id >= r.first_result_id"
 		    "  AND b.id < r.first_result_id + " RESULT_BLOCK ")),"
@@ -552,8 +552,10 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		r = NULL;
 		p2[0] = stored;
 		p2[1] = rep->text;
-		if (db_exec(pool, "SELECT $1::jsonb = $2::jsonb", 2, p2, 1, &r,
-			    e) != STORE_OK)
+		if (db_exec(
+			pool,
+			"SELECT $1::jsonb - 'run_id' = $2::jsonb - 'run_id'", 2,
+			p2, 1, &r, e) != STORE_OK)
 			goto out;
 		out->same_report = PQgetvalue(r, 0, 0)[0] == 't';
 	}

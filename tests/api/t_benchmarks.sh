@@ -155,13 +155,34 @@ for mut in 'del(.run_id)|run_id' '.run_id = "x"|run_id' '.schema_version = 2|sch
 	'del(.node)|node' '.node.hostname = "a b"|node.hostname' '.results = [{"metric":"vibes","unit":"x"}]|results[0].metric' \
 	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","gpu_uuid":"GPU-nope"}]|results[0].gpu_uuid' \
 	'.gpus = [{"index":0,"uuid":"a","name":"x"},{"index":1,"uuid":"a","name":"x"}]|gpus[1].uuid' \
-	'.results = [{"metric":"hbm_read_gbps","unit":"GB/s","median":"fast"}]|results[0].median'; do
+	'.results = [{"metric":"hbm_read_gbps","unit":"GB/s","median":"fast"}]|results[0].median' \
+	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf16","median":-500}]|results[0].median' \
+	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf16","status":"ok","median":null}]|results[0].median' \
+	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf99","median":700}]|results[0].dtype' \
+	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf16","median":700,"cv":-1}]|results[0].cv' \
+	'.node.gpu_count = -8|node.gpu_count' '.node.hostname = ".."|node.hostname' \
+	'.node.cpu_model = "x\u202ey"|node.cpu_model' \
+	'.gpus = [{"index":0,"uuid":"a","name":"bell\u0007"}]|gpus[0].name' \
+	'.started_at = "9999-12-31T23:00:00Z" | .finished_at = "9999-12-31T23:59:59Z"|started_at'; do
 	f=${mut%|*}
 	field=${mut##*|}
 	jq --arg r "$(cat /proc/sys/kernel/random/uuid)" ".run_id = \$r | $f" "$T/nd.json" >"$T/bad.json"
 	req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/bad.json"
 	check_problem "a report with a bad $field is a 400 naming it" 400 "$field"
 done
+
+# review s15: a result that skipped needs no median; a run_id is kept in
+# lower case, so a replay that upper-cases it is the same run
+jq --arg r "$(cat /proc/sys/kernel/random/uuid)" '.run_id = $r | .results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf16","status":"skipped","reason":"no cuBLASLt algorithm"}]' "$T/nd.json" >"$T/skip.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/skip.json"
+check "a skipped result without a median is stored" 201 '.results == 1'
+up=$(cat /proc/sys/kernel/random/uuid)
+jq --arg r "$up" '.run_id = $r' "$T/nd.json" >"$T/lo.json"
+jq --arg r "${up^^}" '.run_id = $r' "$T/nd.json" >"$T/hi.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/lo.json"
+check "a run in lower case is stored" 201 ".run_id == \"$up\""
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/hi.json"
+check "the same run in upper case is a replay, answered in lower case" 201 ".run_id == \"$up\""
 
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
