@@ -182,17 +182,7 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 			jv_error(&v, "gemm_peak_fraction",
 				 "is required with efficiency_basis \"%s\"", b);
 	}
-	{
-		char canon[80];
-
-		if (names_shadows(app, NAMES_GPU, name, canon, sizeof(canon)))
-			jv_error(
-			    &v, "name",
-			    "\"%s\" already finds %s (requests may name it "
-			    "so): PUT /v1/gpus/%s to change that entry, or "
-			    "choose a name no entry answers to",
-			    name, canon, canon);
-	}
+	names_check_new(app, NAMES_GPU, name, &v);
 	if (problem_field_count(res) > 0)
 		goto out;
 	/* 8.0 passed validation as a whole number: store it as 8. */

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "handlers/jsonv.h"
 #include "handlers/names.h"
 #include "storage/catalog.h"
 
@@ -113,14 +114,67 @@ static int score(const char *asked_sq, const char *name)
 	return best * 100 + prev[lb];
 }
 
+/* The entry of items (and extra, a name being created, when not NULL) that
+ * asked finds, in names.h's order; NULL when none. */
+static const char *match(const json_t *items, const char *extra,
+			 enum names_kind kind, const char *asked)
+{
+	const char *found = NULL, *only = NULL;
+	char asked_sq[80], sq[80];
+	size_t i, n_names = json_array_size(items) + (extra != NULL);
+	size_t len = strlen(asked);
+	int n = 0;
+
+#define NAME_AT(k)                                                             \
+	((k) < json_array_size(items)                                          \
+	     ? json_string_value(                                              \
+		   json_object_get(json_array_get(items, (k)), "name"))        \
+	     : extra)
+	squash(asked, asked_sq, sizeof(asked_sq));
+	/* the same name in any case */
+	for (i = 0; i < n_names; i++)
+		if (NAME_AT(i) && !strcasecmp(NAME_AT(i), asked))
+			return NAME_AT(i);
+	/* an alias, in any case and punctuation, that names an entry */
+	for (size_t a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++) {
+		squash(aliases[a].alias, sq, sizeof(sq));
+		if (aliases[a].kind != kind || strcmp(sq, asked_sq) != 0)
+			continue;
+		for (i = 0; i < n_names; i++)
+			if (NAME_AT(i) && !strcmp(NAME_AT(i), aliases[a].name))
+				found = NAME_AT(i);
+		if (found)
+			return found;
+	}
+	/* the same letters and digits */
+	for (i = 0; i < n_names; i++) {
+		if (!NAME_AT(i))
+			continue;
+		squash(NAME_AT(i), sq, sizeof(sq));
+		if (asked_sq[0] && !strcmp(sq, asked_sq))
+			return NAME_AT(i);
+	}
+	/* the leading dash-separated words of exactly one entry
+	 * ("h100-sxm5" -> "h100-sxm5-80gb"); a prefix of several, as "h100",
+	 * resolves only through the alias table */
+	for (i = 0; asked[0] && i < n_names; i++)
+		if (NAME_AT(i) && !strncasecmp(NAME_AT(i), asked, len) &&
+		    NAME_AT(i)[len] == '-') {
+			only = NAME_AT(i);
+			n++;
+		}
+#undef NAME_AT
+	return n == 1 ? only : NULL;
+}
+
 int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 		  char *out, size_t outlen, char (*suggest)[80], int n_suggest,
 		  int *n_suggested)
 {
 	struct store_err e;
 	json_t *items = NULL, *row;
-	char asked_sq[80], sq[80];
-	const char *found = NULL;
+	char asked_sq[80];
+	const char *found;
 	int best[8], rc = -1;
 	size_t i;
 
@@ -130,60 +184,7 @@ int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 	if (catalogs[kind].list(app->db, &items, &e) != STORE_OK)
 		return -1;
 	squash(asked, asked_sq, sizeof(asked_sq));
-	/* the same name in any case */
-	json_array_foreach(items, i, row)
-	{
-		const char *name =
-		    json_string_value(json_object_get(row, "name"));
-		if (name && !strcasecmp(name, asked))
-			found = name;
-	}
-	/* an alias, in any case and punctuation, that names an entry */
-	for (size_t a = 0; !found && a < sizeof(aliases) / sizeof(aliases[0]);
-	     a++) {
-		squash(aliases[a].alias, sq, sizeof(sq));
-		if (aliases[a].kind != kind || strcmp(sq, asked_sq) != 0)
-			continue;
-		json_array_foreach(items, i, row)
-		{
-			const char *name =
-			    json_string_value(json_object_get(row, "name"));
-			if (name && !strcmp(name, aliases[a].name))
-				found = name;
-		}
-	}
-	/* the same letters and digits */
-	json_array_foreach(items, i, row)
-	{
-		const char *name =
-		    json_string_value(json_object_get(row, "name"));
-		if (found || !name)
-			continue;
-		squash(name, sq, sizeof(sq));
-		if (asked_sq[0] && !strcmp(sq, asked_sq))
-			found = name;
-	}
-	/* the leading dash-separated words of exactly one entry
-	 * ("h100-sxm5" -> "h100-sxm5-80gb"); a prefix of several, as "h100",
-	 * resolves only through the alias table */
-	if (!found && asked[0]) {
-		const char *only = NULL;
-		int n = 0;
-		size_t len = strlen(asked);
-
-		json_array_foreach(items, i, row)
-		{
-			const char *name =
-			    json_string_value(json_object_get(row, "name"));
-			if (name && !strncasecmp(name, asked, len) &&
-			    name[len] == '-') {
-				only = name;
-				n++;
-			}
-		}
-		if (n == 1)
-			found = only;
-	}
+	found = match(items, NULL, kind, asked);
 	if (found) {
 		snprintf(out, outlen, "%s", found);
 		rc = 0;
@@ -236,8 +237,13 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
 	return -1;
 }
 
-int names_shadows(struct app *app, enum names_kind kind, const char *name,
-		  char *canon, size_t canonlen)
+/* 1 when a PUT creating name would shadow another entry of kind: no
+ * entry is named name exactly, yet lookups forgive it to the entry canon
+ * (written to canon), which every request using that short name would
+ * then stop finding. 0 otherwise, a storage failure included (the PUT
+ * reports it). */
+static int names_shadows(struct app *app, enum names_kind kind,
+			 const char *name, char *canon, size_t canonlen)
 {
 	enum store_status (*get)(struct db_pool *, const char *, json_t **,
 				 struct store_err *) = catalogs[kind].get;
@@ -255,6 +261,72 @@ int names_shadows(struct app *app, enum names_kind kind, const char *name,
 	return names_resolve(app, kind, name, canon, canonlen, suggest, 3,
 			     &n) == 0 &&
 	       strcmp(canon, name) != 0;
+}
+
+/* 1 when a PUT creating name would take a short name away from another
+ * entry of kind: a leading run of its dash-separated words, prefix (as
+ * "h100-sxm5" of "h100-sxm5-80gb-custom"), finds the entry canon today and
+ * would find none or name instead, so requests that use it would fail
+ * (review s15). 0 otherwise, a storage failure included. */
+static int names_breaks(struct app *app, enum names_kind kind, const char *name,
+			char *prefix, size_t prefixlen, char *canon,
+			size_t canonlen)
+{
+	struct store_err e;
+	json_t *items = NULL;
+	char p[80];
+	int broken = 0;
+
+	if (catalogs[kind].list(app->db, &items, &e) != STORE_OK)
+		return 0;
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		const char *have = json_string_value(
+		    json_object_get(json_array_get(items, i), "name"));
+		if (have && !strcmp(name, have))
+			goto out; /* a replacement adds no name */
+	}
+	/* each leading run of dash-separated words of name, itself left
+	 * out: what it finds today against what it would find with name */
+	for (const char *d = strchr(name, '-'); d && !broken;
+	     d = strchr(d + 1, '-')) {
+		const char *before, *after;
+
+		snprintf(p, sizeof(p), "%.*s", (int)(d - name), name);
+		before = match(items, NULL, kind, p);
+		after = match(items, name, kind, p);
+		if (before && strcmp(before, name) != 0 &&
+		    (!after || strcmp(before, after) != 0)) {
+			snprintf(prefix, prefixlen, "%s", p);
+			snprintf(canon, canonlen, "%s", before);
+			broken = 1;
+		}
+	}
+out:
+	json_decref(items);
+	return broken;
+}
+
+void names_check_new(struct app *app, enum names_kind kind, const char *name,
+		     struct jv *v)
+{
+	static const char *const paths[] = {[NAMES_GPU] = "gpus",
+					    [NAMES_MODEL] = "models",
+					    [NAMES_STACK] = "stacks"};
+	char canon[80], prefix[80];
+
+	if (names_shadows(app, kind, name, canon, sizeof(canon)))
+		jv_error(v, "name",
+			 "\"%s\" already finds %s (requests may name it so): "
+			 "PUT /v1/%s/%s to change that entry, or choose a "
+			 "name no entry answers to",
+			 name, canon, paths[kind], canon);
+	else if (names_breaks(app, kind, name, prefix, sizeof(prefix), canon,
+			      sizeof(canon)))
+		jv_error(v, "name",
+			 "\"%s\" would take the short name \"%s\" from %s: "
+			 "requests that name it so would fail; choose a name "
+			 "that does not start with it",
+			 name, prefix, canon);
 }
 
 int names_valid_slug(const char *s)

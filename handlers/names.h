@@ -17,6 +17,7 @@
 
 #include "handlers/handler.h"
 
+struct jv;
 struct store_err;
 
 enum names_kind { NAMES_GPU, NAMES_MODEL, NAMES_STACK };
@@ -38,13 +39,11 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
 	      json_t **row, struct store_err *e, char (*suggest)[80],
 	      int *n_suggested);
 
-/* 1 when a PUT creating name would shadow another entry of kind: no
- * entry is named name exactly, yet lookups forgive it to the entry canon
- * (written to canon), which every request using that short name would
- * then stop finding. 0 otherwise, a storage failure included (the PUT
- * reports it). */
-int names_shadows(struct app *app, enum names_kind kind, const char *name,
-		  char *canon, size_t canonlen);
+/* The name errors of a PUT creating name (kind's collection), into v:
+ * names_shadows (the name already finds another entry) and names_breaks
+ * (it would take a short name from one). */
+void names_check_new(struct app *app, enum names_kind kind, const char *name,
+		     struct jv *v);
 
 /* 1 when s is a catalog name as a PUT may create it: a lowercase slug of
  * 1-64 characters [a-z0-9._-] starting with a letter or digit (the CHECK

@@ -405,17 +405,7 @@ void h_stack_put(struct app *app, const struct request *req,
 	given = json_object_get(body, "name");
 	if (json_is_string(given) && strcmp(json_string_value(given), name))
 		jv_error(&v, "name", "must match the name in the path");
-	{
-		char canon[80];
-
-		if (names_shadows(app, NAMES_STACK, name, canon, sizeof(canon)))
-			jv_error(
-			    &v, "name",
-			    "\"%s\" already finds %s (requests may name it "
-			    "so): PUT /v1/stacks/%s to change that entry, or "
-			    "choose a name no entry answers to",
-			    name, canon, canon);
-	}
+	names_check_new(app, NAMES_STACK, name, &v);
 	if (problem_field_count(res) > 0)
 		goto out;
 	{
