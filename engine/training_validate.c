@@ -79,6 +79,26 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 				"%.0f is below one sequence: the global batch "
 				"is whole sequences of seq_len (%ld) tokens",
 				rq->global_batch_tokens, rq->seq_len);
+	/* a run is whole steps of whole sequences: one shorter than a
+	 * sequence, or than the batch it pins, would be sized as a fraction
+	 * of a step (review s15) */
+	if (rq->train_tokens > 0 && rq->train_tokens < (double)rq->seq_len)
+		return eng_fail(err, ENG_EINVAL, "train_tokens",
+				"%.0f is below one sequence of seq_len (%ld) "
+				"tokens",
+				rq->train_tokens, rq->seq_len);
+	if (rq->train_tokens > 0 &&
+	    (rq->global_batch_size > 0 || rq->global_batch_tokens > 0) &&
+	    rq->train_tokens <
+		(double)trn_resolve_gbs(rq) * (double)rq->seq_len)
+		return eng_fail(
+		    err, ENG_EINVAL, "train_tokens",
+		    "%.0f is less than one step of the global batch (%.0f "
+		    "tokens): give a smaller %s or more tokens",
+		    rq->train_tokens,
+		    (double)trn_resolve_gbs(rq) * (double)rq->seq_len,
+		    rq->global_batch_size > 0 ? "global_batch_size"
+					      : "global_batch_tokens");
 	if (!finite_nonneg(rq->failures_per_gpu_hour) ||
 	    rq->failures_per_gpu_hour > TRN_FAILURES_PER_GPU_HOUR_MAX)
 		return eng_fail(err, ENG_EINVAL, "failures_per_gpu_hour",
@@ -273,12 +293,28 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	return 0;
 }
 
+/* Tokens of the default global batch of rq's method: about 4M (pre-
+ * training), TRN_FINETUNE_BATCH_SEQS sequences (fine-tuning). */
+static double trn_default_batch_tokens(const struct trn_request *rq)
+{
+	return rq->method == TRN_FULL
+		   ? DEFAULT_BATCH_TOKENS
+		   : (double)TRN_FINETUNE_BATCH_SEQS * (double)rq->seq_len;
+}
+
 long trn_resolve_gbs(const struct trn_request *rq)
 {
 	double tok;
 
 	if (rq->global_batch_size > 0)
 		return rq->global_batch_size;
+	/* a default batch is at most the whole run: a run shorter than it
+	 * is one step of all its sequences (review s15: 1 token was sized
+	 * as 10 us of a 43 s step) */
+	if (rq->global_batch_tokens <= 0 && rq->train_tokens > 0 &&
+	    rq->train_tokens < trn_default_batch_tokens(rq))
+		return (long)fmax(
+		    1.0, floor(rq->train_tokens / (double)rq->seq_len));
 	if (rq->global_batch_tokens <= 0 && rq->method != TRN_FULL)
 		return TRN_FINETUNE_BATCH_SEQS;
 	tok = rq->global_batch_tokens > 0 ? rq->global_batch_tokens

@@ -564,7 +564,18 @@ json_t *training_result_json(const struct trn_request *rq,
 			    json_string(trn_method_name(rq->method)));
 	json_object_set_new(assumptions, "objective",
 			    json_string(trn_objective_name(rq->objective)));
-	if (rq->global_batch_size <= 0 && rq->global_batch_tokens <= 0)
+	if (rq->global_batch_size <= 0 && rq->global_batch_tokens <= 0 &&
+	    rq->train_tokens > 0 &&
+	    rq->train_tokens <
+		(rq->method == TRN_FULL
+		     ? 4194304.0
+		     : (double)TRN_FINETUNE_BATCH_SEQS * (double)rq->seq_len))
+		json_object_set_new(
+		    assumptions, "global_batch",
+		    json_sprintf("%ld sequences: train_tokens is less than the "
+				 "default batch, so the whole run is one step",
+				 r->global_batch_size));
+	else if (rq->global_batch_size <= 0 && rq->global_batch_tokens <= 0)
 		json_object_set_new(
 		    assumptions, "global_batch",
 		    json_string(rq->method == TRN_FULL

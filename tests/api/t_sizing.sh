@@ -313,6 +313,18 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"mixtral-8x22b","gpu":"b200
 check "SGLang, 16-token prompts: plans at the token budget say max_num_batched_tokens, their TTFT within target" 201 \
 	'[.plans[] | select(.capacity.batch > 8000)] as $p | ($p | length) > 0 and all($p[]; .capacity.limited_by == "max_num_batched_tokens" and .binding == "scheduler" and .capacity.ttft_ms <= 500)'
 
+# review s15 F13: a run is whole steps: below one sequence, or below one
+# step of a pinned batch, is a 400 naming train_tokens; below the default
+# batch, the whole run is one step (it was 10 us of a 43 s step)
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"train_tokens":1,"gpu":"h100","gpus":8,"top":1}'
+check_problem "train_tokens 1: 400, below one sequence" 400 train_tokens
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e6,"global_batch_size":1024,"gpu":"h100","gpus":8,"top":1}'
+check_problem "train_tokens 1e6 with a 4M-token batch pinned: 400" 400 train_tokens
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e6,"gpu":"h100","gpus":8,"top":1}'
+check "train_tokens 1e6, default batch: one step of 244 sequences, the run no shorter than it" 201 \
+	'.plans[0].global_batch_size == 244 and .plans[0].steady_state_days * 86400 >= .plans[0].time_s.step * 0.999
+	 and (.assumptions.global_batch | test("whole run is one step"))'
+
 # review s14: a trade-off names each plan's pipeline stages, and without a
 # load says "at capacity"
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"a100-sxm4-80gb","prompt_tokens":8000,"output_tokens":2000,"top":4}'
