@@ -364,6 +364,15 @@ static int no_fit_error(const struct ictx *c, long gmax, struct eng_error *err)
 			  "pipeline stages");
 }
 
+/* "tp 8" or "tp 8 x pp 8": a replica as the request's fields name it. */
+static void replica_name(int tp, int pp, char *buf, size_t len)
+{
+	if (pp > 1)
+		snprintf(buf, len, "tp %d x pp %d", tp, pp);
+	else
+		snprintf(buf, len, "tp %d", tp);
+}
+
 int inf_size(const struct inf_request *rq, struct inf_result *res,
 	     struct eng_error *err)
 {
@@ -373,7 +382,8 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	double best_tpot = INFINITY, best_ttft = INFINITY;
 	double u_max = rq->max_utilization > 0 ? rq->max_utilization
 					       : INF_DEFAULT_MAX_UTILIZATION;
-	int best_tp = 0;
+	/* the replica of each best latency, named in the refusal */
+	char tpot_at[32] = "", ttft_at[32] = "", over_at[32];
 	long gmax = rq->max_gpus;
 	struct inf_plan over = {0};
 	bool have_over = false;
@@ -427,9 +437,14 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			if (!inf_plan_of(&c, &r, u_max, &p)) {
 				if (p.capacity.tpot_ms < best_tpot) {
 					best_tpot = p.capacity.tpot_ms;
-					best_tp = tp * pp;
+					replica_name(tp, pp, tpot_at,
+						     sizeof(tpot_at));
 				}
-				best_ttft = fmin(best_ttft, p.capacity.ttft_ms);
+				if (p.capacity.ttft_ms < best_ttft) {
+					best_ttft = p.capacity.ttft_ms;
+					replica_name(tp, pp, ttft_at,
+						     sizeof(ttft_at));
+				}
 				continue;
 			}
 			if ((gmax > 0 && p.gpus > gmax) ||
@@ -447,27 +462,39 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 		return no_fit_error(&c, gmax, err);
 	if (res->n_plans == 0 && !have_over) {
 		bool tpot_bad = rq->tpot_ms > 0 && best_tpot > rq->tpot_ms;
+		/* each best with the replica that reaches it (review s15: the
+		 * TTFT was paired with the best TPOT's tp, and pipeline
+		 * stages were counted into tp); one output token has no
+		 * TPOT */
+		if (rq->output_tokens <= 1)
+			return eng_fail(err, ENG_EINFEASIBLE, "ttft_ms",
+					"no load meets the latency targets: "
+					"the best achievable ttft is %.1f ms "
+					"(%s, one request)",
+					best_ttft, ttft_at);
 		return eng_fail(err, ENG_EINFEASIBLE,
 				tpot_bad ? "tpot_ms" : "ttft_ms",
 				"no load meets the latency targets: the best "
-				"achievable is tpot %.1f ms (tp %d, one "
-				"sequence) and ttft %.1f ms",
-				best_tpot, best_tp, best_ttft);
+				"achievable is tpot %.1f ms (%s, one "
+				"sequence) and ttft %.1f ms (%s)",
+				best_tpot, tpot_at, best_ttft, ttft_at);
 	}
+	if (have_over)
+		replica_name(over.tp, over.pp, over_at, sizeof(over_at));
 	if (res->n_plans == 0 && over.replicas >= INF_MAX_REPLICAS)
 		return eng_fail(err, ENG_EINFEASIBLE,
 				inf_load_kind_name(rq->load_kind),
-				"the load needs %ld or more replicas of tp %d "
+				"the load needs %ld or more replicas of %s "
 				"(each sustains %.3g requests/s within the "
 				"targets): split it or relax the targets",
-				(long)INF_MAX_REPLICAS, over.tp * over.pp,
+				(long)INF_MAX_REPLICAS, over_at,
 				over.capacity.requests_per_s);
 	if (res->n_plans == 0)
 		return eng_fail(err, ENG_EINFEASIBLE, "max_gpus",
-				"the load needs %ld GPUs (%ld replicas of tp "
-				"%d at %.0f %% of their capacity) but "
+				"the load needs %ld GPUs (%ld replicas of %s "
+				"at %.0f %% of their capacity) but "
 				"max_gpus is %ld",
-				over.gpus, over.replicas, over.tp * over.pp,
+				over.gpus, over.replicas, over_at,
 				100.0 * u_max, gmax);
 	/* a listed replica of several stages sends its activations between
 	 * nodes: the rate it used is stated (review s14) */

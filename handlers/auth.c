@@ -38,9 +38,10 @@ static void unauthorized(struct response *res, const char *detail)
 int auth_check(struct app *app, enum scope need, const char *authorization,
 	       char *token_name, size_t name_len, struct response *res)
 {
-	char scopes[256];
+	char scopes[256], tok[257];
 	struct store_err e;
 	const char *token;
+	size_t tlen;
 
 	token_name[0] = '\0';
 	if (need == SCOPE_NONE || (need == SCOPE_READ && !app->auth_reads))
@@ -51,14 +52,21 @@ int auth_check(struct app *app, enum scope need, const char *authorization,
 		return -1;
 	}
 	token = authorization + 7;
-	while (*token == ' ')
+	while (*token == ' ' || *token == '\t')
 		token++;
-	if (strlen(token) < 8 || strlen(token) > 256) {
+	/* a field value has no trailing white space (RFC 9110 5.5): "Bearer
+	 * <token> " is the token (review s15: a 401) */
+	tlen = strlen(token);
+	while (tlen > 0 && (token[tlen - 1] == ' ' || token[tlen - 1] == '\t'))
+		tlen--;
+	if (tlen < 8 || tlen >= sizeof(tok)) {
 		unauthorized(res, "invalid or revoked token");
 		return -1;
 	}
-	if (store_token_check(app->db, token, scopes, sizeof(scopes),
-			      token_name, name_len, &e) != STORE_OK) {
+	memcpy(tok, token, tlen);
+	tok[tlen] = '\0';
+	if (store_token_check(app->db, tok, scopes, sizeof(scopes), token_name,
+			      name_len, &e) != STORE_OK) {
 		if (e.status == STORE_NOT_FOUND)
 			unauthorized(res, "invalid or revoked token");
 		else

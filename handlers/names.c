@@ -114,22 +114,29 @@ static int score(const char *asked_sq, const char *name)
 	return best * 100 + prev[lb];
 }
 
-/* The entry of items (and extra, a name being created, when not NULL) that
- * asked finds, in names.h's order; NULL when none. */
-static const char *match(const json_t *items, const char *extra,
-			 enum names_kind kind, const char *asked)
+/* Dash-separated words of a name: "h100-sxm5-80gb" has 3. */
+static int words(const char *name)
+{
+	int n = 1;
+
+	for (; *name; name++)
+		n += *name == '-';
+	return n;
+}
+
+/* The entry of items that asked finds, in names.h's order; NULL when
+ * none. */
+static const char *match(const json_t *items, enum names_kind kind,
+			 const char *asked)
 {
 	const char *found = NULL, *only = NULL;
 	char asked_sq[80], sq[80];
-	size_t i, n_names = json_array_size(items) + (extra != NULL);
+	size_t i, n_names = json_array_size(items);
 	size_t len = strlen(asked);
-	int n = 0;
+	int n = 0, fewest = 0;
 
 #define NAME_AT(k)                                                             \
-	((k) < json_array_size(items)                                          \
-	     ? json_string_value(                                              \
-		   json_object_get(json_array_get(items, (k)), "name"))        \
-	     : extra)
+	json_string_value(json_object_get(json_array_get(items, (k)), "name"))
 	squash(asked, asked_sq, sizeof(asked_sq));
 	/* the same name in any case */
 	for (i = 0; i < n_names; i++)
@@ -154,14 +161,23 @@ static const char *match(const json_t *items, const char *extra,
 		if (asked_sq[0] && !strcmp(sq, asked_sq))
 			return NAME_AT(i);
 	}
-	/* the leading dash-separated words of exactly one entry
-	 * ("h100-sxm5" -> "h100-sxm5-80gb"); a prefix of several, as "h100",
-	 * resolves only through the alias table */
+	/* the leading dash-separated words of one entry ("h100-sxm5" ->
+	 * "h100-sxm5-80gb"); of several, the one with the fewest words when
+	 * only one has that few, so a longer name added later
+	 * ("h100-sxm5-80gb-custom") does not take the short name from the
+	 * entry it found (review s15); several of that few ("a100-sxm4" of
+	 * the 40 and 80 GB parts) resolve only through the alias table */
 	for (i = 0; asked[0] && i < n_names; i++)
 		if (NAME_AT(i) && !strncasecmp(NAME_AT(i), asked, len) &&
 		    NAME_AT(i)[len] == '-') {
-			only = NAME_AT(i);
-			n++;
+			int w = words(NAME_AT(i));
+			if (!only || w < fewest) {
+				only = NAME_AT(i);
+				fewest = w;
+				n = 1;
+			} else if (w == fewest) {
+				n++;
+			}
 		}
 #undef NAME_AT
 	return n == 1 ? only : NULL;
@@ -184,7 +200,7 @@ int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 	if (catalogs[kind].list(app->db, &items, &e) != STORE_OK)
 		return -1;
 	squash(asked, asked_sq, sizeof(asked_sq));
-	found = match(items, NULL, kind, asked);
+	found = match(items, kind, asked);
 	if (found) {
 		snprintf(out, outlen, "%s", found);
 		rc = 0;
@@ -263,56 +279,13 @@ static int names_shadows(struct app *app, enum names_kind kind,
 	       strcmp(canon, name) != 0;
 }
 
-/* 1 when a PUT creating name would take a short name away from another
- * entry of kind: a leading run of its dash-separated words, prefix (as
- * "h100-sxm5" of "h100-sxm5-80gb-custom"), finds the entry canon today and
- * would find none or name instead, so requests that use it would fail
- * (review s15). 0 otherwise, a storage failure included. */
-static int names_breaks(struct app *app, enum names_kind kind, const char *name,
-			char *prefix, size_t prefixlen, char *canon,
-			size_t canonlen)
-{
-	struct store_err e;
-	json_t *items = NULL;
-	char p[80];
-	int broken = 0;
-
-	if (catalogs[kind].list(app->db, &items, &e) != STORE_OK)
-		return 0;
-	for (size_t i = 0; i < json_array_size(items); i++) {
-		const char *have = json_string_value(
-		    json_object_get(json_array_get(items, i), "name"));
-		if (have && !strcmp(name, have))
-			goto out; /* a replacement adds no name */
-	}
-	/* each leading run of dash-separated words of name, itself left
-	 * out: what it finds today against what it would find with name */
-	for (const char *d = strchr(name, '-'); d && !broken;
-	     d = strchr(d + 1, '-')) {
-		const char *before, *after;
-
-		snprintf(p, sizeof(p), "%.*s", (int)(d - name), name);
-		before = match(items, NULL, kind, p);
-		after = match(items, name, kind, p);
-		if (before && strcmp(before, name) != 0 &&
-		    (!after || strcmp(before, after) != 0)) {
-			snprintf(prefix, prefixlen, "%s", p);
-			snprintf(canon, canonlen, "%s", before);
-			broken = 1;
-		}
-	}
-out:
-	json_decref(items);
-	return broken;
-}
-
 void names_check_new(struct app *app, enum names_kind kind, const char *name,
 		     struct jv *v)
 {
 	static const char *const paths[] = {[NAMES_GPU] = "gpus",
 					    [NAMES_MODEL] = "models",
 					    [NAMES_STACK] = "stacks"};
-	char canon[80], prefix[80];
+	char canon[80];
 
 	if (names_shadows(app, kind, name, canon, sizeof(canon)))
 		jv_error(v, "name",
@@ -320,13 +293,6 @@ void names_check_new(struct app *app, enum names_kind kind, const char *name,
 			 "PUT /v1/%s/%s to change that entry, or choose a "
 			 "name no entry answers to",
 			 name, canon, paths[kind], canon);
-	else if (names_breaks(app, kind, name, prefix, sizeof(prefix), canon,
-			      sizeof(canon)))
-		jv_error(v, "name",
-			 "\"%s\" would take the short name \"%s\" from %s: "
-			 "requests that name it so would fail; choose a name "
-			 "that does not start with it",
-			 name, prefix, canon);
 }
 
 int names_valid_slug(const char *s)

@@ -5,10 +5,11 @@
  * Order: the exact name (the caller's own lookup), then the same name in
  * any case, then the alias table (common short names, data in names.c),
  * then the name with case and punctuation ignored ("llama2-70b" ->
- * "llama-2-70b"), then the leading dash-separated words of exactly one
- * entry ("h100-sxm5" -> "h100-sxm5-80gb"). A short name shared by several
- * entries resolves only through the alias table, which names the usual
- * part.
+ * "llama-2-70b"), then the leading dash-separated words of one entry
+ * ("h100-sxm5" -> "h100-sxm5-80gb"), or of several the one with fewest
+ * words when only one has that few. A short name shared by several
+ * entries of as many words resolves only through the alias table, which
+ * names the usual part.
  */
 #ifndef GPUSIZER_HANDLERS_NAMES_H
 #define GPUSIZER_HANDLERS_NAMES_H
@@ -39,9 +40,9 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
 	      json_t **row, struct store_err *e, char (*suggest)[80],
 	      int *n_suggested);
 
-/* The name errors of a PUT creating name (kind's collection), into v:
- * names_shadows (the name already finds another entry) and names_breaks
- * (it would take a short name from one). */
+/* The name error of a PUT creating name (kind's collection), into v: a
+ * name lookups already forgive to another entry would take that name away
+ * from every request using it. */
 void names_check_new(struct app *app, enum names_kind kind, const char *name,
 		     struct jv *v);
 

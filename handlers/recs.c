@@ -14,7 +14,9 @@ void h_recs_list(struct app *app, const struct request *req,
 		 struct response *res)
 {
 	struct rec_filter f = {0};
-	char model[80], gpu[80];
+	char model[80], gpu[80], model_suggest[3][80], gpu_suggest[3][80];
+	int n_model = 0, n_gpu = 0;
+	bool model_unknown = false, gpu_unknown = false;
 	struct store_err e;
 	char next[REC_CURSOR_MAX];
 	json_t *items, *body;
@@ -35,32 +37,54 @@ void h_recs_list(struct app *app, const struct request *req,
 		problem_field(res, "since",
 			      "must be an RFC 3339 date-time such as "
 			      "2026-11-21T00:00:00Z");
-	if (f.model && strlen(f.model) > 64)
-		problem_field(res, "model", "must be at most 64 characters");
-	if (f.gpu && strlen(f.gpu) > 64)
-		problem_field(res, "gpu", "must be at most 64 characters");
+	if (f.model && (strlen(f.model) > 64 || !f.model[0]))
+		problem_field(res, "model", "must be 1 to 64 characters");
+	if (f.gpu && (strlen(f.gpu) > 64 || !f.gpu[0]))
+		problem_field(res, "gpu", "must be 1 to 64 characters");
 	if (problem_field_count(res) > 0)
 		return;
-	{
-		/* Filters forgive names like the sizing requests do: ?gpu=h100
-		 * finds what was stored under h100-sxm5-80gb. A name that
-		 * finds nothing filters as given (an empty page). */
-		char suggest[1][80];
-		int n;
-		if (f.model &&
-		    names_resolve(app, NAMES_MODEL, f.model, model,
-				  sizeof(model), suggest, 0, &n) == 0)
-			f.model = model;
-		if (f.gpu && names_resolve(app, NAMES_GPU, f.gpu, gpu,
-					   sizeof(gpu), suggest, 0, &n) == 0)
-			f.gpu = gpu;
-	}
+	/* Filters forgive names like the sizing requests do: ?gpu=h100
+	 * finds what was stored under h100-sxm5-80gb. A name that finds no
+	 * catalog entry filters as given, since the history may hold names
+	 * the catalog no longer does; when that leaves nothing, the answer
+	 * is the sizing endpoints' 400 with the closest names (review s15:
+	 * ?gpu=a100-sxm4, two entries, was an empty page). */
+	if (f.model &&
+	    names_resolve(app, NAMES_MODEL, f.model, model, sizeof(model),
+			  model_suggest, 3, &n_model) == 0)
+		f.model = model;
+	else if (f.model)
+		model_unknown = true;
+	if (f.gpu && names_resolve(app, NAMES_GPU, f.gpu, gpu, sizeof(gpu),
+				   gpu_suggest, 3, &n_gpu) == 0)
+		f.gpu = gpu;
+	else if (f.gpu)
+		gpu_unknown = true;
 	if (store_rec_list(app->db, &f, &items, next, &e) != STORE_OK) {
 		if (e.status == STORE_INVALID)
 			problem_field(res, f.cursor ? "cursor" : "since", "%s",
 				      e.message);
 		else
 			problem_store(res, &e, "recommendations");
+		return;
+	}
+	if (json_array_size(items) == 0 && !f.cursor &&
+	    (model_unknown || gpu_unknown)) {
+		if (model_unknown) {
+			problem_field(res, "model",
+				      "no catalog model and no stored answer "
+				      "is named \"%s\"",
+				      f.model);
+			names_suggest(res, model_suggest, n_model);
+		}
+		if (gpu_unknown) {
+			problem_field(res, "gpu",
+				      "no catalog GPU and no stored answer is "
+				      "named \"%s\"",
+				      f.gpu);
+			names_suggest(res, gpu_suggest, n_gpu);
+		}
+		json_decref(items);
 		return;
 	}
 	body = json_pack("{s:o}", "items", items);

@@ -478,6 +478,7 @@ struct framing {
 	int host;
 	int spaced_name;
 	int content_type;
+	int authorization;
 };
 
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
@@ -497,6 +498,8 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
 		f->host++;
 	else if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE))
 		f->content_type++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION))
+		f->authorization++;
 	if (strpbrk(key, " \t"))
 		f->spaced_name++;
 	return MHD_YES;
@@ -536,7 +539,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *ctype = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	struct framing f = {0, 0, 0, 0, 0};
+	struct framing f = {0, 0, 0, 0, 0, 0};
 	int nroutes, idx;
 	const struct route *table = routes_table(&nroutes);
 
@@ -588,14 +591,35 @@ static enum MHD_Result on_headers(struct http_server *s,
 	/* RFC 9112 3.2; MHD's own check (MHD_OPTION_STRICT_FOR_CLIENT)
 	 * answers HTML with its header block sent twice, so it is off.
 	 */
-	/* Content-Type is a singleton (RFC 9110 5.3): two of them leave the
-	 * body's type to whichever one a reader takes (review s14: the first
-	 * won, "application/xml" second went unseen) */
-	if (f.content_type > 1) {
-		problem(&st->res, 400, "bad-request", "Bad request",
-			"more than one Content-Type header");
-		st->decided = 1;
-		return MHD_YES;
+	/* Singletons (RFC 9110 5.3): two of them leave the value to
+	 * whichever one a reader takes. Content-Type: the first won,
+	 * "application/xml" second went unseen (review s14); Authorization
+	 * (not a list, 11.6.2): the first credential counted, so a proxy's
+	 * added one might not (review s15). */
+	{
+		static const struct {
+			const char *name;
+			size_t off; /* an int of struct framing */
+		} singletons[] = {
+		    {MHD_HTTP_HEADER_CONTENT_TYPE,
+		     offsetof(struct framing, content_type)},
+		    {MHD_HTTP_HEADER_AUTHORIZATION,
+		     offsetof(struct framing, authorization)},
+		};
+		for (size_t i = 0;
+		     i < sizeof(singletons) / sizeof(singletons[0]); i++) {
+			int n;
+			memcpy(&n, (const char *)&f + singletons[i].off,
+			       sizeof(n));
+			if (n > 1) {
+				problem(&st->res, 400, "bad-request",
+					"Bad request",
+					"more than one %s header",
+					singletons[i].name);
+				st->decided = 1;
+				return MHD_YES;
+			}
+		}
 	}
 	if (f.host > 1 || (f.host == 0 && !strcmp(version, "HTTP/1.1"))) {
 		problem(&st->res, 400, "bad-request", "Bad request",

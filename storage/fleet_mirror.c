@@ -406,7 +406,12 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		struct gpu *g = &m->gpus[i];
 		struct latest *l = &g->latest[ws];
 		gtype[i] = -1;
-		if (!g->known || g->last_seen_us < t0)
+		/* without synthetic runs, a GPU only they measured is not
+		 * in the fleet (review s15: its GPUs and nodes were counted,
+		 * beside medians that left them out) */
+		if (!g->known || g->last_seen_us < t0 ||
+		    (ws == 0 &&
+		     !(g->latest[0].present && g->latest[0].measured_us >= t0)))
 			continue;
 		if (tix[g->k] < 0) {
 			types[nt].k = g->k;

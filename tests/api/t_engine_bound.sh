@@ -33,7 +33,7 @@ check_problem "a search past the step limit is a 422 naming strategies" 422 stra
 check "the 422 is search-too-large and says how to narrow it" 422 \
 	'.type == "/problems/search-too-large" and (.detail | contains("narrow strategies")) and (.detail | contains("max_gpus"))'
 
-jq -c '{training: (del(.gpu)), gpus: ["h100-sxm5-80gb", "a100-sxm4-80gb"]} | .training.train_tokens = 1e12' \
+jq -c '{training: (del(.gpu)), gpus: ["h100-sxm5-80gb", "a100-sxm4-80gb"]} | .training.train_tokens = 1e13' \
 	"$T/hostile.json" >"$T/hostile_compare.json"
 req POST /v1/sizing/compare -d @"$T/hostile_compare.json"
 check_problem "compare stops the same search with the same 422" 422 strategies

@@ -17,7 +17,15 @@ mk lat-a "$(at '-5 minutes')" '.synthetic = false' >"$T/a1.json"
 mk lat-a "$(at '-2 days')" '.synthetic = false | .results |= map(if .median then .median *= 1.1 else . end)' >"$T/a0.json"
 mk lat-a "$(at '-1 minute')" '.synthetic = true | .results |= map(if .median then .median *= 0.5 else . end)' >"$T/as.json"
 mk lat-b "$(at '-4 minutes')" '.synthetic = false | .results |= map(if (.gpu_uuid // "" | endswith("0003")) and .metric == "gemm_tflops" then .median *= 0.7 else . end)' >"$T/b.json"
-for f in a1 a0 as b; do post "report $f" "$T/$f.json"; done
+# lat-s: a node only synthetic runs measured
+mk lat-s "$(at '-3 minutes')" '.synthetic = true' >"$T/s.json"
+for f in a1 a0 as b s; do post "report $f" "$T/$f.json"; done
+# review s15: without --fleet-synthetic the fleet counts no GPU and no node
+# that only synthetic runs measured (lat-s's 8 were counted beside medians
+# that left them out)
+req GET /v1/fleet
+check "a node only synthetic runs measured is not in the fleet's counts" 200 \
+	'[.items[] | select(.gpu_type == "h100-sxm5-80gb")][0] | .gpus == 16 and .nodes == 2'
 
 # The table against the latest rows computed from rollup_gpu_values.
 same_as_raw() { # NAME
