@@ -35,6 +35,14 @@ req PUT "/v1/gpus/$name" -H "Authorization: Basic dXNlcjpwYXNz" -d "$gpu"
 check_problem "PUT with a non-bearer scheme is 401" 401
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $probe" -d "$gpu"
 check_problem "PUT with a probe-scoped token is 403" 403
+# review s15: Authorization is a singleton (which of two counted depended on
+# their order); a field value's trailing white space is not the token's
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "Authorization: Bearer $probe" -d "$gpu"
+check_problem "two Authorization headers: 400" 400
+grep -q 'more than one Authorization header' "$T/body" && ok "the 400 says two Authorization headers" ||
+	not_ok "the 400 says two Authorization headers" "$(body)"
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $probe " -d "$gpu"
+check_problem "a probe token with a trailing space is that token: 403, not 401" 403
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$gpu"
 check "PUT with an admin token creates: 201" 201 '.name == "'"$name"'" and .bf16_tflops == 200 and .max_gpus_per_node == 8 and .fp8_tflops == null'
 [ "$(header Location)" = "/v1/gpus/$name" ] && ok "201 carries Location" || not_ok "201 carries Location" "$(header Location)"

@@ -370,6 +370,24 @@ check "405B on H100 (replicas of pipeline stages): basis.inter_node_gbps given" 
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":2048,"output_tokens":512,"top":1}'
 check "8B on H100 (one stage): no inter_node_gbps" 201 '.plans[0].pp == 1 and (.basis | has("inter_node_gbps") | not)'
 
+# review s15 F7: a latency 422 names the replica that reaches each best
+# figure, pipeline stages as pp; with one output token there is no TPOT
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","gpu":"l4-24gb","prompt_tokens":2048,"output_tokens":1,"serving":"sglang","max_gpus":64,"ttft_ms":100}'
+check_problem "405B on L4 with a 100 ms TTFT: 422 naming ttft_ms" 422 ttft_ms
+jq -e '.detail | test("best achievable ttft is [0-9.]+ ms \\(tp 8 x pp 8, one request\\)") and (test("tpot") | not)' "$T/body" >/dev/null &&
+	ok "the 422 names tp 8 x pp 8 and no TPOT" || not_ok "the 422 names tp 8 x pp 8 and no TPOT" "$(jq -c .detail "$T/body")"
+
+# review s15 F11: history filters refuse what sizing refuses, once nothing
+# is stored under the name either
+req GET '/v1/recommendations?gpu=a100-sxm4'
+check_problem "history ?gpu=a100-sxm4 (two entries): 400 naming gpu" 400 gpu
+jq -e '.errors[0].did_you_mean | index("a100-sxm4-80gb") != null' "$T/body" >/dev/null &&
+	ok "with did_you_mean" || not_ok "with did_you_mean" "$(body)"
+req GET '/v1/recommendations?model='
+check_problem "history ?model= (empty): 400 naming model" 400 model
+req GET '/v1/recommendations?gpu=h100'
+check "history ?gpu=h100: the alias still filters" 200 '(.items | length) > 0'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
