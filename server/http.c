@@ -22,6 +22,7 @@
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/routes.h"
+#include "storage/db.h"
 
 /* A chunked stream that keeps sending this many times the cap after it
  * was refused is cut off (we cannot answer mid-upload in 0.9.75).
@@ -825,7 +826,11 @@ enum MHD_Result http_on_request(void *cls, struct MHD_Connection *c,
 	if (!st->decided) {
 		st->req.body = st->body.p;
 		st->req.body_len = st->body.len;
+		/* one unavailability per request, not one per statement
+		 * (storage/db.h) */
+		db_request_begin();
 		table[st->route].fn(s->app, &st->req, &st->res);
+		db_request_end();
 	}
 	return respond(s, c, st);
 }

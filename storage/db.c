@@ -297,6 +297,24 @@ void db_pool_stats(struct db_pool *p, struct db_stats *out)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* The calling thread's request (db_request_begin): whether one is open,
+ * and the unavailability its statements already met. */
+static _Thread_local bool req_open, req_down;
+static _Thread_local char
+    req_down_msg[sizeof(((struct store_err *)0)->message)];
+
+void db_request_begin(void)
+{
+	req_open = true;
+	req_down = false;
+}
+
+void db_request_end(void)
+{
+	req_open = false;
+	req_down = false;
+}
+
 static struct slot *acquire(struct db_pool *p, struct store_err *e)
 {
 	struct timespec deadline;
@@ -692,9 +710,14 @@ static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
 
 	*out = NULL;
 	store_err_clear(e);
+	if (req_open && req_down) {
+		e->status = STORE_UNAVAILABLE;
+		snprintf(e->message, sizeof(e->message), "%s", req_down_msg);
+		return e->status;
+	}
 	s = acquire(p, e);
 	if (!s)
-		return e->status;
+		goto out;
 	for (int a = 0; a < attempts; a++) {
 		if (ensure_connected(p, s, e) != 0)
 			break;
@@ -738,6 +761,11 @@ static enum store_status run(struct db_pool *p, struct db_stmt *stmt,
 		s->last_fail_ms = 0;
 	}
 	release(p, s);
+out:
+	if (req_open && e->status == STORE_UNAVAILABLE) {
+		req_down = true;
+		snprintf(req_down_msg, sizeof(req_down_msg), "%s", e->message);
+	}
 	return e->status;
 }
 

@@ -69,6 +69,16 @@ int db_pool_new(const struct db_config *cfg, struct db_pool **out, char *err,
 void db_pool_free(struct db_pool *pool);
 void db_pool_stats(struct db_pool *pool, struct db_stats *out);
 
+/* Brackets one HTTP request on the calling thread: between them, once a
+ * statement finds the database unavailable (no answer in time, no
+ * connection), every later one fails at once with the same error instead
+ * of waiting again, so a request answers its 503 within the documented
+ * bound (docs/RELIABILITY.md; review s15: a sizing request waited 10 s
+ * for its first statement and 5 s more reconnecting for its next).
+ * Threads outside a request (mirrors, maintenance) are not affected. */
+void db_request_begin(void);
+void db_request_end(void);
+
 /* Writes conninfo (a libpq keyword/value string or a postgresql:// URI)
  * to out (len bytes, truncated) as libpq reads it (PQconninfoParse):
  * keyword=value pairs of the options it sets, the last of a repeated
