@@ -48,7 +48,13 @@ for q in 'limit=abc' 'limit=0' 'limit=501' 'limit=-5' 'limit=1e3' 'since=yesterd
 	expect_4xx "GET /v1/recommendations?${q:0:40}"
 done
 req GET "/v1/recommendations?model=x%27%3B%20DROP%20TABLE%20recommendations%3B--"
-check "injection in a filter is just a value" 200 '.items == []'
+# a value that names nothing stored and nothing in the catalog is a 400
+# quoting it (review s15), never SQL
+check_problem "injection in a filter is just a value: a 400 quoting it" 400 model
+grep -qF "DROP TABLE recommendations;--" "$T/body" && ok "the 400 quotes the value as given" ||
+	not_ok "the 400 quotes the value as given" "$(body)"
+req GET "/v1/recommendations?limit=1"
+check "and the table is still there" 200 '.items | type == "array"'
 req GET /v1/recommendations/not-a-uuid
 expect_4xx "recommendation id that is not a UUID"
 req GET /v1/recommendations/00000000-0000-4000-8000-000000000000
@@ -111,7 +117,9 @@ jq -e '.status == 400 and (has("instance") | not)' "$T/body" >/dev/null && ok "t
 req GET /v1/gpus/h100-sxm5-80gb%2f
 check_problem "a lower-case %2f in the path is a 400 too" 400
 req GET "/v1/recommendations?model=meta-llama%2FLlama-3.1-8B"
-check "%2F in a query value is decoded as usual" 200 '.items | type == "array"'
+check_problem "%2F in a query value is decoded as usual (a name nothing has: 400)" 400 model
+grep -qF 'meta-llama/Llama-3.1-8B' "$T/body" && ok "the 400 quotes the decoded value" ||
+	not_ok "the 400 quotes the decoded value" "$(body)"
 q=$(seq -f 'p%g=1' 1 16 | paste -sd '&')
 req GET "/v1/gpus?$q"
 check "16 query parameters are served" 200

@@ -25,9 +25,15 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 check_problem "server silent: a read is a 503, not a wait for the server ($ms ms)" 503
 [ -n "$(header Retry-After)" ] && ok "server silent: 503 carries Retry-After" || not_ok "server silent: 503 carries Retry-After"
 t0=$(date +%s%N)
+lines=$(wc -l <"$GSZ_LOG")
 req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8}'
 ms=$((($(date +%s%N) - t0) / 1000000))
 check_problem "server silent: a sizing request (which must persist) is a 503 ($ms ms)" 503
+# one wait per request: its later statements fail at once (review s15: the
+# next one waited again, reconnecting, 15 s in all at the defaults)
+waits=$(tail -n +"$((lines + 1))" "$GSZ_LOG" | grep -c '"level":"error","msg":"\(database did not answer in time\|cannot connect to the database\)"')
+[ "$waits" = 1 ] && ok "server silent: the sizing request waited on the database once" ||
+	not_ok "server silent: the sizing request waited on the database once" "$waits waits logged"
 req GET /healthz
 check "server silent: /healthz still 200" 200
 thaw
