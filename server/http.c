@@ -708,7 +708,17 @@ static enum MHD_Result on_headers(struct http_server *s,
 				"Request body too large",
 				"the body has %llu bytes; the limit is %d", n,
 				s->max_body_bytes);
-			*early = 1;
+			/* up to what a decided request drains anyway, read
+			 * and drop it and answer after, so a client that
+			 * writes its whole body before reading sees the 413
+			 * and keeps the connection (review s15: a broken
+			 * pipe); beyond, or awaiting 100-continue (handled
+			 * below), answer now and close */
+			if (n > (unsigned long long)s->max_body_bytes *
+				    ABUSE_FACTOR)
+				*early = 1;
+			else
+				st->decided = 1;
 			return MHD_YES;
 		}
 	}
