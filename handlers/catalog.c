@@ -9,6 +9,7 @@
 #include "handlers/names.h"
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
+#include "handlers/util.h"
 #include "storage/catalog.h"
 
 static const char *const link_kinds[] = {"nvlink", "pcie", "infinity_fabric",
@@ -117,8 +118,10 @@ void h_gpu_get(struct app *app, const struct request *req, struct response *res)
 {
 	json_t *gpu;
 
-	if (get_forgiving(app, NAMES_GPU, req->params[0], &gpu, res) == 0)
+	if (get_forgiving(app, NAMES_GPU, req->params[0], &gpu, res) == 0) {
+		record_etag(res, gpu);
 		res_json(res, 200, gpu);
+	}
 }
 
 void h_gpu_put(struct app *app, const struct request *req, struct response *res)
@@ -128,6 +131,8 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	struct store_err e;
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
+	char version[64];
+	const char *cond; /* If-Match: NULL, "*" or version */
 
 	if (!names_valid_slug(name)) {
 		problem_field(res, "name",
@@ -135,6 +140,8 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 			      "characters [a-z0-9._-]");
 		return;
 	}
+	if (record_if_match(req, version, sizeof(version), &cond, res) != 0)
+		return;
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
@@ -191,11 +198,12 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	/* Timestamps are the server's; an echoed GET body may carry them. */
 	json_object_del(body, "created_at");
 	json_object_del(body, "updated_at");
-	if (store_gpu_put(app->db, name, body, &created, &stored, &e) !=
+	if (store_gpu_put(app->db, name, body, cond, &created, &stored, &e) !=
 	    STORE_OK) {
 		problem_store(res, &e, "gpu");
 		goto out;
 	}
+	record_etag(res, stored);
 	res_json(res, created ? 201 : 200, stored);
 	if (created)
 		snprintf(res->location, sizeof(res->location), "/v1/gpus/%s",

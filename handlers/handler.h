@@ -50,8 +50,9 @@ struct request {
 	int nparams;
 	struct kv query[REQ_MAX_QUERY]; /* query string, decoded */
 	int nquery;
-	const char *accept; /* Accept header or NULL */
-	const char *body;   /* request body (NUL-terminated) or NULL */
+	const char *accept;   /* Accept header or NULL */
+	const char *if_match; /* If-Match header or NULL */
+	const char *body;     /* request body (NUL-terminated) or NULL */
 	size_t body_len;
 	const char *request_id; /* for logs and problem bodies */
 	const char *token_name; /* authenticated token's name, or NULL */
@@ -72,6 +73,7 @@ struct response {
 	/* Content-Disposition header when non-empty (a download's name). */
 	char content_disposition[128];
 	int retry_after_s;    /* Retry-After when > 0 */
+	char etag[96];	      /* ETag header when non-empty (quoted) */
 	int www_authenticate; /* add WWW-Authenticate: Bearer (401) */
 	char log_detail[256]; /* internal detail for the log, never sent */
 };

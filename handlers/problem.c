@@ -175,6 +175,10 @@ void problem_store(struct response *res, const struct store_err *e,
 			"%s; retry later", e->message);
 		res->retry_after_s = 2;
 		break;
+	case STORE_PRECONDITION:
+		problem(res, 412, "precondition-failed", "Precondition failed",
+			"%s", e->message);
+		break;
 	case STORE_ERROR:
 	default:
 		problem(res, 500, "internal", "Internal error",

@@ -11,6 +11,7 @@
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/stacks.h"
+#include "handlers/util.h"
 #include "storage/catalog.h"
 
 /* attn_kernel names, with xFormers' as an alias of fa1 */
@@ -372,8 +373,10 @@ void h_stack_get(struct app *app, const struct request *req,
 {
 	json_t *row;
 
-	if (get_forgiving(app, req->params[0], "name", true, &row, res) == 0)
+	if (get_forgiving(app, req->params[0], "name", true, &row, res) == 0) {
+		record_etag(res, row);
 		res_json(res, 200, row);
+	}
 }
 
 void h_stack_put(struct app *app, const struct request *req,
@@ -384,6 +387,8 @@ void h_stack_put(struct app *app, const struct request *req,
 	struct store_err e;
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
+	char version[64];
+	const char *cond; /* If-Match: NULL, "*" or version */
 
 	if (!names_valid_slug(name)) {
 		problem_field(res, "name",
@@ -391,6 +396,8 @@ void h_stack_put(struct app *app, const struct request *req,
 			      "characters [a-z0-9._-]");
 		return;
 	}
+	if (record_if_match(req, version, sizeof(version), &cond, res) != 0)
+		return;
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
@@ -420,11 +427,12 @@ void h_stack_put(struct app *app, const struct request *req,
 	jv_ints_as_integers(body, put_rules, N_RULES(put_rules));
 	json_object_del(body, "created_at");
 	json_object_del(body, "updated_at");
-	if (store_stack_put(app->db, name, body, &created, &stored, &e) !=
+	if (store_stack_put(app->db, name, body, cond, &created, &stored, &e) !=
 	    STORE_OK) {
 		problem_store(res, &e, "stack");
 		goto out;
 	}
+	record_etag(res, stored);
 	res_json(res, created ? 201 : 200, stored);
 	if (created)
 		snprintf(res->location, sizeof(res->location), "/v1/stacks/%s",

@@ -211,3 +211,44 @@ int http_accept_q(const char *accept, const char *type)
 	}
 	return best_q;
 }
+
+void record_etag(struct response *res, const json_t *row)
+{
+	const char *at = json_string_value(json_object_get(row, "updated_at"));
+
+	if (at && strlen(at) + 3 <= sizeof(res->etag))
+		snprintf(res->etag, sizeof(res->etag), "\"%s\"", at);
+}
+
+int record_if_match(const struct request *req, char *out, size_t len,
+		    const char **cond, struct response *res)
+{
+	const char *m = req->if_match;
+	size_t n;
+
+	*cond = NULL;
+	if (!m)
+		return 0;
+	while (*m == ' ' || *m == '\t')
+		m++;
+	n = strlen(m);
+	while (n > 0 && (m[n - 1] == ' ' || m[n - 1] == '\t'))
+		n--;
+	if (n == 1 && m[0] == '*') {
+		*cond = "*";
+		return 0;
+	}
+	/* one strong tag: the quoted updated_at record_etag gives */
+	if (n >= 3 && n - 2 < len && m[0] == '"' && m[n - 1] == '"') {
+		memcpy(out, m + 1, n - 2);
+		out[n - 2] = '\0';
+		if (!strchr(out, '"') && rfc3339_valid(out)) {
+			*cond = out;
+			return 0;
+		}
+	}
+	problem(res, 412, "precondition-failed", "Precondition failed",
+		"If-Match: not an entity tag of this server (one strong tag, "
+		"as a GET's ETag gives, or *)");
+	return -1;
+}

@@ -35,4 +35,15 @@ long query_int(const struct request *req, const char *key, long lo, long hi,
  * takes any). */
 int http_accept_q(const char *accept, const char *type);
 
+/* Optimistic concurrency for catalog records (RFC 9110 8.8.3, 13.1.1):
+ * a record's entity tag is its updated_at, quoted. record_etag sets
+ * res's ETag from row's updated_at. record_if_match reads the request's
+ * If-Match into *cond (NULL: none; "*"; or the updated_at of the one
+ * entity tag, in out of len bytes) and returns 0; -1 with a 412 in res
+ * for a tag this server never gives (weak, a list, not one of its
+ * versions), which no record matches. */
+void record_etag(struct response *res, const json_t *row);
+int record_if_match(const struct request *req, char *out, size_t len,
+		    const char **cond, struct response *res);
+
 #endif

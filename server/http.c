@@ -329,6 +329,8 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 	if (res->www_authenticate)
 		add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 			   "Bearer realm=\"gpusizer\"");
+	if (res->etag[0])
+		add_header(r, MHD_HTTP_HEADER_ETAG, res->etag);
 	if (res->retry_after_s > 0) {
 		char ra[16];
 		snprintf(ra, sizeof(ra), "%d", res->retry_after_s);
@@ -480,6 +482,7 @@ struct framing {
 	int spaced_name;
 	int content_type;
 	int authorization;
+	int if_match;
 };
 
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
@@ -501,6 +504,8 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
 		f->content_type++;
 	else if (!strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION))
 		f->authorization++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_IF_MATCH))
+		f->if_match++;
 	if (strpbrk(key, " \t"))
 		f->spaced_name++;
 	return MHD_YES;
@@ -540,7 +545,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *ctype = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	struct framing f = {0, 0, 0, 0, 0, 0};
+	struct framing f = {0, 0, 0, 0, 0, 0, 0};
 	int nroutes, idx;
 	const struct route *table = routes_table(&nroutes);
 
@@ -551,6 +556,8 @@ static enum MHD_Result on_headers(struct http_server *s,
 	st->req.request_id = st->request_id;
 	st->req.accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_ACCEPT);
+	st->req.if_match = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_MATCH);
 	{
 		/* for handlers that stop work whose client has gone */
 		const union MHD_ConnectionInfo *fdi = MHD_get_connection_info(
@@ -606,6 +613,10 @@ static enum MHD_Result on_headers(struct http_server *s,
 		     offsetof(struct framing, content_type)},
 		    {MHD_HTTP_HEADER_AUTHORIZATION,
 		     offsetof(struct framing, authorization)},
+		    /* a list in one header is refused by the handler (412):
+		     * a catalog record has one version to match */
+		    {MHD_HTTP_HEADER_IF_MATCH,
+		     offsetof(struct framing, if_match)},
 		};
 		for (size_t i = 0;
 		     i < sizeof(singletons) / sizeof(singletons[0]); i++) {

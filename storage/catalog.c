@@ -132,13 +132,39 @@ enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 			  1, params, out, e);
 }
 
+/* A conditional PUT (If-Match, catalog.h): $3 of the upsert says which
+ * condition - none, any existing row ("*"), or the row at one version,
+ * $4, its updated_at - so the statement inserts only without one and
+ * updates only when it holds. */
+static const char *match_mode(const char *if_match)
+{
+	return !if_match ? "none" : strcmp(if_match, "*") ? "version" : "any";
+}
+
+static const char *match_version(const char *if_match)
+{
+	return if_match && strcmp(if_match, "*") ? if_match : NULL;
+}
+
+/* The statement changed nothing: its If-Match did not hold. */
+static void precondition_failed(struct store_err *e, const char *what,
+				const char *name)
+{
+	e->status = STORE_PRECONDITION;
+	snprintf(e->message, sizeof(e->message),
+		 "If-Match: the %s \"%.64s\" is not at that version (or does "
+		 "not exist): GET it again and resend your change",
+		 what, name);
+}
+
 enum store_status store_gpu_put(struct db_pool *pool, const char *name,
-				const json_t *gpu, int *created, json_t **out,
-				struct store_err *e)
+				const json_t *gpu, const char *if_match,
+				int *created, json_t **out, struct store_err *e)
 {
 	PGresult *r = NULL;
 	char *body = json_dumps(gpu, JSON_COMPACT);
-	const char *params[2] = {name, body};
+	const char *params[4] = {name, body, match_mode(if_match),
+				 match_version(if_match)};
 	json_error_t jerr;
 
 	*out = NULL;
@@ -171,7 +197,8 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  power_w, price_per_gpu_hour, gemm_peak_fraction,"
 		"  coalesce(efficiency_basis, 'datasheet_only'),"
 		"  coalesce(efficiency_source, ''), source, coalesce(notes, '')"
-		"  FROM r"
+		"  FROM r WHERE $3 = 'none'"
+		"  OR EXISTS (SELECT 1 FROM gpus WHERE name = $1)"
 		" ON CONFLICT (name) DO UPDATE SET"
 		"  display_name = EXCLUDED.display_name,"
 		"  vendor = EXCLUDED.vendor,"
@@ -200,12 +227,17 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  efficiency_source = EXCLUDED.efficiency_source,"
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
+		" WHERE $3 <> 'version' OR g.updated_at = $4::timestamptz"
 		" RETURNING (xmax = 0) AS created, " GPU_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " GPU_FIELDS "  ) x) FROM up",
 		/* clang-format on */
-		2, params, 0, &r, e) != STORE_OK)
+		4, params, 0, &r, e) != STORE_OK)
 		goto out;
+	if (PQntuples(r) == 0) {
+		precondition_failed(e, "GPU", name);
+		goto out;
+	}
 	ttl_cache_clear(&catalog_cache);
 	*created = PQgetvalue(r, 0, 0)[0] == 't';
 	*out = json_loads(PQgetvalue(r, 0, 1), 0, &jerr);
@@ -273,12 +305,14 @@ enum store_status store_stack_get(struct db_pool *pool, const char *name,
 }
 
 enum store_status store_stack_put(struct db_pool *pool, const char *name,
-				  const json_t *stack, int *created,
-				  json_t **out, struct store_err *e)
+				  const json_t *stack, const char *if_match,
+				  int *created, json_t **out,
+				  struct store_err *e)
 {
 	PGresult *r = NULL;
 	char *body = json_dumps(stack, JSON_COMPACT);
-	const char *params[2] = {name, body};
+	const char *params[4] = {name, body, match_mode(if_match),
+				 match_version(if_match)};
 	json_error_t jerr;
 
 	*out = NULL;
@@ -325,7 +359,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  coalesce(lora_fp32_adapters, false),"
 		"  coalesce(autocast_fp32_params, false),"
 		"  coalesce(grads_in_backward, false), source,"
-		"  coalesce(notes, '') FROM r"
+		"  coalesce(notes, '') FROM r WHERE $3 = 'none'"
+		"  OR EXISTS (SELECT 1 FROM stacks WHERE name = $1)"
 		" ON CONFLICT (name) DO UPDATE SET"
 		"  display_name = EXCLUDED.display_name,"
 		"  attn_kernel = EXCLUDED.attn_kernel,"
@@ -357,12 +392,17 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  grads_in_backward = EXCLUDED.grads_in_backward,"
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
+		" WHERE $3 <> 'version' OR s.updated_at = $4::timestamptz"
 		" RETURNING (xmax = 0) AS created, " STACK_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " STACK_FIELDS "  ) x) FROM up",
 		/* clang-format on */
-		2, params, 0, &r, e) != STORE_OK)
+		4, params, 0, &r, e) != STORE_OK)
 		goto out;
+	if (PQntuples(r) == 0) {
+		precondition_failed(e, "stack", name);
+		goto out;
+	}
 	ttl_cache_clear(&catalog_cache);
 	*created = PQgetvalue(r, 0, 0)[0] == 't';
 	*out = json_loads(PQgetvalue(r, 0, 1), 0, &jerr);

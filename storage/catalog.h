@@ -47,10 +47,14 @@ enum store_status store_gpu_get_spec(struct db_pool *pool, const char *name,
 				     struct store_err *e);
 /* Creates or fully replaces GPU name from the fields of gpu (validated by
  * the caller; absent optional fields take their defaults). *created says
- * which happened; *out is the stored row.
+ * which happened; *out is the stored row. if_match: NULL, or "*" (only
+ * replace an existing row), or an updated_at as the row gives it (only
+ * replace the row at that version): else STORE_PRECONDITION, nothing
+ * written.
  */
 enum store_status store_gpu_put(struct db_pool *pool, const char *name,
-				const json_t *gpu, int *created, json_t **out,
+				const json_t *gpu, const char *if_match,
+				int *created, json_t **out,
 				struct store_err *e);
 
 /* Every model preset (name, display_name, family, arch, source, notes). */
@@ -62,13 +66,14 @@ enum store_status store_model_get(struct db_pool *pool, const char *name,
 /* Software-stack profiles (migrations/0015_stacks.sql), read through the
  * same cache: every stack ordered by name (*out an array), one by name
  * (STORE_NOT_FOUND when absent), create or fully replace one (validated
- * by the caller; *created says which). */
+ * by the caller; *created says which; if_match as store_gpu_put's). */
 enum store_status store_stack_list(struct db_pool *pool, json_t **out,
 				   struct store_err *e);
 enum store_status store_stack_get(struct db_pool *pool, const char *name,
 				  json_t **out, struct store_err *e);
 enum store_status store_stack_put(struct db_pool *pool, const char *name,
-				  const json_t *stack, int *created,
-				  json_t **out, struct store_err *e);
+				  const json_t *stack, const char *if_match,
+				  int *created, json_t **out,
+				  struct store_err *e);
 
 #endif

@@ -120,6 +120,7 @@ const char *store_status_name(enum store_status s)
 	    [STORE_INVALID] = "invalid",
 	    [STORE_UNAVAILABLE] = "unavailable",
 	    [STORE_ERROR] = "error",
+	    [STORE_PRECONDITION] = "precondition",
 	};
 	if ((unsigned)s < sizeof(names) / sizeof(names[0]))
 		return names[s];

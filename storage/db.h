@@ -22,11 +22,12 @@
 /* What went wrong, in the terms handlers map to HTTP statuses. */
 enum store_status {
 	STORE_OK = 0,
-	STORE_NOT_FOUND,   /* no such row */
-	STORE_CONFLICT,	   /* unique violation (23505) */
-	STORE_INVALID,	   /* data rejected by a constraint (22xxx, 23xxx) */
-	STORE_UNAVAILABLE, /* database down, pool exhausted, timeout */
-	STORE_ERROR,	   /* anything else: a bug, logged */
+	STORE_NOT_FOUND,    /* no such row */
+	STORE_CONFLICT,	    /* unique violation (23505) */
+	STORE_INVALID,	    /* data rejected by a constraint (22xxx, 23xxx) */
+	STORE_UNAVAILABLE,  /* database down, pool exhausted, timeout */
+	STORE_ERROR,	    /* anything else: a bug, logged */
+	STORE_PRECONDITION, /* a conditional write's condition failed */
 };
 
 struct store_err {

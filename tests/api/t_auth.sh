@@ -50,6 +50,30 @@ req GET "/v1/gpus/$name"
 check "the created GPU reads back" 200 '.price_per_gpu_hour == 1.25'
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.5')"
 check "PUT again replaces: 200" 200 '.price_per_gpu_hour == 2.5'
+# review s15 F10: optimistic concurrency. A GET's ETag is the record's
+# version; a PUT with If-Match replaces only that version (412 otherwise,
+# nothing written), * only an existing record
+req GET "/v1/gpus/$name"
+etag=$(header ETag)
+[[ $etag == \"*\" ]] && ok "GET /v1/gpus/{name} carries an ETag" || not_ok "GET /v1/gpus/{name} carries an ETag" "'$etag'"
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "If-Match: $etag" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.75')"
+check "PUT with the current ETag in If-Match: 200" 200 '.price_per_gpu_hour == 2.75'
+[ -n "$(header ETag)" ] && [ "$(header ETag)" != "$etag" ] && ok "the PUT answers the new version's ETag" ||
+	not_ok "the PUT answers the new version's ETag" "$(header ETag) vs $etag"
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "If-Match: $etag" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 9')"
+check_problem "PUT with a stale ETag: 412" 412
+req GET "/v1/gpus/$name"
+check "the stale PUT wrote nothing" 200 '.price_per_gpu_hour == 2.75'
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-Match: "nope"' -d "$gpu"
+check_problem "If-Match with a tag this server never gives: 412" 412
+req PUT "/v1/gpus/$name-new" -H "Authorization: Bearer $admin" -H 'If-Match: *' -d "$gpu"
+check_problem "If-Match: * on a record that does not exist: 412, nothing created" 412
+req GET "/v1/gpus/$name-new"
+check_problem "and it does not exist" 404
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-Match: *' -H 'If-Match: *' -d "$gpu"
+check_problem "two If-Match headers: 400" 400
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-Match: *' -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.5')"
+check "If-Match: * on an existing record: 200" 200 '.price_per_gpu_hour == 2.5'
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq 'del(.memory_gib) | .bf16_tflops = -1 | .bogus = 1')"
 check_problem "PUT validation names each bad field" 400 memory_gib
 jq -e '[.errors[].field] | (index("bf16_tflops") != null) and (index("bogus") != null)' "$T/body" >/dev/null &&

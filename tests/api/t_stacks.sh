@@ -236,8 +236,12 @@ check_problem "PUT with a probe token: 403" 403
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$body"
 check "PUT creates a stack: 201" 201 '.name == "'"$fresh"'" and .dp_overlap == 0 and .reduce_dtype == "fp32" and .param_gather_overlap == 1'
 [ "$(header Location)" = "/v1/stacks/$fresh" ] && ok "PUT 201 names the Location" || not_ok "PUT 201 names the Location" "$(header Location)"
-req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5' <<<"$body")"
-check "PUT replaces it: 200" 200 '.dp_overlap == 0.5'
+req GET "/v1/stacks/$fresh"
+etag=$(header ETag)
+req PUT "/v1/stacks/$fresh" "${A[@]}" -H "If-Match: $etag" -d "$(jq '.dp_overlap = 0.5' <<<"$body")"
+check "PUT replaces it (If-Match: the GET's ETag): 200" 200 '.dp_overlap == 0.5'
+req PUT "/v1/stacks/$fresh" "${A[@]}" -H "If-Match: $etag" -d "$(jq '.dp_overlap = 0.25' <<<"$body")"
+check_problem "a second PUT with that now stale ETag: 412 (review s15 F10)" 412
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5 | .max_zero_stage = 3.0 | .max_zero_stage_pp = 0' <<<"$body")"
 check "PUT max_zero_stage 3.0: stored as the integer 3" 200 '.max_zero_stage == 3 and (.max_zero_stage | tostring) == "3" and .max_zero_stage_pp == 0'
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.max_zero_stage = 4' <<<"$body")"
