@@ -239,21 +239,16 @@ static const char *search_field(const struct trn_request *rq)
 }
 
 /* The stack's bounds (stack.h max_zero_stage, max_offload,
- * expert_parallel, pipeline_parallel, tensor_parallel) may be what keeps every
- * layout over its
- * memory: "; stack X shards no further than ZeRO-n and offloads ..." and the
- * profiles that lift them, into buf ("" when the request pinned past them or
- * the stack has none). */
+ * expert_parallel, pipeline_parallel, tensor_parallel) may be what keeps
+ * every layout over its memory: "; stack X shards no further than ZeRO-n and
+ * offloads ..." and the profiles that lift them, into buf ("" when the request
+ * pinned past them or the stack has none). */
 static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			     size_t len)
 {
 	bool zb = !rq->strategies.zero.n && rq->stack.max_zero_stage < 3;
 	bool ob = !rq->strategies.offload.n &&
 		  rq->stack.max_offload < STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
-	bool eb = !rq->strategies.ep.n && !rq->stack.expert_parallel &&
-		  rq->model.moe.experts > 0;
-	bool pb = !rq->strategies.pp.n && !rq->stack.pipeline_parallel;
-	bool tb = !rq->strategies.tp.n && !rq->stack.tensor_parallel;
 	char zs[40] = "", os[48] = "";
 	int n = 0;
 
@@ -275,24 +270,30 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			     : zb     ? "shards gradients and weights"
 				      : "offloads the weights",
 			     ob ? "" : ", megatron-core");
-	if (eb && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "; stack %.64s has no expert parallelism: one "
-			      "that shards the experts (megatron-core, "
-			      "torchtitan, deepspeed-zero) may fit",
-			      rq->stack.name);
-	if (pb && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "; stack %.64s has no pipeline schedule: one "
-			      "that runs pipeline stages (megatron-core, "
-			      "torchtitan, deepspeed-zero) may fit",
-			      rq->stack.name);
-	if (tb && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n,
-			 "; stack %.64s has no tensor parallelism: one that "
-			 "splits layers (megatron-core, torchtitan, "
-			 "pytorch-fsdp2-fa2) may fit",
-			 rq->stack.name);
+	{
+		/* a parallelism the stack lacks, unless the request pinned
+		 * that dimension (stack.h) */
+		const struct {
+			bool lacks;
+			const char *what;
+		} par[] = {
+		    {!rq->strategies.ep.n && !rq->stack.expert_parallel &&
+			 rq->model.moe.experts > 0,
+		     "no expert parallelism: one that shards the experts "
+		     "(megatron-core, torchtitan, deepspeed-zero)"},
+		    {!rq->strategies.pp.n && !rq->stack.pipeline_parallel,
+		     "no pipeline schedule: one that runs pipeline stages "
+		     "(megatron-core, torchtitan, deepspeed-zero)"},
+		    {!rq->strategies.tp.n && !rq->stack.tensor_parallel,
+		     "no tensor parallelism: one that splits layers "
+		     "(megatron-core, torchtitan, pytorch-fsdp2-fa2)"},
+		};
+		for (size_t k = 0; k < sizeof(par) / sizeof(par[0]); k++)
+			if (par[k].lacks && n >= 0 && (size_t)n < len)
+				n += snprintf(buf + n, len - (size_t)n,
+					      "; stack %.64s has %s may fit",
+					      rq->stack.name, par[k].what);
+	}
 }
 
 /* The field a "does not fit" names: the GPU count, unless more GPUs cannot

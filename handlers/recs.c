@@ -70,19 +70,24 @@ void h_recs_list(struct app *app, const struct request *req,
 	}
 	if (json_array_size(items) == 0 && !f.cursor &&
 	    (model_unknown || gpu_unknown)) {
-		if (model_unknown) {
-			problem_field(res, "model",
-				      "no catalog model and no stored answer "
-				      "is named \"%s\"",
-				      f.model);
-			names_suggest(res, model_suggest, n_model);
-		}
-		if (gpu_unknown) {
-			problem_field(res, "gpu",
-				      "no catalog GPU and no stored answer is "
+		const struct {
+			bool unknown;
+			const char *key, *what, *asked;
+			char (*suggest)[80];
+			int n;
+		} named[] = {
+		    {model_unknown, "model", "model", f.model, model_suggest,
+		     n_model},
+		    {gpu_unknown, "gpu", "GPU", f.gpu, gpu_suggest, n_gpu},
+		};
+		for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+			if (!named[i].unknown)
+				continue;
+			problem_field(res, named[i].key,
+				      "no catalog %s and no stored answer is "
 				      "named \"%s\"",
-				      f.gpu);
-			names_suggest(res, gpu_suggest, n_gpu);
+				      named[i].what, named[i].asked);
+			names_suggest(res, named[i].suggest, named[i].n);
 		}
 		json_decref(items);
 		return;
