@@ -268,6 +268,11 @@ struct trn_plan {
  * (artidoro/qlora scripts/finetune_guanaco_*.sh: 4 per device x 4
  * accumulation steps). Pre-training keeps ~4M tokens (MODEL.md §6). */
 #define TRN_FINETUNE_BATCH_SEQS 16
+/* Tokens of the default global batch of rq's method: about 4M (pre-
+ * training), TRN_FINETUNE_BATCH_SEQS sequences (fine-tuning); the batch
+ * itself is a multiple of 64 sequences (a power of two below 64) near it,
+ * or at most the run when train_tokens is less (MODEL.md §6). */
+double trn_default_batch_tokens(const struct trn_request *rq);
 
 /* Warning thresholds (MODEL.md §6). Well-run dense training reaches MFU
  * 0.35-0.55 (Megatron-LM 2021-22, Llama 2/3 reports, MosaicML): below

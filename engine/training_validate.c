@@ -293,33 +293,57 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 	return 0;
 }
 
-/* Tokens of the default global batch of rq's method: about 4M (pre-
- * training), TRN_FINETUNE_BATCH_SEQS sequences (fine-tuning). */
-static double trn_default_batch_tokens(const struct trn_request *rq)
+double trn_default_batch_tokens(const struct trn_request *rq)
 {
 	return rq->method == TRN_FULL
 		   ? DEFAULT_BATCH_TOKENS
 		   : (double)TRN_FINETUNE_BATCH_SEQS * (double)rq->seq_len;
 }
 
+/* About n sequences as a default batch that data-parallel ranks split:
+ * a multiple of 64 from 64 up, else a power of two; the nearest, or with
+ * down the largest not above n. 4M tokens of 6,144 are 683 sequences, a
+ * prime that only dp 1 or 683 divides (review s15: 3x the cost of 8,192
+ * on the same GPUs); 704 splits over 64 ranks. */
+static long default_batch_seqs(double n, bool down)
+{
+	double p = 1.0;
+
+	if (n >= 64.0)
+		return 64L *
+		       (long)(down ? floor(n / 64.0) : floor(n / 64.0 + 0.5));
+	while (p * 2.0 <= n)
+		p *= 2.0;
+	if (!down && n - p > 2.0 * p - n)
+		p *= 2.0;
+	return (long)p;
+}
+
 long trn_resolve_gbs(const struct trn_request *rq)
 {
-	double tok;
+	double seqs;
 
 	if (rq->global_batch_size > 0)
 		return rq->global_batch_size;
 	/* a default batch is at most the whole run: a run shorter than it
-	 * is one step of all its sequences (review s15: 1 token was sized
-	 * as 10 us of a 43 s step) */
+	 * is one step of as many of its sequences as the default's rounding
+	 * keeps (review s15: 1 token was sized as 10 us of a 43 s step) */
 	if (rq->global_batch_tokens <= 0 && rq->train_tokens > 0 &&
 	    rq->train_tokens < trn_default_batch_tokens(rq))
-		return (long)fmax(
-		    1.0, floor(rq->train_tokens / (double)rq->seq_len));
+		return default_batch_seqs(
+		    fmax(1.0, floor(rq->train_tokens / (double)rq->seq_len)),
+		    true);
 	if (rq->global_batch_tokens <= 0 && rq->method != TRN_FULL)
 		return TRN_FINETUNE_BATCH_SEQS;
-	tok = rq->global_batch_tokens > 0 ? rq->global_batch_tokens
-					  : DEFAULT_BATCH_TOKENS;
-	/* clamped so the conversion is defined; validation refuses it */
-	return (long)fmin((double)TRN_MAX_GLOBAL_BATCH + 1.0,
-			  fmax(1.0, floor(tok / (double)rq->seq_len + 0.5)));
+	if (rq->global_batch_tokens <= 0)
+		return default_batch_seqs(
+		    DEFAULT_BATCH_TOKENS / (double)rq->seq_len, false);
+	/* the request's tokens: whole sequences as given, else rounded as
+	 * the default is (review s15 G4: 4,194,304 tokens of 6,144 were 683
+	 * sequences); clamped so the conversion is defined (validation
+	 * refuses it) */
+	seqs = rq->global_batch_tokens / (double)rq->seq_len;
+	if (seqs != floor(seqs) && seqs < (double)TRN_MAX_GLOBAL_BATCH)
+		return default_batch_seqs(seqs, false);
+	return (long)fmin((double)TRN_MAX_GLOBAL_BATCH + 1.0, fmax(1.0, seqs));
 }

@@ -566,29 +566,36 @@ json_t *training_result_json(const struct trn_request *rq,
 			    json_string(trn_objective_name(rq->objective)));
 	if (rq->global_batch_size <= 0 && rq->global_batch_tokens <= 0 &&
 	    rq->train_tokens > 0 &&
-	    rq->train_tokens <
-		(rq->method == TRN_FULL
-		     ? 4194304.0
-		     : (double)TRN_FINETUNE_BATCH_SEQS * (double)rq->seq_len))
+	    rq->train_tokens < trn_default_batch_tokens(rq))
 		json_object_set_new(
 		    assumptions, "global_batch",
 		    json_sprintf("%ld sequences: train_tokens is less than the "
-				 "default batch, so the whole run is one step",
+				 "default batch, so a step is the most of the "
+				 "run's sequences a multiple of 64 (a power of "
+				 "two below 64) holds",
 				 r->global_batch_size));
 	else if (rq->global_batch_size <= 0 && rq->global_batch_tokens <= 0)
 		json_object_set_new(
 		    assumptions, "global_batch",
-		    json_string(rq->method == TRN_FULL
-				    ? "about 4M tokens (4,194,304 / seq_len "
-				      "sequences), the pre-training default"
-				    : "16 sequences, the fine-tuning default "
+		    rq->method == TRN_FULL
+			? json_sprintf(
+			      "%ld sequences (%.0f tokens): the multiple of 64 "
+			      "sequences nearest 4M tokens (4,194,304), the "
+			      "pre-training default, so that data-parallel "
+			      "ranks split it",
+			      r->global_batch_size,
+			      (double)r->global_batch_size *
+				  (double)rq->seq_len)
+			: json_string("16 sequences, the fine-tuning default "
 				      "(the QLoRA authors' recipes)"));
 	else if (rq->global_batch_size <= 0 &&
 		 fmod(rq->global_batch_tokens, (double)rq->seq_len) != 0.0)
 		json_object_set_new(
 		    assumptions, "global_batch",
 		    json_sprintf("%ld sequences: global_batch_tokens / seq_len "
-				 "rounded to whole sequences (%.0f tokens a "
+				 "is not whole; the multiple of 64 sequences "
+				 "nearest it (a power of two below 64), which "
+				 "data-parallel ranks split (%.0f tokens a "
 				 "step)",
 				 r->global_batch_size,
 				 (double)r->global_batch_size *

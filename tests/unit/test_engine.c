@@ -240,6 +240,46 @@ static void test_seq_len_monotone(void)
 				}
 			}
 	CHECK(cases > 30);
+	/* the default batch, or 4M tokens given (L40S), lengths between the
+	 * powers of two too: 4M tokens of 6,144 were 683 sequences, a prime
+	 * only dp 1 divides, 3x the GPU-hours of 8,192 (review s15 G4).
+	 * Within 15 %: the batches of two lengths differ (704 x 6,144
+	 * against 512 x 8,192 tokens) and so do the layouts each admits
+	 * (context parallelism keeps 4,096 tokens a rank: cp 2 from 8K, none
+	 * at 6K, where the L40S then recomputes), up to 10 % in this grid
+	 * (MODEL.md §6). */
+	cases = 0;
+	for (size_t m = 0; m < 2; m++)
+		for (size_t g = 0; g < 3; g++) {
+			static const long lens[] = {4096,  6144,  8192, 12288,
+						    16384, 24576, 32768};
+			double prev = 0;
+			for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]);
+			     k++) {
+				trn_request_init(&rq);
+				rq.model = models[m];
+				rq.model.max_seq_len = 65536;
+				rq.gpu = gpus[g];
+				rq.gpus = 64;
+				rq.seq_len = lens[k];
+				rq.train_tokens = 1e11;
+				rq.global_batch_tokens = g == 0 ? 4194304 : 0;
+				rq.top = 1;
+				if (trn_size(&rq, res, &e) != 0)
+					break;
+				CHECK(res->plans[0].gpu_hours >= prev * 0.85);
+				if (res->plans[0].gpu_hours < prev)
+					printf("# model %zu %s: %ld tokens, "
+					       "default batch %ld: %.0f "
+					       "GPU-h < %.0f\n",
+					       m, rq.gpu.name, lens[k],
+					       res->global_batch_size,
+					       res->plans[0].gpu_hours, prev);
+				prev = res->plans[0].gpu_hours;
+				cases++;
+			}
+		}
+	CHECK(cases > 20);
 	free(res);
 }
 
