@@ -132,7 +132,8 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
 	char version[64];
-	const char *cond; /* If-Match: NULL, "*" or version */
+	const char *cond;      /* If-Match: NULL, "*" or version */
+	json_t *shared = NULL; /* names_shared's warnings */
 
 	if (!names_valid_slug(name)) {
 		problem_field(res, "name",
@@ -145,6 +146,8 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
+	/* a PUT's answer echoed back: its warnings are not a field */
+	json_object_del(body, "warnings");
 	jv_check_rules(&v, body, gpu_rules,
 		       (int)(sizeof(gpu_rules) / sizeof(gpu_rules[0])));
 	given = json_object_get(body, "name");
@@ -190,6 +193,9 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 				 "is required with efficiency_basis \"%s\"", b);
 	}
 	names_check_new(app, NAMES_GPU, name, &v);
+	/* before it exists: what the new name takes from other entries */
+	shared = problem_field_count(res) ? NULL
+					  : names_shared(app, NAMES_GPU, name);
 	if (problem_field_count(res) > 0)
 		goto out;
 	/* 8.0 passed validation as a whole number: store it as 8. */
@@ -204,11 +210,14 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 		goto out;
 	}
 	record_etag(res, stored);
+	if (json_array_size(shared) > 0)
+		json_object_set(stored, "warnings", shared);
 	res_json(res, created ? 201 : 200, stored);
 	if (created)
 		snprintf(res->location, sizeof(res->location), "/v1/gpus/%s",
 			 name);
 out:
+	json_decref(shared);
 	json_decref(body);
 }
 

@@ -114,29 +114,20 @@ static int score(const char *asked_sq, const char *name)
 	return best * 100 + prev[lb];
 }
 
-/* Dash-separated words of a name: "h100-sxm5-80gb" has 3. */
-static int words(const char *name)
-{
-	int n = 1;
-
-	for (; *name; name++)
-		n += *name == '-';
-	return n;
-}
-
-/* The entry of items that asked finds, in names.h's order; NULL when
- * none. */
-static const char *match(const json_t *items, enum names_kind kind,
-			 const char *asked)
+static const char *match(const json_t *items, const char *extra,
+			 enum names_kind kind, const char *asked)
 {
 	const char *found = NULL, *only = NULL;
 	char asked_sq[80], sq[80];
-	size_t i, n_names = json_array_size(items);
+	size_t i, n_names = json_array_size(items) + (extra != NULL);
 	size_t len = strlen(asked);
-	int n = 0, fewest = 0;
+	int n = 0;
 
 #define NAME_AT(k)                                                             \
-	json_string_value(json_object_get(json_array_get(items, (k)), "name"))
+	((k) < json_array_size(items)                                          \
+	     ? json_string_value(                                              \
+		   json_object_get(json_array_get(items, (k)), "name"))        \
+	     : extra)
 	squash(asked, asked_sq, sizeof(asked_sq));
 	/* the same name in any case */
 	for (i = 0; i < n_names; i++)
@@ -161,23 +152,18 @@ static const char *match(const json_t *items, enum names_kind kind,
 		if (asked_sq[0] && !strcmp(sq, asked_sq))
 			return NAME_AT(i);
 	}
-	/* the leading dash-separated words of one entry ("h100-sxm5" ->
-	 * "h100-sxm5-80gb"); of several, the one with the fewest words when
-	 * only one has that few, so a longer name added later
-	 * ("h100-sxm5-80gb-custom") does not take the short name from the
-	 * entry it found (review s15); several of that few ("a100-sxm4" of
-	 * the 40 and 80 GB parts) resolve only through the alias table */
+	/* the leading dash-separated words of exactly one entry
+	 * ("h100-sxm5" -> "h100-sxm5-80gb"); a prefix of several, as "h100",
+	 * resolves only through the alias table: a short name never switches
+	 * silently to another entry (review s15b: a rule preferring the
+	 * fewest words let a shorter entry added later take it); an entry
+	 * added later can make it ambiguous, a 400 with did_you_mean, and
+	 * the PUT that does so warns (names_shared) */
 	for (i = 0; asked[0] && i < n_names; i++)
 		if (NAME_AT(i) && !strncasecmp(NAME_AT(i), asked, len) &&
 		    NAME_AT(i)[len] == '-') {
-			int w = words(NAME_AT(i));
-			if (!only || w < fewest) {
-				only = NAME_AT(i);
-				fewest = w;
-				n = 1;
-			} else if (w == fewest) {
-				n++;
-			}
+			only = NAME_AT(i);
+			n++;
 		}
 #undef NAME_AT
 	return n == 1 ? only : NULL;
@@ -200,7 +186,7 @@ int names_resolve(struct app *app, enum names_kind kind, const char *asked,
 	if (catalogs[kind].list(app->db, &items, &e) != STORE_OK)
 		return -1;
 	squash(asked, asked_sq, sizeof(asked_sq));
-	found = match(items, kind, asked);
+	found = match(items, NULL, kind, asked);
 	if (found) {
 		snprintf(out, outlen, "%s", found);
 		rc = 0;
@@ -277,6 +263,44 @@ static int names_shadows(struct app *app, enum names_kind kind,
 	return names_resolve(app, kind, name, canon, canonlen, suggest, 3,
 			     &n) == 0 &&
 	       strcmp(canon, name) != 0;
+}
+
+json_t *names_shared(struct app *app, enum names_kind kind, const char *name)
+{
+	struct store_err e;
+	json_t *items = NULL, *out = json_array();
+	char p[80];
+
+	if (!out || catalogs[kind].list(app->db, &items, &e) != STORE_OK)
+		goto out;
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		const char *have = json_string_value(
+		    json_object_get(json_array_get(items, i), "name"));
+		if (have && !strcmp(name, have))
+			goto out; /* a replacement adds no name */
+	}
+	/* each leading run of dash-separated words of name, itself left
+	 * out: what it finds today against what it will find with name */
+	for (const char *d = strchr(name, '-'); d; d = strchr(d + 1, '-')) {
+		const char *before, *after;
+
+		snprintf(p, sizeof(p), "%.*s", (int)(d - name), name);
+		before = match(items, NULL, kind, p);
+		after = match(items, name, kind, p);
+		if (before && strcmp(before, name) != 0 &&
+		    (!after || strcmp(before, after) != 0))
+			json_array_append_new(
+			    out,
+			    json_sprintf("the short name \"%s\" found %s; "
+					 "it now names more than one "
+					 "entry, and a request that uses "
+					 "it gets a 400 with did_you_mean: "
+					 "use the full name",
+					 p, before));
+	}
+out:
+	json_decref(items);
+	return out;
 }
 
 void names_check_new(struct app *app, enum names_kind kind, const char *name,

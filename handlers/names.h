@@ -5,11 +5,10 @@
  * Order: the exact name (the caller's own lookup), then the same name in
  * any case, then the alias table (common short names, data in names.c),
  * then the name with case and punctuation ignored ("llama2-70b" ->
- * "llama-2-70b"), then the leading dash-separated words of one entry
- * ("h100-sxm5" -> "h100-sxm5-80gb"), or of several the one with fewest
- * words when only one has that few. A short name shared by several
- * entries of as many words resolves only through the alias table, which
- * names the usual part.
+ * "llama-2-70b"), then the leading dash-separated words of exactly one
+ * entry ("h100-sxm5" -> "h100-sxm5-80gb"). A short name shared by several
+ * entries resolves only through the alias table, which names the usual
+ * part.
  */
 #ifndef GPUSIZER_HANDLERS_NAMES_H
 #define GPUSIZER_HANDLERS_NAMES_H
@@ -45,6 +44,13 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
  * from every request using it. */
 void names_check_new(struct app *app, enum names_kind kind, const char *name,
 		     struct jv *v);
+
+/* The short names a PUT creating name takes away from other entries of
+ * kind (review s15): each leading run of name's dash-separated words that
+ * finds one entry today and will name two once name exists, as a list of
+ * warnings for the PUT's answer (new reference; empty when none, or on a
+ * storage failure, which the PUT itself reports). */
+json_t *names_shared(struct app *app, enum names_kind kind, const char *name);
 
 /* 1 when s is a catalog name as a PUT may create it: a lowercase slug of
  * 1-64 characters [a-z0-9._-] starting with a letter or digit (the CHECK

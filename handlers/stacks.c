@@ -388,7 +388,8 @@ void h_stack_put(struct app *app, const struct request *req,
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
 	char version[64];
-	const char *cond; /* If-Match: NULL, "*" or version */
+	const char *cond;      /* If-Match: NULL, "*" or version */
+	json_t *shared = NULL; /* names_shared's warnings */
 
 	if (!names_valid_slug(name)) {
 		problem_field(res, "name",
@@ -401,6 +402,8 @@ void h_stack_put(struct app *app, const struct request *req,
 	body = jv_parse_body(req, res);
 	if (!body)
 		return;
+	/* a PUT's answer echoed back: its warnings are not a field */
+	json_object_del(body, "warnings");
 	{
 		/* an empty notes (a GET's echo) is no notes */
 		const char *nt =
@@ -413,6 +416,10 @@ void h_stack_put(struct app *app, const struct request *req,
 	if (json_is_string(given) && strcmp(json_string_value(given), name))
 		jv_error(&v, "name", "must match the name in the path");
 	names_check_new(app, NAMES_STACK, name, &v);
+	/* before it exists: what the new name takes from other entries */
+	shared = problem_field_count(res)
+		     ? NULL
+		     : names_shared(app, NAMES_STACK, name);
 	if (problem_field_count(res) > 0)
 		goto out;
 	{
@@ -433,10 +440,13 @@ void h_stack_put(struct app *app, const struct request *req,
 		goto out;
 	}
 	record_etag(res, stored);
+	if (json_array_size(shared) > 0)
+		json_object_set(stored, "warnings", shared);
 	res_json(res, created ? 201 : 200, stored);
 	if (created)
 		snprintf(res->location, sizeof(res->location), "/v1/stacks/%s",
 			 name);
 out:
+	json_decref(shared);
 	json_decref(body);
 }

@@ -89,15 +89,23 @@ req GET /v1/gpus/h100-sxm5-80gb
 jq 'del(.name)' "$T/body" >"$T/gpu.json"
 req PUT /v1/gpus/h100 -H "Authorization: Bearer $adm" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
 check_problem "PUT a new GPU named like an alias (h100): 400 naming name" 400 name
-# review s15: a longer name added later does not take a documented short
-# name from the entry it finds ("h100-sxm5" finds h100-sxm5-80gb, the
-# entry with the fewest words that starts so)
+# review s15: a new name that takes a short name from an entry ("h100-sxm5"
+# found h100-sxm5-80gb) is stored, and its PUT answer warns; the short name
+# is then ambiguous, a 400 with did_you_mean, never silently another entry
+# (s15b: preferring the entry with the fewest words let a shorter one
+# added later take it)
 req PUT /v1/gpus/h100-sxm5-80gb-custom -H "Authorization: Bearer $adm" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
-check "PUT h100-sxm5-80gb-custom: stored" 201
+check "PUT h100-sxm5-80gb-custom: stored, the answer warns it takes h100-sxm5 from h100-sxm5-80gb" 201 \
+	'[.warnings[] | select(test("short name \"h100-sxm5\" found h100-sxm5-80gb"))] | length == 1'
 req POST /v1/sizing/training -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5","gpus":8,"top":1}'
-check "h100-sxm5 still finds h100-sxm5-80gb" 201 '.request.gpu == "h100-sxm5-80gb"'
+check_problem "h100-sxm5 is now ambiguous: 400 naming gpu" 400 gpu
+jq -e '.errors[0].did_you_mean | index("h100-sxm5-80gb") != null and index("h100-sxm5-80gb-custom") != null' "$T/body" >/dev/null &&
+	ok "with both entries in did_you_mean" || not_ok "with both entries in did_you_mean" "$(body)"
 req POST /v1/sizing/training -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb-custom","gpus":8,"top":1}'
 check "the new entry is found by its own name" 201 '.request.gpu == "h100-sxm5-80gb-custom"'
+req GET /v1/gpus/h100-sxm5-80gb-custom
+req PUT /v1/gpus/h100-sxm5-80gb-custom -H "Authorization: Bearer $adm" -H 'Content-Type: application/json' -d "$(jq -c '.warnings = ["echoed"]' "$T/body")"
+check "its answer echoed back (warnings too) replaces it, with no new warning" 200 'has("warnings") | not'
 req PUT /v1/gpus/implaus-h100 -H "Authorization: Bearer $adm" -H 'Content-Type: application/json' --data-binary @"$T/gpu.json"
 [ "$STATUS" = 201 ] || [ "$STATUS" = 200 ] || not_ok "a copy of the H100 entry is stored" "$STATUS $(head -c 300 "$T/body")"
 mk roll-x "$(at '-1 minutes')" '.gpus |= map(.gpu_type = "implaus-h100")
