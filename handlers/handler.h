@@ -50,9 +50,10 @@ struct request {
 	int nparams;
 	struct kv query[REQ_MAX_QUERY]; /* query string, decoded */
 	int nquery;
-	const char *accept;   /* Accept header or NULL */
-	const char *if_match; /* If-Match header or NULL */
-	const char *body;     /* request body (NUL-terminated) or NULL */
+	const char *accept;	   /* Accept header or NULL */
+	const char *if_match;	   /* If-Match header or NULL */
+	const char *if_none_match; /* If-None-Match header or NULL */
+	const char *body;	   /* request body (NUL-terminated) or NULL */
 	size_t body_len;
 	const char *request_id; /* for logs and problem bodies */
 	const char *token_name; /* authenticated token's name, or NULL */

@@ -227,6 +227,20 @@ int record_if_match(const struct request *req, char *out, size_t len,
 	size_t n;
 
 	*cond = NULL;
+	/* If-None-Match: * on a PUT: create only (RFC 9110 13.1.2) */
+	if (req->if_none_match) {
+		const char *x = req->if_none_match;
+		while (*x == ' ' || *x == '\t')
+			x++;
+		if (m || *x != '*' || strspn(x + 1, " \t") != strlen(x + 1)) {
+			problem(res, 400, "bad-request", "Bad request",
+				"If-None-Match on a PUT: only * (create only), "
+				"and not with If-Match");
+			return -1;
+		}
+		*cond = "!";
+		return 0;
+	}
 	if (!m)
 		return 0;
 	while (*m == ' ' || *m == '\t')

@@ -39,9 +39,10 @@ int http_accept_q(const char *accept, const char *type);
  * a record's entity tag is its updated_at, quoted. record_etag sets
  * res's ETag from row's updated_at. record_if_match reads the request's
  * If-Match into *cond (NULL: none; "*"; or the updated_at of the one
- * entity tag, in out of len bytes) and returns 0; -1 with a 412 in res
- * for a tag this server never gives (weak, a list, not one of its
- * versions), which no record matches. */
+ * entity tag, in out of len bytes), or If-None-Match: * as "!" (create
+ * only), and returns 0; -1 with a 412 in res for a tag this server never
+ * gives (weak, a list, not one of its versions), which no record
+ * matches, or a 400 for If-None-Match other than * or beside If-Match. */
 void record_etag(struct response *res, const json_t *row);
 int record_if_match(const struct request *req, char *out, size_t len,
 		    const char **cond, struct response *res);

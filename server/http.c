@@ -558,6 +558,8 @@ static enum MHD_Result on_headers(struct http_server *s,
 						     MHD_HTTP_HEADER_ACCEPT);
 	st->req.if_match = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_MATCH);
+	st->req.if_none_match = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
 	{
 		/* for handlers that stop work whose client has gone */
 		const union MHD_ConnectionInfo *fdi = MHD_get_connection_info(

@@ -132,29 +132,40 @@ enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 			  1, params, out, e);
 }
 
-/* A conditional PUT (If-Match, catalog.h): $3 of the upsert says which
- * condition - none, any existing row ("*"), or the row at one version,
- * $4, its updated_at - so the statement inserts only without one and
- * updates only when it holds. */
-static const char *match_mode(const char *if_match)
+/* A conditional PUT (catalog.h): $3 of the upsert says which condition
+ * - none; any existing row (If-Match: *); the row at one version, $4,
+ * its updated_at (If-Match: tag); no row (If-None-Match: *, given as
+ * "!") - so the statement inserts only when none or absent and updates
+ * only when the condition holds. */
+static const char *match_mode(const char *cond)
 {
-	return !if_match ? "none" : strcmp(if_match, "*") ? "version" : "any";
+	return !cond		    ? "none"
+	       : !strcmp(cond, "*") ? "any"
+	       : !strcmp(cond, "!") ? "absent"
+				    : "version";
 }
 
-static const char *match_version(const char *if_match)
+static const char *match_version(const char *cond)
 {
-	return if_match && strcmp(if_match, "*") ? if_match : NULL;
+	return cond && strcmp(cond, "*") && strcmp(cond, "!") ? cond : NULL;
 }
 
-/* The statement changed nothing: its If-Match did not hold. */
-static void precondition_failed(struct store_err *e, const char *what,
-				const char *name)
+/* The statement changed nothing: its condition did not hold. */
+static void precondition_failed(struct store_err *e, const char *cond,
+				const char *what, const char *name)
 {
 	e->status = STORE_PRECONDITION;
-	snprintf(e->message, sizeof(e->message),
-		 "If-Match: the %s \"%.64s\" is not at that version (or does "
-		 "not exist): GET it again and resend your change",
-		 what, name);
+	if (!strcmp(cond, "!"))
+		snprintf(e->message, sizeof(e->message),
+			 "If-None-Match: the %s \"%.64s\" exists already: "
+			 "GET it and send If-Match to replace it",
+			 what, name);
+	else
+		snprintf(e->message, sizeof(e->message),
+			 "If-Match: the %s \"%.64s\" is not at that version "
+			 "(or does not exist): GET it again and resend your "
+			 "change",
+			 what, name);
 }
 
 enum store_status store_gpu_put(struct db_pool *pool, const char *name,
@@ -197,7 +208,7 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  power_w, price_per_gpu_hour, gemm_peak_fraction,"
 		"  coalesce(efficiency_basis, 'datasheet_only'),"
 		"  coalesce(efficiency_source, ''), source, coalesce(notes, '')"
-		"  FROM r WHERE $3 = 'none'"
+		"  FROM r WHERE $3 IN ('none', 'absent')"
 		"  OR EXISTS (SELECT 1 FROM gpus WHERE name = $1)"
 		" ON CONFLICT (name) DO UPDATE SET"
 		"  display_name = EXCLUDED.display_name,"
@@ -227,7 +238,8 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  efficiency_source = EXCLUDED.efficiency_source,"
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
-		" WHERE $3 <> 'version' OR g.updated_at = $4::timestamptz"
+		" WHERE $3 IN ('none', 'any')"
+		"  OR ($3 = 'version' AND g.updated_at = $4::timestamptz)"
 		" RETURNING (xmax = 0) AS created, " GPU_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " GPU_FIELDS "  ) x) FROM up",
@@ -235,7 +247,7 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		4, params, 0, &r, e) != STORE_OK)
 		goto out;
 	if (PQntuples(r) == 0) {
-		precondition_failed(e, "GPU", name);
+		precondition_failed(e, if_match, "GPU", name);
 		goto out;
 	}
 	ttl_cache_clear(&catalog_cache);
@@ -359,7 +371,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  coalesce(lora_fp32_adapters, false),"
 		"  coalesce(autocast_fp32_params, false),"
 		"  coalesce(grads_in_backward, false), source,"
-		"  coalesce(notes, '') FROM r WHERE $3 = 'none'"
+		"  coalesce(notes, '') FROM r WHERE $3 IN ('none', 'absent')"
 		"  OR EXISTS (SELECT 1 FROM stacks WHERE name = $1)"
 		" ON CONFLICT (name) DO UPDATE SET"
 		"  display_name = EXCLUDED.display_name,"
@@ -392,7 +404,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  grads_in_backward = EXCLUDED.grads_in_backward,"
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
-		" WHERE $3 <> 'version' OR s.updated_at = $4::timestamptz"
+		" WHERE $3 IN ('none', 'any')"
+		"  OR ($3 = 'version' AND s.updated_at = $4::timestamptz)"
 		" RETURNING (xmax = 0) AS created, " STACK_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " STACK_FIELDS "  ) x) FROM up",
@@ -400,7 +413,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		4, params, 0, &r, e) != STORE_OK)
 		goto out;
 	if (PQntuples(r) == 0) {
-		precondition_failed(e, "stack", name);
+		precondition_failed(e, if_match, "stack", name);
 		goto out;
 	}
 	ttl_cache_clear(&catalog_cache);

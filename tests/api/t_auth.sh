@@ -74,6 +74,15 @@ req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-Match: *' -H '
 check_problem "two If-Match headers: 400" 400
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-Match: *' -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.5')"
 check "If-Match: * on an existing record: 200" 200 '.price_per_gpu_hour == 2.5'
+# review s15b G3: If-None-Match: * creates only
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-None-Match: *' -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 7')"
+check_problem "If-None-Match: * on an existing record: 412, nothing written" 412
+req GET "/v1/gpus/$name"
+check "the create-only PUT wrote nothing" 200 '.price_per_gpu_hour == 2.5'
+req PUT "/v1/gpus/$name-inm" -H "Authorization: Bearer $admin" -H 'If-None-Match: *' -d "$gpu"
+check "If-None-Match: * on a new name creates it: 201" 201
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-None-Match: "x"' -d "$gpu"
+check_problem "If-None-Match with a tag on a PUT: 400" 400
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq 'del(.memory_gib) | .bf16_tflops = -1 | .bogus = 1')"
 check_problem "PUT validation names each bad field" 400 memory_gib
 jq -e '[.errors[].field] | (index("bf16_tflops") != null) and (index("bogus") != null)' "$T/body" >/dev/null &&
