@@ -37,11 +37,13 @@ static int name_ok(const char *s)
 
 	if (n == 0 || n > PROBE_HOSTNAME_MAX)
 		return 0;
-	/* "." and ".." would be path segments of /v1/nodes/{hostname} that
-	 * clients normalise away (review s15) */
+	/* starting and ending with a letter or digit (RFC 1123 labels): "."
+	 * and ".." would be path segments of /v1/nodes/{hostname} that
+	 * clients normalise away, and "node1." would be another node than
+	 * "node1" (review s15, s15b) */
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			 "0123456789.-_") == n &&
-	       strspn(s, ".") != n;
+	       isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[n - 1]);
 }
 
 /* 1 when s holds no control character and no bidirectional override or
@@ -53,15 +55,35 @@ static int shown_text_ok(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
+	/* UTF-8 lead bytes and the continuation range of what is refused:
+	 * C1 controls U+0080..U+009F; U+061C (Arabic letter mark); U+200E,
+	 * U+200F (marks); U+2028, U+2029 (line and paragraph separators,
+	 * line breaks to readers of a CSV); U+202A..U+202E (embeddings and
+	 * overrides); U+2066..U+2069 (isolates) (review s15b) */
+	static const struct {
+		unsigned char b0, b1, lo, hi; /* b1 0: two bytes, b0 lo..hi */
+	} refused[] = {
+	    {0xc2, 0, 0x80, 0x9f},    {0xd8, 0, 0x9c, 0x9c},
+	    {0xe2, 0x80, 0x8e, 0x8f}, {0xe2, 0x80, 0xa8, 0xae},
+	    {0xe2, 0x81, 0xa6, 0xa9},
+	};
+
 	for (; *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			return 0;
-		if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xaa &&
-		    p[2] <= 0xae)
-			return 0;
-		if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 &&
-		    p[2] <= 0xa9)
-			return 0;
+		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]);
+		     i++) {
+			const unsigned char *c = p + 1;
+			if (p[0] != refused[i].b0)
+				continue;
+			if (refused[i].b1) {
+				if (p[1] != refused[i].b1)
+					continue;
+				c = p + 2;
+			}
+			if (*c >= refused[i].lo && *c <= refused[i].hi)
+				return 0;
+		}
 	}
 	return 1;
 }
@@ -194,11 +216,20 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	/* an ok result measured something; the probe marks one that did not
 	 * skipped or failed (review s15: a null median stored as ok left its
 	 * GPU "healthy") */
-	if ((!out->status || !strcmp(out->status, "ok")) &&
-	    !jvt_present(t, x, "median"))
-		jv_error(v, "median",
-			 "is required when status is ok (a result that "
-			 "measured nothing is skipped or failed)");
+	if (!out->status || !strcmp(out->status, "ok")) {
+		if (!jvt_present(t, x, "median"))
+			jv_error(v, "median",
+				 "is required when status is ok (a result that "
+				 "measured nothing is skipped or failed)");
+		if (out->n == 0)
+			jv_error(v, "n",
+				 "is 0: an ok result has at least one "
+				 "sample");
+	}
+	/* a GEMM rate is of a dtype (review s15b: null was stored, a
+	 * series no dtype filter finds) */
+	if (out->metric && !strncmp(out->metric, "gemm_", 5) && !out->dtype)
+		jv_error(v, "dtype", "is required for a GEMM metric");
 	/* Clock event reasons while measured: the fleet view flags thermal
 	 * and hardware slowdowns from them.
 	 */
@@ -381,12 +412,11 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			const char *d = k ? rep->finished_at : rep->started_at;
 			if (d && rfc3339_epoch_s(d, &at) == 0 &&
 			    at > (double)time(NULL) + PROBE_AHEAD_S)
-				jv_error(
-				    &v, k ? "finished_at" : "started_at",
-				    "is more than a day after the server's "
-				    "clock (%.40s): fix the node's clock "
-				    "and send the report again",
-				    d);
+				jv_error(&v, k ? "finished_at" : "started_at",
+					 "%.40s is more than a day after the "
+					 "server's clock: fix the node's clock "
+					 "and send the report again",
+					 d);
 		}
 	}
 	check_magnitudes(&v, t, a);
@@ -398,9 +428,11 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		if (jvt_str(&nv, t, node, "hostname", true, PROBE_HOSTNAME_MAX,
 			    a, &s) == 0) {
 			if (!name_ok(s))
-				jv_error(&nv, "hostname",
-					 "must be a host name [A-Za-z0-9._-], "
-					 "not dots alone");
+				jv_error(
+				    &nv, "hostname",
+				    "must be a host name of [A-Za-z0-9._-] "
+				    "that starts and ends with a letter or "
+				    "digit");
 			rep->hostname = s;
 		}
 		rep->node_json = jvt_text(t, node, a);

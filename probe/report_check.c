@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "report_check.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -137,10 +138,12 @@ static int host_name_ok(const json_t *v)
 	if (!str_in(v, PROBE_HOSTNAME_MAX))
 		return 0;
 	s = json_string_value(v);
-	/* "." and ".." are path segments, not names (the node page) */
+	/* starting and ending with a letter or digit, as the server takes
+	 * it: "." and ".." are path segments, "node1." another node */
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			 "0123456789.-_") == strlen(s) &&
-	       strspn(s, ".") != strlen(s);
+	       isalnum((unsigned char)s[0]) &&
+	       isalnum((unsigned char)s[strlen(s) - 1]);
 }
 
 /* Nesting of objects and arrays, the way the server counts brackets: the
@@ -339,7 +342,8 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 		FAIL("node: must be an object");
 	if (!host_name_ok(json_object_get(node, "hostname")))
 		FAIL("node.hostname: must be a host name of 1 to %d "
-		     "characters [A-Za-z0-9._-]",
+		     "characters [A-Za-z0-9._-], starting and ending with a "
+		     "letter or digit",
 		     PROBE_HOSTNAME_MAX);
 	if (!int_in(json_object_get(node, "gpu_count"), 0, PROBE_MAX_GPUS))
 		FAIL("node.gpu_count: must be an integer in [0, %d]",

@@ -161,6 +161,10 @@ for mut in 'del(.run_id)|run_id' '.run_id = "x"|run_id' '.schema_version = 2|sch
 	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf99","median":700}]|results[0].dtype' \
 	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf16","median":700,"cv":-1}]|results[0].cv' \
 	'.node.gpu_count = -8|node.gpu_count' '.node.hostname = ".."|node.hostname' \
+	'.node.hostname = "node1."|node.hostname' '.node.hostname = "-"|node.hostname' \
+	'.node.cpu_model = "a\u2028b"|node.cpu_model' '.node.cpu_model = "a\u0085b"|node.cpu_model' \
+	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","median":700}]|results[0].dtype' \
+	'.results = [{"metric":"gemm_tflops","unit":"TFLOP/s","dtype":"bf16","median":700,"n":0}]|results[0].n' \
 	'.node.cpu_model = "x\u202ey"|node.cpu_model' \
 	'.gpus = [{"index":0,"uuid":"a","name":"bell\u0007"}]|gpus[0].name' \
 	'.started_at = "9999-12-31T23:00:00Z" | .finished_at = "9999-12-31T23:59:59Z"|started_at'; do
