@@ -109,13 +109,26 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 	}
 	out->cheapest = ch;
 	out->fastest = fa;
-	if (ch < 0)
+	if (ch < 0) {
+		/* every type with its reason, as far as the message holds
+		 * (review s15b: the first alone, cut mid-word) */
+		char why[sizeof(err->message)];
+		size_t used = 0;
+
+		why[0] = '\0';
+		for (int i = 0; i < n && used + 1 < sizeof(why); i++) {
+			int w = snprintf(why + used, sizeof(why) - used,
+					 "%s%s: %s", i ? "; " : "", e[i].name,
+					 e[i].ok ? "its time or cost is not a "
+						   "finite number"
+						 : e[i].reason);
+			if (w < 0)
+				break;
+			used += (size_t)w;
+		}
 		return eng_fail(err, ENG_EINFEASIBLE, "gpus",
-				"no GPU type can run %s: %s: %s", job,
-				e[0].name,
-				e[0].ok ? "its time or cost is not a finite "
-					  "number"
-					: e[0].reason);
+				"no GPU type can run %s: %s", job, why);
+	}
 	for (int i = 0; i < n; i++) {
 		struct cmp_row *r = &out->rows[i];
 		if (!e[i].ok) {

@@ -21,7 +21,7 @@ enum cmp_kind { CMP_TRAINING, CMP_INFERENCE, CMP_INFERENCE_CAPACITY };
 struct cmp_entry {
 	char name[CMP_NAME_SIZE];
 	bool ok;	  /* false: the job cannot run on this GPU */
-	char reason[128]; /* why not, when !ok */
+	char reason[512]; /* why not, when !ok */
 	/* training: time_s = wall time of the job; inference: time_s =
 	 * time per output token. */
 	double time_s;

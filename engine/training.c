@@ -472,16 +472,24 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 
 		char hint[640] = "";
 
+		char more[48] = ""; /* cp, ep: the layout multiplies out */
+
 		trn_plan_of(&c, &S.smallest, &sp, false, &why);
 		stack_bound_hint(rq, hint, sizeof(hint));
+		if (p->layout.cp > 1)
+			snprintf(more, sizeof(more), " cp %d", p->layout.cp);
+		if (p->layout.ep > 1)
+			snprintf(more + strlen(more),
+				 sizeof(more) - strlen(more), " ep %d",
+				 p->layout.ep);
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, no_fit_field(rq, &L),
 		    "does not fit even at the largest allowed scale: the "
 		    "smallest plan needs %.1f GiB per GPU (%ld GPUs, tp %d "
-		    "pp %d dp %d zero %d, recompute %s, offload %s) vs "
+		    "pp %d%s dp %d zero %d, recompute %s, offload %s) vs "
 		    "%.1f GiB %s%s",
 		    p->memory.total_gib, p->gpus, p->layout.tp, p->layout.pp,
-		    p->layout.dp, p->layout.zero,
+		    more, p->layout.dp, p->layout.zero,
 		    eng_recompute_name(p->layout.recompute),
 		    trn_offload_name(p->layout.offload), p->memory.usable_gib,
 		    rq->memory_headroom_fraction > 0
@@ -766,14 +774,29 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     rq->stack.name,
 			     attn_kernel_name(rq->stack.attn_kernel),
 			     rq->gpu.name);
-		if (rq->method == TRN_QLORA && !rq->stack.nf4_base_weights)
+		if (rq->method == TRN_QLORA && !rq->stack.nf4_base_weights) {
+			/* the built-in profiles that run it, from their
+			 * table (review s15b: a fixed list named the
+			 * request's own stack) */
+			char runs[160] = "";
+			size_t k = 0;
+			for (int i = 0; i < STACK_BUILTIN_COUNT; i++)
+				if (stack_builtin[i].nf4_base_weights &&
+				    strcmp(stack_builtin[i].name,
+					   rq->stack.name) != 0 &&
+				    k < sizeof(runs))
+					k += (size_t)snprintf(
+					    runs + k, sizeof(runs) - k, "%s%s",
+					    k ? ", " : "",
+					    stack_builtin[i].name);
 			warn(res,
 			     "method qlora: stack %.63s has no 4-bit base "
 			     "weights (nf4_base_weights false): sized as asked "
-			     "(NF4 weights, the stack's other terms); stacks "
-			     "that run QLoRA: hf-peft-bnb4, nemo (tp 1), "
-			     "pytorch-fsdp2-fa2, deepspeed-zero",
-			     rq->stack.name);
+			     "(NF4 weights, the stack's other terms); built-in "
+			     "stacks that run QLoRA: %s (NeMo's without tensor "
+			     "parallelism)",
+			     rq->stack.name, runs);
+		}
 		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
 		    !rq->strategies.ep.n)
 			warn(

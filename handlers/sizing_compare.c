@@ -27,6 +27,7 @@ struct one {
 	struct calib_info ci;
 	int ok;
 	char reason[1100];
+	struct eng_error err; /* the engine's, when !ok */
 	union {
 		struct trn_result trn;
 		struct inf_result inf;
@@ -541,6 +542,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			}
 		}
 		entries[i].ok = o->ok;
+		if (!o->ok)
+			o->err = err;
 		if (!o->ok) {
 			snprintf(o->reason, sizeof(o->reason), "%s%s%s",
 				 err.field, err.field[0] ? ": " : "",
@@ -566,6 +569,26 @@ void h_sizing_compare(struct app *app, const struct request *req,
 	else if (!training && (irq.ttft_ms > 0 || irq.tpot_ms > 0))
 		snprintf(constraint, sizeof(constraint), "the latency targets");
 	sizing_budget_end(&budget); /* ranking and storing need no slot */
+	{
+		/* A mistake in the job itself, not one GPU type's limit: every
+		 * type refused the same field as invalid, so it is the 400 a
+		 * single sizing would give, named under the job (review s15b:
+		 * train_tokens below one step was "no GPU type can run") */
+		int same = n > 0;
+		for (int i = 0; i < n && same; i++)
+			same = !runs[i].ok && runs[i].err.code == ENG_EINVAL &&
+			       !strcmp(runs[i].err.field, runs[0].err.field) &&
+			       strcmp(runs[i].err.field, "gpus") != 0 &&
+			       strcmp(runs[i].err.field, "max_gpus") != 0;
+		if (same) {
+			char field[96];
+			snprintf(field, sizeof(field), "%s.%s",
+				 training ? "training" : "inference",
+				 runs[0].err.field);
+			problem_field(res, field, "%s", runs[0].err.message);
+			goto out;
+		}
+	}
 	if (cmp_rank(entries, n,
 		     training			      ? CMP_TRAINING
 		     : irq.load_kind != INF_LOAD_NONE ? CMP_INFERENCE

@@ -388,6 +388,19 @@ check_problem "history ?model= (empty): 400 naming model" 400 model
 req GET '/v1/recommendations?gpu=h100'
 check "history ?gpu=h100: the alias still filters" 200 '(.items | length) > 0'
 
+# review s15b G6-G8: a job mistake in a compare is the job's 400; a compare
+# no type can run names every type's reason; a refusal's layout shows cp
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":4096,"train_tokens":100,"max_gpus":64},"gpus":["h100","a100"]}'
+check_problem "compare, train_tokens below one sequence: 400 naming training.train_tokens" 400 training.train_tokens
+req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3.1-405b","prompt_tokens":32768,"output_tokens":1,"ttft_ms":10},"gpus":["l4","a100"]}'
+check_problem "compare no type can run: 422" 422 gpus
+jq -e '.detail | test("l4-24gb: ttft_ms: .* ms \\(tp 8 x pp 8, one request\\); a100-sxm4-80gb: ttft_ms")' "$T/body" >/dev/null &&
+	ok "the 422 gives every type its reason, whole" || not_ok "the 422 gives every type its reason, whole" "$(jq -c .detail "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":32768,"gpu":"l4","gpus":16,"strategies":{"cp":[2]}}'
+check_problem "405B on 16 L4 with cp 2: does not fit" 422 gpus
+jq -e '.detail | test("16 GPUs, tp [0-9]+ pp [0-9]+ cp 2 dp [0-9]+")' "$T/body" >/dev/null &&
+	ok "the refusal's layout names cp" || not_ok "the refusal's layout names cp" "$(jq -c .detail "$T/body")"
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
