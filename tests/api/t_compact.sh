@@ -17,10 +17,11 @@ tok=$(create_token "compact-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
 
 # Variety beyond the fixture: a result with no status (stored as ok), one
-# skipped, one with no dtype or method, a whole-number median, a node-level
-# result (no GPU) and one more GPU type's worth of names.
+# skipped, one with no dtype or method (an HBM rate: a GEMM's names its
+# dtype since review s15b), a whole-number median, a node-level result (no
+# GPU) and one more GPU type's worth of names.
 mk cmp-a "$(at '-30 minutes')" '.results[3] |= del(.status) | .results[4].status = "skipped"
-	| .results[5] |= (.dtype = null | .method = null) | .results[6].median = 450
+	| .results[8] |= (.dtype = null | .method = null) | .results[6].median = 450
 	| .results += [.results[7] | .gpu_uuid = null | .metric = "nccl_allreduce_busbw_gbps" | .dtype = null]' >"$T/a.json"
 mk cmp-b "$(at '-20 minutes')" '.' >"$T/b.json"
 mk cmp-c "$(at '-10 minutes')" '.results |= map(if .median then .median *= 0.97 else . end)' >"$T/c.json"
