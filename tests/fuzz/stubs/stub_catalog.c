@@ -61,10 +61,11 @@ enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 }
 
 enum store_status store_gpu_put(struct db_pool *pool, const char *name,
-				const json_t *gpu, int *created, json_t **out,
-				struct store_err *e)
+				const json_t *gpu, const char *if_match,
+				int *created, json_t **out, struct store_err *e)
 {
 	(void)pool;
+	(void)if_match;
 	*created = 1;
 	*out = json_deep_copy(gpu);
 	json_object_set_new(*out, "name", json_string(name));
@@ -136,10 +137,12 @@ enum store_status store_stack_get(struct db_pool *pool, const char *name,
 }
 
 enum store_status store_stack_put(struct db_pool *pool, const char *name,
-				  const json_t *stack, int *created,
-				  json_t **out, struct store_err *e)
+				  const json_t *stack, const char *if_match,
+				  int *created, json_t **out,
+				  struct store_err *e)
 {
 	(void)pool;
+	(void)if_match;
 	*created = 1;
 	*out = json_deep_copy(stack);
 	json_object_set_new(*out, "name", json_string(name));
