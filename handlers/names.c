@@ -114,6 +114,8 @@ static int score(const char *asked_sq, const char *name)
 	return best * 100 + prev[lb];
 }
 
+/* The entry of items - and extra, a name being created, when not NULL -
+ * that asked finds, in names.h's order; NULL when none. */
 static const char *match(const json_t *items, const char *extra,
 			 enum names_kind kind, const char *asked)
 {
