@@ -267,6 +267,25 @@ static int names_shadows(struct app *app, enum names_kind kind,
 	       strcmp(canon, name) != 0;
 }
 
+int names_prefix_entries(struct app *app, enum names_kind kind,
+			 const char *asked)
+{
+	struct store_err e;
+	json_t *items = NULL;
+	size_t len = strlen(asked);
+	int n = 0;
+
+	if (!len || catalogs[kind].list(app->db, &items, &e) != STORE_OK)
+		return 0;
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		const char *name = json_string_value(
+		    json_object_get(json_array_get(items, i), "name"));
+		n += name && !strncasecmp(name, asked, len) && name[len] == '-';
+	}
+	json_decref(items);
+	return n;
+}
+
 json_t *names_shared(struct app *app, enum names_kind kind, const char *name)
 {
 	struct store_err e;

@@ -45,6 +45,12 @@ int names_get(struct app *app, enum names_kind kind, const char *asked,
 void names_check_new(struct app *app, enum names_kind kind, const char *name,
 		     struct jv *v);
 
+/* How many entries of kind asked is the leading dash-separated words of
+ * (2 or more: a short name shared, which names_resolve leaves to the
+ * alias table); 0 on a storage failure. */
+int names_prefix_entries(struct app *app, enum names_kind kind,
+			 const char *asked);
+
 /* The short names a PUT creating name takes away from other entries of
  * kind (review s15): each leading run of name's dash-separated words that
  * finds one entry today and will name two once name exists, as a list of

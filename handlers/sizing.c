@@ -118,11 +118,21 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 				  suggest, 3, &n) == 0)
 			store_gpu_get_spec(app->db, canon, row, &e);
 		if (e.status == STORE_NOT_FOUND) {
-			problem_field(
-			    res, field,
-			    "unknown GPU \"%.64s\"; GET /v1/gpus lists "
-			    "the catalog",
-			    name);
+			int shared = names_prefix_entries(app, NAMES_GPU, name);
+			/* a short name several entries start with (one added
+			 * later, whose PUT warned) is not "unknown" */
+			if (shared > 1)
+				problem_field(
+				    res, field,
+				    "\"%.64s\" starts %d catalog GPU names; "
+				    "give the full name",
+				    name, shared);
+			else
+				problem_field(
+				    res, field,
+				    "unknown GPU \"%.64s\"; GET /v1/gpus "
+				    "lists the catalog",
+				    name);
 			names_suggest(res, suggest, n);
 		}
 		if (e.status != STORE_OK) {

@@ -99,8 +99,10 @@ check "PUT h100-sxm5-80gb-custom: stored, the answer warns it takes h100-sxm5 fr
 	'[.warnings[] | select(test("short name \"h100-sxm5\" found h100-sxm5-80gb"))] | length == 1'
 req POST /v1/sizing/training -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5","gpus":8,"top":1}'
 check_problem "h100-sxm5 is now ambiguous: 400 naming gpu" 400 gpu
-jq -e '.errors[0].did_you_mean | index("h100-sxm5-80gb") != null and index("h100-sxm5-80gb-custom") != null' "$T/body" >/dev/null &&
-	ok "with both entries in did_you_mean" || not_ok "with both entries in did_you_mean" "$(body)"
+jq -e '(.errors[0].message | test("\"h100-sxm5\" starts 2 catalog GPU names; give the full name"))
+	and (.errors[0].did_you_mean | index("h100-sxm5-80gb") != null and index("h100-sxm5-80gb-custom") != null)' "$T/body" >/dev/null &&
+	ok "it says the short name is shared, with both entries in did_you_mean" ||
+	not_ok "it says the short name is shared, with both entries in did_you_mean" "$(body)"
 req POST /v1/sizing/training -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100-sxm5-80gb-custom","gpus":8,"top":1}'
 check "the new entry is found by its own name" 201 '.request.gpu == "h100-sxm5-80gb-custom"'
 req GET /v1/gpus/h100-sxm5-80gb-custom
