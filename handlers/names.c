@@ -114,6 +114,29 @@ static int score(const char *asked_sq, const char *name)
 	return best * 100 + prev[lb];
 }
 
+/* How many names of items (and extra, when not NULL) asked is the leading
+ * dash-separated words of; *only, when not NULL, one of them. */
+static int prefixed(const json_t *items, const char *extra, const char *asked,
+		    const char **only)
+{
+	size_t len = strlen(asked), n_names = json_array_size(items);
+	int n = 0;
+
+	for (size_t i = 0; len && i <= n_names; i++) {
+		const char *name = i < n_names
+				       ? json_string_value(json_object_get(
+					     json_array_get(items, i), "name"))
+				       : extra;
+		if (name && !strncasecmp(name, asked, len) &&
+		    name[len] == '-') {
+			if (only)
+				*only = name;
+			n++;
+		}
+	}
+	return n;
+}
+
 /* The entry of items - and extra, a name being created, when not NULL -
  * that asked finds, in names.h's order; NULL when none. */
 static const char *match(const json_t *items, const char *extra,
@@ -122,8 +145,6 @@ static const char *match(const json_t *items, const char *extra,
 	const char *found = NULL, *only = NULL;
 	char asked_sq[80], sq[80];
 	size_t i, n_names = json_array_size(items) + (extra != NULL);
-	size_t len = strlen(asked);
-	int n = 0;
 
 #define NAME_AT(k)                                                             \
 	((k) < json_array_size(items)                                          \
@@ -161,14 +182,8 @@ static const char *match(const json_t *items, const char *extra,
 	 * fewest words let a shorter entry added later take it); an entry
 	 * added later can make it ambiguous, a 400 with did_you_mean, and
 	 * the PUT that does so warns (names_shared) */
-	for (i = 0; asked[0] && i < n_names; i++)
-		if (NAME_AT(i) && !strncasecmp(NAME_AT(i), asked, len) &&
-		    NAME_AT(i)[len] == '-') {
-			only = NAME_AT(i);
-			n++;
-		}
 #undef NAME_AT
-	return n == 1 ? only : NULL;
+	return prefixed(items, extra, asked, &only) == 1 ? only : NULL;
 }
 
 int names_resolve(struct app *app, enum names_kind kind, const char *asked,
@@ -272,16 +287,11 @@ int names_prefix_entries(struct app *app, enum names_kind kind,
 {
 	struct store_err e;
 	json_t *items = NULL;
-	size_t len = strlen(asked);
-	int n = 0;
+	int n;
 
-	if (!len || catalogs[kind].list(app->db, &items, &e) != STORE_OK)
+	if (catalogs[kind].list(app->db, &items, &e) != STORE_OK)
 		return 0;
-	for (size_t i = 0; i < json_array_size(items); i++) {
-		const char *name = json_string_value(
-		    json_object_get(json_array_get(items, i), "name"));
-		n += name && !strncasecmp(name, asked, len) && name[len] == '-';
-	}
+	n = prefixed(items, NULL, asked, NULL);
 	json_decref(items);
 	return n;
 }

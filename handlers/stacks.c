@@ -439,13 +439,7 @@ void h_stack_put(struct app *app, const struct request *req,
 		problem_store(res, &e, "stack");
 		goto out;
 	}
-	record_etag(res, stored);
-	if (json_array_size(shared) > 0)
-		json_object_set(stored, "warnings", shared);
-	res_json(res, created ? 201 : 200, stored);
-	if (created)
-		snprintf(res->location, sizeof(res->location), "/v1/stacks/%s",
-			 name);
+	record_answer(res, stored, shared, created, "stacks", name);
 out:
 	json_decref(shared);
 	json_decref(body);

@@ -220,6 +220,18 @@ void record_etag(struct response *res, const json_t *row)
 		snprintf(res->etag, sizeof(res->etag), "\"%s\"", at);
 }
 
+void record_answer(struct response *res, json_t *stored, const json_t *warnings,
+		   int created, const char *collection, const char *name)
+{
+	record_etag(res, stored);
+	if (json_array_size(warnings) > 0)
+		json_object_set(stored, "warnings", (json_t *)warnings);
+	res_json(res, created ? 201 : 200, stored);
+	if (created)
+		snprintf(res->location, sizeof(res->location), "/v1/%s/%s",
+			 collection, name);
+}
+
 int record_if_match(const struct request *req, char *out, size_t len,
 		    const char **cond, struct response *res)
 {

@@ -44,6 +44,11 @@ int http_accept_q(const char *accept, const char *type);
  * gives (weak, a list, not one of its versions), which no record
  * matches, or a 400 for If-None-Match other than * or beside If-Match. */
 void record_etag(struct response *res, const json_t *row);
+/* A catalog PUT's answer: the stored row (stolen) with its ETag, the
+ * name warnings when any, 201 with the Location /v1/<collection>/<name>
+ * when created, else 200. */
+void record_answer(struct response *res, json_t *stored, const json_t *warnings,
+		   int created, const char *collection, const char *name);
 int record_if_match(const struct request *req, char *out, size_t len,
 		    const char **cond, struct response *res);
 
