@@ -267,6 +267,16 @@ struct trn_plan {
  * 16 sequences, the QLoRA authors' Guanaco recipes for 7B to 65B
  * (artidoro/qlora scripts/finetune_guanaco_*.sh: 4 per device x 4
  * accumulation steps). Pre-training keeps ~4M tokens (MODEL.md §6). */
+/* The fewest tokens of a sequence the default search leaves a context-
+ * parallel rank: 4,096, the smallest chunk of the published runs that
+ * chose CP (NeMo's 8K Llama 3 recipes at cp 2; Llama 3's 128K at cp 16
+ * kept 8K a rank). MODEL.md §6; the answer's assumptions.context_parallel
+ * states it, strategies.cp overrides it. */
+#define TRN_CP_MIN_RANK_TOKENS 4096
+/* The largest cp the default search offers at seq_len: a power of two up
+ * to 16 that leaves each rank TRN_CP_MIN_RANK_TOKENS and splits the
+ * sequence into 2 cp chunks; it offers every power of two up to it. */
+long trn_cp_max_default(long seq_len);
 #define TRN_FINETUNE_BATCH_SEQS 16
 /* Tokens of the default global batch of rq's method: about 4M (pre-
  * training), TRN_FINETUNE_BATCH_SEQS sequences (fine-tuning); the batch

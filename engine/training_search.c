@@ -26,11 +26,22 @@ static void sort_choices(struct trn_choices *c)
 		}
 }
 
-/* The fewest tokens of a sequence the default search leaves a context-
- * parallel rank: 4,096, the smallest chunk of the published runs that
- * chose CP (NeMo's 8K Llama 3 recipes at cp 2; Llama 3's 128K at cp 16
- * kept 8K a rank). MODEL.md §6. */
-#define CP_MIN_RANK_TOKENS 4096
+long trn_cp_max_default(long seq_len)
+{
+	/* each rank keeps at least TRN_CP_MIN_RANK_TOKENS: a rule over the
+	 * rank's chunk, so a longer sequence never loses an option a shorter
+	 * one has (review s15: cp was searched only from 32K, and 32K trained
+	 * the same tokens in fewer GPU-hours than 16K). Megatron-Core splits
+	 * the sequence into 2 cp chunks for its causal load balance (a 2 cp
+	 * that divides it, every smaller power of two does too). */
+	long best = 1;
+
+	for (long cp = 2; cp <= 16 && seq_len / cp >= TRN_CP_MIN_RANK_TOKENS;
+	     cp *= 2)
+		if (seq_len % (2 * cp) == 0)
+			best = cp;
+	return best;
+}
 
 /* Engine defaults for lists the request left empty (MODEL.md §6). */
 void trn_default_lists(const struct ctx *c, struct lists *L)
@@ -75,21 +86,12 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 			if (m->moe.experts % e == 0)
 				push(&L->ep, (int)e);
 	}
-	/* Context parallelism wherever each rank keeps at least
-	 * CP_MIN_RANK_TOKENS of the sequence: a rule over the rank's chunk,
-	 * so a longer sequence never loses an option a shorter one has
-	 * (review s15: cp was searched only from 32K, and 32K trained the
-	 * same tokens in fewer GPU-hours than 16K). Megatron-Core splits
-	 * the sequence into 2 cp chunks for its causal load balance. */
+	/* Context parallelism up to trn_cp_max_default (training.h) */
 	L->cp = st->cp;
-	if (!L->cp.n) {
-		push(&L->cp, 1);
-		for (long cp = 2;
-		     cp <= 16 && rq->seq_len / cp >= CP_MIN_RANK_TOKENS;
+	if (!L->cp.n)
+		for (long cp = 1; cp <= trn_cp_max_default(rq->seq_len);
 		     cp *= 2)
-			if (rq->seq_len % (2 * cp) == 0)
-				push(&L->cp, (int)cp);
-	}
+			push(&L->cp, (int)cp);
 	L->vp = st->vp;
 	if (!L->vp.n) {
 		static const int vps[] = {1, 2, 3, 4, 6, 8};

@@ -677,6 +677,16 @@ json_t *training_result_json(const struct trn_request *rq,
 		json_object_set_new(basis, "stack", sb);
 	}
 	json_object_set_new(assumptions, "dropout", json_boolean(r->dropout));
+	if (!rq->strategies.cp.n)
+		json_object_set_new(
+		    assumptions, "context_parallel",
+		    json_sprintf(
+			"searched at cp 1 to 16 while each rank keeps "
+			"at least %d tokens of the sequence (up to cp "
+			"%ld here; the smallest chunk of published runs "
+			"that chose CP); strategies.cp searches others",
+			TRN_CP_MIN_RANK_TOKENS,
+			trn_cp_max_default(rq->seq_len)));
 	/* MODEL.md §3: the share of memory no plan uses, beyond the
 	 * modelled overheads; 0 by default. */
 	json_object_set_new(

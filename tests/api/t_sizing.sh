@@ -401,6 +401,13 @@ check_problem "405B on 16 L4 with cp 2: does not fit" 422 gpus
 jq -e '.detail | test("16 GPUs, tp [0-9]+ pp [0-9]+ cp 2 dp [0-9]+")' "$T/body" >/dev/null &&
 	ok "the refusal's layout names cp" || not_ok "the refusal's layout names cp" "$(jq -c .detail "$T/body")"
 
+# the CP search default is stated in the answer, with its bound here
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":32768,"gpu":"h100","gpus":8,"top":1}'
+check "assumptions.context_parallel states the rule and up to cp 8 at 32K" 201 \
+	'.assumptions.context_parallel | test("at least 4096 tokens") and test("up to cp 8 here")'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":32768,"gpu":"h100","gpus":8,"top":1,"strategies":{"cp":[1,2]}}'
+check "with strategies.cp there is nothing to state" 201 '.assumptions | has("context_parallel") | not'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
