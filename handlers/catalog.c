@@ -119,8 +119,7 @@ void h_gpu_get(struct app *app, const struct request *req, struct response *res)
 	json_t *gpu;
 
 	if (get_forgiving(app, NAMES_GPU, req->params[0], &gpu, res) == 0) {
-		record_etag(res, gpu);
-		res_json(res, 200, gpu);
+		record_get_answer(req, res, gpu);
 	}
 }
 
@@ -131,7 +130,7 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	struct store_err e;
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
-	char version[64];
+	char version[512];
 	const char *cond;      /* If-Match: NULL, "*" or version */
 	json_t *shared = NULL; /* names_shared's warnings */
 

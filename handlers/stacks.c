@@ -374,8 +374,7 @@ void h_stack_get(struct app *app, const struct request *req,
 	json_t *row;
 
 	if (get_forgiving(app, req->params[0], "name", true, &row, res) == 0) {
-		record_etag(res, row);
-		res_json(res, 200, row);
+		record_get_answer(req, res, row);
 	}
 }
 
@@ -387,7 +386,7 @@ void h_stack_put(struct app *app, const struct request *req,
 	struct store_err e;
 	json_t *body, *stored = NULL, *given;
 	int created = 0;
-	char version[64];
+	char version[512];
 	const char *cond;      /* If-Match: NULL, "*" or version */
 	json_t *shared = NULL; /* names_shared's warnings */
 

@@ -232,19 +232,52 @@ void record_answer(struct response *res, json_t *stored, const json_t *warnings,
 			 collection, name);
 }
 
+/* The next entity tag of a list (RFC 9110 8.8.3: 1#entity-tag, empty
+ * elements allowed): *weak, and its opaque value at *tag, *n bytes, without
+ * the quotes. 1 for a tag, 0 at the end, -1 for anything that is no tag. */
+static int etag_next(const char **p, bool *weak, const char **tag, size_t *n)
+{
+	const char *s = *p, *close;
+
+	while (*s == ' ' || *s == '\t' || *s == ',')
+		s++;
+	if (!*s)
+		return 0;
+	*weak = s[0] == 'W' && s[1] == '/';
+	if (*weak)
+		s += 2;
+	if (*s != '"' || !(close = strchr(s + 1, '"')))
+		return -1;
+	*tag = s + 1;
+	*n = (size_t)(close - s - 1);
+	s = close + 1;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s && *s != ',')
+		return -1;
+	*p = s;
+	return 1;
+}
+
+/* A header that is "*" and nothing else, white space aside. */
+static bool is_star(const char *h)
+{
+	h += strspn(h, " \t");
+	return *h == '*' && strspn(h + 1, " \t") == strlen(h + 1);
+}
+
 int record_if_match(const struct request *req, char *out, size_t len,
 		    const char **cond, struct response *res)
 {
-	const char *m = req->if_match;
-	size_t n;
+	const char *p = req->if_match, *tag;
+	size_t n, used = 0;
+	bool weak;
+	int k;
 
 	*cond = NULL;
 	/* If-None-Match: * on a PUT: create only (RFC 9110 13.1.2) */
 	if (req->if_none_match) {
-		const char *x = req->if_none_match;
-		while (*x == ' ' || *x == '\t')
-			x++;
-		if (m || *x != '*' || strspn(x + 1, " \t") != strlen(x + 1)) {
+		if (p || !is_star(req->if_none_match)) {
 			problem(res, 400, "bad-request", "Bad request",
 				"If-None-Match on a PUT: only * (create only), "
 				"and not with If-Match");
@@ -253,28 +286,61 @@ int record_if_match(const struct request *req, char *out, size_t len,
 		*cond = "!";
 		return 0;
 	}
-	if (!m)
+	if (!p)
 		return 0;
-	while (*m == ' ' || *m == '\t')
-		m++;
-	n = strlen(m);
-	while (n > 0 && (m[n - 1] == ' ' || m[n - 1] == '\t'))
-		n--;
-	if (n == 1 && m[0] == '*') {
+	if (is_star(p)) {
 		*cond = "*";
 		return 0;
 	}
-	/* one strong tag: the quoted updated_at record_etag gives */
-	if (n >= 3 && n - 2 < len && m[0] == '"' && m[n - 1] == '"') {
-		memcpy(out, m + 1, n - 2);
-		out[n - 2] = '\0';
-		if (!strchr(out, '"') && rfc3339_valid(out)) {
-			*cond = out;
-			return 0;
-		}
+	/* A list holds when the record is at any of its strong tags (13.1.1:
+	 * strong comparison, so a weak tag never matches). This server's tags
+	 * are quoted updated_at values; those go to storage comma-separated,
+	 * and the upsert's own WHERE compares them. */
+	out[0] = '\0';
+	while ((k = etag_next(&p, &weak, &tag, &n)) == 1) {
+		char v[64];
+
+		if (weak || n == 0 || n >= sizeof(v))
+			continue;
+		memcpy(v, tag, n);
+		v[n] = '\0';
+		if (!rfc3339_valid(v) || used + n + 2 > len)
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s%s",
+					 used ? "," : "", v);
+	}
+	if (k == 0 && used > 0) {
+		*cond = out;
+		return 0;
 	}
 	problem(res, 412, "precondition-failed", "Precondition failed",
-		"If-Match: not an entity tag of this server (one strong tag, "
-		"as a GET's ETag gives, or *)");
+		"If-Match: no entity tag of this server (strong tags as a "
+		"GET's ETag gives, or *)");
 	return -1;
+}
+
+/* The GET's If-None-Match lists the record's current tag, or is *. */
+static bool not_modified(const struct request *req, const struct response *res)
+{
+	const char *p = req->if_none_match, *tag;
+	const char *cur = res->etag + 1; /* the quoted tag, without quotes */
+	size_t n, cur_n = res->etag[0] ? strlen(res->etag) - 2 : 0;
+	bool weak;
+
+	if (!p || !res->etag[0])
+		return false;
+	if (is_star(p))
+		return true;
+	/* weak comparison (RFC 9110 13.1.2): W/"x" matches "x" */
+	while (etag_next(&p, &weak, &tag, &n) == 1)
+		if (n == cur_n && !memcmp(tag, cur, n))
+			return true;
+	return false;
+}
+
+void record_get_answer(const struct request *req, struct response *res,
+		       json_t *row)
+{
+	record_etag(res, row);
+	res_json(res, not_modified(req, res) ? 304 : 200, row);
 }

@@ -38,11 +38,12 @@ int http_accept_q(const char *accept, const char *type);
 /* Optimistic concurrency for catalog records (RFC 9110 8.8.3, 13.1.1):
  * a record's entity tag is its updated_at, quoted. record_etag sets
  * res's ETag from row's updated_at. record_if_match reads the request's
- * If-Match into *cond (NULL: none; "*"; or the updated_at of the one
- * entity tag, in out of len bytes), or If-None-Match: * as "!" (create
- * only), and returns 0; -1 with a 412 in res for a tag this server never
- * gives (weak, a list, not one of its versions), which no record
- * matches, or a 400 for If-None-Match other than * or beside If-Match. */
+ * If-Match into *cond (NULL: none; "*"; or the updated_at of each strong
+ * tag of the list, comma-separated in out of len bytes), or
+ * If-None-Match: * as "!" (create only), and returns 0; -1 with a 412 in
+ * res when the list holds no tag this server gives (weak tags, other
+ * values), which no record matches, or a 400 for If-None-Match other
+ * than * or beside If-Match. */
 void record_etag(struct response *res, const json_t *row);
 /* A catalog PUT's answer: the stored row (stolen) with its ETag, the
  * name warnings when any, 201 with the Location /v1/<collection>/<name>
@@ -51,5 +52,10 @@ void record_answer(struct response *res, json_t *stored, const json_t *warnings,
 		   int created, const char *collection, const char *name);
 int record_if_match(const struct request *req, char *out, size_t len,
 		    const char **cond, struct response *res);
+/* A catalog GET's answer: row (stolen) with its ETag, 200; or 304 and no
+ * body when the request's If-None-Match lists that tag (weak comparison,
+ * RFC 9110 13.1.2) or is *. */
+void record_get_answer(const struct request *req, struct response *res,
+		       json_t *row);
 
 #endif

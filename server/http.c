@@ -306,6 +306,10 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 		len = strlen(buf);
 		res->text = NULL;
 	}
+	/* 304: no content (0.9.75 sends none and gives the Content-Length of
+	 * the 200 it stands for, RFC 9110 15.4.5), so no Content-Type */
+	if (res->status == 304)
+		ctype = NULL;
 	if (!buf && res->status != 204) {
 		buf = strdup("");
 		len = 0;

@@ -133,8 +133,9 @@ enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 }
 
 /* A conditional PUT (catalog.h): $3 of the upsert says which condition
- * - none; any existing row (If-Match: *); the row at one version, $4,
- * its updated_at (If-Match: tag); no row (If-None-Match: *, given as
+ * - none; any existing row (If-Match: *); the row at one of the versions
+ * of $4, updated_at values comma-separated (If-Match: tags); no row
+ * (If-None-Match: *, given as
  * "!") - so the statement inserts only when none or absent and updates
  * only when the condition holds. */
 static const char *match_mode(const char *cond)
@@ -239,7 +240,8 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
 		" WHERE $3 IN ('none', 'any')"
-		"  OR ($3 = 'version' AND g.updated_at = $4::timestamptz)"
+		"  OR ($3 = 'version' AND g.updated_at ="
+		"   ANY(string_to_array($4, ',')::timestamptz[]))"
 		" RETURNING (xmax = 0) AS created, " GPU_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " GPU_FIELDS "  ) x) FROM up",
@@ -405,7 +407,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
 		" WHERE $3 IN ('none', 'any')"
-		"  OR ($3 = 'version' AND s.updated_at = $4::timestamptz)"
+		"  OR ($3 = 'version' AND s.updated_at ="
+		"   ANY(string_to_array($4, ',')::timestamptz[]))"
 		" RETURNING (xmax = 0) AS created, " STACK_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " STACK_FIELDS "  ) x) FROM up",

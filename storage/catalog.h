@@ -48,8 +48,9 @@ enum store_status store_gpu_get_spec(struct db_pool *pool, const char *name,
 /* Creates or fully replaces GPU name from the fields of gpu (validated by
  * the caller; absent optional fields take their defaults). *created says
  * which happened; *out is the stored row. if_match: NULL, or "*" (only
- * replace an existing row), or "!" (only create: If-None-Match: *), or an
- * updated_at as the row gives it (only replace the row at that version):
+ * replace an existing row), or "!" (only create: If-None-Match: *), or
+ * updated_at values as the row gives them, comma-separated (only replace
+ * the row at one of those versions):
  * else STORE_PRECONDITION, nothing written.
  */
 enum store_status store_gpu_put(struct db_pool *pool, const char *name,

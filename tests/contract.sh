@@ -471,6 +471,10 @@ expect='any(.items[]; .name == "contract-48gb")' call "catalog right after a PUT
 expect='.max_gpus_per_node == 8' call "the new GPU" 200 GET /v1/gpus/contract-48gb
 call "PUT replaces" 200 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.price_per_gpu_hour = null | .notes = null | .max_gpus_per_node = 4' <<<"$gpu")"
 expect='.max_gpus_per_node == 4' call "the GPU right after a PUT replaced it" 200 GET /v1/gpus/contract-48gb
+etag=$(grep -i '^etag:' "$T/headers" | head -n 1 | cut -d' ' -f2- | tr -d '\r')
+call "GET with If-None-Match naming the current version: 304" 304 GET /v1/gpus/contract-48gb -H "If-None-Match: W/\"x\", $etag"
+call "PUT with If-Match listing the current version" 200 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -H "If-Match: \"2020-01-01T00:00:00+00:00\", $etag" -d "$(jq -c '.price_per_gpu_hour = null | .notes = null | .max_gpus_per_node = 4' <<<"$gpu")"
+call "PUT with If-Match naming a stale version: 412" 412 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -H "If-Match: $etag" -d "$gpu"
 invalid=1 call "PUT: every bad field" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" \
 	-d '{"display_name":"x","vendor":"x","architecture":"x","memory_gib":-1,"memory_bandwidth_gbps":"fast","intra_node_link":"ethernet","intra_node_gbps":32,"source":"s","colour":"red","name":"other"}'
 invalid=1 call "PUT: null where not nullable" 400 PUT /v1/gpus/contract-48gb "${J[@]}" "${A[@]}" -d "$(jq -c '.max_gpus_per_node = null | .name = null' <<<"$gpu")"

@@ -66,6 +66,28 @@ req GET "/v1/gpus/$name"
 check "the stale PUT wrote nothing" 200 '.price_per_gpu_hour == 2.75'
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H 'If-Match: "nope"' -d "$gpu"
 check_problem "If-Match with a tag this server never gives: 412" 412
+# a list holds when the record is at any of its strong tags (RFC 9110
+# 13.1.1); a weak tag never matches (strong comparison)
+req GET "/v1/gpus/$name"
+etag=$(header ETag)
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "If-Match: \"2020-01-01T00:00:00+00:00\", $etag" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.8')"
+check "If-Match: a list holding the current ETag: 200" 200 '.price_per_gpu_hour == 2.8'
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "If-Match: \"2020-01-01T00:00:00+00:00\", $etag" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 9')"
+check_problem "If-Match: a list of stale tags only: 412" 412
+etag=$(curl -sS -D - -o /dev/null "$GSZ_URL/v1/gpus/$name" | grep -i '^etag:' | cut -d' ' -f2- | tr -d '\r')
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "If-Match: W/$etag" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 9')"
+check_problem "If-Match: the current tag, weak: 412" 412
+req GET "/v1/gpus/$name"
+check "the refused list and weak PUTs wrote nothing" 200 '.price_per_gpu_hour == 2.8'
+# a GET with If-None-Match naming the current version: 304, no content,
+# the ETag; any other tag: the record (RFC 9110 13.1.2, weak comparison)
+rm -f "$T/body" # curl writes no file for a response without content
+req GET "/v1/gpus/$name" -H "If-None-Match: \"x\", W/$etag"
+[ "$STATUS" = 304 ] && [ ! -s "$T/body" ] && [ "$(header ETag)" = "$etag" ] &&
+	ok "GET with If-None-Match listing the current tag: 304, no content, the ETag" ||
+	not_ok "GET with If-None-Match listing the current tag: 304, no content, the ETag" "$STATUS $(header ETag) $(head -c 200 "$T/body")"
+req GET "/v1/gpus/$name" -H 'If-None-Match: "2020-01-01T00:00:00+00:00"'
+check "GET with If-None-Match naming another version: 200, the record" 200 '.price_per_gpu_hour == 2.8'
 req PUT "/v1/gpus/$name-new" -H "Authorization: Bearer $admin" -H 'If-Match: *' -d "$gpu"
 check_problem "If-Match: * on a record that does not exist: 412, nothing created" 412
 req GET "/v1/gpus/$name-new"

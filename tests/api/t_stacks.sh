@@ -244,6 +244,12 @@ req PUT "/v1/stacks/$fresh" "${A[@]}" -H "If-Match: $etag" -d "$(jq '.dp_overlap
 check "PUT replaces it (If-Match: the GET's ETag): 200" 200 '.dp_overlap == 0.5'
 req PUT "/v1/stacks/$fresh" "${A[@]}" -H "If-Match: $etag" -d "$(jq '.dp_overlap = 0.25' <<<"$body")"
 check_problem "a second PUT with that now stale ETag: 412 (review s15 F10)" 412
+req GET "/v1/stacks/$fresh" -H "If-None-Match: $etag"
+check "GET with If-None-Match naming an older version: 200" 200 '.dp_overlap == 0.5'
+rm -f "$T/body" # curl writes no file for a response without content
+req GET "/v1/stacks/$fresh" -H "If-None-Match: $(header ETag)"
+[ "$STATUS" = 304 ] && [ ! -s "$T/body" ] && ok "GET with If-None-Match naming the current version: 304, no content" ||
+	not_ok "GET with If-None-Match naming the current version: 304, no content" "$STATUS $(head -c 200 "$T/body")"
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.dp_overlap = 0.5 | .max_zero_stage = 3.0 | .max_zero_stage_pp = 0' <<<"$body")"
 check "PUT max_zero_stage 3.0: stored as the integer 3" 200 '.max_zero_stage == 3 and (.max_zero_stage | tostring) == "3" and .max_zero_stage_pp == 0'
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.max_zero_stage = 4' <<<"$body")"
