@@ -284,7 +284,10 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 		    {!rq->strategies.pp.n && !rq->stack.pipeline_parallel,
 		     "no pipeline schedule: one that runs pipeline stages "
 		     "(megatron-core, torchtitan, deepspeed-zero)"},
-		    {!rq->strategies.tp.n && !rq->stack.tensor_parallel,
+		    /* QLoRA runs without TP on every stack (trn_tp_runs):
+		     * no other one to name */
+		    {!rq->strategies.tp.n && !rq->stack.tensor_parallel &&
+			 rq->method != TRN_QLORA,
 		     "no tensor parallelism: one that splits layers "
 		     "(megatron-core, torchtitan, pytorch-fsdp2-fa2)"},
 		};
@@ -729,9 +732,12 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    {"pp", "pipeline schedule",
 			     offsetof(struct trn_layout, pp),
 			     rq->stack.pipeline_parallel},
-			    {"tp", "tensor parallelism",
-			     offsetof(struct trn_layout, tp),
-			     rq->stack.tensor_parallel},
+			    {"tp",
+			     rq->stack.tensor_parallel
+				 ? "tensor parallelism for QLoRA's NF4 "
+				   "base weights"
+				 : "tensor parallelism",
+			     offsetof(struct trn_layout, tp), trn_tp_runs(rq)},
 			};
 			for (size_t k = 0; k < sizeof(par) / sizeof(par[0]);
 			     k++) {
@@ -792,9 +798,9 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			warn(res,
 			     "method qlora: stack %.63s has no 4-bit base "
 			     "weights (nf4_base_weights false): sized as asked "
-			     "(NF4 weights, the stack's other terms); built-in "
-			     "stacks that run QLoRA: %s (NeMo's without tensor "
-			     "parallelism)",
+			     "(NF4 weights, the stack's other terms, tp 1 "
+			     "unless pinned); built-in stacks that run QLoRA: "
+			     "%s (all without tensor parallelism)",
 			     rq->stack.name, runs);
 		}
 		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&

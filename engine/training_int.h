@@ -142,6 +142,16 @@ static inline long trn_zero_ranks(const struct trn_layout *l)
 	return (long)l->dp * l->cp;
 }
 
+/* The stack splits this request's layers over a tensor-parallel group:
+ * its tensor_parallel, and never under QLoRA's NF4 base weights, which no
+ * stack of the catalog shards over TP (bitsandbytes Linear4bit and PEFT's
+ * FSDP / ZeRO-3 recipes, torchtune's NF4Tensor under FSDP2, NeMo's NF4
+ * wrappers: "Tensor Parallel is not supported"; MODEL.md §4a). */
+static inline bool trn_tp_runs(const struct trn_request *rq)
+{
+	return rq->stack.tensor_parallel && rq->method != TRN_QLORA;
+}
+
 /* Layers on the fullest stage of layout l: ceil(L/p), or with stage
  * rebalancing ceil((L+2)/p) units of which the first and last stage give
  * one to the embedding and the head (MODEL.md §3). */

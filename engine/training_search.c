@@ -54,9 +54,9 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 	memset(L, 0, sizeof(*L));
 	L->tp = st->tp;
 	if (!L->tp.n) {
-		/* a stack without tensor parallelism: one rank a layer
-		 * (stack.h tensor_parallel) */
-		int tmax = rq->stack.tensor_parallel ? c->gpn : 1;
+		/* a stack without tensor parallelism, or QLoRA: one rank a
+		 * layer (stack.h tensor_parallel, trn_tp_runs) */
+		int tmax = trn_tp_runs(rq) ? c->gpn : 1;
 		for (int t = 1; t <= tmax && t <= m->heads && t <= gmax; t *= 2)
 			if (m->heads % t == 0)
 				push(&L->tp, t);

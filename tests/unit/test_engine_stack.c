@@ -1422,10 +1422,45 @@ static void test_nf4_base_weights(void)
 		CHECK(said == !rq.stack.nf4_base_weights);
 		warned += said;
 		quiet += !said;
+		/* no stack splits NF4 base weights over TP (trn_tp_runs) */
+		for (int j = 0; j < r->n_plans; j++)
+			CHECK(r->plans[j].layout.tp == 1);
 	}
 	CHECK(warned > 0 && quiet > 0);
 	CHECK(stack_builtin_find("hf-peft-bnb4")->nf4_base_weights);
 	CHECK(!stack_builtin_find("megatron-core")->nf4_base_weights);
+	/* pinned, it is sized as asked and the answer says so */
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("nemo");
+	rq.model = fx_llama3_70b();
+	rq.method = TRN_QLORA;
+	rq.global_batch_size = 64;
+	rq.strategies.tp.n = 1;
+	rq.strategies.tp.v[0] = 2;
+	CHECK(trn_size(&rq, r, &err) == 0 && r->plans[0].layout.tp == 2);
+	{
+		bool said = false;
+		for (int w = 0; w < r->n_warnings; w++)
+			said |= strstr(r->warnings[w],
+				       "strategies.tp pins 2, which stack nemo "
+				       "does not run (it has no tensor "
+				       "parallelism for QLoRA's NF4") != NULL;
+		CHECK(said);
+	}
+	/* LoRA on the same stack still searches TP */
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("nemo");
+	rq.model = fx_llama3_70b();
+	rq.method = TRN_LORA;
+	rq.global_batch_size = 64;
+	rq.top = 16;
+	CHECK(trn_size(&rq, r, &err) == 0);
+	{
+		bool split = false;
+		for (int j = 0; j < r->n_plans; j++)
+			split |= r->plans[j].layout.tp > 1;
+		CHECK(split);
+	}
 	free(r);
 }
 
