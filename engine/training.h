@@ -296,7 +296,7 @@ double trn_default_batch_tokens(const struct trn_request *rq);
  * alone allows 0.72). A warning, not a change of the figures. */
 #define TRN_HIGH_MFU		 0.65
 #define TRN_MIN_DOUBLING_SPEEDUP 1.5
-#define ENG_WARNING_LEN		 240
+#define ENG_WARNING_LEN		 480
 
 struct trn_tmax_check {
 	double t_max;	    /* 6h / (B * peak / bw) */

@@ -147,9 +147,13 @@ check "QLoRA of Llama-3-70B (hf-peft-bnb4): no plan with tp > 1, the basis says 
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"calibration":"datasheet","strategies":{"tp":2},"top":1}'
 check "a pinned tp 2 on hf-peft-bnb4: sized as pinned, with a warning" 201 \
 	'.plans[0].tp == 2 and ([.checks.warnings[] | select(test("strategies.tp pins 2, which stack hf-peft-bnb4 does not run"))] | length) == 1'
-req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"calibration":"datasheet","stack":{"name":"hf-peft-bnb4","tensor_parallel":true},"top":3}'
-check "tensor_parallel true as a request override: tp offered again, basis says the request's" 201 \
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"lora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"calibration":"datasheet","stack":{"name":"hf-peft-bnb4","tensor_parallel":true},"top":3}'
+check "tensor_parallel true as a request override: tp offered again (LoRA), basis says the request's" 201 \
 	'.basis.stack.tensor_parallel == true and ([.plans[].tp] | max) > 1'
+# QLoRA runs at tp 1 on every stack: no stack splits NF4 base weights over TP
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","method":"qlora","train_tokens":1e8,"seq_len":4096,"gpu":"h100","gpus":8,"calibration":"datasheet","stack":"nemo","top":5}'
+check "QLoRA on nemo (which runs TP for LoRA): every plan at tp 1" 201 \
+	'.basis.stack.tensor_parallel == true and ([.plans[].tp] | max) == 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-70b","seq_len":4096,"gpu":"h100","gpus":8,"stack":{"name":"hf-peft-bnb4","tensor_parallel":1}}'
 check_problem "stack.tensor_parallel 1: 400 naming it" 400 stack.tensor_parallel
 # QLoRA's 4-bit base weights (migrations/0036): on a stack without them the
