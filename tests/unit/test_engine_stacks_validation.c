@@ -637,6 +637,14 @@ static void test_own_rows(void)
 	CHECK(score_file("tests/fixtures/validation/training_own.csv") == 23);
 }
 
+/* Public fine-tuning rows (MLPerf v4.0 Llama 2 70B LoRA): printed and
+ * scored like the others, every row read. */
+static void test_finetune_rows(void)
+{
+	CHECK(score_file("tests/fixtures/validation/training_finetune.csv") ==
+	      3);
+}
+
 /* The stated details the DeepSpeed / Megatron-LM 2023 audit added: each
  * moves only the value its source names. */
 static void test_stack_details(void)
@@ -692,5 +700,6 @@ int main(void)
 	RUN(test_mpt_rows);
 	RUN(test_moe_rows);
 	RUN(test_own_rows);
+	RUN(test_finetune_rows);
 	return testlib_finish();
 }
