@@ -104,7 +104,10 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		if (ch < 0 || e[i].cost < e[ch].cost ||
 		    (e[i].cost == e[ch].cost && e[i].time_s < e[ch].time_s))
 			ch = i;
-		if (fa < 0 || e[i].time_s < e[fa].time_s)
+		/* on equal time the cheaper is fastest, so the verdict
+		 * does not depend on the order of gpus (review s16a F6) */
+		if (fa < 0 || e[i].time_s < e[fa].time_s ||
+		    (e[i].time_s == e[fa].time_s && e[i].cost < e[fa].cost))
 			fa = i;
 	}
 	out->cheapest = ch;

@@ -103,7 +103,11 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 		return eng_fail(err, ENG_EINVAL, "gpu",
 				"memory_gib and memory_bandwidth_gbps must be "
 				"positive");
-	if (!hw_supports(&rq->gpu, rq->weight_precision) ||
+	/* int8 and int4 are weight-only: their GEMMs run at the 16-bit
+	 * rate (inf_compute_dtype), so a part without an int8 tensor rate
+	 * serves them (review s16a F4: int8 refused where int4 ran) */
+	if ((rq->weight_precision != ENG_INT8 &&
+	     !hw_supports(&rq->gpu, rq->weight_precision)) ||
 	    hw_gemm_rate(&rq->gpu, inf_compute_dtype(rq)).value <= 0) {
 		if (rq->weight_precision == ENG_FP8)
 			return eng_fail(
@@ -115,6 +119,26 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 		return eng_fail(err, ENG_EUNSUPPORTED, "weight_precision",
 				"%s has no %s rate", rq->gpu.name,
 				eng_dtype_name(rq->weight_precision));
+	}
+	{
+		/* Without chunking a prompt runs whole in one iteration, and
+		 * an iteration holds the token budget: vLLM refuses to start
+		 * so, TensorRT-LLM rejects the request (review s16a F5: such
+		 * plans were priced and marked as meeting their targets). */
+		struct inf_serving sv;
+
+		inf_serving_resolve(rq, 1, &sv);
+		if (!sv.chunked_prefill && sv.max_num_batched_tokens > 0 &&
+		    rq->prompt_tokens > sv.max_num_batched_tokens)
+			return eng_fail(
+			    err, ENG_EINFEASIBLE, "max_num_batched_tokens",
+			    "a %ld-token prompt is above serving %s's "
+			    "%ld-token budget per iteration with chunked "
+			    "prefill off: it cannot be scheduled; turn "
+			    "chunked_prefill on or raise "
+			    "max_num_batched_tokens to the prompt",
+			    rq->prompt_tokens, inf_serving_name(sv.engine),
+			    sv.max_num_batched_tokens);
 	}
 	return 0;
 }
@@ -249,17 +273,29 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		    "sized with its defaults as if it ran (vllm or sglang "
 		    "serve this GPU)",
 		    rq->gpu.name);
-	/* without chunking a prompt is scheduled whole in one iteration
-	 * (review s14) */
-	if (!b->serving.chunked_prefill &&
-	    b->serving.max_num_batched_tokens > 0 &&
-	    rq->prompt_tokens > b->serving.max_num_batched_tokens)
+	if (b->capacity_limit == INF_LIMIT_PREFILL)
 		iwarn(res,
-		      "chunked prefill off and a %ld-token prompt above the "
-		      "%ld-token budget per iteration: the engine cannot "
-		      "schedule it (vLLM refuses to start so); turn "
-		      "chunked_prefill on or raise max_num_batched_tokens",
-		      rq->prompt_tokens, b->serving.max_num_batched_tokens);
+		      "capacity limited by prefill compute: prompts take %.0f "
+		      "%% of the replica's time there; more KV memory or "
+		      "sequences barely raise it, faster GEMMs or shorter "
+		      "prompts do",
+		      100.0 * b->capacity.prefill_share);
+	/* without targets capacity is saturation: its latencies queue */
+	if (rq->load_kind == INF_LOAD_NONE && !(rq->ttft_ms > 0) &&
+	    !(rq->tpot_ms > 0)) {
+		char tpot[48] = "";
+
+		if (rq->output_tokens > 1)
+			snprintf(tpot, sizeof(tpot), " and TPOT (%.1f ms)",
+				 b->capacity.tpot_ms);
+		iwarn(res,
+		      "no latency targets: capacity is the saturation "
+		      "throughput, and its TTFT (%.0f ms)%s include%s queueing "
+		      "(latency_alone_ms %.0f is one request on an idle "
+		      "replica); give ttft_ms or tpot_ms to size for latency",
+		      b->capacity.ttft_ms, tpot, tpot[0] ? "" : "s",
+		      b->latency_alone_ms);
+	}
 	if (b->capacity_limit == INF_LIMIT_KV_CACHE)
 		iwarn(res,
 		      "capacity limited by KV-cache memory: %ld sequences of "

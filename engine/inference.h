@@ -68,6 +68,9 @@ enum inf_limit {
 	/* the token budget per iteration (max_num_batched_tokens) caps the
 	 * decode batch under chunked prefill */
 	INF_LIMIT_MAX_NUM_BATCHED_TOKENS,
+	/* the prompts' compute: past half the replica's time in prefill,
+	 * more sequences (KV, a larger cap) buy less than faster prefill */
+	INF_LIMIT_PREFILL,
 	INF_LIMIT_COUNT
 };
 
@@ -125,6 +128,11 @@ struct inf_plan {
 	double total_output_tokens_per_s; /* all replicas */
 	long replicas, gpus;
 	double cost_per_hour, cost_per_million_output_tokens; /* at load */
+	/* one request alone on an idle replica: its prefill and every
+	 * output token's decode step at batch 1, ms (no queueing: the
+	 * replica's speed on this model, which the compare ranks by when no
+	 * load is given) */
+	double latency_alone_ms;
 	struct inf_point capacity; /* the most one replica sustains within
 				      the targets */
 	enum inf_limit capacity_limit;

@@ -111,6 +111,7 @@ static const enum eng_binding limit_binding[INF_LIMIT_COUNT] = {
     [INF_LIMIT_TPOT] = ENG_BIND_LATENCY,
     [INF_LIMIT_TTFT] = ENG_BIND_LATENCY,
     [INF_LIMIT_MAX_NUM_BATCHED_TOKENS] = ENG_BIND_SCHEDULER,
+    [INF_LIMIT_PREFILL] = ENG_BIND_COMPUTE,
 };
 
 /* Prefill of n_seq prompts of I tokens on tensor cores. GEMMs and
@@ -332,6 +333,13 @@ static bool capacity_of(const struct replica *r, struct inf_point *pt,
 	else
 		point_at(r, lambda_of(r, hi), hi, &p);
 	if (meets(rq, &p)) {
+		/* No target binds. With prefill past half the replica's time
+		 * the prompts' compute limits it, not the sequence cap: near
+		 * capacity lambda ~ n / (O1 step + n w_pf), whose elasticity in
+		 * n is ~1 - prefill share (review s16a F3: "KV-cache" at 0.13
+		 * of 72 GiB, one output token). */
+		if (by_rate || p.prefill_share > 0.5)
+			*limit = INF_LIMIT_PREFILL;
 		*pt = p;
 		return true;
 	}
@@ -491,6 +499,7 @@ bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
 		point_at_rate(r, lam_r, &at);
 	}
 	p->gpus = p->replicas * p->tp * p->pp;
+	p->latency_alone_ms = (r->t_pf + (O - 1.0) * step_s(r, 1.0)) * 1e3;
 	p->requests_per_s = at.requests_per_s;
 	p->utilization = at.requests_per_s / cap.requests_per_s;
 	p->batch = at.batch;

@@ -85,8 +85,8 @@ static const char *const serving_names[INF_SERVING_COUNT] = {
 static const char *const kv_reserve_names[INF_KV_RESERVE_COUNT] = {
     "fraction_of_total", "fraction_of_free"};
 static const char *const limit_names[INF_LIMIT_COUNT] = {
-    "kv_cache", "max_num_seqs", "max_batch",
-    "tpot_ms",	"ttft_ms",	"max_num_batched_tokens"};
+    "kv_cache", "max_num_seqs",		  "max_batch", "tpot_ms",
+    "ttft_ms",	"max_num_batched_tokens", "prefill"};
 
 /* Each engine's defaults, from its own code (MODEL.md §7 cites each):
  * - vLLM V1 (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults and

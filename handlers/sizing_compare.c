@@ -252,6 +252,15 @@ static json_t *gpu_map_canonical(const json_t *map, char names[][CMP_NAME_SIZE],
 	return out;
 }
 
+/* A load every row carries alike: a rate (requests or output tokens per
+ * second), not a concurrency, under which each row's replicas serve what
+ * their speed allows. */
+static bool rate_load(enum inf_load_kind k)
+{
+	return k == INF_LOAD_REQUESTS_PER_S ||
+	       k == INF_LOAD_OUTPUT_TOKENS_PER_S;
+}
+
 /* The CSV's columns: the job kind's own, then those every row has. */
 static const char *const training_cols[] = {
     "gpu",  "ok",	    "gpus", "nodes",	      "tp",   "pp",
@@ -271,6 +280,7 @@ static const char *const inference_cols[] = {"gpu",
 					     "cost_per_hour",
 					     "cost_per_million_output_tokens",
 					     "meets_targets",
+					     "latency_alone_ms",
 					     NULL};
 static const char *const common_cols[] = {"efficiency_basis",
 					  "price_per_gpu_hour",
@@ -525,15 +535,25 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				o->ok = inf_size(&rq, &o->r.inf, &err) == 0;
 			}
 			if (o->ok) {
-				/* With a load, rows rank by what serving it
-				 * costs per hour and by TPOT at that load;
-				 * without one, by the cost per million
-				 * tokens at capacity (MODEL.md §8). */
+				/* With a rate, rows carry the same load:
+				 * they rank by what serving it costs per
+				 * hour and by TPOT at that load. With a
+				 * concurrency each row serves its own
+				 * throughput, so by the cost per million
+				 * tokens (review s16a F2). Without a load,
+				 * by the cost per million tokens at
+				 * capacity and by one request's latency on
+				 * an idle replica: TPOT at capacity is how
+				 * full the cache runs, not speed (F1). See
+				 * MODEL.md §8. */
 				const struct inf_plan *p = &o->r.inf.plans[0];
-				entries[i].time_s = p->tpot_ms / 1e3;
+				entries[i].time_s =
+				    irq.load_kind == INF_LOAD_NONE
+					? p->latency_alone_ms / 1e3
+					: p->tpot_ms / 1e3;
 				entries[i].gpus = p->gpus;
 				entries[i].cost =
-				    irq.load_kind != INF_LOAD_NONE
+				    rate_load(irq.load_kind)
 					? p->cost_per_hour
 					: p->cost_per_million_output_tokens;
 				entries[i].throughput =
@@ -659,6 +679,9 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			    "capacity_output_tokens_per_s_per_replica",
 			    sizing_real(p->capacity.output_tokens_per_s, 4),
 			    "meets_targets", p->meets_targets);
+			json_object_set_new(
+			    plan, "latency_alone_ms",
+			    sizing_real(p->latency_alone_ms, 4));
 		}
 		if (json_object_update_missing_new(row, plan) != 0) {
 			broken = o->gpu;
@@ -740,17 +763,23 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			      : irq.load_kind != INF_LOAD_NONE
 				  ? "tpot_ms = time per output token "
 				    "of the best plan at the load"
-				  : "tpot_ms = time per output token "
-				    "of the best plan at its capacity");
+				  : "latency_alone_ms = one request alone "
+				    "on an idle replica of the best plan "
+				    "(its prefill and every output token): "
+				    "the GPU type's speed on this model");
 		if (training) /* the profile every row used (issue 13) */
 			json_object_set_new(answer, "stack",
 					    json_string(trq.stack.name));
 		json_object_set_new(
 		    answer, "cost_basis",
 		    json_string(training ? "cost of the whole job"
-				: irq.load_kind != INF_LOAD_NONE
+				: rate_load(irq.load_kind)
 				    ? "cost_per_hour of serving the stated "
 				      "load"
+				: irq.load_kind != INF_LOAD_NONE
+				    ? "cost_per_million_output_tokens at the "
+				      "stated concurrency (each row serves "
+				      "its own throughput)"
 				    : "cost_per_million_output_tokens at "
 				      "each GPU's capacity (no load given)"));
 		{

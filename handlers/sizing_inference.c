@@ -229,6 +229,8 @@ static json_t *plan_json(const struct inf_plan *p)
 	json_object_set_new(o, "decode_bound",
 			    json_string(eng_binding_name(p->decode_bound)));
 	json_object_set_new(o, "meets_targets", json_boolean(p->meets_targets));
+	json_object_set_new(o, "latency_alone_ms",
+			    sizing_real(p->latency_alone_ms, 4));
 	return o;
 }
 

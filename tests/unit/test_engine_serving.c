@@ -111,7 +111,16 @@ static void check_grid_point(struct inf_request *rq)
 				   INF_LIMIT_MAX_NUM_BATCHED_TOKENS ||
 			       p->capacity_limit == INF_LIMIT_MAX_BATCH
 			   ? ENG_BIND_SCHEDULER
+		       : p->capacity_limit == INF_LIMIT_PREFILL
+			   ? ENG_BIND_COMPUTE
 			   : ENG_BIND_LATENCY));
+		/* prefill names the limit exactly when no target binds and
+		 * prompts take over half the replica's time (review s16a
+		 * F3); a cap or the cache otherwise */
+		if (p->capacity_limit == INF_LIMIT_PREFILL)
+			CHECK(p->capacity.prefill_share > 0.5);
+		else if (p->binding != ENG_BIND_LATENCY)
+			CHECK(p->capacity.prefill_share <= 0.5);
 		binds[p->binding]++;
 		if (rq->tpot_ms > 0)
 			CHECK(p->tpot_ms <= rq->tpot_ms * (1 + 1e-9));
@@ -128,7 +137,7 @@ static void test_operating_point_grid(void)
 	for (int model = 0; model < 3; model++)
 		for (int gpu = 0; gpu < 4; gpu++)
 			for (int sv = 0; sv < INF_SERVING_COUNT; sv++)
-				for (int targets = 0; targets < 3; targets++) {
+				for (int targets = 0; targets < 4; targets++) {
 					struct inf_request rq;
 					base_request(&rq, model, gpu);
 					rq.serving =
@@ -139,16 +148,21 @@ static void test_operating_point_grid(void)
 						rq.tpot_ms = 40;
 						rq.ttft_ms = 800;
 					}
+					/* a small cap, which binds before
+					 * prefill fills the replica */
+					if (targets == 3)
+						rq.max_batch = 16;
 					check_grid_point(&rq);
 				}
 	printf("# grid: %d deployments sized, %d load points checked\n",
 	       grid_sized, grid_points);
-	printf("# bindings: memory %d, scheduler %d, latency %d\n",
+	printf("# bindings: memory %d, scheduler %d, latency %d, compute "
+	       "(prefill) %d\n",
 	       binds[ENG_BIND_MEMORY], binds[ENG_BIND_SCHEDULER],
-	       binds[ENG_BIND_LATENCY]);
-	/* each of the three occurs on the grid, so the check above bites */
+	       binds[ENG_BIND_LATENCY], binds[ENG_BIND_COMPUTE]);
+	/* each of the four occurs on the grid, so the check above bites */
 	CHECK(binds[ENG_BIND_MEMORY] > 0 && binds[ENG_BIND_SCHEDULER] > 0 &&
-	      binds[ENG_BIND_LATENCY] > 0);
+	      binds[ENG_BIND_LATENCY] > 0 && binds[ENG_BIND_COMPUTE] > 0);
 	CHECK(grid_sized >= 60);
 	CHECK(grid_points >= 300);
 }
