@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "storage/mirror.h"
 
@@ -163,12 +164,33 @@ static int copy_apply(struct copy_pos *pos, void *m, const struct copy_ops *ops,
 	return rc;
 }
 
+/* How long a copy answers unavailable after a fetch found the database
+ * so: long enough for the readers queued behind that fetch, short enough
+ * that a recovered database serves the next request. */
+#define MIRROR_DOWN_HOLD_MS 1000
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 enum store_status copy_sync(struct db_pool *pool, struct copy_pos *pos, void *m,
 			    const struct copy_ops *ops, int64_t *now_us,
 			    struct store_err *e)
 {
 	unsigned long long serial = db_pool_serial(pool);
 
+	if (mono_ns() < pos->down_until_ns) {
+		e->status = STORE_UNAVAILABLE;
+		snprintf(e->message, sizeof(e->message),
+			 "%s: the database was unavailable a moment ago; try "
+			 "again",
+			 ops->what);
+		return e->status;
+	}
 	if (pos->pool_serial != serial)
 		ops->clear(m);
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -178,6 +200,9 @@ enum store_status copy_sync(struct db_pool *pool, struct copy_pos *pos, void *m,
 
 		if (ops->fetch(m, pool, !pos->pool_serial, &r, e) != STORE_OK) {
 			ops->clear(m);
+			if (e->status == STORE_UNAVAILABLE)
+				pos->down_until_ns =
+				    mono_ns() + MIRROR_DOWN_HOLD_MS * 1000000LL;
 			return e->status;
 		}
 		rc = copy_apply(pos, m, ops, r, now_us, &reload);

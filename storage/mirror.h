@@ -46,6 +46,11 @@ struct copy_pos {
 	unsigned long long pool_serial; /* 0: nothing loaded */
 	long long epoch;		/* fleet_mirror_epoch seen */
 	char xmin[32];			/* fetch change_xid >= this next time */
+	/* CLOCK_MONOTONIC ns until which a sync answers unavailable at once:
+	 * a fetch found the database down, and the readers that queued on
+	 * the copy's lock meanwhile must not each wait out their own
+	 * timeout (review s16b F2: the sixth of six fleet reads took 45 s) */
+	long long down_until_ns;
 };
 
 /* What one copy does in copy_sync(). */
@@ -91,7 +96,9 @@ void copy_pos_clear(struct copy_pos *p);
 /* Brings copy m up to date with the database of pool: the rows written
  * since its last fetch, or all of them when it is empty, holds another
  * pool's rows, or rows were deleted (migrations/0017_fleet_mirror.sql).
- * Any failure empties it, so the next read loads it whole. */
+ * Any failure empties it, so the next read loads it whole. Within
+ * MIRROR_DOWN_HOLD_MS of a fetch that found the database unavailable it
+ * answers STORE_UNAVAILABLE without trying. */
 enum store_status copy_sync(struct db_pool *pool, struct copy_pos *pos, void *m,
 			    const struct copy_ops *ops, int64_t *now_us,
 			    struct store_err *e);

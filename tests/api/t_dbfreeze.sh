@@ -34,6 +34,22 @@ check_problem "server silent: a sizing request (which must persist) is a 503 ($m
 waits=$(tail -n +"$((lines + 1))" "$GSZ_LOG" | grep -c '"level":"error","msg":"\(database did not answer in time\|cannot connect to the database\)"')
 [ "$waits" = 1 ] && ok "server silent: the sizing request waited on the database once" ||
 	not_ok "server silent: the sizing request waited on the database once" "$waits waits logged"
+# review s16b F2: readers of the fleet copy queue on its lock; once the
+# holder found the database silent, the others answer at once instead of
+# each waiting out its own timeout (the sixth of six took 45 s)
+lines=$(wc -l <"$GSZ_LOG")
+pids=()
+for i in 1 2 3 4; do
+	curl -sS -o /dev/null -w '%{http_code}\n' --max-time 60 "$GSZ_URL/v1/fleet" >"$T/fleet-$i" 2>/dev/null &
+	pids+=($!)
+done
+wait "${pids[@]}" # not the daemon, a child of this shell too
+codes=$(cat "$T"/fleet-* | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+[ "$codes" = " 4 503;" ] && ok "server silent: four concurrent fleet reads are 503s" ||
+	not_ok "server silent: four concurrent fleet reads are 503s" "$codes"
+waits=$(tail -n +"$((lines + 1))" "$GSZ_LOG" | grep -c '"level":"error","msg":"\(database did not answer in time\|cannot connect to the database\)"')
+[ "$waits" = 1 ] && ok "server silent: the fleet readers waited on the database once between them" ||
+	not_ok "server silent: the fleet readers waited on the database once between them" "$waits waits logged"
 req GET /healthz
 check "server silent: /healthz still 200" 200
 thaw
