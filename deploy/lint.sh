@@ -10,7 +10,10 @@
 #   4. containers       hadolint when installed; otherwise (it is neither in
 #                       Debian 12 nor a real npm package) a structural check:
 #                       multi-stage, pinned bases, non-root USER, HEALTHCHECK,
-#                       apt hygiene, COPY sources present and not ignored
+#                       apt hygiene, COPY sources present and not ignored;
+#                       then the build stage's make run on a copy of just
+#                       the COPY'd files (the probe's with one CUDA arch;
+#                       without nvcc only its #include "x" lines are checked)
 #   5. kubernetes       deploy/lint/k8s-validate.mjs: JSON schemas from the
 #                       npm package kubernetes-models + unknown-field check +
 #                       the policy of docs/OPERATIONS.md (probes, drain
@@ -160,6 +163,94 @@ if [ -n "$problems" ]; then
 else
 	pass dockerfiles "${#dockerfiles[@]} Dockerfiles: multi-stage, pinned, non-root, HEALTHCHECK, apt, context"
 fi
+
+# The build stage's make, run on a copy of exactly what the Dockerfile's
+# COPY instructions (not --from, not to an absolute path: those are the
+# final stage's) put under WORKDIR, less what the .dockerignore leaves out:
+# a source folder missing from the COPY lines or the ignore file fails here
+# (review s16b F1: lib/ was missing and no image could be built).
+# dockerfile_context FILE DIR: fills DIR; prints one line per problem.
+dockerfile_context() {
+	local f=$1 dir=$2 ignore=$1.dockerignore dest src pat
+	sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$f" | grep '^COPY ' | grep -v -- '--from=' |
+		while read -r _ args; do
+			# shellcheck disable=SC2086 # split the instruction's words
+			set -- $args
+			dest=${!#}
+			case $dest in /*) continue ;; esac
+			while [ $# -gt 1 ]; do
+				src=${1%/}
+				shift
+				# An ignored source is not in the context (reported above).
+				if [ ! -e "$src" ] || ! grep -qx "!$src/\\?" "$ignore" 2>/dev/null; then
+					continue
+				fi
+				if [ -d "$src" ]; then
+					mkdir -p "$dir/$dest" && cp -R "$src/." "$dir/$dest/"
+				elif [[ $dest == */ || $dest == . ]]; then
+					mkdir -p "$dir/$dest" && cp "$src" "$dir/$dest/"
+				else
+					mkdir -p "$(dirname "$dir/$dest")" && cp "$src" "$dir/$dest"
+				fi
+			done
+		done
+	# The ignore file's "**/NAME" lines drop build outputs at any depth.
+	if [ -f "$ignore" ]; then
+		grep '^\*\*/' "$ignore" | while read -r pat; do
+			find "$dir" -name "${pat#\*\*/}" -type f -delete
+		done
+	fi
+	# Every #include "x" of the copied sources resolves beside the file or
+	# from the context's root (the Makefiles' -I. and -Iprobe).
+	find "$dir" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) |
+		while read -r src; do
+			sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$src" |
+				while read -r pat; do
+					[ -f "$(dirname "$src")/$pat" ] || [ -f "$dir/$pat" ] ||
+						echo "$f: ${src#"$dir"/} includes \"$pat\", which the COPY lines leave out"
+				done
+		done
+}
+for f in "${dockerfiles[@]}"; do
+	name=$(basename "$f" .Dockerfile)
+	ctx=$work/context-$name
+	mkdir -p "$ctx"
+	problems=$(dockerfile_context "$f" "$ctx")
+	if [ -n "$problems" ]; then
+		printf '%s\n' "$problems" | head -n 10
+		[ "$(printf '%s\n' "$problems" | wc -l)" -le 10 ] || say "  ... and more"
+		fail "context-$name" "the COPY'd files do not hold every header they include"
+		continue
+	fi
+	# The build stage's RUN that calls make, as the image runs it (not the
+	# apt-get one: its package list names make too).
+	run=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$f" | awk '/^FROM /{n++} n==1' |
+		grep '^RUN ' | grep -v 'apt-get' | grep -E '(^RUN|&&) +make ' | sed 's/^RUN //')
+	if [ -z "$run" ]; then
+		fail "context-$name" "no RUN ... make in the build stage"
+		continue
+	fi
+	case $name in
+	*probe*)
+		# No nvcc: the include check above is all that can be done here.
+		if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+			skip "context-$name" "includes resolve; no nvcc to build (apt-get install -y nvidia-cuda-toolkit)"
+			continue
+		fi
+		# One SASS arch (the image builds six) keeps the check short.
+		envs=(PROBE_ARCHS=90)
+		;;
+	*) envs=() ;;
+	esac
+	# Not the caller's make's flags (jobserver, -s) nor CFLAGS: a bare build.
+	if (cd "$ctx" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS "${envs[@]}" \
+		timeout 900 bash -e -o pipefail -c "$run") >"$work/context-$name.log" 2>&1; then
+		pass "context-$name" "the build stage's make succeeds on the COPY'd files alone"
+	else
+		tail -n 15 "$work/context-$name.log"
+		fail "context-$name" "the build stage's make fails on the COPY'd files alone (a COPY or .dockerignore line missing?)"
+	fi
+done
 
 # ---------------------------------------------------------------------------
 section "node tools (kubernetes-models, yaml)"

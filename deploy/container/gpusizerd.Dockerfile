@@ -21,11 +21,16 @@ RUN apt-get update \
       libmicrohttpd-dev libjansson-dev libpq-dev libzstd-dev libcurl4-openssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+# Every folder the Makefile's daemon sources come from, and the one probe
+# header the service shares (probe/contract.h). deploy/lint.sh builds
+# build/gpusizerd from exactly these paths.
 COPY Makefile ./
 COPY server/ server/
 COPY handlers/ handlers/
 COPY storage/ storage/
 COPY engine/ engine/
+COPY lib/ lib/
+COPY probe/contract.h probe/contract.h
 COPY migrations/ migrations/
 COPY openapi.yaml ./
 # The Makefile's dependency step also wants the PostgreSQL server, jq and
