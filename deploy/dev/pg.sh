@@ -5,6 +5,7 @@
 #                            DIR (no TCP), create database "gpusizer", and print
 #                            the libpq conninfo on stdout
 #   pg.sh stop DIR           fast shutdown
+#   pg.sh status DIR         exit 0 when the cluster in DIR runs, non-zero when not
 #   pg.sh restart DIR        stop then start (used by the database-restart test)
 #   pg.sh createdb DIR PORT NAME   an extra database (tests)
 #   pg.sh psql DIR PORT DB SQL     one statement through psql (tests)
@@ -14,8 +15,8 @@
 # handed to it; otherwise it runs as the calling user.
 set -euo pipefail
 
-cmd=${1:?usage: pg.sh start|stop|restart DIR [PORT]}
-dir=${2:?usage: pg.sh start|stop|restart DIR [PORT]}
+cmd=${1:?usage: pg.sh start|stop|status|restart DIR [PORT]}
+dir=${2:?usage: pg.sh start|stop|status|restart DIR [PORT]}
 port=${3:-54329}
 
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
@@ -62,6 +63,9 @@ stop)
 	if [ -f "$dir/data/PG_VERSION" ]; then
 		as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
 	fi
+	;;
+status)
+	as_pg "$bindir/pg_ctl" -D "$dir/data" status >/dev/null 2>&1
 	;;
 restart)
 	"$0" stop "$dir"

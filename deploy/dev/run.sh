@@ -3,12 +3,16 @@
 #
 # Without DATABASE_URL, a private PostgreSQL cluster lives under ./var/pg
 # (created once, reused by later runs). Ctrl-C stops the daemon (it drains
-# in-flight requests), then the cluster.
+# in-flight requests), then the cluster if this run started it. A second
+# `make run` in the same checkout while one runs is refused before it
+# touches the cluster or var/database_url (var/run.pid names the first).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 bin=${BUILD:-build}/gpusizerd
 pgdir=""
+own_pid="" # this run wrote var/run.pid (and var/database_url)
+own_pg=""  # this run started the private cluster
 
 if [ -z "${DATABASE_URL:-}" ]; then
 	pgdir=$top/var/pg
@@ -17,11 +21,29 @@ if [ -z "${DATABASE_URL:-}" ]; then
 		pgdir=/var/tmp/gpusizer-$(printf '%s' "$top" | cksum | cut -d' ' -f1)/pg
 		echo "run: postgres cannot reach $top; using $pgdir for the private cluster" >&2
 	fi
+	# One `make run` per checkout owns the private cluster: var/run.pid,
+	# made with noclobber, names it while it lives.
+	mkdir -p "$top/var"
+	owner=$top/var/run.pid
+	if ! (set -C && printf '%s\n' "$$" >"$owner") 2>/dev/null; then
+		pid=$(cat "$owner" 2>/dev/null || true)
+		if [ -n "$pid" ] && ps -o args= -p "$pid" 2>/dev/null | grep -q 'deploy/dev/run\.sh'; then
+			echo "run: another make run (pid $pid) already serves this checkout with its private PostgreSQL ($pgdir)." >&2
+			echo "run: stop it first (Ctrl-C in its terminal), or run this one from another checkout or with DATABASE_URL set." >&2
+			exit 1
+		fi
+		printf '%s\n' "$$" >"$owner" # left by a run that was killed
+	fi
+	own_pid=1
+	if deploy/dev/pg.sh status "$pgdir"; then
+		echo "run: reusing the PostgreSQL already running at $pgdir; it stays up on exit (deploy/dev/pg.sh stop $pgdir stops it)" >&2
+	else
+		own_pg=1
+	fi
 	DATABASE_URL=$(deploy/dev/pg.sh start "$pgdir" "${GPUSIZER_PG_PORT:-54329}")
 	export DATABASE_URL
 	# The CLI run from this checkout (build/gpusizerd token ...) finds the
 	# private database here while this runs; removed on exit.
-	mkdir -p "$top/var"
 	printf '%s\n' "$DATABASE_URL" >"$top/var/database_url"
 	echo "run: private PostgreSQL at $pgdir" >&2
 	# The private development database is where make demo's synthetic
@@ -32,10 +54,13 @@ if [ -z "${DATABASE_URL:-}" ]; then
 	echo "run: build/gpusizerd token ... finds it (var/database_url); elsewhere: export DATABASE_URL='$DATABASE_URL'" >&2
 fi
 
+# Only what this run made: a refused second run returns before own_pid is
+# set, so it leaves the first run's cluster, database_url and run.pid alone.
+# shellcheck disable=SC2317 # called by the EXIT trap
 stop_pg() {
-	[ -n "$pgdir" ] || return 0
-	rm -f "$top/var/database_url"
-	deploy/dev/pg.sh stop "$pgdir"
+	[ -n "$own_pid" ] || return 0
+	rm -f "$top/var/database_url" "$top/var/run.pid"
+	[ -z "$own_pg" ] || deploy/dev/pg.sh stop "$pgdir"
 	true
 }
 trap stop_pg EXIT
