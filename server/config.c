@@ -213,8 +213,8 @@ int config_load(struct config *c, int argc, char **argv, int first, char *err,
 			val++;
 		else if (k->kind == K_BOOL)
 			val = "1";
-		else if (a + 1 < argc)
-			val = argv[++a];
+		else if (a + 1 < argc && strncmp(argv[a + 1], "--", 2) != 0)
+			val = argv[++a]; /* "--listen --log-level x" has none */
 		else {
 			snprintf(err, errlen, "option \"--%s\" needs a value",
 				 k->flag);

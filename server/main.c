@@ -46,6 +46,34 @@ static void usage(FILE *f)
 	config_usage(f);
 }
 
+/* `gpusizerd token --help` (or after any token verb). */
+static void token_usage(FILE *f)
+{
+	fprintf(f, "usage: gpusizerd token create --name NAME --scopes SCOPES "
+		   "[options]\n"
+		   "       gpusizerd token revoke NAME [options]\n"
+		   "       gpusizerd token list [options]\n\n"
+		   "  --name NAME      1 to 64 characters, no control "
+		   "characters\n"
+		   "  --scopes SCOPES  probe, admin or probe,admin (each "
+		   "once)\n\n"
+		   "create prints the token once, on stdout. The database is "
+		   "--database-url,\n"
+		   "DATABASE_URL or the one `make run` left in "
+		   "var/database_url.\n\n"
+		   "options (each also read from its environment variable):\n");
+	config_usage(f);
+}
+
+/* "--help" or "-h" among a subcommand's arguments. */
+static int wants_help(int argc, char **argv, int first)
+{
+	for (int i = first; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	return 0;
+}
+
 /* systemd Type=notify without libsystemd: one datagram to NOTIFY_SOCKET. */
 static void sd_notify_msg(const char *msg)
 {
@@ -347,7 +375,9 @@ out:
 	return rc;
 }
 
-/* Removes "--key value" / "--key=value" from argv, returning the value. */
+/* Removes "--key value" / "--key=value" from argv, returning the value:
+ * NULL when the key is absent, "" when it has no value (last word, or the
+ * next word is another option: "--name --scopes probe" named no token). */
 static const char *take_opt(int *argc, char **argv, int first, const char *key)
 {
 	size_t n = strlen(key);
@@ -358,7 +388,11 @@ static const char *take_opt(int *argc, char **argv, int first, const char *key)
 		if (!strncmp(argv[i], key, n) && argv[i][n] == '=') {
 			v = argv[i] + n + 1;
 			used = 1;
-		} else if (!strcmp(argv[i], key) && i + 1 < *argc) {
+		} else if (!strcmp(argv[i], key) &&
+			   (i + 1 == *argc || !strncmp(argv[i + 1], "--", 2))) {
+			v = "";
+			used = 1;
+		} else if (!strcmp(argv[i], key)) {
 			v = argv[i + 1];
 			used = 2;
 		}
@@ -372,25 +406,42 @@ static const char *take_opt(int *argc, char **argv, int first, const char *key)
 	return NULL;
 }
 
-static int valid_scopes(const char *s)
+/* --scopes: probe and/or admin, comma-separated, each once ("probe,probe"
+ * would be stored as given). On a bad value, why goes to err. */
+static int valid_scopes(const char *s, char *err, size_t errlen)
 {
 	char buf[128], *save = NULL;
-
-	if (!s || strlen(s) >= sizeof(buf) || !*s)
-		return 0;
 	int seen_probe = 0, seen_admin = 0;
 
+	if (!s || !*s) {
+		snprintf(err, errlen, "--scopes needs a value");
+		return 0;
+	}
+	if (strlen(s) >= sizeof(buf) || s[0] == ',' ||
+	    s[strlen(s) - 1] == ',' || strstr(s, ",,")) {
+		snprintf(err, errlen, "--scopes \"%.60s\" is not a list", s);
+		return 0;
+	}
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (char *t = strtok_r(buf, ",", &save); t;
 	     t = strtok_r(NULL, ",", &save)) {
-		/* each scope once: "probe,probe" would be stored as given */
 		int *seen = !strcmp(t, "probe")	  ? &seen_probe
 			    : !strcmp(t, "admin") ? &seen_admin
 						  : NULL;
-		if (!seen || (*seen)++)
+		if (!seen) {
+			snprintf(err, errlen,
+				 "--scopes: unknown scope "
+				 "\"%.60s\"",
+				 t);
 			return 0;
+		}
+		if ((*seen)++) {
+			snprintf(err, errlen,
+				 "--scopes: scope \"%s\" given twice", t);
+			return 0;
+		}
 	}
-	return s[strlen(s) - 1] != ',';
+	return 1;
 }
 
 /* A token name as `token list` prints it in a column: 1-64 bytes, no
@@ -418,14 +469,24 @@ static int cmd_token(int argc, char **argv)
 	const char *verb = argc > 2 ? argv[2] : "";
 	const char *name = NULL, *scopes = NULL;
 
+	if (wants_help(argc, argv, 2)) {
+		token_usage(stdout);
+		return 0;
+	}
 	if (!strcmp(verb, "create")) {
 		name = take_opt(&argc, argv, 3, "--name");
 		scopes = take_opt(&argc, argv, 3, "--scopes");
-		if (!valid_token_name(name) || !valid_scopes(scopes)) {
+		if (!valid_token_name(name)) {
 			fprintf(stderr,
 				"gpusizerd: token create needs --name NAME (1 "
-				"to 64 characters, no control characters) and "
-				"--scopes from probe,admin (each once)\n");
+				"to 64 characters, no control characters)\n");
+			return 2;
+		}
+		if (!valid_scopes(scopes, err, sizeof(err))) {
+			fprintf(stderr,
+				"gpusizerd: token create: %s; the scopes are "
+				"probe, admin or probe,admin (each once)\n",
+				err);
 			return 2;
 		}
 	} else if (!strcmp(verb, "revoke")) {
@@ -438,7 +499,8 @@ static int cmd_token(int argc, char **argv)
 			(size_t)(argc - 4) * sizeof(char *));
 		argc--;
 	} else if (strcmp(verb, "list") != 0) {
-		fprintf(stderr, "gpusizerd: token create|revoke|list\n");
+		fprintf(stderr, "gpusizerd: token create|revoke|list (see "
+				"token --help)\n");
 		return 2;
 	}
 	if (config_load(&cfg, argc, argv, 3, err, sizeof(err)) != 0) {
@@ -455,10 +517,15 @@ static int cmd_token(int argc, char **argv)
 		struct token_info *t = NULL;
 		size_t n = 0;
 		if (store_token_list(pool, &t, &n, &e) == STORE_OK) {
-			printf("%-24s %-12s %-21s %s\n", "NAME", "SCOPES",
+			/* NAME as wide as the longest (at most 64 bytes) */
+			int w = 24;
+			for (size_t i = 0; i < n; i++)
+				if ((int)strlen(t[i].name) > w)
+					w = (int)strlen(t[i].name);
+			printf("%-*s %-12s %-21s %s\n", w, "NAME", "SCOPES",
 			       "CREATED", "STATUS");
 			for (size_t i = 0; i < n; i++)
-				printf("%-24s %-12s %-21s %s%s\n", t[i].name,
+				printf("%-*s %-12s %-21s %s%s\n", w, t[i].name,
 				       t[i].scopes, t[i].created_at,
 				       t[i].revoked_at[0] ? "revoked "
 							  : "active",
@@ -484,7 +551,8 @@ static int cmd_token(int argc, char **argv)
 		rc = 0;
 	}
 	if (rc != 0)
-		fprintf(stderr, "gpusizerd: token %s \"%s\": %s\n", verb, name,
+		fprintf(stderr, "gpusizerd: token %s%s%s%s: %s\n", verb,
+			*name ? " \"" : "", name, *name ? "\"" : "",
 			e.message[0] ? e.message : store_status_name(e.status));
 	db_pool_free(pool);
 	return rc;
@@ -517,6 +585,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpusizerd: unknown command \"%s\"\n\n", cmd);
 		usage(stderr);
 		return 2;
+	}
+	if (wants_help(argc, argv, first)) {
+		usage(stdout);
+		return 0;
 	}
 	if (config_load(&cfg, argc, argv, first, err, sizeof(err)) != 0) {
 		fprintf(stderr, "gpusizerd: %s\n", err);

@@ -20,6 +20,34 @@ for bad in $'nl-'"$suffix"$'\nadm  admin' $'esc-'"$suffix"$'\e[31mRED'; do
 done
 "$GSZ_BIN" token create --name "dup-$suffix" --scopes probe,probe --database-url "$DATABASE_URL" >/dev/null 2>&1 &&
 	not_ok "--scopes probe,probe is refused" || ok "--scopes probe,probe is refused (each scope once)"
+# review s16b F6: a bad --scopes is named with the allowed ones; an option
+# with no value (the next word is an option) is an error, not a value;
+# --help after each subcommand is its usage on stdout, exit 0
+"$GSZ_BIN" token create --name "x-$suffix" --scopes probe,root --database-url "$DATABASE_URL" >/dev/null 2>"$T/tc.err"
+[ $? = 2 ] && grep -q 'unknown scope "root"; the scopes are probe, admin or probe,admin' "$T/tc.err" &&
+	ok "--scopes probe,root: exit 2 naming \"root\" and the allowed scopes" ||
+	not_ok "--scopes probe,root names root and the allowed scopes" "$(cat "$T/tc.err")"
+"$GSZ_BIN" token create --name --scopes probe --database-url "$DATABASE_URL" >"$T/tc.out" 2>"$T/tc.err"
+[ $? = 2 ] && [ ! -s "$T/tc.out" ] && grep -q 'needs --name NAME' "$T/tc.err" &&
+	! "$GSZ_BIN" token list --database-url "$DATABASE_URL" 2>/dev/null | grep -q '^--scopes ' &&
+	ok "token create --name --scopes probe: exit 2, no token named \"--scopes\"" ||
+	not_ok "token create --name --scopes probe is refused" "$(cat "$T/tc.out" "$T/tc.err")"
+"$GSZ_BIN" token create --name "x-$suffix" --scopes --database-url "$DATABASE_URL" >/dev/null 2>"$T/tc.err"
+[ $? = 2 ] && grep -q -- '--scopes needs a value' "$T/tc.err" &&
+	ok "token create --scopes --database-url ...: --scopes needs a value" ||
+	not_ok "token create --scopes with no value" "$(cat "$T/tc.err")"
+"$GSZ_BIN" serve --listen --log-level debug >/dev/null 2>"$T/tc.err"
+[ $? = 2 ] && grep -q 'option "--listen" needs a value' "$T/tc.err" &&
+	ok "serve --listen --log-level debug: --listen needs a value" ||
+	not_ok "serve --listen --log-level debug is refused" "$(cat "$T/tc.err")"
+for args in "serve --help" "migrate --help" "maintain -h" "token --help" "token create --help" \
+	"token revoke --help" "token list --help"; do
+	# shellcheck disable=SC2086 # the words of $args
+	"$GSZ_BIN" $args >"$T/tc.out" 2>"$T/tc.err"
+	[ $? = 0 ] && grep -q '^usage: gpusizerd' "$T/tc.out" && grep -q -- '--database-url' "$T/tc.out" && [ ! -s "$T/tc.err" ] &&
+		ok "gpusizerd $args: usage on stdout, exit 0" ||
+		not_ok "gpusizerd $args: usage on stdout, exit 0" "$(head -c 300 "$T/tc.err")"
+done
 
 gpu='{"display_name":"Test GPU","vendor":"Acme","architecture":"Test","memory_gib":48,
  "memory_bandwidth_gbps":1000,"bf16_tflops":200,"fp16_tflops":200,"intra_node_link":"pcie",
