@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -99,17 +100,19 @@ static void *reaper(void *arg)
 	return NULL;
 }
 
+/* cls: the server's listen address, so that a bind failure names it
+ * (review s16b F7: MHD's own text said "port 0"). */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
 	size_t n;
 
-	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
-	log_event(LOG_WARN, "libmicrohttpd", "detail", msg, NULL);
+	log_event(LOG_WARN, "libmicrohttpd", "detail", msg, "listen",
+		  (const char *)cls, NULL);
 }
 
 static int parse_listen(const char *listen, struct sockaddr_storage *ss,
@@ -175,6 +178,7 @@ int http_start(const struct http_config *cfg, struct app *app,
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	int ipv6 = 0;
+	uint16_t port;
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION |
 			 MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 			 MHD_USE_ITC | MHD_USE_ERROR_LOG;
@@ -207,14 +211,19 @@ int http_start(const struct http_config *cfg, struct app *app,
 	pthread_mutex_init(&s->conns_mu, NULL);
 	s->conns.next = s->conns.prev = &s->conns;
 	s->quiesced_fd = MHD_INVALID_SOCKET;
+	snprintf(s->listen, sizeof(s->listen), "%s", cfg->listen);
+	/* MHD binds to ss; the port argument is what its messages name
+	 * ("Failed to bind to port N"), 0 (ephemeral) included. */
+	port = ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+			  : ((struct sockaddr_in *)&ss)->sin_port);
 	s->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, http_on_request, s,
+	    flags, port, NULL, NULL, http_on_request, s,
 	    /* The logger first, so MHD reports option errors through it. */
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
-	    (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)cfg->connection_timeout_s,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s->listen,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->connection_limit,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip_limit,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->connection_timeout_s,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_THREAD_STACK_SIZE,
 	    (size_t)2 * 1024 * 1024,

@@ -28,6 +28,7 @@ struct http_server {
 	struct app *app;
 	int max_body_bytes;
 	int port;
+	char listen[160]; /* HOST:PORT as configured, in MHD's log lines */
 	MHD_socket quiesced_fd;
 	long long request_timeout_ms;
 	pthread_mutex_t conns_mu; /* guards the list and fd use */

@@ -5,6 +5,18 @@
 start_daemon || { not_ok "daemon starts"; exit 1; }
 ok "daemon starts and becomes ready"
 
+# review s16b F7: a second daemon on the same address fails to bind, and
+# its log names that address, not MHD's "port 0"
+port=${GSZ_URL##*:}
+timeout 20 "$GSZ_BIN" serve --listen "127.0.0.1:$port" --database-url "$DATABASE_URL" \
+	--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/bind.log" 2>&1
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] &&
+	grep -q "Failed to bind to port $port: .*\"listen\":\"127.0.0.1:$port\"" "$T/bind.log" &&
+	grep -q "cannot listen on 127.0.0.1:$port" "$T/bind.log" && ! grep -q 'port 0' "$T/bind.log" &&
+	ok "a bind failure logs the address (127.0.0.1:$port), not port 0" ||
+	not_ok "a bind failure logs the address, not port 0" "rc $rc: $(head -c 600 "$T/bind.log")"
+
 req GET /healthz
 check "healthz 200" 200 '.status == "ok"'
 req GET /readyz
