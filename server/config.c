@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine/budget.h"
 #include "server/config.h"
@@ -139,19 +140,20 @@ static int set(struct config *c, const struct key *k, const char *v,
 		memcpy(p, v, strlen(v) + 1);
 		return 0;
 	case K_BOOL:
-		if (!strcmp(v, "1") || !strcmp(v, "true") ||
-		    !strcmp(v, "yes") || !strcmp(v, "on")) {
+		/* any case: GPUSIZER_AUTH_READS=FALSE refused to start */
+		if (!strcmp(v, "1") || !strcasecmp(v, "true") ||
+		    !strcasecmp(v, "yes") || !strcasecmp(v, "on")) {
 			*(int *)p = 1;
 			return 0;
 		}
-		if (!strcmp(v, "0") || !strcmp(v, "false") ||
-		    !strcmp(v, "no") || !strcmp(v, "off")) {
+		if (!strcmp(v, "0") || !strcasecmp(v, "false") ||
+		    !strcasecmp(v, "no") || !strcasecmp(v, "off")) {
 			*(int *)p = 0;
 			return 0;
 		}
 		snprintf(err, errlen,
-			 "%s \"%s\": expected true or false, got "
-			 "\"%.40s\"",
+			 "%s \"%s\": expected true or false (or 1/0, "
+			 "yes/no, on/off; any case), got \"%.40s\"",
 			 origin, k->flag, v);
 		return -1;
 	case K_INT: {

@@ -16,6 +16,27 @@ rc=$?
 	grep -q "cannot listen on 127.0.0.1:$port" "$T/bind.log" && ! grep -q 'port 0' "$T/bind.log" &&
 	ok "a bind failure logs the address (127.0.0.1:$port), not port 0" ||
 	not_ok "a bind failure logs the address, not port 0" "rc $rc: $(head -c 600 "$T/bind.log")"
+# review s16b F9: boolean settings in any case (GPUSIZER_AUTH_READS=FALSE
+# refused to start); a value that is none of them still refuses
+for v in FALSE:0 True:1 OFF:0 Yes:1; do
+	GPUSIZER_AUTH_READS=${v%:*} timeout 20 "$GSZ_BIN" serve --listen 127.0.0.1:0 --database-url "$DATABASE_URL" \
+		--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/bool.log" 2>&1 &
+	bpid=$!
+	for _ in $(seq 1 200); do
+		grep -q '"msg":"configuration"' "$T/bool.log" && break
+		kill -0 "$bpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill "$bpid" 2>/dev/null
+	wait "$bpid" 2>/dev/null
+	grep -q "\"auth_reads\":\"${v#*:}\"" "$T/bool.log" &&
+		ok "GPUSIZER_AUTH_READS=${v%:*} reads as ${v#*:}" ||
+		not_ok "GPUSIZER_AUTH_READS=${v%:*} reads as ${v#*:}" "$(head -c 400 "$T/bool.log")"
+done
+GPUSIZER_AUTH_READS=maybe "$GSZ_BIN" serve --listen 127.0.0.1:0 --database-url "$DATABASE_URL" >/dev/null 2>"$T/bool.err"
+[ $? = 2 ] && grep -q 'expected true or false' "$T/bool.err" &&
+	ok "GPUSIZER_AUTH_READS=maybe is refused (exit 2)" ||
+	not_ok "GPUSIZER_AUTH_READS=maybe is refused" "$(cat "$T/bool.err")"
 
 req GET /healthz
 check "healthz 200" 200 '.status == "ok"'
