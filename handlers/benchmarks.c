@@ -46,48 +46,6 @@ static int name_ok(const char *s)
 	       isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[n - 1]);
 }
 
-/* 1 when s holds no control character and no bidirectional override or
- * isolate (U+202A..U+202E, U+2066..U+2069): names a report gives are
- * shown in the fleet view and the capacity report, where a BEL, a line
- * break or a right-to-left override would garble or reorder what an
- * operator reads (review s15). s is valid UTF-8 (the parser's). */
-static int shown_text_ok(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	/* UTF-8 lead bytes and the continuation range of what is refused:
-	 * C1 controls U+0080..U+009F; U+061C (Arabic letter mark); U+200E,
-	 * U+200F (marks); U+2028, U+2029 (line and paragraph separators,
-	 * line breaks to readers of a CSV); U+202A..U+202E (embeddings and
-	 * overrides); U+2066..U+2069 (isolates) (review s15b) */
-	static const struct {
-		unsigned char b0, b1, lo, hi; /* b1 0: two bytes, b0 lo..hi */
-	} refused[] = {
-	    {0xc2, 0, 0x80, 0x9f},    {0xd8, 0, 0x9c, 0x9c},
-	    {0xe2, 0x80, 0x8e, 0x8f}, {0xe2, 0x80, 0xa8, 0xae},
-	    {0xe2, 0x81, 0xa6, 0xa9},
-	};
-
-	for (; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]);
-		     i++) {
-			const unsigned char *c = p + 1;
-			if (p[0] != refused[i].b0)
-				continue;
-			if (refused[i].b1) {
-				if (p[1] != refused[i].b1)
-					continue;
-				c = p + 2;
-			}
-			if (*c >= refused[i].lo && *c <= refused[i].hi)
-				return 0;
-		}
-	}
-	return 1;
-}
-
 /* A report's GPU uuids, sorted for lookups from its results. */
 struct uuid_set {
 	const char *v[PROBE_MAX_GPUS];
@@ -251,7 +209,7 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
  * takes (jansson: "too big integer"), so one such value in a GPU's or the
  * node's fields would break every later read of the node. No probe figure
  * comes near (memory_total_bytes of a 141 GB part is 1.5e11). */
-#define REPORT_NUMBER_MAX 1e15
+#define REPORT_NUMBER_MAX PROBE_REPORT_NUMBER_MAX
 
 /* 1 when number token i may exceed REPORT_NUMBER_MAX: it has an exponent
  * or more than 15 digits before its point. Most of a report's numbers are
@@ -443,6 +401,8 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		rep->cuda_driver_version =
 		    jvt_text(t, jtape_get(t, node, "cuda_driver_version"), a);
 		{
+			/* probe_shown_text_ok (probe/contract.h): the probe's
+			 * checker applies the same function (review s16b F4) */
 			const struct {
 				const char *key, *val;
 			} shown[] = {
@@ -453,7 +413,7 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]);
 			     k++)
 				if (shown[k].val &&
-				    !shown_text_ok(shown[k].val))
+				    !probe_shown_text_ok(shown[k].val))
 					jv_error(&nv, shown[k].key,
 						 "must hold no control "
 						 "character or bidirectional "
@@ -495,7 +455,7 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			if (jvt_present(t, x, "name") &&
 			    jvt_str(&gv, t, x, "name", false,
 				    PROBE_GPU_NAME_MAX, a, &s) == 0 &&
-			    !shown_text_ok(s))
+			    !probe_shown_text_ok(s))
 				jv_error(&gv, "name",
 					 "must hold no control character or "
 					 "bidirectional override");

@@ -8,6 +8,7 @@
 
 #include "handlers/problem.h"
 #include "handlers/util.h"
+#include "probe/contract.h"
 
 void uuid_v4(char out[UUID_TEXT])
 {
@@ -85,10 +86,11 @@ int rfc3339_valid(const char *s)
 	}
 	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
 		return 1;
-	/* Offsets as PostgreSQL can hold them: at most 15:59 either way. */
+	/* Offsets as PostgreSQL can hold them: at most 15:59 either way
+	 * (the probe's checker reads the same bound). */
 	return (*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' &&
-	       digits(p + 4, 2) && p[6] == '\0' && atoi(p + 1) <= 15 &&
-	       atoi(p + 4) <= 59;
+	       digits(p + 4, 2) && p[6] == '\0' &&
+	       atoi(p + 1) <= PROBE_UTC_OFFSET_MAX_H && atoi(p + 4) <= 59;
 }
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar

@@ -1,8 +1,8 @@
 /* What a probe report may say and the service accepts (POST
  * /v1/benchmarks): the one copy of the vocabulary the probe (probe/report.c,
  * probe/report_check.c, probe/check.c) and the service (handlers/benchmarks.c)
- * both read. Plain macros, no types: the service includes this file and nothing
- * else of the probe.
+ * both read. Plain macros and one self-contained inline rule, no types: the
+ * service includes this file and nothing else of the probe.
  *
  * docs/PROBE.md "Report format" documents it; openapi.yaml and
  * probe/report.schema.json repeat the metric names as enums, and
@@ -36,6 +36,55 @@
 #define PROBE_N_MAX	     1000000
 #define PROBE_SIZE_BYTES_MAX (1LL << 50)
 #define PROBE_JSON_MAX_DEPTH 32 /* nesting of objects and arrays */
+/* |UTC offset| of started_at and finished_at, in hours (minutes <= 59):
+ * what a PostgreSQL timestamptz takes, so the server's RFC 3339 check
+ * (handlers/util.c) and the probe's (probe/report_check.c) both read it */
+#define PROBE_UTC_OFFSET_MAX_H 15
+/* Numbers anywhere in a report: PostgreSQL prints a larger one back in a
+ * form no JSON integer reader takes (handlers/benchmarks.c) */
+#define PROBE_REPORT_NUMBER_MAX 1e15
+
+/* 1 when the UTF-8 text s may be shown: no C0 control, DEL or C1 control
+ * (U+0080..U+009F), no line or paragraph separator (U+2028, U+2029), no
+ * bidirectional mark, embedding, override or isolate (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069). The fleet view and the capacity
+ * report show node.cpu_model, driver versions and GPU names, where a BEL,
+ * a line break or a right-to-left override garbles or reorders what an
+ * operator reads (review s15, s15b). One function for the server's
+ * validation and the probe's checker, so that the two cannot drift apart
+ * (review s16b F4). */
+static inline int probe_shown_text_ok(const char *s)
+{
+	/* UTF-8 lead bytes and the continuation range of what is refused;
+	 * b1 0: a two-byte sequence b0 lo..hi */
+	static const struct {
+		unsigned char b0, b1, lo, hi;
+	} refused[] = {
+	    {0xc2, 0, 0x80, 0x9f},    {0xd8, 0, 0x9c, 0x9c},
+	    {0xe2, 0x80, 0x8e, 0x8f}, {0xe2, 0x80, 0xa8, 0xae},
+	    {0xe2, 0x81, 0xa6, 0xa9},
+	};
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+		for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]);
+		     i++) {
+			const unsigned char *c = p + 1;
+			if (p[0] != refused[i].b0)
+				continue;
+			if (refused[i].b1) {
+				if (p[1] != refused[i].b1)
+					continue;
+				c = p + 2;
+			}
+			if (*c >= refused[i].lo && *c <= refused[i].hi)
+				return 0;
+		}
+	}
+	return 1;
+}
 
 /* The metric names, as an X-macro so that each reader builds the form it
  * needs (an array of strings) without a second copy of the names. */

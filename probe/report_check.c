@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "contract.h"
 #include "report.h"
@@ -79,9 +80,50 @@ int probe_time_valid(const char *s)
 	}
 	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
 		return 1;
+	/* at most 15:59 either way, as the server (a PostgreSQL timestamptz)
+	 * takes it: +16:00 was answered 400 (review s16b F4) */
 	return (*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' &&
-	       digits(p + 4, 2) && p[6] == '\0' && num2(p + 1) <= 23 &&
-	       num2(p + 4) <= 59;
+	       digits(p + 4, 2) && p[6] == '\0' &&
+	       num2(p + 1) <= PROBE_UTC_OFFSET_MAX_H && num2(p + 4) <= 59;
+}
+
+/* Days from 1970-01-01 to y-m-d, proleptic Gregorian (H. Hinnant's
+ * days_from_civil, as handlers/util.c computes them). */
+static long long days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int probe_time_epoch_s(const char *s, double *out)
+{
+	const char *p;
+	double secs;
+
+	if (!probe_time_valid(s))
+		return -1;
+	secs = 86400.0 *
+	       (double)days_from_civil(atoi(s), num2(s + 5), num2(s + 8));
+	p = s + 11;
+	secs += 3600.0 * num2(p) + 60.0 * num2(p + 3) + num2(p + 6);
+	p += 8;
+	if (*p == '.') {
+		secs += strtod(p, NULL);
+		p++;
+		while (digits(p, 1))
+			p++;
+	}
+	if (*p == '+' || *p == '-')
+		secs -= (*p == '+' ? 1 : -1) *
+			(3600.0 * num2(p + 1) + 60.0 * num2(p + 4));
+	*out = secs;
+	return 0;
 }
 
 /* Absent or JSON null: the server reads both as "left out". */
@@ -167,6 +209,53 @@ static int depth_ok(const json_t *v, int level)
 	return 1;
 }
 
+/* The first number of v's subtree beyond PROBE_REPORT_NUMBER_MAX in
+ * magnitude, or 0 when there is none: the server refuses a report holding
+ * one anywhere (check_magnitudes). */
+static int big_number(const json_t *v, double *x)
+{
+	void *it;
+	size_t i;
+
+	if (json_is_number(v)) {
+		*x = json_number_value(v);
+		return fabs(*x) > PROBE_REPORT_NUMBER_MAX;
+	}
+	for (i = 0; i < json_array_size(v); i++)
+		if (big_number(json_array_get(v, i), x))
+			return 1;
+	for (it = json_object_iter((json_t *)v); it;
+	     it = json_object_iter_next((json_t *)v, it))
+		if (big_number(json_object_iter_value(it), x))
+			return 1;
+	return 0;
+}
+
+/* A field the server shows as text (node.cpu_model, driver versions): it
+ * reads a string's value, and any other JSON value as its source text.
+ * A number, true or false holds nothing probe_shown_text_ok refuses; an
+ * object's or array's text may hold line breaks between its members,
+ * which jansson does not keep, so they are refused here (the probe
+ * writes a string, a number or null). */
+static int shown_ok(const json_t *v)
+{
+	if (json_is_string(v))
+		return probe_shown_text_ok(json_string_value(v));
+	return !json_is_object(v) && !json_is_array(v);
+}
+
+/* A number the server's jv_num takes in [0, max]: 0, or at least 1e-300
+ * (JV_NUM_TINY of handlers/jsonv.h). */
+static int info_num_ok(const json_t *v, double max)
+{
+	double x;
+
+	if (!json_is_number(v))
+		return 0;
+	x = json_number_value(v);
+	return isfinite(x) && x >= 0 && x <= max && (x == 0 || x >= 1e-300);
+}
+
 #define FAIL(...)                                                              \
 	do {                                                                   \
 		snprintf(err, errlen, __VA_ARGS__);                            \
@@ -181,17 +270,99 @@ static int check_time(const json_t *root, const char *key, char *err,
 	if (!str_in(v, PROBE_TIME_MAX) ||
 	    !probe_time_valid(json_string_value(v)))
 		FAIL("%s: must be an RFC 3339 date-time of at most %d "
-		     "characters on a day that exists, e.g. "
-		     "2025-11-21T00:00:00.000Z",
-		     key, PROBE_TIME_MAX);
+		     "characters on a day that exists, with an offset within "
+		     "+-%02d:59, e.g. 2025-11-21T00:00:00.000Z",
+		     key, PROBE_TIME_MAX, PROBE_UTC_OFFSET_MAX_H);
 	return 0;
 }
 
-/* gpus[]: objects with index 0..256, name null or 1..128 bytes, a uuid of
- * 1..96 bytes listed once (collected into uuids). */
+/* finished_at not before started_at, and neither more than a day after
+ * the clock, as the server takes them. The server reads its own clock;
+ * this reads the node's, which wrote the report: a node whose clock is
+ * wrong still gets the server's 400 (the only one this cannot foresee),
+ * but a report dated ahead of its own node is refused here. */
+static int check_time_order(const json_t *root, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"started_at", "finished_at"};
+	double at[2], now = (double)time(NULL);
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (probe_time_epoch_s(
+			json_string_value(json_object_get(root, keys[k])),
+			&at[k]))
+			FAIL("%s: must be an RFC 3339 date-time", keys[k]);
+	if (at[1] < at[0])
+		FAIL("finished_at: is before started_at");
+	for (k = 0; k < 2; k++)
+		if (at[k] > now + PROBE_AHEAD_S)
+			FAIL("%s: is more than a day after this node's clock: "
+			     "fix the clock and date the report again",
+			     keys[k]);
+	return 0;
+}
+
+/* The GPU fields the server types (its check_gpu_info): members of pcie
+ * and nvlink, numa_node, ecc_enabled, mig_mode; each null or absent, or
+ * of its type. */
+static int check_gpu_info(const json_t *x, size_t i, char *err, size_t errlen)
+{
+	/* max > 0: an integer in [0, max]; 0: a number in [0, 1e15] */
+	static const struct {
+		const char *obj, *key;
+		long long max;
+	} members[] = {
+	    {"pcie", "gen_current", 16},   {"pcie", "gen_max", 16},
+	    {"pcie", "width_current", 64}, {"pcie", "width_max", 64},
+	    {"pcie", "limit_gbps", 0},	   {"nvlink", "active_links", 64},
+	    {"nvlink", "version", 64},	   {"nvlink", "per_link_gbps", 0},
+	    {"nvlink", "limit_gbps", 0},
+	};
+	static const char *const flags[] = {"ecc_enabled", "mig_mode"};
+	const json_t *o, *v;
+	size_t k;
+
+	for (k = 0; k < sizeof(members) / sizeof(members[0]); k++) {
+		o = json_object_get(x, members[k].obj);
+		if (absent(o))
+			continue;
+		if (!json_is_object(o))
+			FAIL("gpus[%zu].%s: must be an object or null", i,
+			     members[k].obj);
+		v = json_object_get(o, members[k].key);
+		if (absent(v))
+			continue;
+		if (members[k].max > 0 && !int_in(v, 0, members[k].max))
+			FAIL("gpus[%zu].%s.%s: must be null or an integer in "
+			     "[0, %lld]",
+			     i, members[k].obj, members[k].key, members[k].max);
+		if (members[k].max == 0 &&
+		    !info_num_ok(v, PROBE_REPORT_NUMBER_MAX))
+			FAIL("gpus[%zu].%s.%s: must be null or a number in "
+			     "[0, 1e15]",
+			     i, members[k].obj, members[k].key);
+	}
+	v = json_object_get(x, "numa_node");
+	if (!absent(v) && !int_in(v, -1, 4096))
+		FAIL("gpus[%zu].numa_node: must be null or an integer in "
+		     "[-1, 4096]",
+		     i);
+	for (k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		v = json_object_get(x, flags[k]);
+		if (!absent(v) && !json_is_boolean(v))
+			FAIL("gpus[%zu].%s: must be true, false or null", i,
+			     flags[k]);
+	}
+	return 0;
+}
+
+/* gpus[]: objects with index 0..256 listed once, name null or 1..128
+ * bytes that may be shown, a uuid of 1..96 bytes listed once (collected
+ * into uuids), typed PCIe / NVLink / NUMA / flag fields. */
 static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 		      size_t errlen)
 {
+	char seen[PROBE_MAX_GPUS + 1] = {0};
 	const json_t *x, *v;
 	size_t i;
 
@@ -205,11 +376,21 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 		if (!int_in(json_object_get(x, "index"), 0, PROBE_MAX_GPUS))
 			FAIL("gpus[%zu].index: must be an integer in [0, %d]",
 			     i, PROBE_MAX_GPUS);
+		v = json_object_get(x, "index");
+		if (seen[json_is_integer(v) ? json_integer_value(v)
+					    : (long long)json_real_value(v)]++)
+			FAIL("gpus[%zu].index: appears twice in gpus[]", i);
+		if (check_gpu_info(x, i, err, errlen))
+			return -1;
 		v = json_object_get(x, "name");
 		if (!absent(v) && !str_in(v, PROBE_GPU_NAME_MAX))
 			FAIL("gpus[%zu].name: must be null or a string of 1 to "
 			     "%d bytes without NUL",
 			     i, PROBE_GPU_NAME_MAX);
+		if (!absent(v) && !probe_shown_text_ok(json_string_value(v)))
+			FAIL("gpus[%zu].name: must hold no control character, "
+			     "line separator or bidirectional character",
+			     i);
 		v = json_object_get(x, "uuid");
 		if (!str_in(v, PROBE_GPU_UUID_MAX))
 			FAIL(
@@ -292,6 +473,20 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 	if (!int_in(json_object_get(x, "n"), 0, PROBE_N_MAX))
 		FAIL("results[%zu].n: must be an integer in [0, %d]", i,
 		     PROBE_N_MAX);
+	/* an ok result measured at least one sample; the server refuses
+	 * n 0 there (review s16b F4) */
+	v = json_object_get(x, "n");
+	if (!strcmp(json_string_value(json_object_get(x, "status")), "ok") &&
+	    (json_is_integer(v) ? json_integer_value(v) == 0
+				: json_real_value(v) == 0))
+		FAIL("results[%zu].n: is 0: an ok result has at least one "
+		     "sample",
+		     i);
+	/* a GEMM rate is of a dtype: the server stores no GEMM without one */
+	if (!strncmp(json_string_value(json_object_get(x, "metric")), "gemm_",
+		     5) &&
+	    absent(json_object_get(x, "dtype")))
+		FAIL("results[%zu].dtype: is required for a GEMM metric", i);
 	v = json_object_get(x, "peer_index");
 	if (!absent(v) && !int_in(v, 0, PROBE_MAX_GPUS))
 		FAIL("results[%zu].peer_index: must be null or an integer in "
@@ -311,7 +506,11 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 	static const char *const statuses[] = {"ok", "partial", "no_device",
 					       "failed", NULL};
 	static const char *const modes[] = {"quick", "full", "custom", NULL};
+	static const char *const shown[] = {"cpu_model", "driver_version",
+					    "cuda_driver_version", NULL};
 	const json_t *v, *node, *results, *x;
+	const char *const *k, *key;
+	double big;
 	size_t i;
 
 	if (!json_is_object(root))
@@ -332,7 +531,8 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 	if (!str_in(v, PROBE_MODE_MAX) || !one_of(json_string_value(v), modes))
 		FAIL("mode: must be one of quick, full, custom");
 	if (check_time(root, "started_at", err, errlen) ||
-	    check_time(root, "finished_at", err, errlen))
+	    check_time(root, "finished_at", err, errlen) ||
+	    check_time_order(root, err, errlen))
 		return -1;
 	v = json_object_get(root, "probe_version");
 	if (!json_is_string(v) || json_string_length(v) == 0)
@@ -345,6 +545,12 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 		     "characters [A-Za-z0-9._-], starting and ending with a "
 		     "letter or digit",
 		     PROBE_HOSTNAME_MAX);
+	for (k = shown; *k; k++)
+		if (!shown_ok(json_object_get(node, *k)))
+			FAIL("node.%s: must hold no control character, line "
+			     "separator or bidirectional character (a string, "
+			     "a number or null)",
+			     *k);
 	if (!int_in(json_object_get(node, "gpu_count"), 0, PROBE_MAX_GPUS))
 		FAIL("node.gpu_count: must be an integer in [0, %d]",
 		     PROBE_MAX_GPUS);
@@ -359,6 +565,15 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 	{
 		if (check_result(x, i, uuids, err, errlen))
 			return -1;
+	}
+	/* last, so that a statistic out of range is named by its own rule
+	 * first: this catches the rest (memory_total_bytes, telemetry) */
+	json_object_foreach((json_t *)root, key, v)
+	{
+		if (big_number(v, &big))
+			FAIL("%s: holds a number beyond 1e15 (%g): no probe "
+			     "figure is that large",
+			     key, big);
 	}
 	return 0;
 }

@@ -24,9 +24,14 @@ int probe_report_check(const json_t *root, char *err, size_t errlen);
 
 /* 1 when s is a date-time the server and the probe accept: RFC 3339
  * "YYYY-MM-DD(T|t)hh:mm:ss[.frac](Z|z|+hh:mm|-hh:mm)" with a real calendar
- * day, year >= 1, hh <= 23, mm <= 59, ss <= 60, and at most
- * PROBE_TIME_MAX bytes. */
+ * day, year >= 1, hh <= 23, mm <= 59, ss <= 60, an offset of at most
+ * PROBE_UTC_OFFSET_MAX_H:59, and at most PROBE_TIME_MAX bytes. */
 int probe_time_valid(const char *s);
+
+/* Seconds since 1970-01-01T00:00:00Z of a date-time probe_time_valid
+ * takes, as the server counts them (rfc3339_epoch_s). 0, or -1 when s is
+ * not valid. */
+int probe_time_epoch_s(const char *s, double *out);
 
 #ifdef __cplusplus
 }

@@ -150,6 +150,7 @@ static void test_check_gpus(void)
 		x = json_deep_copy(g0);
 		snprintf(u, sizeof(u), "GPU-%d", i);
 		json_object_set_new(x, "uuid", json_string(u));
+		json_object_set_new(x, "index", json_integer(i));
 		json_array_append_new(gpus, x);
 	}
 	ACCEPTED(j);
@@ -176,7 +177,8 @@ static void test_check_dates(void)
 	    "2016-12-31T23:59:60Z", /* leap second */
 	    "2025-11-21t00:00:00z",
 	    "2025-11-21T05:30:00+05:30",
-	    "2025-11-21T00:00:00-23:59",
+	    "2025-11-21T00:00:00-15:59",
+	    "2025-11-21T00:00:00+15:59",
 	    "2025-11-21T00:00:00.123456789Z",
 	    /* exactly 64 characters */
 	    "2025-11-21T00:00:00.1234567890123456789012345678901234567890123Z",
@@ -194,6 +196,10 @@ static void test_check_dates(void)
 	    "2025-11-21T23:60:00Z",
 	    "2025-11-21T23:59:61Z",
 	    "2025-11-21T00:00:00+24:00",
+	    /* beyond a PostgreSQL timestamptz's offsets: the server's 400
+	     * (review s16b F4) */
+	    "2025-11-21T00:00:00+16:00",
+	    "2025-11-21T00:00:00-23:59",
 	    "2025-11-21T00:00:00+05:60",
 	    "2025-11-21T00:00:00+0530",
 	    "2025-11-21T00:00:00",
@@ -256,7 +262,19 @@ static void test_check_string_limits(void)
 	REFUSED(j, "results[0].dtype");
 	json_object_set_new(x, "dtype", json_true());
 	REFUSED(j, "results[0].dtype");
+	/* a GEMM rate names its dtype (the server's rule, review s15b);
+	 * another metric may leave it null */
 	json_object_set_new(x, "dtype", json_null());
+	REFUSED(j, "results[0].dtype");
+	json_object_del(x, "dtype");
+	REFUSED(j, "results[0].dtype");
+	json_object_set_new(x, "metric", json_string("hbm_copy_gbps"));
+	json_object_set_new(x, "unit", json_string("GB/s"));
+	json_object_set_new(x, "dtype", json_null());
+	ACCEPTED(j);
+	json_object_set_new(x, "metric", json_string("gemm_tflops"));
+	json_object_set_new(x, "unit", json_string("TFLOP/s"));
+	json_object_set_new(x, "dtype", json_string("bf16"));
 	ACCEPTED(j);
 	/* method: null or 1..32 bytes */
 	json_object_set_new(x, "method", str_of('m', 32));
@@ -359,9 +377,13 @@ static void test_check_integer_ranges(void)
 	REFUSED(j, "results[0].peer_index");
 	json_object_set_new(x, "peer_index", json_null());
 	ACCEPTED(j);
-	/* size_bytes: null or 0..2^50 */
-	json_object_set_new(x, "size_bytes", json_integer((json_int_t)1 << 50));
+	/* size_bytes: null or 0..2^50, and, as no number of a report may
+	 * pass 1e15 (the server's check_magnitudes), at most 1e15 in effect:
+	 * 2^50 was accepted here and answered 400 (review s16b F4) */
+	json_object_set_new(x, "size_bytes", json_integer(1000000000000000LL));
 	ACCEPTED(j);
+	json_object_set_new(x, "size_bytes", json_integer((json_int_t)1 << 50));
+	REFUSED(j, "results");
 	json_object_set_new(x, "size_bytes", json_real(1024.0));
 	ACCEPTED(j);
 	json_object_set_new(x, "size_bytes",
@@ -506,6 +528,87 @@ static void test_check_sizes_and_depth(void)
 	json_decref(j);
 }
 
+/* ---- the cases the server's API test feeds it too ------------------- */
+
+/* Sets the JSON value text at path ("node.cpu_model", "gpus.0.name") of
+ * j: object members are set (made when missing), array entries replaced.
+ * 0, or -1 when the path or the value does not fit. */
+static int set_path(json_t *j, char *path, const char *text)
+{
+	json_t *v = json_loads(text, JSON_DECODE_ANY, NULL), *at = j;
+	char *seg = path, *dot;
+	int rc = -1;
+
+	if (v == NULL)
+		goto out;
+	for (; (dot = strchr(seg, '.')) != NULL; seg = dot + 1) {
+		*dot = '\0';
+		at = json_is_array(at)
+			 ? json_array_get(at, strtoul(seg, NULL, 10))
+			 : json_object_get(at, seg);
+		if (at == NULL)
+			goto out;
+	}
+	if (json_is_array(at))
+		rc = json_array_set(at, strtoul(seg, NULL, 10), v);
+	else
+		rc = json_object_set(at, seg, v);
+out:
+	json_decref(v);
+	return rc;
+}
+
+/* tests/fixtures/probe/ingest_cases.tsv, which tests/api/t_benchmarks.sh
+ * posts to the server: each case the server refuses (400) is refused
+ * here naming the same field, each it stores (201) is accepted (review
+ * s16b F4: the checker had fallen behind the server). */
+static void test_check_server_cases(void)
+{
+	FILE *f = fopen(FIX "ingest_cases.tsv", "r");
+	json_t *base =
+	    json_load_file(FIX "report_synthetic_no_device.json", 0, NULL);
+	char line[4096];
+	int cases = 0;
+
+	CHECK(f != NULL && base != NULL);
+	while (f && base && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *expect, *field, *path, *val;
+		json_t *j;
+		int ok = 1;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		expect = strtok_r(line, "\t", &save);
+		field = strtok_r(NULL, "\t", &save);
+		CHECK(expect && field);
+		if (!expect || !field)
+			continue;
+		j = json_deep_copy(base);
+		while ((path = strtok_r(NULL, "\t", &save)) != NULL) {
+			val = strtok_r(NULL, "\t", &save);
+			CHECK(val && set_path(j, path, val) == 0);
+			ok = ok && val;
+		}
+		if (ok && !strcmp(expect, "201")) {
+			if (!verdict_is(j, NULL, __LINE__))
+				printf("# case %d (201) is refused\n", cases);
+			ACCEPTED(j);
+		} else if (ok) {
+			if (!verdict_is(j, field, __LINE__))
+				printf("# case %d (400 %s) is not refused\n",
+				       cases, field);
+			REFUSED(j, field);
+		}
+		json_decref(j);
+		cases++;
+	}
+	CHECK(cases >= 30);
+	if (f)
+		fclose(f);
+	json_decref(base);
+}
+
 int main(void)
 {
 	RUN(test_check_gpu_uuid_in_gpus);
@@ -518,5 +621,6 @@ int main(void)
 	RUN(test_check_metrics);
 	RUN(test_metrics_documented);
 	RUN(test_check_sizes_and_depth);
+	RUN(test_check_server_cases);
 	return testlib_finish();
 }
