@@ -216,6 +216,62 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 	return res->outcome;
 }
 
+/* After a 2xx for run_id: removes SPOOL/<run_id>.json when it holds the
+ * same report (an earlier try of this --post that was spooled), so the
+ * next run does not send it again (review s16b F5). A different report
+ * under the same run_id is left for the flush, whose 409 moves it to
+ * rejected/ with the server's word rather than deleting it unseen.
+ * Returns 0 when nothing was there or it was removed, else -1 (logged;
+ * the report itself was delivered). */
+static int drop_spooled_copy(const struct probe_post_opts *o,
+			     const char *spool_dir, const char *run_id,
+			     const char *body, size_t len)
+{
+	char name[128], path[4400], err[512];
+	json_t *a = NULL, *b = NULL;
+	size_t slen = 0;
+	char *spooled;
+	int rc = 0, same;
+
+	snprintf(name, sizeof(name), "%s.json", run_id);
+	snprintf(path, sizeof(path), "%s/%s", spool_dir, name);
+	spooled = probe_read_file(path, &slen);
+	if (spooled == NULL) /* none: the usual case */
+		goto out;
+	same = slen == len && memcmp(spooled, body, len) == 0;
+	if (!same) {
+		/* the same report written otherwise (pretty vs compact) */
+		a = json_loadb(spooled, slen, 0, NULL);
+		b = json_loadb(body, len, 0, NULL);
+		same = a && b && json_equal(a, b);
+	}
+	if (!same) {
+		if (o->log)
+			fprintf(o->log,
+				"probe: spooled %s differs from the report "
+				"delivered under its run_id; kept for the "
+				"next flush\n",
+				name);
+		rc = -1;
+		goto out;
+	}
+	if (probe_spool_remove(spool_dir, name, err, sizeof(err))) {
+		if (o->log)
+			fprintf(o->log, "probe: %s\n", err);
+		rc = -1;
+		goto out;
+	}
+	if (o->log)
+		fprintf(o->log,
+			"probe: spooled copy %s removed (delivered now)\n",
+			name);
+out:
+	json_decref(a);
+	json_decref(b);
+	free(spooled);
+	return rc;
+}
+
 enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 				      const char *spool_dir, const char *run_id,
 				      const char *body, size_t len,
@@ -230,6 +286,7 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 		if (o->log)
 			fprintf(o->log, "probe: report %s delivered (%s)\n",
 				run_id, res.message);
+		drop_spooled_copy(o, spool_dir, run_id, body, len);
 		return out;
 	}
 	if (out == PROBE_POST_REJECTED) {

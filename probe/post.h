@@ -62,6 +62,8 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 /* Posts one report; on RETRY/KEEP/UNAUTHORIZED writes it to the spool, on
  * REJECTED to
  * spool/rejected/ (and says so on o->log). run_id names the spool file.
+ * On DELIVERED a spooled copy of the same report (spool/<run_id>.json, an
+ * earlier try) is removed.
  * Returns the outcome; *spool_failed set when the spool write failed. */
 enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 				      const char *spool_dir, const char *run_id,

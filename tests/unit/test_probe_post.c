@@ -318,6 +318,54 @@ static void test_deliver_rejected_and_unreachable(void)
 	CHECK(system(path) == 0);
 }
 
+/* A --post that failed leaves SPOOL/<run_id>.json; the same report
+ * delivered later removes that copy, so the next run does not send it
+ * again. A different report under the run_id, or another run's file, is
+ * left alone (review s16b F5). */
+static void test_deliver_removes_spooled_copy(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	char url[64], path[256], err[256], *base = tmpdir();
+	const int st[] = {201, 201, 201};
+	const char *id = "9a1e5c3b-7d2f-4a6e-b8c0-2f4d6b8a0c1e";
+	const char *other = "1c3e5a7b-9d2f-4b6a-8e0c-3a5c7e9b1d2f";
+	const char *body = "{\"run_id\": \"9a1e5c3b\", \"n\": 1}";
+	const char *compact = "{\"n\":1,\"run_id\":\"9a1e5c3b\"}";
+	int spool_failed = 1;
+	struct stat sb;
+
+	CHECK(probe_spool_write(base, id, body, strlen(body), err,
+				sizeof(err)) == 0);
+	CHECK(probe_spool_write(base, other, "{}", 2, err, sizeof(err)) == 0);
+	CHECK(fake_start(&s, st, 3) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	CHECK(probe_deliver(&o, base, id, body, strlen(body), &spool_failed) ==
+	      PROBE_POST_DELIVERED);
+	CHECK(!spool_failed);
+	snprintf(path, sizeof(path), "%s/%s.json", base, id);
+	CHECK(stat(path, &sb) != 0);   /* the copy is gone */
+	CHECK(count_files(base) == 1); /* the other run's stays */
+
+	/* the same report, written compactly: a copy too */
+	CHECK(probe_spool_write(base, id, body, strlen(body), err,
+				sizeof(err)) == 0);
+	CHECK(probe_deliver(&o, base, id, compact, strlen(compact),
+			    &spool_failed) == PROBE_POST_DELIVERED);
+	CHECK(stat(path, &sb) != 0);
+
+	/* another report under the run_id: kept for the flush's 409 */
+	CHECK(probe_spool_write(base, id, "{\"n\": 2}", 8, err, sizeof(err)) ==
+	      0);
+	CHECK(probe_deliver(&o, base, id, body, strlen(body), &spool_failed) ==
+	      PROBE_POST_DELIVERED);
+	fake_stop(&s);
+	CHECK(stat(path, &sb) == 0);
+	CHECK(count_files(base) == 2);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
 /* A refused token (401/403) is the node's setup, not the report's fault:
  * the report stays in the spool (not rejected/), the outcome says so, and
  * a flush stops at the first refusal, keeping the rest (issue 16). */
@@ -472,6 +520,7 @@ int main(void)
 	RUN(test_post_helpers);
 	RUN(test_post_retry_then_ok);
 	RUN(test_deliver_rejected_and_unreachable);
+	RUN(test_deliver_removes_spooled_copy);
 	RUN(test_flush_spool);
 	RUN(test_token_refused_keeps_report);
 	RUN(test_retry_after_and_backoff_flush);
