@@ -13,6 +13,7 @@
 #include "handlers/api.h"
 #include "handlers/calib.h"
 #include "handlers/jsonv.h"
+#include "handlers/names.h"
 #include "lib/jtape.h"
 #include "handlers/problem.h"
 #include "handlers/util.h"
@@ -745,6 +746,8 @@ void h_bench_list(struct app *app, const struct request *req,
 	json_t *items, *body;
 	static const char *const text_keys[] = {"node", "gpu_type", "metric",
 						"dtype", NULL};
+	char gpu[80];
+	int n_gpu = 0;
 
 	f.hostname = req_query(req, "node");
 	f.gpu_type = req_query(req, "gpu_type");
@@ -766,12 +769,49 @@ void h_bench_list(struct app *app, const struct request *req,
 			      "2026-11-21T00:00:00Z");
 	if (f.run_id && !uuid_valid(f.run_id))
 		problem_field(res, "run_id", "must be a UUID");
+	/* metric and dtype are closed lists, the ones ingestion accepts: a
+	 * typo is a 400, not an empty history (review s16b F8) */
+	{
+		const struct {
+			const char *key, *asked;
+			const char *const *known;
+		} closed[] = {{"metric", f.metric, metrics},
+			      {"dtype", f.dtype, dtypes}};
+		for (size_t k = 0; k < sizeof(closed) / sizeof(closed[0]);
+		     k++) {
+			bool found = false;
+			char list[512];
+			size_t used = 0;
+
+			if (!closed[k].asked)
+				continue;
+			list[0] = '\0';
+			for (int i = 0; closed[k].known[i]; i++) {
+				found |= !strcmp(closed[k].asked,
+						 closed[k].known[i]);
+				if (used < sizeof(list))
+					used += (size_t)snprintf(
+					    list + used, sizeof(list) - used,
+					    "%s%s", i ? ", " : "",
+					    closed[k].known[i]);
+			}
+			if (!found)
+				problem_field(res, closed[k].key,
+					      "must be one of: %s", list);
+		}
+	}
 	if (f.cursor && (strlen(f.cursor) == 0 || strlen(f.cursor) > 18 ||
 			 strspn(f.cursor, "0123456789") != strlen(f.cursor)))
 		problem_field(res, "cursor",
 			      "malformed cursor; pass next_cursor back as is");
 	if (problem_field_count(res) > 0)
 		return;
+	/* gpu_type forgives names as the sizing requests do: ?gpu_type=h100
+	 * finds what was stored under h100-sxm5-80gb; a name the catalog
+	 * does not know filters as given (the probe may report one) */
+	if (f.gpu_type && names_resolve(app, NAMES_GPU, f.gpu_type, gpu,
+					sizeof(gpu), NULL, 0, &n_gpu) == 0)
+		f.gpu_type = gpu;
 	if (f.cursor)
 		before = strtoll(f.cursor, NULL, 10);
 	if (list_page(app, &f, before, &items, &next, &e) != STORE_OK) {

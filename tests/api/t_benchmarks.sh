@@ -58,6 +58,15 @@ req GET "/v1/benchmarks?node=$host&limit=500&cursor=$c"
 check "results page 2 holds the rest" 200 '(.items | length) == 190 and .next_cursor == null'
 req GET "/v1/benchmarks?since=garbage"
 check_problem "a bad since is a 400" 400 since
+# review s16b F8: metric and dtype are closed lists (a typo was an empty
+# history); gpu_type forgives names as sizing does
+req GET "/v1/benchmarks?metric=nosuch"
+check_problem "an unknown metric is a 400 listing the metrics" 400 metric
+grep -q 'gemm_tflops' "$T/body" && ok "the metric 400 lists the known ones" || not_ok "the metric 400 lists the known ones" "$(body)"
+req GET "/v1/benchmarks?dtype=bf8"
+check_problem "an unknown dtype is a 400" 400 dtype
+req GET "/v1/benchmarks?node=$host&gpu_type=h100&metric=gemm_tflops&dtype=bf16"
+check "gpu_type=h100 finds what is stored under h100-sxm5-80gb" 200 '(.items | length) == 8 and all(.items[]; .gpu_type == "h100-sxm5-80gb")'
 req GET "/v1/benchmarks/00000000-0000-4000-8000-000000000000"
 check_problem "an unknown run is 404" 404
 
