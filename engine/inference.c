@@ -443,6 +443,11 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	    hw_power_cap_basis(&rq->gpu, &res->basis.gemm_tflops);
 	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
 	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
+	res->attn_tflops = c.R_attn / 1e12;
+	res->attn_efficiency =
+	    rq->gpu.peak_tflops[ENG_BF16] > 0
+		? res->attn_tflops / rq->gpu.peak_tflops[ENG_BF16]
+		: 0.0;
 
 	/* tp inside one node (powers of two dividing heads); pp across whole
 	 * nodes of tp, tried even when one node holds the weights: a replica

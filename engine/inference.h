@@ -173,6 +173,10 @@ struct inf_result {
 	int n_warnings;
 	char warnings[ENG_MAX_WARNINGS][ENG_WARNING_LEN];
 	struct hw_basis basis;
+	/* the fused-attention rate prefill and decode attention run at
+	 * (TFLOP/s): FlashAttention-2 class, forward, the model's head
+	 * dimension (attention.h); the share of the peak it is */
+	double attn_tflops, attn_efficiency;
 };
 
 void inf_request_init(struct inf_request *rq);

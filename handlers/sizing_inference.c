@@ -342,6 +342,16 @@ json_t *inference_result_json(const struct inf_request *rq,
 			    r->n_plans > 0
 				? inference_serving_json(&r->plans[0].serving)
 				: json_null());
+	/* the attention rate, half of TTFT at long prompts (review s16a F8) */
+	json_object_set_new(
+	    basis, "attention_tflops",
+	    json_pack("{s:o, s:s, s:o, s:s}", "value",
+		      sizing_real(r->attn_tflops, 4), "kernel", "fa2",
+		      "efficiency_of_bf16_peak",
+		      sizing_real(r->attn_efficiency, 3), "source",
+		      "FlashAttention-2-class forward rate at the model's "
+		      "head dimension, prefill and decode attention "
+		      "(docs/MODEL.md §5, §7)"));
 	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "model", model,
 			 "gpu", job->gpu_name, "memory", mem, "plans", plans,
 			 "warnings", warnings, "basis", basis, "assumptions",

@@ -364,6 +364,10 @@ check_problem "tensorrt-llm's default (no chunking, 8,192 tokens) with a 16K pro
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","gpu":"l4-24gb","seq_len":2048,"train_tokens":1e11,"deadline_days":1,"max_gpus":16,"top":3}'
 check "no plan meets the deadline: ranking says the fastest first, and the plans are" 201 \
 	'(.assumptions.deadline.ranking | test("^no plan meets the deadline: the fastest first")) and ([.plans[].days] == ([.plans[].days] | sort)) and all(.plans[]; .meets_deadline == false)'
+# review s16a F8: the inference basis states the attention rate it used
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":32768,"output_tokens":1,"requests_per_s":0.001,"tp":1,"top":1}'
+check "inference basis names the attention rate (kernel, value, share of the peak)" 201 \
+	'.basis.attention_tflops.kernel == "fa2" and .basis.attention_tflops.value > 0 and .basis.attention_tflops.efficiency_of_bf16_peak > 0 and .basis.attention_tflops.efficiency_of_bf16_peak < 1'
 # review s16a F4: int8 is weight-only (16-bit GEMMs): served where int4 is
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"b200-sxm-180gb","prompt_tokens":512,"output_tokens":128,"weight_precision":"int8","top":1}'
 check "weight_precision int8 on a part without an int8 rate: sized" 201 '.plans | length > 0'
