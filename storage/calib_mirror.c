@@ -237,6 +237,7 @@ enum store_status calib_mirror_type_medians(
 	       long long n),
     void *ctx, long long *runs, struct store_err *e)
 {
+	long long queued_ns;
 	struct cmirror *m = &the_cmirror;
 	int64_t now_us = 0, t0, t1;
 	struct cval *vals = NULL;
@@ -247,6 +248,7 @@ enum store_status calib_mirror_type_medians(
 
 	*runs = 0;
 	memset(e, 0, sizeof(*e));
+	queued_ns = mirror_now_ns();
 	pthread_mutex_lock(&m->mu);
 	/* a wider window than kept: load again, that wide */
 	if (m->window_days < window_days) {
@@ -254,7 +256,7 @@ enum store_status calib_mirror_type_medians(
 		m->window_days = window_days;
 		snprintf(m->days, sizeof(m->days), "%d", window_days);
 	}
-	st = copy_sync(pool, &m->pos, m, &cmirror_ops, &now_us, e);
+	st = copy_sync(pool, &m->pos, m, &cmirror_ops, queued_ns, &now_us, e);
 	if (st != STORE_OK)
 		goto out;
 	t0 = now_us - (int64_t)window_days * 86400 * 1000000;

@@ -567,6 +567,7 @@ enum store_status fleet_mirror_fleet(struct db_pool *pool, int window_days,
 				     double threshold, bool with_synthetic,
 				     json_t **out, struct store_err *e)
 {
+	long long queued_ns;
 	struct mirror *m = &the_mirror;
 	struct shape s;
 	char days[16], thr[32];
@@ -582,8 +583,9 @@ enum store_status fleet_mirror_fleet(struct db_pool *pool, int window_days,
 	snprintf(days, sizeof(days), "%d", window_days);
 	/* the threshold as the SQL took it: six decimals */
 	snprintf(thr, sizeof(thr), "%.6f", threshold);
+	queued_ns = mirror_now_ns();
 	pthread_mutex_lock(&m->mu);
-	st = copy_sync(pool, &m->pos, m, &mirror_ops, &now_us, e);
+	st = copy_sync(pool, &m->pos, m, &mirror_ops, queued_ns, &now_us, e);
 	if (st == STORE_OK &&
 	    mirror_reduce(m, now_us, window_days, strtod(thr, NULL),
 			  with_synthetic, &s)) {

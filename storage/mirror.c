@@ -164,12 +164,7 @@ static int copy_apply(struct copy_pos *pos, void *m, const struct copy_ops *ops,
 	return rc;
 }
 
-/* How long a copy answers unavailable after a fetch found the database
- * so: long enough for the readers queued behind that fetch, short enough
- * that a recovered database serves the next request. */
-#define MIRROR_DOWN_HOLD_MS 1000
-
-static long long mono_ns(void)
+long long mirror_now_ns(void)
 {
 	struct timespec ts;
 
@@ -178,16 +173,16 @@ static long long mono_ns(void)
 }
 
 enum store_status copy_sync(struct db_pool *pool, struct copy_pos *pos, void *m,
-			    const struct copy_ops *ops, int64_t *now_us,
-			    struct store_err *e)
+			    const struct copy_ops *ops, long long queued_ns,
+			    int64_t *now_us, struct store_err *e)
 {
 	unsigned long long serial = db_pool_serial(pool);
 
-	if (mono_ns() < pos->down_until_ns) {
+	if (pos->down_at_ns && pos->down_at_ns >= queued_ns) {
 		e->status = STORE_UNAVAILABLE;
 		snprintf(e->message, sizeof(e->message),
-			 "%s: the database was unavailable a moment ago; try "
-			 "again",
+			 "%s: the database did not answer the request "
+			 "ahead of this one; try again",
 			 ops->what);
 		return e->status;
 	}
@@ -201,8 +196,7 @@ enum store_status copy_sync(struct db_pool *pool, struct copy_pos *pos, void *m,
 		if (ops->fetch(m, pool, !pos->pool_serial, &r, e) != STORE_OK) {
 			ops->clear(m);
 			if (e->status == STORE_UNAVAILABLE)
-				pos->down_until_ns =
-				    mono_ns() + MIRROR_DOWN_HOLD_MS * 1000000LL;
+				pos->down_at_ns = mirror_now_ns();
 			return e->status;
 		}
 		rc = copy_apply(pos, m, ops, r, now_us, &reload);

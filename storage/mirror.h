@@ -46,12 +46,17 @@ struct copy_pos {
 	unsigned long long pool_serial; /* 0: nothing loaded */
 	long long epoch;		/* fleet_mirror_epoch seen */
 	char xmin[32];			/* fetch change_xid >= this next time */
-	/* CLOCK_MONOTONIC ns until which a sync answers unavailable at once:
-	 * a fetch found the database down, and the readers that queued on
-	 * the copy's lock meanwhile must not each wait out their own
-	 * timeout (review s16b F2: the sixth of six fleet reads took 45 s) */
-	long long down_until_ns;
+	/* CLOCK_MONOTONIC ns of the last fetch that found the database
+	 * unavailable: a reader that queued on the copy's lock before it
+	 * answers unavailable at once instead of waiting out its own timeout
+	 * (review s16b F2: the sixth of six fleet reads took 45 s); one that
+	 * came after tries again */
+	long long down_at_ns;
 };
+
+/* CLOCK_MONOTONIC now, ns: what a reader notes before it takes a copy's
+ * lock, for copy_sync. */
+long long mirror_now_ns(void);
 
 /* What one copy does in copy_sync(). */
 struct copy_ops {
@@ -96,12 +101,13 @@ void copy_pos_clear(struct copy_pos *p);
 /* Brings copy m up to date with the database of pool: the rows written
  * since its last fetch, or all of them when it is empty, holds another
  * pool's rows, or rows were deleted (migrations/0017_fleet_mirror.sql).
- * Any failure empties it, so the next read loads it whole. Within
- * MIRROR_DOWN_HOLD_MS of a fetch that found the database unavailable it
- * answers STORE_UNAVAILABLE without trying. */
+ * Any failure empties it, so the next read loads it whole. queued_ns:
+ * mirror_now_ns() before the caller took the copy's lock; when a fetch
+ * found the database unavailable since, it answers STORE_UNAVAILABLE
+ * without trying. */
 enum store_status copy_sync(struct db_pool *pool, struct copy_pos *pos, void *m,
-			    const struct copy_ops *ops, int64_t *now_us,
-			    struct store_err *e);
+			    const struct copy_ops *ops, long long queued_ns,
+			    int64_t *now_us, struct store_err *e);
 
 /* The array literals in columns first .. first + ncols - 1 of row i, split
  * into their elements: cols[c] (copies, the caller frees each) and el

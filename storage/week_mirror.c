@@ -670,6 +670,7 @@ enum store_status week_mirror_weeks(struct db_pool *pool, int window_days,
 				    double threshold, bool with_synthetic,
 				    char *lits[4], struct store_err *e)
 {
+	long long queued_ns;
 	struct wmirror *m = &the_wmirror;
 	struct sbuf s[4];
 	int64_t now_us = 0;
@@ -681,6 +682,7 @@ enum store_status week_mirror_weeks(struct db_pool *pool, int window_days,
 		sbuf_init(&s[i]);
 		sbuf_put(&s[i], "{");
 	}
+	queued_ns = mirror_now_ns();
 	pthread_mutex_lock(&m->mu);
 	/* a wider window than kept: load again, that wide */
 	if (m->window_days < window_days) {
@@ -688,7 +690,7 @@ enum store_status week_mirror_weeks(struct db_pool *pool, int window_days,
 		m->window_days = window_days;
 		snprintf(m->days, sizeof(m->days), "%d", window_days);
 	}
-	st = copy_sync(pool, &m->pos, m, &wmirror_ops, &now_us, e);
+	st = copy_sync(pool, &m->pos, m, &wmirror_ops, queued_ns, &now_us, e);
 	if (st == STORE_OK && wmirror_reduce(m, now_us, window_days, threshold,
 					     with_synthetic, s)) {
 		wmirror_clear(m);
