@@ -122,9 +122,11 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 	}
 	{
 		/* Without chunking a prompt runs whole in one iteration, and
-		 * an iteration holds the token budget: vLLM refuses to start
-		 * so, TensorRT-LLM rejects the request (review s16a F5: such
-		 * plans were priced and marked as meeting their targets). */
+		 * an iteration holds the token budget: TensorRT-LLM rejects
+		 * the request, vLLM refuses to start with a budget given below
+		 * the context (without one it takes the context:
+		 * inf_serving_resolve) (review s16a F5: such plans were priced
+		 * and marked as meeting their targets). */
 		struct inf_serving sv;
 
 		inf_serving_resolve(rq, 1, &sv);

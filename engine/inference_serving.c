@@ -219,6 +219,19 @@ void inf_serving_resolve(const struct inf_request *rq, int tp,
 		out->chunked_prefill = rq->chunked_prefill != 0;
 	if (out->max_num_batched_tokens <= 0)
 		out->chunked_prefill = false; /* no budget to chunk to */
+	/* vLLM without chunking schedules a prompt whole: its budget becomes
+	 * max(max_model_len, 2048) unless given (SchedulerConfig), taken
+	 * here as the model's context or the request's length, whichever is
+	 * longer; SGLang is taken the same way. TensorRT-LLM keeps its
+	 * max_num_tokens (review s16c F1: a 4K prompt on A100 was refused
+	 * under vLLM's chunked budget of 2,048). */
+	if (!out->chunked_prefill && rq->max_num_batched_tokens <= 0 &&
+	    (e == INF_SERVING_VLLM || e == INF_SERVING_SGLANG)) {
+		long len = rq->prompt_tokens + rq->output_tokens;
+		long ctx =
+		    rq->model.max_seq_len > len ? rq->model.max_seq_len : len;
+		out->max_num_batched_tokens = ctx > 2048 ? ctx : 2048;
+	}
 	out->scheduler_steps =
 	    rq->scheduler_steps > 0 ? rq->scheduler_steps : 1;
 }

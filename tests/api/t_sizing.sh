@@ -357,6 +357,11 @@ check "inference trade-offs: PP named where a plan has it, 'at capacity' without
 # cannot be scheduled; the answer says so
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":20000,"output_tokens":100,"chunked_prefill":false,"max_num_batched_tokens":8192,"top":1}'
 check_problem "chunked_prefill false, a 20,000-token prompt over an 8,192 budget: 422 naming the budget (review s16a F5)" 422 max_num_batched_tokens
+# review s16c F1: vLLM without chunking and without a budget takes the
+# context as its budget (SchedulerConfig): served, not refused
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-8b","gpu":"a100-sxm4-80gb","prompt_tokens":4096,"output_tokens":128,"chunked_prefill":false,"top":1}'
+check "vLLM, chunked_prefill false, no budget given: the budget is the context, the 4K prompt served" 201 \
+	'.basis.serving.chunked_prefill == false and .basis.serving.max_num_batched_tokens >= 4224 and (.plans | length) > 0'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-8b","gpu":"h100-sxm5-80gb","prompt_tokens":16384,"output_tokens":256,"serving":"tensorrt-llm","requests_per_s":2,"top":1}'
 check_problem "tensorrt-llm's default (no chunking, 8,192 tokens) with a 16K prompt: 422, not a plan meeting its targets" 422 max_num_batched_tokens
 # review s16a F7: when no plan meets the deadline the plans rank by time,

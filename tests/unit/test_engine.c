@@ -789,6 +789,29 @@ static void test_compare(void)
 	CHECK(cmp_rank(e, 2, CMP_INFERENCE, NULL, &r, &err) == 0);
 	CHECK(strstr(r.rows[1].verdict, "for this load") != NULL);
 	printf("# %s\n", r.rows[1].verdict);
+	/* times equal to the printed digits: the cheaper is the fastest,
+	 * in either order, and no row is faster than the fastest (review
+	 * s16a F6, s16c F2) */
+	for (int order = 0; order < 2; order++) {
+		struct cmp_entry t[3];
+		int dear = order ? 0 : 2, cheap = order ? 2 : 0;
+
+		memset(t, 0, sizeof(t));
+		for (int i = 0; i < 3; i++) {
+			snprintf(t[i].name, sizeof(t[i].name), "gpu%d", i);
+			t[i].ok = true;
+		}
+		t[dear].time_s = 0.027770; /* 0.04 % ahead, twice the cost */
+		t[dear].cost = 2.0;
+		t[cheap].time_s = 0.027781;
+		t[cheap].cost = 1.0;
+		t[1].time_s = 0.05;
+		t[1].cost = 0.5;
+		CHECK(cmp_rank(t, 3, CMP_INFERENCE, NULL, &r, &err) == 0);
+		CHECK(r.fastest == cheap);
+		for (int i = 0; i < 3; i++)
+			CHECK(r.rows[i].speedup_vs_fastest <= 1.0);
+	}
 }
 
 /* Issue 15: a subnormal cost once made a GPU "cheapest" and printed
