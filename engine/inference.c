@@ -116,6 +116,13 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 			    "sm_90, Blackwell); %s (compute capability "
 			    "%d.%d) has none - use fp16, int8 or int4",
 			    rq->gpu.name, rq->gpu.cc_major, rq->gpu.cc_minor);
+		if (rq->weight_precision == ENG_INT8 ||
+		    rq->weight_precision == ENG_INT4)
+			return eng_fail(
+			    err, ENG_EUNSUPPORTED, "weight_precision",
+			    "%s is weight-only: its GEMMs run at the 16-bit "
+			    "rate, which %s lacks",
+			    eng_dtype_name(rq->weight_precision), rq->gpu.name);
 		return eng_fail(err, ENG_EUNSUPPORTED, "weight_precision",
 				"%s has no %s rate", rq->gpu.name,
 				eng_dtype_name(rq->weight_precision));
@@ -446,10 +453,14 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	res->basis.hbm_gbps = hw_hbm_rate(&rq->gpu);
 	res->basis.intra_node_gbps = hw_intra_rate(&rq->gpu);
 	res->attn_tflops = c.R_attn / 1e12;
-	res->attn_efficiency =
-	    rq->gpu.peak_tflops[ENG_BF16] > 0
-		? res->attn_tflops / rq->gpu.peak_tflops[ENG_BF16]
-		: 0.0;
+	{
+		/* of the 16-bit peak attention runs at: bf16, or fp16 on a
+		 * part without it (review s16c F9) */
+		double p16 = rq->gpu.peak_tflops[ENG_BF16] > 0
+				 ? rq->gpu.peak_tflops[ENG_BF16]
+				 : rq->gpu.peak_tflops[ENG_FP16];
+		res->attn_efficiency = p16 > 0 ? res->attn_tflops / p16 : 0.0;
+	}
 
 	/* tp inside one node (powers of two dividing heads); pp across whole
 	 * nodes of tp, tried even when one node holds the weights: a replica

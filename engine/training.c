@@ -754,16 +754,21 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 						over = v;
 				}
 				if (over)
-					warn(
-					    res,
-					    "strategies.%s pins %d, which "
-					    "stack "
-					    "%.63s does not run (it has no "
-					    "%s): "
-					    "plans are sized as pinned; name a "
-					    "stack that runs it",
-					    par[k].name, over, rq->stack.name,
-					    par[k].lacks);
+					warn(res,
+					     "strategies.%s pins %d, which "
+					     "stack "
+					     "%.63s does not run (it has no "
+					     "%s): "
+					     "plans are sized as pinned; %s",
+					     par[k].name, over, rq->stack.name,
+					     par[k].lacks,
+					     rq->method == TRN_QLORA &&
+						     !strcmp(par[k].name, "tp")
+						 ? "no stack in the catalog "
+						   "runs "
+						   "QLoRA under tensor "
+						   "parallelism"
+						 : "name a stack that runs it");
 			}
 		}
 		/* cuDNN and FlashAttention-3 are CUDA kernels: a GPU type

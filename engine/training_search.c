@@ -53,6 +53,16 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 
 	memset(L, 0, sizeof(*L));
 	L->tp = st->tp;
+	/* a pinned list that offers tp 1 on a stack that runs no other
+	 * (QLoRA, or no tensor parallelism): the runnable one (review s16c
+	 * F10: tp [1, 2, 4] under QLoRA gave tp 4 on every plan) */
+	if (L->tp.n > 1 && !trn_tp_runs(rq))
+		for (int i = 0; i < L->tp.n; i++)
+			if (L->tp.v[i] == 1) {
+				L->tp.n = 1;
+				L->tp.v[0] = 1;
+				break;
+			}
 	if (!L->tp.n) {
 		/* a stack without tensor parallelism, or QLoRA: one rank a
 		 * layer (stack.h tensor_parallel, trn_tp_runs) */

@@ -412,13 +412,25 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			    {"cuda_driver_version", rep->cuda_driver_version},
 			};
 			for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]);
-			     k++)
+			     k++) {
+				int at = jtape_get(t, node, shown[k].key);
+				/* an object's or array's source text is
+				 * not a name (the probe's checker refuses
+				 * it too, review s16c F4) */
+				if (at > 0 && (t->tok[at].type == JT_OBJECT ||
+					       t->tok[at].type == JT_ARRAY)) {
+					jv_error(&nv, shown[k].key,
+						 "must be a string, a number "
+						 "or null");
+					continue;
+				}
 				if (shown[k].val &&
 				    !probe_shown_text_ok(shown[k].val))
 					jv_error(&nv, shown[k].key,
 						 "must hold no control "
 						 "character or bidirectional "
 						 "override");
+			}
 		}
 		{
 			long long n;
@@ -468,6 +480,13 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				if (dup)
 					jv_error(&gv, "uuid",
 						 "appears twice in gpus[]");
+				else if (!probe_shown_text_ok(s))
+					/* the node page shows it (review
+					 * s16c F4) */
+					jv_error(&gv, "uuid",
+						 "must hold no control "
+						 "character or bidirectional "
+						 "override");
 				else
 					uuids.v[uuids.n++] = s;
 			}
@@ -759,7 +778,18 @@ void h_bench_list(struct app *app, const struct request *req,
 	f.limit = query_limit(req, res);
 	for (int i = 0; text_keys[i]; i++) {
 		const char *q = req_query(req, text_keys[i]);
-		if (q && (strlen(q) == 0 || strlen(q) > 253))
+		int times = 0;
+
+		for (int k = 0; k < req->nquery; k++)
+			times += !strcmp(req->query[k].key, text_keys[i]);
+		/* one value a filter: a second went unseen (review s16c
+		 * F13) */
+		if (times > 1)
+			problem_field(res, text_keys[i],
+				      "given %d times; a filter takes one "
+				      "value",
+				      times);
+		else if (q && (strlen(q) == 0 || strlen(q) > 253))
 			problem_field(res, text_keys[i],
 				      "must be 1 to 253 characters");
 	}
@@ -783,7 +813,8 @@ void h_bench_list(struct app *app, const struct request *req,
 			char list[512];
 			size_t used = 0;
 
-			if (!closed[k].asked)
+			/* an empty value has its 400 above */
+			if (!closed[k].asked || !closed[k].asked[0])
 				continue;
 			list[0] = '\0';
 			for (int i = 0; closed[k].known[i]; i++) {

@@ -347,7 +347,7 @@ json_t *inference_result_json(const struct inf_request *rq,
 	    basis, "attention_tflops",
 	    json_pack("{s:o, s:s, s:o, s:s}", "value",
 		      sizing_real(r->attn_tflops, 4), "kernel", "fa2",
-		      "efficiency_of_bf16_peak",
+		      "efficiency_of_16bit_peak",
 		      sizing_real(r->attn_efficiency, 3), "source",
 		      "FlashAttention-2-class forward rate at the model's "
 		      "head dimension, prefill and decode attention "

@@ -306,8 +306,18 @@ int record_if_match(const struct request *req, char *out, size_t len,
 			continue;
 		memcpy(v, tag, n);
 		v[n] = '\0';
-		if (!rfc3339_valid(v) || used + n + 2 > len)
+		if (!rfc3339_valid(v))
 			continue;
+		/* a tag left out could be the current one: say so rather
+		 * than answer "not at that version" (review s16c F5) */
+		if (used + n + 2 > len) {
+			problem(res, 400, "bad-request", "Bad request",
+				"If-Match lists more tags than this server "
+				"compares (%zu bytes of them); send the one "
+				"your GET gave",
+				len);
+			return -1;
+		}
 		used += (size_t)snprintf(out + used, len - used, "%s%s",
 					 used ? "," : "", v);
 	}

@@ -399,6 +399,10 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 			    i, PROBE_GPU_UUID_MAX);
 		if (json_object_get(uuids, json_string_value(v)))
 			FAIL("gpus[%zu].uuid: appears twice in gpus[]", i);
+		if (!probe_shown_text_ok(json_string_value(v)))
+			FAIL("gpus[%zu].uuid: must hold no control character, "
+			     "line separator or bidirectional character",
+			     i);
 		json_object_set_new(uuids, json_string_value(v), json_true());
 	}
 	return 0;

@@ -446,12 +446,13 @@ static int valid_scopes(const char *s, char *err, size_t errlen)
 
 /* A token name as `token list` prints it in a column: 1-64 bytes, no
  * control characters (a newline forged a row, an ESC reached the
- * terminal). */
+ * terminal), not starting with '-' (`token revoke NAME` takes that for
+ * an option: such a token could not be revoked, review s16c F8). */
 static int valid_token_name(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n == 0 || n > 64)
+	if (n == 0 || n > 64 || s[0] == '-')
 		return 0;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
@@ -479,7 +480,8 @@ static int cmd_token(int argc, char **argv)
 		if (!valid_token_name(name)) {
 			fprintf(stderr,
 				"gpusizerd: token create needs --name NAME (1 "
-				"to 64 characters, no control characters)\n");
+				"to 64 characters, no control characters, not "
+				"starting with -)\n");
 			return 2;
 		}
 		if (!valid_scopes(scopes, err, sizeof(err))) {

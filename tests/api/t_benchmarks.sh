@@ -65,6 +65,11 @@ check_problem "an unknown metric is a 400 listing the metrics" 400 metric
 grep -q 'gemm_tflops' "$T/body" && ok "the metric 400 lists the known ones" || not_ok "the metric 400 lists the known ones" "$(body)"
 req GET "/v1/benchmarks?dtype=bf8"
 check_problem "an unknown dtype is a 400" 400 dtype
+req GET "/v1/benchmarks?metric=hbm_read_gbps&metric=nope"
+check_problem "a filter given twice is a 400 (the second went unseen)" 400 metric
+req GET "/v1/benchmarks?metric="
+check_problem "an empty metric: one 400" 400 metric
+jq -e '(.errors | length) == 1' "$T/body" >/dev/null && ok "an empty metric is named once" || not_ok "an empty metric is named once" "$(body)"
 req GET "/v1/benchmarks?node=$host&gpu_type=h100&metric=gemm_tflops&dtype=bf16"
 check "gpu_type=h100 finds what is stored under h100-sxm5-80gb" 200 '(.items | length) == 8 and all(.items[]; .gpu_type == "h100-sxm5-80gb")'
 req GET "/v1/benchmarks/00000000-0000-4000-8000-000000000000"

@@ -372,7 +372,7 @@ check "no plan meets the deadline: ranking says the fastest first, and the plans
 # review s16a F8: the inference basis states the attention rate it used
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":32768,"output_tokens":1,"requests_per_s":0.001,"tp":1,"top":1}'
 check "inference basis names the attention rate (kernel, value, share of the peak)" 201 \
-	'.basis.attention_tflops.kernel == "fa2" and .basis.attention_tflops.value > 0 and .basis.attention_tflops.efficiency_of_bf16_peak > 0 and .basis.attention_tflops.efficiency_of_bf16_peak < 1'
+	'.basis.attention_tflops.kernel == "fa2" and .basis.attention_tflops.value > 0 and .basis.attention_tflops.efficiency_of_16bit_peak > 0 and .basis.attention_tflops.efficiency_of_16bit_peak < 1'
 # review s16a F4: int8 is weight-only (16-bit GEMMs): served where int4 is
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"b200-sxm-180gb","prompt_tokens":512,"output_tokens":128,"weight_precision":"int8","top":1}'
 check "weight_precision int8 on a part without an int8 rate: sized" 201 '.plans | length > 0'

@@ -1447,6 +1447,14 @@ static void test_nf4_base_weights(void)
 				       "parallelism for QLoRA's NF4") != NULL;
 		CHECK(said);
 	}
+	/* a pinned list offering tp 1: the runnable one (review s16c F10) */
+	rq.strategies.tp.n = 3;
+	rq.strategies.tp.v[0] = 1;
+	rq.strategies.tp.v[1] = 2;
+	rq.strategies.tp.v[2] = 4;
+	CHECK(trn_size(&rq, r, &err) == 0);
+	for (int j = 0; j < r->n_plans; j++)
+		CHECK(r->plans[j].layout.tp == 1);
 	/* LoRA on the same stack still searches TP */
 	base_request(&rq);
 	rq.stack = *stack_builtin_find("nemo");
