@@ -577,7 +577,7 @@ undocumented=1 call "GET the training endpoint" 405 GET $S
 
 # sizing: inference
 S=/v1/sizing/inference
-expect='(.basis | keys) == ["calibration", "gemm_tflops", "hbm_gbps", "intra_node_gbps", "probe_runs", "serving"]' \
+expect='(.basis | keys) == ["attention_tflops", "calibration", "gemm_tflops", "hbm_gbps", "intra_node_gbps", "probe_runs", "serving"]' \
 	call "inference at 10 requests/s, FP8" 201 POST $S "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10,"tpot_ms":50,"gpu":"h100-sxm5-80gb","top":2}'
 rec_inference=$(jq -r .id "$T/body")
 call "inference without load, datasheet" 201 POST $S "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"l4-24gb","top":1,"calibration":"datasheet","kv_cache_precision":"int8"}'
