@@ -262,17 +262,8 @@ static void check_gpu_info(struct jv *gv, const struct jtape *t, uint32_t x)
 {
 	/* members of the "pcie" and "nvlink" objects: an integer in
 	 * [0, max], or (max 0) a number >= 0 */
-	static const struct {
-		const char *obj, *key;
-		long long max;
-	} members[] = {
-	    {"pcie", "gen_current", 16},   {"pcie", "gen_max", 16},
-	    {"pcie", "width_current", 64}, {"pcie", "width_max", 64},
-	    {"pcie", "limit_gbps", 0},	   {"nvlink", "active_links", 64},
-	    {"nvlink", "version", 64},	   {"nvlink", "per_link_gbps", 0},
-	    {"nvlink", "limit_gbps", 0},
-	};
-	static const char *const flags[] = {"ecc_enabled", "mig_mode"};
+	static const struct probe_gpu_member members[] = PROBE_GPU_MEMBERS;
+	static const char *const flags[] = PROBE_GPU_FLAGS;
 	long long li;
 	double d;
 

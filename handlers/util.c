@@ -93,20 +93,6 @@ int rfc3339_valid(const char *s)
 	       atoi(p + 1) <= PROBE_UTC_OFFSET_MAX_H && atoi(p + 4) <= 59;
 }
 
-/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
- * (H. Hinnant's days_from_civil). */
-static long long days_from_civil(long long y, int m, int d)
-{
-	long long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 int rfc3339_epoch_s(const char *s, double *out)
 {
 	const char *p;
@@ -115,7 +101,7 @@ int rfc3339_epoch_s(const char *s, double *out)
 	if (!rfc3339_valid(s))
 		return -1;
 	secs = 86400.0 *
-	       (double)days_from_civil(atoi(s), atoi(s + 5), atoi(s + 8));
+	       (double)probe_days_from_civil(atoi(s), atoi(s + 5), atoi(s + 8));
 	if (strlen(s) == 10) {
 		*out = secs;
 		return 0;

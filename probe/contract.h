@@ -44,6 +44,39 @@
  * form no JSON integer reader takes (handlers/benchmarks.c) */
 #define PROBE_REPORT_NUMBER_MAX 1e15
 
+/* The GPU fields the server types beside a report's GPUs, for its
+ * validation (handlers/benchmarks.c check_gpu_info) and the probe's checker
+ * alike: a member of the "pcie" or "nvlink" object, an integer in [0, max]
+ * or (max 0) a number in [0, PROBE_REPORT_NUMBER_MAX]; and the flags, each
+ * a boolean. Null or absent is allowed for each. */
+struct probe_gpu_member {
+	const char *obj, *key;
+	long long max;
+};
+/* clang-format off */
+#define PROBE_GPU_MEMBERS {                                                    \
+	{"pcie", "gen_current", 16},   {"pcie", "gen_max", 16},                \
+	{"pcie", "width_current", 64}, {"pcie", "width_max", 64},              \
+	{"pcie", "limit_gbps", 0},     {"nvlink", "active_links", 64},         \
+	{"nvlink", "version", 64},     {"nvlink", "per_link_gbps", 0},         \
+	{"nvlink", "limit_gbps", 0}}
+#define PROBE_GPU_FLAGS {"ecc_enabled", "mig_mode"}
+/* clang-format on */
+
+/* Days from 1970-01-01 to y-m-d, proleptic Gregorian (H. Hinnant's
+ * days_from_civil): the server's and the probe's date arithmetic. */
+static inline long long probe_days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
 /* 1 when the UTF-8 text s may be shown: no C0 control, DEL or C1 control
  * (U+0080..U+009F), no line or paragraph separator (U+2028, U+2029), no
  * bidirectional mark, embedding, override or isolate (U+061C, U+200E,

@@ -87,20 +87,6 @@ int probe_time_valid(const char *s)
 	       num2(p + 1) <= PROBE_UTC_OFFSET_MAX_H && num2(p + 4) <= 59;
 }
 
-/* Days from 1970-01-01 to y-m-d, proleptic Gregorian (H. Hinnant's
- * days_from_civil, as handlers/util.c computes them). */
-static long long days_from_civil(long long y, int m, int d)
-{
-	long long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 int probe_time_epoch_s(const char *s, double *out)
 {
 	const char *p;
@@ -109,7 +95,7 @@ int probe_time_epoch_s(const char *s, double *out)
 	if (!probe_time_valid(s))
 		return -1;
 	secs = 86400.0 *
-	       (double)days_from_civil(atoi(s), num2(s + 5), num2(s + 8));
+	       (double)probe_days_from_civil(atoi(s), num2(s + 5), num2(s + 8));
 	p = s + 11;
 	secs += 3600.0 * num2(p) + 60.0 * num2(p + 3) + num2(p + 6);
 	p += 8;
@@ -308,17 +294,8 @@ static int check_time_order(const json_t *root, char *err, size_t errlen)
 static int check_gpu_info(const json_t *x, size_t i, char *err, size_t errlen)
 {
 	/* max > 0: an integer in [0, max]; 0: a number in [0, 1e15] */
-	static const struct {
-		const char *obj, *key;
-		long long max;
-	} members[] = {
-	    {"pcie", "gen_current", 16},   {"pcie", "gen_max", 16},
-	    {"pcie", "width_current", 64}, {"pcie", "width_max", 64},
-	    {"pcie", "limit_gbps", 0},	   {"nvlink", "active_links", 64},
-	    {"nvlink", "version", 64},	   {"nvlink", "per_link_gbps", 0},
-	    {"nvlink", "limit_gbps", 0},
-	};
-	static const char *const flags[] = {"ecc_enabled", "mig_mode"};
+	static const struct probe_gpu_member members[] = PROBE_GPU_MEMBERS;
+	static const char *const flags[] = PROBE_GPU_FLAGS;
 	const json_t *o, *v;
 	size_t k;
 
