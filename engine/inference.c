@@ -129,11 +129,12 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 	}
 	{
 		/* Without chunking a prompt runs whole in one iteration, and
-		 * an iteration holds the token budget: TensorRT-LLM rejects
-		 * the request, vLLM refuses to start with a budget given below
-		 * the context (without one it takes the context:
-		 * inf_serving_resolve) (review s16a F5: such plans were priced
-		 * and marked as meeting their targets). */
+		 * an iteration holds the token budget: a budget given below
+		 * the prompt cannot serve it (vLLM refuses to start so,
+		 * TensorRT-LLM rejects the request); without one the budget
+		 * covers the prompt (inf_serving_resolve) (review s16a F5:
+		 * such plans were priced and marked as meeting their
+		 * targets). */
 		struct inf_serving sv;
 
 		inf_serving_resolve(rq, 1, &sv);
@@ -282,6 +283,16 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		    "sized with its defaults as if it ran (vllm or sglang "
 		    "serve this GPU)",
 		    rq->gpu.name);
+	if (b->serving.engine == INF_SERVING_TRTLLM &&
+	    !b->serving.chunked_prefill && rq->max_num_batched_tokens <= 0 &&
+	    rq->prompt_tokens > 8192 &&
+	    b->serving.max_num_batched_tokens == rq->prompt_tokens)
+		iwarn(res,
+		      "tensorrt-llm without chunked context: max_num_tokens "
+		      "taken as the %ld-token prompt (an engine must be built "
+		      "with max_num_tokens >= max_input_len so; trtllm-bench "
+		      "does), and its activations sized for it",
+		      rq->prompt_tokens);
 	if (b->capacity_limit == INF_LIMIT_PREFILL)
 		iwarn(res,
 		      "capacity limited by prefill compute: prompts take %.0f "

@@ -222,9 +222,8 @@ void inf_serving_resolve(const struct inf_request *rq, int tp,
 	/* vLLM without chunking schedules a prompt whole: its budget becomes
 	 * max(max_model_len, 2048) unless given (SchedulerConfig), taken
 	 * here as the model's context or the request's length, whichever is
-	 * longer; SGLang is taken the same way. TensorRT-LLM keeps its
-	 * max_num_tokens (review s16c F1: a 4K prompt on A100 was refused
-	 * under vLLM's chunked budget of 2,048). */
+	 * longer; SGLang is taken the same way (review s16c F1: a 4K prompt
+	 * on A100 was refused under vLLM's chunked budget of 2,048). */
 	if (!out->chunked_prefill && rq->max_num_batched_tokens <= 0 &&
 	    (e == INF_SERVING_VLLM || e == INF_SERVING_SGLANG)) {
 		long len = rq->prompt_tokens + rq->output_tokens;
@@ -232,6 +231,15 @@ void inf_serving_resolve(const struct inf_request *rq, int tp,
 		    rq->model.max_seq_len > len ? rq->model.max_seq_len : len;
 		out->max_num_batched_tokens = ctx > 2048 ? ctx : 2048;
 	}
+	/* TensorRT-LLM without chunked context needs max_num_tokens >=
+	 * max_input_len (trtllm-build; trtllm-bench sizes both to its
+	 * dataset): a prompt longer than the default budget is served by an
+	 * engine built for it, so the budget is the prompt unless one is
+	 * given (its published 20,000-token runs ran so) */
+	if (!out->chunked_prefill && rq->max_num_batched_tokens <= 0 &&
+	    e == INF_SERVING_TRTLLM &&
+	    rq->prompt_tokens > out->max_num_batched_tokens)
+		out->max_num_batched_tokens = rq->prompt_tokens;
 	out->scheduler_steps =
 	    rq->scheduler_steps > 0 ? rq->scheduler_steps : 1;
 }

@@ -417,6 +417,10 @@ static void test_serving_rows(void)
 		if (rc != 0) {
 			printf("# %-34s engine error %s: %s\n",
 			       f[col(&t, "case_id")], e.field, e.message);
+			/* a published deployment ran: the engine must size
+			 * it (a day's refusal of TensorRT-LLM's long prompts
+			 * dropped five rows unseen) */
+			CHECK(rc == 0);
 			continue;
 		}
 		rows++;
