@@ -283,10 +283,7 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		    "sized with its defaults as if it ran (vllm or sglang "
 		    "serve this GPU)",
 		    rq->gpu.name);
-	if (b->serving.engine == INF_SERVING_TRTLLM &&
-	    !b->serving.chunked_prefill && rq->max_num_batched_tokens <= 0 &&
-	    rq->prompt_tokens > 8192 &&
-	    b->serving.max_num_batched_tokens == rq->prompt_tokens)
+	if (b->serving.budget_is_prompt)
 		iwarn(res,
 		      "tensorrt-llm without chunked context: max_num_tokens "
 		      "taken as the %ld-token prompt (an engine must be built "

@@ -46,6 +46,9 @@ struct inf_serving {
 	long max_num_seqs;	     /* sequences per iteration; 0 = memory */
 	long max_num_batched_tokens; /* tokens per iteration; 0 = no cap */
 	bool chunked_prefill;
+	/* the budget was raised to the prompt (TensorRT-LLM without chunked
+	 * context: an engine built with max_num_tokens >= max_input_len) */
+	bool budget_is_prompt;
 	/* true: admission reserves KV for prompt + every output token
 	 * (TensorRT-LLM GUARANTEED_NO_EVICT); false: blocks on demand, so a
 	 * sequence holds prompt + half its output on average (PagedAttention,

@@ -238,8 +238,10 @@ void inf_serving_resolve(const struct inf_request *rq, int tp,
 	 * given (its published 20,000-token runs ran so) */
 	if (!out->chunked_prefill && rq->max_num_batched_tokens <= 0 &&
 	    e == INF_SERVING_TRTLLM &&
-	    rq->prompt_tokens > out->max_num_batched_tokens)
+	    rq->prompt_tokens > out->max_num_batched_tokens) {
 		out->max_num_batched_tokens = rq->prompt_tokens;
+		out->budget_is_prompt = true;
+	}
 	out->scheduler_steps =
 	    rq->scheduler_steps > 0 ? rq->scheduler_steps : 1;
 }

@@ -497,22 +497,32 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
 
 	(void)kind;
 	(void)value;
+	/* the headers counted, and where (an int of struct framing) */
+	static const struct {
+		const char *name;
+		size_t off;
+	} counted[] = {
+	    {MHD_HTTP_HEADER_CONTENT_LENGTH,
+	     offsetof(struct framing, content_length)},
+	    {MHD_HTTP_HEADER_TRANSFER_ENCODING,
+	     offsetof(struct framing, transfer_encoding)},
+	    {MHD_HTTP_HEADER_HOST, offsetof(struct framing, host)},
+	    {MHD_HTTP_HEADER_CONTENT_TYPE,
+	     offsetof(struct framing, content_type)},
+	    {MHD_HTTP_HEADER_AUTHORIZATION,
+	     offsetof(struct framing, authorization)},
+	    {MHD_HTTP_HEADER_IF_MATCH, offsetof(struct framing, if_match)},
+	    {MHD_HTTP_HEADER_IF_NONE_MATCH,
+	     offsetof(struct framing, if_none_match)},
+	};
+
 	if (!key)
 		return MHD_YES;
-	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
-		f->content_length++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
-		f->transfer_encoding++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
-		f->host++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE))
-		f->content_type++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION))
-		f->authorization++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_IF_MATCH))
-		f->if_match++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_IF_NONE_MATCH))
-		f->if_none_match++;
+	for (size_t i = 0; i < sizeof(counted) / sizeof(counted[0]); i++)
+		if (!strcasecmp(key, counted[i].name)) {
+			(*(int *)((char *)f + counted[i].off))++;
+			break;
+		}
 	if (strpbrk(key, " \t"))
 		f->spaced_name++;
 	return MHD_YES;
