@@ -123,6 +123,21 @@ double fx_compute_s(double flops, double tflops)
 	return flops / (tflops * 1e12);
 }
 
+double fx_round_sig(double x, int digits)
+{
+	double r;
+	int p;
+
+	if (!isfinite(x) || x == 0)
+		return x;
+	p = digits - 1 - (int)floor(log10(fabs(x)));
+	if (p > 300 || p < -300)
+		return x;
+	r = round(x * pow(10, p)) / pow(10, p);
+	/* Rounding up at the top of the range (1.7977e308) overflows. */
+	return isfinite(r) ? r : x;
+}
+
 double fx_train_flops_6nd(double n_params, double tokens)
 {
 	return 6.0 * n_params * tokens;

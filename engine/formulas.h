@@ -63,6 +63,10 @@ double fx_ring_allreduce_s(double bytes, long n, double gbps);
 double fx_send_receive_s(double bytes, double gbps);
 /* flops / (tflops * 1e12). */
 double fx_compute_s(double flops, double tflops);
+/* x rounded to `digits` significant digits, as answers print their
+ * figures (a warning quoting a field must say the same number); x itself
+ * when not finite, 0, or beyond 10^+-290 where 10^p is no double. */
+double fx_round_sig(double x, int digits);
 /* §7.4: FLOPs of a training step, 6 * params * tokens. */
 double fx_train_flops_6nd(double n_params, double tokens);
 

@@ -300,18 +300,25 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 	/* without targets capacity is saturation: its latencies queue */
 	if (rq->load_kind == INF_LOAD_NONE && !(rq->ttft_ms > 0) &&
 	    !(rq->tpot_ms > 0)) {
-		char tpot[48] = "";
+		char tpot[48] = "", at[96] = "";
 
+		/* the figures as the answer prints them (4 digits) */
 		if (rq->output_tokens > 1)
-			snprintf(tpot, sizeof(tpot), " and TPOT (%.1f ms)",
-				 b->capacity.tpot_ms);
+			snprintf(tpot, sizeof(tpot), " and TPOT (%.10g ms)",
+				 fx_round_sig(b->capacity.tpot_ms, 4));
+		else
+			snprintf(at, sizeof(at),
+				 " (prefill %.1f %% busy, the saturation the "
+				 "engine assumes with one output token)",
+				 100.0 * INF_SATURATION_UTILISATION);
 		iwarn(res,
 		      "no latency targets: capacity is the saturation "
-		      "throughput, and its TTFT (%.0f ms)%s include%s queueing "
-		      "(latency_alone_ms %.0f is one request on an idle "
-		      "replica); give ttft_ms or tpot_ms to size for latency",
-		      b->capacity.ttft_ms, tpot, tpot[0] ? "" : "s",
-		      b->latency_alone_ms);
+		      "throughput%s, and its TTFT (%.10g ms)%s include%s "
+		      "queueing set by that saturation (latency_alone_ms "
+		      "%.10g is one request on an idle replica); give ttft_ms "
+		      "or tpot_ms to size for latency",
+		      at, fx_round_sig(b->capacity.ttft_ms, 4), tpot,
+		      tpot[0] ? "" : "s", fx_round_sig(b->latency_alone_ms, 4));
 	}
 	if (b->capacity_limit == INF_LIMIT_KV_CACHE)
 		iwarn(res,

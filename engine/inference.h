@@ -152,6 +152,12 @@ struct inf_plan {
 
 #define INF_MAX_TOP		    16
 #define INF_DEFAULT_MAX_UTILIZATION 0.8
+/* Prefill utilisation at which a replica serving one output token (no
+ * decode batch to cap it) is saturated when no target binds. M/D/1 waits
+ * grow as rho / (1 - rho), so the TTFT there is set by this value (about
+ * 500 prefill times at 0.999), not by the workload: the answer says so,
+ * and a ttft_ms target sizes for latency instead (review s16c F11). */
+#define INF_SATURATION_UTILISATION 0.999
 /* Longest prompt and output the engine sizes (tokens). */
 #define INF_MAX_TOKENS 10000000L
 /* vLLM's multi-step scheduling ran 1 to a few tens of steps per call */

@@ -324,7 +324,8 @@ static bool capacity_of(const struct replica *r, struct inf_point *pt,
 {
 	const struct inf_request *rq = r->c->rq;
 	bool by_rate = rq->output_tokens <= 1;
-	double hi = by_rate ? (1.0 - 1e-3) / r->w_pf : r->n_cap, lo;
+	double hi = by_rate ? INF_SATURATION_UTILISATION / r->w_pf : r->n_cap,
+	       lo;
 	struct inf_point p;
 
 	*limit = r->cap_limit;

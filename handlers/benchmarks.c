@@ -254,6 +254,81 @@ static void check_magnitudes(struct jv *v, const struct jtape *t,
 	}
 }
 
+/* 1 when string token i holds a character probe_shown_text_ok refuses.
+ * Unescaped ASCII (most of a report) is shown as it is: the parser has
+ * already refused raw control characters. */
+static int shown_refused(const struct jtape *t, uint32_t i)
+{
+	const struct jt_tok *k = &t->tok[i];
+	const unsigned char *p = (const unsigned char *)t->src + k->start;
+	char *buf;
+	int bad;
+
+	if (!k->escaped) {
+		uint32_t j = 0;
+		while (j < k->len && p[j] < 0x7f)
+			j++;
+		if (j == k->len)
+			return 0;
+	}
+	if (!(buf = malloc((size_t)k->len + 1)))
+		return 1;
+	bad = jtape_str(t, i, buf, (size_t)k->len + 1) < 0 ||
+	      !probe_shown_text_ok(buf);
+	free(buf);
+	return bad;
+}
+
+/* Every string of a report, member names included, is text that a page
+ * shows: the node page (GPU uuids, PCI ids), benchmark history (method,
+ * note, reason), the capacity report. The first that probe_shown_text_ok
+ * refuses is an error naming its path, "results[3].note" (review s15b:
+ * names; s16c F4: every other field). 1 once one is found. */
+static int check_shown(struct jv *v, const struct jtape *t, uint32_t i,
+		       char *path, size_t len, size_t cap)
+{
+	const struct jt_tok *k = &t->tok[i];
+	size_t n;
+
+	if (k->type == JT_STRING && shown_refused(t, i)) {
+		jv_error(v, len ? path : "report",
+			 "must hold no control character, line separator or "
+			 "bidirectional character");
+		return 1;
+	}
+	if (k->type == JT_ARRAY) {
+		n = 0;
+		for (uint32_t e = i + 1; e < k->next; e = t->tok[e].next, n++) {
+			snprintf(path + len, cap - len, "[%zu]", n);
+			if (check_shown(v, t, e, path, strlen(path), cap))
+				return 1;
+		}
+	}
+	if (k->type == JT_OBJECT) {
+		for (uint32_t m = i + 1; m < k->next; m = t->tok[m + 1].next) {
+			/* a name is shown only as its path: a refused one is
+			 * named by its parent */
+			const struct jt_tok *key = &t->tok[m];
+			if (shown_refused(t, m)) {
+				path[len] = '\0';
+				jv_error(v, len ? path : "report",
+					 "has a member name with a control "
+					 "character, line separator or "
+					 "bidirectional character");
+				return 1;
+			}
+			snprintf(path + len, cap - len, "%s%.*s",
+				 len ? "." : "",
+				 (int)(key->len < 64 ? key->len : 64),
+				 t->src + key->start);
+			if (check_shown(v, t, m + 1, path, strlen(path), cap))
+				return 1;
+		}
+	}
+	path[len] = '\0';
+	return 0;
+}
+
 /* The GPU fields the node page shows and the fleet view compares (PCIe
  * generation and width against their maximum): typed here, so that one
  * report cannot break those reads for everyone (a string where the fleet
@@ -370,6 +445,10 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		}
 	}
 	check_magnitudes(&v, t, a);
+	{
+		char path[256] = "";
+		check_shown(&v, t, 0, path, 0, sizeof(path));
+	}
 	node = jtape_get(t, 0, "node");
 	if (!node || t->tok[node].type != JT_OBJECT) {
 		jv_error(&v, "node", "is required: an object with hostname");
@@ -393,34 +472,20 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		rep->cuda_driver_version =
 		    jvt_text(t, jtape_get(t, node, "cuda_driver_version"), a);
 		{
-			/* probe_shown_text_ok (probe/contract.h): the probe's
-			 * checker applies the same function (review s16b F4) */
-			const struct {
-				const char *key, *val;
-			} shown[] = {
-			    {"cpu_model", rep->cpu_model},
-			    {"driver_version", rep->driver_version},
-			    {"cuda_driver_version", rep->cuda_driver_version},
-			};
+			/* shown as text: an object's or array's source text is
+			 * not a name (the probe's checker refuses it too,
+			 * review s16c F4); check_shown covers the characters */
+			static const char *const shown[] = {
+			    "cpu_model", "driver_version",
+			    "cuda_driver_version"};
 			for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]);
 			     k++) {
-				int at = jtape_get(t, node, shown[k].key);
-				/* an object's or array's source text is
-				 * not a name (the probe's checker refuses
-				 * it too, review s16c F4) */
-				if (at > 0 && (t->tok[at].type == JT_OBJECT ||
-					       t->tok[at].type == JT_ARRAY)) {
-					jv_error(&nv, shown[k].key,
+				uint32_t at = jtape_get(t, node, shown[k]);
+				if (at && (t->tok[at].type == JT_OBJECT ||
+					   t->tok[at].type == JT_ARRAY))
+					jv_error(&nv, shown[k],
 						 "must be a string, a number "
 						 "or null");
-					continue;
-				}
-				if (shown[k].val &&
-				    !probe_shown_text_ok(shown[k].val))
-					jv_error(&nv, shown[k].key,
-						 "must hold no control "
-						 "character or bidirectional "
-						 "override");
 			}
 		}
 		{
@@ -456,13 +521,9 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			}
 			check_gpu_info(&gv, t, x);
 			/* NVML may fail to name a GPU: null is allowed. */
-			if (jvt_present(t, x, "name") &&
-			    jvt_str(&gv, t, x, "name", false,
-				    PROBE_GPU_NAME_MAX, a, &s) == 0 &&
-			    !probe_shown_text_ok(s))
-				jv_error(&gv, "name",
-					 "must hold no control character or "
-					 "bidirectional override");
+			if (jvt_present(t, x, "name"))
+				jvt_str(&gv, t, x, "name", false,
+					PROBE_GPU_NAME_MAX, a, &s);
 			if (jvt_str(&gv, t, x, "uuid", true, PROBE_GPU_UUID_MAX,
 				    a, &s) == 0) {
 				int dup = 0;
@@ -471,13 +532,6 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				if (dup)
 					jv_error(&gv, "uuid",
 						 "appears twice in gpus[]");
-				else if (!probe_shown_text_ok(s))
-					/* the node page shows it (review
-					 * s16c F4) */
-					jv_error(&gv, "uuid",
-						 "must hold no control "
-						 "character or bidirectional "
-						 "override");
 				else
 					uuids.v[uuids.n++] = s;
 			}

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "engine/formulas.h"
 #include "handlers/calib.h"
 #include "handlers/names.h"
 #include "handlers/problem.h"
@@ -23,27 +24,13 @@ const char *const calib_mode_names[] = {"auto", "datasheet", "measured", NULL};
 
 json_t *sizing_real(double x, int digits)
 {
-	double r;
-	int p;
-
 	/* jansson has no NaN or Infinity (json_real answers NULL, and the
 	 * member would silently go missing): null, which sizing_persist
-	 * refuses as a 500 naming the member.
-	 */
+	 * refuses as a 500 naming the member. Beyond 1e+-290 a number is
+	 * written unrounded (issue 15: a subnormal price made 10^p inf). */
 	if (!isfinite(x))
 		return json_null();
-	if (x == 0)
-		return json_real(0); /* -0 too */
-	/* 10^p is a double only for |p| <= 308: below 1e-290 (a subnormal
-	 * price made it 10^327 = inf, and inf / inf NaN) or above 1e290 a
-	 * number is written unrounded (issue 15).
-	 */
-	p = digits - 1 - (int)floor(log10(fabs(x)));
-	if (p > 300 || p < -300)
-		return json_real(x);
-	r = round(x * pow(10, p)) / pow(10, p);
-	/* Rounding up at the top of the range (1.7977e308) overflows. */
-	return json_real(isfinite(r) ? r : x);
+	return json_real(x == 0 ? 0 : fx_round_sig(x, digits)); /* -0 too */
 }
 
 /* Catalog GPU -> engine hardware description. */

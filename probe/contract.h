@@ -1,8 +1,8 @@
 /* What a probe report may say and the service accepts (POST
  * /v1/benchmarks): the one copy of the vocabulary the probe (probe/report.c,
  * probe/report_check.c, probe/check.c) and the service (handlers/benchmarks.c)
- * both read. Plain macros and one self-contained inline rule, no types: the
- * service includes this file and nothing else of the probe.
+ * both read. Plain macros and the self-contained inline rules on shown text,
+ * no types: the service includes this file and nothing else of the probe.
  *
  * docs/PROBE.md "Report format" documents it; openapi.yaml and
  * probe/report.schema.json repeat the metric names as enums, and
@@ -10,6 +10,8 @@
  */
 #ifndef GPUSIZER_PROBE_CONTRACT_H
 #define GPUSIZER_PROBE_CONTRACT_H
+
+#include <stddef.h>
 
 /* What POST /v1/benchmarks accepts (handlers/benchmarks.c validate,
  * handlers/jsonv.c, handlers/util.c); the checker applies every one of
@@ -77,7 +79,9 @@ static inline long long probe_days_from_civil(long long y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-/* 1 when the UTF-8 text s may be shown: no C0 control, DEL or C1 control
+/* Shown text. probe_shown_text_ok is 1 when the UTF-8 text s may be
+ * shown, probe_shown_refused_len the bytes of the refused character at p
+ * (0: none starts there): no C0 control, DEL or C1 control
  * (U+0080..U+009F), no line or paragraph separator (U+2028, U+2029), no
  * bidirectional mark, embedding, override or isolate (U+061C, U+200E,
  * U+200F, U+202A..U+202E, U+2066..U+2069). The fleet view and the capacity
@@ -86,7 +90,7 @@ static inline long long probe_days_from_civil(long long y, int m, int d)
  * operator reads (review s15, s15b). One function for the server's
  * validation and the probe's checker, so that the two cannot drift apart
  * (review s16b F4). */
-static inline int probe_shown_text_ok(const char *s)
+static inline size_t probe_shown_refused_len(const unsigned char *p)
 {
 	/* UTF-8 lead bytes and the continuation range of what is refused;
 	 * b1 0: a two-byte sequence b0 lo..hi */
@@ -97,26 +101,50 @@ static inline int probe_shown_text_ok(const char *s)
 	    {0xe2, 0x80, 0x8e, 0x8f}, {0xe2, 0x80, 0xa8, 0xae},
 	    {0xe2, 0x81, 0xa6, 0xa9},
 	};
-	const unsigned char *p = (const unsigned char *)s;
 
-	for (; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-		for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]);
-		     i++) {
-			const unsigned char *c = p + 1;
-			if (p[0] != refused[i].b0)
+	if (*p < 0x20 || *p == 0x7f)
+		return 1;
+	for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const unsigned char *c = p + 1;
+		if (p[0] != refused[i].b0)
+			continue;
+		if (refused[i].b1) {
+			if (p[1] != refused[i].b1)
 				continue;
-			if (refused[i].b1) {
-				if (p[1] != refused[i].b1)
-					continue;
-				c = p + 2;
-			}
-			if (*c >= refused[i].lo && *c <= refused[i].hi)
-				return 0;
+			c = p + 2;
+		}
+		if (*c >= refused[i].lo && *c <= refused[i].hi)
+			return (size_t)(c - p) + 1;
+	}
+	return 0;
+}
+
+static inline int probe_shown_text_ok(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (probe_shown_refused_len(p))
+			return 0;
+	return 1;
+}
+
+/* Replaces, in place, each character probe_shown_text_ok refuses with
+ * '?': the probe's own free text (a library's error string, a reason
+ * built from one) is shown text too, and a report the server would
+ * refuse for it would be lost (review s16c F4). */
+static inline void probe_shown_text_clean(char *s)
+{
+	unsigned char *p = (unsigned char *)s, *out = p;
+
+	while (*p) {
+		size_t n = probe_shown_refused_len(p);
+		if (n) {
+			*out++ = '?';
+			p += n;
+		} else {
+			*out++ = *p++;
 		}
 	}
-	return 1;
+	*out = '\0';
 }
 
 /* The metric names, as an X-macro so that each reader builds the form it

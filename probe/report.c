@@ -192,8 +192,16 @@ static json_t *jint(long long v)
 /* Invalid UTF-8 (a driver's string, say) is written as null. */
 static json_t *jstr(const char *s)
 {
-	json_t *v = (s && *s) ? json_string(s) : NULL;
+	json_t *v = NULL;
+	char *shown;
 
+	/* every string of a report is shown text (probe_shown_text_clean):
+	 * a library's message with a line break must not lose the report */
+	if (s && *s && (shown = strdup(s)) != NULL) {
+		probe_shown_text_clean(shown);
+		v = json_string(shown);
+		free(shown);
+	}
 	return v ? v : json_null();
 }
 
@@ -404,15 +412,17 @@ static json_t *gpu_json(const struct probe_gpu *g)
 	return o;
 }
 
-/* 1 when g can be listed: a UUID of 1..96 bytes of valid UTF-8 not seen
- * before, an index in [0, 256]. */
+/* 1 when g can be listed: a UUID of 1..96 bytes of valid UTF-8, shown
+ * text as it is (results name it verbatim), not seen before, an index in
+ * [0, 256]. */
 static int gpu_listable(const struct probe_gpu *g, const json_t *uuids)
 {
 	size_t n = strlen(g->uuid);
 	json_t *t;
 
 	if (n == 0 || n > PROBE_GPU_UUID_MAX || g->index < 0 ||
-	    g->index > PROBE_MAX_GPUS || json_object_get(uuids, g->uuid))
+	    g->index > PROBE_MAX_GPUS || !probe_shown_text_ok(g->uuid) ||
+	    json_object_get(uuids, g->uuid))
 		return 0;
 	t = json_string(g->uuid);
 	json_decref(t);

@@ -32,7 +32,17 @@ if [ -z "${DATABASE_URL:-}" ]; then
 			echo "run: stop it first (Ctrl-C in its terminal), or run this one from another checkout or with DATABASE_URL set." >&2
 			exit 1
 		fi
-		printf '%s\n' "$$" >"$owner" # left by a run that was killed
+		# Left by a run that was killed. Its daemon may outlive it (kill -9
+		# of run.sh does not reach the child): one still serving from this
+		# checkout holds the cluster and the port (review s16c F14).
+		for p in $(ps -eo pid=,comm= | awk '$2 == "gpusizerd" {print $1}'); do
+			if [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$(pwd -P)" ]; then
+				echo "run: a gpusizerd (pid $p) left by a killed make run still serves this checkout ($pgdir)." >&2
+				echo "run: stop it first (kill $p), then make run again." >&2
+				exit 1
+			fi
+		done
+		printf '%s\n' "$$" >"$owner"
 	fi
 	own_pid=1
 	if deploy/dev/pg.sh status "$pgdir"; then

@@ -224,5 +224,33 @@ fi
 grep -q 'no database: set DATABASE_URL' "$T/nodb.err" &&
 	ok "without either, the CLI says how to give a database" || not_ok "without either, the CLI says how" "$(cat "$T/nodb.err")"
 
+# --- make run owns its checkout: a second run is refused, and so is one
+# beside the daemon a killed run left (review s16b F3, s16c F14). A copy of
+# run.sh in a scratch checkout; "gpusizerd" there is sleep under that name,
+# so no cluster is started when a guard fails to refuse.
+co=$T/co
+mkdir -p "$co/deploy/dev" "$co/build" "$co/var"
+cp "$TOP/deploy/dev/run.sh" "$TOP/deploy/dev/pg.sh" "$co/deploy/dev/"
+cp "$(command -v sleep)" "$co/build/gpusizerd"
+bash -c 'sleep 60; :' deploy/dev/run.sh &
+live=$!
+printf '%s\n' "$live" >"$co/var/run.pid"
+env -u DATABASE_URL "$co/deploy/dev/run.sh" >"$T/run2.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "another make run (pid $live)" "$T/run2.out" && [ "$(cat "$co/var/run.pid")" = "$live" ] &&
+	ok "a second make run is refused and leaves the first one's run.pid" ||
+	not_ok "a second make run is refused (rc $rc)" "$(cat "$T/run2.out")"
+kill "$live" 2>/dev/null
+(cd "$co" && exec build/gpusizerd 60) &
+orphan=$!
+env -u DATABASE_URL "$co/deploy/dev/run.sh" >"$T/run3.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "gpusizerd (pid $orphan) left by a killed make run" "$T/run3.out" &&
+	[ "$(cat "$co/var/run.pid")" = "$live" ] && [ ! -e "$co/var/database_url" ] &&
+	ok "a make run beside a killed run's daemon is refused, naming it" ||
+	not_ok "a make run beside a killed run's daemon is refused (rc $rc)" "$(cat "$T/run3.out")"
+kill "$orphan" 2>/dev/null
+wait "$live" "$orphan" 2>/dev/null
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

@@ -327,6 +327,11 @@ check "max_num_batched_tokens 16: capacity limited_by the token budget, binding 
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":1024,"output_tokens":1,"tp":1,"top":1}'
 check "one output token, no targets: limited_by prefill, binding compute, no KV advice, a queueing warning" 201 \
 	'.plans[0].capacity.limited_by == "prefill" and .plans[0].binding == "compute" and ([.warnings[] | select(test("KV-cache"))] | length) == 0 and ([.warnings[] | select(test("^no latency targets: capacity is the saturation"))] | length) == 1 and .plans[0].latency_alone_ms > 0'
+# review s16c F11: that TTFT is set by the engine's saturation (99.9 % of
+# the prefill rate), which the warning names, and it quotes the figures as
+# the fields print them
+check "one output token, no targets: the warning names the 99.9 % saturation and quotes the fields' TTFT and latency_alone_ms" 201 \
+	'.plans[0] as $p | [.warnings[] | select(test("prefill 99.9 % busy")) | select(contains("TTFT (\($p.capacity.ttft_ms) ms)")) | select(contains("latency_alone_ms \($p.latency_alone_ms) "))] | length == 1'
 
 # review s14 F5: SGLang's 8,192-token budget with 16-token prompts: TTFT is
 # missed past capacity only for the chunks the decode batch took from the

@@ -609,6 +609,40 @@ static void test_check_server_cases(void)
 	json_decref(base);
 }
 
+/* The encoder's own free text is shown text (review s16c F4): a library
+ * message with a line break, an escape or a bidirectional override is
+ * written with '?' in their place, so the report is not refused for it. */
+static void test_encoder_cleans_shown_text(void)
+{
+	struct probe_report r;
+	char err[256] = "";
+	json_t *j;
+
+	make_report(&r);
+	snprintf(r.error_message, sizeof(r.error_message),
+		 "nccl: remote\nerror \x1b[31m\xe2\x80\xaeX caf\xc3\xa9");
+	snprintf(r.results[1].reason, sizeof(r.results[1].reason),
+		 "\xc2\x85skipped\x7f");
+	j = probe_report_to_json(&r);
+	CHECK(j != NULL);
+	if (j) {
+		json_t *res = json_object_get(j, "results");
+		const char *msg = json_string_value(
+		    json_object_get(json_object_get(j, "error"), "message"));
+		const char *why = json_string_value(
+		    json_object_get(json_array_get(res, 1), "reason"));
+		CHECK(msg && !strcmp(msg, "nccl: remote?error ?[31m?X "
+					  "caf\xc3\xa9"));
+		CHECK(why && !strcmp(why, "?skipped?"));
+		CHECK(probe_report_check(j, err, sizeof(err)) == 0);
+	}
+	json_decref(j);
+	probe_report_free(&r);
+	CHECK(probe_shown_text_ok("caf\xc3\xa9 \xe2\x80\x93 \xc2\xb5s"));
+	CHECK(!probe_shown_text_ok("a\xe2\x81\xa6"
+				   "b"));
+}
+
 int main(void)
 {
 	RUN(test_check_gpu_uuid_in_gpus);
@@ -622,5 +656,6 @@ int main(void)
 	RUN(test_metrics_documented);
 	RUN(test_check_sizes_and_depth);
 	RUN(test_check_server_cases);
+	RUN(test_encoder_cleans_shown_text);
 	return testlib_finish();
 }
