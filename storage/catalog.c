@@ -134,7 +134,10 @@ enum store_status store_gpu_get(struct db_pool *pool, const char *name,
 
 /* A conditional PUT (catalog.h): $3 of the upsert says which condition
  * - none; any existing row (If-Match: *); the row at one of the versions
- * of $4, updated_at values comma-separated (If-Match: tags); no row
+ * of $4, updated_at values comma-separated (If-Match: tags), compared
+ * as the text the ETag carries (to_json's rendering), byte for byte: RFC
+ * 9110's strong comparison, as If-None-Match's on GET (review s16c F6:
+ * the same instant written with Z matched); no row
  * (If-None-Match: *, given as
  * "!") - so the statement inserts only when none or absent and updates
  * only when the condition holds. */
@@ -240,8 +243,8 @@ enum store_status store_gpu_put(struct db_pool *pool, const char *name,
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
 		" WHERE $3 IN ('none', 'any')"
-		"  OR ($3 = 'version' AND g.updated_at ="
-		"   ANY(string_to_array($4, ',')::timestamptz[]))"
+		"  OR ($3 = 'version' AND to_json(g.updated_at) #>> '{}' ="
+		"   ANY(string_to_array($4, ',')))"
 		" RETURNING (xmax = 0) AS created, " GPU_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " GPU_FIELDS "  ) x) FROM up",
@@ -407,8 +410,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  source = EXCLUDED.source, notes = EXCLUDED.notes,"
 		"  updated_at = now()"
 		" WHERE $3 IN ('none', 'any')"
-		"  OR ($3 = 'version' AND s.updated_at ="
-		"   ANY(string_to_array($4, ',')::timestamptz[]))"
+		"  OR ($3 = 'version' AND to_json(s.updated_at) #>> '{}' ="
+		"   ANY(string_to_array($4, ',')))"
 		" RETURNING (xmax = 0) AS created, " STACK_FIELDS ")"
 		" SELECT created, (SELECT row_to_json(x) FROM "
 		"(SELECT " STACK_FIELDS "  ) x) FROM up",

@@ -110,6 +110,12 @@ check_problem "If-Match: a list of stale tags only: 412" 412
 etag=$(curl -sS -D - -o /dev/null "$GSZ_URL/v1/gpus/$name" | grep -i '^etag:' | cut -d' ' -f2- | tr -d '\r')
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "If-Match: W/$etag" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 9')"
 check_problem "If-Match: the current tag, weak: 412" 412
+# strong comparison is of the tag's characters: the same instant written
+# another way is another tag (review s16c F6: it matched)
+zetag=$(printf '%s' "$etag" | sed 's/+00:00"$/Z"/')
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -H "If-Match: $zetag" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 9')"
+[ "$zetag" != "$etag" ] && check_problem "If-Match: the current instant spelled with Z ($zetag): 412" 412 ||
+	not_ok "the ETag ends in +00:00 ($etag)"
 req GET "/v1/gpus/$name"
 check "the refused list and weak PUTs wrote nothing" 200 '.price_per_gpu_hour == 2.8'
 # a GET with If-None-Match naming the current version: 304, no content,
