@@ -84,6 +84,32 @@ double inf_weights_read(const struct ictx *c, int tp, double b)
 	return w;
 }
 
+/* GEMM compute time (s) of one forward pass over `rows` tokens on one
+ * tp-rank: 2 * matmul_active * rows FLOPs, each GEMM at the shape factor
+ * of its smallest dimension (engine/gemm.h). A routed expert's GEMMs see
+ * only the rows routed to it, rows * k / E under uniform routing (at least
+ * one: an expert no row reaches is not run): Mixtral's 8 experts, top 2,
+ * multiply a 1,024-token prompt as four 256-row GEMMs, not one of 1,024.
+ * The training engine's per-expert rows are the same (training_time.c). */
+static double gemm_compute_s(const struct ictx *c, int tp, double rows)
+{
+	const struct model_moe *moe = &c->rq->model.moe;
+	double wide = fmin(c->h, c->f_width / (double)tp);
+	double rest = c->P.matmul_active, t = 0.0;
+
+	if (moe->experts > 0 && c->W_routed > 0) {
+		double k_of_e = (double)moe->top_k / (double)moe->experts;
+		double routed = c->P.routed_expert * k_of_e;
+		double f = gemm_shape_factor(
+		    fmin(fmax(1.0, rows * k_of_e), wide), ENG_BF16);
+
+		rest -= routed;
+		t += 2.0 * routed * rows / (double)tp / (c->R * f);
+	}
+	return t + 2.0 * rest * rows / (double)tp /
+		       (c->R * gemm_shape_factor(fmin(rows, wide), ENG_BF16));
+}
+
 /* Per step: kernel launch/tail overhead, 2 TP all-reduces of the hidden
  * states per layer (NCCL's model, engine/collective.h), and the stage
  * hand-offs of a pipeline across nodes. */
@@ -120,14 +146,11 @@ static const enum eng_binding limit_binding[INF_LIMIT_COUNT] = {
 double inf_prefill_s(const struct ictx *c, int tp, int pp, double n_seq)
 {
 	double I = (double)c->rq->prompt_tokens, n = n_seq * I;
-	double gemm_flops = 2.0 * c->P.matmul_active * n;
 	double attn_flops = n *
 			    model_attn_fwd_flops_per_token(&c->rq->model, I) *
 			    CAUSAL_FRACTION;
-	double f = gemm_shape_factor(
-	    fmin(n, fmin(c->h, c->f_width / (double)tp)), ENG_BF16);
-	double t_gemm = fmax(gemm_flops / (double)tp / (c->R * f),
-			     inf_weights_read(c, tp, n) / c->hbm);
+	double t_gemm =
+	    fmax(gemm_compute_s(c, tp, n), inf_weights_read(c, tp, n) / c->hbm);
 	double t_attn = attn_flops / (double)tp / c->R_attn;
 
 	return t_gemm + t_attn + fixed_overhead(c, tp, pp, n);
@@ -142,12 +165,9 @@ double inf_decode_s(const struct ictx *c, int tp, int pp, double b, double ctx,
 {
 	double kv = model_kv_bytes_per_token(&c->rq->model, c->kvB, tp);
 	double w = inf_weights_read(c, tp, b), kvb = b * ctx * kv;
-	double gemm_flops = 2.0 * c->P.matmul_active * b / (double)tp;
 	double attn_flops =
 	    b * model_attn_fwd_flops_per_token(&c->rq->model, ctx) / (double)tp;
-	double f = gemm_shape_factor(
-	    fmin(b, fmin(c->h, c->f_width / (double)tp)), ENG_BF16);
-	double gm = w / c->hbm, gc = gemm_flops / (c->R * f);
+	double gm = w / c->hbm, gc = gemm_compute_s(c, tp, b);
 	double am = kvb / c->hbm, ac = attn_flops / c->R_attn;
 
 	if (t_mem_out)
@@ -191,15 +211,12 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 	 * shape, attention, collectives). Its latency alone stays t_pf. */
 	{
 		double n = I;
-		double f = gemm_shape_factor(
-		    fmin(n, fmin(c->h, c->f_width / (double)tp)), ENG_BF16);
-		r->w_pf =
-		    2.0 * c->P.matmul_active * n / (double)tp / (c->R * f) +
-		    n * model_attn_fwd_flops_per_token(&rq->model, I) *
-			CAUSAL_FRACTION / (double)tp / c->R_attn +
-		    2.0 * c->L *
-			coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0, c->intra,
-				    rq->gpu.intra_node_link);
+		r->w_pf = gemm_compute_s(c, tp, n) +
+			  n * model_attn_fwd_flops_per_token(&rq->model, I) *
+			      CAUSAL_FRACTION / (double)tp / c->R_attn +
+			  2.0 * c->L *
+			      coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0,
+					  c->intra, rq->gpu.intra_node_link);
 	}
 	r->others = 1.0; /* open loop until a closed one says otherwise */
 	r->ctx = I + (double)rq->output_tokens / 2.0;

@@ -328,6 +328,14 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->n_up = up_mult * c->ffn_width;
 		c->w_down = c->h * act_ffn;
 		c->n_down = c->ffn_width;
+		if (m->moe.experts > 0) {
+			double routed = c->moe_frac * (double)m->moe.top_k *
+					(double)m->moe.expert_ffn_hidden_size;
+			c->w_up_routed = up_mult * c->h * routed;
+			c->w_down_routed = c->h * routed;
+			c->routed_rows =
+			    (double)m->moe.top_k / (double)m->moe.experts;
+		}
 	}
 
 	c->attn_fwd_layer_token =

@@ -64,6 +64,9 @@ struct ctx {
 	double w_qkv, w_o, w_up, w_down;
 	double n_qkv, n_o, n_up, n_down; /* output/inner dims at t = 1 */
 	double ffn_width;		 /* f or f_e (for shape) */
+	/* the routed experts' share of w_up and w_down, and the rows each
+	 * routed expert sees per token of its EP rank: k / E */
+	double w_up_routed, w_down_routed, routed_rows;
 	/* the stack profile's terms (stack.h, MODEL.md §4a) */
 	double r_lin16;	      /* FP8: the 16-bit rate its GEMMs never trail */
 	double tp_overlap;    /* share of TP time hidden behind GEMMs */

@@ -25,18 +25,35 @@ static bool fp8_gather(const struct ctx *c, const struct trn_layout *l)
 	return c->fp8_ag_layer > 0.0 && l->zero >= 3 && trn_zero_ranks(l) > 1;
 }
 
-static double lin_shape_factor(const struct ctx *c, int t, double tokens,
-			       enum eng_dtype dt)
+/* The flops-weighted shape factor of a layer's linear GEMMs (engine/gemm.h:
+ * the smallest of each GEMM's dimensions). A routed expert's GEMMs see
+ * the rows routed to it: each of the ep ranks of its group sends it
+ * tokens * k / E under uniform routing (at least one), so with 64 experts
+ * a GPU a micro-batch of 4,096 tokens, top 8, EP 8 is 64 GEMMs of 512 rows,
+ * not of 4,096 (VALIDATION.md MoE: a gap named there; the prefill and
+ * decode use the same rows, inference_replica.c gemm_compute_s). */
+static double lin_shape_factor(const struct ctx *c, const struct trn_layout *l,
+			       double tokens, enum eng_dtype dt)
 {
-	double tt = (double)t;
-	double dims[4] = {c->n_qkv / tt, c->n_o / tt, c->n_up / tt,
-			  c->n_down / tt};
-	double w[4] = {c->w_qkv, c->w_o, c->w_up, c->w_down};
+	double tt = (double)l->tp;
+	double expert_rows = fmax(1.0, tokens * c->routed_rows * (double)l->ep);
+	double dims[6] = {c->n_qkv / tt,  c->n_o / tt,	c->n_up / tt,
+			  c->n_down / tt, c->n_up / tt, c->n_down / tt};
+	double rows[6] = {tokens, tokens,      tokens,
+			  tokens, expert_rows, expert_rows};
+	double w[6] = {c->w_qkv,
+		       c->w_o,
+		       c->w_up - c->w_up_routed,
+		       c->w_down - c->w_down_routed,
+		       c->w_up_routed,
+		       c->w_down_routed};
 	double sum_w = 0.0, sum_t = 0.0;
 
 	/* Flops-weighted harmonic mean: time adds up, not rates. */
-	for (int i = 0; i < 4; i++) {
-		double md = fmin(fmin(dims[i], c->h), tokens);
+	for (int i = 0; i < 6; i++) {
+		double md = fmin(fmin(dims[i], c->h), rows[i]);
+		if (!(w[i] > 0.0))
+			continue;
 		sum_w += w[i];
 		sum_t += w[i] / gemm_shape_factor(md, dt);
 	}
@@ -118,7 +135,7 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 {
 	double t = (double)l->tp;
 	enum eng_dtype dt = c->rq->precision;
-	double f_lin = lin_shape_factor(c, l->tp, tokens, dt);
+	double f_lin = lin_shape_factor(c, l, tokens, dt);
 	double lin_fwd =
 	    2.0 * tokens * c->active_layer / t / (c->r_lin * f_lin);
 	double attn_fwd_flops = tokens * c->attn_fwd_layer_token / t;
@@ -129,11 +146,10 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	/* FP8 GEMMs are never slower than the same GEMM in 16-bit (a
 	 * recipe keeps a layer too small to gain in BF16; gemm.h). */
 	if (c->r_lin16 > 0.0)
-		lin_fwd =
-		    fmin(lin_fwd,
-			 2.0 * tokens * c->active_layer / t /
-			     (c->r_lin16 *
-			      lin_shape_factor(c, l->tp, tokens, ENG_BF16)));
+		lin_fwd = fmin(lin_fwd,
+			       2.0 * tokens * c->active_layer / t /
+				   (c->r_lin16 *
+				    lin_shape_factor(c, l, tokens, ENG_BF16)));
 	if (l->flash_attention) {
 		/* Causal flash attention skips the masked half of the
 		 * blocks; the FLOP accounting (MFU) keeps the full count. */

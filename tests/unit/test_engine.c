@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "engine_fixtures.h"
 #include "formulas.h"
+#include "gemm.h"
 #include "inference.h"
 #include "model.h"
 #include "testlib.h"
@@ -648,6 +649,65 @@ static void test_ep_all_to_all_split(void)
 	CHECK(ep_comm_at(8, 40) < t80);
 }
 
+/* A routed expert's GEMMs see the rows routed to it (training_time.c
+ * lin_shape_factor): Mixtral-like with 64 experts, top 2, one micro-batch
+ * of 4,096 tokens gives each expert 4,096 * 2 / 64 = 128 rows at EP 1 and
+ * 1,024 at EP 8. Only the routed GEMMs' shape factor differs between the
+ * two, so compute_s differs by, per layer and pass (forward + 2 backward,
+ * 32 layers), the routed FLOPs 2 * 4,096 * 6 * 4,096 * 14,336 at
+ * 1/f(128) - 1/f(1,024) of the 16-bit GEMM rate (hand value; the router's
+ * 4,096 * 64 parameters ride at the layer's mean factor: within 1 %). */
+static double moe_compute_at_ep(int ep)
+{
+	struct trn_request rq;
+	struct trn_layout l = {.tp = 1,
+			       .pp = 1,
+			       .dp = 8,
+			       .ep = ep,
+			       .cp = 1,
+			       .vp = 1,
+			       .zero = 1,
+			       .recompute = ENG_RC_NONE,
+			       .flash_attention = true,
+			       .micro_batch = 1,
+			       .offload = TRN_OFFLOAD_NONE};
+	struct trn_plan p;
+	struct eng_error e;
+
+	trn_request_init(&rq);
+	rq.model = mixtral_like(64);
+	rq.seq_len = 4096;
+	rq.global_batch_size = 8;
+	rq.gpu = gpu_h100();
+	rq.gpu.memory_gib = 1e4;
+	rq.gpus = 8;
+	if (trn_evaluate(&rq, &l, &p, &e) != 0) {
+		printf("# %s: %s\n", e.field, e.message);
+		return -1;
+	}
+	return p.time.compute_s;
+}
+
+static void test_moe_expert_rows(void)
+{
+	struct trn_request rq;
+	double r, want, t1 = moe_compute_at_ep(1), t8 = moe_compute_at_ep(8);
+
+	trn_request_init(&rq);
+	rq.gpu = gpu_h100();
+	r = hw_gemm_rate(&rq.gpu, ENG_BF16).value * 1e12 *
+	    rq.stack.gemm_clock_derate;
+	want = 3.0 * 32.0 * 2.0 * 4096.0 * 6.0 * 4096.0 * 14336.0 / r *
+	       (1.0 / gemm_shape_factor(128, ENG_BF16) -
+		1.0 / gemm_shape_factor(1024, ENG_BF16));
+	printf("# 64 experts, top 2: compute %.4f s at EP 1 (128 rows an "
+	       "expert), %.4f s at EP 8 (1,024); difference %.4f s, by hand "
+	       "%.4f s\n",
+	       t1, t8, t1 - t8, want);
+	CHECK(t1 > t8 && t8 > 0);
+	CHECK(fabs((t1 - t8) / want - 1.0) < 0.01);
+}
+
 /* Every MoE pre-training answer says how far MoE estimates are from
  * published runs; a LoRA fine-tune of the same model does not (the rows
  * behind the figure are pre-training), nor does a dense model. */
@@ -886,6 +946,7 @@ int main(void)
 	RUN(test_params);
 	RUN(test_params_moe);
 	RUN(test_ep_all_to_all_split);
+	RUN(test_moe_expert_rows);
 	RUN(test_moe_warning);
 	RUN(test_params_mla);
 	RUN(test_71_one_head);
