@@ -74,13 +74,41 @@ static const char *caveat(char *buf, size_t len, const struct cmp_entry *e)
 	return buf;
 }
 
+/* Training rows run each type's plan for the objective, on its own GPU
+ * count: where the counts differ a time ratio compares plans, not GPU
+ * types, and the verdict says so (review s17a F1: 16 L40S "faster" than 4
+ * H100 under objective cost). Writes " on N GPUs" for row i to buf when
+ * any runnable row's count differs, else "" (buf is always set). */
+static const char *gpus_note(char *buf, size_t len, const struct cmp_entry *e,
+			     int n, int i, enum cmp_kind kind)
+{
+	bool differ = false;
+
+	buf[0] = '\0';
+	for (int j = 0; j < n && kind == CMP_TRAINING; j++)
+		differ |= e[j].ok && e[j].gpus != e[i].gpus;
+	if (!differ)
+		return "";
+	snprintf(buf, len, " on %ld GPU%s", e[i].gpus,
+		 e[i].gpus == 1 ? "" : "s");
+	return buf;
+}
+
+/* The last tie-break, on time and cost alike: the name, so that the
+ * verdict never depends on the order of gpus (review s17c F7: H100 and
+ * H800 at one price and one time swapped with the list). */
+static bool by_name(const struct cmp_entry *a, const struct cmp_entry *b)
+{
+	return strcmp(a->name, b->name) < 0;
+}
+
 int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 	     const char *constraint, struct cmp_result *out,
 	     struct eng_error *err)
 {
 	int ch = -1, fa = -1;
 	bool any_meets = false;
-	char speed[32], cost[32], cv1[160], cv2[160];
+	char speed[32], cost[32], cv1[160], cv2[160], g1[32], g2[32];
 	static const char *const jobs[] = {
 	    [CMP_TRAINING] = "this job",
 	    [CMP_INFERENCE] = "this load",
@@ -105,7 +133,9 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		if (!rankable(&e[i]) || (any_meets && !e[i].meets))
 			continue;
 		if (ch < 0 || e[i].cost < e[ch].cost ||
-		    (e[i].cost == e[ch].cost && e[i].time_s < e[ch].time_s))
+		    (e[i].cost == e[ch].cost &&
+		     (e[i].time_s < e[ch].time_s ||
+		      (e[i].time_s == e[ch].time_s && by_name(&e[i], &e[ch])))))
 			ch = i;
 		/* on equal time the cheaper is fastest, so the verdict
 		 * does not depend on the order of gpus (review s16a F6);
@@ -114,7 +144,10 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		if (fa < 0 || e[i].time_s < e[fa].time_s * (1.0 - SAME_TIME) ||
 		    (e[i].time_s <= e[fa].time_s * (1.0 + SAME_TIME) &&
 		     (e[i].cost < e[fa].cost ||
-		      (e[i].cost == e[fa].cost && e[i].time_s < e[fa].time_s))))
+		      (e[i].cost == e[fa].cost &&
+		       (e[i].time_s < e[fa].time_s ||
+			(e[i].time_s == e[fa].time_s &&
+			 by_name(&e[i], &e[fa])))))))
 			fa = i;
 	}
 	out->cheapest = ch;
@@ -165,41 +198,46 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		r->cheapest = i == ch;
 		r->fastest = i == fa;
 		ratio_text(cost, sizeof(cost), r->cost_vs_cheapest, 2);
+		gpus_note(g1, sizeof(g1), e, n, i, kind);
+		gpus_note(g2, sizeof(g2), e, n, ch, kind);
 		if (i == ch) {
 			snprintf(r->verdict, sizeof(r->verdict),
-				 "%s: cheapest for %s%s%s", e[i].name, job,
-				 i == fa ? " and fastest" : "",
+				 "%s%s: cheapest for %s%s%s", e[i].name, g1,
+				 job, i == fa ? " and fastest" : "",
 				 caveat(cv1, sizeof(cv1), &e[i]));
 		} else if (any_meets && !e[i].meets && constraint) {
 			snprintf(r->verdict, sizeof(r->verdict),
 				 "%s: misses %s; %sx the cost of %s for %s",
 				 e[i].name, constraint, cost, e[ch].name, job);
 		} else if (fabs(r->speedup_vs_cheapest - 1.0) < SAME_SPEED) {
-			snprintf(r->verdict, sizeof(r->verdict),
-				 "%s: about as fast, %sx the cost of %s for %s",
-				 e[i].name, cost, e[ch].name, job);
+			snprintf(
+			    r->verdict, sizeof(r->verdict),
+			    "%s%s: about as fast, %sx the cost of %s%s for "
+			    "%s",
+			    e[i].name, g1, cost, e[ch].name, g2, job);
 		} else {
 			double s = r->speedup_vs_cheapest >= 1.0
 				       ? r->speedup_vs_cheapest
 				       : 1.0 / r->speedup_vs_cheapest;
-			snprintf(
-			    r->verdict, sizeof(r->verdict),
-			    "%s: %sx %s, %sx the cost of %s for %s", e[i].name,
-			    ratio_text(speed, sizeof(speed), s,
-				       ratio_digits(s)),
-			    r->speedup_vs_cheapest >= 1.0 ? "faster" : "slower",
-			    cost, e[ch].name, job);
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "%s%s: %sx %s, %sx the cost of %s%s for %s",
+				 e[i].name, g1,
+				 ratio_text(speed, sizeof(speed), s,
+					    ratio_digits(s)),
+				 r->speedup_vs_cheapest >= 1.0 ? "faster"
+							       : "slower",
+				 cost, e[ch].name, g2, job);
 		}
 		/* when no row meets the constraint, each still says it
 		 * misses it (review s14: none did, and the rows read as if
 		 * they met it) */
 		if (!any_meets && constraint && !e[i].meets) {
 			char tmp[sizeof(r->verdict)];
-			size_t nl = strlen(e[i].name) + 2;
+			size_t nl = strlen(e[i].name) + strlen(g1) + 2;
 			if (strlen(r->verdict) >= nl) {
-				snprintf(tmp, sizeof(tmp), "%s: misses %s; %s",
-					 e[i].name, constraint,
-					 r->verdict + nl);
+				snprintf(tmp, sizeof(tmp),
+					 "%s%s: misses %s; %s", e[i].name, g1,
+					 constraint, r->verdict + nl);
 				memcpy(r->verdict, tmp, sizeof(tmp));
 			}
 		}
@@ -216,23 +254,25 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 			snprintf(head, sizeof(head),
 				 "among the GPU types that meet %s, ",
 				 constraint);
+		gpus_note(g1, sizeof(g1), e, n, fa, kind);
+		gpus_note(g2, sizeof(g2), e, n, ch, kind);
 		if (fa == ch)
 			snprintf(
 			    out->summary, sizeof(out->summary),
-			    "%s%s is both the fastest and the cheapest for "
+			    "%s%s%s is both the fastest and the cheapest for "
 			    "%s",
-			    head, e[fa].name, job);
+			    head, e[fa].name, g1, job);
 		else
 			snprintf(
 			    out->summary, sizeof(out->summary),
-			    "%s%s is fastest (%sx %s at %sx its cost); %s "
+			    "%s%s%s is fastest (%sx %s%s at %sx its cost); %s "
 			    "is cheapest",
-			    head, e[fa].name,
+			    head, e[fa].name, g1,
 			    ratio_text(speed, sizeof(speed),
 				       out->rows[fa].speedup_vs_cheapest,
 				       ratio_digits(
 					   out->rows[fa].speedup_vs_cheapest)),
-			    e[ch].name,
+			    e[ch].name, g2,
 			    ratio_text(cost, sizeof(cost),
 				       out->rows[fa].cost_vs_cheapest, 2),
 			    e[ch].name);

@@ -195,6 +195,10 @@ double hw_probe_plan_shape_factor(enum eng_dtype t);
  * measured rate already ran under its node's limit); HBM-bound work is
  * not scaled. docs/MODEL.md §5. */
 double hw_power_cap_ratio(const struct hw_spec *g);
+/* The steepest power_cap_slope a request may set: throughput under a cap
+ * falls no faster than the power share (clocks and voltage scale down,
+ * P ~ f V^2), so the ratio stays at least limit / board power. */
+#define HW_POWER_CAP_SLOPE_MAX 1.0
 double hw_default_power_cap_slope(void);
 /* The lowest limit the slope is evidenced for, as a fraction of the board
  * power (GPT-J at 350 of 700 W). */

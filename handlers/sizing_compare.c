@@ -17,6 +17,23 @@
 #include "lib/csv.h"
 #include "storage/catalog.h"
 
+/* What a training row's days are: the plan each GPU type's objective
+ * picks, on that plan's own GPU count (review s17a F1: under objective
+ * cost, 16 L40S were "faster" than 4 H100). */
+static const char *const trn_time_basis[TRN_OBJ_COUNT] = {
+    [TRN_OBJ_TIME] = "days = wall time of the whole job, each GPU type at "
+		     "its fastest plan (objective time), on that plan's "
+		     "GPU count (gpus)",
+    [TRN_OBJ_COST] = "days = wall time of the whole job, each GPU type at "
+		     "its cheapest plan (objective cost), on that plan's "
+		     "GPU count (gpus): a time ratio compares those plans, "
+		     "not the GPU types at one count",
+    [TRN_OBJ_GPUS] = "days = wall time of the whole job, each GPU type at "
+		     "its plan on the fewest GPUs (objective gpus), on that "
+		     "plan's GPU count (gpus): a time ratio compares those "
+		     "plans, not the GPU types at one count",
+};
+
 static const char *const top_keys[] = {"training", "inference",	   "gpus",
 				       "prices",   "power_limits", NULL};
 
@@ -759,7 +776,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			      training ? "training" : "inference", "model",
 			      "name", sj.model_name, "verdict", cmp.summary,
 			      "rows", rows, "time_basis",
-			      training ? "days = wall time of the whole job"
+			      training ? trn_time_basis[trq.objective]
 			      : irq.load_kind != INF_LOAD_NONE
 				  ? "tpot_ms = time per output token "
 				    "of the best plan at the load"

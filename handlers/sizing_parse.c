@@ -53,7 +53,11 @@ int sizing_parse_end(struct app *app, struct jv *v, const json_t *b,
 
 	if (jv_enum(v, b, "calibration", false, calib_mode_names, &e) == 0)
 		job->calib = (enum calib_mode)e;
-	jv_num(v, b, "power_cap_slope", false, 0.01, 2, &job->power_cap_slope);
+	/* at most 1: throughput falls no faster than the power share under a
+	 * cap (DVFS lowers clocks and voltage; review s17c F4: 2 made a rate
+	 * of 0) */
+	jv_num(v, b, "power_cap_slope", false, 0.01, HW_POWER_CAP_SLOPE_MAX,
+	       &job->power_cap_slope);
 	if (gpu_required) {
 		jv_str(v, b, "gpu", true, 64, &job->gpu_name);
 		jv_num(v, b, "power_limit_w", false, 1, 1e5,

@@ -47,6 +47,13 @@ req POST /v1/sizing/training "${J[@]}" -d "{$T8,\"power_limit_w\":-5}"
 check_problem "a negative limit: 400 naming power_limit_w" 400 power_limit_w
 req POST /v1/sizing/training "${J[@]}" -d "{$T8,\"power_cap_slope\":5}"
 check_problem "power_cap_slope 5: 400 naming it" 400 power_cap_slope
+# review s17c F4: a slope of 2 at half the board power left a rate of 0 (a
+# training 500, an inference 422 naming weight_precision); above 1 a cap
+# would cost more throughput than power
+req POST /v1/sizing/training "${J[@]}" -d "{$T8,\"power_limit_w\":350,\"power_cap_slope\":2}"
+check_problem "power_cap_slope 2 (rate 0 at 350 W): 400 naming it, not a 500" 400 power_cap_slope
+req POST /v1/sizing/training "${J[@]}" -d "{$T8,\"power_limit_w\":350,\"power_cap_slope\":1}"
+check "power_cap_slope 1 at half the board power: the rate is halved, no more" 201 '.basis.gemm_tflops.power_limit.ratio == 0.5'
 
 # A catalog entry without a board power cannot be scaled.
 gpu=nopower-$RANDOM$RANDOM

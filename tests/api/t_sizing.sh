@@ -234,6 +234,20 @@ for order in '"a100-sxm4-80gb","a800-sxm4-80gb"' '"a800-sxm4-80gb","a100-sxm4-80
 	check "compare, equal times ($order): the cheaper row is fastest" 201 \
 		'([.rows[] | select(.fastest)][0]) as $f | all(.rows[] | select(.ok and .days == $f.days); .cost >= $f.cost)'
 done
+# review s17a F1: under objective cost each row is its cheapest plan, on
+# its own GPU count: the verdicts name the counts, time_basis the objective
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e11,"max_gpus":64,"objective":"cost"},"gpus":["h100-sxm5-80gb","l40s-48gb"]}'
+check "training compare under objective cost: counts differ, and every verdict names each row's GPU count" 201 \
+	'(.time_basis | test("cheapest plan \\(objective cost\\)")) and ([.rows[].gpus] | unique | length) == 2 and all(.rows[]; . as $r | $r.verdict | contains("\($r.gpu) on \($r.gpus) GPUs")) and (.verdict | test(" on [0-9]+ GPUs"))'
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","l40s-48gb"]}'
+check "training compare on equal counts: no counts in the verdicts" 201 \
+	'([.rows[].gpus] | unique | length) == 1 and all(.rows[]; .verdict | test(" GPUs") | not)'
+# review s17c F7: equal time and equal cost break on the name
+for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
+	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
+	check "compare, equal time and cost ($order): the verdict names h100 either way" 201 \
+		'(.verdict | startswith("h100-sxm5-80gb is both the fastest and the cheapest")) and ([.rows[] | select(.fastest or .cheapest) | .gpu] | unique == ["h100-sxm5-80gb"])'
+done
 req POST /v1/sizing/compare "${J[@]}" -H 'Accept: text/csv' -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"requests_per_s":10}}'
 ct=$(header Content-Type)
 [[ $STATUS == 201 && $ct == text/csv* ]] && head -n 1 "$T/body" | grep -q '"gpu","ok","gpus"' &&
