@@ -52,6 +52,8 @@ struct req_state {
 	char request_id[40];
 	int route;	  /* index into the route table, or -1 */
 	int decided;	  /* res already holds the answer (an error) */
+	int close_after;  /* the answer closes the connection (framing the
+			     next request would trust cannot be trusted) */
 	int body_allowed; /* route reads a body */
 	struct sbuf body; /* the body so far, NUL-terminated */
 	size_t discarded;
@@ -340,7 +342,7 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c,
 		snprintf(ra, sizeof(ra), "%d", res->retry_after_s);
 		add_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
 	}
-	if (atomic_load(&s->app->draining))
+	if (atomic_load(&s->app->draining) || st->close_after)
 		add_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, (unsigned)res->status, r);
 	MHD_destroy_response(r);
@@ -488,14 +490,29 @@ struct framing {
 	int authorization;
 	int if_match;
 	int if_none_match;
+	int fields;   /* header fields */
+	size_t bytes; /* their names and values */
 };
 
+/* Header fields a request may carry, and their bytes (names and values):
+ * 100 fields as Apache's LimitRequestFields, 64 KiB as API.md states.
+ * Both keep a request well inside the connection's memory pool
+ * (http_daemon.c, twice this), where libmicrohttpd builds the answer's own
+ * header block: a request that filled the pool got no answer at all,
+ * though its handler ran (review s17b F2: 872 small headers). */
+#define REQ_MAX_HEADER_FIELDS 100
+#define REQ_MAX_HEADER_BYTES  (64 * 1024)
+#define REQ_MAX_TARGET_BYTES  (64 * 1024) /* the request target, raw */
+
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind,
-				     const char *key, const char *value)
+				     const char *key, size_t key_size,
+				     const char *value, size_t value_size)
 {
 	struct framing *f = cls;
 
 	(void)kind;
+	f->fields++;
+	f->bytes += key_size + value_size;
 	(void)value;
 	/* the headers counted, and where (an int of struct framing) */
 	static const struct {
@@ -562,11 +579,12 @@ static enum MHD_Result on_headers(struct http_server *s,
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *ctype = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	struct framing f = {0, 0, 0, 0, 0, 0, 0, 0};
+	struct framing f;
 	int nroutes, idx;
 	const struct route *table = routes_table(&nroutes);
 
 	*early = 0;
+	memset(&f, 0, sizeof(f));
 	url = origin_path(url);
 	st->req.method = method;
 	st->req.path = url;
@@ -594,7 +612,18 @@ static enum MHD_Result on_headers(struct http_server *s,
 	 * and the connection closes after the answer: no leftover byte is
 	 * ever parsed as a request.
 	 */
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+	MHD_get_connection_values_n(c, MHD_HEADER_KIND, count_framing, &f);
+	if (f.fields > REQ_MAX_HEADER_FIELDS ||
+	    f.bytes > REQ_MAX_HEADER_BYTES) {
+		problem(&st->res, 431, "bad-request",
+			"Request header fields too large",
+			"at most %d header fields of %d bytes in all are "
+			"accepted (this request has %d fields, %zu bytes)",
+			REQ_MAX_HEADER_FIELDS, REQ_MAX_HEADER_BYTES, f.fields,
+			f.bytes);
+		*early = 1;
+		return MHD_YES;
+	}
 	if (f.content_length > 1 || f.transfer_encoding > 1) {
 		problem(&st->res, 400, "bad-request", "Bad request",
 			"more than one %s header: the body's framing is "
@@ -610,6 +639,17 @@ static enum MHD_Result on_headers(struct http_server *s,
 	if (f.spaced_name) {
 		problem(&st->res, 400, "bad-request", "Bad request",
 			"a header name holds white space (before the colon?)");
+		*early = 1;
+		return MHD_YES;
+	}
+	/* as the headers: within half the pool, or the answer may find no
+	 * room (review s17b F2) */
+	if (st->raw_target_len > REQ_MAX_TARGET_BYTES) {
+		problem(&st->res, 414, "bad-request", "URI too long",
+			"the request target is %zu bytes; at most %d are "
+			"accepted",
+			st->raw_target_len, REQ_MAX_TARGET_BYTES);
+		st->no_instance = 1;
 		*early = 1;
 		return MHD_YES;
 	}
@@ -678,6 +718,12 @@ static enum MHD_Result on_headers(struct http_server *s,
 			*early = 1;
 		else
 			st->decided = 1;
+		/* RFC 9112 §6.1: "the server MUST close the connection
+		 * after responding": a front end that framed by
+		 * Content-Length sent what follows the chunked body as part
+		 * of this request, and running it as the next one smuggles it
+		 * past the front end (review s17b F1) */
+		st->close_after = 1;
 		return MHD_YES;
 	}
 	if (!text_ok(url)) {

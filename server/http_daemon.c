@@ -224,7 +224,10 @@ int http_start(const struct http_config *cfg, struct app *app,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->connection_limit,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip_limit,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->connection_timeout_s,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+	    /* twice the headers a request may carry (http.c
+	     * REQ_MAX_HEADER_BYTES), so that the answer to the largest
+	     * still has room (review s17b F2) */
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)128 * 1024,
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_THREAD_STACK_SIZE,
 	    (size_t)2 * 1024 * 1024,
 	    /* 0, not 1: at 1, 0.9.75 closes on a space in the target
