@@ -560,7 +560,8 @@ int sizing_answer_check(const char *kind, const json_t *answer,
 	return -1;
 }
 
-/* A deep copy of j without null members (null counts as not given). */
+/* A deep copy of j without null members (null counts as not given) and
+ * with whole reals as integers (below). */
 static json_t *without_nulls(const json_t *j)
 {
 	const char *key;
@@ -584,6 +585,13 @@ static json_t *without_nulls(const json_t *j)
 		}
 		return out;
 	}
+	/* an integer written as a whole real (2048.0, 1e3) is echoed and
+	 * stored as the integer, as API.md says: a typed client reading
+	 * history (Go's int) fails on 2048.0 (review s17b F5); within 2^53,
+	 * where a double holds every integer */
+	if (json_is_real(j) && fabs(json_real_value(j)) <= 9007199254740992.0 &&
+	    json_real_value(j) == floor(json_real_value(j)))
+		return json_integer((json_int_t)json_real_value(j));
 	return json_deep_copy(j);
 }
 

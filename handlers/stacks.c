@@ -1,5 +1,6 @@
 /* stacks.c - GET/PUT /v1/stacks[/{name}] and the request's "stack" (see
  * stacks.h; migrations/0015_stacks.sql; docs/MODEL.md §4a). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,8 +296,8 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 		 * (stack.h stack_attn_seq_factor) */
 		json_object_set_new(
 		    o, "attn_seq_factor",
-		    json_pack("{s:o, s:o, s:o}", "seq_len",
-			      sizing_real(seq_len, 6), "forward",
+		    json_pack("{s:I, s:o, s:o}", "seq_len",
+			      (json_int_t)llround(seq_len), "forward",
 			      sizing_real(
 				  stack_attn_seq_factor(s, seq_len, false), 4),
 			      "backward",

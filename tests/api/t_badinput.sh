@@ -74,6 +74,18 @@ check_problem "injection in a path parameter is a 404" 404
 req GET /v1/gpus
 check "the catalog survived every injection attempt" 200 '(.items | length) >= 15'
 
+# review s17b F5: integers written as whole reals are echoed, stored and
+# listed as integers (a typed client fails on 2048.0); reals stay reals
+req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":2048.0,"gpu":"h100","max_gpus":8.0,"top":1e0,"global_batch_size":64.0,"price_per_gpu_hour":2.5}'
+rid=$(jq -r .id "$T/body")
+grep -q '"seq_len":2048,' "$T/body" && grep -q '"max_gpus":8,' "$T/body" && grep -q '"top":1,' "$T/body" &&
+	grep -q '"price_per_gpu_hour":2.5' "$T/body" && ! grep -q '"seq_len":2048\.0' "$T/body" &&
+	ok "whole reals come back as integers in the answer (request echo, basis)" ||
+	not_ok "whole reals come back as integers in the answer" "$(grep -o '"request":{[^}]*}' "$T/body")"
+req GET "/v1/recommendations/$rid"
+grep -q '"seq_len":2048,' "$T/body" && ! grep -q '2048\.0' "$T/body" &&
+	ok "and in the stored recommendation" || not_ok "and in the stored recommendation" "$(grep -o '"request":{[^}]*}' "$T/body")"
+
 # HTTP framing that libmicrohttpd 0.9.75 would accept or hang on.
 line=$(raw_http "POST /v1/sizing/training HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
 [[ $line == *" 400 "* ]] && ok "Content-Length with Transfer-Encoding is 400" || not_ok "Content-Length with Transfer-Encoding is 400" "$line"
