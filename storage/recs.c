@@ -75,6 +75,43 @@ static void cursor_encode(const char *ts, const char *id,
 	out[2 * n] = '\0';
 }
 
+/* 1 when s matches pattern p, where '9' is a digit, 'x' a hex digit and
+ * any other character itself. */
+static int shaped(const char *s, const char *p)
+{
+	for (; *p; s++, p++)
+		if (*p == '9'	? !isdigit((unsigned char)*s)
+		    : *p == 'x' ? !isxdigit((unsigned char)*s)
+				: *s != *p)
+			return 0;
+	return *s == '\0';
+}
+
+/* What cursor_encode writes, and nothing else: created_at::text in the
+ * pool's UTC session ("2026-11-27 01:09:01.123456+00", 0 to 6 fraction
+ * digits) and a UUID. PostgreSQL's own parsing took "now", "epoch" and
+ * "infinity" as times (review s17b F7: a cursor the server did not make
+ * answered 200, and odd ones logged cast errors in the database). */
+static int cursor_fields_ok(const char *ts, const char *id)
+{
+	static const char *const times[] = {
+	    "9999-99-99 99:99:99+00",	     "9999-99-99 99:99:99.9+00",
+	    "9999-99-99 99:99:99.99+00",     "9999-99-99 99:99:99.999+00",
+	    "9999-99-99 99:99:99.9999+00",   "9999-99-99 99:99:99.99999+00",
+	    "9999-99-99 99:99:99.999999+00",
+	};
+	int ok = 0, mon, day, h, m, sec;
+
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		ok |= shaped(ts, times[i]);
+	if (!ok || sscanf(ts + 5, "%2d-%2d %2d:%2d:%2d", &mon, &day, &h, &m,
+			  &sec) != 5)
+		return 0;
+	return mon >= 1 && mon <= 12 && day >= 1 && day <= 31 && h <= 23 &&
+	       m <= 59 && sec <= 60 &&
+	       shaped(id, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
+}
+
 static int cursor_decode(const char *c, char *ts, size_t tslen, char *id,
 			 size_t idlen)
 {
@@ -99,7 +136,7 @@ static int cursor_decode(const char *c, char *ts, size_t tslen, char *id,
 	*bar = '\0';
 	snprintf(ts, tslen, "%s", plain);
 	snprintf(id, idlen, "%s", bar + 1);
-	return 0;
+	return cursor_fields_ok(ts, id) ? 0 : -1;
 }
 
 enum store_status store_rec_list(struct db_pool *pool,

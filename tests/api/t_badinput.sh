@@ -47,6 +47,17 @@ for q in 'limit=abc' 'limit=0' 'limit=501' 'limit=-5' 'limit=1e3' 'since=yesterd
 	req GET "/v1/recommendations?$q"
 	expect_4xx "GET /v1/recommendations?${q:0:40}"
 done
+# review s17b F7: a cursor of PostgreSQL's special times, or of a time
+# that does not parse, is one the server never made: 400 naming cursor
+hx() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+for c in 'infinity|15649895-5691-4627-b525-fca267f5d0e1' 'now|15649895-5691-4627-b525-fca267f5d0e1' \
+	'epoch|15649895-5691-4627-b525-fca267f5d0e1' '2026-99-99 00:00:00+00|15649895-5691-4627-b525-fca267f5d0e1' \
+	'2026-11-27 01:09:01.123456+00|not-a-uuid' '2026-11-27T01:09:01Z|15649895-5691-4627-b525-fca267f5d0e1'; do
+	req GET "/v1/recommendations?limit=2&cursor=$(hx "$c")"
+	check_problem "a forged cursor ($c): 400 naming cursor" 400 cursor
+done
+req GET "/v1/recommendations?limit=2&cursor=$(hx '2026-11-27 01:09:01.12+00|15649895-5691-4627-b525-fca267f5d0e1')"
+check "a cursor of the server's own form is taken" 200 '.items | type == "array"'
 req GET "/v1/recommendations?model=x%27%3B%20DROP%20TABLE%20recommendations%3B--"
 # a value that names nothing stored and nothing in the catalog is a 400
 # quoting it (review s15), never SQL
