@@ -27,6 +27,8 @@
 #define ADAPTER_IN_BWD_B  6.0
 #define ADAPTER_CAST_B	  12.0
 #define ADAPTER_SAVED_B	  2.0
+/* autocast's weight cast: read the fp32 parameter, write its 16-bit copy */
+#define AMP_WEIGHT_CAST_B 6.0
 
 void trn_adapter_bytes_of(const struct trn_request *rq,
 			  struct trn_adapter_bytes *out)
@@ -81,7 +83,8 @@ static void adapter_kernels(struct ctx *c, const struct model_arch *m, double f)
  *  - the SwiGLU's silu output is kept by the product (2f).
  * Attention inputs and output and the MLP's other tensors are as fused.
  * Under full recompute the stored layer input is the fp32 residual: 4h
- * against 2h. Full fine-tuning in a 16-bit precision only: a frozen 16-bit
+ * against 2h. Full fine-tuning in a 16-bit precision (or FP8, whose
+ * non-GEMM modules are the same) only: a frozen 16-bit
  * base (LoRA, QLoRA) saves no weight product, and its residual is 16-bit
  * (measured: the fused count plus the adapters' copies). */
 void trn_amp_extra_of(const struct trn_request *rq, struct trn_amp_extra *out)
@@ -92,8 +95,12 @@ void trn_amp_extra_of(const struct trn_request *rq, struct trn_amp_extra *out)
 	double norm_mlp = 8.0 + (m->gated_mlp ? 2.0 : 1.0) * 2.0 - 4.0;
 
 	memset(out, 0, sizeof(*out));
+	/* FP8 too: only its GEMMs change dtype, the eager norms and SwiGLU
+	 * still run under 16-bit autocast, and FP8 memory is counted as
+	 * BF16's (MODEL.md §3; review s17a F4: 25 % less than BF16) */
 	if (!rq->stack.autocast_fp32_params || rq->method != TRN_FULL ||
-	    (rq->precision != ENG_BF16 && rq->precision != ENG_FP16))
+	    (rq->precision != ENG_BF16 && rq->precision != ENG_FP16 &&
+	     rq->precision != ENG_FP8))
 		return;
 	out->h_bytes = (norm_attn + norm_mlp) * h;
 	out->f_bytes = m->gated_mlp ? 2.0 * (double)m->ffn_hidden_size : 0.0;
@@ -328,6 +335,18 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->n_up = up_mult * c->ffn_width;
 		c->w_down = c->h * act_ffn;
 		c->n_down = c->ffn_width;
+		/* PyTorch autocast casts each fp32 weight to 16-bit once per
+		 * forward (its cast cache lives for the autocast region; a
+		 * checkpointed layer's recompute casts again): read 4 + write
+		 * 2 B a parameter. A LoRA base is already 16-bit; FP8 GEMMs
+		 * cast their own (fp8_wcast_b). Review s17a F3: LoRA's fp32
+		 * adapter casts were charged and full fine-tuning's were not,
+		 * so LoRA came out slower than full fine-tuning. */
+		if (rq->stack.autocast_fp32_params && rq->method == TRN_FULL &&
+		    (rq->precision == ENG_BF16 || rq->precision == ENG_FP16))
+			c->amp_wcast_layer =
+			    (c->w_qkv + c->w_o + c->w_up + c->w_down) *
+			    AMP_WEIGHT_CAST_B;
 		if (m->moe.experts > 0) {
 			double routed = c->moe_frac * (double)m->moe.top_k *
 					(double)m->moe.expert_ffn_hidden_size;

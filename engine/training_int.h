@@ -67,6 +67,9 @@ struct ctx {
 	/* the routed experts' share of w_up and w_down, and the rows each
 	 * routed expert sees per token of its EP rank: k / E */
 	double w_up_routed, w_down_routed, routed_rows;
+	/* autocast's fp32 -> 16-bit weight casts of one layer per forward
+	 * pass, bytes (t = 1; full fine-tuning on autocast_fp32_params) */
+	double amp_wcast_layer;
 	/* the stack profile's terms (stack.h, MODEL.md §4a) */
 	double r_lin16;	      /* FP8: the 16-bit rate its GEMMs never trail */
 	double tp_overlap;    /* share of TP time hidden behind GEMMs */

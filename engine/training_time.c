@@ -197,6 +197,14 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	lc->attn_hide = attn_f + attn_b;
 	lc->launch = c->launch_layer;
 	lc->fp8_wcast = 0.0;
+	/* autocast's weight casts, per forward pass (training_ctx.c) */
+	if (c->amp_wcast_layer > 0.0) {
+		bool again =
+		    l->recompute == ENG_RC_FULL ||
+		    (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0);
+		lc->mem +=
+		    (again ? 2.0 : 1.0) * c->amp_wcast_layer / t / c->hbm;
+	}
 	/* QLoRA: one dequantisation of the layer's weights per GEMM pass. */
 	if (c->dequant_layer > 0.0)
 		lc->mem += lin_passes * c->dequant_layer / t / c->hbm;

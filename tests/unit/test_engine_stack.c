@@ -318,8 +318,11 @@ static void test_lora_adapters(void)
 	mb_cost(&rq, &l, &c, &mf);
 	rq.method = TRN_LORA;
 	mb_cost(&rq, &l, &c, &ml);
+	/* less full fine-tuning's weight casts (test_autocast_weight_casts) */
 	CHECK_NEAR((ml.lc.mem - mf.lc.mem) * c.hbm,
-		   tokens * (430080.0 + 405504.0 + 2.0 * 466944.0), 1e-9);
+		   tokens * (430080.0 + 405504.0 + 2.0 * 466944.0) -
+		       6.0 * 218103808.0,
+		   1e-9);
 	CHECK_NEAR(c.adapter_saved, 77824.0, 1e-12);
 
 	/* the saved copies: 32 layers x 4,096 tokens x 77,824 B */
@@ -396,6 +399,52 @@ static void test_eager_autocast_memory(void)
 	trn_ctx_init(&c, &rq);
 	CHECK(c.amp.h_bytes == 0.0 && c.amp.f_bytes == 0.0 &&
 	      c.amp.input_bytes == 0.0);
+}
+
+/* Full fine-tuning under autocast with fp32 parameters (hf-peft-bnb4)
+ * casts each weight to 16-bit once per forward pass, again in a full
+ * recompute: read 4 + write 2 B per parameter, Llama-3-8B's 218,103,808
+ * linear parameters a layer (review s17a F3: LoRA's fp32 adapter casts
+ * were charged, full fine-tuning's weight casts not). Not for LoRA (a
+ * 16-bit base) nor FP8 (its GEMMs cast their own). FP8 saves what BF16
+ * does under autocast (review s17a F4: it dropped the term). */
+static void test_autocast_weight_casts(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct trn_plan pb, pf;
+	struct eng_error e;
+	struct ctx c;
+	struct mb_cost on, off;
+
+	base_request(&rq);
+	rq.stack = *stack_builtin_find("hf-peft-bnb4");
+	mb_cost(&rq, &l, &c, &on);
+	rq.stack.autocast_fp32_params = false;
+	mb_cost(&rq, &l, &c, &off);
+	CHECK_NEAR((on.lc.mem - off.lc.mem) * c.hbm, 6.0 * 218103808.0, 1e-9);
+	l.recompute = ENG_RC_FULL;
+	rq.stack.autocast_fp32_params = true;
+	mb_cost(&rq, &l, &c, &on);
+	rq.stack.autocast_fp32_params = false;
+	mb_cost(&rq, &l, &c, &off);
+	CHECK_NEAR((on.lc.mem - off.lc.mem) * c.hbm, 12.0 * 218103808.0, 1e-9);
+	rq.stack.autocast_fp32_params = true;
+	rq.method = TRN_LORA;
+	trn_ctx_init(&c, &rq);
+	CHECK(c.amp_wcast_layer == 0.0);
+	rq.method = TRN_FULL;
+	rq.precision = ENG_FP8;
+	trn_ctx_init(&c, &rq);
+	CHECK(c.amp_wcast_layer == 0.0);
+
+	l.recompute = ENG_RC_NONE;
+	rq.gpu.memory_gib = 1000.0;
+	CHECK(trn_evaluate(&rq, &l, &pf, &e) == 0);
+	rq.precision = ENG_BF16;
+	CHECK(trn_evaluate(&rq, &l, &pb, &e) == 0);
+	CHECK_NEAR(pf.memory.activations_gib, pb.memory.activations_gib, 1e-12);
+	CHECK(pf.memory.total_gib <= pb.memory.total_gib + 1e-9);
 }
 
 /* hf-peft-bnb4: 320 kernels x 2 us per layer per micro-batch, and 4.2x
@@ -1523,6 +1572,7 @@ int main(void)
 	RUN(test_qlora_dequant);
 	RUN(test_lora_adapters);
 	RUN(test_eager_autocast_memory);
+	RUN(test_autocast_weight_casts);
 	RUN(test_launch_and_eager);
 	RUN(test_attention_and_reduce);
 	RUN(test_param_gather_overlap);
