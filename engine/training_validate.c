@@ -217,6 +217,18 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 				"%s has no datasheet %s rate", g->name,
 				eng_dtype_name(rq->precision));
 	}
+	/* MXFP8's block scales are Blackwell tensor-core formats:
+	 * Transformer Engine refuses the recipe below compute capability
+	 * 10.0 (check_mxfp8_support; review s17a F7: sized on H100 and L40S
+	 * without a word) */
+	if (rq->precision == ENG_FP8 &&
+	    rq->stack.fp8_recipe == STACK_FP8_MXFP8 && g->cc_major < 10)
+		return eng_fail(err, ENG_EUNSUPPORTED, "stack.fp8_recipe",
+				"mxfp8 needs Blackwell tensor cores (compute "
+				"capability 10.0 or higher; Transformer "
+				"Engine refuses it below); %s is %d.%d - use "
+				"delayed or current scaling",
+				g->name, g->cc_major, g->cc_minor);
 
 	for (int i = 0; i < TRN_INT_LISTS; i++) {
 		const struct trn_int_list *l = &trn_int_lists[i];

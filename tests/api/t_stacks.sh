@@ -507,6 +507,14 @@ check "compare: a training job with a stack, named in the answer and stored by i
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":2e11,"max_gpus":64,"stack":"nope-stack"},"gpus":["a100-sxm4-80gb"]}'
 check_problem "compare: an unknown stack is a 400 naming training.stack" 400 training.stack
 
+# review s17a F7: MXFP8 is a Blackwell format (Transformer Engine refuses
+# it below compute capability 10.0)
+mx='"model":"llama-3-8b","seq_len":8192,"gpus":8,"train_tokens":1e10,"top":1,"precision":"fp8","stack":{"name":"megatron-core","fp8_recipe":"mxfp8"}'
+req POST /v1/sizing/training "${J[@]}" -d "{$mx,\"gpu\":\"h100-sxm5-80gb\"}"
+check_problem "mxfp8 on H100: 422 naming stack.fp8_recipe" 422 stack.fp8_recipe
+req POST /v1/sizing/training "${J[@]}" -d "{$mx,\"gpu\":\"b200-sxm-180gb\"}"
+check "mxfp8 on B200: sized" 201 '.basis.stack.fp8.recipe == "mxfp8"'
+
 check_alive "daemon alive after the stack checks"
 stop_daemon && ok "daemon exits cleanly" || not_ok "daemon exits cleanly"
 sanitizer_clean "no sanitizer reports"
