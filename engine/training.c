@@ -105,6 +105,18 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
+/* Days as a warning prints them: the digits that tell plans apart (0.577,
+ * 4.2, 162), never "0 days" or "1 days" for 0.577 (review s17a F12). */
+static const char *days_text(char *buf, size_t len, double d)
+{
+	snprintf(buf, len, "%.*f day%s",
+		 d < 1.0    ? 3
+		 : d < 10.0 ? 1
+			    : 0,
+		 d, d == 1.0 ? "" : "s");
+	return buf;
+}
+
 /* The best plan on half its data-parallel GPUs: when the second half buys
  * less than TRN_MIN_DOUBLING_SPEEDUP, say so with both figures, so a user
  * who raised max_gpus far sees what the last GPUs cost (issue 16). Only
@@ -525,11 +537,14 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     hw_link_name(rq->gpu.intra_node_link),
 			     rq->gpu.name, res->t_max.t_max,
 			     res->t_max.peak_tflops, res->t_max.rate_name);
-		if (!b->meets_deadline)
+		if (!b->meets_deadline) {
+			char dl[32], best[32];
 			warn(res,
-			     "no plan meets the %.1f-day deadline; the best "
-			     "takes %.1f days",
-			     rq->deadline_days, b->days);
+			     "no plan meets the deadline of %s; the best takes "
+			     "%s",
+			     days_text(dl, sizeof(dl), rq->deadline_days),
+			     days_text(best, sizeof(best), b->days));
+		}
 		if (b->uneven_stages)
 			warn(res,
 			     "uneven pipeline: %ld layers on %d stages; the "
@@ -625,14 +640,16 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				     "deadline_days or max_days to change it",
 				     trn_objective_name(rq->objective),
 				     res->max_days);
-			else
+			else {
+				char md[32], best[32];
 				warn(res,
-				     "no plan ends within max_days (%.0f "
-				     "days) up to %ld GPUs; the fastest takes "
-				     "%.0f days: raise max_gpus",
-				     res->max_days,
+				     "no plan ends within max_days (%s) up to "
+				     "%ld GPUs; the fastest takes %s: raise "
+				     "max_gpus",
+				     days_text(md, sizeof(md), res->max_days),
 				     rq->gpus ? rq->gpus : rq->max_gpus,
-				     b->days);
+				     days_text(best, sizeof(best), b->days));
+			}
 		}
 		if (rq->train_tokens > 0 && b->goodput.fraction < 0.9)
 			warn(res,
@@ -808,6 +825,19 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "%s (all without tensor parallelism)",
 			     rq->stack.name, runs);
 		}
+		/* the derate models power-limited sustained clocks of
+		 * Hopper and later (MODEL.md §4a); no built-in profile sets
+		 * one, so a value below 1 is the user's (review s17a F9: an
+		 * A100's was dropped without a word) */
+		if (rq->stack.gemm_clock_derate < 1.0 && rq->gpu.cc_major < 9)
+			warn(res,
+			     "stack gemm_clock_derate %.3g is not applied on "
+			     "%.63s (compute capability %d.%d): it is the "
+			     "sustained-clock loss of power-limited parts, "
+			     "compute capability 9.0 and later; for a "
+			     "power-capped GPU give power_limit_w",
+			     rq->stack.gemm_clock_derate, rq->gpu.name,
+			     rq->gpu.cc_major, rq->gpu.cc_minor);
 		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
 		    !rq->strategies.ep.n)
 			warn(

@@ -579,11 +579,12 @@ json_t *training_result_json(const struct trn_request *rq,
 		    assumptions, "global_batch",
 		    rq->method == TRN_FULL
 			? json_sprintf(
-			      "%ld sequences (%.0f tokens): the multiple of 64 "
-			      "sequences nearest 4M tokens (4,194,304), the "
-			      "pre-training default, so that data-parallel "
-			      "ranks split it",
+			      "%ld sequence%s (%.0f tokens): nearest 4M tokens "
+			      "(4,194,304) in a multiple of 64 sequences (a "
+			      "power of two below 64), the pre-training "
+			      "default, so that data-parallel ranks split it",
 			      r->global_batch_size,
+			      r->global_batch_size == 1 ? "" : "s",
 			      (double)r->global_batch_size *
 				  (double)rq->seq_len)
 			: json_string("16 sequences, the fine-tuning default "

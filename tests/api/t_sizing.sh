@@ -242,6 +242,12 @@ check "training compare under objective cost: counts differ, and every verdict n
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","l40s-48gb"]}'
 check "training compare on equal counts: no counts in the verdicts" 201 \
 	'([.rows[].gpus] | unique | length) == 1 and all(.rows[]; .verdict | test(" GPUs") | not)'
+# review s17a F12: day counts in warnings keep the digits that matter
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"max_days":0.001,"objective":"cost","top":1}'
+check "max_days 0.001: the warning says 0.001 days and the fastest plan's days to 3 decimals" 201 \
+	'.plans[0].days as $d | [.checks.warnings[] | select(contains("max_days (0.001 days)") and contains("the fastest takes \($d * 1000 | round / 1000 | tostring) days"))] | length == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"deadline_days":0.04,"top":1}'
+check "deadline 0.04 days: named as such, not 0.0" 201 '[.checks.warnings[] | select(startswith("no plan meets the deadline of 0.040 days"))] | length == 1'
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'

@@ -515,6 +515,11 @@ check_problem "mxfp8 on H100: 422 naming stack.fp8_recipe" 422 stack.fp8_recipe
 req POST /v1/sizing/training "${J[@]}" -d "{$mx,\"gpu\":\"b200-sxm-180gb\"}"
 check "mxfp8 on B200: sized" 201 '.basis.stack.fp8.recipe == "mxfp8"'
 
+# review s17a F9: a derate the engine does not apply (before Hopper) says so
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-13b","seq_len":4096,"gpu":"a100-sxm4-80gb","gpus":64,"train_tokens":1e10,"top":1,"stack":{"name":"megatron-core","gemm_clock_derate":0.5}}'
+check "gemm_clock_derate 0.5 on A100: not applied, and a warning says so" 201 \
+	'.basis.stack.gemm_clock_derate == 1 and ([.checks.warnings[] | select(test("gemm_clock_derate 0.5 is not applied"))] | length) == 1'
+
 check_alive "daemon alive after the stack checks"
 stop_daemon && ok "daemon exits cleanly" || not_ok "daemon exits cleanly"
 sanitizer_clean "no sanitizer reports"
