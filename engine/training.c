@@ -825,6 +825,34 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "%s (all without tensor parallelism)",
 			     rq->stack.name, runs);
 		}
+		/* The batch, not the GPUs, limits scale: every data-parallel
+		 * rank already runs one micro-batch of one sequence, so more
+		 * GPUs could only split layers further (review s17a F5: 405B
+		 * on 16,384 allowed H100s answered 8,192, binding
+		 * communication, with the 4M-token default batch). */
+		if (rq->gpus == 0 && rq->max_gpus >= 2 * b->gpus &&
+		    rq->objective == TRN_OBJ_TIME &&
+		    (b->layout.pp > 1
+			 ? b->grad_accum <= 2L * b->layout.pp
+			 : b->grad_accum == 1 && b->layout.micro_batch == 1))
+			warn(res,
+			     "the global batch (%ld sequences%s) limits "
+			     "scale: the best plan runs %ld of %ld allowed "
+			     "GPUs with %ld micro-batch%s of %d per "
+			     "data-parallel rank (dp %d); more data "
+			     "parallelism would leave fewer%s, so more GPUs "
+			     "only split layers further; a larger "
+			     "global_batch_tokens lets more GPUs work",
+			     res->global_batch_size,
+			     rq->global_batch_size <= 0 &&
+				     rq->global_batch_tokens <= 0
+				 ? ", the 4M-token default"
+				 : "",
+			     b->gpus, rq->max_gpus, b->grad_accum,
+			     b->grad_accum == 1 ? "" : "es",
+			     b->layout.micro_batch, b->layout.dp,
+			     b->layout.pp > 1 ? " (a longer pipeline bubble)"
+					      : "");
 		/* the derate models power-limited sustained clocks of
 		 * Hopper and later (MODEL.md §4a); no built-in profile sets
 		 * one, so a value below 1 is the user's (review s17a F9: an

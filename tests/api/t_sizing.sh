@@ -242,6 +242,14 @@ check "training compare under objective cost: counts differ, and every verdict n
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","l40s-48gb"]}'
 check "training compare on equal counts: no counts in the verdicts" 201 \
 	'([.rows[].gpus] | unique | length) == 1 and all(.rows[]; .verdict | test(" GPUs") | not)'
+# review s17a F5: when the default batch, not the GPUs, limits scale, the
+# answer says so (and not when a batch large enough is given)
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"gpu":"h100-sxm5-80gb","max_gpus":16384,"train_tokens":15.6e12,"top":1}'
+check "405B on up to 16,384 H100s, default batch: half the GPUs, and a warning names the batch" 201 \
+	'.plans[0].gpus <= 8192 and ([.checks.warnings[] | select(startswith("the global batch (512 sequences, the 4M-token default) limits scale"))] | length) == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"gpu":"h100-sxm5-80gb","max_gpus":16384,"train_tokens":15.6e12,"global_batch_tokens":16777216,"top":1}'
+check "the same with Meta's 16M-token batch: all 16,384 GPUs, no batch warning" 201 \
+	'.plans[0].gpus == 16384 and ([.checks.warnings[] | select(contains("limits scale"))] | length) == 0'
 # review s17a F12: day counts in warnings keep the digits that matter
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"max_days":0.001,"objective":"cost","top":1}'
 check "max_days 0.001: the warning says 0.001 days and the fastest plan's days to 3 decimals" 201 \
