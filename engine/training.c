@@ -105,6 +105,9 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
+static double step_at_16bit(const struct trn_request *rq,
+			    const struct trn_layout *l);
+
 /* Days as a warning prints them: the digits that tell plans apart (0.577,
  * 4.2, 162), never "0 days" or "1 days" for 0.577 (review s17a F12). */
 static const char *days_text(char *buf, size_t len, double d)
@@ -326,6 +329,20 @@ static const char *no_fit_field(const struct trn_request *rq,
 	    !shards)
 		return "strategies";
 	return rq->gpus ? "gpus" : "max_gpus";
+}
+
+/* The step of layout l with the job in bf16 (the FP8 job's 16-bit
+ * counterpart), or 0 when it cannot be timed. */
+static double step_at_16bit(const struct trn_request *rq,
+			    const struct trn_layout *l)
+{
+	struct trn_request r16 = *rq;
+	struct trn_plan p;
+	struct eng_error e;
+
+	r16.precision = ENG_BF16;
+	memset(&p, 0, sizeof(p));
+	return trn_evaluate(&r16, l, &p, &e) == 0 ? p.time.step_s : 0.0;
 }
 
 int trn_size(const struct trn_request *rq, struct trn_result *res,
@@ -667,19 +684,31 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "pipeline bubble is %.0f %% of the step: raise "
 			     "the global batch or interleave stages",
 			     100.0 * b->time.pp_bubble_s / b->time.step_s);
-		if (rq->precision == ENG_FP8)
+		if (rq->precision == ENG_FP8) {
+			double s16 = step_at_16bit(rq, &b->layout);
 			warn(res,
 			     "fp8 (%s recipe, stack %.24s): only layer GEMMs "
-			     "speed up, never past 16-bit time, small "
+			     "speed up, none slower than in 16-bit, small "
 			     "ones less (half rate at 256, not 128); casts "
-			     "%.2f B/value (weights %.2f) over HBM; weights "
-			     "cast %s",
+			     "%.2f B/value (weights %.2f) over HBM on top; "
+			     "weights cast %s",
 			     stack_fp8_recipe_name(rq->stack.fp8_recipe),
 			     rq->stack.name,
 			     stack_fp8_cast_bytes(rq->stack.fp8_recipe),
 			     stack_fp8_weight_cast_bytes(rq->stack.fp8_recipe),
 			     rq->stack.fp8_weight_cache ? "once per step"
 							: "every micro-batch");
+			/* the casts can outweigh what small GEMMs gain
+			 * (review s17a F6: 47 of 339 pinned layouts) */
+			if (s16 > 0.0 && s16 < b->time.step_s)
+				warn(
+				    res,
+				    "fp8 is slower than bf16 on this layout "
+				    "(%.4g s against %.4g s a step): its casts "
+				    "cost more than its GEMMs gain at these "
+				    "sizes; precision bf16 runs it faster",
+				    b->time.step_s, s16);
+		}
 		if (rq->precision == ENG_FP8 &&
 		    rq->stack.fp8_param_all_gather && b->layout.zero >= 3 &&
 		    b->layout.dp > 1)

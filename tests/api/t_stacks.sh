@@ -515,6 +515,17 @@ check_problem "mxfp8 on H100: 422 naming stack.fp8_recipe" 422 stack.fp8_recipe
 req POST /v1/sizing/training "${J[@]}" -d "{$mx,\"gpu\":\"b200-sxm-180gb\"}"
 check "mxfp8 on B200: sized" 201 '.basis.stack.fp8.recipe == "mxfp8"'
 
+# review s17a F6: where FP8's casts outweigh its GEMM gain, the answer says
+# FP8 loses (with the bf16 step it measured against), and not otherwise
+f8='"model":"llama-3-8b","seq_len":512,"gpu":"l40s-48gb","gpus":16,"train_tokens":1e10,"global_batch_size":128,"top":1,"stack":"torchtitan","strategies":{"tp":1,"pp":1,"zero":1,"micro_batch":1,"recompute":"none"}'
+req POST /v1/sizing/training "${J[@]}" -d "{$f8,\"precision\":\"bf16\"}"
+s16=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$f8,\"precision\":\"fp8\"}"
+check "fp8 slower than bf16 on a pinned L40S layout: a warning says so, quoting the bf16 step ($s16 s)" 201 \
+	".plans[0].time_s.step > $s16 and ([.checks.warnings[] | select(startswith(\"fp8 is slower than bf16 on this layout\") and contains(\"against $s16 s\"))] | length) == 1"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":64,"train_tokens":1e10,"top":1,"precision":"fp8"}'
+check "fp8 faster than bf16 (H100, 8K): no such warning" 201 '[.checks.warnings[] | select(startswith("fp8 is slower"))] | length == 0'
+
 # review s17a F9: a derate the engine does not apply (before Hopper) says so
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-13b","seq_len":4096,"gpu":"a100-sxm4-80gb","gpus":64,"train_tokens":1e10,"top":1,"stack":{"name":"megatron-core","gemm_clock_derate":0.5}}'
 check "gemm_clock_derate 0.5 on A100: not applied, and a warning says so" 201 \
