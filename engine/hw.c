@@ -382,17 +382,31 @@ double hw_pcie_gbps(int gen, int width)
 	return gt_per_s[gen] * (width ? width : 16) * 128.0 / 130.0 / 8.0;
 }
 
+/* The request's efficiency when it gave one, else the default. */
+static double eff_or(double given, double dflt)
+{
+	return given > 0.0 ? given : dflt;
+}
+
 struct hw_rate hw_hbm_rate(const struct hw_spec *g)
 {
-	return rate_from(g->memory_bandwidth_gbps, hw_default_hbm_efficiency(),
-			 &g->hbm_gbps, 1.0);
+	struct hw_rate r =
+	    rate_from(g->memory_bandwidth_gbps,
+		      eff_or(g->hbm_efficiency, hw_default_hbm_efficiency()),
+		      &g->hbm_gbps, 1.0);
+	r.efficiency_given = g->hbm_efficiency > 0.0 && !r.measured;
+	return r;
 }
 
 struct hw_rate hw_intra_rate(const struct hw_spec *g)
 {
-	return rate_from(g->intra_node_gbps,
-			 hw_default_link_efficiency(g->intra_node_link),
-			 &g->intra_node_busbw_gbps, 1.0);
+	struct hw_rate r =
+	    rate_from(g->intra_node_gbps,
+		      eff_or(g->intra_efficiency,
+			     hw_default_link_efficiency(g->intra_node_link)),
+		      &g->intra_node_busbw_gbps, 1.0);
+	r.efficiency_given = g->intra_efficiency > 0.0 && !r.measured;
+	return r;
 }
 
 struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
@@ -404,8 +418,16 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
 	const struct hw_measured *m =
 	    override_gbps > 0.0 ? NULL : &g->inter_node_busbw_gbps;
 
-	r = rate_from(node, hw_default_inter_efficiency(), m, 1.0);
+	r = rate_from(
+	    node, eff_or(g->inter_efficiency, hw_default_inter_efficiency()), m,
+	    1.0);
 	r.value /= n;
 	r.datasheet /= n;
+	r.efficiency_given = g->inter_efficiency > 0.0 && !r.measured;
+	/* a request's inter_node_gbps is its own figure, not a datasheet's
+	 * (review s17a F8: labelled datasheet); its efficiency still
+	 * applies unless the request sets inter_node_efficiency (1: the
+	 * figure is already achieved) */
+	r.datasheet_given = override_gbps > 0.0;
 	return r;
 }

@@ -81,6 +81,11 @@ struct hw_spec {
 	double board_power_w;
 	double power_limit_w;
 	double power_cap_slope;
+	/* A request's own efficiencies of HBM, the intra-node link and the
+	 * network against their datasheet rates (0: the defaults,
+	 * hw_default_*_efficiency): a cluster's measured figure, or 1 for
+	 * a bandwidth the request states as already achieved. */
+	double hbm_efficiency, intra_efficiency, inter_efficiency;
 
 	/* Calibration seam: probe medians. When samples > 0 the engine uses
 	 * them instead of datasheet x default efficiency. */
@@ -97,6 +102,9 @@ struct hw_spec {
 
 /* A rate the engine uses and where it came from. */
 struct hw_rate {
+	/* the efficiency is the request's (hbm_efficiency ...), not the
+	 * default; the datasheet figure is the request's own bandwidth */
+	bool efficiency_given, datasheet_given;
 	double value;	   /* the rate used (tflops or gbps) */
 	double datasheet;  /* the datasheet figure it derives from */
 	double efficiency; /* value / datasheet */

@@ -352,9 +352,14 @@ static json_t *rate_json(const struct hw_rate *r, const char *unit,
 		}
 	} else {
 		json_object_set_new(o, "source",
-				    json_string("datasheet×efficiency"));
+				    json_string(r->datasheet_given
+						    ? "request×efficiency"
+						    : "datasheet×efficiency"));
 		json_object_set_new(o, "efficiency",
 				    sizing_real(r->efficiency, 3));
+		json_object_set_new(
+		    o, "efficiency_source",
+		    json_string(r->efficiency_given ? "request" : "default"));
 	}
 	return o;
 }
@@ -421,6 +426,9 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 			json_object_set_new(o, rates[i].key,
 					    rate_json(r, rates[i].unit, ci));
 	}
+	/* the GEMM's efficiency is the catalog's (efficiency_basis below),
+	 * no request's */
+	json_object_del(json_object_get(o, "gemm_tflops"), "efficiency_source");
 	/* What the GEMM efficiency rests on (the catalog entry's basis),
 	 * unless the fleet's own probes measured it. */
 	if (!b->gemm_tflops.measured)

@@ -38,6 +38,9 @@ static const char *const top_keys[] = {
     "calibration",
     "power_limit_w",
     "power_cap_slope",
+    "hbm_efficiency",
+    "intra_node_efficiency",
+    "inter_node_efficiency",
     NULL,
 };
 static const enum eng_dtype weight_precisions[] = {

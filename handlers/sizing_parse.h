@@ -18,6 +18,11 @@
  * what calibration found and the catalog entry (whose own name gpu_name
  * then is, when the request used an alias: handlers/names.h).
  */
+/* The least efficiency a request may give a bandwidth: below it the link
+ * is broken, not slow (the probe's plausibility floor is 0.1 of the
+ * datasheet, calib.h). */
+#define SIZING_EFFICIENCY_MIN 0.05
+
 struct sizing_job {
 	const char *model_name; /* the preset's name, or "custom" */
 	const char *gpu_name;	/* NULL in a compare's job */
@@ -27,6 +32,9 @@ struct sizing_job {
 	/* "power_limit_w" / "power_cap_slope" (0: not given), set on the
 	 * loaded GPU by sizing_job_gpu */
 	double power_limit_w, power_cap_slope;
+	/* "hbm_efficiency", "intra_node_efficiency", "inter_node_efficiency"
+	 * (0: the defaults), set on each loaded GPU (sizing_job_hw) */
+	double hbm_efficiency, intra_efficiency, inter_efficiency;
 	/* "lora_rank" given with method full: said in the answer's warnings */
 	bool lora_rank_unused;
 	/* "stack" named a profile (a name, or an object with "name"); and
@@ -68,6 +76,8 @@ int sizing_dtype(struct jv *v, const json_t *b, const char *key,
  * job's power limit (refused outside [0.5, 1] x the entry's board power,
  * or when the entry has none); then gpu_name is the catalog entry's own.
  * Returns 0 or -1 with res filled. */
+/* Sets the job's own efficiencies (hbm_efficiency ...) on a loaded GPU. */
+void sizing_job_hw(const struct sizing_job *job, struct hw_spec *hw);
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
 		   struct response *res);
 

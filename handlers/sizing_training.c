@@ -50,6 +50,9 @@ static const char *const top_keys[] = {
     "stack",
     "power_limit_w",
     "power_cap_slope",
+    "hbm_efficiency",
+    "intra_node_efficiency",
+    "inter_node_efficiency",
     NULL,
 };
 static const char *const strategy_keys[] = {

@@ -242,6 +242,22 @@ check "training compare under objective cost: counts differ, and every verdict n
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e11,"max_gpus":64},"gpus":["h100-sxm5-80gb","l40s-48gb"]}'
 check "training compare on equal counts: no counts in the verdicts" 201 \
 	'([.rows[].gpus] | unique | length) == 1 and all(.rows[]; .verdict | test(" GPUs") | not)'
+# review s17a F8: the bandwidth efficiencies in basis are the request's to
+# set; a request's own network figure is labelled as such
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"top":1,"inter_node_gbps":100}'
+check "inter_node_gbps given: request×efficiency, default efficiency 0.75" 201 \
+	'.basis.inter_node_gbps | .source == "request×efficiency" and .efficiency == 0.75 and .efficiency_source == "default" and .value == 9.375'
+step0=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"top":1,"inter_node_gbps":100,"inter_node_efficiency":1,"hbm_efficiency":0.6,"intra_node_efficiency":0.5}'
+check "efficiencies given: applied and named as the request's" 201 \
+	'.basis | .inter_node_gbps.value == 12.5 and .inter_node_gbps.efficiency_source == "request" and .hbm_gbps.efficiency == 0.6 and .hbm_gbps.value == 2010 and .hbm_gbps.efficiency_source == "request" and .intra_node_gbps.value == 225 and (.gemm_tflops | has("efficiency_source") | not)'
+for f in hbm_efficiency intra_node_efficiency inter_node_efficiency; do
+	req POST /v1/sizing/inference "${J[@]}" -d "{\"model\":\"llama-3-8b\",\"gpu\":\"h100\",\"prompt_tokens\":512,\"output_tokens\":128,\"$f\":1.5}"
+	check_problem "$f 1.5: 400 naming it" 400 "$f"
+done
+req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"hbm_efficiency":0.5},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]}'
+check "compare: a job's hbm_efficiency applies to every row" 201 'all(.rows[]; .ok)'
+
 # review s17a F5: when the default batch, not the GPUs, limits scale, the
 # answer says so (and not when a batch large enough is given)
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"gpu":"h100-sxm5-80gb","max_gpus":16384,"train_tokens":15.6e12,"top":1}'
