@@ -110,6 +110,20 @@ static double gemm_compute_s(const struct ictx *c, int tp, double rows)
 		       (c->R * gemm_shape_factor(fmin(rows, wide), ENG_BF16));
 }
 
+/* What `rows` more tokens add to an iteration's GEMMs that already run:
+ * with the shape factor x / (x + 128) a GEMM of R rows takes 2 N (R + 128)
+ * / rate, so the 128-row tile is the iteration's, paid once by its decode
+ * batch (inf_decode_s), and each further row costs 2 N / rate at the
+ * weight dimensions' factor alone (review s17c F6: a 1-token prompt was
+ * charged as a 1-row GEMM of its own, 1/129 of the rate). */
+static double gemm_added_s(const struct ictx *c, int tp, double rows)
+{
+	double wide = fmin(c->h, c->f_width / (double)tp);
+
+	return 2.0 * c->P.matmul_active * rows / (double)tp /
+	       (c->R * gemm_shape_factor(wide, ENG_BF16));
+}
+
 /* Per step: kernel launch/tail overhead, 2 TP all-reduces of the hidden
  * states per layer (NCCL's model, engine/collective.h), and the stage
  * hand-offs of a pipeline across nodes. */
@@ -206,17 +220,45 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 	 * and with other prompts (in-flight batching in every profile:
 	 * TensorRT-LLM mixes context and generation requests in one step,
 	 * vLLM and SGLang chunk or batch prompts up to the token budget), so
-	 * the weight read and launch overhead are paid by the iteration,
-	 * not by each prompt: a prompt costs its compute (GEMMs at full
-	 * shape, attention, collectives). Its latency alone stays t_pf. */
+	 * the weight read, the GEMMs' 128-row tile and launch overhead are
+	 * paid by the iteration, not by each prompt: a prompt costs its
+	 * compute (its rows of the GEMMs, attention, collectives). Its
+	 * latency alone stays t_pf. */
 	{
 		double n = I;
-		r->w_pf = gemm_compute_s(c, tp, n) +
-			  n * model_attn_fwd_flops_per_token(&rq->model, I) *
-			      CAUSAL_FRACTION / (double)tp / c->R_attn +
-			  2.0 * c->L *
-			      coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0,
-					  c->intra, rq->gpu.intra_node_link);
+		double attn = n *
+			      model_attn_fwd_flops_per_token(&rq->model, I) *
+			      CAUSAL_FRACTION / (double)tp / c->R_attn;
+
+		if (rq->output_tokens > 1) {
+			r->w_pf =
+			    gemm_added_s(c, tp, n) + attn +
+			    2.0 * c->L *
+				coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0,
+					    c->intra, rq->gpu.intra_node_link);
+		} else {
+			/* One output token: no decode batch, so the prompts'
+			 * own iterations pay the weight read, the 128-row
+			 * tile and the launch and collective overhead,
+			 * shared by the prompts one iteration holds (the
+			 * token budget, at most max_num_seqs of them; whole
+			 * prompts without chunking) */
+			double B = r->sv.max_num_batched_tokens > 0
+				       ? (double)r->sv.max_num_batched_tokens
+				       : n;
+			double seqs = r->sv.max_num_seqs > 0
+					  ? (double)r->sv.max_num_seqs
+					  : INFINITY;
+			double R =
+			    r->sv.chunked_prefill
+				? fmin(fmax(B, 1.0), seqs * n)
+				: n * fmax(1.0, fmin(floor(B / n), seqs));
+			double iter =
+			    fmax(gemm_compute_s(c, tp, R),
+				 inf_weights_read(c, tp, R) / c->hbm) +
+			    fixed_overhead(c, tp, pp, R);
+			r->w_pf = iter * n / R + attn;
+		}
 	}
 	r->others = 1.0; /* open loop until a closed one says otherwise */
 	r->ctx = I + (double)rq->output_tokens / 2.0;
