@@ -261,13 +261,30 @@ static const char *search_field(const struct trn_request *rq)
 static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			     size_t len)
 {
-	bool zb = !rq->strategies.zero.n && rq->stack.max_zero_stage < 3;
-	bool ob = !rq->strategies.offload.n &&
-		  rq->stack.max_offload < STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
+	const struct trn_strategies *st = &rq->strategies;
+	/* ZeRO-3, and so weight offload, never runs with pipeline stages:
+	 * with every pinned pp above 1 no stack that shards or offloads
+	 * the weights helps (review s17a F11: DeepSeek-V3 at pp 16 was
+	 * sent to them) */
+	bool pp_one = !st->pp.n;
+	bool zb, ob, rc_full = !st->recompute.n;
 	char zs[40] = "", os[48] = "";
 	int n = 0;
 
+	for (int i = 0; i < st->pp.n; i++)
+		pp_one |= st->pp.v[i] == 1;
+	for (int i = 0; i < st->recompute.n; i++)
+		rc_full |= st->recompute.v[i] == ENG_RC_FULL;
+	zb = pp_one && !st->zero.n && rq->stack.max_zero_stage < 3;
+	ob = pp_one && !st->offload.n &&
+	     rq->stack.max_offload < STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
 	buf[0] = '\0';
+	/* the activations a pinned recompute keeps */
+	if (!rc_full)
+		n = snprintf(buf, len,
+			     "; recompute is pinned without full: full "
+			     "recompute keeps one layer input per layer and "
+			     "may fit");
 	if (zb)
 		snprintf(zs, sizeof(zs), " shards no further than ZeRO-%d",
 			 rq->stack.max_zero_stage);
@@ -276,15 +293,15 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			 rq->stack.max_offload == STACK_OFFLOAD_NONE
 			     ? "nothing"
 			     : "only the optimizer state");
-	if (zb || ob)
-		n = snprintf(buf, len,
-			     "; stack %.64s%s%s: one that %s (pytorch-fsdp2-"
-			     "fa2, torchtitan, deepspeed-zero%s) may fit",
-			     rq->stack.name, zs, os,
-			     zb && ob ? "shards and offloads the weights"
-			     : zb     ? "shards gradients and weights"
-				      : "offloads the weights",
-			     ob ? "" : ", megatron-core");
+	if ((zb || ob) && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "; stack %.64s%s%s: one that %s (pytorch-fsdp2-"
+			      "fa2, torchtitan, deepspeed-zero%s) may fit",
+			      rq->stack.name, zs, os,
+			      zb && ob ? "shards and offloads the weights"
+			      : zb     ? "shards gradients and weights"
+				       : "offloads the weights",
+			      ob ? "" : ", megatron-core");
 	{
 		/* a parallelism the stack lacks, unless the request pinned
 		 * that dimension (stack.h) */

@@ -139,6 +139,11 @@ check "a plan above MFU 0.65 says it is above every published run and likely opt
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e9,"global_batch_size":64,"gpu":"a100-sxm4-80gb","gpus":8,"top":1,"strategies":{"recompute":["full"]}}'
 check "with full recompute (MFU below 0.65) no such warning" 201 \
 	'.plans[0].mfu <= 0.65 and ([.checks.warnings[] | select(test("above every published"))] | length) == 0'
+# review s17a F11: a 422's remedy names what can help: not weight offload
+# (ZeRO-3) with every pinned pp above 1, but full recompute when pinned off
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"deepseek-v3","seq_len":4096,"gpu":"h800-sxm5-80gb","gpus":2048,"train_tokens":14.8e12,"precision":"fp8","global_batch_size":15360,"strategies":{"tp":1,"pp":16,"ep":64,"zero":1,"micro_batch":1,"recompute":"selective"}}'
+check "DeepSeek-V3 pinned at pp 16, selective recompute: 422 suggesting full recompute, no weight-offload stack" 422 \
+	'(.detail | contains("full recompute")) and (.detail | contains("offloads the weights") | not)'
 # review s17a F10: at 128K the full-attention MFU convention passes 0.65
 # without the GPU doing more: the answer says so, not "optimistic"
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":131072,"gpu":"a100-sxm4-80gb","max_gpus":16,"train_tokens":1e10,"top":1}'
