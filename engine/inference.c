@@ -149,6 +149,19 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 			    "max_num_batched_tokens to the prompt",
 			    rq->prompt_tokens, inf_serving_name(sv.engine),
 			    sv.max_num_batched_tokens);
+		/* vLLM's SchedulerConfig refuses to start with a budget below
+		 * max_num_seqs ("max_num_batched_tokens must be greater than
+		 * or equal to max_num_seqs"; review s17c F8: a budget of 1
+		 * was priced) */
+		if (sv.engine == INF_SERVING_VLLM &&
+		    rq->max_num_batched_tokens > 0 && sv.max_num_seqs > 0 &&
+		    rq->max_num_batched_tokens < sv.max_num_seqs)
+			return eng_fail(
+			    err, ENG_EINFEASIBLE, "max_num_batched_tokens",
+			    "%ld is below vLLM's max_num_seqs (%ld here): vLLM "
+			    "refuses to start so; raise it, or lower max_batch "
+			    "to it",
+			    rq->max_num_batched_tokens, sv.max_num_seqs);
 	}
 	return 0;
 }

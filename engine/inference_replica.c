@@ -559,7 +559,11 @@ bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
 		point_at_rate(r, lam_r, &at);
 	}
 	p->gpus = p->replicas * p->tp * p->pp;
-	p->latency_alone_ms = (r->t_pf + (O - 1.0) * step_s(r, 1.0)) * 1e3;
+	/* each further chunk of a prompt over the token budget is one more
+	 * iteration, as in point_at (review s17c F8: left out) */
+	p->latency_alone_ms =
+	    (r->t_pf + (chunk_iterations(r, 0.0) + O - 1.0) * step_s(r, 1.0)) *
+	    1e3;
 	p->requests_per_s = at.requests_per_s;
 	p->utilization = at.requests_per_s / cap.requests_per_s;
 	p->batch = at.batch;

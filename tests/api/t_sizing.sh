@@ -372,10 +372,19 @@ req GET "/v1/recommendations/${ids[2]}"
 check "retention: a recent recommendation stays" 200 ".id == \"${ids[2]}\""
 
 # review s14: a token budget below the sequence cap is what limits capacity,
-# and limited_by says so (it said max_num_seqs).
-req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":512,"output_tokens":100,"max_num_batched_tokens":16,"top":1}'
-check "max_num_batched_tokens 16: capacity limited_by the token budget, binding scheduler" 201 \
+# and limited_by says so (it said max_num_seqs). SGLang runs so; vLLM
+# refuses to start with a budget below max_num_seqs (review s17c F8).
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","serving":"sglang","prompt_tokens":512,"output_tokens":100,"max_num_batched_tokens":16,"top":1}'
+check "max_num_batched_tokens 16 (SGLang): capacity limited_by the token budget, binding scheduler" 201 \
 	'.plans[0] | .capacity.limited_by == "max_num_batched_tokens" and .binding == "scheduler" and .decode_batch <= 16'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":512,"output_tokens":100,"max_num_batched_tokens":16,"top":1}'
+check_problem "max_num_batched_tokens 16 under vLLM (max_num_seqs 1024): 422 naming it" 422 max_num_batched_tokens
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":512,"output_tokens":100,"max_num_batched_tokens":16,"max_batch":16,"top":1}'
+check "... and with max_batch 16 it runs" 201 '.plans[0].capacity.limited_by != null'
+# and one request alone pays each further chunk as an iteration
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"a100-sxm4-80gb","prompt_tokens":32000,"output_tokens":16,"concurrent_sequences":1,"top":1}'
+check "a 32K prompt over vLLM's 2,048 budget on A100: latency_alone_ms is within 1 % of the load of one" 201 \
+	'.plans[0] as $p | ($p.latency_alone_ms / ($p.ttft_ms + 15 * $p.tpot_ms)) | (. > 0.99 and . < 1.01)'
 # review s16a F3: with no target and the prompts taking most of the
 # replica's time, prefill compute is the limit, not the cache
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":1024,"output_tokens":1,"tp":1,"top":1}'
