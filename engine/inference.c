@@ -114,8 +114,9 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 			    err, ENG_EUNSUPPORTED, "weight_precision",
 			    "fp8 needs FP8 tensor cores (Ada sm_89, Hopper "
 			    "sm_90, Blackwell); %s (compute capability "
-			    "%d.%d) has none - use fp16, int8 or int4",
-			    rq->gpu.name, rq->gpu.cc_major, rq->gpu.cc_minor);
+			    "%d.%d) has none - use %sfp16, int8 or int4",
+			    rq->gpu.name, rq->gpu.cc_major, rq->gpu.cc_minor,
+			    hw_supports(&rq->gpu, ENG_BF16) ? "bf16, " : "");
 		if (rq->weight_precision == ENG_INT8 ||
 		    rq->weight_precision == ENG_INT4)
 			return eng_fail(
@@ -563,14 +564,17 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	}
 	if (have_over)
 		replica_name(over.tp, over.pp, over_at, sizeof(over_at));
-	if (res->n_plans == 0 && over.replicas >= INF_MAX_REPLICAS)
+	if (res->n_plans == 0 && over.replicas >= INF_MAX_REPLICAS) {
+		bool targets = rq->ttft_ms > 0 || rq->tpot_ms > 0;
 		return eng_fail(err, ENG_EINFEASIBLE,
 				inf_load_kind_name(rq->load_kind),
 				"the load needs %ld or more replicas of %s "
-				"(each sustains %.3g requests/s within the "
-				"targets): split it or relax the targets",
+				"(each sustains %.3g requests/s%s): split it%s",
 				(long)INF_MAX_REPLICAS, over_at,
-				over.capacity.requests_per_s);
+				over.capacity.requests_per_s,
+				targets ? " within the targets" : "",
+				targets ? " or relax the targets" : "");
+	}
 	if (res->n_plans == 0)
 		return eng_fail(err, ENG_EINFEASIBLE, "max_gpus",
 				"the load needs %ld GPUs (%ld replicas of %s "

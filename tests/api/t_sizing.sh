@@ -139,6 +139,14 @@ check "a plan above MFU 0.65 says it is above every published run and likely opt
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e9,"global_batch_size":64,"gpu":"a100-sxm4-80gb","gpus":8,"top":1,"strategies":{"recompute":["full"]}}'
 check "with full recompute (MFU below 0.65) no such warning" 201 \
 	'.plans[0].mfu <= 0.65 and ([.checks.warnings[] | select(test("above every published"))] | length) == 0'
+# review s17c F11: at the smallest loads, sequences decoding never exceed
+# those in flight; a refusal without targets does not speak of them
+for l in '"requests_per_s":1e-9' '"concurrent_sequences":1e-9'; do
+	req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","prompt_tokens":512,"output_tokens":128,"top":1,"calibration":"datasheet",'"$l"'}'
+	check "load $l: decode_batch <= batch" 201 '.plans[0] | .decode_batch <= .batch'
+done
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","gpu":"l4-24gb","prompt_tokens":10000000,"output_tokens":10000000,"requests_per_s":1e7}'
+check "a load beyond every replica count, no targets: the 422 does not mention targets" 422 '(.detail | contains("target")) | not'
 # review s17a F11: a 422's remedy names what can help: not weight offload
 # (ZeRO-3) with every pinned pp above 1, but full recompute when pinned off
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"deepseek-v3","seq_len":4096,"gpu":"h800-sxm5-80gb","gpus":2048,"train_tokens":14.8e12,"precision":"fp8","global_batch_size":15360,"strategies":{"tp":1,"pp":16,"ep":64,"zero":1,"micro_batch":1,"recompute":"selective"}}'
