@@ -33,6 +33,10 @@ struct key {
 static const struct key keys[] = {
     {"listen", "GPUSIZER_LISTEN", K_STR, S(listen), 0, 0, "127.0.0.1:8080",
      "address and port to serve HTTP on"},
+    {"health-listen", "GPUSIZER_HEALTH_LISTEN", K_STR, S(health_listen), 0, 0,
+     "",
+     "a second address for /healthz and /readyz only, whose connections "
+     "no API client can take (liveness probes); empty: none"},
     {"database-url", "DATABASE_URL", K_STR, S(database_url), 0, 0, "",
      "PostgreSQL conninfo or URI (required)"},
     {"migrations-dir", "GPUSIZER_MIGRATIONS_DIR", K_STR, S(migrations_dir), 0,

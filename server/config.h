@@ -9,6 +9,7 @@
 
 struct config {
 	char listen[128];	     /* HOST:PORT */
+	char health_listen[128];     /* HOST:PORT of /healthz, /readyz; "" */
 	char database_url[1024];     /* libpq conninfo or URI */
 	char migrations_dir[1024];   /* NNNN_name.sql files */
 	char openapi_file[1024];     /* served at /openapi.yaml */

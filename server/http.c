@@ -770,6 +770,15 @@ static enum MHD_Result on_headers(struct http_server *s,
 		st->decided = 1;
 		return MHD_YES;
 	}
+	/* the probes' listener serves their two endpoints, nothing else */
+	if (s->health_only && strcmp(table[idx].pattern, "/healthz") != 0 &&
+	    strcmp(table[idx].pattern, "/readyz") != 0) {
+		problem(&st->res, 404, "not-found", "Not found",
+			"this listener serves /healthz and /readyz only (the "
+			"health listener); the API is on the main one");
+		st->decided = 1;
+		return MHD_YES;
+	}
 	st->route = idx;
 	st->body_allowed = table[idx].has_body;
 	if (table[idx].scope != SCOPE_NONE && !atomic_load(&s->app->ready)) {

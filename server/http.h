@@ -27,6 +27,10 @@ struct http_config {
 	int connection_limit;	  /* concurrent connections */
 	int per_ip_limit;	  /* 0 = none */
 	int connection_timeout_s; /* idle connections are closed */
+	/* Serve the probe endpoints only (/healthz, /readyz): a listener
+	 * of its own for liveness and readiness, whose connection slots no
+	 * client of the API can take (review s17b F3). */
+	int health_only;
 };
 
 struct http_server;

@@ -207,6 +207,7 @@ int http_start(const struct http_config *cfg, struct app *app,
 		flags |= MHD_USE_IPv6;
 	s->app = app;
 	s->max_body_bytes = cfg->max_body_bytes;
+	s->health_only = cfg->health_only;
 	s->request_timeout_ms = (long long)cfg->connection_timeout_s * 1000;
 	pthread_mutex_init(&s->conns_mu, NULL);
 	s->conns.next = s->conns.prev = &s->conns;

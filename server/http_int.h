@@ -27,6 +27,7 @@ struct http_server {
 	struct MHD_Daemon *daemon;
 	struct app *app;
 	int max_body_bytes;
+	int health_only; /* http_config.health_only */
 	int port;
 	char listen[160]; /* HOST:PORT as configured, in MHD's log lines */
 	MHD_socket quiesced_fd;

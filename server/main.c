@@ -231,11 +231,15 @@ static int cmd_maintain(struct config *cfg)
 	return rc;
 }
 
+/* Connections the health listener holds at once: kubelet's probes and a
+ * few of an operator's (each a thread; MHD refuses the rest at accept). */
+#define HEALTH_CONNECTION_LIMIT 16
+
 static int cmd_serve(struct config *cfg, int migrate_only)
 {
 	struct migration_set *set = NULL;
 	struct db_pool *pool = NULL;
-	struct http_server *http = NULL;
+	struct http_server *http = NULL, *health = NULL;
 	struct app app = {0};
 	sigset_t sigs;
 	char err[1024];
@@ -312,6 +316,28 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 		log_event(LOG_INFO, "listening", "listen", cfg->listen, "port",
 			  port, "version", GPUSIZER_VERSION, NULL);
 	}
+	if (cfg->health_listen[0]) {
+		/* a few slots of its own: a flood of the API's connections
+		 * cannot starve the probes (review s17b F3) */
+		struct http_config hh = {
+		    .listen = cfg->health_listen,
+		    .max_body_bytes = 1024,
+		    .connection_limit = HEALTH_CONNECTION_LIMIT,
+		    .per_ip_limit = 0,
+		    .connection_timeout_s = 5,
+		    .health_only = 1,
+		};
+		char port[16];
+
+		if (http_start(&hh, &app, &health, err, sizeof(err)) != 0) {
+			log_event(LOG_ERROR, "cannot start the health listener",
+				  "error", err, NULL);
+			goto out;
+		}
+		snprintf(port, sizeof(port), "%d", http_port(health));
+		log_event(LOG_INFO, "listening (health: /healthz, /readyz)",
+			  "listen", cfg->health_listen, "port", port, NULL);
+	}
 	/* Serve /healthz at once; /v1 answers 503 until the schema is in. */
 	switch (migrate_until_done(cfg, set, &sigs, 1)) {
 	case 0:
@@ -368,6 +394,8 @@ out:
 	 */
 	atomic_store(&app.cancel_work, 1);
 	http_stop(http);
+	if (health)
+		http_stop(health);
 	db_pool_free(pool);
 	migration_set_free(set);
 	if (rc == 0)

@@ -182,6 +182,33 @@ echo "# $naddr addresses x $PER_IP vs --connection-limit $LIMIT2: $opened attack
 	not_ok "many-address slowloris ($naddr addresses x $PER_IP) under --connection-limit $LIMIT2: the normal client gets >= 90%" \
 		"$served of $total served; the attack held up to $max_held of $LIMIT2 slots"
 
+# 5. The shipped configuration has no per-IP limit (deploy/k8s: every
+# client is the node or the proxy), so one address can take every slot
+# (review s17b F3: the liveness probe failed and kubelet would restart the
+# pod). The probes get a listener of their own (--health-listen): /healthz
+# there stays served while the API's slots are held.
+stop_daemon
+HP=$((20000 + RANDOM % 20000))
+start_daemon --connection-limit $LIMIT --per-ip-connection-limit 0 \
+	--connection-timeout $TIMEOUT --health-listen 127.0.0.1:$HP || { not_ok "daemon restarts with --health-listen"; exit 1; }
+PORT=${GSZ_URL##*:}
+attack trickle 127.0.0.6 $((LIMIT * 2)) "$ATTACK_S" >"$T/a5" &
+apid=$!
+sleep 2
+hok=0 hbad=0 mok=0 mbad=0
+for i in $(seq 1 $((ATTACK_S - 4))); do
+	[ "$(curl -s -o /dev/null --max-time 2 -w '%{http_code}' "http://127.0.0.1:$HP/healthz")" = 200 ] && hok=$((hok + 1)) || hbad=$((hbad + 1))
+	[ "$(curl -s -o /dev/null --max-time 2 -w '%{http_code}' "$GSZ_URL/healthz")" = 200 ] && mok=$((mok + 1)) || mbad=$((mbad + 1))
+	sleep 0.5
+done
+wait $apid
+echo "# one address, no per-IP limit, $((LIMIT * 2)) connections: /healthz on the health listener $hok served / $hbad failed; on the API listener $mok / $mbad"
+[ "$hbad" = 0 ] && [ "$hok" -gt 0 ] &&
+	ok "--health-listen: /healthz stays served while one address holds the API's slots ($hok of $hok; the API listener $mok of $((mok + mbad)))" ||
+	not_ok "--health-listen: /healthz stays served during the attack" "$hok served, $hbad failed"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HP/v1/gpus")" = 404 ] &&
+	ok "the health listener serves nothing else (404)" || not_ok "the health listener serves nothing else"
+
 # Afterwards the slots come back.
 sleep $((TIMEOUT + 1))
 req GET /v1/gpus
