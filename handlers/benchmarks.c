@@ -838,10 +838,8 @@ void h_bench_list(struct app *app, const struct request *req,
 			problem_field(res, text_keys[i],
 				      "must be 1 to 253 characters");
 	}
-	if (f.since && !rfc3339_valid(f.since))
-		problem_field(res, "since",
-			      "must be an RFC 3339 date-time such as "
-			      "2026-11-21T00:00:00Z");
+	if (f.since)
+		query_since_check(res, f.since);
 	if (f.run_id && !uuid_valid(f.run_id))
 		problem_field(res, "run_id", "must be a UUID");
 	/* metric and dtype are closed lists, the ones ingestion accepts: a

@@ -33,10 +33,8 @@ void h_recs_list(struct app *app, const struct request *req,
 	if (f.kind && !ok_kind)
 		problem_field(res, "kind",
 			      "must be one of: training, inference, compare");
-	if (f.since && !rfc3339_valid(f.since))
-		problem_field(res, "since",
-			      "must be an RFC 3339 date-time such as "
-			      "2026-11-21T00:00:00Z");
+	if (f.since)
+		query_since_check(res, f.since);
 	if (f.model && (strlen(f.model) > 64 || !f.model[0]))
 		problem_field(res, "model", "must be 1 to 64 characters");
 	if (f.gpu && (strlen(f.gpu) > 64 || !f.gpu[0]))

@@ -342,3 +342,16 @@ void record_get_answer(const struct request *req, struct response *res,
 	record_etag(res, row);
 	res_json(res, not_modified(req, res) ? 304 : 200, row);
 }
+
+void query_since_check(struct response *res, const char *since)
+{
+	if (rfc3339_valid(since))
+		return;
+	/* review s17b F9: "+01:00" typed into a URL arrives as " 01:00" */
+	problem_field(res, "since",
+		      "must be an RFC 3339 date-time such as "
+		      "2026-11-21T00:00:00Z%s",
+		      strchr(since, ' ') ? "; a '+' in a query string is a "
+					   "space: send an offset as %2B01:00"
+					 : "");
+}

@@ -13,6 +13,9 @@ int uuid_valid(const char *s);
 /* 1 when s is an RFC 3339 date-time ("2026-11-21T00:00:00Z", offsets and
  * fractions allowed) or a plain date "2026-11-21".
  */
+/* A "since" query value: a 400 naming since unless rfc3339_valid, with
+ * a hint where a '+' became a space (a query string's '+' is one). */
+void query_since_check(struct response *res, const char *since);
 int rfc3339_valid(const char *s);
 /* Seconds since 1970-01-01T00:00:00Z of a date-time rfc3339_valid accepts
  * (its offset applied; a plain date is its midnight UTC) into *out: 0, or

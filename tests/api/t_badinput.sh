@@ -47,6 +47,10 @@ for q in 'limit=abc' 'limit=0' 'limit=501' 'limit=-5' 'limit=1e3' 'since=yesterd
 	req GET "/v1/recommendations?$q"
 	expect_4xx "GET /v1/recommendations?${q:0:40}"
 done
+# review s17b F9: an offset's '+' typed into the URL is a space: said so
+req GET "/v1/recommendations?since=2026-11-27T00:00:00+01:00"
+check_problem "since with an unencoded +: 400 saying to send %2B" 400 since
+jq -e '.detail | contains("%2B01:00")' "$T/body" >/dev/null && ok "... and the hint is there" || not_ok "... and the hint is there" "$(jq -r .detail "$T/body")"
 # review s17b F7: a cursor of PostgreSQL's special times, or of a time
 # that does not parse, is one the server never made: 400 naming cursor
 hx() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
