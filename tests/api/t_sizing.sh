@@ -262,12 +262,12 @@ check "training compare on equal counts: no counts in the verdicts" 201 \
 	'([.rows[].gpus] | unique | length) == 1 and all(.rows[]; .verdict | test(" GPUs") | not)'
 # review s17a F8: the bandwidth efficiencies in basis are the request's to
 # set; a request's own network figure is labelled as such
-req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"top":1,"inter_node_gbps":100}'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"top":1,"inter_node_gbps":100,"calibration":"datasheet"}'
 check "inter_node_gbps given: request×efficiency, default efficiency 0.75" 201 \
 	'.basis.inter_node_gbps | .source == "request×efficiency" and .efficiency == 0.75 and .efficiency_source == "default" and .value == 9.375'
 step0=$(jq '.plans[0].time_s.step' "$T/body")
-req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"top":1,"inter_node_gbps":100,"inter_node_efficiency":1,"hbm_efficiency":0.6,"intra_node_efficiency":0.5}'
-check "efficiencies given: applied and named as the request's" 201 \
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"top":1,"inter_node_gbps":100,"inter_node_efficiency":1,"hbm_efficiency":0.6,"intra_node_efficiency":0.5,"calibration":"datasheet"}'
+check "efficiencies given (datasheet path: probe medians would replace them): applied and named as the request's" 201 \
 	'.basis | .inter_node_gbps.value == 12.5 and .inter_node_gbps.efficiency_source == "request" and .hbm_gbps.efficiency == 0.6 and .hbm_gbps.value == 2010 and .hbm_gbps.efficiency_source == "request" and .intra_node_gbps.value == 225 and (.gemm_tflops | has("efficiency_source") | not)'
 for f in hbm_efficiency intra_node_efficiency inter_node_efficiency; do
 	req POST /v1/sizing/inference "${J[@]}" -d "{\"model\":\"llama-3-8b\",\"gpu\":\"h100\",\"prompt_tokens\":512,\"output_tokens\":128,\"$f\":1.5}"
