@@ -221,9 +221,15 @@ double hw_attn_tflops(const struct hw_spec *g, bool backward)
 	struct hw_rate gemm = hw_gemm_rate(g, t);
 
 	/* The measured in-step GEMM rate (hw_gemm_rate) over the default
-	 * in-step efficiency: a power-capped GPU slows both. */
+	 * in-step efficiency: a power-capped GPU slows both. Never beyond
+	 * the kernel's own burst figure, which it reached at the boost clock
+	 * with nothing else running: a measured GEMM rate near the peak made
+	 * attention 0.49-0.505 of the peak, 1.7x the FA2 figure the engine
+	 * models (review s17c F3). */
 	if (gemm.measured && peak > 0.0)
-		eff *= (gemm.value / peak) / hw_gemm_efficiency_for(g, t);
+		eff = fmin(eff * (gemm.value / peak) /
+			       hw_gemm_efficiency_for(g, t),
+			   hw_default_attn_efficiency(g, backward));
 	else
 		eff *= gemm.power_cap_ratio;
 	return peak * eff;
@@ -272,6 +278,24 @@ double hw_probe_plan_shape_factor(enum eng_dtype t)
 		      gemm_shape_factor(probe_plan_min_dims[2], t));
 }
 
+/* A measured rate the engine uses is at most its datasheet figure
+ * (datasheet > 0): the dense tensor peak is the part's rate at the boost
+ * clock with every tensor core busy, and a sustained plan GEMM, divided by
+ * its shape factor (0.937, FP8 0.883), could come out above it (B200 bf16
+ * 2614 of 2250, review s17c F3); HBM bandwidth is the memory's pin rate
+ * times its bus width, which no SM clock raises (a 1.097x H100 NVL median
+ * was used as is, review s17c F9). Calibration's band (handlers/calib.h)
+ * leaves 1.1x to the tensor peak for the maximum clock; what is used is
+ * held here, and r->capped says so. */
+static void cap_at_datasheet(struct hw_rate *r)
+{
+	if (!r->measured || !(r->datasheet > 0.0) || r->value <= r->datasheet)
+		return;
+	r->value = r->datasheet;
+	r->efficiency = 1.0;
+	r->capped = true;
+}
+
 /* retention: the share of a measured median the engine uses (1: all). */
 static struct hw_rate rate_from(double datasheet, double eff,
 				const struct hw_measured *m, double retention)
@@ -316,12 +340,14 @@ struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t)
 		r.value /= r.plan_shape_factor;
 		r.efficiency = r.datasheet > 0.0 ? r.value / r.datasheet : 0.0;
 		r.measured_metric = "gemm_sustained_tflops";
+		cap_at_datasheet(&r);
 		return r;
 	}
 	r = rate_from(g->peak_tflops[c], hw_gemm_efficiency_for(g, c),
 		      &g->gemm_tflops[c], hw_gemm_in_step_retention(c));
 	if (r.measured) {
 		r.measured_metric = "gemm_tflops";
+		cap_at_datasheet(&r);
 		return r;
 	}
 	/* The datasheet path's efficiency is of a GPU at its board power. */
@@ -395,6 +421,7 @@ struct hw_rate hw_hbm_rate(const struct hw_spec *g)
 		      eff_or(g->hbm_efficiency, hw_default_hbm_efficiency()),
 		      &g->hbm_gbps, 1.0);
 	r.efficiency_given = g->hbm_efficiency > 0.0 && !r.measured;
+	cap_at_datasheet(&r);
 	return r;
 }
 

@@ -123,6 +123,10 @@ struct hw_rate {
 	double plan_shape_factor;
 	/* datasheet path only: the power-cap ratio in value (1: none) */
 	double power_cap_ratio;
+	/* measured only: value was held at the datasheet figure, which the
+	 * measured median (after its shape factor) exceeded (GEMM and HBM;
+	 * hw_gemm_rate, hw_hbm_rate; review s17c F3, F9) */
+	bool capped;
 };
 
 /* The four hardware numbers a sizing used, for the response's `basis`. */
@@ -161,9 +165,11 @@ bool hw_supports(const struct hw_spec *g, enum eng_dtype t);
  * 15.75, Gen4 x16 31.51, Gen5 x16 63.02, Gen6 x16 121.0. */
 double hw_pcie_gbps(int gen, int width);
 
-/* Achieved large-GEMM rate for dtype t (before the shape factor). */
+/* Achieved large-GEMM rate for dtype t (before the shape factor); a
+ * measured one is at most the datasheet peak (capped). */
 struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t);
-/* Achieved streaming HBM bandwidth. */
+/* Achieved streaming HBM bandwidth; a measured one is at most the
+ * datasheet bandwidth (capped). */
 struct hw_rate hw_hbm_rate(const struct hw_spec *g);
 /* Achieved collective bus bandwidth inside a node, one direction. */
 struct hw_rate hw_intra_rate(const struct hw_spec *g);

@@ -350,6 +350,12 @@ static json_t *rate_json(const struct hw_rate *r, const char *unit,
 				    o, "plan_shape_factor",
 				    sizing_real(r->plan_shape_factor, 4));
 		}
+		/* the median (after its shape factor) came out above the
+		 * datasheet figure, and the value is held there (engine/hw.c
+		 * cap_at_datasheet; review s17c F3, F9) */
+		if (r->capped)
+			json_object_set_new(o, "capped_at_datasheet",
+					    json_true());
 	} else {
 		json_object_set_new(o, "source",
 				    json_string(r->datasheet_given

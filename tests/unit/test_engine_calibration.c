@@ -141,6 +141,65 @@ static void test_sustained_is_the_in_step_rate(void)
 	CHECK(hw_gemm_rate(&g, ENG_BF16).value > r.value);
 }
 
+/* Review s17c F3: a sustained median the calibration band lets through
+ * (up to 1.1x the peak), divided by the plan's shape factor, is used at
+ * most at the datasheet peak, capped and said so; attention scaled by it
+ * stays at or under its kernel's burst figure (FA2 0.337 on Hopper), where
+ * it had reached 0.505 of the peak. B200's case: 2450 / 0.937304 = 2614 >
+ * 2250; H100 bf16 1085 / 0.937304 = 1157.6 > 989.4; fp8 2170 / 0.883333 =
+ * 2456.6 > 1978.9. Below the peak nothing changes (732.79 above). */
+static void test_measured_gemm_capped_at_peak(void)
+{
+	struct hw_spec g = h100();
+	struct hw_rate r;
+
+	g.gemm_sustained_tflops[ENG_BF16].value = 1085.0;
+	g.gemm_sustained_tflops[ENG_BF16].samples = 1;
+	r = hw_gemm_rate(&g, ENG_BF16);
+	CHECK(r.measured && r.capped);
+	CHECK_NEAR(r.value, 989.4, 1e-9);
+	CHECK_NEAR(r.efficiency, 1.0, 1e-12);
+	CHECK_NEAR(r.measured_median, 1085.0, 1e-12);
+	CHECK(hw_attn_tflops(&g, false) <= 0.337 * 989.4 + 1e-9);
+	CHECK(hw_attn_tflops(&g, true) <= 0.321 * 989.4 + 1e-9);
+	g.gemm_sustained_tflops[ENG_FP8].value = 2170.0;
+	g.gemm_sustained_tflops[ENG_FP8].samples = 1;
+	r = hw_gemm_rate(&g, ENG_FP8);
+	CHECK(r.capped && r.value == 1978.9);
+	/* a best-shape median x 0.863 is under the peak up to 1.1x */
+	g.gemm_tflops[ENG_TF32].value = 989.4 * 0.5 * 1.1;
+	g.gemm_tflops[ENG_TF32].samples = 1;
+	r = hw_gemm_rate(&g, ENG_TF32);
+	CHECK(r.measured && !r.capped && r.value < 494.7);
+	/* under the peak: as measured, not capped */
+	g.gemm_sustained_tflops[ENG_BF16].value = 686.85;
+	r = hw_gemm_rate(&g, ENG_BF16);
+	CHECK(!r.capped);
+	CHECK_NEAR(r.value, 732.79, 0.01);
+	/* the datasheet path is never "capped" */
+	CHECK(!hw_gemm_rate(&g, ENG_FP16).capped);
+}
+
+/* Review s17c F9: a measured HBM rate above the datasheet bandwidth
+ * (H100 NVL: 4280 of 3900, 1.097x, inside the calibration band) is used
+ * at the datasheet bandwidth: no SM boost clock raises the memory's. */
+static void test_measured_hbm_capped_at_datasheet(void)
+{
+	struct hw_spec g = h100();
+	struct hw_rate r;
+
+	g.memory_bandwidth_gbps = 3900.0;
+	g.hbm_gbps.value = 4280.0;
+	g.hbm_gbps.samples = 1;
+	r = hw_hbm_rate(&g);
+	CHECK(r.measured && r.capped);
+	CHECK_NEAR(r.value, 3900.0, 1e-9);
+	CHECK_NEAR(r.measured_median, 4280.0, 1e-9);
+	g.hbm_gbps.value = 3500.0;
+	r = hw_hbm_rate(&g);
+	CHECK(!r.capped && r.value == 3500.0);
+}
+
 /* PCIe per direction (hw_pcie_gbps): the figures docs/PROBE.md lists for
  * x16 links (128b/130b), other widths in proportion, x16 when the width
  * is unknown (0), 0 for a generation the engine has no rate for. */
@@ -164,6 +223,8 @@ int main(void)
 	RUN(test_fp8_and_other_rates);
 	RUN(test_plan_shape_factor);
 	RUN(test_sustained_is_the_in_step_rate);
+	RUN(test_measured_gemm_capped_at_peak);
+	RUN(test_measured_hbm_capped_at_datasheet);
 	RUN(test_pcie_gbps);
 	return testlib_finish();
 }
