@@ -20,8 +20,7 @@
 #include "probe/contract.h"
 #include "storage/bench.h"
 
-#define FLEET_WINDOW_DAYS  30
-#define DEGRADED_THRESHOLD 0.10
+#define FLEET_WINDOW_DAYS 30
 
 static const char *const run_statuses[] = {"ok", "partial", "no_device",
 					   "failed", NULL};

@@ -6,7 +6,7 @@
 #include "handlers/problem.h"
 #include "storage/bench.h"
 
-/* A fleet median the engine may divide by: measured, and within the
+/* A fleet value the engine may divide by: measured, and within the
  * bounds every stored statistic has (storage/bench.h; issue 15).
  */
 static int usable(const struct fleet_value *v)
@@ -22,28 +22,68 @@ bool calib_implausible(double median, double datasheet)
 		median < CALIB_PLAUSIBLE_MIN_RATIO * datasheet);
 }
 
-/* Copies a usable fleet median into the engine's measured field; 1 when
- * it did. A median outside the plausible band of the GPU type's own
- * datasheet figure (calib.h; datasheet > 0) is not taken but listed in ci:
- * no working GPU of that type measures it, so it comes from a report filed
- * under the wrong type or a broken probe, and one such node would
- * otherwise move every "auto" sizing of the type. */
+/* [CALIB_PLAUSIBLE_MIN_RATIO, max_ratio] x datasheet; none without a
+ * datasheet figure. */
+static struct fleet_band band_of(double datasheet, double max_ratio)
+{
+	if (!(datasheet > 0.0))
+		return (struct fleet_band){0.0, 0.0};
+	return (struct fleet_band){CALIB_PLAUSIBLE_MIN_RATIO * datasheet,
+				   max_ratio * datasheet};
+}
+
+/* Each calibrating metric's band from hw's datasheet figures (calib.h):
+ * GEMMs against the dense peak of their dtype, HBM against its bandwidth,
+ * the all-reduce against the one-way link rate. */
+static void calib_bands(const struct hw_spec *hw, struct fleet_bands *b)
+{
+	memset(b, 0, sizeof(*b));
+	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
+		b->gemm_tflops[t] =
+		    band_of(hw->peak_tflops[t], CALIB_PLAUSIBLE_MAX_RATIO);
+		b->gemm_sustained_tflops[t] = b->gemm_tflops[t];
+	}
+	b->hbm_gbps =
+	    band_of(hw->memory_bandwidth_gbps, CALIB_PLAUSIBLE_MAX_RATIO);
+	b->allreduce_busbw_gbps =
+	    band_of(hw->intra_node_gbps, CALIB_BUSBW_MAX_RATIO);
+	b->degraded_threshold = DEGRADED_THRESHOLD;
+}
+
+/* Copies a usable fleet value into the engine's measured field; 1 when
+ * it did. Runs outside the plausible band of the GPU type's own datasheet
+ * figure were left out (storage's fleet_calib_value) and are listed in ci:
+ * no working GPU of that type measures them, so they come from a report
+ * filed under the wrong type or a broken probe, and one such node would
+ * otherwise move every "auto" sizing of the type. So are nodes left out as
+ * degraded. */
 static int take(struct hw_measured *to, const struct fleet_value *from,
 		double datasheet, const char *metric, struct calib_info *ci)
 {
-	if (!usable(from))
-		return 0;
-	if (calib_implausible(from->value, datasheet)) {
+	if (from->implausible > 0) {
 		if (ci->n_ignored < CALIB_MAX_IGNORED) {
 			struct calib_ignored *g = &ci->ignored[ci->n_ignored];
 
 			snprintf(g->metric, sizeof(g->metric), "%s", metric);
-			g->median = from->value;
+			g->median = from->implausible_median;
 			g->datasheet = datasheet;
+			g->runs = from->implausible;
 		}
 		ci->n_ignored++;
-		return 0;
 	}
+	if (from->degraded > 0) {
+		if (ci->n_degraded < CALIB_MAX_IGNORED) {
+			struct calib_degraded *g =
+			    &ci->degraded[ci->n_degraded];
+
+			snprintf(g->metric, sizeof(g->metric), "%s", metric);
+			g->median = from->degraded_median;
+			g->nodes = from->degraded;
+		}
+		ci->n_degraded++;
+	}
+	if (!usable(from))
+		return 0;
 	to->value = from->value;
 	to->samples = from->samples;
 	return 1;
@@ -74,6 +114,7 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct response *res)
 {
 	struct fleet_medians fm;
+	struct fleet_bands bands;
 	struct store_err e;
 	int any = 0;
 
@@ -82,8 +123,10 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 	ci->window_days = CALIB_WINDOW_DAYS;
 	if (mode == CALIB_DATASHEET)
 		return 0;
+	calib_bands(hw, &bands);
 	if (store_fleet_medians(app->db, gpu, CALIB_WINDOW_DAYS,
-				app->fleet_synthetic, &fm, &e) != STORE_OK) {
+				app->fleet_synthetic, &bands, &fm,
+				&e) != STORE_OK) {
 		problem_store(res, &e, "fleet measurements");
 		return -1;
 	}
@@ -102,11 +145,11 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 	}
 	any |= take(&hw->hbm_gbps, &fm.hbm_gbps, hw->memory_bandwidth_gbps,
 		    "hbm_gbps", ci);
-	/* NCCL's bus bandwidth may exceed the link's one-way rate (NVLink
-	 * SHARP all-reduce on H100: ~480 GB/s against 450), so it has no
-	 * datasheet bound here. */
-	any |= take(&hw->intra_node_busbw_gbps, &fm.allreduce_busbw_gbps, 0.0,
-		    "intra_node_gbps", ci);
+	/* held to its own band (CALIB_BUSBW_MAX_RATIO): NCCL's bus
+	 * bandwidth may exceed the link's one-way rate (NVLink SHARP
+	 * all-reduce on H100: ~480 GB/s against 450) */
+	any |= take(&hw->intra_node_busbw_gbps, &fm.allreduce_busbw_gbps,
+		    hw->intra_node_gbps, "intra_node_gbps", ci);
 	ci->runs = fm.runs;
 	ci->used = any;
 	if (mode == CALIB_MEASURED && !any) {

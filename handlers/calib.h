@@ -29,16 +29,37 @@
  * unit, and one such report would otherwise set every "auto" sizing of
  * the type (a 1e-9 TFLOP/s median made a 1e11-day plan). */
 #define CALIB_PLAUSIBLE_MIN_RATIO 0.10
+/* The all-reduce bus bandwidth that calibrates intra_node_gbps is held to
+ * [CALIB_PLAUSIBLE_MIN_RATIO, CALIB_BUSBW_MAX_RATIO] x the catalog's
+ * one-way link rate (review s17c F1: a report at 1e-9 GB/s, which
+ * ingestion takes, made every "auto" H200 answer 9.4e12 ms). nccl-tests'
+ * busbw is algbw x 2(n-1)/n: a ring moves 2(n-1)/n of the buffer over
+ * each GPU's link, so busbw stays under the link's one-way rate; an
+ * in-switch reduction (NVLink SHARP, NVLS) sends the buffer once and
+ * receives it once, so algbw reaches the link rate at most and busbw
+ * 2(n-1)/n < 2 times it (H100 NVLS: ~480 GB/s against 450). A tenth of
+ * the link is a node whose NVLink fabric is down (NCCL then goes through
+ * PCIe: ~20 of 450 GB/s) or a wrong unit (MB/s as GB/s), as for GEMMs. */
+#define CALIB_BUSBW_MAX_RATIO 2.0
+/* A node whose value is more than this share under the median of its
+ * type's nodes is left out of calibration, as GET /v1/fleet calls a GPU
+ * degraded when one of its metrics is that far under its type's median
+ * (its degraded_threshold): one broken node beside a healthy one had
+ * halved its type's GEMM and HBM rates (review s17c F2). tests/api/
+ * fleet_lib.sh reads the value here. */
+#define DEGRADED_THRESHOLD 0.10
 
 /* True when a median is outside [CALIB_PLAUSIBLE_MIN_RATIO,
  * CALIB_PLAUSIBLE_MAX_RATIO] x its datasheet figure (datasheet > 0):
  * calibration leaves it out, the fleet view marks it. */
 bool calib_implausible(double median, double datasheet);
 
-/* Fills hw's measured fields for GPU type gpu per mode from fleet medians
- * that are plausible for hw's datasheet figures (the others are listed in
- * ci->ignored). CALIB_MEASURED with no usable measurement is a 422 naming
- * field. Returns 0 or -1 (res set).
+/* Fills hw's measured fields for GPU type gpu per mode from the fleet's
+ * runs (storage/bench.h fleet_calib_value): runs outside the plausible
+ * band of hw's datasheet figures are left out (listed in ci->ignored), then
+ * each node's runs give one value, and nodes the degraded rule flags are
+ * left out (ci->degraded). CALIB_MEASURED with no usable measurement is a
+ * 422 naming field. Returns 0 or -1 (res set).
  */
 int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct hw_spec *hw, struct calib_info *ci, const char *field,

@@ -389,8 +389,9 @@ void sizing_calib_warnings(json_t *warnings, const struct calib_info *ci)
 	for (int i = 0; i < ci->n_ignored && i < CALIB_MAX_IGNORED; i++) {
 		const struct calib_ignored *g = &ci->ignored[i];
 		int w = snprintf(list + used, sizeof(list) - used,
-				 "%s%s %.4g (%.2fx)", i ? ", " : "", g->metric,
-				 g->median, g->median / g->datasheet);
+				 "%s%s %.4g (%.2fx) in %d run%s", i ? ", " : "",
+				 g->metric, g->median, g->median / g->datasheet,
+				 g->runs, g->runs == 1 ? "" : "s");
 
 		if (w < 0 || (size_t)w >= sizeof(list) - used)
 			break;
@@ -398,13 +399,15 @@ void sizing_calib_warnings(json_t *warnings, const struct calib_info *ci)
 	}
 	json_array_append_new(
 	    warnings,
-	    json_sprintf("fleet medians above %.2gx or below %.2gx this GPU "
-			 "type's datasheet figure, which no working GPU of the "
-			 "type measures, were not used (a probe report filed "
-			 "under the wrong GPU type, or a faulty probe? see GET "
-			 "/v1/fleet): %s",
+	    json_sprintf("probe runs measuring above %.2gx or below %.2gx this "
+			 "GPU type's datasheet figure (the all-reduce: above "
+			 "%.2gx its link's one-way rate), which no working GPU "
+			 "of the type measures, were not used (a probe report "
+			 "filed under the wrong GPU type, a faulty probe or a "
+			 "wrong unit? see GET /v1/fleet, and GET "
+			 "/v1/benchmarks for the all-reduce): %s",
 			 CALIB_PLAUSIBLE_MAX_RATIO, CALIB_PLAUSIBLE_MIN_RATIO,
-			 list));
+			 CALIB_BUSBW_MAX_RATIO, list));
 }
 
 json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
@@ -456,13 +459,28 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 
 		for (int i = 0; i < ci->n_ignored && i < CALIB_MAX_IGNORED; i++)
 			json_array_append_new(
-			    a, json_pack(
-				   "{s:s, s:o, s:o}", "metric",
-				   ci->ignored[i].metric, "median",
-				   sizing_real(ci->ignored[i].median, 5),
-				   "datasheet",
-				   sizing_real(ci->ignored[i].datasheet, 5)));
+			    a,
+			    json_pack("{s:s, s:o, s:o, s:i}", "metric",
+				      ci->ignored[i].metric, "median",
+				      sizing_real(ci->ignored[i].median, 5),
+				      "datasheet",
+				      sizing_real(ci->ignored[i].datasheet, 5),
+				      "runs", ci->ignored[i].runs));
 		json_object_set_new(o, "ignored_measurements", a);
+	}
+	/* nodes left out as degraded (review s17c F2): the rate is the
+	 * other nodes' */
+	if (ci->n_degraded > 0) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < ci->n_degraded && i < CALIB_MAX_IGNORED;
+		     i++)
+			json_array_append_new(
+			    a, json_pack("{s:s, s:o, s:i}", "metric",
+					 ci->degraded[i].metric, "median",
+					 sizing_real(ci->degraded[i].median, 5),
+					 "nodes", ci->degraded[i].nodes));
+		json_object_set_new(o, "degraded_nodes_left_out", a);
 	}
 	return o;
 }

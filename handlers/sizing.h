@@ -33,12 +33,21 @@ enum calib_mode {
 extern const char *const calib_mode_names[];
 
 /* What calibration found for one GPU type (for the basis block). */
-/* Fleet medians calibration left out as no measurement of the GPU type
- * (above CALIB_PLAUSIBLE_MAX_RATIO x its datasheet figure). */
+/* Probe runs calibration left out as no measurement of the GPU type
+ * (outside the plausible band of its datasheet figure, handlers/calib.h),
+ * per metric. */
 #define CALIB_MAX_IGNORED 8
 struct calib_ignored {
-	char metric[40]; /* "gemm_tflops.bf16", "hbm_gbps", ... */
-	double median, datasheet;
+	char metric[40];	  /* "gemm_tflops.bf16", "hbm_gbps", ... */
+	double median, datasheet; /* the median of the runs left out */
+	int runs;
+};
+/* Nodes calibration left out as degraded (DEGRADED_THRESHOLD under the
+ * median of the type's nodes), per metric. */
+struct calib_degraded {
+	char metric[40];
+	double median; /* of the nodes left out */
+	int nodes;
 };
 
 struct calib_info {
@@ -46,8 +55,11 @@ struct calib_info {
 	int runs;	 /* probe runs contributing */
 	int window_days; /* how far back medians look */
 	int used;	 /* 1: at least one fleet median was taken */
-	int n_ignored;	 /* implausible medians, ignored[] the first ones */
+	int n_ignored;	 /* metrics with implausible runs, ignored[] the
+			    first ones */
 	struct calib_ignored ignored[CALIB_MAX_IGNORED];
+	int n_degraded; /* metrics with degraded nodes left out */
+	struct calib_degraded degraded[CALIB_MAX_IGNORED];
 };
 
 /* Loads catalog GPU name into *hw (field error under field when unknown,

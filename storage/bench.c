@@ -1,5 +1,6 @@
 /* bench.c - probe runs in SQL. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "storage/bench.h"
 #include "storage/calib_mirror.h"
 #include "storage/fleet_mirror.h"
+#include "storage/mirror.h"
 #include "storage/pgconn.h"
 
 /* Ids of a run's results: [first_result_id, first_result_id + block), a
@@ -39,53 +41,179 @@ void store_set_calibration_cache_s(int seconds)
 	medians_cache.ttl_ms = (long long)seconds * 1000;
 }
 
-/* v into the element of a per-dtype array (fleet_medians) named dtype. */
-static void put_by_dtype(struct fleet_value *to, const char *dtype,
-			 struct fleet_value v)
+static int by_node(const void *a, const void *b)
 {
-	for (int t = 0; t < FLEET_DTYPES; t++)
-		if (!strcmp(dtype, dtype_names[t]))
-			to[t] = v;
+	const struct fleet_run_value *x = a, *y = b;
+
+	return (x->node > y->node) - (x->node < y->node);
 }
 
-/* One (metric, dtype) median of calibration into its field. */
-static void medians_put(void *ctx, const char *metric, const char *dtype,
-			double median, long long n)
+/* The median of the n values at a (reordered), and their count, into
+ * *median and *count; nothing when n is 0. */
+static void median_into(double *a, size_t n, double *median, int *count)
 {
-	struct fleet_medians *out = ctx;
-	struct fleet_value v = {median, (int)n};
-
-	/* The median of bounded values is bounded; checked anyway, as the
-	 * engine divides by it.
-	 */
-	if (!(v.value >= BENCH_STAT_MIN && v.value <= BENCH_STAT_MAX))
+	if (n == 0)
 		return;
-	if (!strcmp(metric, "gemm_tflops")) {
-		put_by_dtype(out->gemm_tflops, dtype, v);
-	} else if (!strcmp(metric, "gemm_sustained_tflops")) {
-		put_by_dtype(out->gemm_sustained_tflops, dtype, v);
-	} else if (!strcmp(metric, "hbm_read_gbps")) {
-		out->hbm_gbps = v;
-	} else if (!strcmp(metric, "nccl_allreduce_busbw_gbps")) {
-		out->allreduce_busbw_gbps = v;
-	} else if (!strcmp(metric, "p2p_unidir_gbps")) {
-		out->p2p_gbps = v;
+	*median = mirror_median(a, n);
+	*count = (int)n;
+}
+
+int fleet_calib_value(struct fleet_run_value *v, size_t n,
+		      struct fleet_band band, double degraded_threshold,
+		      struct fleet_value *out)
+{
+	/* node values [0, nodes) with their runs, then the left-out values */
+	double *node_v = malloc((n ? n : 1) * sizeof(*node_v));
+	double *left = malloc((n ? n : 1) * sizeof(*left));
+	int *node_runs = malloc((n ? n : 1) * sizeof(*node_runs));
+	size_t nodes = 0, kept = 0, nleft = 0, i = 0, j;
+	double floor_v, m;
+	int runs = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!node_v || !left || !node_runs) {
+		free(node_v);
+		free(left);
+		free(node_runs);
+		return -1;
+	}
+	/* 1. runs outside the band */
+	for (j = 0; j < n; j++) {
+		if (band.hi > 0.0 && !(v[j].v >= band.lo && v[j].v <= band.hi))
+			left[nleft++] = v[j].v;
+		else
+			v[i++] = v[j];
+	}
+	median_into(left, nleft, &out->implausible_median, &out->implausible);
+	n = i;
+	/* 2. one value per node: the median of its runs */
+	qsort(v, n, sizeof(*v), by_node);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && v[j].node == v[i].node; j++)
+			left[j - i] = v[j].v;
+		node_v[nodes] = mirror_median(left, j - i);
+		node_runs[nodes++] = (int)(j - i);
+	}
+	if (nodes == 0)
+		goto out;
+	/* 3. nodes the fleet's degraded rule would flag, against the
+	 * median of all nodes (node_v reordered: copied first) */
+	memcpy(left, node_v, nodes * sizeof(*left));
+	m = mirror_median(left, nodes);
+	floor_v = (1.0 - degraded_threshold) * m;
+	nleft = 0;
+	for (i = 0; i < nodes; i++) {
+		if (node_v[i] < floor_v) {
+			left[nleft++] = node_v[i];
+			continue;
+		}
+		runs += node_runs[i];
+		node_v[kept++] = node_v[i];
+	}
+	median_into(left, nleft, &out->degraded_median, &out->degraded);
+	/* 4. the median of the nodes kept (never empty: the largest node
+	 * value is at least the median) */
+	out->value = mirror_median(node_v, kept);
+	out->nodes = (int)kept;
+	out->samples = runs;
+out:
+	free(node_v);
+	free(left);
+	free(node_runs);
+	return 0;
+}
+
+/* What calibration reduces: the metric, where its figures (and bands)
+ * are, and whether per dtype. */
+static const struct {
+	const char *metric;
+	size_t value_off, band_off;
+	bool by_dtype;
+} calib_metrics[] = {
+    {"gemm_tflops", offsetof(struct fleet_medians, gemm_tflops),
+     offsetof(struct fleet_bands, gemm_tflops), true},
+    {"gemm_sustained_tflops",
+     offsetof(struct fleet_medians, gemm_sustained_tflops),
+     offsetof(struct fleet_bands, gemm_sustained_tflops), true},
+    {"hbm_read_gbps", offsetof(struct fleet_medians, hbm_gbps),
+     offsetof(struct fleet_bands, hbm_gbps), false},
+    {"nccl_allreduce_busbw_gbps",
+     offsetof(struct fleet_medians, allreduce_busbw_gbps),
+     offsetof(struct fleet_bands, allreduce_busbw_gbps), false},
+    {"p2p_unidir_gbps", offsetof(struct fleet_medians, p2p_gbps),
+     offsetof(struct fleet_bands, p2p_gbps), false},
+};
+
+struct medians_ctx {
+	const struct fleet_bands *bands;
+	struct fleet_medians *out;
+	int oom;
+};
+
+/* One (metric, dtype)'s run values of calibration into its field. */
+static void medians_put(void *ctx, const char *metric, const char *dtype,
+			struct fleet_run_value *v, size_t n)
+{
+	struct medians_ctx *c = ctx;
+
+	for (size_t k = 0; k < sizeof(calib_metrics) / sizeof(calib_metrics[0]);
+	     k++) {
+		int t = 0;
+		struct fleet_value *to;
+		const struct fleet_band *band;
+
+		if (strcmp(metric, calib_metrics[k].metric) != 0)
+			continue;
+		if (calib_metrics[k].by_dtype)
+			while (t < FLEET_DTYPES &&
+			       strcmp(dtype, dtype_names[t]))
+				t++;
+		if (t == FLEET_DTYPES)
+			return;
+		to = (struct fleet_value *)((char *)c->out +
+					    calib_metrics[k].value_off) +
+		     t;
+		band = (const struct fleet_band *)((const char *)c->bands +
+						   calib_metrics[k].band_off) +
+		       t;
+		if (fleet_calib_value(v, n, *band, c->bands->degraded_threshold,
+				      to) != 0)
+			c->oom = 1;
+		/* The median of bounded values is bounded; checked anyway,
+		 * as the engine divides by it. */
+		if (!(to->value >= BENCH_STAT_MIN &&
+		      to->value <= BENCH_STAT_MAX))
+			to->samples = to->nodes = 0;
+		return;
 	}
 }
 
-enum store_status store_fleet_medians(struct db_pool *pool,
-				      const char *gpu_type, int window_days,
-				      bool with_synthetic,
-				      struct fleet_medians *out,
-				      struct store_err *e)
+/* 64-bit FNV-1a of the bands: the cache key holds them, as a catalog edit
+ * moves them. */
+static unsigned long long bands_hash(const struct fleet_bands *b)
+{
+	const unsigned char *p = (const unsigned char *)b;
+	unsigned long long h = 14695981039346656037ULL;
+
+	for (size_t i = 0; i < sizeof(*b); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+enum store_status
+store_fleet_medians(struct db_pool *pool, const char *gpu_type, int window_days,
+		    bool with_synthetic, const struct fleet_bands *bands,
+		    struct fleet_medians *out, struct store_err *e)
 {
 	char key[TTL_KEY_MAX];
 	long long runs = 0;
+	struct medians_ctx ctx;
 
 	memset(out, 0, sizeof(*out));
+	ctx = (struct medians_ctx){bands, out, 0};
 	store_err_clear(e);
-	snprintf(key, sizeof(key), "%d/%d/%s", window_days, with_synthetic,
-		 gpu_type);
+	snprintf(key, sizeof(key), "%d/%d/%016llx/%s", window_days,
+		 with_synthetic, bands_hash(bands), gpu_type);
 	{
 		size_t len = 0;
 		struct fleet_medians *hit =
@@ -100,17 +228,24 @@ enum store_status store_fleet_medians(struct db_pool *pool,
 	/* One value per run (the run's median over its GPUs, sweeps at
 	 * their largest size: the asymptotic rate), reduced when the run
 	 * was stored (rollup_type_runs, migrations/0014_fleet_rollups.sql),
-	 * then the median over runs, from the daemon's copy of those rows
-	 * (storage/calib_mirror.c, 0018): a node with 8 GPUs counts once per
-	 * run. Only values in [BENCH_STAT_MIN, BENCH_STAT_MAX] calibrate: a
-	 * row stored before that bound (1e-310), or written around the API
-	 * (NaN or Infinity), is skipped rather than made every plan
-	 * infinitely slow (issue 15).
+	 * then fleet_calib_value over the runs, from the daemon's copy of
+	 * those rows (storage/calib_mirror.c, 0018; the node of each run,
+	 * 0037): a node with 8 GPUs counts once per run, and a node with
+	 * several runs once. Only values in [BENCH_STAT_MIN, BENCH_STAT_MAX]
+	 * are read: a row stored before that bound (1e-310), or written
+	 * around the API (NaN or Infinity), is skipped rather than made
+	 * every plan infinitely slow (issue 15).
 	 */
 	if (calib_mirror_type_medians(
 		pool, gpu_type, window_days, with_synthetic, BENCH_STAT_MIN,
-		BENCH_STAT_MAX, medians_put, out, &runs, e) != STORE_OK)
+		BENCH_STAT_MAX, medians_put, &ctx, &runs, e) != STORE_OK)
 		return e->status;
+	if (ctx.oom) {
+		memset(out, 0, sizeof(*out));
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message), "out of memory");
+		return e->status;
+	}
 	out->runs = (int)runs;
 	ttl_cache_put(&medians_cache, key, out, sizeof(*out));
 	return STORE_OK;

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "storage/db.h"
 
@@ -23,13 +24,19 @@
 #define BENCH_STAT_MIN 1e-9
 #define BENCH_STAT_MAX 1e15
 
-/* Fleet medians for one GPU type, index = engine dtype order (fp64, fp32,
- * tf32, fp16, bf16, fp8, int8). samples = probe runs contributing.
+/* Calibration's figures for one GPU type, index = engine dtype order
+ * (fp64, fp32, tf32, fp16, bf16, fp8, int8): per metric and dtype, the
+ * statistic fleet_calib_value() takes over the window's runs.
  */
 #define FLEET_DTYPES 7
 struct fleet_value {
-	double value;
-	int samples;
+	double value;	 /* the median over the nodes kept */
+	int samples;	 /* probe runs behind it (the kept nodes' runs) */
+	int nodes;	 /* nodes kept */
+	int implausible; /* runs left out: outside the band */
+	double implausible_median; /* their median (0 when none) */
+	int degraded;		   /* nodes left out as degraded */
+	double degraded_median;	   /* their median (0 when none) */
 };
 struct fleet_medians {
 	struct fleet_value gemm_tflops[FLEET_DTYPES];
@@ -41,8 +48,50 @@ struct fleet_medians {
 	int runs;
 };
 
-/* Medians over the runs of the last window_days for gpu_type; kept 30 s
- * per type (cleared when this process stores a new run). Runs whose
+/* The values a working GPU of the type can measure, [lo, hi]; hi 0: no
+ * band (no datasheet figure to hold it to). The caller derives them from
+ * the catalog (handlers/calib.c). */
+struct fleet_band {
+	double lo, hi;
+};
+struct fleet_bands {
+	struct fleet_band gemm_tflops[FLEET_DTYPES];
+	struct fleet_band gemm_sustained_tflops[FLEET_DTYPES];
+	struct fleet_band hbm_gbps, allreduce_busbw_gbps, p2p_gbps;
+	/* a node more than this share under the median of the nodes is left
+	 * out, as GET /v1/fleet calls a GPU degraded (0.10) */
+	double degraded_threshold;
+};
+
+/* One run's value of a metric and dtype, and the node it ran on: runs of
+ * one node share node; a run whose node is not known has one of its own.
+ */
+struct fleet_run_value {
+	long long node;
+	double v;
+};
+
+/* Calibration's statistic over the n run values of one metric and dtype
+ * (review s17c F1, F2; docs/MODEL.md §5), v reordered:
+ *  1. a run's value outside band is left out (counted, with their median,
+ *     in implausible): no working GPU of the type measures it;
+ *  2. each node's remaining runs give one value, their median: a node
+ *     that posts more runs does not weigh more;
+ *  3. a node more than band.degraded_threshold under the median of the
+ *     nodes is left out (counted in degraded): GET /v1/fleet calls its
+ *     GPUs degraded by the same rule, and one such node beside one
+ *     healthy one had halved its type's rates (the median of two is
+ *     their mean);
+ *  4. the value is the median of the nodes kept.
+ * out->samples 0: nothing usable. Returns 0, or -1 out of memory.
+ */
+int fleet_calib_value(struct fleet_run_value *v, size_t n,
+		      struct fleet_band band, double degraded_threshold,
+		      struct fleet_value *out);
+
+/* The statistic over the runs of the last window_days for gpu_type,
+ * per metric and dtype, each held to its band in bands; kept 30 s per type
+ * and bands (cleared when this process stores a new run). Runs whose
  * report says "synthetic": true (fixtures, make demo) count only when
  * with_synthetic is set (issue 14: a fleet's figures are measurements).
  */
@@ -50,11 +99,10 @@ struct fleet_medians {
  * 0: read them for every call). Set before serving. */
 void store_set_calibration_cache_s(int seconds);
 
-enum store_status store_fleet_medians(struct db_pool *pool,
-				      const char *gpu_type, int window_days,
-				      bool with_synthetic,
-				      struct fleet_medians *out,
-				      struct store_err *e);
+enum store_status
+store_fleet_medians(struct db_pool *pool, const char *gpu_type, int window_days,
+		    bool with_synthetic, const struct fleet_bands *bands,
+		    struct fleet_medians *out, struct store_err *e);
 
 /* Outcome of storing one report. */
 struct bench_ingest {

@@ -16,6 +16,7 @@
 struct trun {
 	bool live;
 	int type, key; /* uuids id: run_id|gpu_type, the row's identity */
+	int host;      /* hosts id of its node; -1: not known (0037) */
 	bool synthetic;
 	int64_t measured_us;
 	int n;
@@ -29,6 +30,7 @@ struct cmirror {
 	int window_days; /* rows kept: the last this many days */
 	char days[16];	 /* window_days, the statement's parameter */
 	struct strtab keys, names;
+	struct strtab hosts; /* node host names (0037) */
 	struct mkeytab mkeys;
 	int *row_of_key; /* by keys id: index into runs + 1, 0 = none */
 	int row_of_key_cap;
@@ -48,6 +50,7 @@ static void cmirror_clear(void *mv)
 	free(m->row_of_key);
 	strtab_free(&m->keys);
 	strtab_free(&m->names);
+	strtab_free(&m->hosts);
 	mkeytab_free(&m->mkeys);
 	m->runs = NULL;
 	m->row_of_key = NULL;
@@ -62,11 +65,12 @@ static void cmirror_clear(void *mv)
 	"SELECT 'S', pg_snapshot_xmin(pg_current_snapshot())::text,"           \
 	" (SELECT epoch FROM fleet_mirror_epoch)::text,"                       \
 	" (extract(epoch FROM now()) * 1000000)::bigint::text,"                \
-	" NULL, NULL, NULL, NULL"                                              \
+	" NULL, NULL, NULL, NULL, NULL"                                        \
 	" UNION ALL"                                                           \
 	" SELECT 'R', r.gpu_type, r.run_id::text,"                             \
 	"  (extract(epoch FROM r.measured_at) * 1000000)::bigint::text,"       \
-	"  r.synthetic::text, r.metrics::text, r.dtypes::text, r.v::text"      \
+	"  r.synthetic::text, r.metrics::text, r.dtypes::text, r.v::text,"     \
+	"  r.hostname"                                                         \
 	" FROM rollup_type_runs r"                                             \
 	" WHERE r.measured_at > now() - make_interval(days => $2::int)"
 static const char calib_load_sql[] = CALIB_SYNC_SQL " AND $1::xid8 IS NOT NULL";
@@ -111,6 +115,10 @@ static int trun_set(struct cmirror *m, struct trun *t, PGresult *r, int i)
 	if ((t->type = strtab_id(&m->names, PQgetvalue(r, i, 1))) < 0)
 		goto out;
 	t->synthetic = !strcmp(PQgetvalue(r, i, 4), "true");
+	t->host = -1;
+	if (!PQgetisnull(r, i, 8) &&
+	    (t->host = strtab_id(&m->hosts, PQgetvalue(r, i, 8))) < 0)
+		goto out;
 	t->measured_us = strtoll(PQgetvalue(r, i, 3), NULL, 10);
 	t->live = true;
 	rc = 0;
@@ -220,7 +228,7 @@ static const struct copy_ops cmirror_ops = {
 
 struct cval {
 	int mkey;
-	double v;
+	struct fleet_run_value rv;
 };
 
 /* How far ahead of the server's clock a run's measured time may be and
@@ -233,15 +241,15 @@ struct cval {
 enum store_status calib_mirror_type_medians(
     struct db_pool *pool, const char *gpu_type, int window_days,
     bool with_synthetic, double lo, double hi,
-    void (*fn)(void *ctx, const char *metric, const char *dtype, double median,
-	       long long n),
+    void (*fn)(void *ctx, const char *metric, const char *dtype,
+	       struct fleet_run_value *v, size_t n),
     void *ctx, long long *runs, struct store_err *e)
 {
 	long long queued_ns;
 	struct cmirror *m = &the_cmirror;
 	int64_t now_us = 0, t0, t1;
 	struct cval *vals = NULL;
-	double *tmp = NULL;
+	struct fleet_run_value *tmp = NULL;
 	size_t nv = 0, cap = 0, nk, *start = NULL;
 	int type = -1;
 	enum store_status st;
@@ -279,12 +287,16 @@ enum store_status calib_mirror_type_medians(
 				vals = a;
 				cap = nc;
 			}
-			vals[nv++] = (struct cval){t->mkey[j], t->v[j]};
+			/* a run whose node is not known is one of its own */
+			vals[nv++] = (struct cval){
+			    t->mkey[j],
+			    {t->host >= 0 ? t->host : -1 - (long long)i,
+			     t->v[j]}};
 			any = true;
 		}
 		*runs += any;
 	}
-	/* counting sort by metric and dtype, then each group's median */
+	/* counting sort by metric and dtype, then each group's values */
 	nk = (size_t)m->mkeys.pairs.n;
 	if (!(tmp = malloc((nv ? nv : 1) * sizeof(*tmp))) ||
 	    !(start = calloc(nk + 1, sizeof(*start))))
@@ -294,13 +306,12 @@ enum store_status calib_mirror_type_medians(
 	for (size_t k = 0; k < nk; k++)
 		start[k + 1] += start[k];
 	for (size_t x = 0; x < nv; x++)
-		tmp[start[vals[x].mkey]++] = vals[x].v;
+		tmp[start[vals[x].mkey]++] = vals[x].rv;
 	for (size_t k = 0, b = 0; k < nk; b = start[k++])
 		if (start[k] > b)
 			fn(ctx, m->names.s[m->mkeys.by_id[k].metric],
-			   m->names.s[m->mkeys.by_id[k].dtype],
-			   mirror_median(tmp + b, start[k] - b),
-			   (long long)(start[k] - b));
+			   m->names.s[m->mkeys.by_id[k].dtype], tmp + b,
+			   start[k] - b);
 	goto out;
 oom:
 	cmirror_clear(m);

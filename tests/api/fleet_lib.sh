@@ -72,7 +72,7 @@ post() { # NAME FILE: posted with the probe headers in P (201 or a failing check
 # tests/api/sql/SQL answers (SYN: whether synthetic runs count).
 fleet_same() {
 	local name=$1 sql=$2 syn=$3 days=$4 base=${5:-$GSZ_URL} want thr
-	thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/benchmarks.c")
+	thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/calib.h")
 	STATUS=$(curl -sS --max-time 30 -o "$T/body" -w '%{http_code}' "$base/v1/fleet?window_days=$days") || STATUS=000
 	want=$(raw "$sql" days="$days" thr="$thr" syn="$syn" | jq -S .)
 	# the handler's implausible flag (h_fleet) is not the storage's

@@ -25,7 +25,8 @@ as_ref() { # SQL WHAT WHEN [BASE]: GET /v1/fleet (through BASE) against a refere
 }
 calib_as_ref() { # WHEN [BASE]: a sizing request's calibration against medians_rollup.sql
 	local want bf16 runs base=${2:-$GSZ_URL}
-	want=$(raw medians_rollup.sql gpu=h100-sxm5-80gb days=30 syn=false)
+	want=$(raw medians_rollup.sql gpu=h100-sxm5-80gb days=30 syn=false \
+		thr="$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/calib.h")")
 	bf16=$(awk -F'|' '$1 == "gemm_tflops" && $2 == "bf16" {print $3 "|" $4}' <<<"$want")
 	runs=$(head -n 1 <<<"$want" | awk -F'|' '{print $5}')
 	STATUS=$(curl -s -o "$T/body" -w '%{http_code}' -X POST "$base/v1/sizing/training" -d \

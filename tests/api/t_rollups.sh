@@ -42,7 +42,8 @@ check "the comparison has substance: medians, a slow GPU and a slowdown" 200 \
 	'(.items[0].metrics | length) > 10 and ([.items[0].degraded[].reasons[]] | any(test("gemm_tflops bf16")) and any(test("clock slowdowns")))'
 
 # Calibration: the medians sizing uses against the raw query's.
-want=$(raw medians_raw.sql gpu=h100-sxm5-80gb days=30 syn=true)
+thr=$(awk '/#define DEGRADED_THRESHOLD/ {print $3}' "$TOP/handlers/calib.h")
+want=$(raw medians_raw.sql gpu=h100-sxm5-80gb days=30 syn=true thr="$thr")
 req POST /v1/sizing/training -d '{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e11,"gpu":"h100-sxm5-80gb","max_gpus":64,"top":1,"calibration":"measured"}'
 # (the sustained plan GEMMs where a run has them, t_benchmarks' run 3 does:
 # 0022)

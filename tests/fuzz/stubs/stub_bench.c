@@ -9,13 +9,13 @@
 #include "storage/bench.h"
 #include "tests/fuzz/stubs/stub_common.h"
 
-enum store_status store_fleet_medians(struct db_pool *pool,
-				      const char *gpu_type, int window_days,
-				      bool with_synthetic,
-				      struct fleet_medians *out,
-				      struct store_err *e)
+enum store_status
+store_fleet_medians(struct db_pool *pool, const char *gpu_type, int window_days,
+		    bool with_synthetic, const struct fleet_bands *bands,
+		    struct fleet_medians *out, struct store_err *e)
 {
 	(void)with_synthetic;
+	(void)bands;
 	(void)pool;
 	(void)gpu_type;
 	(void)window_days;

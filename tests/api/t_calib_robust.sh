@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Calibration that one node cannot move (review s17c F1, F2, F3, F9;
+# docs/MODEL.md §5): each probe run is held to the plausible band of its
+# GPU type's datasheet figure (the all-reduce too, against the link), a
+# node counts once, a node the fleet's degraded rule flags is left out,
+# and a measured GEMM or HBM rate is used at most at its datasheet figure.
+# Each part uses a GPU type of its own in a database of its own.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fleet_lib.sh"
+fleet_database gsz_calrob
+start_daemon || { not_ok "daemon starts"; exit 1; }
+tok=$(create_token "calrob-$RANDOM" probe)
+P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
+now=$(at '-1 minutes')
+# set(PRED; X): every statistic of the results PRED selects is X
+SET='def set(p; x): .results |= map(if (p) and .median then .median = x | .max = x | .mean = x | .p10 = x | .p90 = x
+	| .samples |= map(x) | .efficiency = null else . end);'
+infer() { # MODEL GPU TP: one request at concurrency 1, its answer in $T/body
+	req POST /v1/sizing/inference -H 'Content-Type: application/json' \
+		-d '{"model":"'"$1"'","gpu":"'"$2"'","prompt_tokens":2048,"output_tokens":128,"concurrent_sequences":1,"tp":'"$3"',"top":1}'
+}
+summary() { jq -c '{t: .plans[0] | {ttft_ms, tpot_ms}, g: .basis.gemm_tflops | {value, samples}, h: .basis.hbm_gbps | {value, samples}}' "$T/body"; }
+
+# F2: one healthy H100 node, then one broken node beside it. Its GEMM
+# (bf16 at 5 TFLOP/s) is under the band; its HBM (1000 of 3350 GB/s,
+# 0.30x) is inside the band but 70 % under the healthy node: the degraded
+# rule. The answer is the healthy node's alone, and says what it left out.
+mk f2-good "$now" '.' >"$T/good.json"
+post "the healthy node's run" "$T/good.json"
+infer llama-3-8b h100-sxm5-80gb 1
+check "one healthy node: GEMM and HBM measured" 201 '.basis.gemm_tflops.source == "measured" and .basis.hbm_gbps.source == "measured"'
+alone=$(summary)
+mk f2-broken "$now" "$SET"' set(.metric == "gemm_tflops" and .dtype == "bf16"; 5) | set(.metric == "hbm_read_gbps"; 1000)' >"$T/broken.json"
+post "the broken node's run" "$T/broken.json"
+infer llama-3-8b h100-sxm5-80gb 1
+got=$(summary)
+[ "$got" = "$alone" ] && ok "a broken node beside a healthy one moves nothing ($alone)" ||
+	not_ok "a broken node beside a healthy one moves nothing" "alone $alone, with it $got"
+check "its GEMM run is listed as implausible (1 run, median 5), its HBM node as degraded" 201 \
+	'(.basis.ignored_measurements[] | select(.metric == "gemm_tflops.bf16") | .runs == 1 and .median == 5)
+	 and (.basis.degraded_nodes_left_out[] | select(.metric == "hbm_gbps") | .nodes == 1 and .median == 1000)
+	 and (.warnings | map(select(test("not used.*gemm_tflops.bf16 5 [(]0.01x[)] in 1 run"))) | length) == 1'
+req GET /v1/fleet
+check "the fleet view flags the broken node's GPUs degraded, by the same 10 % rule" 200 \
+	'[.items[] | select(.gpu_type == "h100-sxm5-80gb") | .degraded[] | select(.hostname == "f2-broken")] | length == 8'
+# The broken node re-run twice: three runs of one node against one run of
+# the healthy node still count as one node each.
+for i in 2 3; do
+	mk f2-broken "$now" "$SET"' set(.metric == "hbm_read_gbps"; 1000)' >"$T/broken$i.json"
+	post "the broken node's run $i" "$T/broken$i.json"
+done
+infer llama-3-8b h100-sxm5-80gb 1
+got=$(summary)
+[ "$(jq -c .h <<<"$got")" = "$(jq -c .h <<<"$alone")" ] &&
+	ok "a node re-run three times still counts once: HBM stays the healthy node's" ||
+	not_ok "a node re-run three times still counts once: HBM stays the healthy node's" "alone $alone, now $got"
+check "... and is one node left out, behind three runs" 201 \
+	'.basis.degraded_nodes_left_out[] | select(.metric == "hbm_gbps") | .nodes == 1'
+
+# F1: an all-reduce at 1e-9 GB/s (ingestion's floor) is no H200 node's
+# figure: the H200 sizes on the datasheet link, says so, and stays sane.
+h200='.gpus |= map(.name = "NVIDIA H200")'
+mk f1-slow "$now" "$h200 | $SET"' set(.metric | startswith("nccl_allreduce_"); 1e-9)' >"$T/slow.json"
+post "an H200 run with a 1e-9 GB/s all-reduce" "$T/slow.json"
+infer llama-3-70b h200-sxm-141gb 8
+check "a 1e-9 GB/s all-reduce does not calibrate intra_node_gbps, and is named" 201 \
+	'.basis.intra_node_gbps.source == "datasheet×efficiency"
+	 and (.basis.ignored_measurements[] | select(.metric == "intra_node_gbps") | .median == 1e-9 and .runs == 1 and .datasheet == 450)
+	 and .plans[0].ttft_ms < 1000 and .plans[0].tpot_ms < 100
+	 and (.warnings | map(select(test("not used.*intra_node_gbps 1e-09"))) | length) == 1'
+# Above 2x the link (a unit slip) likewise; NVLink SHARP's 480 of 450
+# GB/s is measured.
+mk f1-fast "$now" "$h200 | $SET"' set(.metric == "nccl_allreduce_busbw_gbps"; 9.5e5)' >"$T/fast.json"
+post "an H200 run with a 950,000 GB/s all-reduce" "$T/fast.json"
+infer llama-3-70b h200-sxm-141gb 8
+check "... and 950,000 GB/s neither (above 2x the 450 GB/s link)" 201 \
+	'.basis.intra_node_gbps.source == "datasheet×efficiency"
+	 and (.basis.ignored_measurements[] | select(.metric == "intra_node_gbps") | .runs == 2)'
+mk f1-sharp "$now" "$h200 | $SET"' set(.metric == "nccl_allreduce_busbw_gbps"; 480)' >"$T/sharp.json"
+post "an H200 run with a 480 GB/s all-reduce" "$T/sharp.json"
+infer llama-3-70b h200-sxm-141gb 8
+check "a SHARP all-reduce at 480 of 450 GB/s calibrates, beside the two left out" 201 \
+	'.basis.intra_node_gbps.source == "measured" and .basis.intra_node_gbps.value == 480 and .basis.intra_node_gbps.samples == 1'
+
+# F3: a B200 node's sustained plan GEMMs at 2450 TFLOP/s (1.089x, inside
+# the band) over the shape factor would be 2614 of 2250: used at 2250.
+jq -c '[.results[] | select(.metric == "gemm_sustained_tflops" and .dtype == "bf16")]' \
+	"$TOP/tests/fixtures/probe/report_h200x1_full.json" >"$T/sus.json"
+mk f3-b200 "$now" '.gpus |= map(.name = "NVIDIA B200")' | jq -c --slurpfile sus "$T/sus.json" '.gpus[0].uuid as $u
+	| .results += [$sus[0][] | .gpu_uuid = $u | .gpu_index = 0 | .median = 2450 | .max = 2450 | .mean = 2450
+		| .p10 = 2450 | .p90 = 2450 | .samples |= map(2450) | .limit = 2250 | .efficiency = null]' >"$T/b200.json"
+post "a B200 run with sustained bf16 GEMMs at 2450 TFLOP/s" "$T/b200.json"
+infer llama-3-70b b200-sxm-180gb 8
+check "a sustained median over its shape factor is used at the 2250 TFLOP/s peak, capped" 201 \
+	'.basis.gemm_tflops | .measured_metric == "gemm_sustained_tflops" and .measured_median == 2450
+	 and .value == 2250 and .datasheet == 2250 and .capped_at_datasheet == true'
+
+# F9: an H100 NVL node reading HBM at 4280 of 3900 GB/s (1.097x, inside
+# the band) is used at 3900.
+mk f9-nvl "$now" '.gpus |= map(.name = "NVIDIA H100 NVL") | '"$SET"' set(.metric == "hbm_read_gbps"; 4280)' >"$T/nvl.json"
+post "an H100 NVL run reading HBM at 4280 GB/s" "$T/nvl.json"
+infer llama-3-8b h100-nvl-94gb 1
+check "a measured HBM rate above the datasheet is used at the datasheet, capped" 201 \
+	'.basis.hbm_gbps | .source == "measured" and .value == 3900 and .capped_at_datasheet == true'
+
+stop_daemon && ok "clean exit" || not_ok "clean exit"
+sanitizer_clean "no sanitizer reports"
