@@ -519,6 +519,13 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				idx_seen[idx] = true;
 			}
 			check_gpu_info(&gv, t, x);
+			/* a catalog type for a GPU whose NVML name the catalog
+			 * does not map; h_bench_post holds it to the name
+			 * (review s17c F5) */
+			if (jvt_present(t, x, "gpu_type") &&
+			    jvt_str(&gv, t, x, "gpu_type", false,
+				    PROBE_GPU_NAME_MAX, a, &s) == 0)
+				rep->gpu_type_given = true;
 			/* NVML may fail to name a GPU: null is allowed. */
 			if (jvt_present(t, x, "name"))
 				jvt_str(&gv, t, x, "name", false,
@@ -569,6 +576,39 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 	return problem_field_count(res) ? -1 : 0;
 }
 
+/* A gpus[i].gpu_type names the catalog type of another part than its
+ * NVML name maps to: 400 naming it, 0 when none does (review s17c F5:
+ * storage had taken the gpu_type, and one H100 labelled b200-sxm-180gb made
+ * every B200 answer "measured" at H100 rates). A gpu_type is for a GPU
+ * whose name the catalog does not map (a new part); where the name maps,
+ * the name decides, and a report that says otherwise is refused rather
+ * than stored under either type. Returns 0, or -1 with res set. */
+static int check_gpu_types(struct app *app, const struct bench_report *rep,
+			   struct response *res)
+{
+	struct bench_type_conflict c;
+	struct store_err e;
+	char field[40];
+
+	if (!rep->gpu_type_given)
+		return 0;
+	switch (store_bench_type_conflict(app->db, rep->gpus_json, &c, &e)) {
+	case STORE_NOT_FOUND:
+		return 0;
+	case STORE_OK:
+		snprintf(field, sizeof(field), "gpus[%d].gpu_type", c.index);
+		problem_field(res, field,
+			      "is \"%s\", but the GPU's name \"%s\" is "
+			      "%s's: the name decides a GPU the catalog maps; "
+			      "leave gpu_type out or correct it",
+			      c.claimed, c.name, c.named);
+		return -1;
+	default:
+		problem_store(res, &e, "GPU types");
+		return -1;
+	}
+}
+
 void h_bench_post(struct app *app, const struct request *req,
 		  struct response *res)
 {
@@ -581,7 +621,8 @@ void h_bench_post(struct app *app, const struct request *req,
 
 	if (jv_parse_tape(req, res, &t, &a) != 0)
 		goto out;
-	if (validate(&t, &a, &rep, &reasons, res) != 0)
+	if (validate(&t, &a, &rep, &reasons, res) != 0 ||
+	    check_gpu_types(app, &rep, res) != 0)
 		goto out;
 	if (store_bench_ingest(app->db, &rep, &in, &e) != STORE_OK) {
 		problem_store(res, &e, "benchmark run");

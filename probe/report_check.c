@@ -361,6 +361,15 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 			FAIL("gpus[%zu].name: must be null or a string of 1 to "
 			     "%d bytes without NUL",
 			     i, PROBE_GPU_NAME_MAX);
+		/* a catalog type for a GPU the server's catalog does not
+		 * map; the server holds it to the name (review s17c F5),
+		 * which needs its catalog: here only its type */
+		v = json_object_get(x, "gpu_type");
+		if (!absent(v) && !str_in(v, PROBE_GPU_NAME_MAX))
+			FAIL(
+			    "gpus[%zu].gpu_type: must be null or a string of 1 "
+			    "to %d bytes without NUL",
+			    i, PROBE_GPU_NAME_MAX);
 		v = json_object_get(x, "uuid");
 		if (!str_in(v, PROBE_GPU_UUID_MAX))
 			FAIL(

@@ -251,6 +251,40 @@ store_fleet_medians(struct db_pool *pool, const char *gpu_type, int window_days,
 	return STORE_OK;
 }
 
+/* gpus[] entries whose gpu_type is a catalog type and whose NVML name maps
+ * to another: the ingest statement's "types" would take the gpu_type. */
+static const char type_conflict_sql[] =
+    "SELECT (x.ord - 1)::text, c.name, m.gpu, x.g->>'name'"
+    " FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x (g, ord)"
+    " JOIN gpus c ON c.name = x.g->>'gpu_type'"
+    " JOIN gpu_name_map m ON m.nvml_name = x.g->>'name'"
+    " WHERE m.gpu <> c.name ORDER BY x.ord LIMIT 1";
+
+enum store_status store_bench_type_conflict(struct db_pool *pool,
+					    const char *gpus_json,
+					    struct bench_type_conflict *out,
+					    struct store_err *e)
+{
+	const char *params[1] = {gpus_json ? gpus_json : "[]"};
+	PGresult *r = NULL;
+
+	memset(out, 0, sizeof(*out));
+	store_err_clear(e);
+	if (db_exec(pool, type_conflict_sql, 1, params, 1, &r, e) != STORE_OK)
+		return e->status;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		e->status = STORE_NOT_FOUND;
+		return e->status;
+	}
+	out->index = atoi(PQgetvalue(r, 0, 0));
+	snprintf(out->claimed, sizeof(out->claimed), "%s", PQgetvalue(r, 0, 1));
+	snprintf(out->named, sizeof(out->named), "%s", PQgetvalue(r, 0, 2));
+	snprintf(out->name, sizeof(out->name), "%s", PQgetvalue(r, 0, 3));
+	PQclear(r);
+	return STORE_OK;
+}
+
 /* Big-endian words of PostgreSQL's binary formats. */
 static void put_be32(struct sbuf *b, uint32_t v)
 {

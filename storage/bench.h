@@ -133,9 +133,29 @@ struct bench_report {
 	const char *node_json, *gpus_json; /* JSON text of node and gpus */
 	const char *cpu_model, *driver_version, *cuda_driver_version;
 	bool synthetic; /* the report says "synthetic": true */
+	/* some gpus[i] names a "gpu_type" (store_bench_type_conflict) */
+	bool gpu_type_given;
 	const struct bench_result *results;
 	int n_results;
 };
+
+/* A GPU of a report that names the catalog type of another part: the
+ * first entry of gpus_json (a report's gpus[] as JSON text) whose
+ * "gpu_type" is a catalog type other than the one its NVML "name" maps to
+ * (gpu_name_map). STORE_OK with *index (its place in gpus[]), claimed
+ * (its gpu_type), named (the type its name maps to) and name (the NVML
+ * name) filled, each cut to its length; STORE_NOT_FOUND when there is
+ * none; the storage failure otherwise. Review s17c F5: one H100 carrying
+ * gpu_type b200-sxm-180gb made every B200 answer "measured" at H100
+ * rates. */
+struct bench_type_conflict {
+	int index;
+	char claimed[80], named[80], name[160];
+};
+enum store_status store_bench_type_conflict(struct db_pool *pool,
+					    const char *gpus_json,
+					    struct bench_type_conflict *out,
+					    struct store_err *e);
 /* Stores a report in one statement: node upsert, GPU inventory, run,
  * results; nothing if run_id exists (then *out describes the stored run,
  * and same_report says whether the stored report equals this one as JSON:

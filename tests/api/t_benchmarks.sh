@@ -189,6 +189,31 @@ for mut in 'del(.run_id)|run_id' '.run_id = "x"|run_id' '.schema_version = 2|sch
 	check_problem "a report with a bad $field is a 400 naming it" 400 "$field"
 done
 
+# review s17c F5: a gpu_type names the catalog type of a GPU whose NVML
+# name maps to none; where the name maps, the name decides, and a gpu_type
+# naming another type is refused (an H100 labelled b200-sxm-180gb had made
+# every B200 answer "measured" at H100 rates).
+mkrun() { jq --arg r "$(cat /proc/sys/kernel/random/uuid)" --arg h "f5-$RANDOM$RANDOM" --arg now "$now" \
+	'.run_id = $r | .node.hostname = $h | .started_at = $now | .finished_at = $now
+	 | .gpus |= map(.uuid |= sub("5e7e71c0"; "f5f5f5f5"))
+	 | .results |= map(if .gpu_uuid then .gpu_uuid |= sub("5e7e71c0"; "f5f5f5f5") else . end
+		| if .peer_uuid then .peer_uuid |= sub("5e7e71c0"; "f5f5f5f5") else . end) | '"$1" "$fixture"; }
+mkrun '.gpus[3].gpu_type = "b200-sxm-180gb"' >"$T/f5.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/f5.json"
+check_problem "an H100 (by its NVML name) labelled b200-sxm-180gb is a 400 naming gpus[3].gpu_type" 400 'gpus[3].gpu_type'
+jq -e '.errors[0].message | test("b200-sxm-180gb.*NVIDIA H100 80GB HBM3.*h100-sxm5-80gb")' "$T/body" >/dev/null &&
+	ok "... saying which type the name is" || not_ok "... saying which type the name is" "$(body)"
+req GET "/v1/benchmarks?gpu_type=b200-sxm-180gb&limit=1"
+check "... and nothing is filed under b200-sxm-180gb" 200 '(.items | length) == 0'
+mkrun '.gpus[3].gpu_type = "h100-sxm5-80gb" | .gpus[4].gpu_type = "not-a-catalog-name"' >"$T/f5b.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/f5b.json"
+check "a gpu_type the name agrees with, or no catalog name, is stored" 201 '.gpus == 8'
+mkrun '.gpus[0].name = "NVIDIA Next 9000" | .gpus[0].gpu_type = "b200-sxm-180gb"' >"$T/f5c.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/f5c.json"
+check "a GPU whose name the catalog does not map takes its gpu_type" 201 '.gpus == 8'
+req GET "/v1/benchmarks?run_id=$(jq -r .run_id "$T/f5c.json")&gpu_type=b200-sxm-180gb&metric=gemm_tflops&limit=50"
+check "... and its results are filed under it" 200 '(.items | length) > 0 and all(.items[]; .gpu_uuid | endswith("0000"))'
+
 # The cases the probe's checker is held to (tests/unit/test_probe_check.c
 # reads the same file; review s16b F4): the server answers each as listed,
 # so a rule added on one side only fails one of the two tests.

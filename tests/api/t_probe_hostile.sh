@@ -74,7 +74,9 @@ check "started 08:00Z, finished 09:00Z (the offset applied): stored" 201
 # --- calibration: a median far below the datasheet is a broken node
 # (1e-9 TFLOP/s made a 1e11-day plan); it is left out and listed, as the
 # ones above 1.1x are
-rep '.gpus[0].gpu_type = "a800-pcie-80gb" | (.results[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .median) = 1e-9'
+# (filed as an A800 by its NVML name: a gpu_type that contradicts the name
+# is refused since review s17c F5)
+rep '.gpus[0].name = "NVIDIA A800 80GB PCIe" | (.results[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .median) = 1e-9'
 post
 check "a report with a 1e-9 TFLOP/s BF16 median is stored" 201
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"a800-pcie-80gb","train_tokens":1e10,"max_gpus":64,"top":1,"calibration":"auto"}'
@@ -90,7 +92,7 @@ check "the fleet view marks it implausible" 200 \
 # --- calibration "measured" promises the job's own GEMM rate: a GPU type
 # whose only measurement is an fp32 GEMM is a 422 for a bf16 job (it was
 # 201 with every rate from the datasheet), and fine for an fp32 one
-rep '.gpus[0].gpu_type = "l4-24gb" | .results |= map(select(.metric == "gemm_tflops" and .dtype == "fp32") | .median = 25 | .max = 25 | .mean = 25 | .p10 = 25 | .p90 = 25)'
+rep '.gpus[0].name = "NVIDIA L4" | .results |= map(select(.metric == "gemm_tflops" and .dtype == "fp32") | .median = 25 | .max = 25 | .mean = 25 | .p10 = 25 | .p90 = 25)'
 post
 check "a report with only an fp32 GEMM is stored" 201
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":2048,"gpu":"l4-24gb","train_tokens":1e10,"max_gpus":64,"top":1,"calibration":"measured"}'
@@ -108,7 +110,7 @@ check "calibration auto still answers, from the datasheet" 201 '.basis.gemm_tflo
 # (review s15; it was stored and left out of calibration)
 fut=$(date -u -d '+400 days' +%Y-%m-%dT%H:%M:%S.000Z)
 # (an A800's figures: the H100's BF16 GEMM would be above 1.1x its datasheet)
-a800='.gpus[0].gpu_type = "a800-pcie-40gb" | (.results[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .median) = 250'
+a800='.gpus[0].name = "NVIDIA A800-PCIE-40GB" | (.results[] | select(.metric == "gemm_tflops" and .dtype == "bf16") | .median) = 250'
 rep ".started_at = \"$fut\" | .finished_at = \"$fut\" | $a800"
 post
 check_problem "a report dated 400 days ahead is a 400 naming started_at" 400 started_at

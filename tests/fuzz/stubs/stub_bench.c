@@ -23,6 +23,20 @@ store_fleet_medians(struct db_pool *pool, const char *gpu_type, int window_days,
 	return stub_ok(e);
 }
 
+/* No catalog: no gpu_type contradicts a GPU's name. */
+enum store_status store_bench_type_conflict(struct db_pool *pool,
+					    const char *gpus_json,
+					    struct bench_type_conflict *out,
+					    struct store_err *e)
+{
+	(void)pool;
+	(void)gpus_json;
+	memset(out, 0, sizeof(*out));
+	stub_ok(e);
+	e->status = STORE_NOT_FOUND;
+	return e->status;
+}
+
 /* Results of the last report stored, for the harness to compare. */
 int stub_last_n_results = -1;
 
