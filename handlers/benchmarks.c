@@ -127,6 +127,101 @@ static void take_nums(struct jv *v, const struct jtape *t, uint32_t x,
 	}
 }
 
+/* 1 when number token m is a whole number in [0, max], read as jvt_int
+ * reads one (1e3 and 1000.0 are 1000), as the probe's checker does; max 0:
+ * any whole number >= 0, 1e16 too (the rule on any number refuses it,
+ * naming the top-level member). */
+static int whole_in(const struct jtape *t, uint32_t m, long long max)
+{
+	long long x;
+	double d;
+
+	if (t->tok[m].type != JT_NUMBER || jtape_num(t, m, &d) != 0)
+		return 0;
+	if (max == 0)
+		return d >= 0 && d == floor(d);
+	if (t->tok[m].integer)
+		x = strtoll(t->src + t->tok[m].start, NULL, 10);
+	else if (d == floor(d) && fabs(d) < 9.0e15)
+		x = (long long)d;
+	else
+		return 0;
+	return x >= 0 && x <= max;
+}
+
+/* 1 when every element of array token m is a number elem_ok takes (or,
+ * numbers 0, a string), at most max of them (0: any count). */
+static int array_of(const struct jtape *t, uint32_t m, bool numbers,
+		    long long max)
+{
+	double d;
+
+	if (t->tok[m].type != JT_ARRAY ||
+	    (max > 0 && (long long)t->tok[m].count > max))
+		return 0;
+	for (uint32_t e = m + 1; e < t->tok[m].next; e = t->tok[e].next)
+		if (numbers ? t->tok[e].type != JT_NUMBER ||
+				  jtape_num(t, e, &d) != 0 ||
+				  !probe_typed_elem_ok(d)
+			    : t->tok[e].type != JT_STRING)
+			return 0;
+	return 1;
+}
+
+/* 1 when token m is of ty's kind (probe/contract.h). */
+static int typed_ok(const struct jtape *t, uint32_t m,
+		    const struct probe_typed *ty)
+{
+	const struct jt_tok *k = &t->tok[m];
+	double d;
+
+	switch (ty->kind) {
+	case PROBE_KIND_INT:
+		return whole_in(t, m, ty->max);
+	case PROBE_KIND_NUM:
+		return k->type == JT_NUMBER && jtape_num(t, m, &d) == 0 &&
+		       probe_typed_num_ok(d);
+	case PROBE_KIND_STR:
+		return k->type == JT_STRING;
+	case PROBE_KIND_BOOL:
+		return k->type == JT_TRUE || k->type == JT_FALSE;
+	case PROBE_KIND_OBJ:
+		return k->type == JT_OBJECT;
+	case PROBE_KIND_NUMS:
+		return array_of(t, m, true, ty->max);
+	case PROBE_KIND_STRS:
+		return array_of(t, m, false, ty->max);
+	}
+	return 0;
+}
+
+/* The members of object x that tab types (n entries; docs/PROBE.md
+ * "Report format"), each null, absent or of its kind, else an error naming
+ * it under v's prefix ("results[2].telemetry.samples"). Review s17c F10:
+ * PROBE.md and openapi typed them, and neither side checked them. */
+static void check_typed(struct jv *v, const struct jtape *t, uint32_t x,
+			const struct probe_typed *tab, size_t n)
+{
+	char rule[80], key[80];
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t o = x, m;
+
+		if (tab[i].obj[0]) {
+			o = jtape_get(t, x, tab[i].obj);
+			if (!o || t->tok[o].type != JT_OBJECT)
+				continue; /* its own entry says so */
+		}
+		m = jtape_get(t, o, tab[i].key);
+		if (!m || t->tok[m].type == JT_NULL || typed_ok(t, m, &tab[i]))
+			continue;
+		snprintf(key, sizeof(key), "%s%s%s", tab[i].obj,
+			 tab[i].obj[0] ? "." : "", tab[i].key);
+		jv_error(v, key, "%s",
+			 probe_typed_rule(&tab[i], rule, sizeof(rule)));
+	}
+}
+
 /* Validates one results[] entry x and fills *out (strings and numbers as
  * storage takes them; docs/PROBE.md "Report format"). reasons: room for
  * the entry's clock event reasons. Keys are looked up in the probe's
@@ -183,6 +278,10 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 			jv_error(v, "n",
 				 "is 0: an ok result has at least one "
 				 "sample");
+	}
+	{
+		static const struct probe_typed typed[] = PROBE_RESULT_TYPED;
+		check_typed(v, t, x, typed, sizeof(typed) / sizeof(typed[0]));
 	}
 	/* a GEMM rate is of a dtype (review s15b: null was stored, a
 	 * series no dtype filter finds) */
@@ -382,6 +481,7 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		    struct bench_report *rep, const char ***reasons,
 		    struct response *res)
 {
+	static const struct probe_typed gpu_typed[] = PROBE_GPU_TYPED;
 	struct jv v = {.res = res};
 	struct uuid_set uuids = {.n = 0};
 	bool idx_seen[PROBE_MAX_GPUS + 1] = {false};
@@ -448,6 +548,10 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		char path[256] = "";
 		check_shown(&v, t, 0, path, 0, sizeof(path));
 	}
+	{
+		static const struct probe_typed top[] = PROBE_TOP_TYPED;
+		check_typed(&v, t, 0, top, sizeof(top) / sizeof(top[0]));
+	}
 	node = jtape_get(t, 0, "node");
 	if (!node || t->tok[node].type != JT_OBJECT) {
 		jv_error(&v, "node", "is required: an object with hostname");
@@ -488,10 +592,14 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 			}
 		}
 		{
+			static const struct probe_typed typed[] =
+			    PROBE_NODE_TYPED;
 			long long n;
 			/* what the node page shows beside its GPUs */
 			jvt_int(&nv, t, node, "gpu_count", false, 0,
 				PROBE_MAX_GPUS, &n);
+			check_typed(&nv, t, node, typed,
+				    sizeof(typed) / sizeof(typed[0]));
 		}
 	}
 	gpus = jtape_get(t, 0, "gpus");
@@ -519,6 +627,8 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				idx_seen[idx] = true;
 			}
 			check_gpu_info(&gv, t, x);
+			check_typed(&gv, t, x, gpu_typed,
+				    sizeof(gpu_typed) / sizeof(gpu_typed[0]));
 			/* a catalog type for a GPU whose NVML name the catalog
 			 * does not map; h_bench_post holds it to the name
 			 * (review s17c F5) */

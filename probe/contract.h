@@ -12,6 +12,7 @@
 #define GPUSIZER_PROBE_CONTRACT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* What POST /v1/benchmarks accepts (handlers/benchmarks.c validate,
  * handlers/jsonv.c, handlers/util.c); the checker applies every one of
@@ -64,6 +65,124 @@ struct probe_gpu_member {
 	{"nvlink", "limit_gbps", 0}}
 #define PROBE_GPU_FLAGS {"ecc_enabled", "mig_mode"}
 /* clang-format on */
+
+/* The types of the report's other members, as docs/PROBE.md's format
+ * tables give them, for the server's validation (handlers/benchmarks.c
+ * check_typed) and the probe's checker (probe/report_check.c) alike
+ * (review s17c F10: a results[].gpu_index of "0", -5 or 9999, samples of
+ * ["a"], a power_limit_w of "x" or -700, a telemetry of "x" were stored).
+ * obj "" is a member of the entry itself; otherwise a member of its object
+ * obj, checked when obj is an object (obj's own entry, of kind
+ * PROBE_KIND_OBJ, comes first). Null or absent is allowed for each. */
+enum probe_kind {
+	PROBE_KIND_INT,	 /* a whole number in [0, max]; max 0: >= 0 (the
+			    rule on any number bounds it) */
+	PROBE_KIND_NUM,	 /* a number in [0, PROBE_REPORT_NUMBER_MAX], 0 or at
+			    least 1e-300 (a subnormal's reciprocal is inf) */
+	PROBE_KIND_STR,	 /* a string */
+	PROBE_KIND_BOOL, /* true or false */
+	PROBE_KIND_OBJ,	 /* an object */
+	PROBE_KIND_NUMS, /* an array of at most max finite numbers >= 0 */
+	PROBE_KIND_STRS, /* an array of strings */
+};
+struct probe_typed {
+	const char *obj, *key;
+	enum probe_kind kind;
+	long long max;
+};
+/* clang-format off */
+#define PROBE_TOP_TYPED {                                                      \
+	{"", "sizing", PROBE_KIND_STR, 0},                                     \
+	{"", "only", PROBE_KIND_STRS, 0},                                      \
+	{"", "probe_version", PROBE_KIND_STR, 0},                              \
+	{"", "synthetic", PROBE_KIND_BOOL, 0},                                 \
+	{"", "error", PROBE_KIND_OBJ, 0},                                      \
+	{"error", "code", PROBE_KIND_STR, 0},                                  \
+	{"error", "message", PROBE_KIND_STR, 0}}
+#define PROBE_NODE_TYPED {                                                     \
+	{"", "cuda_runtime_version", PROBE_KIND_INT, 0},                       \
+	{"", "cublaslt_version", PROBE_KIND_INT, 0},                           \
+	{"", "nvml_available", PROBE_KIND_BOOL, 0},                            \
+	{"", "nccl_version", PROBE_KIND_INT, 0}}
+#define PROBE_GPU_TYPED {                                                      \
+	{"", "pci_bus_id", PROBE_KIND_STR, 0},                                 \
+	{"", "pci_device_id", PROBE_KIND_STR, 0},                              \
+	{"", "compute_capability", PROBE_KIND_STR, 0},                         \
+	{"", "sm_count", PROBE_KIND_INT, 0},                                   \
+	{"", "memory_total_bytes", PROBE_KIND_INT, 0},                         \
+	{"", "power_limit_w", PROBE_KIND_NUM, 0},                              \
+	{"", "sm_clock_max_mhz", PROBE_KIND_NUM, 0},                           \
+	{"", "compute_processes", PROBE_KIND_INT, 0}}
+/* gpu_index: a CUDA ordinal, as gpus[].index (a result may name a GPU its
+ * report left out of gpus[], so not necessarily one of theirs) */
+#define PROBE_RESULT_TYPED {                                                   \
+	{"", "gpu_index", PROBE_KIND_INT, PROBE_MAX_GPUS},                     \
+	{"", "peer_uuid", PROBE_KIND_STR, 0},                                  \
+	{"", "shape", PROBE_KIND_OBJ, 0},                                      \
+	{"shape", "m", PROBE_KIND_INT, 0},                                     \
+	{"shape", "n", PROBE_KIND_INT, 0},                                     \
+	{"shape", "k", PROBE_KIND_INT, 0},                                     \
+	{"", "nranks", PROBE_KIND_INT, 0},                                     \
+	{"", "concurrent", PROBE_KIND_BOOL, 0},                                \
+	{"", "bytes_convention", PROBE_KIND_STR, 0},                           \
+	{"", "reason", PROBE_KIND_STR, 0},                                     \
+	{"", "limit_basis", PROBE_KIND_STR, 0},                                \
+	{"", "limit_source", PROBE_KIND_STR, 0},                               \
+	{"", "limit_clock_adjusted", PROBE_KIND_NUM, 0},                       \
+	{"", "efficiency_clock_adjusted", PROBE_KIND_NUM, 0},                  \
+	{"", "telemetry", PROBE_KIND_OBJ, 0},                                  \
+	{"telemetry", "sm_clock_mhz", PROBE_KIND_NUM, 0},                      \
+	{"telemetry", "mem_clock_mhz", PROBE_KIND_NUM, 0},                     \
+	{"telemetry", "power_w", PROBE_KIND_NUM, 0},                           \
+	{"telemetry", "temperature_c", PROBE_KIND_NUM, 0},                     \
+	{"telemetry", "clock_event_reasons", PROBE_KIND_STRS, 0},              \
+	{"telemetry", "clock_event_reasons_mask", PROBE_KIND_STR, 0},          \
+	{"telemetry", "pcie_gen", PROBE_KIND_INT, 0},                          \
+	{"telemetry", "pcie_width", PROBE_KIND_INT, 0},                        \
+	{"telemetry", "samples", PROBE_KIND_INT, 0},                           \
+	{"", "note", PROBE_KIND_STR, 0},                                       \
+	{"", "samples", PROBE_KIND_NUMS, PROBE_N_MAX}}
+/* clang-format on */
+
+/* A number of kind PROBE_KIND_NUM (the server's jv_num over [0, 1e15]),
+ * and an element of PROBE_KIND_NUMS. */
+static inline int probe_typed_num_ok(double x)
+{
+	return x == x && x >= 0 && x <= PROBE_REPORT_NUMBER_MAX &&
+	       (x == 0 || x >= 1e-300);
+}
+static inline int probe_typed_elem_ok(double x)
+{
+	return x == x && x >= 0 && x <= PROBE_REPORT_NUMBER_MAX;
+}
+
+/* What a member of ty must be, for both sides' errors: "must be null or
+ * an integer in [0, 256]". */
+static inline const char *probe_typed_rule(const struct probe_typed *ty,
+					   char *buf, size_t n)
+{
+	static const char *const rules[] = {
+	    [PROBE_KIND_INT] = "must be null or a whole number >= 0",
+	    [PROBE_KIND_NUM] = "must be null or a number in [0, 1e15]",
+	    [PROBE_KIND_STR] = "must be null or a string",
+	    [PROBE_KIND_BOOL] = "must be true, false or null",
+	    [PROBE_KIND_OBJ] = "must be an object or null",
+	    [PROBE_KIND_NUMS] = "must be null or an array of numbers >= 0",
+	    [PROBE_KIND_STRS] = "must be null or an array of strings",
+	};
+
+	if (ty->kind == PROBE_KIND_INT && ty->max > 0)
+		snprintf(buf, n, "must be null or an integer in [0, %lld]",
+			 ty->max);
+	else if (ty->kind == PROBE_KIND_NUMS && ty->max > 0)
+		snprintf(buf, n,
+			 "must be null or an array of at most %lld numbers "
+			 ">= 0",
+			 ty->max);
+	else
+		snprintf(buf, n, "%s", rules[ty->kind]);
+	return buf;
+}
 
 /* Days from 1970-01-01 to y-m-d, proleptic Gregorian (H. Hinnant's
  * days_from_civil): the server's and the probe's date arithmetic. */

@@ -316,7 +316,9 @@ static json_t *result_json(const struct probe_result *x, const json_t *uuids)
 			 "accepts (0 or 1e-9 <= |x| <= 1e15, n <= "
 			 "1000000)";
 	}
-	json_object_set_new(o, "gpu_index", jint(x->gpu_index));
+	/* a CUDA ordinal the server takes (review s17c F10: [0, 256]) */
+	json_object_set_new(o, "gpu_index",
+			    jint_max(x->gpu_index, PROBE_MAX_GPUS));
 	json_object_set_new(o, "gpu_uuid",
 			    json_object_get(uuids, x->gpu_uuid)
 				? json_string(x->gpu_uuid)
@@ -370,8 +372,12 @@ static json_t *result_json(const struct probe_result *x, const json_t *uuids)
 	json_object_set_new(o, "telemetry", telemetry_json(&x->telemetry));
 	json_object_set_new(o, "note", jstr(x->note));
 	arr = json_array();
+	/* numbers >= 0, as the server takes them (review s17c F10): a
+	 * sample that is not (a timing gone wrong) is left out */
 	for (i = 0; ok && i < x->n_samples; i++)
-		json_array_append_new(arr, json_real(round6(x->samples[i])));
+		if (probe_typed_elem_ok(round6(x->samples[i])))
+			json_array_append_new(arr,
+					      json_real(round6(x->samples[i])));
 	json_object_set_new(o, "samples", arr);
 	return o;
 }

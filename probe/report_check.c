@@ -239,6 +239,84 @@ static int info_num_ok(const json_t *v, double max)
 	return isfinite(x) && x >= 0 && x <= max && (x == 0 || x >= 1e-300);
 }
 
+/* 1 when v is an array of at most max (0: any count) elements, each a
+ * number probe_typed_elem_ok takes (numbers) or a string. */
+static int array_of(const json_t *v, int numbers, long long max)
+{
+	const json_t *e;
+	size_t i;
+
+	if (!json_is_array(v) ||
+	    (max > 0 && (long long)json_array_size(v) > max))
+		return 0;
+	json_array_foreach(v, i, e)
+	{
+		if (numbers ? !json_is_number(e) ||
+				  !probe_typed_elem_ok(json_number_value(e))
+			    : !json_is_string(e))
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 when v is of ty's kind (probe/contract.h), as the server's typed_ok
+ * (handlers/benchmarks.c) reads it. */
+static int typed_ok(const json_t *v, const struct probe_typed *ty)
+{
+	switch (ty->kind) {
+	case PROBE_KIND_INT:
+		/* unbounded: any whole number >= 0, 1e16 too (the rule on
+		 * any number refuses it, naming the top-level member) */
+		if (ty->max == 0 && json_is_real(v))
+			return json_real_value(v) >= 0 &&
+			       json_real_value(v) == floor(json_real_value(v));
+		return int_in(v, 0, ty->max > 0 ? ty->max : INT64_MAX);
+	case PROBE_KIND_NUM:
+		return json_is_number(v) &&
+		       probe_typed_num_ok(json_number_value(v));
+	case PROBE_KIND_STR:
+		return json_is_string(v);
+	case PROBE_KIND_BOOL:
+		return json_is_boolean(v);
+	case PROBE_KIND_OBJ:
+		return json_is_object(v);
+	case PROBE_KIND_NUMS:
+		return array_of(v, 1, ty->max);
+	case PROBE_KIND_STRS:
+		return array_of(v, 0, ty->max);
+	}
+	return 0;
+}
+
+/* The members of x that tab types (n entries), each null, absent or of
+ * its kind; the first that is not is refused, named under where
+ * ("results[2]."), as the server's check_typed names it (review s17c
+ * F10). */
+static int check_typed(const json_t *x, const char *where,
+		       const struct probe_typed *tab, size_t n, char *err,
+		       size_t errlen)
+{
+	char rule[80];
+
+	for (size_t i = 0; i < n; i++) {
+		const json_t *o = x, *v;
+
+		if (tab[i].obj[0]) {
+			o = json_object_get(x, tab[i].obj);
+			if (!json_is_object(o))
+				continue; /* its own entry says so */
+		}
+		v = json_object_get(o, tab[i].key);
+		if (absent(v) || typed_ok(v, &tab[i]))
+			continue;
+		snprintf(err, errlen, "%s%s%s%s: %s", where, tab[i].obj,
+			 tab[i].obj[0] ? "." : "", tab[i].key,
+			 probe_typed_rule(&tab[i], rule, sizeof(rule)));
+		return -1;
+	}
+	return 0;
+}
+
 #define FAIL(...)                                                              \
 	do {                                                                   \
 		snprintf(err, errlen, __VA_ARGS__);                            \
@@ -356,6 +434,17 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 			FAIL("gpus[%zu].index: appears twice in gpus[]", i);
 		if (check_gpu_info(x, i, err, errlen))
 			return -1;
+		{
+			static const struct probe_typed typed[] =
+			    PROBE_GPU_TYPED;
+			char where[32];
+
+			snprintf(where, sizeof(where), "gpus[%zu].", i);
+			if (check_typed(x, where, typed,
+					sizeof(typed) / sizeof(typed[0]), err,
+					errlen))
+				return -1;
+		}
 		v = json_object_get(x, "name");
 		if (!absent(v) && !str_in(v, PROBE_GPU_NAME_MAX))
 			FAIL("gpus[%zu].name: must be null or a string of 1 to "
@@ -432,10 +521,6 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 		FAIL("results[%zu].method: must be null or a string of 1 to %d "
 		     "bytes without NUL",
 		     i, PROBE_METHOD_MAX);
-	v = json_object_get(x, "gpu_index");
-	if (!absent(v) && !int_in(v, 0, INT64_MAX))
-		FAIL("results[%zu].gpu_index: must be null or an integer >= 0",
-		     i);
 	v = json_object_get(x, "gpu_uuid");
 	if (!absent(v) && (!json_is_string(v) ||
 			   !json_object_get(uuids, json_string_value(v))))
@@ -476,7 +561,15 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 		FAIL("results[%zu].size_bytes: must be null or an integer in "
 		     "[0, 2^50]",
 		     i);
-	return 0;
+	{
+		static const struct probe_typed typed[] = PROBE_RESULT_TYPED;
+		char where[32];
+
+		snprintf(where, sizeof(where), "results[%zu].", i);
+		return check_typed(x, where, typed,
+				   sizeof(typed) / sizeof(typed[0]), err,
+				   errlen);
+	}
 }
 
 /* The first string of v, member names included, that probe_shown_text_ok
@@ -576,6 +669,16 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 	if (!int_in(json_object_get(node, "gpu_count"), 0, PROBE_MAX_GPUS))
 		FAIL("node.gpu_count: must be an integer in [0, %d]",
 		     PROBE_MAX_GPUS);
+	{
+		static const struct probe_typed top[] = PROBE_TOP_TYPED;
+		static const struct probe_typed typed[] = PROBE_NODE_TYPED;
+
+		if (check_typed(root, "", top, sizeof(top) / sizeof(top[0]),
+				err, errlen) ||
+		    check_typed(node, "node.", typed,
+				sizeof(typed) / sizeof(typed[0]), err, errlen))
+			return -1;
+	}
 	if (check_gpus(json_object_get(root, "gpus"), uuids, err, errlen))
 		return -1;
 	results = json_object_get(root, "results");

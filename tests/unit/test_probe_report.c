@@ -327,6 +327,37 @@ static void test_encoder_sanitises(void)
 	probe_report_free(&r);
 }
 
+/* Review s17c F10: the encoder writes what the server's typed check
+ * takes: a gpu_index over 256 as null, samples as numbers >= 0 (one that
+ * is not, a timing gone wrong, is left out). */
+static void test_encoder_types(void)
+{
+	struct probe_report r;
+	struct probe_result x;
+	const double s[] = {-1, 10, 11, 12};
+	char err[512];
+	json_t *j, *res;
+
+	make_report(&r);
+	probe_result_init(&x);
+	x.gpu_index = 300;
+	strcpy(x.metric, "hbm_copy_gbps");
+	strcpy(x.unit, "GB/s");
+	CHECK(probe_result_set_samples(&x, s, 4) == 0);
+	probe_report_add(&r, &x);
+	j = probe_report_to_json(&r);
+	CHECK(j != NULL);
+	CHECK(verdict_is(j, NULL, __LINE__));
+	CHECK(probe_report_check(j, err, sizeof(err)) == 0);
+	res = res_at(j, r.n_results - 1);
+	CHECK(json_is_null(json_object_get(res, "gpu_index")));
+	CHECK(json_array_size(json_object_get(res, "samples")) == 3);
+	CHECK(json_number_value(
+		  json_array_get(json_object_get(res, "samples"), 0)) == 10);
+	json_decref(j);
+	probe_report_free(&r);
+}
+
 static void test_set_samples_bounds(void)
 {
 	struct probe_result x;
@@ -360,6 +391,7 @@ int main(void)
 	RUN(test_fixtures);
 	RUN(test_fixture_keys_match_encoder);
 	RUN(test_encoder_sanitises);
+	RUN(test_encoder_types);
 	RUN(test_set_samples_bounds);
 	return testlib_finish();
 }
