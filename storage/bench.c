@@ -87,7 +87,8 @@ int fleet_calib_value(struct fleet_run_value *v, size_t n,
 	median_into(left, nleft, &out->implausible_median, &out->implausible);
 	n = i;
 	/* 2. one value per node: the median of its runs */
-	qsort(v, n, sizeof(*v), by_node);
+	if (n > 1) /* qsort of no array (v NULL, n 0) is undefined */
+		qsort(v, n, sizeof(*v), by_node);
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && v[j].node == v[i].node; j++)
 			left[j - i] = v[j].v;
