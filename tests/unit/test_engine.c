@@ -591,6 +591,24 @@ static struct model_arch mixtral_like(long experts)
 	return m;
 }
 
+/* tp 1, pp 1, dp x ep, ZeRO-1, no recompute, one sequence a micro-batch:
+ * the MoE layouts below. */
+static struct trn_layout moe_layout(int dp, int ep)
+{
+	struct trn_layout l = {.tp = 1,
+			       .pp = 1,
+			       .dp = dp,
+			       .ep = ep,
+			       .cp = 1,
+			       .vp = 1,
+			       .zero = 1,
+			       .recompute = ENG_RC_NONE,
+			       .flash_attention = true,
+			       .micro_batch = 1,
+			       .offload = TRN_OFFLOAD_NONE};
+	return l;
+}
+
 /* The MoE all-to-all of an EP group over two nodes (ep 16, 8 GPUs a
  * node): each rank sends 7/16 of its bytes to peers on its own node over
  * NVLink and 8/16 over the NICs, at the same time, so with a slow network
@@ -602,17 +620,7 @@ static struct model_arch mixtral_like(long experts)
 static double ep_comm_at(int ep, double node_gbps)
 {
 	struct trn_request rq;
-	struct trn_layout l = {.tp = 1,
-			       .pp = 1,
-			       .dp = ep,
-			       .ep = ep,
-			       .cp = 1,
-			       .vp = 1,
-			       .zero = 1,
-			       .recompute = ENG_RC_NONE,
-			       .flash_attention = true,
-			       .micro_batch = 1,
-			       .offload = TRN_OFFLOAD_NONE};
+	struct trn_layout l = moe_layout(ep, ep);
 	struct trn_plan p;
 	struct eng_error e;
 
@@ -660,17 +668,7 @@ static void test_ep_all_to_all_split(void)
 static double moe_compute_at_ep(int ep)
 {
 	struct trn_request rq;
-	struct trn_layout l = {.tp = 1,
-			       .pp = 1,
-			       .dp = 8,
-			       .ep = ep,
-			       .cp = 1,
-			       .vp = 1,
-			       .zero = 1,
-			       .recompute = ENG_RC_NONE,
-			       .flash_attention = true,
-			       .micro_batch = 1,
-			       .offload = TRN_OFFLOAD_NONE};
+	struct trn_layout l = moe_layout(8, ep);
 	struct trn_plan p;
 	struct eng_error e;
 
