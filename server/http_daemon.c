@@ -59,6 +59,79 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 	}
 }
 
+static void log_repeated(const struct http_server *s, const char *text,
+			 int repeated)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%d", repeated);
+	log_event(LOG_WARN, "libmicrohttpd", "detail", text, "listen",
+		  s->listen, "repeated", n, NULL);
+}
+
+/* Says what a window held back: every slot whose window has passed, or
+ * all of them (at stop). */
+static void log_flush(struct http_server *s, int all)
+{
+	long long now = http_mono_ms();
+
+	pthread_mutex_lock(&s->log_mu);
+	for (int i = 0; i < LOG_SLOTS; i++) {
+		struct log_slot *l = &s->log_slots[i];
+		if (l->repeated > 0 &&
+		    (all || now - l->since_ms >= LOG_WINDOW_MS)) {
+			log_repeated(s, l->text, l->repeated);
+			l->repeated = 0;
+			l->since_ms = now;
+		}
+	}
+	pthread_mutex_unlock(&s->log_mu);
+}
+
+/* cls: the server; its listen address names a bind failure (review s16b
+ * F7: MHD's own text said "port 0"). The first line of a text in a window
+ * is written, the rest counted (struct log_slot). */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct http_server *s = cls;
+	struct log_slot *l = NULL, *oldest = &s->log_slots[0];
+	long long now = http_mono_ms();
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	pthread_mutex_lock(&s->log_mu);
+	for (int i = 0; i < LOG_SLOTS && !l; i++) {
+		struct log_slot *c = &s->log_slots[i];
+		if (c->text[0] && !strncmp(c->text, msg, LOG_SLOT_TEXT - 1))
+			l = c;
+		else if (c->since_ms < oldest->since_ms)
+			oldest = c;
+	}
+	if (l && now - l->since_ms < LOG_WINDOW_MS) {
+		l->repeated++;
+		pthread_mutex_unlock(&s->log_mu);
+		return;
+	}
+	if (!l) {
+		l = oldest;
+		if (l->repeated > 0)
+			log_repeated(s, l->text, l->repeated);
+		snprintf(l->text, sizeof(l->text), "%.*s",
+			 (int)sizeof(l->text) - 1, msg);
+	} else if (l->repeated > 0) {
+		log_repeated(s, l->text, l->repeated);
+	}
+	l->repeated = 0;
+	l->since_ms = now;
+	pthread_mutex_unlock(&s->log_mu);
+	log_event(LOG_WARN, "libmicrohttpd", "detail", msg, "listen", s->listen,
+		  NULL);
+}
+
 /* libmicrohttpd 0.9.75's connection timeout is an idle timeout: a client
  * that trickles a header byte every second keeps its slot (and thread)
  * forever (slowloris; tests/api/t_slowloris.sh). The reaper gives every
@@ -86,6 +159,7 @@ static void *reaper(void *arg)
 			}
 		}
 		pthread_mutex_unlock(&s->conns_mu);
+		log_flush(s, 0);
 		if (reaped) {
 			char n[16];
 			snprintf(n, sizeof(n), "%d", reaped);
@@ -98,21 +172,6 @@ static void *reaper(void *arg)
 		usleep(200 * 1000);
 	}
 	return NULL;
-}
-
-/* cls: the server's listen address, so that a bind failure names it
- * (review s16b F7: MHD's own text said "port 0"). */
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char msg[512];
-	size_t n;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-		msg[--n] = '\0';
-	log_event(LOG_WARN, "libmicrohttpd", "detail", msg, "listen",
-		  (const char *)cls, NULL);
 }
 
 static int parse_listen(const char *listen, struct sockaddr_storage *ss,
@@ -210,6 +269,7 @@ int http_start(const struct http_config *cfg, struct app *app,
 	s->health_only = cfg->health_only;
 	s->request_timeout_ms = (long long)cfg->connection_timeout_s * 1000;
 	pthread_mutex_init(&s->conns_mu, NULL);
+	pthread_mutex_init(&s->log_mu, NULL);
 	s->conns.next = s->conns.prev = &s->conns;
 	s->quiesced_fd = MHD_INVALID_SOCKET;
 	snprintf(s->listen, sizeof(s->listen), "%s", cfg->listen);
@@ -220,11 +280,11 @@ int http_start(const struct http_config *cfg, struct app *app,
 	s->daemon = MHD_start_daemon(
 	    flags, port, NULL, NULL, http_on_request, s,
 	    /* The logger first, so MHD reports option errors through it. */
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s->listen,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->connection_limit,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip_limit,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->connection_timeout_s,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)cfg->connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)cfg->connection_timeout_s,
 	    /* twice the headers a request may carry (http.c
 	     * REQ_MAX_HEADER_BYTES), so that the answer to the largest
 	     * still has room (review s17b F2) */
@@ -244,7 +304,9 @@ int http_start(const struct http_config *cfg, struct app *app,
 			 "cannot listen on %s (address in use or not "
 			 "permitted?)",
 			 cfg->listen);
+		log_flush(s, 1);
 		pthread_mutex_destroy(&s->conns_mu);
+		pthread_mutex_destroy(&s->log_mu);
 		free(s);
 		return -1;
 	}
@@ -295,7 +357,9 @@ void http_stop(struct http_server *s)
 	if (s->reaper_started)
 		pthread_join(s->reaper, NULL);
 	MHD_stop_daemon(s->daemon);
+	log_flush(s, 1);
 	pthread_mutex_destroy(&s->conns_mu);
+	pthread_mutex_destroy(&s->log_mu);
 	/* The header: close the quiesced socket only after stopping. */
 	if (s->quiesced_fd != MHD_INVALID_SOCKET)
 		close(s->quiesced_fd);

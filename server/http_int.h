@@ -23,6 +23,18 @@ struct conn_track {
 /* No deadline while a request is being answered. */
 #define NO_DEADLINE LLONG_MAX
 
+/* libmicrohttpd's messages, one line per text and second: the rest of that
+ * second are counted and said once ("repeated"), as a flood makes one per
+ * connection (review s17b F9: 1,708 lines in 45 s). */
+#define LOG_SLOTS     8
+#define LOG_WINDOW_MS 1000
+#define LOG_SLOT_TEXT 160
+struct log_slot {
+	char text[LOG_SLOT_TEXT];
+	long long since_ms; /* the window's start */
+	int repeated;	    /* held back in it */
+};
+
 struct http_server {
 	struct MHD_Daemon *daemon;
 	struct app *app;
@@ -35,6 +47,8 @@ struct http_server {
 	pthread_mutex_t conns_mu; /* guards the list and fd use */
 	struct conn_track conns;  /* list head */
 	pthread_t reaper;
+	pthread_mutex_t log_mu; /* guards log_slots */
+	struct log_slot log_slots[LOG_SLOTS];
 	atomic_int stopping;
 	int reaper_started;
 };

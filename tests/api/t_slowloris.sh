@@ -136,6 +136,14 @@ echo "# one address: $opened attack connections opened, $refused refused at acce
 	ok "--per-ip-connection-limit $PER_IP: at most $max_held attack connections held at once ($refused refused at accept)" ||
 	not_ok "--per-ip-connection-limit $PER_IP caps one address" "$max_held held at once, $refused refused"
 check_alive "daemon alive after the one-address attack"
+# review s17b F9: libmicrohttpd's per-connection messages, one line per
+# text and second, the rest counted ("repeated"), not a line each
+nmhd=$(grep -c '"msg":"libmicrohttpd"' "$GSZ_LOG")
+nrep=$(grep '"msg":"libmicrohttpd"' "$GSZ_LOG" | grep -c '"repeated"')
+echo "# libmicrohttpd lines in the log so far: $nmhd ($nrep of them counting repeats), for $refused refused connections"
+[ "$nrep" -gt 0 ] && [ "$nmhd" -lt $(((ATTACK_S + 5) * 16)) ] &&
+	ok "a flood's libmicrohttpd messages are counted, not logged one per connection ($nmhd lines for $refused refusals)" ||
+	not_ok "a flood's libmicrohttpd messages are counted" "$nmhd lines, $nrep with repeated, $refused refused"
 
 # 2. Idle half-headers: closed by the idle timeout.
 attack idle 127.0.0.4 $PER_IP $((TIMEOUT + 3)) >"$T/a2"
