@@ -94,11 +94,16 @@ static const char *gpus_note(char *buf, size_t len, const struct cmp_entry *e,
 	return buf;
 }
 
-/* The last tie-break, on time and cost alike: the name, so that the
- * verdict never depends on the order of gpus (review s17c F7: H100 and
- * H800 at one price and one time swapped with the list). */
-static bool by_name(const struct cmp_entry *a, const struct cmp_entry *b)
+/* a before b by cost, then time, then name: the cheapest row, and among
+ * rows as fast the fastest; the name last, so that the verdict never
+ * depends on the order of gpus (review s17c F7: H100 and H800 at one price
+ * and one time swapped with the list). */
+static bool cheaper(const struct cmp_entry *a, const struct cmp_entry *b)
 {
+	if (a->cost != b->cost)
+		return a->cost < b->cost;
+	if (a->time_s != b->time_s)
+		return a->time_s < b->time_s;
 	return strcmp(a->name, b->name) < 0;
 }
 
@@ -132,10 +137,7 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 	for (int i = 0; i < n; i++) {
 		if (!rankable(&e[i]) || (any_meets && !e[i].meets))
 			continue;
-		if (ch < 0 || e[i].cost < e[ch].cost ||
-		    (e[i].cost == e[ch].cost &&
-		     (e[i].time_s < e[ch].time_s ||
-		      (e[i].time_s == e[ch].time_s && by_name(&e[i], &e[ch])))))
+		if (ch < 0 || cheaper(&e[i], &e[ch]))
 			ch = i;
 		/* on equal time the cheaper is fastest, so the verdict
 		 * does not depend on the order of gpus (review s16a F6);
@@ -143,11 +145,7 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		 * 27.77 ms three times, the dearest crowned by 0.04 %) */
 		if (fa < 0 || e[i].time_s < e[fa].time_s * (1.0 - SAME_TIME) ||
 		    (e[i].time_s <= e[fa].time_s * (1.0 + SAME_TIME) &&
-		     (e[i].cost < e[fa].cost ||
-		      (e[i].cost == e[fa].cost &&
-		       (e[i].time_s < e[fa].time_s ||
-			(e[i].time_s == e[fa].time_s &&
-			 by_name(&e[i], &e[fa])))))))
+		     cheaper(&e[i], &e[fa])))
 			fa = i;
 	}
 	out->cheapest = ch;

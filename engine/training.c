@@ -105,8 +105,19 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
+/* The step of layout l with the job in bf16 (the FP8 job's 16-bit
+ * counterpart), or 0 when it cannot be timed. */
 static double step_at_16bit(const struct trn_request *rq,
-			    const struct trn_layout *l);
+			    const struct trn_layout *l)
+{
+	struct trn_request r16 = *rq;
+	struct trn_plan p;
+	struct eng_error e;
+
+	r16.precision = ENG_BF16;
+	memset(&p, 0, sizeof(p));
+	return trn_evaluate(&r16, l, &p, &e) == 0 ? p.time.step_s : 0.0;
+}
 
 /* Days as a warning prints them: the digits that tell plans apart (0.577,
  * 4.2, 162), never "0 days" or "1 days" for 0.577 (review s17a F12). */
@@ -346,20 +357,6 @@ static const char *no_fit_field(const struct trn_request *rq,
 	    !shards)
 		return "strategies";
 	return rq->gpus ? "gpus" : "max_gpus";
-}
-
-/* The step of layout l with the job in bf16 (the FP8 job's 16-bit
- * counterpart), or 0 when it cannot be timed. */
-static double step_at_16bit(const struct trn_request *rq,
-			    const struct trn_layout *l)
-{
-	struct trn_request r16 = *rq;
-	struct trn_plan p;
-	struct eng_error e;
-
-	r16.precision = ENG_BF16;
-	memset(&p, 0, sizeof(p));
-	return trn_evaluate(&r16, l, &p, &e) == 0 ? p.time.step_s : 0.0;
 }
 
 int trn_size(const struct trn_request *rq, struct trn_result *res,

@@ -591,10 +591,14 @@ static struct model_arch mixtral_like(long experts)
 	return m;
 }
 
-/* tp 1, pp 1, dp x ep, ZeRO-1, no recompute, one sequence a micro-batch:
- * the MoE layouts below. */
-static struct trn_layout moe_layout(int dp, int ep)
+/* The Mixtral-like model with `experts` experts timed on tp 1, pp 1, dp
+ * GPUs at EP ep, ZeRO-1, no recompute, one 4,096-token sequence a
+ * micro-batch and rank, on H100s (with node_gbps of network a node when
+ * above 0); the layout need not fit to be timed. 0, or -1 (said). */
+static int moe_plan(long experts, int dp, int ep, double node_gbps,
+		    struct trn_plan *p)
 {
+	struct trn_request rq;
 	struct trn_layout l = {.tp = 1,
 			       .pp = 1,
 			       .dp = dp,
@@ -606,7 +610,22 @@ static struct trn_layout moe_layout(int dp, int ep)
 			       .flash_attention = true,
 			       .micro_batch = 1,
 			       .offload = TRN_OFFLOAD_NONE};
-	return l;
+	struct eng_error e;
+
+	trn_request_init(&rq);
+	rq.model = mixtral_like(experts);
+	rq.seq_len = 4096;
+	rq.global_batch_size = dp;
+	rq.gpu = gpu_h100();
+	rq.gpu.memory_gib = 1e4;
+	if (node_gbps > 0)
+		rq.gpu.inter_node_gbps = node_gbps;
+	rq.gpus = dp;
+	if (trn_evaluate(&rq, &l, p, &e) != 0) {
+		printf("# %s: %s\n", e.field, e.message);
+		return -1;
+	}
+	return 0;
 }
 
 /* The MoE all-to-all of an EP group over two nodes (ep 16, 8 GPUs a
@@ -619,24 +638,9 @@ static struct trn_layout moe_layout(int dp, int ep)
  * backward). Within one node (ep 8) the network does not matter. */
 static double ep_comm_at(int ep, double node_gbps)
 {
-	struct trn_request rq;
-	struct trn_layout l = moe_layout(ep, ep);
 	struct trn_plan p;
-	struct eng_error e;
 
-	trn_request_init(&rq);
-	rq.model = mixtral_like(16);
-	rq.seq_len = 4096;
-	rq.global_batch_size = ep;
-	rq.gpu = gpu_h100();
-	rq.gpu.memory_gib = 1e4; /* the layout need not fit to be timed */
-	rq.gpu.inter_node_gbps = node_gbps;
-	rq.gpus = ep;
-	if (trn_evaluate(&rq, &l, &p, &e) != 0) {
-		printf("# %s: %s\n", e.field, e.message);
-		return -1;
-	}
-	return p.time.ep_comm_s;
+	return moe_plan(16, ep, ep, node_gbps, &p) == 0 ? p.time.ep_comm_s : -1;
 }
 
 static void test_ep_all_to_all_split(void)
@@ -667,23 +671,9 @@ static void test_ep_all_to_all_split(void)
  * 4,096 * 64 parameters ride at the layer's mean factor: within 1 %). */
 static double moe_compute_at_ep(int ep)
 {
-	struct trn_request rq;
-	struct trn_layout l = moe_layout(8, ep);
 	struct trn_plan p;
-	struct eng_error e;
 
-	trn_request_init(&rq);
-	rq.model = mixtral_like(64);
-	rq.seq_len = 4096;
-	rq.global_batch_size = 8;
-	rq.gpu = gpu_h100();
-	rq.gpu.memory_gib = 1e4;
-	rq.gpus = 8;
-	if (trn_evaluate(&rq, &l, &p, &e) != 0) {
-		printf("# %s: %s\n", e.field, e.message);
-		return -1;
-	}
-	return p.time.compute_s;
+	return moe_plan(64, 8, ep, 0.0, &p) == 0 ? p.time.compute_s : -1;
 }
 
 static void test_moe_expert_rows(void)
