@@ -380,9 +380,13 @@ void trn_adapter_bytes_of(const struct trn_request *rq,
  * copies; 18h with a gated MLP, 16h without), the f-wide part (the SwiGLU's
  * silu output, 2f), and the stored layer input's extra under full
  * recompute (the fp32 residual, 2h). All 0 unless the profile's
- * autocast_fp32_params applies: method full in bf16 or fp16. */
+ * autocast_fp32_params applies: method full in bf16, fp16 or fp8. And
+ * autocast's cast of each fp32 weight to 16-bit per forward pass, bytes a
+ * parameter (read 4 + write 2; bf16 and fp16 only: FP8 GEMMs cast their
+ * own). */
 struct trn_amp_extra {
 	double h_bytes, f_bytes, input_bytes;
+	double weight_cast_bytes;
 };
 void trn_amp_extra_of(const struct trn_request *rq, struct trn_amp_extra *out);
 

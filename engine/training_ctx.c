@@ -102,6 +102,15 @@ void trn_amp_extra_of(const struct trn_request *rq, struct trn_amp_extra *out)
 	    (rq->precision != ENG_BF16 && rq->precision != ENG_FP16 &&
 	     rq->precision != ENG_FP8))
 		return;
+	/* PyTorch autocast casts each fp32 weight to 16-bit once per
+	 * forward (its cast cache lives for the autocast region; a
+	 * checkpointed layer's recompute casts again). A LoRA base is
+	 * already 16-bit; FP8 GEMMs cast their own (fp8_wcast_b). Review
+	 * s17a F3: LoRA's fp32 adapter casts were charged and full
+	 * fine-tuning's were not, so LoRA came out slower than full
+	 * fine-tuning. */
+	if (rq->precision != ENG_FP8)
+		out->weight_cast_bytes = AMP_WEIGHT_CAST_B;
 	out->h_bytes = (norm_attn + norm_mlp) * h;
 	out->f_bytes = m->gated_mlp ? 2.0 * (double)m->ffn_hidden_size : 0.0;
 	out->input_bytes = 2.0 * h;
@@ -335,18 +344,6 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		c->n_up = up_mult * c->ffn_width;
 		c->w_down = c->h * act_ffn;
 		c->n_down = c->ffn_width;
-		/* PyTorch autocast casts each fp32 weight to 16-bit once per
-		 * forward (its cast cache lives for the autocast region; a
-		 * checkpointed layer's recompute casts again): read 4 + write
-		 * 2 B a parameter. A LoRA base is already 16-bit; FP8 GEMMs
-		 * cast their own (fp8_wcast_b). Review s17a F3: LoRA's fp32
-		 * adapter casts were charged and full fine-tuning's were not,
-		 * so LoRA came out slower than full fine-tuning. */
-		if (rq->stack.autocast_fp32_params && rq->method == TRN_FULL &&
-		    (rq->precision == ENG_BF16 || rq->precision == ENG_FP16))
-			c->amp_wcast_layer =
-			    (c->w_qkv + c->w_o + c->w_up + c->w_down) *
-			    AMP_WEIGHT_CAST_B;
 		if (m->moe.experts > 0) {
 			double routed = c->moe_frac * (double)m->moe.top_k *
 					(double)m->moe.expert_ffn_hidden_size;
@@ -432,6 +429,8 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		adapter_kernels(c, m, f);
 	}
 	trn_amp_extra_of(rq, &c->amp);
+	c->amp_wcast_layer = (c->w_qkv + c->w_o + c->w_up + c->w_down) *
+			     c->amp.weight_cast_bytes;
 	/* Model FLOPs per token (MODEL.md §2). LoRA skips weight gradients
 	 * of the frozen base: 4N instead of 6N (MODEL.md §2). */
 	c->model_flops_token = (c->lora ? 4.0 : 6.0) * c->P.matmul_active +

@@ -674,6 +674,11 @@ json_t *training_result_json(const struct trn_request *rq,
 		{
 			struct trn_amp_extra amp;
 			trn_amp_extra_of(rq, &amp);
+			/* the time term beside the memory one (MODEL.md §4) */
+			if (amp.weight_cast_bytes > 0.0)
+				json_object_set_new(
+				    sb, "autocast_weight_cast_bytes_per_param",
+				    sizing_real(amp.weight_cast_bytes, 4));
 			if (amp.h_bytes > 0.0)
 				json_object_set_new(
 				    sb, "autocast_saved_bytes",

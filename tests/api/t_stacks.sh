@@ -526,6 +526,14 @@ check "fp8 slower than bf16 on a pinned L40S layout: a warning says so, quoting 
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":64,"train_tokens":1e10,"top":1,"precision":"fp8"}'
 check "fp8 faster than bf16 (H100, 8K): no such warning" 201 '[.checks.warnings[] | select(startswith("fp8 is slower"))] | length == 0'
 
+# review s17a F3: autocast's weight casts of full fine-tuning on the
+# Transformers profile are in basis (not for LoRA's 16-bit base)
+hf='"model":"llama-2-7b","seq_len":2048,"gpu":"h100-sxm5-80gb","gpus":8,"train_tokens":1e9,"global_batch_size":64,"top":1,"stack":"hf-peft-bnb4"'
+req POST /v1/sizing/training "${J[@]}" -d "{$hf,\"method\":\"full\"}"
+check "hf-peft-bnb4, full fine-tuning in bf16: basis.stack.autocast_weight_cast_bytes_per_param 6" 201 '.basis.stack.autocast_weight_cast_bytes_per_param == 6'
+req POST /v1/sizing/training "${J[@]}" -d "{$hf,\"method\":\"lora\"}"
+check "... and none for LoRA (a 16-bit base)" 201 '.basis.stack | has("autocast_weight_cast_bytes_per_param") | not'
+
 # review s17a F9: a derate the engine does not apply (before Hopper) says so
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-13b","seq_len":4096,"gpu":"a100-sxm4-80gb","gpus":64,"train_tokens":1e10,"top":1,"stack":{"name":"megatron-core","gemm_clock_derate":0.5}}'
 check "gemm_clock_derate 0.5 on A100: not applied, and a warning says so" 201 \
