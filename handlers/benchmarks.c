@@ -1130,5 +1130,10 @@ void h_fleet(struct app *app, const struct request *req, struct response *res)
 		return;
 	}
 	flag_implausible(out);
+	if (calib_fleet_annotate(app, out, &e) != 0) {
+		json_decref(out);
+		problem_store(res, &e, "fleet calibration");
+		return;
+	}
 	res_json(res, 200, out);
 }

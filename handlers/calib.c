@@ -167,3 +167,128 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 	}
 	return 0;
 }
+
+/* One calibrating value for the fleet view: what calibration takes now,
+ * the figure its band is set from, and what it leaves out. */
+static json_t *calib_value_json(const char *field, const char *metric,
+				const char *dtype, const char *unit,
+				const struct fleet_value *v,
+				const struct fleet_band *band, double reference,
+				const char *reference_basis)
+{
+	bool use = usable(v);
+
+	return json_pack(
+	    "{s:s, s:s, s:s?, s:s, s:o, s:i, s:i, s:o, s:s, s:o, s:o, s:o, "
+	    "s:i, s:o, s:i, s:o}",
+	    "field", field, "metric", metric, "dtype", dtype, "unit", unit,
+	    "value", use ? sizing_real(v->value, 6) : json_null(), "runs",
+	    use ? v->samples : 0, "nodes", use ? v->nodes : 0, "reference",
+	    reference > 0.0 ? sizing_real(reference, 6) : json_null(),
+	    "reference_basis", reference_basis, "fraction",
+	    use && reference > 0.0 ? sizing_real(v->value / reference, 4)
+				   : json_null(),
+	    "band_min", band->hi > 0.0 ? sizing_real(band->lo, 6) : json_null(),
+	    "band_max", band->hi > 0.0 ? sizing_real(band->hi, 6) : json_null(),
+	    "implausible_runs", v->implausible, "implausible_median",
+	    v->implausible > 0 ? sizing_real(v->implausible_median, 6)
+			       : json_null(),
+	    "degraded_nodes", v->degraded, "degraded_median",
+	    v->degraded > 0 ? sizing_real(v->degraded_median, 6) : json_null());
+}
+
+/* Whether a fleet value says anything: taken, or runs or nodes left out. */
+static bool calib_value_seen(const struct fleet_value *v)
+{
+	return usable(v) || v->implausible > 0 || v->degraded > 0;
+}
+
+int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
+		     json_t **out, struct store_err *e)
+{
+	struct fleet_medians fm;
+	struct fleet_bands bands;
+	json_t *values = json_array();
+
+	*out = NULL;
+	calib_bands(hw, &bands);
+	if (!values || store_fleet_medians(app->db, gpu, CALIB_WINDOW_DAYS,
+					   app->fleet_synthetic, &bands, &fm,
+					   e) != STORE_OK) {
+		json_decref(values);
+		if (e->status == STORE_OK) {
+			e->status = STORE_ERROR;
+			snprintf(e->message, sizeof(e->message),
+				 "out of memory");
+		}
+		return -1;
+	}
+	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
+		if (calib_value_seen(&fm.gemm_tflops[t]))
+			json_array_append_new(
+			    values,
+			    calib_value_json("gemm_tflops", "gemm_tflops",
+					     eng_dtype_name(t), "TFLOP/s",
+					     &fm.gemm_tflops[t],
+					     &bands.gemm_tflops[t],
+					     hw->peak_tflops[t], "datasheet"));
+		if (calib_value_seen(&fm.gemm_sustained_tflops[t]))
+			json_array_append_new(
+			    values,
+			    calib_value_json("gemm_sustained_tflops",
+					     "gemm_sustained_tflops",
+					     eng_dtype_name(t), "TFLOP/s",
+					     &fm.gemm_sustained_tflops[t],
+					     &bands.gemm_sustained_tflops[t],
+					     hw->peak_tflops[t], "datasheet"));
+	}
+	if (calib_value_seen(&fm.hbm_gbps))
+		json_array_append_new(
+		    values,
+		    calib_value_json("hbm_gbps", "hbm_read_gbps", NULL, "GB/s",
+				     &fm.hbm_gbps, &bands.hbm_gbps,
+				     hw->memory_bandwidth_gbps, "datasheet"));
+	/* the one value the per-GPU metrics cannot show: NCCL's all-reduce
+	 * is a node's measurement (review s17c F1) */
+	if (calib_value_seen(&fm.allreduce_busbw_gbps))
+		json_array_append_new(
+		    values, calib_value_json("intra_node_gbps",
+					     "nccl_allreduce_busbw_gbps", NULL,
+					     "GB/s", &fm.allreduce_busbw_gbps,
+					     &bands.allreduce_busbw_gbps,
+					     hw->intra_node_gbps, "link"));
+	*out = json_pack("{s:i, s:i, s:o}", "window_days", CALIB_WINDOW_DAYS,
+			 "runs", fm.runs, "values", values);
+	if (!*out) {
+		e->status = STORE_ERROR;
+		snprintf(e->message, sizeof(e->message), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int calib_fleet_annotate(struct app *app, json_t *fleet, struct store_err *e)
+{
+	json_t *item, *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(fleet, "items"), i, item)
+	{
+		struct hw_spec hw;
+		const char *gpu =
+		    json_string_value(json_object_get(item, "gpu_type"));
+
+		c = NULL;
+		if (gpu && json_is_true(json_object_get(item, "in_catalog"))) {
+			if (sizing_catalog_hw(app, gpu, &hw, e) == STORE_OK) {
+				if (calib_fleet_json(app, gpu, &hw, &c, e) != 0)
+					return -1;
+			} else if (e->status != STORE_NOT_FOUND) {
+				return -1;
+			}
+		}
+		json_object_set_new(item, "calibration", c ? c : json_null());
+	}
+	store_err_clear(e);
+	return 0;
+}

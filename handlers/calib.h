@@ -74,4 +74,17 @@ int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
 		       enum eng_dtype dtype, const char *gpu, const char *field,
 		       struct response *res);
 
+/* What "auto" calibration takes for catalog GPU type gpu now (hw: its
+ * datasheet figures, sizing_catalog_hw): each value it would use beside
+ * the figure its band is set from, and the runs and nodes it leaves out
+ * (openapi FleetCalibration). *out owned by the caller. Returns 0, or -1
+ * with e set. */
+int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
+		     json_t **out, struct store_err *e);
+
+/* Sets `calibration` on each item of a fleet view (store_fleet's shape):
+ * calib_fleet_json for catalog types, null for the others. Returns 0, or
+ * -1 with e set. */
+int calib_fleet_annotate(struct app *app, json_t *fleet, struct store_err *e);
+
 #endif

@@ -89,6 +89,17 @@ bool sizing_gpu_known(struct app *app, const char *name)
 			     suggest, 3, &n) == 0;
 }
 
+enum store_status sizing_catalog_hw(struct app *app, const char *name,
+				    struct hw_spec *hw, struct store_err *e)
+{
+	struct store_gpu row;
+
+	if (store_gpu_get_spec(app->db, name, &row, e) != STORE_OK)
+		return e->status;
+	gpu_to_hw(&row, hw);
+	return STORE_OK;
+}
+
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,
 		    struct calib_info *ci, struct store_gpu *row,

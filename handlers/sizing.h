@@ -71,6 +71,11 @@ struct calib_info {
 /* Whether name (or an alias of it) is in the GPU catalog; true when the
  * catalog cannot be read, leaving the answer to sizing_load_gpu. */
 bool sizing_gpu_known(struct app *app, const char *name);
+/* The catalog GPU named name (its own name or an alias) as engine hardware
+ * at its datasheet figures, nothing measured applied. Returns STORE_OK,
+ * or STORE_NOT_FOUND / an error with e set. */
+enum store_status sizing_catalog_hw(struct app *app, const char *name,
+				    struct hw_spec *hw, struct store_err *e);
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
 		    enum calib_mode mode, struct hw_spec *hw,
 		    struct calib_info *ci, struct store_gpu *row,

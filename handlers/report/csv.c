@@ -13,9 +13,9 @@
 #include "lib/csv.h"
 
 /* The CSV tables, in the page's order (CSV_SECTION_LIST says the same). */
-static const char *const csv_sections[] = {"summary",  "capacity", "fleet",
-					   "measured", "degraded", "freshness",
-					   "demand",   NULL};
+static const char *const csv_sections[] = {
+    "summary",	"capacity",  "fleet",  "measured", "calibration",
+    "degraded", "freshness", "demand", NULL};
 
 /* Cells: text from the database through csv_cell (quoted per RFC 4180 and
  * defused against spreadsheet formulas, lib/csv.h); numbers are ours and
@@ -290,6 +290,42 @@ static void csv_demand(struct csv *o, const json_t *d)
 	}
 }
 
+/* What "auto" sizing takes from the fleet per GPU type (the fleet items'
+ * calibration, handlers/calib.h calib_fleet_json): one row per value. */
+static void csv_calibration(struct csv *o, const json_t *d)
+{
+	const json_t *it, *v;
+	size_t i, j;
+
+	csv_header(o, "gpu_type,field,metric,dtype,unit,value,runs,nodes,"
+		      "reference,reference_basis,fraction,implausible_runs,"
+		      "degraded_nodes,window_days");
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "fleet"), "items"), i, it)
+	{
+		const json_t *c = json_object_get(it, "calibration");
+
+		json_array_foreach(json_object_get(c, "values"), j, v)
+		{
+			csv_text(o, rpt_jstr(it, "gpu_type"));
+			csv_text(o, rpt_jstr(v, "field"));
+			csv_text(o, rpt_jstr(v, "metric"));
+			csv_text(o, rpt_jstr(v, "dtype"));
+			csv_text(o, rpt_jstr(v, "unit"));
+			csv_jnum(o, v, "value");
+			csv_int(o, rpt_jint(v, "runs"));
+			csv_int(o, rpt_jint(v, "nodes"));
+			csv_jnum(o, v, "reference");
+			csv_text(o, rpt_jstr(v, "reference_basis"));
+			csv_jnum(o, v, "fraction");
+			csv_int(o, rpt_jint(v, "implausible_runs"));
+			csv_int(o, rpt_jint(v, "degraded_nodes"));
+			csv_int(o, rpt_jint(c, "window_days"));
+			csv_eol(o);
+		}
+	}
+}
+
 int report_csv_section_valid(const char *section)
 {
 	for (int i = 0; csv_sections[i]; i++)
@@ -304,9 +340,13 @@ char *report_render_csv(const json_t *d, const char *section)
 		const char *name;
 		void (*fn)(struct csv *, const json_t *);
 	} writers[] = {
-	    {"summary", csv_summary},	{"capacity", csv_capacity},
-	    {"fleet", csv_fleet},	{"measured", csv_measured},
-	    {"degraded", csv_degraded}, {"freshness", csv_freshness},
+	    {"summary", csv_summary},
+	    {"capacity", csv_capacity},
+	    {"fleet", csv_fleet},
+	    {"measured", csv_measured},
+	    {"calibration", csv_calibration},
+	    {"degraded", csv_degraded},
+	    {"freshness", csv_freshness},
 	    {"demand", csv_demand},
 	};
 	struct sbuf b = {0};

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "handlers/calib.h"
 #include "handlers/problem.h"
 #include "handlers/report.h"
 #include "handlers/report/report_int.h"
@@ -99,6 +100,12 @@ void h_report_capacity(struct app *app, const struct request *req,
 		q.max_nodes = REPORT_CSV_NODES;
 	if (store_report_capacity(app->db, &q, &data, &e) != STORE_OK) {
 		problem_store(res, &e, "capacity report");
+		return;
+	}
+	if (calib_fleet_annotate(app, json_object_get(data, "fleet"), &e) !=
+	    0) {
+		json_decref(data);
+		problem_store(res, &e, "capacity report calibration");
 		return;
 	}
 	/* The download's date: generated_at's, the database's clock. */

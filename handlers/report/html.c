@@ -324,6 +324,103 @@ static void html_measured(struct sbuf *b, const json_t *d)
 		   "window.");
 }
 
+/* ---- HTML: what sizing uses ----------------------------------------- */
+
+/* Per GPU type, each value "auto" calibration takes now (the fleet items'
+ * calibration): the NCCL all-reduce that sets intra_node_gbps is a node's
+ * measurement, which the per-GPU charts above cannot show. */
+static void html_calibration(struct sbuf *b, const json_t *d)
+{
+	const json_t *items =
+	    json_object_get(json_object_get(d, "fleet"), "items");
+	const json_t *it, *v, *c;
+	size_t i, j;
+	int rows = 0;
+
+	section_open(b, d, "calibration",
+		     "What sizing uses: calibration per GPU type",
+		     "calibration");
+	sbuf_put(b,
+		 "<p class=\"note\">The fleet values that sizing with "
+		 "<code>\"calibration\": \"auto\"</code> takes now, over "
+		 "the last 30 days whatever this page's window: each node "
+		 "counts once (the median of its runs), runs outside the "
+		 "band of their reference and nodes more than 10&nbsp;% under "
+		 "the median of nodes are left out. Reference: the datasheet "
+		 "(GEMM, HBM) or the one-way NVLink/PCIe rate (the NCCL "
+		 "all-reduce, whose bus bandwidth may exceed it under "
+		 "NVLink SHARP).</p>\n");
+	json_array_foreach(items, i, it)
+	{
+		c = json_object_get(it, "calibration");
+		json_array_foreach(json_object_get(c, "values"), j, v)
+		{
+			double x;
+
+			if (rows++ == 0)
+				sbuf_put(b, "<table id=\"calibration-table\">"
+					    "<tr><th>GPU type</th><th>field"
+					    "</th><th>measured</th><th>value"
+					    "</th><th>reference</th><th>"
+					    "fraction</th><th>nodes</th><th>"
+					    "runs</th><th>left out</th></tr>"
+					    "\n");
+			sbuf_put(b, "<tr><td>");
+			rpt_type_name(b, d, rpt_jstr(it, "gpu_type"), 0);
+			sbuf_put(b, "</td><td>");
+			rpt_esc(b, rpt_jstr(v, "field"));
+			sbuf_put(b, "</td><td>");
+			rpt_esc(b, rpt_jstr(v, "metric"));
+			if (*rpt_jstr(v, "dtype")) {
+				sbuf_put(b, " ");
+				rpt_esc(b, rpt_jstr(v, "dtype"));
+			}
+			sbuf_put(b, "</td><td class=\"n\">");
+			if (rpt_jnum(v, "value", &x)) {
+				rpt_num(b, x);
+				sbuf_put(b, " ");
+				rpt_esc(b, rpt_jstr(v, "unit"));
+			} else {
+				sbuf_put(b, "&mdash;");
+			}
+			sbuf_put(b, "</td><td class=\"n\">");
+			if (rpt_jnum(v, "reference", &x)) {
+				rpt_num(b, x);
+				sbuf_put(b, " (");
+				rpt_esc(b, rpt_jstr(v, "reference_basis"));
+				sbuf_put(b, ")");
+			}
+			sbuf_put(b, "</td><td class=\"n\">");
+			if (rpt_jnum(v, "fraction", &x))
+				sbuf_printf(b, "%.0f%%", 100 * x);
+			sbuf_printf(b,
+				    "</td><td class=\"n\">%lld</td><td "
+				    "class=\"n\">%lld</td><td>",
+				    rpt_jint(v, "nodes"), rpt_jint(v, "runs"));
+			if (rpt_jint(v, "implausible_runs") > 0)
+				sbuf_printf(b, "%lld implausible run%s ",
+					    rpt_jint(v, "implausible_runs"),
+					    rpt_jint(v, "implausible_runs") == 1
+						? ""
+						: "s");
+			if (rpt_jint(v, "degraded_nodes") > 0)
+				sbuf_printf(b, "%lld degraded node%s",
+					    rpt_jint(v, "degraded_nodes"),
+					    rpt_jint(v, "degraded_nodes") == 1
+						? ""
+						: "s");
+			sbuf_put(b, "</td></tr>\n");
+		}
+	}
+	if (rows)
+		sbuf_put(b, "</table>\n");
+	else
+		no_data(b, "no probe run of a catalog GPU type in the last "
+			   "30 days measured what calibration uses (GEMM, "
+			   "HBM, NCCL all-reduce).");
+	sbuf_put(b, "</section>\n");
+}
+
 /* ---- HTML: degraded GPUs --------------------------------------------- */
 
 static void html_degraded(struct sbuf *b, const json_t *d)
@@ -749,17 +846,19 @@ char *report_render_html(const json_t *d)
 	html_capacity(&b, d);
 	html_fleet(&b, d);
 	html_measured(&b, d);
+	html_calibration(&b, d);
 	html_degraded(&b, d);
 	html_freshness(&b, d);
 	html_demand(&b, d);
-	sbuf_printf(&b,
-		    "<footer class=\"note\"><p>The same figures as JSON: "
-		    "<a href=\"/v1/fleet?window_days=%lld\">/v1/fleet</a>, "
-		    "<a href=\"/v1/nodes\">/v1/nodes</a>, "
-		    "<a href=\"/v1/recommendations\">/v1/recommendations</a>; "
-		    "as CSV: each section's CSV link (<code>?section=</code>"
-		    "summary, capacity, fleet, measured, degraded, freshness, "
-		    "demand).</p></footer>\n</main>\n</body>\n</html>\n",
-		    days);
+	sbuf_printf(
+	    &b,
+	    "<footer class=\"note\"><p>The same figures as JSON: "
+	    "<a href=\"/v1/fleet?window_days=%lld\">/v1/fleet</a>, "
+	    "<a href=\"/v1/nodes\">/v1/nodes</a>, "
+	    "<a href=\"/v1/recommendations\">/v1/recommendations</a>; "
+	    "as CSV: each section's CSV link (<code>?section=</code>"
+	    "summary, capacity, fleet, measured, calibration, degraded, "
+	    "freshness, demand).</p></footer>\n</main>\n</body>\n</html>\n",
+	    days);
 	return sbuf_finish(&b);
 }

@@ -35,7 +35,8 @@
 
 /* The CSV tables, one per section of the page (?section=NAME). */
 #define CSV_SECTION_LIST                                                       \
-	"summary, capacity, fleet, measured, degraded, freshness, demand"
+	"summary, capacity, fleet, measured, calibration, degraded, "          \
+	"freshness, demand"
 
 /* head.html with report.css in its <style>, from the build directory's
  * report_assets.c (made by handlers/report/embed.sh): from <!DOCTYPE> to

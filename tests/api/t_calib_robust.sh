@@ -82,6 +82,23 @@ infer llama-3-70b h200-sxm-141gb 8
 check "a SHARP all-reduce at 480 of 450 GB/s calibrates, beside the two left out" 201 \
 	'.basis.intra_node_gbps.source == "measured" and .basis.intra_node_gbps.value == 480 and .basis.intra_node_gbps.samples == 1'
 
+# The fleet view shows what calibration takes, the node-level all-reduce
+# included (s17c F1's display part: it was shown nowhere), and the
+# capacity report's calibration table the same.
+req GET /v1/fleet
+check "GET /v1/fleet: the H200's all-reduce as calibration takes it, the two runs it leaves out named" 200 \
+	'.items[] | select(.gpu_type == "h200-sxm-141gb") | .calibration.values[]
+	 | select(.field == "intra_node_gbps") | .metric == "nccl_allreduce_busbw_gbps" and .value == 480
+	 and .runs == 1 and .nodes == 1 and .reference == 450 and .reference_basis == "link"
+	 and .band_max == 900 and .implausible_runs == 2'
+check "... and the H100's HBM as the healthy node's, the broken node left out as degraded" 200 \
+	'.items[] | select(.gpu_type == "h100-sxm5-80gb") | .calibration.values[] | select(.field == "hbm_gbps")
+	 | .nodes == 1 and .degraded_nodes == 1 and .degraded_median == 1000'
+req GET '/v1/reports/capacity?section=calibration'
+[ "$STATUS" = 200 ] && grep -q '^h200-sxm-141gb,intra_node_gbps,nccl_allreduce_busbw_gbps,,GB/s,480,1,1,450,link,' "$T/body" &&
+	ok "the capacity report's calibration table has the H200 all-reduce" ||
+	not_ok "the capacity report's calibration table has the H200 all-reduce" "$STATUS $(head -c 600 "$T/body")"
+
 # F3: a B200 node's sustained plan GEMMs at 2450 TFLOP/s (1.089x, inside
 # the band) over the shape factor would be 2614 of 2250: used at 2250.
 jq -c '[.results[] | select(.metric == "gemm_sustained_tflops" and .dtype == "bf16")]' \

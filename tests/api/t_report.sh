@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 own_database gsz_report
 start_daemon || { not_ok "daemon starts"; exit 1; }
-sections="summary capacity fleet measured degraded freshness demand"
+sections="summary capacity fleet measured calibration degraded freshness demand"
 
 # py NAME SCRIPT ARGS...: a check written in Python (stdlib only), which
 # prints what it found; skipped where python3 is not installed.
@@ -38,7 +38,7 @@ import re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
 secs = re.findall(r"<section id=\"([a-z]+)\"(.*?)</section>", page, re.S)
 ids = [i for i, _ in secs]
-want = ["summary", "capacity", "fleet", "flops", "bandwidth", "degraded", "freshness", "demand"]
+want = ["summary", "capacity", "fleet", "flops", "bandwidth", "calibration", "degraded", "freshness", "demand"]
 assert ids == want, ids
 quiet = [i for i, body in secs if "No data yet: " not in body]
 assert not quiet, "no \"No data yet\" in %s" % quiet
@@ -236,6 +236,7 @@ declare -A want_head=(
 	[capacity]='week,week_start,gpu_type,training_jobs,training_gpu_days,inference_jobs,inference_gpu_days_24x7,asked_gpu_days,seen_gpus,healthy_gpus,healthy_gpu_days'
 	[fleet]='gpu_type,display_name,in_catalog,gpus,healthy_gpus,degraded_gpus,nodes'
 	[measured]='gpu_type,metric,dtype,unit,measured,reference,reference_basis,efficiency,gpus'
+	[calibration]='gpu_type,field,metric,dtype,unit,value,runs,nodes,reference,reference_basis,fraction,implausible_runs,degraded_nodes,window_days'
 	[degraded]='gpu_type,hostname,gpu_index,gpu_uuid,reasons'
 	[freshness]='hostname,gpu_types,gpus,last_seen,age_hours,freshness,last_status,runs_in_window'
 	[demand]='period,kind,gpu_type,jobs,largest_plan_gpus'
@@ -334,7 +335,7 @@ else
 fi
 req GET '/v1/reports/capacity?format=csv'
 check_problem "CSV without section is a 400 naming section" 400 section
-jq -e '.errors[0].message | contains("summary, capacity, fleet, measured, degraded, freshness, demand")' "$T/body" >/dev/null &&
+jq -e '.errors[0].message | contains("summary, capacity, fleet, measured, calibration, degraded, freshness, demand")' "$T/body" >/dev/null &&
 	ok "the 400 lists the sections" || not_ok "the 400 lists the sections" "$(head -c 300 "$T/body")"
 req GET /v1/reports/capacity -H 'Accept: text/csv'
 check_problem "Accept: text/csv without section is a 400 naming section" 400 section
