@@ -921,7 +921,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    rq->stack.name, rq->model.moe.experts);
 		if (rq->model.moe.experts > 0 && rq->method == TRN_FULL)
 			warn(res,
-			     "mixture of experts: median error 26 %% on 51 "
+			     "mixture of experts: median error 26 %% on 54 "
 			     "published pre-training runs (Megatron-Core, "
 			     "FSDP2; docs/VALIDATION.md); not modelled: host "
 			     "overhead per micro-batch of small experts, "
