@@ -11,6 +11,8 @@
  */
 #include "training_int.h"
 
+#include "formulas.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -119,15 +121,33 @@ static double step_at_16bit(const struct trn_request *rq,
 	return trn_evaluate(&r16, l, &p, &e) == 0 ? p.time.step_s : 0.0;
 }
 
-/* Days as a warning prints them: the digits that tell plans apart (0.577,
- * 4.2, 162), never "0 days" or "1 days" for 0.577 (review s17a F12). */
-static const char *days_text(char *buf, size_t len, double d)
+/* The step of layout l with the job as full fine-tuning (a LoRA job's
+ * counterpart), memory aside, or 0 when it cannot be timed. */
+static double step_at_full(const struct trn_request *rq,
+			   const struct trn_layout *l)
 {
-	snprintf(buf, len, "%.*f day%s",
-		 d < 1.0    ? 3
-		 : d < 10.0 ? 1
-			    : 0,
-		 d, d == 1.0 ? "" : "s");
+	struct trn_request full = *rq;
+	struct trn_plan p;
+	struct eng_error e;
+
+	full.method = TRN_FULL;
+	memset(&p, 0, sizeof(p));
+	return trn_evaluate(&full, l, &p, &e) == 0 ? p.time.step_s : 0.0;
+}
+
+/* Days as the answer's fields print them, to digits significant digits
+ * (a plan's days 4, a request's deadline or max_days 6: sizing_real's),
+ * never "0 days" or "1 days" for 0.577 (review s17a F12), nor "1.6" or
+ * "0.000" for the 1.62 and 0.0004 beside them (review s18c F2). */
+static const char *days_text(char *buf, size_t len, double d, int digits)
+{
+	double r = fx_round_sig(d, digits);
+
+	if (r >= pow(10.0, digits))
+		snprintf(buf, len, "%.0f days", r);
+	else
+		snprintf(buf, len, "%.*g day%s", digits, r,
+			 r == 1.0 ? "" : "s");
 	return buf;
 }
 
@@ -573,8 +593,8 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			warn(res,
 			     "no plan meets the deadline of %s; the best takes "
 			     "%s",
-			     days_text(dl, sizeof(dl), rq->deadline_days),
-			     days_text(best, sizeof(best), b->days));
+			     days_text(dl, sizeof(dl), rq->deadline_days, 6),
+			     days_text(best, sizeof(best), b->days, 4));
 		}
 		if (b->uneven_stages)
 			warn(res,
@@ -663,23 +683,26 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				     list, most);
 		}
 		if (res->max_days > 0 && rq->train_tokens > 0) {
-			if (b->within_max_days)
+			if (b->within_max_days) {
+				char md[32];
 				warn(res,
 				     "objective %s without a deadline: plans "
-				     "longer than max_days (%.0f days) rank "
+				     "longer than max_days (%s) rank "
 				     "after those within it; give "
 				     "deadline_days or max_days to change it",
 				     trn_objective_name(rq->objective),
-				     res->max_days);
-			else {
+				     days_text(md, sizeof(md), res->max_days,
+					       6));
+			} else {
 				char md[32], best[32];
-				warn(res,
-				     "no plan ends within max_days (%s) up to "
-				     "%ld GPUs; the fastest takes %s: raise "
-				     "max_gpus",
-				     days_text(md, sizeof(md), res->max_days),
-				     rq->gpus ? rq->gpus : rq->max_gpus,
-				     days_text(best, sizeof(best), b->days));
+				warn(
+				    res,
+				    "no plan ends within max_days (%s) up to "
+				    "%ld GPUs; the fastest takes %s: raise "
+				    "max_gpus",
+				    days_text(md, sizeof(md), res->max_days, 6),
+				    rq->gpus ? rq->gpus : rq->max_gpus,
+				    days_text(best, sizeof(best), b->days, 4));
 			}
 		}
 		if (rq->train_tokens > 0 && b->goodput.fraction < 0.9)
@@ -698,6 +721,27 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "pipeline bubble is %.0f %% of the step: raise "
 			     "the global batch or interleave stages",
 			     100.0 * b->time.pp_bubble_s / b->time.step_s);
+		if (rq->method == TRN_LORA) {
+			/* the adapters' elementwise kernels can outweigh the
+			 * weight-gradient GEMMs LoRA skips on a
+			 * bandwidth-poor part (review s18c F3: 7 of 300
+			 * pinned layouts, 0.3-16 %) */
+			double sf = step_at_full(rq, &b->layout);
+			if (sf > 0.0 && sf < b->time.step_s)
+				warn(
+				    res,
+				    "lora is slower than full fine-tuning on "
+				    "this layout (%.4g s against %.4g s a "
+				    "step, memory aside): its adapters' "
+				    "elementwise kernels (MODEL.md §4a)%s cost "
+				    "more than the weight-gradient GEMMs it "
+				    "skips on %.63s",
+				    b->time.step_s, sf,
+				    b->layout.recompute == ENG_RC_FULL
+					? ", run twice under full recompute,"
+					: "",
+				    rq->gpu.name);
+		}
 		if (rq->precision == ENG_FP8) {
 			double s16 = step_at_16bit(rq, &b->layout);
 			warn(res,

@@ -191,6 +191,32 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 			jv_error(&v, "gemm_peak_fraction",
 				 "is required with efficiency_basis \"%s\"", b);
 	}
+	{
+		/* An 8-bit tensor rate under the 16-bit one is no part's
+		 * (Ada, Hopper and Blackwell run FP8 and INT8 at twice their
+		 * 16-bit rate): the engine times an FP8 GEMM never slower
+		 * than 16-bit, so MFU against such a peak read 3.6 (review
+		 * s18c F5). */
+		static const char *const eight[] = {"fp8_tflops", "int8_tops"};
+		double p16 = 0.0;
+
+		for (int k = 0; k < 2; k++) {
+			const json_t *x = json_object_get(
+			    body, k ? "fp16_tflops" : "bf16_tflops");
+			if (json_is_number(x) && json_number_value(x) > p16)
+				p16 = json_number_value(x);
+		}
+		for (int k = 0; k < 2; k++) {
+			const json_t *x = json_object_get(body, eight[k]);
+			if (json_is_number(x) && json_number_value(x) < p16)
+				jv_error(&v, eight[k],
+					 "%g is under the 16-bit peak %g: an "
+					 "8-bit tensor rate is at least the "
+					 "16-bit one (null for a part without "
+					 "it)",
+					 json_number_value(x), p16);
+		}
+	}
 	names_check_new(app, NAMES_GPU, name, &v);
 	/* before it exists: what the new name takes from other entries */
 	shared = problem_field_count(res) ? NULL

@@ -84,6 +84,12 @@ int sizing_parse_end(struct app *app, struct jv *v, const json_t *b,
 				 "a power limit is one GPU type's: compare "
 				 "takes them per GPU in the top-level "
 				 "\"power_limits\"");
+		/* likewise a price, which compare would otherwise leave
+		 * unused without a word (review s18c F4) */
+		if (jv_present(b, "price_per_gpu_hour"))
+			jv_error(v, "price_per_gpu_hour",
+				 "a price is one GPU type's: compare takes "
+				 "them per GPU in the top-level \"prices\"");
 	}
 	/* every bad field at once: an unknown GPU beside the others (review
 	 * s14: it came only once they were fixed) */

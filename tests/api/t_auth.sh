@@ -81,6 +81,11 @@ check "PUT with an admin token creates: 201" 201 '.name == "'"$name"'" and .bf16
 [ "$(header Location)" = "/v1/gpus/$name" ] && ok "201 carries Location" || not_ok "201 carries Location" "$(header Location)"
 req GET "/v1/gpus/$name"
 check "the created GPU reads back" 200 '.price_per_gpu_hour == 1.25'
+# review s18c F5: an 8-bit rate under the 16-bit one is no part's
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.fp8_tflops = 100 | .int8_tops = 150')"
+check_problem "PUT with fp8_tflops and int8_tops under bf16_tflops: 400 naming both" 400 fp8_tflops
+jq -e '[.errors[].field] == ["fp8_tflops", "int8_tops"]' "$T/body" >/dev/null && ok "... int8_tops named too" ||
+	not_ok "... int8_tops named too" "$(body)"
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.5')"
 check "PUT again replaces: 200" 200 '.price_per_gpu_hour == 2.5'
 # review s15 F10: optimistic concurrency. A GET's ETag is the record's

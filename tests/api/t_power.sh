@@ -74,6 +74,11 @@ req POST /v1/sizing/compare "${J[@]}" -d "{$CG,\"training\":{\"model\":\"llama-3
 check_problem "compare with power_limit_w in the job: 400 naming training.power_limit_w" 400 training.power_limit_w
 jq -e '.errors[0].message | test("power_limits")' "$T/body" >/dev/null &&
 	ok "the 400 points to power_limits" || not_ok "the 400 points to power_limits" "$(body)"
+# ... and a price likewise (review s18c F4: it was dropped without a word)
+req POST /v1/sizing/compare "${J[@]}" -d "{$CG,\"training\":{\"model\":\"llama-3-8b\",\"seq_len\":8192,\"train_tokens\":1e10,\"price_per_gpu_hour\":0.01}}"
+check_problem "compare with price_per_gpu_hour in the job: 400 naming training.price_per_gpu_hour" 400 training.price_per_gpu_hour
+jq -e '.errors[0].message | test("prices")' "$T/body" >/dev/null &&
+	ok "the 400 points to prices" || not_ok "the 400 points to prices" "$(body)"
 req POST /v1/sizing/compare "${J[@]}" -d "{$CG,$CJ}"
 check "compare without limits: no power_limit on the rows" 201 '[.rows[] | has("power_limit")] == [false, false]'
 h100_days=$(jq '.rows[] | select(.gpu == "h100-sxm5-80gb") | .days' "$T/body")

@@ -287,10 +287,23 @@ check "the same with Meta's 16M-token batch: all 16,384 GPUs, no batch warning" 
 	'.plans[0].gpus == 16384 and ([.checks.warnings[] | select(contains("limits scale"))] | length) == 0'
 # review s17a F12: day counts in warnings keep the digits that matter
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"max_days":0.001,"objective":"cost","top":1}'
-check "max_days 0.001: the warning says 0.001 days and the fastest plan's days to 3 decimals" 201 \
-	'.plans[0].days as $d | [.checks.warnings[] | select(contains("max_days (0.001 days)")) | capture("the fastest takes (?<x>[0-9]+\\.[0-9]{3}) days").x | tonumber | select(. - $d | fabs < 0.0006)] | length == 1'
+check "max_days 0.001: the warning says 0.001 days and the fastest plan's days as the plan prints them" 201 \
+	'.plans[0].days as $d | [.checks.warnings[] | select(contains("max_days (0.001 days)")) | capture("the fastest takes (?<x>[0-9.]+) days").x | tonumber | select(. == $d)] | length == 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"deadline_days":0.04,"top":1}'
-check "deadline 0.04 days: named as such, not 0.0" 201 '[.checks.warnings[] | select(startswith("no plan meets the deadline of 0.040 days"))] | length == 1'
+check "deadline 0.04 days: named as such, not 0.0, and the best plan's days as it prints them" 201 \
+	'.plans[0].days as $d | [.checks.warnings[] | select(startswith("no plan meets the deadline of 0.04 days; the best takes \($d) days"))] | length == 1'
+# review s18c F2: a 35-second deadline is not "0.000 days"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","seq_len":4096,"gpu":"h100-sxm5-80gb","max_gpus":16,"train_tokens":1e10,"deadline_days":0.0004,"top":1}'
+check "deadline 0.0004 days: printed as given" 201 '[.checks.warnings[] | select(startswith("no plan meets the deadline of 0.0004 days"))] | length == 1'
+# review s18c F3: LoRA timed slower than full fine-tuning on its layout says so
+LB='{"model":"llama-2-7b","gpu":"l40s-48gb","calibration":"datasheet","top":1,"seq_len":8192,"train_tokens":1e10,"global_batch_size":16,"stack":"hf-peft-bnb4","precision":"bf16","gpus":8,"strategies":{"tp":1,"pp":1,"dp":8,"zero":3,"micro_batch":2,"recompute":"full","offload":"none"}'
+req POST /v1/sizing/training "${J[@]}" -d "$LB,\"method\":\"full\"}"
+full_step=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "$LB,\"method\":\"lora\"}"
+check "LoRA slower than full fine-tuning on a pinned layout: a warning quotes both steps" 201 \
+	'.plans[0].time_s.step as $s | [.checks.warnings[] | select(startswith("lora is slower than full fine-tuning on this layout (\($s) s against '"$full_step"' s"))] | length == 1'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","gpu":"h100-sxm5-80gb","calibration":"datasheet","top":1,"seq_len":4096,"train_tokens":1e10,"method":"lora","max_gpus":8}'
+check "... and none where LoRA is the faster" 201 '[.checks.warnings[] | select(startswith("lora is slower"))] | length == 0'
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
