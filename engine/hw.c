@@ -414,25 +414,37 @@ static double eff_or(double given, double dflt)
 	return given > 0.0 ? given : dflt;
 }
 
+/* The fleet's measurement, unless the request gave its own efficiency:
+ * a request's figure is the user's statement about the rate and wins over
+ * calibration, as it wins over the default (review s18b F5: under
+ * "auto" it was dropped without a word on measured types only, and a
+ * compare slowed the unmeasured rows alone). */
+static const struct hw_measured *measured_unless(double given,
+						 const struct hw_measured *m)
+{
+	return given > 0.0 ? NULL : m;
+}
+
 struct hw_rate hw_hbm_rate(const struct hw_spec *g)
 {
 	struct hw_rate r =
 	    rate_from(g->memory_bandwidth_gbps,
 		      eff_or(g->hbm_efficiency, hw_default_hbm_efficiency()),
-		      &g->hbm_gbps, 1.0);
-	r.efficiency_given = g->hbm_efficiency > 0.0 && !r.measured;
+		      measured_unless(g->hbm_efficiency, &g->hbm_gbps), 1.0);
+	r.efficiency_given = g->hbm_efficiency > 0.0;
 	cap_at_datasheet(&r);
 	return r;
 }
 
 struct hw_rate hw_intra_rate(const struct hw_spec *g)
 {
-	struct hw_rate r =
-	    rate_from(g->intra_node_gbps,
-		      eff_or(g->intra_efficiency,
-			     hw_default_link_efficiency(g->intra_node_link)),
-		      &g->intra_node_busbw_gbps, 1.0);
-	r.efficiency_given = g->intra_efficiency > 0.0 && !r.measured;
+	struct hw_rate r = rate_from(
+	    g->intra_node_gbps,
+	    eff_or(g->intra_efficiency,
+		   hw_default_link_efficiency(g->intra_node_link)),
+	    measured_unless(g->intra_efficiency, &g->intra_node_busbw_gbps),
+	    1.0);
+	r.efficiency_given = g->intra_efficiency > 0.0;
 	return r;
 }
 
@@ -443,14 +455,16 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
 	double node = override_gbps > 0.0 ? override_gbps : g->inter_node_gbps;
 	int n = gpus_per_node > 0 ? gpus_per_node : 1;
 	const struct hw_measured *m =
-	    override_gbps > 0.0 ? NULL : &g->inter_node_busbw_gbps;
+	    override_gbps > 0.0 ? NULL
+				: measured_unless(g->inter_efficiency,
+						  &g->inter_node_busbw_gbps);
 
 	r = rate_from(
 	    node, eff_or(g->inter_efficiency, hw_default_inter_efficiency()), m,
 	    1.0);
 	r.value /= n;
 	r.datasheet /= n;
-	r.efficiency_given = g->inter_efficiency > 0.0 && !r.measured;
+	r.efficiency_given = g->inter_efficiency > 0.0;
 	/* a request's inter_node_gbps is its own figure, not a datasheet's
 	 * (review s17a F8: labelled datasheet); its efficiency still
 	 * applies unless the request sets inter_node_efficiency (1: the

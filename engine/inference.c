@@ -334,12 +334,22 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      at, fx_round_sig(b->capacity.ttft_ms, 4), tpot,
 		      tpot[0] ? "" : "s", fx_round_sig(b->latency_alone_ms, 4));
 	}
-	if (b->capacity_limit == INF_LIMIT_KV_CACHE)
+	if (b->capacity_limit == INF_LIMIT_KV_CACHE) {
+		/* the tokens a sequence holds as the fit counts them: an
+		 * engine that allocates KV blocks on demand holds prompt +
+		 * half the output on average (review s18b F8: it printed
+		 * prompt + output beside a fit of the other) */
+		bool full = b->serving.kv_full_output;
+		double held = (double)rq->prompt_tokens +
+			      (full ? 1.0 : 0.5) * (double)rq->output_tokens;
 		iwarn(res,
 		      "capacity limited by KV-cache memory: %ld sequences of "
-		      "%ld tokens fit; more GPUs per replica or a smaller KV "
-		      "dtype raise it",
-		      b->max_batch_fit, seq);
+		      "%.10g tokens (prompt + %s) fit; more GPUs per replica "
+		      "or a smaller KV dtype raise it",
+		      b->max_batch_fit, held,
+		      full ? "output, reserved at admission"
+			   : "half the output, blocks on demand");
+	}
 	if (!(rq->price_per_gpu_hour > 0) && !(rq->gpu.price_per_gpu_hour > 0))
 		iwarn(res, "no price for this GPU type: costs are 0, not free; "
 			   "give price_per_gpu_hour for them");

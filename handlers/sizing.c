@@ -415,8 +415,8 @@ void sizing_calib_warnings(json_t *warnings, const struct calib_info *ci)
 			 "%.2gx its link's one-way rate), which no working GPU "
 			 "of the type measures, were not used (a probe report "
 			 "filed under the wrong GPU type, a faulty probe or a "
-			 "wrong unit? see GET /v1/fleet, and GET "
-			 "/v1/benchmarks for the all-reduce): %s",
+			 "wrong unit? GET /v1/fleet shows each type's "
+			 "calibration): %s",
 			 CALIB_PLAUSIBLE_MAX_RATIO, CALIB_PLAUSIBLE_MIN_RATIO,
 			 CALIB_BUSBW_MAX_RATIO, list));
 }

@@ -30,6 +30,12 @@ post "the healthy node's run" "$T/good.json"
 infer llama-3-8b h100-sxm5-80gb 1
 check "one healthy node: GEMM and HBM measured" 201 '.basis.gemm_tflops.source == "measured" and .basis.hbm_gbps.source == "measured"'
 alone=$(summary)
+# review s18b F5: a request's own efficiency wins over the measurement (it
+# was dropped without a word on measured types only)
+req POST /v1/sizing/inference -H 'Content-Type: application/json' \
+	-d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":2048,"output_tokens":128,"concurrent_sequences":1,"tp":1,"top":1,"hbm_efficiency":0.5}'
+check "hbm_efficiency 0.5 on a measured type: datasheet x the request's 0.5, not the measurement" 201 \
+	'.basis.hbm_gbps | .source == "datasheet×efficiency" and .efficiency_source == "request" and .value == 1675'
 mk f2-broken "$now" "$SET"' set(.metric == "gemm_tflops" and .dtype == "bf16"; 5) | set(.metric == "hbm_read_gbps"; 1000)' >"$T/broken.json"
 post "the broken node's run" "$T/broken.json"
 infer llama-3-8b h100-sxm5-80gb 1

@@ -304,6 +304,10 @@ check "LoRA slower than full fine-tuning on a pinned layout: a warning quotes bo
 	'.plans[0].time_s.step as $s | [.checks.warnings[] | select(startswith("lora is slower than full fine-tuning on this layout (\($s) s against '"$full_step"' s"))] | length == 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-7b","gpu":"h100-sxm5-80gb","calibration":"datasheet","top":1,"seq_len":4096,"train_tokens":1e10,"method":"lora","max_gpus":8}'
 check "... and none where LoRA is the faster" 201 '[.checks.warnings[] | select(startswith("lora is slower"))] | length == 0'
+# review s18b F8: the KV warning names the tokens a sequence holds as the fit counts them
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":2048,"calibration":"datasheet","top":1,"tp":4,"serving":"vllm"}'
+check "vllm KV warning: max_batch_fit sequences of prompt + half the output (1536 tokens)" 201 \
+	'.plans[0].max_batch_fit as $n | [.warnings[] | select(startswith("capacity limited by KV-cache memory: \($n) sequences of 1536 tokens (prompt + half the output"))] | length == 1'
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
