@@ -74,23 +74,31 @@ static const char *caveat(char *buf, size_t len, const struct cmp_entry *e)
 	return buf;
 }
 
-/* Training rows run each type's plan for the objective, on its own GPU
- * count: where the counts differ a time ratio compares plans, not GPU
- * types, and the verdict says so (review s17a F1: 16 L40S "faster" than 4
- * H100 under objective cost). Writes " on N GPUs" for row i to buf when
- * any runnable row's count differs, else "" (buf is always set). */
+/* Each row runs its GPU type's own plan: where the plans differ a time
+ * ratio compares plans, not GPU types, and the verdict says so. Training
+ * names the GPU count where counts differ (review s17a F1: 16 L40S
+ * "faster" than 4 H100 under objective cost); inference the layout where
+ * layouts differ (review s18b F3: "H100 1.13x faster than H200" compared
+ * TP 4 with TP 2). Writes the note for row i to buf, "" when every
+ * runnable row's plan is alike (buf is always set). */
 static const char *gpus_note(char *buf, size_t len, const struct cmp_entry *e,
 			     int n, int i, enum cmp_kind kind)
 {
 	bool differ = false;
 
 	buf[0] = '\0';
-	for (int j = 0; j < n && kind == CMP_TRAINING; j++)
-		differ |= e[j].ok && e[j].gpus != e[i].gpus;
+	for (int j = 0; j < n; j++)
+		differ |=
+		    e[j].ok && (kind == CMP_TRAINING
+				    ? e[j].gpus != e[i].gpus
+				    : strcmp(e[j].layout, e[i].layout) != 0);
 	if (!differ)
 		return "";
-	snprintf(buf, len, " on %ld GPU%s", e[i].gpus,
-		 e[i].gpus == 1 ? "" : "s");
+	if (kind == CMP_TRAINING || !e[i].layout[0])
+		snprintf(buf, len, " on %ld GPU%s", e[i].gpus,
+			 e[i].gpus == 1 ? "" : "s");
+	else
+		snprintf(buf, len, " at %s", e[i].layout);
 	return buf;
 }
 
@@ -113,7 +121,7 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 {
 	int ch = -1, fa = -1;
 	bool any_meets = false;
-	char speed[32], cost[32], cv1[160], cv2[160], g1[32], g2[32];
+	char speed[32], cost[32], cv1[160], cv2[160], g1[64], g2[64];
 	static const char *const jobs[] = {
 	    [CMP_TRAINING] = "this job",
 	    [CMP_INFERENCE] = "this load",

@@ -26,6 +26,9 @@ struct cmp_entry {
 	 * time per output token. */
 	double time_s;
 	long gpus;
+	/* inference: the plan's layout as a verdict names it ("tp 4 x 4
+	 * replicas"); "" for training, which names gpus */
+	char layout[48];
 	double cost;	   /* training: job cost; inference: per 1M tokens */
 	double throughput; /* tokens/s (total) */
 	/* The single-GPU answer meets the request's constraints (the

@@ -570,6 +570,19 @@ void h_sizing_compare(struct app *app, const struct request *req,
 					? p->latency_alone_ms / 1e3
 					: p->tpot_ms / 1e3;
 				entries[i].gpus = p->gpus;
+				if (p->pp > 1)
+					snprintf(entries[i].layout,
+						 sizeof(entries[i].layout),
+						 "tp %d x pp %d x %ld "
+						 "replica%s",
+						 p->tp, p->pp, p->replicas,
+						 p->replicas == 1 ? "" : "s");
+				else
+					snprintf(entries[i].layout,
+						 sizeof(entries[i].layout),
+						 "tp %d x %ld replica%s", p->tp,
+						 p->replicas,
+						 p->replicas == 1 ? "" : "s");
 				entries[i].cost =
 				    rate_load(irq.load_kind)
 					? p->cost_per_hour

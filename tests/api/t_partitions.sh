@@ -133,10 +133,10 @@ fi
 want=$("$psqlbin" "$url" -Atq -v ON_ERROR_STOP=1 -v days=366 -v thr=0.10 -v lo=1e-9 -v hi=1e15 -v syn=true \
 	-f "$TOP/tests/api/sql/fleet_raw.sql" | jq -S .)
 req GET "/v1/fleet?window_days=366"
-[ "$STATUS" = 200 ] && [ "$(jq -S . "$T/body")" = "$want" ] &&
+[ "$STATUS" = 200 ] && [ "$(jq -S 'del(.items[].calibration)' "$T/body")" = "$want" ] &&
 	jq -e '[.items[].metrics | length] | add > 10' "$T/body" >/dev/null &&
 	ok "the fleet view over the migrated rows is the raw query's answer" ||
-	not_ok "the fleet view over the migrated rows is the raw query's answer" "$(diff <(jq -S . "$T/body") <(echo "$want") | head)"
+	not_ok "the fleet view over the migrated rows is the raw query's answer" "$(diff <(jq -S 'del(.items[].calibration)' "$T/body") <(echo "$want") | head)"
 
 # A replay answers as the first post did (201, the stored received_at) and
 # stores nothing.
