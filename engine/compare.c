@@ -76,22 +76,26 @@ static const char *caveat(char *buf, size_t len, const struct cmp_entry *e)
 
 /* Each row runs its GPU type's own plan: where the plans differ a time
  * ratio compares plans, not GPU types, and the verdict says so. Training
- * names the GPU count where counts differ (review s17a F1: 16 L40S
- * "faster" than 4 H100 under objective cost); inference the layout where
- * layouts differ (review s18b F3: "H100 1.13x faster than H200" compared
- * TP 4 with TP 2). Writes the note for row i to buf, "" when every
- * runnable row's plan is alike (buf is always set). */
+ * names the GPU count where any runnable row's count differs (review s17a
+ * F1: 16 L40S "faster" than 4 H100 under objective cost); inference the
+ * layout where row i's differs from row other's, or from any runnable
+ * row's when other is i (review s18b F3: "H100 1.13x faster than H200"
+ * compared TP 4 with TP 2). Writes the note for row i to buf, "" when
+ * there is nothing to tell apart (buf is always set). */
 static const char *gpus_note(char *buf, size_t len, const struct cmp_entry *e,
-			     int n, int i, enum cmp_kind kind)
+			     int n, int i, int other, enum cmp_kind kind)
 {
 	bool differ = false;
 
 	buf[0] = '\0';
-	for (int j = 0; j < n; j++)
-		differ |=
-		    e[j].ok && (kind == CMP_TRAINING
-				    ? e[j].gpus != e[i].gpus
-				    : strcmp(e[j].layout, e[i].layout) != 0);
+	for (int j = 0; j < n; j++) {
+		if (!e[j].ok)
+			continue;
+		if (kind == CMP_TRAINING)
+			differ |= e[j].gpus != e[i].gpus;
+		else if (other == i || j == other)
+			differ |= strcmp(e[j].layout, e[i].layout) != 0;
+	}
 	if (!differ)
 		return "";
 	if (kind == CMP_TRAINING || !e[i].layout[0])
@@ -204,8 +208,8 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		r->cheapest = i == ch;
 		r->fastest = i == fa;
 		ratio_text(cost, sizeof(cost), r->cost_vs_cheapest, 2);
-		gpus_note(g1, sizeof(g1), e, n, i, kind);
-		gpus_note(g2, sizeof(g2), e, n, ch, kind);
+		gpus_note(g1, sizeof(g1), e, n, i, ch, kind);
+		gpus_note(g2, sizeof(g2), e, n, ch, i, kind);
 		if (i == ch) {
 			snprintf(r->verdict, sizeof(r->verdict),
 				 "%s%s: cheapest for %s%s%s", e[i].name, g1,
@@ -260,8 +264,8 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 			snprintf(head, sizeof(head),
 				 "among the GPU types that meet %s, ",
 				 constraint);
-		gpus_note(g1, sizeof(g1), e, n, fa, kind);
-		gpus_note(g2, sizeof(g2), e, n, ch, kind);
+		gpus_note(g1, sizeof(g1), e, n, fa, ch, kind);
+		gpus_note(g2, sizeof(g2), e, n, ch, fa, kind);
 		if (fa == ch)
 			snprintf(
 			    out->summary, sizeof(out->summary),

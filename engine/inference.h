@@ -59,7 +59,20 @@ struct inf_serving {
 	 * window of this many steps before its prefill. 1 in every
 	 * profile's default (MODEL.md §7.3). */
 	int scheduler_steps;
+	/* The step model's constants as applied (inf_request's overrides
+	 * or the defaults below), and whether the request set any. */
+	double kernel_launch_us, kernels_per_layer, workspace_gib;
+	bool overheads_given;
 };
+
+/* Decode launches ~10 kernels per layer (norms, QKV, rope, attention, O,
+ * residual, norm, gate/up, act, down), each with ~5 us of launch and tail
+ * latency even under CUDA graphs; this is why batch-1 decode reaches only
+ * 50-60 % of roofline bandwidth (Databricks MBU; MODEL.md §7). */
+#define INF_KERNELS_PER_LAYER 10.0
+#define INF_KERNEL_LAUNCH_US  5.0
+/* Runtime workspace: CUDA context, cuBLAS/NCCL buffers (MODEL.md §7). */
+#define INF_WORKSPACE_GIB 0.5
 
 /* What limits a replica's capacity. */
 enum inf_limit {
@@ -98,6 +111,11 @@ struct inf_request {
 	/* Replicas are added before load / capacity passes this; 0 = the
 	 * default (0.8, MODEL.md §7). */
 	double max_utilization;
+	/* Overrides of the step model's defaults (review s18b F2): the
+	 * launch and tail gap of each kernel (us), kernels per layer and
+	 * decode step, and the runtime's fixed workspace (GiB); 0 = the
+	 * default (INF_KERNEL_LAUNCH_US ...), < 0 = none at all. */
+	double kernel_launch_us, kernels_per_layer, workspace_gib;
 	struct hw_spec gpu;
 	int gpus_per_node; /* 0: gpu.max_gpus_per_node */
 	long max_gpus;	   /* 0: no limit */

@@ -29,6 +29,7 @@ struct ictx {
 	double W, W_side, W_layers, W_routed; /* bytes */
 	double kvB, R, R_attn, hbm, intra, inter, capacity, price;
 	double h, L, f_width;
+	double launch_s; /* kernel launch gaps of one step, all layers */
 	int gpn;
 };
 

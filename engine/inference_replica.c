@@ -12,12 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Decode launches ~10 kernels per layer (norms, QKV, rope, attention, O,
- * residual, norm, gate/up, act, down), each with ~5 us of launch and tail
- * latency even under CUDA graphs; this is why batch-1 decode reaches only
- * 50-60 % of roofline bandwidth (Databricks MBU; MODEL.md §7). */
-#define KERNELS_PER_LAYER 10.0
-#define KERNEL_OVERHEAD_S 5e-6
 /* Pipeline stage hand-off: one point-to-point send (NCCL, one hop). */
 #define P2P_LATENCY_S 10e-6
 /* Causal attention computes half of the score blocks (flash kernels skip
@@ -59,6 +53,14 @@ void inf_ictx_init(struct ictx *c, const struct inf_request *rq)
 					      : rq->gpu.price_per_gpu_hour;
 	c->h = (double)m->hidden_size;
 	c->L = (double)m->layers;
+	{
+		/* the request's launch gaps or the defaults (inference.h) */
+		struct inf_serving sv;
+
+		inf_serving_resolve(rq, 1, &sv);
+		c->launch_s =
+		    c->L * sv.kernels_per_layer * sv.kernel_launch_us * 1e-6;
+	}
 	c->f_width = m->moe.experts > 0 ? (double)m->moe.expert_ffn_hidden_size
 					: (double)m->ffn_hidden_size;
 	c->gpn = rq->gpus_per_node > 0 ? rq->gpus_per_node
@@ -131,7 +133,7 @@ static double fixed_overhead(const struct ictx *c, int tp, int pp,
 			     double tokens)
 {
 	double bytes = tokens * c->h * 2.0;
-	double o = c->L * KERNELS_PER_LAYER * KERNEL_OVERHEAD_S;
+	double o = c->launch_s;
 
 	o += 2.0 * c->L *
 	     coll_time_s(COLL_AR, bytes, tp, 1.0, c->intra,

@@ -9,9 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Runtime workspace: CUDA context, cuBLAS/NCCL buffers (MODEL.md §7). */
-#define WORKSPACE_FIXED_BYTES (0.5 * GIB)
-
 static const char *const load_names[INF_LOAD_COUNT] = {
     "none", "requests_per_s", "concurrent_sequences", "output_tokens_per_s"};
 
@@ -178,6 +175,12 @@ static double sglang_fraction(int tp)
 			 : 0.88;
 }
 
+/* A request's override: 0 the default, below 0 none at all. */
+static double overhead_of(double given, double dflt)
+{
+	return given > 0.0 ? given : given < 0.0 ? 0.0 : dflt;
+}
+
 void inf_serving_resolve(const struct inf_request *rq, int tp,
 			 struct inf_serving *out)
 {
@@ -191,6 +194,14 @@ void inf_serving_resolve(const struct inf_request *rq, int tp,
 	out->memory_fraction = profile_table[e].memory_fraction;
 	out->chunked_prefill = profile_table[e].chunked_prefill;
 	out->kv_full_output = profile_table[e].kv_full_output;
+	out->kernel_launch_us =
+	    overhead_of(rq->kernel_launch_us, INF_KERNEL_LAUNCH_US);
+	out->kernels_per_layer =
+	    overhead_of(rq->kernels_per_layer, INF_KERNELS_PER_LAYER);
+	out->workspace_gib = overhead_of(rq->workspace_gib, INF_WORKSPACE_GIB);
+	out->overheads_given = rq->kernel_launch_us != 0.0 ||
+			       rq->kernels_per_layer != 0.0 ||
+			       rq->workspace_gib != 0.0;
 	switch (e) {
 	case INF_SERVING_VLLM:
 		out->max_num_seqs = big_non_a100(&rq->gpu) ? 1024 : 256;
@@ -268,7 +279,7 @@ void inf_memory_of(const struct ictx *c, int tp, int pp,
 	memset(m, 0, sizeof(*m));
 	m->weights = (c->W_layers / (double)pp + side) / (double)tp;
 	m->workspace =
-	    WORKSPACE_FIXED_BYTES +
+	    sv->workspace_gib * GIB +
 	    act_tokens * (8.0 * c->h + 4.0 * c->f_width / (double)tp);
 	if (sv->kv_reserve == INF_KV_OF_FREE) {
 		double free_b = c->capacity - m->weights - m->workspace;

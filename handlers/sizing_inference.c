@@ -1,4 +1,5 @@
 /* sizing_inference.c - POST /v1/sizing/inference (issue 4). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ static const char *const top_keys[] = {
     "chunked_prefill",
     "scheduler_steps",
     "max_utilization",
+    "kernel_launch_us",
+    "kernels_per_layer",
+    "workspace_gib",
     "top",
     "calibration",
     "power_limit_w",
@@ -47,6 +51,17 @@ static const enum eng_dtype weight_precisions[] = {
     ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8, ENG_INT8, ENG_INT4, ENG_DTYPE_COUNT};
 static const enum eng_dtype kv_precisions[] = {
     ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8, ENG_INT8, ENG_DTYPE_COUNT};
+/* The step model's overridable defaults (engine/inference.h). */
+static const struct {
+	const char *key;
+	double max;
+	size_t off;
+} overheads[] = {
+    {"kernel_launch_us", 1000, offsetof(struct inf_request, kernel_launch_us)},
+    {"kernels_per_layer", 10000,
+     offsetof(struct inf_request, kernels_per_layer)},
+    {"workspace_gib", 1024, offsetof(struct inf_request, workspace_gib)},
+};
 /* The three ways to state load; at most one. */
 static const struct {
 	const char *key;
@@ -161,6 +176,16 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 	d = 0;
 	if (jv_num(&v, b, "max_utilization", false, 0.05, 1, &d) == 0)
 		rq->max_utilization = d;
+	/* the step model's defaults (review s18b F2: shown nowhere, set by
+	 * nothing); 0 says none, stored as < 0 (inference.h) */
+	for (size_t k = 0; k < sizeof(overheads) / sizeof(overheads[0]); k++) {
+		d = 0;
+		if (jv_present(b, overheads[k].key) &&
+		    jv_num(&v, b, overheads[k].key, false, 0, overheads[k].max,
+			   &d) == 0)
+			*(double *)((char *)rq + overheads[k].off) =
+			    d > 0 ? d : -1.0;
+	}
 	x = rq->top;
 	if (jv_int(&v, b, "top", false, 1, INF_MAX_TOP, &x) == 0)
 		rq->top = (int)x;
@@ -259,6 +284,16 @@ json_t *inference_serving_json(const struct inf_serving *sv)
 				: json_null());
 	json_object_set_new(o, "scheduler_steps",
 			    json_integer(sv->scheduler_steps));
+	/* the step model's defaults or the request's (inference.h) */
+	json_object_set_new(o, "kernel_launch_us",
+			    sizing_real(sv->kernel_launch_us, 4));
+	json_object_set_new(o, "kernels_per_layer",
+			    sizing_real(sv->kernels_per_layer, 4));
+	json_object_set_new(o, "workspace_gib",
+			    sizing_real(sv->workspace_gib, 4));
+	json_object_set_new(
+	    o, "overheads_source",
+	    json_string(sv->overheads_given ? "request" : "default"));
 	return o;
 }
 

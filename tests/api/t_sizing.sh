@@ -308,6 +308,19 @@ check "... and none where LoRA is the faster" 201 '[.checks.warnings[] | select(
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":2048,"calibration":"datasheet","top":1,"tp":4,"serving":"vllm"}'
 check "vllm KV warning: max_batch_fit sequences of prompt + half the output (1536 tokens)" 201 \
 	'.plans[0].max_batch_fit as $n | [.warnings[] | select(startswith("capacity limited by KV-cache memory: \($n) sequences of 1536 tokens (prompt + half the output"))] | length == 1'
+# review s18b F2: the step model's launch gaps and workspace are shown and set by the request
+IB='{"model":"llama-3-70b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"tp":8,"top":1,"calibration":"datasheet"'
+req POST /v1/sizing/inference "${J[@]}" -d "$IB}"
+check "inference basis.serving shows the defaults: 5 us x 10 kernels a layer, 0.5 GiB workspace" 201 \
+	'.basis.serving | .kernel_launch_us == 5 and .kernels_per_layer == 10 and .workspace_gib == 0.5 and .overheads_source == "default"'
+alone=$(jq '.plans[0].latency_alone_ms' "$T/body")
+ws=$(jq '.plans[0].memory_gib.workspace' "$T/body")
+req POST /v1/sizing/inference "${J[@]}" -d "$IB,\"kernel_launch_us\":0,\"workspace_gib\":2}"
+check "kernel_launch_us 0 and workspace_gib 2: no launch gaps (faster alone), 1.5 GiB more workspace, source request" 201 \
+	'.basis.serving.overheads_source == "request" and .basis.serving.kernel_launch_us == 0
+	 and .plans[0].latency_alone_ms < '"$alone"' and ((.plans[0].memory_gib.workspace - '"$ws"' - 1.5) | fabs < 0.01)'
+req POST /v1/sizing/inference "${J[@]}" -d "$IB,\"kernels_per_layer\":-1}"
+check_problem "kernels_per_layer -1: 400 naming it" 400 kernels_per_layer
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
