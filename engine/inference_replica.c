@@ -244,13 +244,17 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 			 * tile and the launch and collective overhead,
 			 * shared by the prompts one iteration holds (the
 			 * token budget, at most max_num_seqs of them; whole
-			 * prompts without chunking) */
+			 * prompts without chunking). A profile without a
+			 * token budget or a sequence cap fills an iteration
+			 * up to what memory holds (review s18b F7: generic
+			 * gave each 16-token prompt an iteration of its own,
+			 * 24x under the same prompts with two output tokens) */
 			double B = r->sv.max_num_batched_tokens > 0
 				       ? (double)r->sv.max_num_batched_tokens
-				       : n;
+				       : INFINITY;
 			double seqs = r->sv.max_num_seqs > 0
 					  ? (double)r->sv.max_num_seqs
-					  : INFINITY;
+					  : fmax(r->n_cap, 1.0);
 			double R =
 			    r->sv.chunked_prefill
 				? fmin(fmax(B, 1.0), seqs * n)
@@ -332,7 +336,12 @@ static void point_at(const struct replica *r, double lambda, double n,
 	 * scheduler_steps of multi-step scheduling */
 	resid =
 	    (1.0 - exp(-n * r->others)) * r->sv.scheduler_steps * t_step / 2.0;
-	lat = r->t_pf + chunk_iterations(r, n) * t_step;
+	/* each further chunk is one more iteration: a decode step of the
+	 * running batch, or with one output token an iteration of its own at
+	 * the cost latency_alone_ms counts (review s18b F1: TTFT at a load
+	 * had come out under latency_alone_ms) */
+	lat = r->t_pf +
+	      chunk_iterations(r, n) * (O > 1.0 ? t_step : step_s(r, 1.0));
 	pt->decode_batch = n;
 	pt->prefill_share = lambda * r->w_pf;
 	pt->tpot_ms = tpot * 1e3;

@@ -321,6 +321,18 @@ check "kernel_launch_us 0 and workspace_gib 2: no launch gaps (faster alone), 1.
 	 and .plans[0].latency_alone_ms < '"$alone"' and ((.plans[0].memory_gib.workspace - '"$ws"' - 1.5) | fabs < 0.01)'
 req POST /v1/sizing/inference "${J[@]}" -d "$IB,\"kernels_per_layer\":-1}"
 check_problem "kernels_per_layer -1: 400 naming it" 400 kernels_per_layer
+# review s18b F7: one output token never needs more capacity than two (generic had
+# given each 16-token prompt an iteration of its own: 45 against 1089 req/s)
+for O in 1 2; do
+	req POST /v1/sizing/inference "${J[@]}" -d '{"model":"qwen2.5-7b","gpu":"l40s-48gb","prompt_tokens":16,"output_tokens":'$O',"serving":"generic","calibration":"datasheet","top":1,"tp":1}'
+	eval "cap$O=\$(jq '.plans[0].capacity.requests_per_s' \"\$T/body\")"
+done
+awk -v a="$cap1" -v b="$cap2" 'BEGIN { exit !(a >= b) }' && ok "generic, 16-token prompts: capacity with 1 output token ($cap1) >= with 2 ($cap2)" ||
+	not_ok "generic, 16-token prompts: capacity with 1 output token >= with 2" "$cap1 vs $cap2"
+# review s18b F1: with one output token a prompt's further chunks are iterations at a load too
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"mistral-7b","gpu":"l4-24gb","prompt_tokens":8192,"output_tokens":1,"requests_per_s":0.01,"calibration":"datasheet","top":3}'
+check "one output token, prompt over the budget: TTFT at a light load >= latency_alone_ms on every plan" 201 \
+	'[.plans[] | .ttft_ms >= .latency_alone_ms] | all'
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
