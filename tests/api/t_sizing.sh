@@ -333,6 +333,9 @@ awk -v a="$cap1" -v b="$cap2" 'BEGIN { exit !(a >= b) }' && ok "generic, 16-toke
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"mistral-7b","gpu":"l4-24gb","prompt_tokens":8192,"output_tokens":1,"requests_per_s":0.01,"calibration":"datasheet","top":3}'
 check "one output token, prompt over the budget: TTFT at a light load >= latency_alone_ms on every plan" 201 \
 	'[.plans[] | .ttft_ms >= .latency_alone_ms] | all'
+# review s18b F4: on 16-GPU nodes stages of 8 are offered, as on 8-GPU nodes
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":16}'
+check "16 GPUs a node: the TP 8 x PP 4 layout of 8-GPU nodes is still searched" 201 '.plans[0] | .tp == 8 and .pp == 4'
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
