@@ -3,6 +3,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 long model_head_dim(const struct model_arch *m)
@@ -29,28 +30,44 @@ static bool is_moe(const struct model_arch *m)
 	return m->moe.experts > 0;
 }
 
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		if (err && errlen)                                             \
-			snprintf(err, errlen, __VA_ARGS__);                    \
-		return -1;                                                     \
-	} while (0)
+/* One failed rule to the caller's fn; counts it. */
+static void fail(int *bad, model_rule_fn fn, void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail(int *bad, model_rule_fn fn, void *ctx, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
 
-int model_validate(const struct model_arch *m, char *err, size_t errlen)
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	++*bad;
+	if (fn)
+		fn(ctx, msg);
+}
+
+#define FAIL(...) fail(&bad, fn, ctx, __VA_ARGS__)
+
+int model_validate_each(const struct model_arch *m, model_rule_fn fn, void *ctx)
 {
 	long k = model_kv_heads(m);
+	int bad = 0;
 
+	/* Every rule whose inputs are sound is checked, so that a request
+	 * learns of each bad field at once (review s18b F9: fixing kv_heads
+	 * revealed heads); a rule that divides by a field checks it first. */
 	if (m->layers <= 0 || m->layers > 100000)
 		FAIL("model.layers: must be between 1 and 100000");
 	if (m->hidden_size <= 0 || m->hidden_size > 1048576)
 		FAIL("model.hidden_size: must be between 1 and 1048576");
 	if (m->heads <= 0 || m->heads > m->hidden_size)
 		FAIL("model.heads: must be between 1 and hidden_size");
-	if (m->kv_heads < 0 || k > m->heads || m->heads % k != 0)
+	else if (m->kv_heads < 0 || k <= 0 || k > m->heads || m->heads % k != 0)
 		FAIL("model.kv_heads: must divide heads (%ld)", m->heads);
 	if (m->head_dim < 0)
 		FAIL("model.head_dim: must not be negative");
-	if (m->head_dim == 0 && !is_mla(m) && m->hidden_size % m->heads != 0)
+	if (m->head_dim == 0 && !is_mla(m) && m->heads > 0 &&
+	    m->hidden_size % m->heads != 0)
 		FAIL("model.heads: must divide hidden_size (%ld) when "
 		     "head_dim is not given",
 		     m->hidden_size);
@@ -58,13 +75,13 @@ int model_validate(const struct model_arch *m, char *err, size_t errlen)
 		FAIL("model.vocab_size: must be between 1 and 1e8");
 	if (m->max_seq_len < 0)
 		FAIL("model.max_seq_len: must not be negative");
-	if (m->learned_pos_emb && m->max_seq_len <= 0)
+	else if (m->learned_pos_emb && m->max_seq_len <= 0)
 		FAIL("model.max_seq_len: required with learned_pos_emb");
 	if (m->moe.experts < 0 || m->moe.top_k < 0 ||
 	    m->moe.shared_experts < 0 || m->moe.dense_layers < 0 ||
-	    m->moe.expert_ffn_hidden_size < 0)
+	    m->moe.expert_ffn_hidden_size < 0) {
 		FAIL("model.moe: values must not be negative");
-	if (is_moe(m)) {
+	} else if (is_moe(m)) {
 		if (m->moe.top_k < 1 || m->moe.top_k > m->moe.experts)
 			FAIL("model.moe.top_k: must be between 1 and experts");
 		if (m->moe.expert_ffn_hidden_size <= 0)
@@ -83,12 +100,39 @@ int model_validate(const struct model_arch *m, char *err, size_t errlen)
 	    m->mla.qk_nope_head_dim < 0 || m->mla.qk_rope_head_dim < 0 ||
 	    m->mla.v_head_dim < 0)
 		FAIL("model.mla: values must not be negative");
-	if (is_mla(m) &&
-	    (m->mla.qk_nope_head_dim <= 0 || m->mla.qk_rope_head_dim <= 0 ||
-	     m->mla.v_head_dim <= 0))
+	else if (is_mla(m) &&
+		 (m->mla.qk_nope_head_dim <= 0 ||
+		  m->mla.qk_rope_head_dim <= 0 || m->mla.v_head_dim <= 0))
 		FAIL("model.mla: qk_nope_head_dim, qk_rope_head_dim and "
 		     "v_head_dim are required with kv_lora_rank");
-	return 0;
+	return bad;
+}
+
+#undef FAIL
+
+/* model_validate's first message. */
+struct first_msg {
+	char *err;
+	size_t len;
+	bool set;
+};
+
+static void keep_first(void *ctx, const char *msg)
+{
+	struct first_msg *f = ctx;
+
+	if (f->set)
+		return;
+	f->set = true;
+	if (f->err && f->len)
+		snprintf(f->err, f->len, "%s", msg);
+}
+
+int model_validate(const struct model_arch *m, char *err, size_t errlen)
+{
+	struct first_msg f = {err, errlen, false};
+
+	return model_validate_each(m, keep_first, &f) ? -1 : 0;
 }
 
 /* Attention parameters of one layer. GQA: h*(a*d) Q + 2*h*(k*d) K,V +

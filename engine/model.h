@@ -62,11 +62,16 @@ struct model_params {
 				 the LM head (V*h, tied or not) */
 };
 
-/* Fills *out from *m. Returns 0, or -1 with a message naming the field in
- * err (e.g. "model.heads: must divide hidden_size") when *m is inconsistent.
- * No allocation.
+/* Returns 0, or -1 with the first message naming a field in err (e.g.
+ * "model.heads: must divide hidden_size") when *m is inconsistent. No
+ * allocation.
  */
 int model_validate(const struct model_arch *m, char *err, size_t errlen);
+/* Each rule *m breaks, one message ("model.<field>: ...") per call of fn
+ * (may be NULL); returns how many. */
+typedef void (*model_rule_fn)(void *ctx, const char *msg);
+int model_validate_each(const struct model_arch *m, model_rule_fn fn,
+			void *ctx);
 void model_count_params(const struct model_arch *m, struct model_params *out);
 long model_head_dim(const struct model_arch *m);
 

@@ -49,13 +49,39 @@ static int get_long(struct jv *v, const json_t *o, const char *key,
 	return rc;
 }
 
+/* A broken cross-field rule of the engine ("model.x: why") as a field
+ * error under the object's own prefix. */
+struct arch_rule_ctx {
+	struct response *res;
+	const char *prefix;
+};
+
+static void arch_rule_failed(void *ctx, const char *msg)
+{
+	const struct arch_rule_ctx *c = ctx;
+	const char *colon = strchr(msg, ':');
+	const char *f = msg;
+	char field[96];
+
+	if (!colon || (size_t)(colon - msg) >= 64) {
+		problem_field(c->res, c->prefix[0] ? "model" : "arch", "%s",
+			      msg);
+		return;
+	}
+	/* the engine names fields "model.x"; re-rooted under the prefix */
+	if (!strncmp(f, "model.", 6))
+		f += 6;
+	snprintf(field, sizeof(field), "%s%.*s", c->prefix, (int)(colon - f),
+		 f);
+	problem_field(c->res, field, "%s", colon + 2);
+}
+
 int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 	       struct response *res)
 {
 	struct jv v = {.res = res};
 	int before = problem_field_count(res);
 	const json_t *moe, *mla;
-	char err[256];
 
 	snprintf(v.prefix, sizeof(v.prefix), "%s", prefix);
 	memset(m, 0, sizeof(*m));
@@ -117,26 +143,13 @@ int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 	}
 	if (problem_field_count(res) > before)
 		return -1;
-	/* Cross-field rules live in the engine, which names the field. */
-	if (model_validate(m, err, sizeof(err)) != 0) {
-		const char *colon = strchr(err, ':');
-		char field[96];
+	/* Cross-field rules live in the engine, which names the field;
+	 * every one broken is listed (review s18b F9) */
+	{
+		struct arch_rule_ctx c = {res, prefix};
 
-		if (colon && (size_t)(colon - err) < 64) {
-			/* The engine names fields "model.x"; re-root them
-			 * under this object's prefix.
-			 */
-			const char *f = err;
-			if (!strncmp(f, "model.", 6))
-				f += 6;
-			snprintf(field, sizeof(field), "%s%.*s", prefix,
-				 (int)(colon - f), f);
-			problem_field(res, field, "%s", colon + 2);
-		} else {
-			problem_field(res, prefix[0] ? "model" : "arch", "%s",
-				      err);
-		}
-		return -1;
+		if (model_validate_each(m, arch_rule_failed, &c) > 0)
+			return -1;
 	}
 	return 0;
 }

@@ -65,6 +65,9 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2
 check_problem "an inconsistent architecture names model.heads" 400 model.heads
 # model.hidden_size up to the contract's 1048576 (the engine refused
 # above 1000000 with a 400)
+# review s18b F9: every broken cross-field rule at once
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":{"layers":32,"hidden_size":4096,"heads":7,"kv_heads":8,"ffn_hidden_size":14336,"vocab_size":128256},"gpu":"h100","prompt_tokens":512,"output_tokens":128}'
+check "heads 7 with kv_heads 8 and hidden 4096: both model.kv_heads and model.heads named" 400 '[.errors[].field] == ["model.kv_heads", "model.heads"]'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":{"layers":1,"hidden_size":1048576,"heads":1,"ffn_hidden_size":64,"vocab_size":100},"prompt_tokens":1,"output_tokens":1,"gpu":"h200-sxm-141gb"}'
 check_problem "an architecture at the contract's largest hidden_size (1048576) is sized (422 too large, not a 400)" 422 model
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-9-1t","seq_len":2048,"gpu":"a100-sxm4-80gb"}'
