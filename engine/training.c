@@ -107,32 +107,34 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
-/* The step of layout l with the job in bf16 (the FP8 job's 16-bit
- * counterpart), or 0 when it cannot be timed. */
+/* The step of layout l with the job as rq states it, memory aside, or 0
+ * when it cannot be timed: a warning's counterpart (the FP8 job's bf16,
+ * the LoRA job's full fine-tuning). */
+static double step_of(const struct trn_request *rq, const struct trn_layout *l)
+{
+	struct trn_plan p;
+	struct eng_error e;
+
+	memset(&p, 0, sizeof(p));
+	return trn_evaluate(rq, l, &p, &e) == 0 ? p.time.step_s : 0.0;
+}
+
 static double step_at_16bit(const struct trn_request *rq,
 			    const struct trn_layout *l)
 {
 	struct trn_request r16 = *rq;
-	struct trn_plan p;
-	struct eng_error e;
 
 	r16.precision = ENG_BF16;
-	memset(&p, 0, sizeof(p));
-	return trn_evaluate(&r16, l, &p, &e) == 0 ? p.time.step_s : 0.0;
+	return step_of(&r16, l);
 }
 
-/* The step of layout l with the job as full fine-tuning (a LoRA job's
- * counterpart), memory aside, or 0 when it cannot be timed. */
 static double step_at_full(const struct trn_request *rq,
 			   const struct trn_layout *l)
 {
 	struct trn_request full = *rq;
-	struct trn_plan p;
-	struct eng_error e;
 
 	full.method = TRN_FULL;
-	memset(&p, 0, sizeof(p));
-	return trn_evaluate(&full, l, &p, &e) == 0 ? p.time.step_s : 0.0;
+	return step_of(&full, l);
 }
 
 /* Days as the answer's fields print them, to digits significant digits

@@ -326,6 +326,13 @@ static void html_measured(struct sbuf *b, const json_t *d)
 
 /* ---- HTML: what sizing uses ----------------------------------------- */
 
+/* "3 degraded nodes " when n > 0. */
+static void left_out(struct sbuf *b, long long n, const char *what)
+{
+	if (n > 0)
+		sbuf_printf(b, "%lld %s%s ", n, what, n == 1 ? "" : "s");
+}
+
 /* Per GPU type, each value "auto" calibration takes now (the fleet items'
  * calibration): the NCCL all-reduce that sets intra_node_gbps is a node's
  * measurement, which the per-GPU charts above cannot show. */
@@ -397,18 +404,10 @@ static void html_calibration(struct sbuf *b, const json_t *d)
 				    "</td><td class=\"n\">%lld</td><td "
 				    "class=\"n\">%lld</td><td>",
 				    rpt_jint(v, "nodes"), rpt_jint(v, "runs"));
-			if (rpt_jint(v, "implausible_runs") > 0)
-				sbuf_printf(b, "%lld implausible run%s ",
-					    rpt_jint(v, "implausible_runs"),
-					    rpt_jint(v, "implausible_runs") == 1
-						? ""
-						: "s");
-			if (rpt_jint(v, "degraded_nodes") > 0)
-				sbuf_printf(b, "%lld degraded node%s",
-					    rpt_jint(v, "degraded_nodes"),
-					    rpt_jint(v, "degraded_nodes") == 1
-						? ""
-						: "s");
+			left_out(b, rpt_jint(v, "implausible_runs"),
+				 "implausible run");
+			left_out(b, rpt_jint(v, "degraded_nodes"),
+				 "degraded node");
 			sbuf_put(b, "</td></tr>\n");
 		}
 	}
