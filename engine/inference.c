@@ -280,6 +280,19 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 	const struct inf_plan *b = &res->plans[0];
 	long seq = rq->prompt_tokens + rq->output_tokens;
 
+	/* the closed loop's replicas stop at one a sequence
+	 * (inference_replica.c inf_plan_of) */
+	if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES &&
+	    b->utilization > res->max_utilization * (1.0 + 1e-6))
+		iwarn(res,
+		      "%.10g concurrent sequences keep each of the %ld "
+		      "replicas at %.3g of its capacity, above max_utilization "
+		      "%.3g: a closed loop has no idle time between requests, "
+		      "so a replica that holds a sequence stays busy, and "
+		      "replicas beyond one a sequence would stand idle",
+		      rq->load_value, b->replicas, b->utilization,
+		      res->max_utilization);
+
 	if (rq->model.max_seq_len > 0 && seq > rq->model.max_seq_len)
 		iwarn(res,
 		      "prompt + output (%ld tokens) exceed the model's context "

@@ -562,6 +562,20 @@ bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
 				       (double)replicas_for(rq->load_value /
 							    ceil_pt.batch));
 		}
+		/* Never more replicas than sequences in flight: a closed
+		 * loop keeps each of its sequences in a request, so a
+		 * replica without one stands idle, and a prompt-only load
+		 * (one output token) holds a replica busy with a single
+		 * sequence; there the ceiling cannot be met and the plan
+		 * says so (review s18d F3: 16 sequences of 2048-token
+		 * prompts got 20 replicas, 0.8 sequence each). */
+		if ((double)R > ceil(rq->load_value - 1e-9) &&
+		    rq->load_value >= 1.0) {
+			R = replicas_for(rq->load_value);
+			n_r = rq->load_value / (double)R;
+			closed.others = n_r > 1.0 ? (n_r - 1.0) / n_r : 0.0;
+			lam_max = cap.requests_per_s;
+		}
 		p->replicas = R;
 		lam_r = rate_for_inflight(&closed, n_r, lam_max);
 		point_at_rate(&closed, lam_r, &at);
