@@ -574,7 +574,10 @@ bool inf_plan_of(const struct ictx *c, const struct replica *r, double u_max,
 			R = replicas_for(rq->load_value);
 			n_r = rq->load_value / (double)R;
 			closed.others = n_r > 1.0 ? (n_r - 1.0) / n_r : 0.0;
-			lam_max = cap.requests_per_s;
+			/* the rate the loop runs at, whatever the ceiling
+			 * and the open loop's capacity within the targets:
+			 * the closed loop's own N / R in flight say it */
+			lam_max = 1e6 * fmax(cap.requests_per_s, 1.0);
 		}
 		p->replicas = R;
 		lam_r = rate_for_inflight(&closed, n_r, lam_max);

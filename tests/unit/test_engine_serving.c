@@ -415,6 +415,15 @@ static void test_closed_loop_of_one(void)
  * ceiling, and one replica fewer would not (review s14: 10 sequences of
  * Mixtral with 16K prompts on A100 got 4 replicas carrying 7.3). Over
  * models x GPUs x serving engines x prompt lengths x N. */
+/* Whether one of r's warnings contains text. */
+static bool has_warning(const struct inf_result *r, const char *text)
+{
+	for (int i = 0; i < r->n_warnings; i++)
+		if (strstr(r->warnings[i], text))
+			return true;
+	return false;
+}
+
 static void test_closed_loop_carries_its_load(void)
 {
 	struct inf_result *r = calloc(1, sizeof(*r));
@@ -462,9 +471,18 @@ static void test_closed_loop_carries_its_load(void)
 						    p->batch,
 						    p->requests_per_s * t,
 						    0.02 * fmax(1.0, p->batch));
-						CHECK(p->utilization <=
-						      r->max_utilization +
-							  1e-9);
+						/* within the ceiling, or at one
+						 * replica a sequence with the
+						 * warning that says why */
+						CHECK(
+						    p->utilization <=
+							r->max_utilization +
+							    1e-9 ||
+						    (p->replicas ==
+							 (long)ceil(ns[ni]) &&
+						     has_warning(
+							 r, "concurrent "
+							    "sequences keep")));
 						several += p->replicas > 1;
 					}
 	printf("# closed loops: %d sized, %d on several replicas\n", sized,
