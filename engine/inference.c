@@ -390,6 +390,19 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 			   "that keeps that many requests in flight");
 }
 
+/* The narrowest pipeline stage the search offers on nodes of gpn GPUs:
+ * the widest power of two a node holds, or INF_MIN_STAGE_WIDTH of a wider
+ * one (a 6-GPU node's stages are 4 wide: review s18d F5, whose 405B fitted
+ * on 4-GPU nodes and not on 6-GPU ones). */
+static int min_stage_tp(int gpn)
+{
+	int t = 1;
+
+	while (t * 2 <= gpn)
+		t *= 2;
+	return t < INF_MIN_STAGE_WIDTH ? t : INF_MIN_STAGE_WIDTH;
+}
+
 /* Why no replica of any tried shape holds the weights, one sequence's KV
  * and the serving profile's workspace: the field to blame and the largest
  * replica tried (a node of tp, up to INF_MAX_STAGES stages, within
@@ -400,32 +413,55 @@ static int no_fit_error(const struct ictx *c, long gmax, struct eng_error *err)
 	struct inf_serving sv;
 
 	inf_serving_resolve(rq, 1, &sv);
-	/* a tp pinned below a node's GPUs gets no pipeline stages (the
+	/* a tp pinned below the narrowest stage gets no pipeline stages (the
 	 * search in inf_size): the pin, not the model, is what does not fit */
-	if (rq->tp > 0 && rq->tp < c->gpn)
+	if (rq->tp > 0 && rq->tp < min_stage_tp(c->gpn))
 		return eng_fail(
 		    err, ENG_EINFEASIBLE, "tp",
 		    "does not fit: weights need %.1f GiB plus KV cache "
 		    "for one %ld-token sequence; a replica of tp %d "
 		    "GPU(s) x %.1f GiB (%s %.2f under %s) is not "
-		    "enough, and pipeline stages are added only once "
-		    "tp fills a node (%d GPUs); leave tp out to let "
-		    "the search choose",
+		    "enough, and pipeline stages are at least %d GPUs "
+		    "wide on %d-GPU nodes; leave tp out to let the "
+		    "search choose",
 		    c->W / GIB, rq->prompt_tokens + rq->output_tokens, rq->tp,
 		    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
-		    sv.memory_fraction, inf_serving_name(sv.engine), c->gpn);
+		    sv.memory_fraction, inf_serving_name(sv.engine),
+		    min_stage_tp(c->gpn), c->gpn);
 	/* the largest replica tried: a node of tp, up to 64 stages
 	 * (no more than the layers), within max_gpus */
 	int pp_all = 1, tp_l = 1, pp_l = 1;
 	while (pp_all * 2 <= INF_MAX_STAGES && pp_all * 2 <= rq->model.layers)
 		pp_all *= 2;
-	bool by_max_gpus = gmax > 0 && gmax < (long)c->gpn * pp_all;
+	bool by_max_gpus =
+	    gmax > 0 && gmax < (long)min_stage_tp(c->gpn) * pp_all;
 	while (tp_l * 2 <= c->gpn && (gmax <= 0 || tp_l * 2 <= gmax))
 		tp_l *= 2;
-	while (tp_l == c->gpn && pp_l < pp_all &&
+	while (tp_l >= min_stage_tp(c->gpn) && pp_l < pp_all &&
 	       (gmax <= 0 || (long)tp_l * pp_l * 2 <= gmax))
 		pp_l *= 2;
 	long largest = (long)tp_l * pp_l;
+	/* the runtime's workspace the request set can be what leaves no
+	 * room (review s18d F7: 72 GiB on an 80 GiB part was blamed on the
+	 * model) */
+	if (rq->workspace_gib != 0.0) {
+		struct inf_request rq2 = *rq;
+		struct ictx c2;
+		struct replica r2;
+
+		rq2.workspace_gib = 0.0;
+		inf_ictx_init(&c2, &rq2);
+		inf_replica_init(&r2, &c2, tp_l, pp_l);
+		if (r2.n_cap >= 1.0)
+			return eng_fail(
+			    err, ENG_EINFEASIBLE, "workspace_gib",
+			    "does not fit: %.4g GiB of runtime workspace per "
+			    "GPU leave no room for the weights and one "
+			    "sequence's KV cache on the largest replica (%ld "
+			    "GPUs x %.1f GiB); the default %.2g GiB fits",
+			    rq->workspace_gib, largest, rq->gpu.memory_gib,
+			    INF_WORKSPACE_GIB);
+	}
 	/* a token budget the request set can be what leaves no room:
 	 * its activation workspace, not the weights */
 	if (rq->max_num_batched_tokens > 0) {
@@ -538,7 +574,7 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 				continue;
 			if (gmax > 0 && (long)tp * pp > gmax)
 				break;
-			if (pp > 1 && tp < c.gpn && tp < INF_MIN_STAGE_WIDTH)
+			if (pp > 1 && tp < min_stage_tp(c.gpn))
 				continue;
 			inf_replica_init(&r, &c, tp, pp);
 			if (r.n_cap < 1.0)

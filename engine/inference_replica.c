@@ -128,7 +128,10 @@ static double gemm_added_s(const struct ictx *c, int tp, double rows)
 
 /* Per step: kernel launch/tail overhead, 2 TP all-reduces of the hidden
  * states per layer (NCCL's model, engine/collective.h), and the stage
- * hand-offs of a pipeline across nodes. */
+ * hand-offs of a pipeline: over the network where consecutive stages sit
+ * on different nodes, over the node's link where they share one (stages
+ * of tp GPUs fill a node in order; review s18d F4: every hand-off at the
+ * network's per-GPU share made a wider node need more GPUs). */
 static double fixed_overhead(const struct ictx *c, int tp, int pp,
 			     double tokens)
 {
@@ -138,9 +141,15 @@ static double fixed_overhead(const struct ictx *c, int tp, int pp,
 	o += 2.0 * c->L *
 	     coll_time_s(COLL_AR, bytes, tp, 1.0, c->intra,
 			 c->rq->gpu.intra_node_link);
-	if (pp > 1)
-		o += (pp - 1) * (P2P_LATENCY_S +
-				 bytes / (c->inter > 0 ? c->inter : c->intra));
+	if (pp > 1) {
+		int per_node = tp < c->gpn ? c->gpn / tp : 1;
+		int nodes = (pp + per_node - 1) / per_node;
+		int across = nodes - 1, within = pp - 1 - across;
+		double net = c->inter > 0 ? c->inter : c->intra;
+
+		o += across * (P2P_LATENCY_S + bytes / net) +
+		     within * (P2P_LATENCY_S + bytes / c->intra);
+	}
 	return o;
 }
 

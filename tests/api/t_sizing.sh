@@ -339,11 +339,20 @@ check "one output token, prompt over the budget: TTFT at a light load >= latency
 # review s18b F4: on 16-GPU nodes stages of 8 are offered, as on 8-GPU nodes
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":16}'
 check "16 GPUs a node: the TP 8 x PP 4 layout of 8-GPU nodes is still searched" 201 '.plans[0] | .tp == 8 and .pp == 4'
+g16=$(jq '.plans[0].gpus' "$T/body")
+# review s18d F4: hand-offs between stages of one node go over its link, so a wider node never costs GPUs
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":8}'
+check "... on no more GPUs than with 8 GPUs a node" 201 '.plans[0].gpus >= '"$g16"
 # review s18d F3: a closed loop never gets more replicas than sequences in flight
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","serving":"vllm","prompt_tokens":2048,"output_tokens":1,"concurrent_sequences":16,"top":1,"calibration":"datasheet"}'
 check "16 concurrent one-token requests: at most 16 replicas, each holding its sequence, and a warning that the ceiling is passed" 201 \
 	'.plans[0].replicas <= 16 and ((.plans[0].batch * .plans[0].replicas - 16) | fabs < 0.01)
 	 and ([.warnings[] | select(test("concurrent sequences keep each of the"))] | length) == 1'
+# review s18d F5: 6-GPU nodes get pipeline stages too (4 wide); F7: a workspace too large is named
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"calibration":"datasheet","top":1,"gpus_per_node":6}'
+check "405B on 6-GPU nodes: sized with stages of 4" 201 '.plans[0] | .tp == 4 and .pp > 1'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"workspace_gib":75}'
+check_problem "workspace_gib 75 on an 80 GiB part: 422 naming workspace_gib" 422 workspace_gib
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
