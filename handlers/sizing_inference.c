@@ -1,5 +1,4 @@
 /* sizing_inference.c - POST /v1/sizing/inference (issue 4). */
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,17 +50,6 @@ static const enum eng_dtype weight_precisions[] = {
     ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8, ENG_INT8, ENG_INT4, ENG_DTYPE_COUNT};
 static const enum eng_dtype kv_precisions[] = {
     ENG_FP32, ENG_BF16, ENG_FP16, ENG_FP8, ENG_INT8, ENG_DTYPE_COUNT};
-/* The step model's overridable defaults (engine/inference.h). */
-static const struct {
-	const char *key;
-	double max;
-	size_t off;
-} overheads[] = {
-    {"kernel_launch_us", 1000, offsetof(struct inf_request, kernel_launch_us)},
-    {"kernels_per_layer", 10000,
-     offsetof(struct inf_request, kernels_per_layer)},
-    {"workspace_gib", 1024, offsetof(struct inf_request, workspace_gib)},
-};
 /* The three ways to state load; at most one. */
 static const struct {
 	const char *key;
@@ -178,13 +166,26 @@ int inference_parse(struct app *app, const json_t *b, bool gpu_required,
 		rq->max_utilization = d;
 	/* the step model's defaults (review s18b F2: shown nowhere, set by
 	 * nothing); 0 says none, stored as < 0 (inference.h) */
-	for (size_t k = 0; k < sizeof(overheads) / sizeof(overheads[0]); k++) {
-		d = 0;
-		if (jv_present(b, overheads[k].key) &&
-		    jv_num(&v, b, overheads[k].key, false, 0, overheads[k].max,
-			   &d) == 0)
-			*(double *)((char *)rq + overheads[k].off) =
-			    d > 0 ? d : -1.0;
+	{
+		/* the step model's overridable defaults (engine/inference.h) */
+		const struct {
+			const char *key;
+			double max;
+			double *dst;
+		} overheads[] = {
+		    {"kernel_launch_us", 1000, &rq->kernel_launch_us},
+		    {"kernels_per_layer", 10000, &rq->kernels_per_layer},
+		    {"workspace_gib", 1024, &rq->workspace_gib},
+		};
+
+		for (size_t k = 0; k < sizeof(overheads) / sizeof(overheads[0]);
+		     k++) {
+			d = 0;
+			if (jv_present(b, overheads[k].key) &&
+			    jv_num(&v, b, overheads[k].key, false, 0,
+				   overheads[k].max, &d) == 0)
+				*overheads[k].dst = d > 0 ? d : -1.0;
+		}
 	}
 	x = rq->top;
 	if (jv_int(&v, b, "top", false, 1, INF_MAX_TOP, &x) == 0)
