@@ -357,9 +357,9 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 			      (full ? 1.0 : 0.5) * (double)rq->output_tokens;
 		iwarn(res,
 		      "capacity limited by KV-cache memory: %ld sequences of "
-		      "%.10g tokens (prompt + %s) fit; more GPUs per replica "
+		      "%s%.10g tokens (prompt + %s) fit; more GPUs per replica "
 		      "or a smaller KV dtype raise it",
-		      b->max_batch_fit, held,
+		      b->max_batch_fit, full ? "" : "on average ", held,
 		      full ? "output, reserved at admission"
 			   : "half the output, blocks on demand");
 	}

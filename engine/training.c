@@ -723,26 +723,30 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "pipeline bubble is %.0f %% of the step: raise "
 			     "the global batch or interleave stages",
 			     100.0 * b->time.pp_bubble_s / b->time.step_s);
-		if (rq->method == TRN_LORA) {
-			/* the adapters' elementwise kernels can outweigh the
-			 * weight-gradient GEMMs LoRA skips on a
-			 * bandwidth-poor part (review s18c F3: 7 of 300
-			 * pinned layouts, 0.3-16 %) */
+		if (rq->method != TRN_FULL) {
+			/* the adapters' elementwise kernels (and QLoRA's
+			 * dequantisation) can outweigh the weight-gradient
+			 * GEMMs an adapter method skips on a bandwidth-poor
+			 * part (review s18c F3: 7 of 300 pinned layouts,
+			 * 0.3-16 %; s18d F6: QLoRA too) */
 			double sf = step_at_full(rq, &b->layout);
 			if (sf > 0.0 && sf < b->time.step_s)
-				warn(
-				    res,
-				    "lora is slower than full fine-tuning on "
-				    "this layout (%.4g s against %.4g s a "
-				    "step, memory aside): its adapters' "
-				    "elementwise kernels (MODEL.md §4a)%s cost "
-				    "more than the weight-gradient GEMMs it "
-				    "skips on %.63s",
-				    b->time.step_s, sf,
-				    b->layout.recompute == ENG_RC_FULL
-					? ", run twice under full recompute,"
-					: "",
-				    rq->gpu.name);
+				warn(res,
+				     "%s is slower than full fine-tuning on "
+				     "this layout (%.4g s against %.4g s a "
+				     "step, memory aside): its adapters' "
+				     "elementwise kernels%s (MODEL.md §4a)%s "
+				     "cost more than the weight-gradient GEMMs "
+				     "it skips on %.63s",
+				     rq->method == TRN_QLORA ? "qlora" : "lora",
+				     b->time.step_s, sf,
+				     rq->method == TRN_QLORA
+					 ? " and the NF4 dequantisation"
+					 : "",
+				     b->layout.recompute == ENG_RC_FULL
+					 ? ", run again under full recompute,"
+					 : "",
+				     rq->gpu.name);
 		}
 		if (rq->precision == ENG_FP8) {
 			double s16 = step_at_16bit(rq, &b->layout);

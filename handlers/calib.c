@@ -169,16 +169,18 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 }
 
 /* One calibrating value for the fleet view: what calibration takes now,
- * the figure its band is set from, and what it leaves out. */
+ * the rate sizing makes of it (used: false when another measurement of
+ * the same dtype takes precedence), the figure its band is set from, and
+ * what it leaves out. */
 static json_t *calib_value_json(const char *field, const char *metric,
 				const char *dtype, const char *unit,
 				const struct fleet_value *v,
 				const struct fleet_band *band, double reference,
-				const char *reference_basis)
+				const char *reference_basis,
+				const struct hw_rate *rate, bool used)
 {
-	bool use = usable(v);
-
-	return json_pack(
+	bool use = usable(v), sized = use && used && rate && rate->measured;
+	json_t *o = json_pack(
 	    "{s:s, s:s, s:s?, s:s, s:o, s:i, s:i, s:o, s:s, s:o, s:o, s:o, "
 	    "s:i, s:o, s:i, s:o}",
 	    "field", field, "metric", metric, "dtype", dtype, "unit", unit,
@@ -195,6 +197,18 @@ static json_t *calib_value_json(const char *field, const char *metric,
 			       : json_null(),
 	    "degraded_nodes", v->degraded, "degraded_median",
 	    v->degraded > 0 ? sizing_real(v->degraded_median, 6) : json_null());
+
+	/* the rate sizing takes from it: in-step retention, the plan's
+	 * shapes taken out, at most the datasheet (review s18d F12: B200
+	 * HBM showed 8,400 where sizing took 8,000) */
+	if (o) {
+		json_object_set_new(o, "sizing_value",
+				    sized ? sizing_real(rate->value, 6)
+					  : json_null());
+		json_object_set_new(o, "capped_at_datasheet",
+				    json_boolean(sized && rate->capped));
+	}
+	return o;
 }
 
 /* Whether a fleet value says anything: taken, or runs or nodes left out. */
@@ -203,11 +217,22 @@ static bool calib_value_seen(const struct fleet_value *v)
 	return usable(v) || v->implausible > 0 || v->degraded > 0;
 }
 
+/* fv into a measured field as calib_apply takes it. */
+static void measured_from(struct hw_measured *to, const struct fleet_value *fv)
+{
+	if (usable(fv)) {
+		to->value = fv->value;
+		to->samples = fv->samples;
+	}
+}
+
 int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 		     json_t **out, struct store_err *e)
 {
 	struct fleet_medians fm;
 	struct fleet_bands bands;
+	struct hw_spec h = *hw;
+	struct hw_rate r;
 	json_t *values = json_array();
 
 	*out = NULL;
@@ -223,40 +248,61 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 		}
 		return -1;
 	}
+	/* the rates sizing would make of them (engine/hw.h) */
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
+		measured_from(&h.gemm_tflops[t], &fm.gemm_tflops[t]);
+		measured_from(&h.gemm_sustained_tflops[t],
+			      &fm.gemm_sustained_tflops[t]);
+	}
+	measured_from(&h.hbm_gbps, &fm.hbm_gbps);
+	measured_from(&h.intra_node_busbw_gbps, &fm.allreduce_busbw_gbps);
+	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
+		/* a dtype the catalog gives no rate is one sizing refuses
+		 * (review s18d F10: listed as if taken) */
+		if (!(hw->peak_tflops[t] > 0.0))
+			continue;
+		r = hw_gemm_rate(&h, (enum eng_dtype)t);
 		if (calib_value_seen(&fm.gemm_tflops[t]))
 			json_array_append_new(
 			    values,
-			    calib_value_json("gemm_tflops", "gemm_tflops",
-					     eng_dtype_name(t), "TFLOP/s",
-					     &fm.gemm_tflops[t],
-					     &bands.gemm_tflops[t],
-					     hw->peak_tflops[t], "datasheet"));
+			    calib_value_json(
+				"gemm_tflops", "gemm_tflops", eng_dtype_name(t),
+				"TFLOP/s", &fm.gemm_tflops[t],
+				&bands.gemm_tflops[t], hw->peak_tflops[t],
+				"datasheet", &r,
+				!strcmp(r.measured_metric ? r.measured_metric
+							  : "",
+					"gemm_tflops")));
 		if (calib_value_seen(&fm.gemm_sustained_tflops[t]))
 			json_array_append_new(
 			    values,
-			    calib_value_json("gemm_sustained_tflops",
-					     "gemm_sustained_tflops",
-					     eng_dtype_name(t), "TFLOP/s",
-					     &fm.gemm_sustained_tflops[t],
-					     &bands.gemm_sustained_tflops[t],
-					     hw->peak_tflops[t], "datasheet"));
+			    calib_value_json(
+				"gemm_sustained_tflops",
+				"gemm_sustained_tflops", eng_dtype_name(t),
+				"TFLOP/s", &fm.gemm_sustained_tflops[t],
+				&bands.gemm_sustained_tflops[t],
+				hw->peak_tflops[t], "datasheet", &r, true));
 	}
-	if (calib_value_seen(&fm.hbm_gbps))
+	if (calib_value_seen(&fm.hbm_gbps)) {
+		r = hw_hbm_rate(&h);
 		json_array_append_new(
 		    values,
 		    calib_value_json("hbm_gbps", "hbm_read_gbps", NULL, "GB/s",
 				     &fm.hbm_gbps, &bands.hbm_gbps,
-				     hw->memory_bandwidth_gbps, "datasheet"));
+				     hw->memory_bandwidth_gbps, "datasheet", &r,
+				     true));
+	}
 	/* the one value the per-GPU metrics cannot show: NCCL's all-reduce
 	 * is a node's measurement (review s17c F1) */
-	if (calib_value_seen(&fm.allreduce_busbw_gbps))
+	if (calib_value_seen(&fm.allreduce_busbw_gbps)) {
+		r = hw_intra_rate(&h);
 		json_array_append_new(
-		    values, calib_value_json("intra_node_gbps",
-					     "nccl_allreduce_busbw_gbps", NULL,
-					     "GB/s", &fm.allreduce_busbw_gbps,
-					     &bands.allreduce_busbw_gbps,
-					     hw->intra_node_gbps, "link"));
+		    values, calib_value_json(
+				"intra_node_gbps", "nccl_allreduce_busbw_gbps",
+				NULL, "GB/s", &fm.allreduce_busbw_gbps,
+				&bands.allreduce_busbw_gbps,
+				hw->intra_node_gbps, "link", &r, true));
+	}
 	*out = json_pack("{s:i, s:i, s:o}", "window_days", CALIB_WINDOW_DAYS,
 			 "runs", fm.runs, "values", values);
 	if (!*out) {

@@ -384,9 +384,22 @@ static void html_calibration(struct sbuf *b, const json_t *d)
 			}
 			sbuf_put(b, "</td><td class=\"n\">");
 			if (rpt_jnum(v, "value", &x)) {
+				double y;
+
 				rpt_num(b, x);
 				sbuf_put(b, " ");
 				rpt_esc(b, rpt_jstr(v, "unit"));
+				/* the rate sizing makes of it, where it
+				 * differs (retention, shapes, the cap) */
+				if (rpt_jnum(v, "sizing_value", &y) && y != x) {
+					sbuf_put(b, " (sizing ");
+					rpt_num(b, y);
+					sbuf_put(b,
+						 json_is_true(json_object_get(
+						     v, "capped_at_datasheet"))
+						     ? ", capped)"
+						     : ")");
+				}
 			} else {
 				sbuf_put(b, "&mdash;");
 			}

@@ -86,6 +86,11 @@ req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | j
 check_problem "PUT with fp8_tflops and int8_tops under bf16_tflops: 400 naming both" 400 fp8_tflops
 jq -e '[.errors[].field] == ["fp8_tflops", "int8_tops"]' "$T/body" >/dev/null && ok "... int8_tops named too" ||
 	not_ok "... int8_tops named too" "$(body)"
+# review s18d F11: a 32-bit rate above the 16-bit one, an 8-bit one beside none
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.fp32_tflops = 90000 | .tf32_tflops = 400')"
+check "PUT with fp32_tflops and tf32_tflops above bf16_tflops: 400 naming both" 400 '[.errors[].field] == ["tf32_tflops", "fp32_tflops"]'
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.bf16_tflops = null | .fp16_tflops = null | .fp8_tflops = 400')"
+check "PUT with fp8_tflops and no 16-bit rate: 400 naming fp8_tflops" 400 '[.errors[].field] == ["fp8_tflops"]'
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.5')"
 check "PUT again replaces: 200" 200 '.price_per_gpu_hour == 2.5'
 # review s15 F10: optimistic concurrency. A GET's ETag is the record's

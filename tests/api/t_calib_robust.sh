@@ -101,7 +101,7 @@ check "... and the H100's HBM as the healthy node's, the broken node left out as
 	'.items[] | select(.gpu_type == "h100-sxm5-80gb") | .calibration.values[] | select(.field == "hbm_gbps")
 	 | .nodes == 1 and .degraded_nodes == 1 and .degraded_median == 1000'
 req GET '/v1/reports/capacity?section=calibration'
-[ "$STATUS" = 200 ] && grep -q '^h200-sxm-141gb,intra_node_gbps,nccl_allreduce_busbw_gbps,,GB/s,480,1,1,450,link,' "$T/body" &&
+[ "$STATUS" = 200 ] && grep -q '^h200-sxm-141gb,intra_node_gbps,nccl_allreduce_busbw_gbps,,GB/s,480,1,1,450,link,1.067,2,0,480,false,30' "$T/body" &&
 	ok "the capacity report's calibration table has the H200 all-reduce" ||
 	not_ok "the capacity report's calibration table has the H200 all-reduce" "$STATUS $(head -c 600 "$T/body")"
 
@@ -125,6 +125,10 @@ post "an H100 NVL run reading HBM at 4280 GB/s" "$T/nvl.json"
 infer llama-3-8b h100-nvl-94gb 1
 check "a measured HBM rate above the datasheet is used at the datasheet, capped" 201 \
 	'.basis.hbm_gbps | .source == "measured" and .value == 3900 and .capped_at_datasheet == true'
+req GET /v1/fleet
+check "... and the fleet view's calibration says so: value 4280, sizing_value 3900, capped (review s18d F12)" 200 \
+	'.items[] | select(.gpu_type == "h100-nvl-94gb") | .calibration.values[] | select(.field == "hbm_gbps")
+	 | .value == 4280 and .sizing_value == 3900 and .capped_at_datasheet == true'
 
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
