@@ -89,6 +89,25 @@ static int take(struct hw_measured *to, const struct fleet_value *from,
 	return 1;
 }
 
+void calib_forget(struct calib_info *ci, const char *metric)
+{
+	int n = 0, dropped = 0;
+
+	for (int i = 0; i < ci->n_ignored && i < CALIB_MAX_IGNORED; i++)
+		if (strcmp(ci->ignored[i].metric, metric))
+			ci->ignored[n++] = ci->ignored[i];
+		else
+			dropped++;
+	ci->n_ignored -= dropped;
+	n = dropped = 0;
+	for (int i = 0; i < ci->n_degraded && i < CALIB_MAX_IGNORED; i++)
+		if (strcmp(ci->degraded[i].metric, metric))
+			ci->degraded[n++] = ci->degraded[i];
+		else
+			dropped++;
+	ci->n_degraded -= dropped;
+}
+
 int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
 		       enum eng_dtype dtype, const char *gpu, const char *field,
 		       struct response *res)

@@ -65,6 +65,10 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct hw_spec *hw, struct calib_info *ci, const char *field,
 		struct response *res);
 
+/* Drops what calibration left out of metric ("hbm_gbps") from ci: the
+ * request states that rate itself. */
+void calib_forget(struct calib_info *ci, const char *metric);
+
 /* CALIB_MEASURED promises measured rates: once the job's GEMM dtype is
  * known, a GPU type whose probes measured (plausibly) some other dtype or
  * metric but not that GEMM is the same 422 as one never measured, naming

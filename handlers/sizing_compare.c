@@ -495,7 +495,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		limit = gpu_entry(limits, names[i], o->gpu);
 		snprintf(limit_field, sizeof(limit_field), "power_limits.%s",
 			 names[i]);
-		sizing_job_hw(&sj, &o->hw);
+		sizing_job_hw(&sj, &o->hw, &o->ci);
 		if (sizing_power_limit(&o->hw, o->gpu, json_number_value(limit),
 				       sj.power_cap_slope, limit_field,
 				       res) != 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "handlers/arch.h"
+#include "handlers/calib.h"
 #include "handlers/problem.h"
 #include "handlers/sizing.h"
 #include "handlers/sizing_parse.h"
@@ -148,11 +149,18 @@ int sizing_dtype(struct jv *v, const json_t *b, const char *key,
 	return 0;
 }
 
-void sizing_job_hw(const struct sizing_job *job, struct hw_spec *hw)
+void sizing_job_hw(const struct sizing_job *job, struct hw_spec *hw,
+		   struct calib_info *ci)
 {
 	hw->hbm_efficiency = job->hbm_efficiency;
 	hw->intra_efficiency = job->intra_efficiency;
 	hw->inter_efficiency = job->inter_efficiency;
+	/* a rate the request states is not calibrated: what calibration
+	 * left out of it is not this answer's (review s18d F8) */
+	if (job->hbm_efficiency > 0.0)
+		calib_forget(ci, "hbm_gbps");
+	if (job->intra_efficiency > 0.0)
+		calib_forget(ci, "intra_node_gbps");
 }
 
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
@@ -162,7 +170,7 @@ int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
 			    &job->gpu_row, res) != 0)
 		return -1;
 	job->gpu_name = job->gpu_row.name;
-	sizing_job_hw(job, hw);
+	sizing_job_hw(job, hw, &job->ci);
 	return sizing_power_limit(hw, job->gpu_name, job->power_limit_w,
 				  job->power_cap_slope, "power_limit_w", res);
 }

@@ -77,7 +77,8 @@ int sizing_dtype(struct jv *v, const json_t *b, const char *key,
  * or when the entry has none); then gpu_name is the catalog entry's own.
  * Returns 0 or -1 with res filled. */
 /* Sets the job's own efficiencies (hbm_efficiency ...) on a loaded GPU. */
-void sizing_job_hw(const struct sizing_job *job, struct hw_spec *hw);
+void sizing_job_hw(const struct sizing_job *job, struct hw_spec *hw,
+		   struct calib_info *ci);
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
 		   struct response *res);
 
