@@ -452,7 +452,7 @@ static int no_fit_error(const struct ictx *c, long gmax, struct eng_error *err)
 		rq2.workspace_gib = 0.0;
 		inf_ictx_init(&c2, &rq2);
 		inf_replica_init(&r2, &c2, tp_l, pp_l);
-		if (r2.n_cap >= 1.0)
+		if (r2.mem.fit >= 1)
 			return eng_fail(
 			    err, ENG_EINFEASIBLE, "workspace_gib",
 			    "does not fit: %.4g GiB of runtime workspace per "
@@ -473,7 +473,7 @@ static int no_fit_error(const struct ictx *c, long gmax, struct eng_error *err)
 		inf_ictx_init(&c2, &rq2);
 		inf_replica_init(&r2, &c2, tp_l, pp_l);
 		inf_replica_init(&r1, c, tp_l, pp_l);
-		if (r2.n_cap >= 1.0)
+		if (r2.mem.fit >= 1)
 			return eng_fail(
 			    err, ENG_EINFEASIBLE, "max_num_batched_tokens",
 			    "does not fit: an iteration of %ld tokens "
@@ -577,7 +577,7 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 			if (pp > 1 && tp < min_stage_tp(c.gpn))
 				continue;
 			inf_replica_init(&r, &c, tp, pp);
-			if (r.n_cap < 1.0)
+			if (r.mem.fit < 1)
 				continue;
 			any_fit = true;
 			if (res->min_tp == 0)

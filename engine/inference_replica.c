@@ -226,6 +226,24 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 		r->n_cap = (double)r->sv.max_num_batched_tokens;
 		r->cap_limit = INF_LIMIT_MAX_NUM_BATCHED_TOKENS;
 	}
+	/* The budget carries the decoding sequences' tokens and the prompt
+	 * chunks: with n decoding, an iteration of TPOT admits at most
+	 * B - n prompt tokens, so the prompt tokens arriving, lambda I with
+	 * lambda = n / ((O - 1) TPOT), need n I / (O - 1) <= B - n, i.e.
+	 * n <= B (O - 1) / (I + O - 1) on average (review s18d F2: without
+	 * it long prompts with two output tokens were served beside decode
+	 * steps that had no room for them, and one output token needed more
+	 * GPUs than two). */
+	if (rq->output_tokens > 1 && r->sv.max_num_batched_tokens > 0) {
+		double B = (double)r->sv.max_num_batched_tokens;
+		double O1 = (double)rq->output_tokens - 1.0;
+		double nb = B * O1 / (I + O1);
+
+		if (nb < r->n_cap) {
+			r->n_cap = nb;
+			r->cap_limit = INF_LIMIT_MAX_NUM_BATCHED_TOKENS;
+		}
+	}
 	r->t_pf = inf_prefill_s(c, tp, pp, 1.0);
 	/* A prompt's prefill shares its iterations with the decode batch
 	 * and with other prompts (in-flight batching in every profile:

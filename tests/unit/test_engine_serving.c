@@ -424,6 +424,62 @@ static bool has_warning(const struct inf_result *r, const char *text)
 	return false;
 }
 
+/* One output token is a strict part of two's work: at the same rate it
+ * never needs more GPUs (review s18b F7, s18d F2: generic gave each short
+ * prompt an iteration of its own, and prompts several times the token
+ * budget rode decode steps that had no room for them). Over the profiles
+ * with a token budget; `generic`, which has none, is left to
+ * docs/MODEL.md §7.3. */
+static void test_one_output_token_never_costlier(void)
+{
+	struct inf_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	const long prompts[] = {16, 512, 2048, 8192, 32768};
+	const double rates[] = {1, 10, 50};
+	const enum inf_serving_engine svs[] = {
+	    INF_SERVING_VLLM, INF_SERVING_SGLANG, INF_SERVING_TRTLLM};
+	int pairs = 0;
+
+	for (int model = 0; r && model < 2; model++)
+		for (int gpu = 0; gpu < 4; gpu++)
+			for (int si = 0; si < 3; si++)
+				for (int pi = 0; pi < 5; pi++)
+					for (int li = 0; li < 3; li++) {
+						struct inf_request rq;
+						long g[2] = {0, 0};
+						int ok = 1;
+
+						for (int o = 0; o < 2; o++) {
+							base_request(&rq, model,
+								     gpu);
+							rq.serving = svs[si];
+							rq.prompt_tokens =
+							    prompts[pi];
+							rq.output_tokens =
+							    o + 1;
+							rq.load_kind =
+							    INF_LOAD_REQUESTS_PER_S;
+							rq.load_value =
+							    rates[li];
+							rq.top = 1;
+							if (inf_size(&rq, r,
+								     &e) != 0)
+								ok = 0;
+							else
+								g[o] =
+								    r->plans[0]
+									.gpus;
+						}
+						if (!ok)
+							continue;
+						pairs++;
+						CHECK(g[0] <= g[1]);
+					}
+	printf("# one vs two output tokens: %d pairs\n", pairs);
+	CHECK(pairs > 100);
+	free(r);
+}
+
 static void test_closed_loop_carries_its_load(void)
 {
 	struct inf_result *r = calloc(1, sizeof(*r));
@@ -588,6 +644,7 @@ int main(void)
 	RUN(test_compare_verdict_at_load);
 	RUN(test_closed_loop_of_one);
 	RUN(test_closed_loop_carries_its_load);
+	RUN(test_one_output_token_never_costlier);
 	RUN(test_pipeline_stage_when_one_node_fits);
 	RUN(test_load_beyond_any_fleet);
 	RUN(test_fleet_warning);
