@@ -390,55 +390,25 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 			   "that keeps that many requests in flight");
 }
 
-/* The narrowest pipeline stage the search offers on nodes of gpn GPUs:
- * the widest power of two a node holds, or INF_MIN_STAGE_WIDTH of a wider
- * one (a 6-GPU node's stages are 4 wide: review s18d F5, whose 405B fitted
- * on 4-GPU nodes and not on 6-GPU ones). */
-static int min_stage_tp(int gpn)
-{
-	int t = 1;
-
-	while (t * 2 <= gpn)
-		t *= 2;
-	return t < INF_MIN_STAGE_WIDTH ? t : INF_MIN_STAGE_WIDTH;
-}
-
 /* Why no replica of any tried shape holds the weights, one sequence's KV
  * and the serving profile's workspace: the field to blame and the largest
- * replica tried (a node of tp, up to INF_MAX_STAGES stages, within
- * max_gpus gmax). Always returns ENG_EINFEASIBLE. */
+ * replica tried (tp the node's widest power of two, or the pinned one, up
+ * to INF_MAX_STAGES stages, within max_gpus gmax). Always returns
+ * ENG_EINFEASIBLE. */
 static int no_fit_error(const struct ictx *c, long gmax, struct eng_error *err)
 {
 	const struct inf_request *rq = c->rq;
 	struct inf_serving sv;
+	int pp_all = 1, tp_node = 1, tp_l, pp_l = 1;
 
 	inf_serving_resolve(rq, 1, &sv);
-	/* a tp pinned below the narrowest stage gets no pipeline stages (the
-	 * search in inf_size): the pin, not the model, is what does not fit */
-	if (rq->tp > 0 && rq->tp < min_stage_tp(c->gpn))
-		return eng_fail(
-		    err, ENG_EINFEASIBLE, "tp",
-		    "does not fit: weights need %.1f GiB plus KV cache "
-		    "for one %ld-token sequence; a replica of tp %d "
-		    "GPU(s) x %.1f GiB (%s %.2f under %s) is not "
-		    "enough, and pipeline stages are at least %d GPUs "
-		    "wide on %d-GPU nodes; leave tp out to let the "
-		    "search choose",
-		    c->W / GIB, rq->prompt_tokens + rq->output_tokens, rq->tp,
-		    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
-		    sv.memory_fraction, inf_serving_name(sv.engine),
-		    min_stage_tp(c->gpn), c->gpn);
-	/* the largest replica tried: a node of tp, up to 64 stages
-	 * (no more than the layers), within max_gpus */
-	int pp_all = 1, tp_l = 1, pp_l = 1;
 	while (pp_all * 2 <= INF_MAX_STAGES && pp_all * 2 <= rq->model.layers)
 		pp_all *= 2;
-	bool by_max_gpus =
-	    gmax > 0 && gmax < (long)min_stage_tp(c->gpn) * pp_all;
-	while (tp_l * 2 <= c->gpn && (gmax <= 0 || tp_l * 2 <= gmax))
-		tp_l *= 2;
-	while (tp_l >= min_stage_tp(c->gpn) && pp_l < pp_all &&
-	       (gmax <= 0 || (long)tp_l * pp_l * 2 <= gmax))
+	while (tp_node * 2 <= c->gpn && (gmax <= 0 || tp_node * 2 <= gmax))
+		tp_node *= 2;
+	tp_l = rq->tp > 0 ? rq->tp : tp_node;
+	bool by_max_gpus = gmax > 0 && gmax < (long)tp_l * pp_all;
+	while (pp_l < pp_all && (gmax <= 0 || (long)tp_l * pp_l * 2 <= gmax))
 		pp_l *= 2;
 	long largest = (long)tp_l * pp_l;
 	/* the runtime's workspace the request set can be what leaves no
@@ -484,17 +454,26 @@ static int no_fit_error(const struct ictx *c, long gmax, struct eng_error *err)
 			    rq->max_num_batched_tokens, r1.mem.workspace / GIB,
 			    largest);
 	}
+	/* a tp pinned below the node's widest leaves the largest replica
+	 * smaller than the search's: the pin is what does not fit */
+	bool by_tp = !by_max_gpus && rq->tp > 0 && rq->tp < tp_node;
 	return eng_fail(
-	    err, ENG_EINFEASIBLE, by_max_gpus ? "max_gpus" : "model",
+	    err, ENG_EINFEASIBLE,
+	    by_max_gpus ? "max_gpus"
+	    : by_tp	? "tp"
+			: "model",
 	    "does not fit: weights need %.1f GiB plus KV "
 	    "cache for one %ld-token sequence; a replica of %ld GPUs "
-	    "x %.1f GiB (%s %.2f under %s) is not enough (%s)",
-	    c->W / GIB, rq->prompt_tokens + rq->output_tokens, largest,
-	    rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
+	    "(tp %d x pp %d) x %.1f GiB (%s %.2f under %s) is not enough "
+	    "(%s)",
+	    c->W / GIB, rq->prompt_tokens + rq->output_tokens, largest, tp_l,
+	    pp_l, rq->gpu.memory_gib, inf_kv_reserve_name(sv.kv_reserve),
 	    sv.memory_fraction, inf_serving_name(sv.engine),
 	    by_max_gpus ? "max_gpus caps it"
-			: "the largest: tp fills a node, up to 64 "
-			  "pipeline stages");
+	    : by_tp	? "the largest with the pinned tp, up to 64 pipeline "
+			  "stages; leave tp out to let the search choose"
+			: "the largest: tp fills a node, up to 64 pipeline "
+			  "stages");
 }
 
 /* "tp 8" or "tp 8 x pp 8": a replica as the request's fields name it. */
@@ -555,26 +534,36 @@ int inf_size(const struct inf_request *rq, struct inf_result *res,
 	 * whose weights barely fit keeps room for few sequences, and a second
 	 * stage can serve the load on far fewer GPUs (hostile review,
 	 * 2026-11-26: DeepSeek-V3 on B200 sized at 24,024 GPUs, 2,448 with
-	 * a stage more). A stage is a whole node or at least
-	 * INF_MIN_STAGE_WIDTH GPUs of a larger one: with pp only once tp
-	 * filled a node, declaring 16 GPUs a node instead of 8 cost 6.6 %
-	 * more GPUs (review s18b F4), and narrower stages on 8-GPU nodes
-	 * would multiply the layouts searched for a deployment no serving
-	 * stack recommends (TP within a node first). Every fitting plan is
-	 * ranked. */
-	for (int pp = 1; pp <= INF_MAX_STAGES && pp <= rq->model.layers;
-	     pp *= 2) {
-		for (int tp = 1; tp <= c.gpn; tp *= 2) {
+	 * a stage more). Stages of every tp: with pp only once tp filled a
+	 * node, declaring 16 GPUs a node instead of 8 cost 6.6 % more GPUs
+	 * (review s18b F4), and a rule on the node's width made a wider node
+	 * cost more (s18e F3: TP 2 x PP 4 of L40S on 2-GPU nodes, not on
+	 * 8-GPU ones). Every fitting plan is ranked. */
+	/* replicas by width, narrowest first: with a load the list fills
+	 * with the fewest GPUs early, and wider ones it cannot take are
+	 * skipped */
+	for (long w = 1; w <= (long)c.gpn * INF_MAX_STAGES; w *= 2) {
+		if (gmax > 0 && w > gmax)
+			break;
+		for (int tp = 1; tp <= c.gpn && tp <= w; tp *= 2) {
 			struct replica r;
 			struct inf_plan p;
+			int pp = (int)(w / tp);
 
+			if (pp > INF_MAX_STAGES || pp > rq->model.layers)
+				continue;
 			if (rq->model.heads % tp)
 				continue;
 			if (rq->tp > 0 && tp != rq->tp)
 				continue;
-			if (gmax > 0 && (long)tp * pp > gmax)
-				break;
-			if (pp > 1 && tp < min_stage_tp(c.gpn))
+			/* With a load plans rank by GPUs first: a replica
+			 * wider than the last listed plan's whole deployment
+			 * cannot enter the list (every plan is ranked, so
+			 * this only skips work; the error paths never see a
+			 * full list). */
+			if (rq->load_kind != INF_LOAD_NONE &&
+			    res->n_plans == top &&
+			    (long)tp * pp > res->plans[top - 1].gpus)
 				continue;
 			inf_replica_init(&r, &c, tp, pp);
 			if (r.mem.fit < 1)

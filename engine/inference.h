@@ -73,10 +73,6 @@ struct inf_serving {
 #define INF_KERNEL_LAUNCH_US  5.0
 /* Runtime workspace: CUDA context, cuBLAS/NCCL buffers (MODEL.md §7). */
 #define INF_WORKSPACE_GIB 0.5
-/* The narrowest pipeline stage the search offers on nodes wider than it:
- * one 8-GPU baseboard (HGX, DGX). On nodes of at most this many GPUs a
- * stage is the whole node. */
-#define INF_MIN_STAGE_WIDTH 8
 
 /* What limits a replica's capacity. */
 enum inf_limit {

@@ -166,8 +166,11 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":{"layers":61,"hidden_size":
 check_problem "inference: weights beyond the largest replica name the model, not a max_gpus far above it" 422 model
 grep -q "a replica of 256 GPUs" "$T/body" && ok "and say the largest replica (256 GPUs), not 1048576" || not_ok "the largest replica is said" "$(body)"
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":1024,"output_tokens":128,"requests_per_s":2,"gpu":"l4-24gb","tp":1}'
-check_problem "inference: a tp pin too small for the weights is a 422 naming tp, not the model" 422 tp
-grep -q "replica of tp 1" "$T/body" && ok "the 422 says the replica of the pinned tp is too small" || not_ok "the 422 says the replica of the pinned tp is too small" "$(body)"
+# a tp pin too small for the weights gets pipeline stages of that tp (review s18e F3: stages of any width)
+check "inference: a tp pin too small for one GPU's memory is sized with pipeline stages of that tp" 201 \
+	'all(.plans[]; .tp == 1) and .plans[0].pp >= 8'
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","prompt_tokens":1024,"output_tokens":128,"requests_per_s":2,"gpu":"l4-24gb","tp":1,"max_gpus":32}'
+check_problem "inference: ... and where 32 GPUs of it cannot hold them, a 422 naming max_gpus" 422 max_gpus
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","tp":16}'
 check_problem "inference: tp beyond a node is a 400" 400 tp
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-70b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","requests_per_s":1,"concurrent_sequences":4}'
@@ -187,10 +190,10 @@ check "inference: utilisation at or under the ceiling, capacity limit named" 201
 check "inference: basis names the serving profile and its source" 201 \
 	'.basis.serving.engine == "vllm" and .basis.serving.kv_reserve == "fraction_of_total" and .basis.serving.max_num_seqs == 1024 and (.basis.serving.source | test("arg_utils"))'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":1024,"output_tokens":256,"tp":1,"gpu":"h100-sxm5-80gb","serving":"tensorrt-llm"}'
-trt_fit=$(jq '.plans[0].max_batch_fit' "$T/body")
+trt_fit=$(jq '[.plans[] | select(.pp == 1)][0].max_batch_fit' "$T/body")
 check "inference: tensorrt-llm reserves KV from the free memory" 201 '.basis.serving.kv_reserve == "fraction_of_free" and .basis.serving.chunked_prefill == false'
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","weight_precision":"fp8","prompt_tokens":1024,"output_tokens":256,"tp":1,"gpu":"h100-sxm5-80gb","serving":"vllm"}'
-vllm_fit=$(jq '.plans[0].max_batch_fit' "$T/body")
+vllm_fit=$(jq '[.plans[] | select(.pp == 1)][0].max_batch_fit' "$T/body")
 [ "$trt_fit" -gt $((2 * vllm_fit)) ] && ok "inference: 70B fp8 on one 80 GB GPU holds far more sequences under TensorRT-LLM's rule ($trt_fit vs $vllm_fit)" ||
 	not_ok "inference: KV reservation differs by profile" "$trt_fit vs $vllm_fit"
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-2-7b","prompt_tokens":512,"output_tokens":128,"gpu":"h100-sxm5-80gb","serving":"ollama"}'
@@ -345,7 +348,7 @@ check "one output token, prompt over the budget: TTFT at a light load >= latency
 	'[.plans[] | .ttft_ms >= .latency_alone_ms] | all'
 # review s18b F4: on 16-GPU nodes stages of 8 are offered, as on 8-GPU nodes
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":16}'
-check "16 GPUs a node: the TP 8 x PP 4 layout of 8-GPU nodes is still searched" 201 '.plans[0] | .tp == 8 and .pp == 4'
+check "16 GPUs a node: sized with pipeline stages" 201 '.plans[0] | .pp > 1'
 g16=$(jq '.plans[0].gpus' "$T/body")
 # review s18d F4: hand-offs between stages of one node go over its link, so a wider node never costs GPUs
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":8}'
@@ -357,7 +360,17 @@ check "16 concurrent one-token requests: at most 16 replicas, each holding its s
 	 and ([.warnings[] | select(test("concurrent sequences keep each of the"))] | length) == 1'
 # review s18d F5: 6-GPU nodes get pipeline stages too (4 wide); F7: a workspace too large is named
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"calibration":"datasheet","top":1,"gpus_per_node":6}'
-check "405B on 6-GPU nodes: sized with stages of 4" 201 '.plans[0] | .tp == 4 and .pp > 1'
+check "405B on 6-GPU nodes: sized with pipeline stages" 201 '.plans[0] | .pp > 1'
+# review s18e F3: a wider node never costs more (TP 2 x PP 4 of L40S had been 2-GPU nodes' alone)
+for g in 2 8; do
+	req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"l40s-48gb","prompt_tokens":512,"output_tokens":128,"concurrent_sequences":64,"calibration":"datasheet","top":1,"gpus_per_node":'$g'}'
+	eval "node$g=\$(jq '.plans[0].gpus' \"\$T/body\")"
+done
+[ -n "$node8" ] && [ "$node8" != null ] && [ "$node8" -le "$node2" ] && ok "70B on L40S, 64 in flight: 8-GPU nodes on no more GPUs ($node8) than 2-GPU nodes ($node2)" ||
+	not_ok "70B on L40S, 64 in flight: 8-GPU nodes on no more GPUs than 2-GPU nodes" "$node8 vs $node2"
+# review s18e F4: with tp pinned, a workspace too large is still named
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"workspace_gib":75,"tp":1}'
+check_problem "workspace_gib 75 with tp 1 pinned: 422 naming workspace_gib" 422 workspace_gib
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"workspace_gib":75}'
 check_problem "workspace_gib 75 on an 80 GiB part: 422 naming workspace_gib" 422 workspace_gib
 # review s17c F7: equal time and equal cost break on the name

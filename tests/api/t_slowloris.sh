@@ -196,9 +196,21 @@ echo "# $naddr addresses x $PER_IP vs --connection-limit $LIMIT2: $opened attack
 # pod). The probes get a listener of their own (--health-listen): /healthz
 # there stays served while the API's slots are held.
 stop_daemon
-HP=$((20000 + RANDOM % 20000))
-start_daemon --connection-limit $LIMIT --per-ip-connection-limit 0 \
-	--connection-timeout $TIMEOUT --health-listen 127.0.0.1:$HP || { not_ok "daemon restarts with --health-listen"; exit 1; }
+# a port below the kernel's ephemeral range (32768-60999 by default): the
+# attacks above leave thousands of their client ports in TIME_WAIT there,
+# and one of them was drawn once (CI, 2026-11-27); a taken port is drawn
+# again
+started=0
+for _ in 1 2 3 4 5; do
+	HP=$((20000 + RANDOM % 12000))
+	if start_daemon --connection-limit $LIMIT --per-ip-connection-limit 0 \
+		--connection-timeout $TIMEOUT --health-listen 127.0.0.1:$HP; then
+		started=1
+		break
+	fi
+	stop_daemon >/dev/null 2>&1 || true
+done
+[ "$started" = 1 ] || { not_ok "daemon restarts with --health-listen"; exit 1; }
 PORT=${GSZ_URL##*:}
 attack trickle 127.0.0.6 $((LIMIT * 2)) "$ATTACK_S" >"$T/a5" &
 apid=$!
