@@ -5,6 +5,8 @@
  * inference_replica.c (step times, the operating point at a load). */
 #include "inference_int.h"
 
+#include "formulas.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -283,7 +285,8 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 	/* the closed loop's replicas stop at one a sequence
 	 * (inference_replica.c inf_plan_of) */
 	if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES &&
-	    b->utilization > res->max_utilization * (1.0 + 1e-6))
+	    fx_round_sig(b->utilization, 3) >
+		fx_round_sig(res->max_utilization, 3))
 		iwarn(res,
 		      "%.10g concurrent sequences keep each of the %ld "
 		      "replicas at %.3g of its capacity, above max_utilization "

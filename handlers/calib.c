@@ -276,6 +276,12 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 	measured_from(&h.hbm_gbps, &fm.hbm_gbps);
 	measured_from(&h.intra_node_busbw_gbps, &fm.allreduce_busbw_gbps);
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
+		/* the GEMM dtypes sizing computes in: training's precisions
+		 * and inference's (int8 and int4 weights are multiplied in
+		 * 16-bit); fp64 and int8 rates are shown, not taken (review
+		 * s18e F9) */
+		bool computes = t != ENG_FP64 && t != ENG_INT8;
+
 		/* a dtype the catalog gives no rate is one sizing refuses
 		 * (review s18d F10: listed as if taken) */
 		if (!(hw->peak_tflops[t] > 0.0))
@@ -289,9 +295,10 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 				"TFLOP/s", &fm.gemm_tflops[t],
 				&bands.gemm_tflops[t], hw->peak_tflops[t],
 				"datasheet", &r,
-				!strcmp(r.measured_metric ? r.measured_metric
-							  : "",
-					"gemm_tflops")));
+				computes && !strcmp(r.measured_metric
+							? r.measured_metric
+							: "",
+						    "gemm_tflops")));
 		if (calib_value_seen(&fm.gemm_sustained_tflops[t]))
 			json_array_append_new(
 			    values,
@@ -300,7 +307,7 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 				"gemm_sustained_tflops", eng_dtype_name(t),
 				"TFLOP/s", &fm.gemm_sustained_tflops[t],
 				&bands.gemm_sustained_tflops[t],
-				hw->peak_tflops[t], "datasheet", &r, true));
+				hw->peak_tflops[t], "datasheet", &r, computes));
 	}
 	if (calib_value_seen(&fm.hbm_gbps)) {
 		r = hw_hbm_rate(&h);

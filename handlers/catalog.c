@@ -198,6 +198,12 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 		 * than 16-bit, so MFU against such a peak read 3.6 (review
 		 * s18c F5). */
 		static const char *const eight[] = {"fp8_tflops", "int8_tops"};
+		/* ... and a 32- or 64-bit rate at most it: TF32 tensor cores
+		 * run at half the 16-bit rate, FP32 and FP64 lower still
+		 * (review s18d F11: fp32 90000 beside bf16 500 made fp32
+		 * training beat bf16) */
+		static const char *const wide[] = {"tf32_tflops", "fp32_tflops",
+						   "fp64_tflops"};
 		double p16 = 0.0;
 
 		for (int k = 0; k < 2; k++) {
@@ -206,37 +212,39 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 			if (json_is_number(x) && json_number_value(x) > p16)
 				p16 = json_number_value(x);
 		}
+		/* only values their own rule took (review s18e F6: a negative
+		 * one was named twice) */
 		for (int k = 0; k < 2; k++) {
 			const json_t *x = json_object_get(body, eight[k]);
-			if (json_is_number(x) && !(p16 > 0.0))
+			double d = json_is_number(x) ? json_number_value(x) : 0;
+
+			if (!(d >= 1e-6 && d <= 1e5))
+				continue;
+			if (!(p16 > 0.0))
 				jv_error(&v, eight[k],
 					 "needs bf16_tflops or fp16_tflops: "
 					 "an 8-bit tensor rate beside no "
 					 "16-bit one is no part's, and 16-bit "
 					 "is what the engine falls back to");
-			else if (json_is_number(x) &&
-				 json_number_value(x) < p16)
+			else if (d < p16)
 				jv_error(&v, eight[k],
-					 "%g is under the 16-bit peak %g: an "
-					 "8-bit tensor rate is at least the "
-					 "16-bit one (null for a part without "
-					 "it)",
-					 json_number_value(x), p16);
+					 "%.10g is under the 16-bit peak "
+					 "%.10g: an 8-bit tensor rate is at "
+					 "least the 16-bit one (null for a "
+					 "part without it)",
+					 d, p16);
 		}
-		/* ... and a 32-bit one at most it: TF32 tensor cores run at
-		 * half the 16-bit rate, FP32 on the vector units (review
-		 * s18d F11: fp32 90000 beside bf16 500 made fp32 training
-		 * beat bf16) */
-		static const char *const wide[] = {"tf32_tflops",
-						   "fp32_tflops"};
-		for (int k = 0; k < 2 && p16 > 0.0; k++) {
+		for (int k = 0; k < 3 && p16 > 0.0; k++) {
 			const json_t *x = json_object_get(body, wide[k]);
-			if (json_is_number(x) && json_number_value(x) > p16)
+			double d = json_is_number(x) ? json_number_value(x) : 0;
+
+			if (d >= 1e-6 && d <= 1e5 && d > p16)
 				jv_error(
 				    &v, wide[k],
-				    "%g is above the 16-bit peak %g: a "
-				    "32-bit rate is at most the 16-bit one",
-				    json_number_value(x), p16);
+				    "%.10g is above the 16-bit peak %.10g: "
+				    "a 32- or 64-bit rate is at most the "
+				    "16-bit one",
+				    d, p16);
 		}
 	}
 	names_check_new(app, NAMES_GPU, name, &v);

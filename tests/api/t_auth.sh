@@ -89,6 +89,8 @@ jq -e '[.errors[].field] == ["fp8_tflops", "int8_tops"]' "$T/body" >/dev/null &&
 # review s18d F11: a 32-bit rate above the 16-bit one, an 8-bit one beside none
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.fp32_tflops = 90000 | .tf32_tflops = 400')"
 check "PUT with fp32_tflops and tf32_tflops above bf16_tflops: 400 naming both" 400 '[.errors[].field] == ["tf32_tflops", "fp32_tflops"]'
+req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.fp8_tflops = -5 | .fp64_tflops = 300')"
+check "PUT with a negative fp8_tflops and fp64 above the 16-bit peak: each named once" 400 '[.errors[].field] == ["fp8_tflops", "fp64_tflops"]'
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.bf16_tflops = null | .fp16_tflops = null | .fp8_tflops = 400')"
 check "PUT with fp8_tflops and no 16-bit rate: 400 naming fp8_tflops" 400 '[.errors[].field] == ["fp8_tflops"]'
 req PUT "/v1/gpus/$name" -H "Authorization: Bearer $admin" -d "$(echo "$gpu" | jq '.price_per_gpu_hour = 2.5')"

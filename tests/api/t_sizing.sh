@@ -373,6 +373,9 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sx
 check_problem "workspace_gib 75 with tp 1 pinned: 422 naming workspace_gib" 422 workspace_gib
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"workspace_gib":75}'
 check_problem "workspace_gib 75 on an 80 GiB part: 422 naming workspace_gib" 422 workspace_gib
+# review s18e F1, F2: below one sequence one replica too; a sequence alone meets what was not asked
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":2048,"output_tokens":1,"concurrent_sequences":0.9,"top":1,"calibration":"datasheet"}'
+check "0.9 concurrent sequences: one replica, meets_targets true (no targets)" 201 '.plans[0] | .replicas == 1 and .meets_targets == true'
 # review s17c F7: equal time and equal cost break on the name
 for order in '"h800-sxm5-80gb","h100-sxm5-80gb"' '"h100-sxm5-80gb","h800-sxm5-80gb"'; do
 	req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":512,"output_tokens":128,"requests_per_s":10,"calibration":"datasheet"},"gpus":['"$order"'],"prices":{"h800-sxm5-80gb":2.75,"h100-sxm5-80gb":2.75}}'
