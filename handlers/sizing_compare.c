@@ -729,10 +729,20 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		json_object_set_new(row, "cheapest", json_boolean(c->cheapest));
 		json_object_set_new(row, "fastest", json_boolean(c->fastest));
 		json_object_set_new(row, "verdict", json_string(c->verdict));
-		json_object_set_new(row, "basis",
-				    json_string(o->ci.used
-						    ? "measured fleet medians"
-						    : "datasheet×efficiency"));
+		/* measured when a rate the row was sized with is: a rate the
+		 * request states is not (review s18e F9) */
+		{
+			enum eng_dtype dt =
+			    training ? trq.precision : inf_compute_dtype(&irq);
+			bool measured = hw_gemm_rate(&o->hw, dt).measured ||
+					hw_hbm_rate(&o->hw).measured ||
+					hw_intra_rate(&o->hw).measured;
+
+			json_object_set_new(
+			    row, "basis",
+			    json_string(measured ? "measured fleet medians"
+						 : "datasheet×efficiency"));
+		}
 		json_object_set_new(
 		    row, "efficiency_basis",
 		    json_string(hw_eff_basis_name(o->hw.efficiency_basis)));
