@@ -329,19 +329,22 @@ req POST /v1/sizing/inference "${J[@]}" -d "$IB,\"kernels_per_layer\":-1}"
 check_problem "kernels_per_layer -1: 400 naming it" 400 kernels_per_layer
 # review s18b F7: one output token never needs more capacity than two (generic had
 # given each 16-token prompt an iteration of its own: 45 against 1089 req/s)
-for O in 1 2; do
-	req POST /v1/sizing/inference "${J[@]}" -d '{"model":"qwen2.5-7b","gpu":"l40s-48gb","prompt_tokens":16,"output_tokens":'$O',"serving":"generic","calibration":"datasheet","top":1,"tp":1}'
-	eval "cap$O=\$(jq '.plans[0].capacity.requests_per_s' \"\$T/body\")"
-done
-awk -v a="$cap1" -v b="$cap2" 'BEGIN { exit !(a >= b) }' && ok "generic, 16-token prompts: capacity with 1 output token ($cap1) >= with 2 ($cap2)" ||
-	not_ok "generic, 16-token prompts: capacity with 1 output token >= with 2" "$cap1 vs $cap2"
+# at_most NAME BODY_A BODY_B JQ: ok when JQ of the inference answer to
+# BODY_A is at most that of BODY_B
+at_most() {
+	local a b
+	req POST /v1/sizing/inference "${J[@]}" -d "$2"
+	a=$(jq "$4" "$T/body")
+	req POST /v1/sizing/inference "${J[@]}" -d "$3"
+	b=$(jq "$4" "$T/body")
+	awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "null" && b != "null" && a + 0 <= b + 0) }' &&
+		ok "$1 ($a <= $b)" || not_ok "$1" "$a vs $b"
+}
+GQ='{"model":"qwen2.5-7b","gpu":"l40s-48gb","prompt_tokens":16,"serving":"generic","calibration":"datasheet","top":1,"tp":1,"output_tokens":'
+at_most "generic, 16-token prompts: capacity with 2 output tokens at most with 1" "${GQ}2}" "${GQ}1}" '.plans[0].capacity.requests_per_s'
 # review s18d F2: ... nor at a rate with prompts four times the token budget
-for O in 1 2; do
-	req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"l40s-48gb","prompt_tokens":8192,"output_tokens":'$O',"requests_per_s":10,"calibration":"datasheet","top":1}'
-	eval "gpus$O=\$(jq '.plans[0].gpus' \"\$T/body\")"
-done
-[ -n "$gpus1" ] && [ "$gpus1" != null ] && [ "$gpus1" -le "$gpus2" ] && ok "8K-token prompts at 10 req/s on L40S: one output token on no more GPUs ($gpus1) than two ($gpus2)" ||
-	not_ok "8K-token prompts at 10 req/s on L40S: one output token on no more GPUs than two" "$gpus1 vs $gpus2"
+LQ='{"model":"llama-3-8b","gpu":"l40s-48gb","prompt_tokens":8192,"requests_per_s":10,"calibration":"datasheet","top":1,"output_tokens":'
+at_most "8K-token prompts at 10 req/s on L40S: one output token on no more GPUs than two" "${LQ}1}" "${LQ}2}" '.plans[0].gpus'
 # review s18b F1: with one output token a prompt's further chunks are iterations at a load too
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"mistral-7b","gpu":"l4-24gb","prompt_tokens":8192,"output_tokens":1,"requests_per_s":0.01,"calibration":"datasheet","top":3}'
 check "one output token, prompt over the budget: TTFT at a light load >= latency_alone_ms on every plan" 201 \
@@ -349,10 +352,9 @@ check "one output token, prompt over the budget: TTFT at a light load >= latency
 # review s18b F4: on 16-GPU nodes stages of 8 are offered, as on 8-GPU nodes
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":16}'
 check "16 GPUs a node: sized with pipeline stages" 201 '.plans[0] | .pp > 1'
-g16=$(jq '.plans[0].gpus' "$T/body")
 # review s18d F4: hand-offs between stages of one node go over its link, so a wider node never costs GPUs
-req POST /v1/sizing/inference "${J[@]}" -d '{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":8}'
-check "... on no more GPUs than with 8 GPUs a node" 201 '.plans[0].gpus >= '"$g16"
+DQ='{"model":"deepseek-v3","gpu":"l40s-48gb","prompt_tokens":128,"output_tokens":64,"calibration":"datasheet","top":1,"serving":"vllm","output_tokens_per_s":30000,"gpus_per_node":'
+at_most "... on no more GPUs than with 8 GPUs a node" "${DQ}16}" "${DQ}8}" '.plans[0].gpus'
 # review s18d F3: a closed loop never gets more replicas than sequences in flight
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","serving":"vllm","prompt_tokens":2048,"output_tokens":1,"concurrent_sequences":16,"top":1,"calibration":"datasheet"}'
 check "16 concurrent one-token requests: at most 16 replicas, each holding its sequence, and a warning that the ceiling is passed" 201 \
@@ -362,12 +364,8 @@ check "16 concurrent one-token requests: at most 16 replicas, each holding its s
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"calibration":"datasheet","top":1,"gpus_per_node":6}'
 check "405B on 6-GPU nodes: sized with pipeline stages" 201 '.plans[0] | .pp > 1'
 # review s18e F3: a wider node never costs more (TP 2 x PP 4 of L40S had been 2-GPU nodes' alone)
-for g in 2 8; do
-	req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"l40s-48gb","prompt_tokens":512,"output_tokens":128,"concurrent_sequences":64,"calibration":"datasheet","top":1,"gpus_per_node":'$g'}'
-	eval "node$g=\$(jq '.plans[0].gpus' \"\$T/body\")"
-done
-[ -n "$node8" ] && [ "$node8" != null ] && [ "$node8" -le "$node2" ] && ok "70B on L40S, 64 in flight: 8-GPU nodes on no more GPUs ($node8) than 2-GPU nodes ($node2)" ||
-	not_ok "70B on L40S, 64 in flight: 8-GPU nodes on no more GPUs than 2-GPU nodes" "$node8 vs $node2"
+NQ='{"model":"llama-3-70b","gpu":"l40s-48gb","prompt_tokens":512,"output_tokens":128,"concurrent_sequences":64,"calibration":"datasheet","top":1,"gpus_per_node":'
+at_most "70B on L40S, 64 in flight: 8-GPU nodes on no more GPUs than 2-GPU nodes" "${NQ}8}" "${NQ}2}" '.plans[0].gpus'
 # review s18e F4: with tp pinned, a workspace too large is still named
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","prompt_tokens":512,"output_tokens":128,"workspace_gib":75,"tp":1}'
 check_problem "workspace_gib 75 with tp 1 pinned: 422 naming workspace_gib" 422 workspace_gib
