@@ -1,4 +1,5 @@
 /* calib.c - fleet medians -> struct hw_spec measured fields. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,23 +90,37 @@ static int take(struct hw_measured *to, const struct fleet_value *from,
 	return 1;
 }
 
+/* Removes the entries of items (n of size bytes, each starting with its
+ * metric name) named metric, keeping the others in order; returns how many
+ * went. */
+static int drop_metric(void *items, size_t size, int n, const char *metric)
+{
+	char *p = items;
+	int kept = 0;
+
+	for (int i = 0; i < n; i++)
+		if (strcmp(p + (size_t)i * size, metric))
+			memmove(p + (size_t)kept++ * size, p + (size_t)i * size,
+				size);
+	return n - kept;
+}
+
+_Static_assert(offsetof(struct calib_ignored, metric) == 0 &&
+		   offsetof(struct calib_degraded, metric) == 0,
+	       "drop_metric reads the metric at the start of an entry");
+
 void calib_forget(struct calib_info *ci, const char *metric)
 {
-	int n = 0, dropped = 0;
-
-	for (int i = 0; i < ci->n_ignored && i < CALIB_MAX_IGNORED; i++)
-		if (strcmp(ci->ignored[i].metric, metric))
-			ci->ignored[n++] = ci->ignored[i];
-		else
-			dropped++;
-	ci->n_ignored -= dropped;
-	n = dropped = 0;
-	for (int i = 0; i < ci->n_degraded && i < CALIB_MAX_IGNORED; i++)
-		if (strcmp(ci->degraded[i].metric, metric))
-			ci->degraded[n++] = ci->degraded[i];
-		else
-			dropped++;
-	ci->n_degraded -= dropped;
+	ci->n_ignored -=
+	    drop_metric(ci->ignored, sizeof(ci->ignored[0]),
+			ci->n_ignored < CALIB_MAX_IGNORED ? ci->n_ignored
+							  : CALIB_MAX_IGNORED,
+			metric);
+	ci->n_degraded -=
+	    drop_metric(ci->degraded, sizeof(ci->degraded[0]),
+			ci->n_degraded < CALIB_MAX_IGNORED ? ci->n_degraded
+							   : CALIB_MAX_IGNORED,
+			metric);
 }
 
 int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
@@ -126,6 +141,36 @@ int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
 				      "no measured GEMM rate in the job's "
 				      "dtype for this GPU type"));
 	return -1;
+}
+
+/* Every fleet value calibration uses into hw's measured fields (take);
+ * 1 when one was taken. ci lists what was left out. */
+static int take_all(struct hw_spec *hw, const struct fleet_medians *fm,
+		    struct calib_info *ci)
+{
+	int any = 0;
+
+	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
+		char best[40], sustained[40];
+
+		snprintf(best, sizeof(best), "gemm_tflops.%s",
+			 eng_dtype_name(t));
+		snprintf(sustained, sizeof(sustained),
+			 "gemm_sustained_tflops.%s", eng_dtype_name(t));
+		any |= take(&hw->gemm_tflops[t], &fm->gemm_tflops[t],
+			    hw->peak_tflops[t], best, ci);
+		any |= take(&hw->gemm_sustained_tflops[t],
+			    &fm->gemm_sustained_tflops[t], hw->peak_tflops[t],
+			    sustained, ci);
+	}
+	any |= take(&hw->hbm_gbps, &fm->hbm_gbps, hw->memory_bandwidth_gbps,
+		    "hbm_gbps", ci);
+	/* held to its own band (CALIB_BUSBW_MAX_RATIO): NCCL's bus
+	 * bandwidth may exceed the link's one-way rate (NVLink SHARP
+	 * all-reduce on H100: ~480 GB/s against 450) */
+	any |= take(&hw->intra_node_busbw_gbps, &fm->allreduce_busbw_gbps,
+		    hw->intra_node_gbps, "intra_node_gbps", ci);
+	return any;
 }
 
 int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
@@ -149,26 +194,7 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		problem_store(res, &e, "fleet measurements");
 		return -1;
 	}
-	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
-		char best[40], sustained[40];
-
-		snprintf(best, sizeof(best), "gemm_tflops.%s",
-			 eng_dtype_name(t));
-		snprintf(sustained, sizeof(sustained),
-			 "gemm_sustained_tflops.%s", eng_dtype_name(t));
-		any |= take(&hw->gemm_tflops[t], &fm.gemm_tflops[t],
-			    hw->peak_tflops[t], best, ci);
-		any |= take(&hw->gemm_sustained_tflops[t],
-			    &fm.gemm_sustained_tflops[t], hw->peak_tflops[t],
-			    sustained, ci);
-	}
-	any |= take(&hw->hbm_gbps, &fm.hbm_gbps, hw->memory_bandwidth_gbps,
-		    "hbm_gbps", ci);
-	/* held to its own band (CALIB_BUSBW_MAX_RATIO): NCCL's bus
-	 * bandwidth may exceed the link's one-way rate (NVLink SHARP
-	 * all-reduce on H100: ~480 GB/s against 450) */
-	any |= take(&hw->intra_node_busbw_gbps, &fm.allreduce_busbw_gbps,
-		    hw->intra_node_gbps, "intra_node_gbps", ci);
+	any = take_all(hw, &fm, ci);
 	ci->runs = fm.runs;
 	ci->used = any;
 	if (mode == CALIB_MEASURED && !any) {
@@ -236,21 +262,13 @@ static bool calib_value_seen(const struct fleet_value *v)
 	return usable(v) || v->implausible > 0 || v->degraded > 0;
 }
 
-/* fv into a measured field as calib_apply takes it. */
-static void measured_from(struct hw_measured *to, const struct fleet_value *fv)
-{
-	if (usable(fv)) {
-		to->value = fv->value;
-		to->samples = fv->samples;
-	}
-}
-
 int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 		     json_t **out, struct store_err *e)
 {
 	struct fleet_medians fm;
 	struct fleet_bands bands;
 	struct hw_spec h = *hw;
+	struct calib_info scratch = {0};
 	struct hw_rate r;
 	json_t *values = json_array();
 
@@ -267,14 +285,9 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 		}
 		return -1;
 	}
-	/* the rates sizing would make of them (engine/hw.h) */
-	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
-		measured_from(&h.gemm_tflops[t], &fm.gemm_tflops[t]);
-		measured_from(&h.gemm_sustained_tflops[t],
-			      &fm.gemm_sustained_tflops[t]);
-	}
-	measured_from(&h.hbm_gbps, &fm.hbm_gbps);
-	measured_from(&h.intra_node_busbw_gbps, &fm.allreduce_busbw_gbps);
+	/* the rates sizing would make of them, taken as calib_apply takes
+	 * them (engine/hw.h) */
+	take_all(&h, &fm, &scratch);
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
 		/* the GEMM dtypes sizing computes in: training's precisions
 		 * and inference's (int8 and int4 weights are multiplied in

@@ -613,26 +613,21 @@ static void test_fleet_warning(void)
 	struct inf_request rq;
 	struct inf_result *r = calloc(1, sizeof(*r));
 	struct eng_error e;
-	bool warned = false;
 
 	base_request(&rq, 1, 0);
 	rq.load_kind = INF_LOAD_REQUESTS_PER_S;
 	rq.load_value = 1e5;
 	CHECK(r && inf_size(&rq, r, &e) == 0);
 	CHECK(r->plans[0].gpus > INF_FLEET_WARN_GPUS);
-	for (int i = 0; i < r->n_warnings; i++)
-		warned |= strstr(r->warnings[i], "16,384-GPU") != NULL;
-	CHECK(warned);
+	CHECK(has_warning(r, "16,384-GPU"));
 	rq.load_value = 1e3;
 	CHECK(inf_size(&rq, r, &e) == 0);
 	CHECK(r->plans[0].gpus <= INF_FLEET_WARN_GPUS);
-	for (int i = 0; i < r->n_warnings; i++)
-		CHECK(strstr(r->warnings[i], "16,384-GPU") == NULL);
+	CHECK(!has_warning(r, "16,384-GPU"));
 	rq.load_value = 1e5;
 	rq.max_gpus = 1000000;
 	CHECK(inf_size(&rq, r, &e) == 0);
-	for (int i = 0; i < r->n_warnings; i++)
-		CHECK(strstr(r->warnings[i], "16,384-GPU") == NULL);
+	CHECK(!has_warning(r, "16,384-GPU"));
 	free(r);
 }
 
