@@ -23,32 +23,55 @@ bool calib_implausible(double median, double datasheet)
 		median < CALIB_PLAUSIBLE_MIN_RATIO * datasheet);
 }
 
-/* [CALIB_PLAUSIBLE_MIN_RATIO, max_ratio] x datasheet; none without a
- * datasheet figure. */
-static struct fleet_band band_of(double datasheet, double max_ratio)
+/* [CALIB_PLAUSIBLE_MIN_RATIO, max_ratio] x datasheet, expecting
+ * efficiency x datasheet; none without a datasheet figure. */
+static struct fleet_band band_of(double datasheet, double max_ratio,
+				 double efficiency)
 {
 	if (!(datasheet > 0.0))
-		return (struct fleet_band){0.0, 0.0};
+		return (struct fleet_band){0.0, 0.0, 0.0};
 	return (struct fleet_band){CALIB_PLAUSIBLE_MIN_RATIO * datasheet,
-				   max_ratio * datasheet};
+				   max_ratio * datasheet,
+				   efficiency * datasheet};
 }
 
 /* Each calibrating metric's band from hw's datasheet figures (calib.h):
  * GEMMs against the dense peak of their dtype, HBM against its bandwidth,
- * the all-reduce against the one-way link rate. */
+ * the all-reduce against the one-way link rate; each expecting what the
+ * engine assumes without measurements (datasheet x its default
+ * efficiency, engine/hw.h), the arbiter of an even split of the nodes
+ * (review s19c F2). */
 static void calib_bands(const struct hw_spec *hw, struct fleet_bands *b)
 {
 	memset(b, 0, sizeof(*b));
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
 		b->gemm_tflops[t] =
-		    band_of(hw->peak_tflops[t], CALIB_PLAUSIBLE_MAX_RATIO);
+		    band_of(hw->peak_tflops[t], CALIB_PLAUSIBLE_MAX_RATIO,
+			    hw_gemm_efficiency_for(hw, (enum eng_dtype)t));
 		b->gemm_sustained_tflops[t] = b->gemm_tflops[t];
 	}
 	b->hbm_gbps =
-	    band_of(hw->memory_bandwidth_gbps, CALIB_PLAUSIBLE_MAX_RATIO);
+	    band_of(hw->memory_bandwidth_gbps, CALIB_PLAUSIBLE_MAX_RATIO,
+		    hw_default_hbm_efficiency());
 	b->allreduce_busbw_gbps =
-	    band_of(hw->intra_node_gbps, CALIB_BUSBW_MAX_RATIO);
+	    band_of(hw->intra_node_gbps, CALIB_BUSBW_MAX_RATIO,
+		    hw_default_link_efficiency(hw->intra_node_link));
 	b->degraded_threshold = DEGRADED_THRESHOLD;
+}
+
+/* Adds a set-aside entry to ci (the first CALIB_MAX_IGNORED are kept). */
+static void set_aside(struct calib_info *ci, const char *metric, double median,
+		      int nodes, const char *reason)
+{
+	if (ci->n_set_aside < CALIB_MAX_IGNORED) {
+		struct calib_set_aside *g = &ci->set_aside[ci->n_set_aside];
+
+		snprintf(g->metric, sizeof(g->metric), "%s", metric);
+		g->median = median;
+		g->nodes = nodes;
+		snprintf(g->reason, sizeof(g->reason), "%s", reason);
+	}
+	ci->n_set_aside++;
 }
 
 /* Copies a usable fleet value into the engine's measured field; 1 when
@@ -57,9 +80,11 @@ static void calib_bands(const struct hw_spec *hw, struct fleet_bands *b)
  * no working GPU of that type measures them, so they come from a report
  * filed under the wrong type or a broken probe, and one such node would
  * otherwise move every "auto" sizing of the type. So are nodes left out as
- * degraded. */
+ * degraded, and the half of an even split farther from band's expected
+ * figure. */
 static int take(struct hw_measured *to, const struct fleet_value *from,
-		double datasheet, const char *metric, struct calib_info *ci)
+		double datasheet, const struct fleet_band *band,
+		const char *metric, struct calib_info *ci)
 {
 	if (from->implausible > 0) {
 		if (ci->n_ignored < CALIB_MAX_IGNORED) {
@@ -82,6 +107,18 @@ static int take(struct hw_measured *to, const struct fleet_value *from,
 			g->nodes = from->degraded;
 		}
 		ci->n_degraded++;
+	}
+	if (from->disputed > 0) {
+		char why[200];
+
+		snprintf(why, sizeof(why),
+			 "the nodes split in two halves more than %.0f %% "
+			 "apart; this half is the farther from %.4g, what "
+			 "the type is expected to measure (datasheet x "
+			 "default efficiency)",
+			 100.0 * DEGRADED_THRESHOLD, band->expect);
+		set_aside(ci, metric, from->disputed_median, from->disputed,
+			  why);
 	}
 	if (!usable(from))
 		return 0;
@@ -106,7 +143,8 @@ static int drop_metric(void *items, size_t size, int n, const char *metric)
 }
 
 _Static_assert(offsetof(struct calib_ignored, metric) == 0 &&
-		   offsetof(struct calib_degraded, metric) == 0,
+		   offsetof(struct calib_degraded, metric) == 0 &&
+		   offsetof(struct calib_set_aside, metric) == 0,
 	       "drop_metric reads the metric at the start of an entry");
 
 void calib_forget(struct calib_info *ci, const char *metric)
@@ -120,6 +158,11 @@ void calib_forget(struct calib_info *ci, const char *metric)
 	    drop_metric(ci->degraded, sizeof(ci->degraded[0]),
 			ci->n_degraded < CALIB_MAX_IGNORED ? ci->n_degraded
 							   : CALIB_MAX_IGNORED,
+			metric);
+	ci->n_set_aside -=
+	    drop_metric(ci->set_aside, sizeof(ci->set_aside[0]),
+			ci->n_set_aside < CALIB_MAX_IGNORED ? ci->n_set_aside
+							    : CALIB_MAX_IGNORED,
 			metric);
 }
 
@@ -144,32 +187,52 @@ int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
 }
 
 /* Every fleet value calibration uses into hw's measured fields (take);
- * 1 when one was taken. ci lists what was left out. */
+ * 1 when one was taken. ci lists what was left out. A sustained GEMM
+ * figure takes precedence over the best-shape one of its dtype (engine/
+ * hw.h hw_gemm_rate) only when at least as many nodes back it: one node's
+ * single result had set aside five nodes' figures (review s19c F1). */
 static int take_all(struct hw_spec *hw, const struct fleet_medians *fm,
-		    struct calib_info *ci)
+		    const struct fleet_bands *bands, struct calib_info *ci)
 {
 	int any = 0;
 
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
 		char best[40], sustained[40];
+		const struct fleet_value *b = &fm->gemm_tflops[t],
+					 *s = &fm->gemm_sustained_tflops[t];
 
 		snprintf(best, sizeof(best), "gemm_tflops.%s",
 			 eng_dtype_name(t));
 		snprintf(sustained, sizeof(sustained),
 			 "gemm_sustained_tflops.%s", eng_dtype_name(t));
-		any |= take(&hw->gemm_tflops[t], &fm->gemm_tflops[t],
-			    hw->peak_tflops[t], best, ci);
-		any |= take(&hw->gemm_sustained_tflops[t],
-			    &fm->gemm_sustained_tflops[t], hw->peak_tflops[t],
-			    sustained, ci);
+		any |= take(&hw->gemm_tflops[t], b, hw->peak_tflops[t],
+			    &bands->gemm_tflops[t], best, ci);
+		if (usable(s) && usable(b) && s->nodes < b->nodes) {
+			struct hw_measured aside = {0};
+			char why[200];
+
+			snprintf(why, sizeof(why),
+				 "%d node(s) against the %d behind %s: a "
+				 "sustained figure is taken when at least as "
+				 "many nodes back it",
+				 s->nodes, b->nodes, best);
+			set_aside(ci, sustained, s->value, s->nodes, why);
+			take(&aside, s, hw->peak_tflops[t],
+			     &bands->gemm_sustained_tflops[t], sustained, ci);
+			continue;
+		}
+		any |=
+		    take(&hw->gemm_sustained_tflops[t], s, hw->peak_tflops[t],
+			 &bands->gemm_sustained_tflops[t], sustained, ci);
 	}
 	any |= take(&hw->hbm_gbps, &fm->hbm_gbps, hw->memory_bandwidth_gbps,
-		    "hbm_gbps", ci);
+		    &bands->hbm_gbps, "hbm_gbps", ci);
 	/* held to its own band (CALIB_BUSBW_MAX_RATIO): NCCL's bus
 	 * bandwidth may exceed the link's one-way rate (NVLink SHARP
 	 * all-reduce on H100: ~480 GB/s against 450) */
 	any |= take(&hw->intra_node_busbw_gbps, &fm->allreduce_busbw_gbps,
-		    hw->intra_node_gbps, "intra_node_gbps", ci);
+		    hw->intra_node_gbps, &bands->allreduce_busbw_gbps,
+		    "intra_node_gbps", ci);
 	return any;
 }
 
@@ -194,7 +257,7 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		problem_store(res, &e, "fleet measurements");
 		return -1;
 	}
-	any = take_all(hw, &fm, ci);
+	any = take_all(hw, &fm, &bands, ci);
 	ci->runs = fm.runs;
 	ci->used = any;
 	if (mode == CALIB_MEASURED && !any) {
@@ -215,19 +278,20 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 
 /* One calibrating value for the fleet view: what calibration takes now,
  * the rate sizing makes of it (used: false when another measurement of
- * the same dtype takes precedence), the figure its band is set from, and
- * what it leaves out. */
+ * the same dtype takes precedence), the figure its band is set from, what
+ * it leaves out, and why it is set aside (aside: NULL when it is not). */
 static json_t *calib_value_json(const char *field, const char *metric,
 				const char *dtype, const char *unit,
 				const struct fleet_value *v,
 				const struct fleet_band *band, double reference,
 				const char *reference_basis,
-				const struct hw_rate *rate, bool used)
+				const struct hw_rate *rate, bool used,
+				const char *aside)
 {
 	bool use = usable(v), sized = use && used && rate && rate->measured;
 	json_t *o = json_pack(
 	    "{s:s, s:s, s:s?, s:s, s:o, s:i, s:i, s:o, s:s, s:o, s:o, s:o, "
-	    "s:i, s:o, s:i, s:o}",
+	    "s:i, s:o, s:i, s:o, s:i, s:o, s:s?}",
 	    "field", field, "metric", metric, "dtype", dtype, "unit", unit,
 	    "value", use ? sizing_real(v->value, 6) : json_null(), "runs",
 	    use ? v->samples : 0, "nodes", use ? v->nodes : 0, "reference",
@@ -241,12 +305,17 @@ static json_t *calib_value_json(const char *field, const char *metric,
 	    v->implausible > 0 ? sizing_real(v->implausible_median, 6)
 			       : json_null(),
 	    "degraded_nodes", v->degraded, "degraded_median",
-	    v->degraded > 0 ? sizing_real(v->degraded_median, 6) : json_null());
+	    v->degraded > 0 ? sizing_real(v->degraded_median, 6) : json_null(),
+	    "disputed_nodes", v->disputed, "disputed_median",
+	    v->disputed > 0 ? sizing_real(v->disputed_median, 6) : json_null(),
+	    "set_aside", aside);
 
 	/* the rate sizing takes from it: in-step retention, the plan's
 	 * shapes taken out, at most the datasheet (review s18d F12: B200
 	 * HBM showed 8,400 where sizing took 8,000) */
 	if (o) {
+		if (!aside)
+			json_object_set_new(o, "set_aside", json_null());
 		json_object_set_new(o, "sizing_value",
 				    sized ? sizing_real(rate->value, 6)
 					  : json_null());
@@ -256,10 +325,28 @@ static json_t *calib_value_json(const char *field, const char *metric,
 	return o;
 }
 
+/* Why calibration set aside metric's usable value (ci's entry whose
+ * value is not taken: a sustained figure fewer nodes back), or NULL. */
+static const char *aside_reason(const struct calib_info *ci, const char *metric)
+{
+	for (int i = 0; i < ci->n_set_aside && i < CALIB_MAX_IGNORED; i++)
+		if (!strcmp(ci->set_aside[i].metric, metric) &&
+		    !strncmp(metric, "gemm_sustained_tflops.", 22))
+			return ci->set_aside[i].reason;
+	return NULL;
+}
+
+/* Whether the GEMM rate r was measured with metric. */
+static bool taken_from(const struct hw_rate *r, const char *metric)
+{
+	return r->measured_metric && !strcmp(r->measured_metric, metric);
+}
+
 /* Whether a fleet value says anything: taken, or runs or nodes left out. */
 static bool calib_value_seen(const struct fleet_value *v)
 {
-	return usable(v) || v->implausible > 0 || v->degraded > 0;
+	return usable(v) || v->implausible > 0 || v->degraded > 0 ||
+	       v->disputed > 0;
 }
 
 int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
@@ -271,6 +358,7 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 	struct calib_info scratch = {0};
 	struct hw_rate r;
 	json_t *values = json_array();
+	char key[40];
 
 	*out = NULL;
 	calib_bands(hw, &bands);
@@ -287,7 +375,7 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 	}
 	/* the rates sizing would make of them, taken as calib_apply takes
 	 * them (engine/hw.h) */
-	take_all(&h, &fm, &scratch);
+	take_all(&h, &fm, &bands, &scratch);
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
 		/* the GEMM dtypes sizing computes in: training's precisions
 		 * and inference's (int8 and int4 weights are multiplied in
@@ -300,6 +388,8 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 		if (!(hw->peak_tflops[t] > 0.0))
 			continue;
 		r = hw_gemm_rate(&h, (enum eng_dtype)t);
+		snprintf(key, sizeof(key), "gemm_sustained_tflops.%s",
+			 eng_dtype_name(t));
 		if (calib_value_seen(&fm.gemm_tflops[t]))
 			json_array_append_new(
 			    values,
@@ -308,10 +398,8 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 				"TFLOP/s", &fm.gemm_tflops[t],
 				&bands.gemm_tflops[t], hw->peak_tflops[t],
 				"datasheet", &r,
-				computes && !strcmp(r.measured_metric
-							? r.measured_metric
-							: "",
-						    "gemm_tflops")));
+				computes && taken_from(&r, "gemm_tflops"),
+				NULL));
 		if (calib_value_seen(&fm.gemm_sustained_tflops[t]))
 			json_array_append_new(
 			    values,
@@ -320,7 +408,10 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 				"gemm_sustained_tflops", eng_dtype_name(t),
 				"TFLOP/s", &fm.gemm_sustained_tflops[t],
 				&bands.gemm_sustained_tflops[t],
-				hw->peak_tflops[t], "datasheet", &r, computes));
+				hw->peak_tflops[t], "datasheet", &r,
+				computes &&
+				    taken_from(&r, "gemm_sustained_tflops"),
+				aside_reason(&scratch, key)));
 	}
 	if (calib_value_seen(&fm.hbm_gbps)) {
 		r = hw_hbm_rate(&h);
@@ -329,7 +420,7 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 		    calib_value_json("hbm_gbps", "hbm_read_gbps", NULL, "GB/s",
 				     &fm.hbm_gbps, &bands.hbm_gbps,
 				     hw->memory_bandwidth_gbps, "datasheet", &r,
-				     true));
+				     true, NULL));
 	}
 	/* the one value the per-GPU metrics cannot show: NCCL's all-reduce
 	 * is a node's measurement (review s17c F1) */
@@ -340,7 +431,7 @@ int calib_fleet_json(struct app *app, const char *gpu, const struct hw_spec *hw,
 				"intra_node_gbps", "nccl_allreduce_busbw_gbps",
 				NULL, "GB/s", &fm.allreduce_busbw_gbps,
 				&bands.allreduce_busbw_gbps,
-				hw->intra_node_gbps, "link", &r, true));
+				hw->intra_node_gbps, "link", &r, true, NULL));
 	}
 	*out = json_pack("{s:i, s:i, s:o}", "window_days", CALIB_WINDOW_DAYS,
 			 "runs", fm.runs, "values", values);

@@ -493,6 +493,21 @@ json_t *sizing_basis_json(const struct hw_basis *b, const struct calib_info *ci)
 					 "nodes", ci->degraded[i].nodes));
 		json_object_set_new(o, "degraded_nodes_left_out", a);
 	}
+	/* plausible figures set aside, and why (review s19c F1, F2) */
+	if (ci->n_set_aside > 0) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < ci->n_set_aside && i < CALIB_MAX_IGNORED;
+		     i++)
+			json_array_append_new(
+			    a,
+			    json_pack("{s:s, s:o, s:i, s:s}", "metric",
+				      ci->set_aside[i].metric, "median",
+				      sizing_real(ci->set_aside[i].median, 5),
+				      "nodes", ci->set_aside[i].nodes, "reason",
+				      ci->set_aside[i].reason));
+		json_object_set_new(o, "set_aside_measurements", a);
+	}
 	return o;
 }
 

@@ -50,6 +50,17 @@ struct calib_degraded {
 	int nodes;
 };
 
+/* Plausible measurements calibration set aside (review s19c F1, F2): a
+ * sustained GEMM figure fewer nodes back than the best-shape one of its
+ * dtype, or the half of an even split of the nodes farther from what the
+ * type is expected to measure; per metric, their median, nodes and why. */
+struct calib_set_aside {
+	char metric[40];
+	double median;
+	int nodes;
+	char reason[200];
+};
+
 struct calib_info {
 	enum calib_mode mode;
 	int runs;	 /* probe runs contributing */
@@ -60,6 +71,8 @@ struct calib_info {
 	struct calib_ignored ignored[CALIB_MAX_IGNORED];
 	int n_degraded; /* metrics with degraded nodes left out */
 	struct calib_degraded degraded[CALIB_MAX_IGNORED];
+	int n_set_aside; /* metrics set aside, set_aside[] the first ones */
+	struct calib_set_aside set_aside[CALIB_MAX_IGNORED];
 };
 
 /* Loads catalog GPU name into *hw (field error under field when unknown,

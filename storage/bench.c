@@ -58,6 +58,19 @@ static void median_into(double *a, size_t n, double *median, int *count)
 	*count = (int)n;
 }
 
+/* The median of the node values under floor_v (low) or not, gathered
+ * into scratch (room for n). */
+static double part_median(const double *node_v, size_t n, double floor_v,
+			  bool low, double *scratch)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((node_v[i] < floor_v) == low)
+			scratch[k++] = node_v[i];
+	return k ? mirror_median(scratch, k) : 0.0;
+}
+
 int fleet_calib_value(struct fleet_run_value *v, size_t n,
 		      struct fleet_band band, double degraded_threshold,
 		      struct fleet_value *out)
@@ -69,6 +82,7 @@ int fleet_calib_value(struct fleet_run_value *v, size_t n,
 	size_t nodes = 0, kept = 0, nleft = 0, i = 0, j;
 	double floor_v, m;
 	int runs = 0;
+	bool low_stays = false;
 
 	memset(out, 0, sizeof(*out));
 	if (!node_v || !left || !node_runs) {
@@ -98,22 +112,38 @@ int fleet_calib_value(struct fleet_run_value *v, size_t n,
 	if (nodes == 0)
 		goto out;
 	/* 3. nodes the fleet's degraded rule would flag, against the
-	 * median of all nodes (node_v reordered: copied first) */
+	 * median of all nodes (left: a copy, reordered by the median) */
 	memcpy(left, node_v, nodes * sizeof(*left));
 	m = mirror_median(left, nodes);
 	floor_v = (1.0 - degraded_threshold) * m;
 	nleft = 0;
+	for (i = 0; i < nodes; i++)
+		nleft += node_v[i] < floor_v;
+	/* ... half of them: an even split, which the expected figure
+	 * decides: the half whose median is farther from it goes */
+	if (nleft > 0 && 2 * nleft >= nodes && band.expect > 0.0 &&
+	    fabs(log(part_median(node_v, nodes, floor_v, true, left) /
+		     band.expect)) <
+		fabs(log(part_median(node_v, nodes, floor_v, false, left) /
+			 band.expect))) {
+		out->disputed_median =
+		    part_median(node_v, nodes, floor_v, false, left);
+		out->disputed = (int)(nodes - nleft);
+		low_stays = true;
+	}
+	/* 4. the median of the nodes kept (never empty: the largest node
+	 * value is at least the median, and a split keeps a half) */
+	nleft = 0;
 	for (i = 0; i < nodes; i++) {
-		if (node_v[i] < floor_v) {
-			left[nleft++] = node_v[i];
+		if ((node_v[i] < floor_v) != low_stays) {
+			if (!low_stays)
+				left[nleft++] = node_v[i];
 			continue;
 		}
 		runs += node_runs[i];
 		node_v[kept++] = node_v[i];
 	}
 	median_into(left, nleft, &out->degraded_median, &out->degraded);
-	/* 4. the median of the nodes kept (never empty: the largest node
-	 * value is at least the median) */
 	out->value = mirror_median(node_v, kept);
 	out->nodes = (int)kept;
 	out->samples = runs;

@@ -37,6 +37,8 @@ struct fleet_value {
 	double implausible_median; /* their median (0 when none) */
 	int degraded;		   /* nodes left out as degraded */
 	double degraded_median;	   /* their median (0 when none) */
+	int disputed;		   /* nodes left out in an even split */
+	double disputed_median;	   /* their median (0 when none) */
 };
 struct fleet_medians {
 	struct fleet_value gemm_tflops[FLEET_DTYPES];
@@ -53,6 +55,10 @@ struct fleet_medians {
  * the catalog (handlers/calib.c). */
 struct fleet_band {
 	double lo, hi;
+	/* what a healthy GPU of the type is expected to measure (datasheet
+	 * x the engine's default efficiency; 0: not known): the arbiter when
+	 * the nodes split in two halves (fleet_calib_value, 3.) */
+	double expect;
 };
 struct fleet_bands {
 	struct fleet_band gemm_tflops[FLEET_DTYPES];
@@ -81,7 +87,12 @@ struct fleet_run_value {
  *     nodes is left out (counted in degraded): GET /v1/fleet calls its
  *     GPUs degraded by the same rule, and one such node beside one
  *     healthy one had halved its type's rates (the median of two is
- *     their mean);
+ *     their mean). When those are half the nodes, no majority says
+ *     which half is broken (with an even count the median is the mean
+ *     of the two halves' nearest nodes, so a half reading high put the
+ *     other under it: review s19c F2); the half farther from band.expect
+ *     (in ratio) is left out, counted in degraded when it is the lower
+ *     half and in disputed when it is the upper one;
  *  4. the value is the median of the nodes kept.
  * out->samples 0: nothing usable. Returns 0, or -1 out of memory.
  */

@@ -299,8 +299,8 @@ static void csv_calibration(struct csv *o, const json_t *d)
 
 	csv_header(o, "gpu_type,field,metric,dtype,unit,value,runs,nodes,"
 		      "reference,reference_basis,fraction,implausible_runs,"
-		      "degraded_nodes,sizing_value,capped_at_datasheet,"
-		      "window_days");
+		      "degraded_nodes,disputed_nodes,sizing_value,"
+		      "capped_at_datasheet,window_days,set_aside");
 	json_array_foreach(
 	    json_object_get(json_object_get(d, "fleet"), "items"), i, it)
 	{
@@ -321,12 +321,14 @@ static void csv_calibration(struct csv *o, const json_t *d)
 			csv_jnum(o, v, "fraction");
 			csv_int(o, rpt_jint(v, "implausible_runs"));
 			csv_int(o, rpt_jint(v, "degraded_nodes"));
+			csv_int(o, rpt_jint(v, "disputed_nodes"));
 			csv_jnum(o, v, "sizing_value");
 			csv_text(o, json_is_true(json_object_get(
 					v, "capped_at_datasheet"))
 					? "true"
 					: "false");
 			csv_int(o, rpt_jint(c, "window_days"));
+			csv_text(o, rpt_jstr(v, "set_aside"));
 			csv_eol(o);
 		}
 	}

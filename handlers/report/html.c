@@ -421,6 +421,12 @@ static void html_calibration(struct sbuf *b, const json_t *d)
 				 "implausible run");
 			left_out(b, rpt_jint(v, "degraded_nodes"),
 				 "degraded node");
+			left_out(b, rpt_jint(v, "disputed_nodes"),
+				 "disputed node");
+			if (rpt_jstr(v, "set_aside")) {
+				sbuf_put(b, "set aside: ");
+				rpt_esc(b, rpt_jstr(v, "set_aside"));
+			}
 			sbuf_put(b, "</td></tr>\n");
 		}
 	}

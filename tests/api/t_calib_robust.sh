@@ -107,7 +107,7 @@ check "... and the H100's HBM as the healthy node's, the broken node left out as
 	'.items[] | select(.gpu_type == "h100-sxm5-80gb") | .calibration.values[] | select(.field == "hbm_gbps")
 	 | .nodes == 1 and .degraded_nodes == 1 and .degraded_median == 1000'
 req GET '/v1/reports/capacity?section=calibration'
-[ "$STATUS" = 200 ] && grep -q '^h200-sxm-141gb,intra_node_gbps,nccl_allreduce_busbw_gbps,,GB/s,480,1,1,450,link,1.067,2,0,480,false,30' "$T/body" &&
+[ "$STATUS" = 200 ] && grep -q '^h200-sxm-141gb,intra_node_gbps,nccl_allreduce_busbw_gbps,,GB/s,480,1,1,450,link,1.067,2,0,0,480,false,30,' "$T/body" &&
 	ok "the capacity report's calibration table has the H200 all-reduce" ||
 	not_ok "the capacity report's calibration table has the H200 all-reduce" "$STATUS $(head -c 600 "$T/body")"
 
@@ -135,6 +135,53 @@ req GET /v1/fleet
 check "... and the fleet view's calibration says so: value 4280, sizing_value 3900, capped (review s18d F12)" 200 \
 	'.items[] | select(.gpu_type == "h100-nvl-94gb") | .calibration.values[] | select(.field == "hbm_gbps")
 	 | .value == 4280 and .sizing_value == 3900 and .capped_at_datasheet == true'
+
+# review s19c F2: two H800 nodes, one reading its bf16 GEMMs at 1085 of
+# 989.4 TFLOP/s (inside the band). The median of two is their mean, so
+# the healthy node fell 10 % under it and was left out: the inflated one
+# set the rate. An even split is decided by what the type is expected to
+# measure (datasheet x default efficiency): the inflated half goes.
+h800='.gpus |= map(.name = "NVIDIA H800")'
+mk s19c2-good "$now" "$h800" >"$T/h800good.json"
+post "a healthy H800 node" "$T/h800good.json"
+mk s19c2-high "$now" "$h800 | $SET"' set(.metric == "gemm_tflops" and .dtype == "bf16"; 1085)' >"$T/h800high.json"
+post "an H800 node reading bf16 GEMMs at 1085" "$T/h800high.json"
+infer llama-3-8b h800-sxm5-80gb 1
+check "an even split: the healthy node's GEMM is taken, the inflated one set aside with its reason" 201 \
+	'(.basis.gemm_tflops | .measured_metric == "gemm_tflops" and .measured_median < 800 and .samples == 1)
+	 and (.basis.set_aside_measurements[] | select(.metric == "gemm_tflops.bf16")
+		| .nodes == 1 and .median == 1085 and (.reason | test("split in two halves")))
+	 and ([.basis.degraded_nodes_left_out[]? | select(.metric == "gemm_tflops.bf16")] | length) == 0'
+req GET /v1/fleet
+check "... and the fleet view's calibration counts the inflated node as disputed, not the healthy one as degraded" 200 \
+	'.items[] | select(.gpu_type == "h800-sxm5-80gb") | .calibration.values[]
+	 | select(.field == "gemm_tflops" and .dtype == "bf16")
+	 | .nodes == 1 and .value < 800 and .disputed_nodes == 1 and .disputed_median == 1085
+	 and .degraded_nodes == 0 and .set_aside == null'
+
+# review s19c F1: one node's single sustained GEMM result beside two
+# nodes' best-shape figures had set the type's GEMM rate (to the peak):
+# a sustained figure takes precedence only when at least as many nodes
+# back it (the B200 above: one node each, taken).
+nvl='.gpus |= map(.name = "NVIDIA H200 NVL")'
+mk s19c1-a "$now" "$nvl" >"$T/nvla.json"
+post "an H200 NVL node" "$T/nvla.json"
+mk s19c1-b "$now" "$nvl" >"$T/nvlb.json"
+post "a second H200 NVL node" "$T/nvlb.json"
+mk s19c1-sus "$now" "$nvl" | jq -c --slurpfile sus "$T/sus.json" '.gpus |= .[:1] | .gpus[0].uuid as $u
+	| .results = [$sus[0][] | .gpu_uuid = $u | .gpu_index = 0 | .median = 900 | .max = 900 | .mean = 900
+		| .p10 = 900 | .p90 = 900 | .samples |= map(900) | .limit = null | .efficiency = null]' >"$T/nvlsus.json"
+post "an H200 NVL node with one sustained bf16 GEMM result" "$T/nvlsus.json"
+infer llama-3-8b h200-nvl-141gb 1
+check "one node's sustained figure beside two nodes' best-shape ones is set aside, and says why" 201 \
+	'(.basis.gemm_tflops | .measured_metric == "gemm_tflops" and .samples == 2)
+	 and (.basis.set_aside_measurements[] | select(.metric == "gemm_sustained_tflops.bf16")
+		| .nodes == 1 and .median == 900 and (.reason | test("1 node[(]s[)] against the 2 behind gemm_tflops.bf16")))'
+req GET /v1/fleet
+check "... and the fleet view shows it set aside, with no sizing_value; the best-shape figure has one" 200 \
+	'[.items[] | select(.gpu_type == "h200-nvl-141gb") | .calibration.values[] | select(.dtype == "bf16")]
+	 | (map(select(.field == "gemm_sustained_tflops"))[0] | .sizing_value == null and (.set_aside | test("at least as many nodes")))
+	 and (map(select(.field == "gemm_tflops"))[0] | .sizing_value != null and .set_aside == null)'
 
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
