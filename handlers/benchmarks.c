@@ -285,8 +285,27 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	}
 	/* a GEMM rate is of a dtype (review s15b: null was stored, a
 	 * series no dtype filter finds) */
-	if (out->metric && !strncmp(out->metric, "gemm_", 5) && !out->dtype)
+	if (out->metric &&
+	    probe_metric_dtype_rule(out->metric) == PROBE_DTYPE_REQUIRED &&
+	    !out->dtype)
 		jv_error(v, "dtype", "is required for a GEMM metric");
+	/* ... and only GEMMs and NCCL collectives have one (review s19c F8:
+	 * a dtype on an HBM result made a calibration group of its own) */
+	if (out->metric && out->dtype &&
+	    probe_metric_dtype_rule(out->metric) == PROBE_DTYPE_NONE)
+		jv_error(v, "dtype",
+			 "must be null or absent for %s (only GEMM and NCCL "
+			 "results are of a dtype)",
+			 out->metric);
+	/* each metric has one unit (review s19c F6: "MB/s" was stored and
+	 * relabelled its type's median) */
+	if (out->metric && out->unit &&
+	    probe_metric_unit(out->metric, out->dtype) &&
+	    strcmp(out->unit, probe_metric_unit(out->metric, out->dtype)))
+		jv_error(v, "unit", "must be \"%s\" for %s%s%s, got \"%s\"",
+			 probe_metric_unit(out->metric, out->dtype),
+			 out->metric, out->dtype ? " " : "",
+			 out->dtype ? out->dtype : "", out->unit);
 	/* Clock event reasons while measured: the fleet view flags thermal
 	 * and hardware slowdowns from them.
 	 */

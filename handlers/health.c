@@ -54,6 +54,26 @@ void h_readyz(struct app *app, const struct request *req, struct response *res)
 		res->retry_after_s = 2;
 		return;
 	}
+	/* a standby or a read-only database answers every write 503: not
+	 * ready for a load balancer (review s19a F1) */
+	{
+		bool writable = false;
+
+		if (migrate_writable(app->db, &writable, &e) != STORE_OK) {
+			problem(res, 503, "unavailable", "Service unavailable",
+				"database unreachable: %s", e.message);
+			res->retry_after_s = 2;
+			return;
+		}
+		if (!writable) {
+			problem(res, 503, "unavailable", "Service unavailable",
+				"database read-only (a standby, or "
+				"default_transaction_read_only): writes are "
+				"refused");
+			res->retry_after_s = 2;
+			return;
+		}
+	}
 	res_json(res, 200,
 		 json_pack("{s:s, s:s, s:i}", "status", "ready", "database",
 			   "ok", "migrations", app->migrations->n));

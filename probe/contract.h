@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* What POST /v1/benchmarks accepts (handlers/benchmarks.c validate,
  * handlers/jsonv.c, handlers/util.c); the checker applies every one of
@@ -294,6 +295,40 @@ static inline void probe_shown_text_clean(char *s)
 
 /* X(name) -> "name", for an array of the names. */
 #define PROBE_METRIC_STRING(name) #name,
+
+/* Whether a result of metric names a dtype: a GEMM's rate is of one
+ * (PROBE_DTYPE_REQUIRED), an NCCL collective may name the element type it
+ * reduces (the probe writes fp32; PROBE_DTYPE_ALLOWED), and the copies,
+ * HBM and P2P rates have none (PROBE_DTYPE_NONE): a dtype on an HBM
+ * result split its calibration group, and one node's result replaced the
+ * fleet's rate (review s19c F8). */
+enum { PROBE_DTYPE_NONE, PROBE_DTYPE_ALLOWED, PROBE_DTYPE_REQUIRED };
+static inline int probe_metric_dtype_rule(const char *metric)
+{
+	if (!strncmp(metric, "gemm_", 5))
+		return PROBE_DTYPE_REQUIRED;
+	if (!strncmp(metric, "nccl_", 5))
+		return PROBE_DTYPE_ALLOWED;
+	return PROBE_DTYPE_NONE;
+}
+
+/* The unit a result of metric (and dtype, NULL for none) is in, by the
+ * name's suffix: _tflops TFLOP/s (TOP/s for int8), _gbps GB/s, _us us;
+ * NULL for a name of no known suffix. Any unit was taken, and one report
+ * labelled "MB/s" relabelled its type's fleet median (review s19c F6). */
+static inline const char *probe_metric_unit(const char *metric,
+					    const char *dtype)
+{
+	size_t n = strlen(metric);
+
+	if (n > 7 && !strcmp(metric + n - 7, "_tflops"))
+		return dtype && !strcmp(dtype, "int8") ? "TOP/s" : "TFLOP/s";
+	if (n > 5 && !strcmp(metric + n - 5, "_gbps"))
+		return "GB/s";
+	if (n > 3 && !strcmp(metric + n - 3, "_us"))
+		return "us";
+	return NULL;
+}
 
 /* The dtypes a result may name (GEMMs; NCCL's fp32), as an X-macro like
  * the metrics: a typo would otherwise make a series no query finds. */

@@ -546,11 +546,31 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 		FAIL("results[%zu].n: is 0: an ok result has at least one "
 		     "sample",
 		     i);
-	/* a GEMM rate is of a dtype: the server stores no GEMM without one */
-	if (!strncmp(json_string_value(json_object_get(x, "metric")), "gemm_",
-		     5) &&
-	    absent(json_object_get(x, "dtype")))
-		FAIL("results[%zu].dtype: is required for a GEMM metric", i);
+	/* a GEMM rate is of a dtype: the server stores no GEMM without one,
+	 * and no dtype on a metric that has none; each metric has one unit
+	 * (probe/contract.h, as the server: review s19c F6, F8) */
+	{
+		const char *metric =
+		    json_string_value(json_object_get(x, "metric"));
+		const char *dtype =
+		    json_string_value(json_object_get(x, "dtype"));
+		const char *unit = probe_metric_unit(metric, dtype);
+
+		if (probe_metric_dtype_rule(metric) == PROBE_DTYPE_REQUIRED &&
+		    !dtype)
+			FAIL("results[%zu].dtype: is required for a GEMM "
+			     "metric",
+			     i);
+		if (probe_metric_dtype_rule(metric) == PROBE_DTYPE_NONE &&
+		    dtype)
+			FAIL("results[%zu].dtype: must be null or absent for "
+			     "%s",
+			     i, metric);
+		if (unit &&
+		    strcmp(json_string_value(json_object_get(x, "unit")), unit))
+			FAIL("results[%zu].unit: must be \"%s\" for %s", i,
+			     unit, metric);
+	}
 	v = json_object_get(x, "peer_index");
 	if (!absent(v) && !int_in(v, 0, PROBE_MAX_GPUS))
 		FAIL("results[%zu].peer_index: must be null or an integer in "

@@ -155,24 +155,29 @@ out:
 }
 
 /* What calibration reduces: the metric, where its figures (and bands)
- * are, and whether per dtype. */
+ * are, and whether per dtype, or else the one dtype it takes ("" for
+ * none): the rollup groups every metric by dtype, and each group of a
+ * metric not per dtype overwrote the one field (review s19c F8: one
+ * node's HBM result with a dtype replaced 59 nodes'; an all-reduce in
+ * bf16 beside the probe's fp32, 19 nodes'). */
 static const struct {
 	const char *metric;
 	size_t value_off, band_off;
 	bool by_dtype;
+	const char *only_dtype;
 } calib_metrics[] = {
     {"gemm_tflops", offsetof(struct fleet_medians, gemm_tflops),
-     offsetof(struct fleet_bands, gemm_tflops), true},
+     offsetof(struct fleet_bands, gemm_tflops), true, NULL},
     {"gemm_sustained_tflops",
      offsetof(struct fleet_medians, gemm_sustained_tflops),
-     offsetof(struct fleet_bands, gemm_sustained_tflops), true},
+     offsetof(struct fleet_bands, gemm_sustained_tflops), true, NULL},
     {"hbm_read_gbps", offsetof(struct fleet_medians, hbm_gbps),
-     offsetof(struct fleet_bands, hbm_gbps), false},
+     offsetof(struct fleet_bands, hbm_gbps), false, ""},
     {"nccl_allreduce_busbw_gbps",
      offsetof(struct fleet_medians, allreduce_busbw_gbps),
-     offsetof(struct fleet_bands, allreduce_busbw_gbps), false},
+     offsetof(struct fleet_bands, allreduce_busbw_gbps), false, "fp32"},
     {"p2p_unidir_gbps", offsetof(struct fleet_medians, p2p_gbps),
-     offsetof(struct fleet_bands, p2p_gbps), false},
+     offsetof(struct fleet_bands, p2p_gbps), false, ""},
 };
 
 struct medians_ctx {
@@ -199,6 +204,8 @@ static void medians_put(void *ctx, const char *metric, const char *dtype,
 			while (t < FLEET_DTYPES &&
 			       strcmp(dtype, dtype_names[t]))
 				t++;
+		else if (strcmp(dtype, calib_metrics[k].only_dtype))
+			return;
 		if (t == FLEET_DTYPES)
 			return;
 		to = (struct fleet_value *)((char *)c->out +
@@ -689,8 +696,14 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 	params[0] = z;
 	lengths[0] = (int)z_len;
 	formats[0] = 1;
+	/* Retried once on a connection found lost (idempotent): a replay of
+	 * the run_id stores nothing and is answered as the same report, so
+	 * a statement the server did commit before the connection went is
+	 * still one run; a pooled connection the server had closed while
+	 * the daemon was idle (a database restart, idle_session_timeout)
+	 * made the first reports after it 503s (review s19a F3). */
 	if (db_exec_stmt(pool, &ingest_stmt, INGEST_PARAMS, params, lengths,
-			 formats, 0, &r, e) != STORE_OK)
+			 formats, 1, &r, e) != STORE_OK)
 		goto out;
 	out->created = atoi(PQgetvalue(r, 0, 0)) == 1;
 	if (out->created) {

@@ -466,10 +466,14 @@ enum store_status db_classify(PGconn *conn, const PGresult *res,
 		e->status = STORE_INVALID;
 	} else if (!strncmp(state, "08", 2) || !strncmp(state, "53", 2) ||
 		   !strncmp(state, "57", 2) || !strcmp(state, "40001") ||
-		   !strcmp(state, "40P01") || !strcmp(state, "55P03")) {
+		   !strcmp(state, "40P01") || !strcmp(state, "55P03") ||
+		   !strcmp(state, "25006")) {
 		/* connection exceptions, resources, operator intervention
 		 * (statement_timeout 57014, shutdown 57P01), serialization,
-		 * deadlock, lock_timeout: transient, retry later.
+		 * deadlock, lock_timeout, and a write on a read-only database
+		 * (25006: a hot standby, a demoted primary after a failover,
+		 * default_transaction_read_only for maintenance; review s19a
+		 * F1: it was a 500): transient, retry later.
 		 */
 		e->status = STORE_UNAVAILABLE;
 		snprintf(e->message, sizeof(e->message),

@@ -437,3 +437,21 @@ enum store_status migrate_pending(struct db_pool *pool,
 	PQclear(r);
 	return STORE_OK;
 }
+
+enum store_status migrate_writable(struct db_pool *pool, bool *writable,
+				   struct store_err *e)
+{
+	PGresult *r = NULL;
+
+	*writable = false;
+	if (db_exec(pool,
+		    /* clang-format off */
+		    "SELECT NOT pg_is_in_recovery()"
+		    " AND current_setting('transaction_read_only') = 'off'",
+		    /* clang-format on */
+		    0, NULL, 1, &r, e) != STORE_OK)
+		return e->status;
+	*writable = !strcmp(PQgetvalue(r, 0, 0), "t");
+	PQclear(r);
+	return STORE_OK;
+}

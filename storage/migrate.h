@@ -13,6 +13,7 @@
 #ifndef GPUSIZER_STORAGE_MIGRATE_H
 #define GPUSIZER_STORAGE_MIGRATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "storage/db.h"
@@ -53,5 +54,12 @@ int migrate_apply(const char *conninfo, const struct migration_set *set,
 enum store_status migrate_pending(struct db_pool *pool,
 				  const struct migration_set *set, int *pending,
 				  struct store_err *e);
+
+/* For /readyz: *writable = whether the database takes writes (not a hot
+ * standby, not read-only by default_transaction_read_only): a daemon on
+ * one answers every write 503 (review s19a F1). Returns STORE_OK or why
+ * the database could not be asked. */
+enum store_status migrate_writable(struct db_pool *pool, bool *writable,
+				   struct store_err *e);
 
 #endif

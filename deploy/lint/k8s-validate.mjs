@@ -199,6 +199,9 @@ const customChecks = {
     if (n !== undefined && !(Number.isInteger(n) && n >= 1)) err(where, "spec.instances must be an integer >= 1");
     need(where, o, "spec.storage.size");
     need(where, o, "spec.bootstrap.initdb.database");
+    // replicas acknowledge commits: a 2xx survives a failover (review s19a F6)
+    if (n > 1 && !(o.spec?.postgresql?.synchronous?.number >= 1) && !(o.spec?.minSyncReplicas >= 1))
+      err(where, "a cluster with replicas needs synchronous replication (spec.postgresql.synchronous.number >= 1)");
   },
 };
 

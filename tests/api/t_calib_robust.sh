@@ -94,6 +94,16 @@ infer llama-3-70b h200-sxm-141gb 8
 check "a SHARP all-reduce at 480 of 450 GB/s calibrates, beside the two left out" 201 \
 	'.basis.intra_node_gbps.source == "measured" and .basis.intra_node_gbps.value == 480 and .basis.intra_node_gbps.samples == 1'
 
+# review s19c F8: an all-reduce result of another dtype (the probe writes
+# fp32) was a calibration group of its own, which overwrote the fleet's:
+# one node's bf16 result at 890 GB/s replaced the others'. It is not taken.
+mk f8-bf16 "$now" "$h200"' | .results |= map(if .metric == "nccl_allreduce_busbw_gbps" then .dtype = "bf16"
+	| .median = 890 | .max = 890 | .mean = 890 | .p10 = 890 | .p90 = 890 | .samples |= map(890) else . end)' >"$T/bf16.json"
+post "an H200 run with a bf16 all-reduce at 890 GB/s" "$T/bf16.json"
+infer llama-3-70b h200-sxm-141gb 8
+check "an all-reduce of another dtype does not replace the fleet's fp32 figure" 201 \
+	'.basis.intra_node_gbps.source == "measured" and .basis.intra_node_gbps.value == 480 and .basis.intra_node_gbps.samples == 1'
+
 # The fleet view shows what calibration takes, the node-level all-reduce
 # included (s17c F1's display part: it was shown nowhere), and the
 # capacity report's calibration table the same.

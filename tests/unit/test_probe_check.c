@@ -244,7 +244,14 @@ static void test_check_string_limits(void)
 	/* unit: one of the probe's units (all within the server's 16) */
 	json_object_set_new(x, "unit", str_of('u', 17));
 	REFUSED(j, "results[0].unit");
+	/* ... and the metric's own (probe_metric_unit; review s19c F6) */
 	json_object_set_new(x, "unit", json_string("TOP/s"));
+	REFUSED(j, "results[0].unit");
+	json_object_set_new(x, "dtype", json_string("int8"));
+	ACCEPTED(j);
+	json_object_set_new(x, "unit", json_string("TFLOP/s"));
+	REFUSED(j, "results[0].unit");
+	json_object_set_new(x, "dtype", json_string("bf16"));
 	ACCEPTED(j);
 	/* dtype: null or one of the probe's (PROBE_DTYPES; review s15:
 	 * "bf99" was stored) */
@@ -484,10 +491,28 @@ static void test_check_metrics(void)
 	size_t i;
 
 	for (i = 0; i < n_names; i++) {
+		/* each in its unit, with a dtype where it has one (review
+		 * s19c F6, F8) */
+		int rule = probe_metric_dtype_rule(server[i]);
+
 		CHECK(probe_metric_known(server[i]));
+		CHECK(probe_metric_unit(server[i], "bf16") != NULL);
 		json_object_set_new(x, "metric", json_string(server[i]));
+		json_object_set_new(x, "dtype",
+				    rule == PROBE_DTYPE_NONE
+					? json_null()
+					: json_string("bf16"));
+		json_object_set_new(
+		    x, "unit",
+		    json_string(probe_metric_unit(server[i], "bf16")));
 		ACCEPTED(j);
+		if (rule == PROBE_DTYPE_NONE) {
+			json_object_set_new(x, "dtype", json_string("bf16"));
+			REFUSED(j, "results[0].dtype");
+		}
 	}
+	json_object_set_new(x, "dtype", json_string("bf16"));
+	json_object_set_new(x, "unit", json_string("TFLOP/s"));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK(!probe_metric_known(bad[i]));
 		json_object_set_new(x, "metric", json_string(bad[i]));
