@@ -128,13 +128,25 @@ static double step_at_16bit(const struct trn_request *rq,
 	return step_of(&r16, l);
 }
 
+/* Full fine-tuning's step on layout l at the batch the answer resolved
+ * (global_batch_size sequences): a request that left the batch out would
+ * otherwise resolve full training's 4M-token default, 128 times LoRA's
+ * 16 sequences (review s19b F6: the warning never came then). */
 static double step_at_full(const struct trn_request *rq,
-			   const struct trn_layout *l)
+			   const struct trn_layout *l, long global_batch_size)
 {
 	struct trn_request full = *rq;
 
 	full.method = TRN_FULL;
+	full.global_batch_size = global_batch_size;
+	full.global_batch_tokens = 0;
 	return step_of(&full, l);
+}
+
+bool trn_meets_deadline(const struct trn_request *rq, double days)
+{
+	return rq->deadline_days <= 0 ||
+	       fx_round_sig(days, 4) <= rq->deadline_days;
 }
 
 /* Days as the answer's fields print them, to digits significant digits
@@ -268,8 +280,7 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 		    strcmp(why, "strategies.vp") == 0
 			? " x pp for the interleaved schedule"
 			: "");
-	plan->meets_deadline =
-	    rq->deadline_days <= 0 || plan->days <= rq->deadline_days;
+	plan->meets_deadline = trn_meets_deadline(rq, plan->days);
 	plan->binding = trn_plan_binding(&c, plan);
 	return 0;
 }
@@ -707,17 +718,31 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				    days_text(best, sizeof(best), b->days, 4));
 			}
 		}
-		if (rq->train_tokens > 0 && b->goodput.fraction < 0.9)
+		/* every figure as its field prints it (4 significant digits;
+		 * review s19b F2: "restarts add 0.0 days to the 0.0" for a
+		 * run the goodput model stretched by 74 %) */
+		if (rq->train_tokens > 0 && b->goodput.fraction < 0.9) {
+			char added[48], steady[48], every[48];
+			double iv = b->goodput.checkpoint_interval_s;
+
+			if (iv < 120.0)
+				snprintf(every, sizeof(every), "%.4g s", iv);
+			else
+				snprintf(every, sizeof(every), "%.4g min",
+					 iv / 60.0);
 			warn(res,
-			     "goodput %.0f %%: %.0f expected interruptions "
-			     "(one every %.1f h on %ld GPUs), a %.0f s "
-			     "checkpoint every %.0f min and restarts add "
-			     "%.1f days to the %.1f of steady training",
+			     "goodput %.0f %%: %.4g expected interruptions "
+			     "(one every %.4g h on %ld GPUs), a %.4g s "
+			     "checkpoint every %s and restarts add %s to "
+			     "the %s of steady training",
 			     100.0 * b->goodput.fraction,
 			     b->goodput.interruptions, b->goodput.mtbi_hours,
-			     b->gpus, b->goodput.checkpoint_write_s,
-			     b->goodput.checkpoint_interval_s / 60.0,
-			     b->days - b->steady_days, b->steady_days);
+			     b->gpus, b->goodput.checkpoint_write_s, every,
+			     days_text(added, sizeof(added),
+				       b->days - b->steady_days, 4),
+			     days_text(steady, sizeof(steady), b->steady_days,
+				       4));
+		}
 		if (b->time.pp_bubble_s > 0.2 * b->time.step_s)
 			warn(res,
 			     "pipeline bubble is %.0f %% of the step: raise "
@@ -729,7 +754,8 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			 * GEMMs an adapter method skips on a bandwidth-poor
 			 * part (review s18c F3: 7 of 300 pinned layouts,
 			 * 0.3-16 %; s18d F6: QLoRA too) */
-			double sf = step_at_full(rq, &b->layout);
+			double sf = step_at_full(rq, &b->layout,
+						 res->global_batch_size);
 			if (sf > 0.0 && sf < b->time.step_s)
 				warn(res,
 				     "%s is slower than full fine-tuning on "
@@ -939,7 +965,9 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     res->global_batch_size,
 			     rq->global_batch_size <= 0 &&
 				     rq->global_batch_tokens <= 0
-				 ? ", the 4M-token default"
+				 ? (rq->method == TRN_FULL
+					? ", the 4M-token default"
+					: ", the fine-tuning default")
 				 : "",
 			     b->gpus, rq->max_gpus, b->grad_accum,
 			     b->grad_accum == 1 ? "" : "es",

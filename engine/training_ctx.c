@@ -492,5 +492,7 @@ void trn_run_figures(const struct ctx *c, struct trn_plan *p)
 	p->cost = p->gpu_hours * c->price;
 	p->goodput.interruptions =
 	    gp_expected_interruptions(G, c->rq->failures_per_gpu_hour, wall_s);
-	p->within_max_days = c->limit_days <= 0 || p->days <= c->limit_days;
+	/* judged on days as printed, as the deadline (trn_meets_deadline) */
+	p->within_max_days =
+	    c->limit_days <= 0 || fx_round_sig(p->days, 4) <= c->limit_days;
 }

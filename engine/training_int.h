@@ -251,6 +251,12 @@ void trn_search_all(struct search *S, const struct lists *L);
 
 /* ---- binding (training_binding.c) --------------------------------------- */
 
+/* Whether days meets the request's deadline (none: always), judged on
+ * days as the answer prints them (4 significant digits): a deadline set
+ * to a plan's printed days was "missed" by the digits not shown, with a
+ * warning that the best "takes 0.2451 days" of 0.2451 (review s19b F1). */
+bool trn_meets_deadline(const struct trn_request *rq, double days);
+
 enum eng_binding trn_plan_binding(const struct ctx *c,
 				  const struct trn_plan *p);
 

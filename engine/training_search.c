@@ -205,7 +205,8 @@ static bool within_limit(const struct ctx *c, double tokens_per_s)
 {
 	if (c->limit_days <= 0 || c->rq->train_tokens <= 0)
 		return true;
-	return c->rq->train_tokens / tokens_per_s / 86400.0 <= c->limit_days;
+	return fx_round_sig(c->rq->train_tokens / tokens_per_s / 86400.0, 4) <=
+	       c->limit_days;
 }
 
 static bool key_less(const double a[3], const double b[3])
@@ -379,8 +380,7 @@ static void try_layout(struct search *S, const struct lists *L,
 				trn_time_of(c, l, m_micro, &mc[l->recompute],
 					    &p);
 				p.meets_deadline =
-				    c->rq->deadline_days <= 0 ||
-				    p.days <= c->rq->deadline_days;
+				    trn_meets_deadline(c->rq, p.days);
 				consider(S, &p);
 				break;
 			}

@@ -53,6 +53,19 @@ check "nothing within max_days: the fastest plan, and a warning naming the limit
 req POST /v1/sizing/training -d "{$job,\"objective\":\"cost\",\"deadline_days\":200}"
 check "a deadline replaces max_days" 201 '(.assumptions | has("max_days") | not) and .plans[0].meets_deadline'
 
+# review s19b F2: the warning quotes the fields' figures (4 significant
+# digits), not "restarts add 0.0 days to the 0.0 of steady training"
+req POST /v1/sizing/training -d '{"model":"llama-3-8b","gpu":"h100","seq_len":8192,"train_tokens":2e10,"gpus":1024,"failures_per_gpu_hour":0.003,"top":1}'
+check "the goodput warning quotes the added and steady days, the interval and the MTBI as the fields print them" 201 \
+	'.plans[0] as $p | ($p.days - $p.steady_state_days) as $add
+	 | (.checks.warnings | map(select(test("^goodput"))) | .[0]) as $w
+	 | ($w | test("one every \($p.goodput.mtbi_hours) h"))
+	 and ($w | test("checkpoint every \($p.goodput.checkpoint_interval_s) s"))
+	 and ($w | test("to the \($p.steady_state_days) days of steady"))
+	 and ($w | test("add 0[.]0 days") | not)
+	 and ($add > 0.019 and $add < 0.0198)
+	 and ($w | test("add 0[.]019[67][0-9]* days"))'
+
 # --- compare ranks whole runs with goodput ---------------------------------
 req POST /v1/sizing/compare -d '{"training":{"model":"llama-3-70b","seq_len":4096,"train_tokens":2e12,"max_gpus":256,"failures_per_gpu_hour":0.001},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]}'
 check "compare takes the goodput inputs" 201 '[.rows[] | select(.ok)] | length == 2'

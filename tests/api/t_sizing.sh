@@ -614,6 +614,33 @@ check "assumptions.context_parallel states the rule and up to cp 8 at 32K" 201 \
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":32768,"gpu":"h100","gpus":8,"top":1,"strategies":{"cp":[1,2]}}'
 check "with strategies.cp there is nothing to state" 201 '.assumptions | has("context_parallel") | not'
 
+# review s19b F1: a deadline set to the plan's printed days is met (it was
+# "missed" by the digits not shown, beside a warning that the best "takes
+# 0.2451 days" of 0.2451)
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"mistral-7b","gpu":"h100-sxm5-80gb","seq_len":8192,"train_tokens":1e11,"top":1,"max_gpus":512}'
+dl=$(jq '.plans[0].days' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"mistral-7b","gpu":"h100-sxm5-80gb","seq_len":8192,"train_tokens":1e11,"top":1,"max_gpus":512,"deadline_days":'"$dl"'}'
+check "a deadline equal to the plan's printed days ($dl) is met, and no warning says otherwise" 201 \
+	'.plans[0].meets_deadline and .plans[0].days <= .request.deadline_days
+	 and ([.checks.warnings[] | select(test("no plan meets the deadline"))] | length) == 0'
+# review s19b F6, F7: a LoRA request that leaves the batch to its default
+# (16 sequences) is told when full fine-tuning is faster on its layout, as
+# one spelling the batch out is; and the batch warning names that default
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"gpt-1.7b","gpu":"l4-24gb","seq_len":2048,"train_tokens":1e9,"top":1,"calibration":"datasheet","method":"lora","max_gpus":8,"stack":"pytorch-fsdp2-fa2"}'
+cp "$T/body" "$T/lora_default"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"gpt-1.7b","gpu":"l4-24gb","seq_len":2048,"train_tokens":1e9,"top":1,"calibration":"datasheet","method":"lora","max_gpus":8,"stack":"pytorch-fsdp2-fa2","global_batch_size":16}'
+jq -e --slurpfile d "$T/lora_default" '$d[0].global_batch_size == 16
+	and ($d[0].checks.warnings | map(select(test("slower than full fine-tuning"))))
+	    == (.checks.warnings | map(select(test("slower than full fine-tuning"))))
+	and (.checks.warnings | map(select(test("slower than full fine-tuning"))) | length) == 1' "$T/body" >/dev/null &&
+	ok "lora slower than full fine-tuning is said with the default batch as with it spelled out" ||
+	not_ok "lora slower than full fine-tuning is said with the default batch as with it spelled out" \
+		"$(jq -c .checks.warnings "$T/lora_default") / $(jq -c .checks.warnings "$T/body")"
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"gpt-3-175b","gpu":"mi300x-192gb","seq_len":1024,"train_tokens":1e9,"top":1,"max_gpus":4096,"method":"qlora","stack":"megatron-core"}'
+check "a QLoRA batch warning names the fine-tuning default, not the 4M-token one" 201 \
+	'[.checks.warnings[] | select(test("global batch [(]16 sequences"))] | length == 1
+	 and (.[0] | test("the fine-tuning default")) and (.[0] | test("4M-token") | not)'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
