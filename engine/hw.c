@@ -454,6 +454,15 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
 	struct hw_rate r;
 	double node = override_gbps > 0.0 ? override_gbps : g->inter_node_gbps;
 	int n = gpus_per_node > 0 ? gpus_per_node : 1;
+	/* The catalog's (and the probes') figure is a node of the type's
+	 * max_gpus_per_node GPUs: each GPU has that node's share of it,
+	 * whatever the request's node width (review s19b F5: a 1-GPU "node"
+	 * got 300 GB/s of an 8-GPU node's network, a 72-GPU one 4.2 GB/s a
+	 * GPU, and 2 GPUs a node came out faster than 8). A request's own
+	 * inter_node_gbps is its node's. */
+	int share = override_gbps > 0.0 || g->max_gpus_per_node <= 0
+			? n
+			: g->max_gpus_per_node;
 	const struct hw_measured *m =
 	    override_gbps > 0.0 ? NULL
 				: measured_unless(g->inter_efficiency,
@@ -462,8 +471,8 @@ struct hw_rate hw_inter_rate(const struct hw_spec *g, double override_gbps,
 	r = rate_from(
 	    node, eff_or(g->inter_efficiency, hw_default_inter_efficiency()), m,
 	    1.0);
-	r.value /= n;
-	r.datasheet /= n;
+	r.value /= share;
+	r.datasheet /= share;
 	r.efficiency_given = g->inter_efficiency > 0.0;
 	/* a request's inter_node_gbps is its own figure, not a datasheet's
 	 * (review s17a F8: labelled datasheet); its efficiency still

@@ -296,6 +296,16 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      rq->load_value, b->replicas, b->utilization,
 		      res->max_utilization);
 
+	/* a node wider than the type's scale-up domain: sized as asked
+	 * (review s19b F5) */
+	if (rq->gpus_per_node > rq->gpu.max_gpus_per_node &&
+	    rq->gpu.max_gpus_per_node > 0)
+		iwarn(res,
+		      "gpus_per_node %d is more than %s's %d, the catalog's "
+		      "scale-up domain (max_gpus_per_node): sized as asked, "
+		      "each GPU with that domain's share of the node network",
+		      rq->gpus_per_node, rq->gpu.name,
+		      rq->gpu.max_gpus_per_node);
 	if (rq->model.max_seq_len > 0 && seq > rq->model.max_seq_len)
 		iwarn(res,
 		      "prompt + output (%ld tokens) exceed the model's context "

@@ -593,6 +593,19 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	/* warnings, plain language */
 	{
 		const struct trn_plan *b = &res->plans[0];
+		/* a node wider than the type's scale-up domain: sized as asked
+		 * (review s19b F5: taken without a word) */
+		if (rq->gpus_per_node > rq->gpu.max_gpus_per_node &&
+		    rq->gpu.max_gpus_per_node > 0)
+			warn(res,
+			     "gpus_per_node %d is more than %s's %d, the "
+			     "catalog's scale-up domain (max_gpus_per_node): "
+			     "sized as asked, each GPU with that domain's "
+			     "share of the node network, and layers split "
+			     "over up to %d GPUs on its %s link",
+			     rq->gpus_per_node, rq->gpu.name,
+			     rq->gpu.max_gpus_per_node, rq->gpus_per_node,
+			     hw_link_name(rq->gpu.intra_node_link));
 		if (!res->t_max.ok)
 			warn(res,
 			     "TP %d across %s starves %s: t_max ~ %.1f at "

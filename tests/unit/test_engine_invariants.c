@@ -239,6 +239,51 @@ static void test_inference_invariants(void)
 }
 
 /* hw_power_cap_ratio by hand: 1 - 0.546 x (1 - limit / board). */
+/* More GPUs a node never makes a training run slower (review s19b F5:
+ * each node kept the catalog's whole 8-GPU-node network, so a 1-GPU
+ * "node" had 8 GPUs' NICs and 18 of these 48 steps from n to 2n were
+ * slower, up to +9 %): each GPU has the catalog node's share. */
+static void test_wider_nodes_never_slower(void)
+{
+	static struct model_arch (*const models[])(void) = {
+	    fx_llama3_8b, fx_llama3_70b, fx_mixtral_8x7b};
+	static struct hw_spec (*const gpus[])(void) = {fx_h100, fx_a100,
+						       fx_l40s, fx_h200};
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	int steps = 0;
+
+	for (int m = 0; r && m < 3; m++)
+		for (int g = 0; g < 4; g++) {
+			double prev = 0.0;
+
+			for (int n = 1; n <= 8; n *= 2) {
+				struct trn_request rq;
+
+				trn_request_init(&rq);
+				rq.model = models[m]();
+				rq.gpu = gpus[g]();
+				rq.seq_len = 4096;
+				rq.train_tokens = 1e12;
+				rq.max_gpus = 256;
+				rq.gpus_per_node = n;
+				rq.top = 1;
+				if (trn_size(&rq, r, &e) != 0) {
+					CHECK(0);
+					continue;
+				}
+				if (prev > 0.0) {
+					steps++;
+					CHECK(r->plans[0].days <=
+					      prev * (1.0 + 1e-9));
+				}
+				prev = r->plans[0].days;
+			}
+		}
+	CHECK(steps == 36);
+	free(r);
+}
+
 static void test_power_cap_ratio(void)
 {
 	struct hw_spec g = fx_h100(), full = fx_h100();
@@ -326,6 +371,7 @@ int main(void)
 	RUN(test_ranked_plans_fit);
 	RUN(test_pruning_keeps_ranking);
 	RUN(test_inference_invariants);
+	RUN(test_wider_nodes_never_slower);
 	RUN(test_power_cap_ratio);
 	RUN(test_power_cap_never_faster);
 	return testlib_finish();
