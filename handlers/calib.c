@@ -54,7 +54,10 @@ static void calib_bands(const struct hw_spec *hw, struct fleet_bands *b)
 	    band_of(hw->memory_bandwidth_gbps, CALIB_PLAUSIBLE_MAX_RATIO,
 		    hw_default_hbm_efficiency());
 	b->allreduce_busbw_gbps =
-	    band_of(hw->intra_node_gbps, CALIB_BUSBW_MAX_RATIO,
+	    band_of(hw->intra_node_gbps,
+		    hw->intra_node_link == HW_LINK_NVLINK && hw->cc_major >= 9
+			? CALIB_BUSBW_MAX_RATIO
+			: CALIB_BUSBW_RING_MAX_RATIO,
 		    hw_default_link_efficiency(hw->intra_node_link));
 	b->degraded_threshold = DEGRADED_THRESHOLD;
 }

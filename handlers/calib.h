@@ -41,6 +41,15 @@
  * the link is a node whose NVLink fabric is down (NCCL then goes through
  * PCIe: ~20 of 450 GB/s) or a wrong unit (MB/s as GB/s), as for GEMMs. */
 #define CALIB_BUSBW_MAX_RATIO 2.0
+/* ... and that is for in-switch reduction, which NVSwitch has from its
+ * third generation (HGX H100/H200/H800, B200, GB200: NVLink and compute
+ * capability 9.0 or later). A ring (A100's NVSwitch, PCIe, xGMI, a
+ * bridged pair, which the catalog lists as pcie) keeps busbw under the
+ * one-way rate, so there the band stops at this multiple, the
+ * plausible-max of the other figures (review s19c F7: an A100 node
+ * reading H100's 481 GB/s on its 300 GB/s link calibrated every TP
+ * all-reduce 60 % faster than the hardware goes). */
+#define CALIB_BUSBW_RING_MAX_RATIO CALIB_PLAUSIBLE_MAX_RATIO
 /* A node whose value is more than this share under the median of its
  * type's nodes is left out of calibration, as GET /v1/fleet calls a GPU
  * degraded when one of its metrics is that far under its type's median

@@ -104,6 +104,16 @@ infer llama-3-70b h200-sxm-141gb 8
 check "an all-reduce of another dtype does not replace the fleet's fp32 figure" 201 \
 	'.basis.intra_node_gbps.source == "measured" and .basis.intra_node_gbps.value == 480 and .basis.intra_node_gbps.samples == 1'
 
+# review s19c F7: only in-switch reduction (NVSwitch 3+, NVLink on
+# compute capability 9.0+) takes busbw past the link; an A100 node reading
+# H100's ~481 GB/s all-reduce on its 300 GB/s link is left out (band 1.1x).
+mk f7-a100 "$now" '.gpus |= map(.name = "NVIDIA A100-SXM4-80GB")' >"$T/a100.json"
+post "an A100 run whose all-reduce reads H100's 481 GB/s" "$T/a100.json"
+infer llama-3-70b a100-sxm4-80gb 8
+check "A100 (a ring, no SHARP): a 481 GB/s all-reduce on a 300 GB/s link is implausible, not taken" 201 \
+	'.basis.intra_node_gbps.source == "datasheet×efficiency"
+	 and (.basis.ignored_measurements[] | select(.metric == "intra_node_gbps") | .datasheet == 300 and .runs == 1)'
+
 # The fleet view shows what calibration takes, the node-level all-reduce
 # included (s17c F1's display part: it was shown nowhere), and the
 # capacity report's calibration table the same.
