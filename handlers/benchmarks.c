@@ -702,6 +702,32 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		}
 		rep->n_results = (int)i;
 	}
+	/* the run's status agrees with what it carries (review s19c F3: a
+	 * failed run's ok results calibrated sizing and counted as healthy
+	 * GPUs in the fleet view, while the capacity report counted the run
+	 * as nothing); the probe writes partial for a run with some */
+	if (rep->status && !problem_field_count(res)) {
+		int ok_results = 0;
+		long n_gpus = gpus && t->tok[gpus].type == JT_ARRAY
+				  ? (long)t->tok[gpus].count
+				  : 0;
+
+		for (int k = 0; k < rep->n_results; k++)
+			ok_results += !rep->results[k].status ||
+				      !strcmp(rep->results[k].status, "ok");
+		if (!strcmp(rep->status, "failed") && ok_results)
+			jv_error(&v, "status",
+				 "is failed (nothing measured), but %d "
+				 "result(s) are ok: a run that measured some "
+				 "is partial",
+				 ok_results);
+		else if (!strcmp(rep->status, "no_device") &&
+			 (n_gpus || rep->n_results))
+			jv_error(&v, "status",
+				 "is no_device (no usable GPU), but the report "
+				 "lists %ld GPU(s) and %d result(s)",
+				 n_gpus, rep->n_results);
+	}
 	return problem_field_count(res) ? -1 : 0;
 }
 

@@ -711,6 +711,31 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 		if (check_result(x, i, uuids, err, errlen))
 			return -1;
 	}
+	/* the run's status agrees with what it carries, as the server
+	 * holds it (review s19c F3) */
+	{
+		const char *st =
+		    json_string_value(json_object_get(root, "status"));
+		size_t ok_results = 0,
+		       n_gpus = json_array_size(json_object_get(root, "gpus"));
+
+		json_array_foreach(results, i, x)
+		{
+			const json_t *rs = json_object_get(x, "status");
+			ok_results +=
+			    absent(rs) || !strcmp(json_string_value(rs), "ok");
+		}
+		if (!strcmp(st, "failed") && ok_results)
+			FAIL("status: is failed (nothing measured), but %zu "
+			     "result(s) are ok: a run that measured some is "
+			     "partial",
+			     ok_results);
+		if (!strcmp(st, "no_device") &&
+		    (n_gpus || json_array_size(results)))
+			FAIL("status: is no_device (no usable GPU), but the "
+			     "report lists %zu GPU(s) and %zu result(s)",
+			     n_gpus, json_array_size(results));
+	}
 	/* last, so that a statistic out of range is named by its own rule
 	 * first: this catches the rest (memory_total_bytes, telemetry) */
 	json_object_foreach((json_t *)root, key, v)
