@@ -560,6 +560,13 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 					 "server's clock: fix the node's clock "
 					 "and send the report again",
 					 d);
+			else if (d && rfc3339_epoch_s(d, &at) == 0 &&
+				 at < PROBE_EARLIEST_S)
+				jv_error(&v, k ? "finished_at" : "started_at",
+					 "%.40s is before 2000: the node's "
+					 "clock was reset; fix it and send the "
+					 "report again",
+					 d);
 		}
 	}
 	check_magnitudes(&v, t, a);

@@ -34,7 +34,14 @@
 /* How far after the server's clock started_at and finished_at may be: a
  * run dated later would stay its GPUs' latest until then (the service
  * refuses it; the probe cannot know the server's clock) */
-#define PROBE_AHEAD_S	     86400
+#define PROBE_AHEAD_S 86400
+/* The earliest started_at and finished_at taken (2000-01-01T00:00:00Z,
+ * seconds since the epoch): before any probe ran; a node whose clock
+ * reset to 1970 wrote it. Such a run was shown "fresh" and healthy by the
+ * capacity report (which dates by arrival) while its measurements never
+ * reached the fleet figures or calibration (which date by the run;
+ * review s19c F4). */
+#define PROBE_EARLIEST_S     946684800.0
 #define PROBE_NUMBER_MAX     1e15 /* |median| .. |efficiency| */
 #define PROBE_NUMBER_MIN     1e-9 /* ... when not 0 (BENCH_STAT_MIN) */
 #define PROBE_N_MAX	     1000000

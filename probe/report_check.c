@@ -355,11 +355,17 @@ static int check_time_order(const json_t *root, char *err, size_t errlen)
 			FAIL("%s: must be an RFC 3339 date-time", keys[k]);
 	if (at[1] < at[0])
 		FAIL("finished_at: is before started_at");
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 2; k++) {
 		if (at[k] > now + PROBE_AHEAD_S)
 			FAIL("%s: is more than a day after this node's clock: "
 			     "fix the clock and date the report again",
 			     keys[k]);
+		/* as the server: a clock reset to 1970 (review s19c F4) */
+		if (at[k] < PROBE_EARLIEST_S)
+			FAIL("%s: is before 2000: the node's clock was reset; "
+			     "fix it and date the report again",
+			     keys[k]);
+	}
 	return 0;
 }
 
