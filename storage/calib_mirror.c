@@ -70,7 +70,7 @@ static void cmirror_clear(void *mv)
 	" SELECT 'R', r.gpu_type, r.run_id::text,"                             \
 	"  (extract(epoch FROM r.measured_at) * 1000000)::bigint::text,"       \
 	"  r.synthetic::text, r.metrics::text, r.dtypes::text, r.v::text,"     \
-	"  r.hostname"                                                         \
+	"  coalesce(r.node_key, r.hostname)"                                   \
 	" FROM rollup_type_runs r"                                             \
 	" WHERE r.measured_at > now() - make_interval(days => $2::int)"
 static const char calib_load_sql[] = CALIB_SYNC_SQL " AND $1::xid8 IS NOT NULL";

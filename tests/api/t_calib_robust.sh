@@ -179,6 +179,19 @@ check "... and the fleet view's calibration counts the inflated node as disputed
 	 | .nodes == 1 and .value < 800 and .disputed_nodes == 1 and .disputed_median == 1085
 	 and .degraded_nodes == 0 and .set_aside == null'
 
+# review s19c F5: a node is its GPUs, not its host name: the inflated
+# node's report re-sent under two other host names (same GPU uuids) had
+# been three nodes, a 3-to-1 majority.
+for h in s19c2-copy1 s19c2-copy2; do
+	jq -c --arg r "$(cat /proc/sys/kernel/random/uuid)" --arg h "$h" '.run_id = $r | .node.hostname = $h' \
+		"$T/h800high.json" >"$T/h800copy.json"
+	post "the inflated H800 node's report under host $h" "$T/h800copy.json"
+done
+infer llama-3-8b h800-sxm5-80gb 1
+check "the same GPUs under three host names are one node: the healthy node's GEMM still taken" 201 \
+	'(.basis.gemm_tflops | .measured_median < 800 and .samples == 1)
+	 and (.basis.set_aside_measurements[] | select(.metric == "gemm_tflops.bf16") | .nodes == 1 and .median == 1085)'
+
 # review s19c F1: one node's single sustained GEMM result beside two
 # nodes' best-shape figures had set the type's GEMM rate (to the peak):
 # a sustained figure takes precedence only when at least as many nodes
