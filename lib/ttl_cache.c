@@ -34,8 +34,18 @@ void *ttl_cache_get(struct ttl_cache *c, const char *key, size_t *len)
 	return copy;
 }
 
-void ttl_cache_put(struct ttl_cache *c, const char *key, const void *data,
-		   size_t len)
+unsigned long ttl_cache_generation(struct ttl_cache *c)
+{
+	unsigned long g;
+
+	pthread_mutex_lock(&c->mu);
+	g = c->generation;
+	pthread_mutex_unlock(&c->mu);
+	return g;
+}
+
+void ttl_cache_put(struct ttl_cache *c, unsigned long generation,
+		   const char *key, const void *data, size_t len)
 {
 	long long now = mono_ms();
 	void *copy;
@@ -45,6 +55,11 @@ void ttl_cache_put(struct ttl_cache *c, const char *key, const void *data,
 		return;
 	memcpy(copy, data, len);
 	pthread_mutex_lock(&c->mu);
+	if (c->generation != generation) {
+		pthread_mutex_unlock(&c->mu);
+		free(copy);
+		return;
+	}
 	/* The same key, else an empty or expired slot, else the oldest. */
 	for (int i = 0; i < c->n; i++) {
 		struct ttl_slot *s = &c->slots[i];
@@ -67,6 +82,7 @@ void ttl_cache_put(struct ttl_cache *c, const char *key, const void *data,
 void ttl_cache_clear(struct ttl_cache *c)
 {
 	pthread_mutex_lock(&c->mu);
+	c->generation++;
 	for (int i = 0; i < c->n; i++) {
 		free(c->slots[i].data);
 		c->slots[i].data = NULL;

@@ -247,6 +247,11 @@ store_fleet_medians(struct db_pool *pool, const char *gpu_type, int window_days,
 	long long runs = 0;
 	struct medians_ctx ctx;
 
+	/* read before the figures: a run stored meanwhile clears the cache,
+	 * and these figures (without it) are then not kept (review s19a
+	 * F2) */
+	unsigned long gen = ttl_cache_generation(&medians_cache);
+
 	memset(out, 0, sizeof(*out));
 	ctx = (struct medians_ctx){bands, out, 0};
 	store_err_clear(e);
@@ -285,7 +290,7 @@ store_fleet_medians(struct db_pool *pool, const char *gpu_type, int window_days,
 		return e->status;
 	}
 	out->runs = (int)runs;
-	ttl_cache_put(&medians_cache, key, out, sizeof(*out));
+	ttl_cache_put(&medians_cache, gen, key, out, sizeof(*out));
 	return STORE_OK;
 }
 

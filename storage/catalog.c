@@ -50,6 +50,9 @@ static enum store_status query_text(struct db_pool *pool, const char *key,
 				    struct store_err *e)
 {
 	PGresult *r = NULL;
+	/* read before the query: a PUT that commits and clears the cache
+	 * while it runs keeps its old answer out (review s19a F2) */
+	unsigned long gen = ttl_cache_generation(&catalog_cache);
 
 	store_err_clear(e);
 	{
@@ -64,7 +67,7 @@ static enum store_status query_text(struct db_pool *pool, const char *key,
 		e->status = STORE_NOT_FOUND;
 		snprintf(e->message, sizeof(e->message), "not found");
 	} else {
-		ttl_cache_put(&catalog_cache, key, PQgetvalue(r, 0, 0),
+		ttl_cache_put(&catalog_cache, gen, key, PQgetvalue(r, 0, 0),
 			      (size_t)PQgetlength(r, 0, 0) + 1);
 		*text = strdup(PQgetvalue(r, 0, 0));
 		if (!*text) {

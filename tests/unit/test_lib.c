@@ -2,7 +2,8 @@
  * byte (binary too) and reports a failed allocation once, at the end;
  * CSV cells are quoted per RFC 4180 and text cells starting a spreadsheet
  * formula (= + - @ tab CR, OWASP "CSV Injection") are defused in both of
- * the project's CSV styles (the report's and /v1/sizing/compare's).
+ * the project's CSV styles (the report's and /v1/sizing/compare's); a
+ * cache entry read before a clear is not stored after it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "lib/csv.h"
 #include "lib/sbuf.h"
+#include "lib/ttl_cache.h"
 #include "tests/unit/testlib.h"
 
 static void test_sbuf_appends_and_grows(void)
@@ -139,6 +141,30 @@ static void test_csv_numbers_are_not_defused(void)
 	free(s);
 }
 
+TTL_CACHE(test_cache, 4, 60000);
+
+/* A reader that read before a write's clear does not put its (old) copy
+ * back after it (review s19a F2: a daemon served its own PUT's old record
+ * for up to the TTL); one that read after it does. */
+static void test_ttl_cache_refill_after_clear(void)
+{
+	size_t len = 0;
+	char *v;
+	unsigned long before = ttl_cache_generation(&test_cache);
+
+	ttl_cache_clear(&test_cache); /* the write commits and clears */
+	ttl_cache_put(&test_cache, before, "gpu", "old", 4);
+	v = ttl_cache_get(&test_cache, "gpu", &len);
+	CHECK(v == NULL);
+	free(v);
+	ttl_cache_put(&test_cache, ttl_cache_generation(&test_cache), "gpu",
+		      "new", 4);
+	v = ttl_cache_get(&test_cache, "gpu", &len);
+	CHECK(v != NULL && len == 4 && !strcmp(v, "new"));
+	free(v);
+	ttl_cache_clear(&test_cache);
+}
+
 int main(void)
 {
 	RUN(test_sbuf_appends_and_grows);
@@ -147,5 +173,6 @@ int main(void)
 	RUN(test_csv_quotes_rfc4180);
 	RUN(test_csv_defuses_formulas);
 	RUN(test_csv_numbers_are_not_defused);
+	RUN(test_ttl_cache_refill_after_clear);
 	return testlib_finish();
 }
