@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
@@ -234,6 +235,51 @@ static int cmd_maintain(struct config *cfg)
 /* Connections the health listener holds at once: kubelet's probes and a
  * few of an operator's (each a thread; MHD refuses the rest at accept). */
 #define HEALTH_CONNECTION_LIMIT 16
+/* Descriptors the daemon holds beside its clients: the pool's, the
+ * listeners and health slots, libmicrohttpd's and the log's, with room. */
+#define FD_RESERVE 64
+
+/* The connection limit the open-file limit allows: the soft limit is
+ * raised to the hard one, and a --connection-limit that still does not
+ * fit is lowered, with a warning, so that the connection limit refuses
+ * clients, not accept() (review s19a F7: at 48 descriptors and 512
+ * connections libmicrohttpd spun a core on EMFILE and served nobody). */
+static int fit_connection_limit(const struct config *cfg)
+{
+	struct rlimit rl;
+	int want = cfg->connection_limit;
+	long reserve =
+	    FD_RESERVE + HEALTH_CONNECTION_LIMIT + (long)cfg->db_pool_size;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return want;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t cur = rl.rlim_cur;
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			rl.rlim_cur = cur;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)want + (rlim_t)reserve > rl.rlim_cur) {
+		long fit = (long)rl.rlim_cur - reserve;
+		char have[32], asked[32], now[32];
+
+		if (fit < 1)
+			fit = 1;
+		snprintf(have, sizeof(have), "%llu",
+			 (unsigned long long)rl.rlim_cur);
+		snprintf(asked, sizeof(asked), "%d", want);
+		snprintf(now, sizeof(now), "%ld", fit);
+		log_event(LOG_WARN,
+			  "--connection-limit does not fit the open-file limit "
+			  "(RLIMIT_NOFILE) beside the database pool: lowered; "
+			  "raise the limit (ulimit -n, LimitNOFILE) to keep it",
+			  "open_files", have, "connection_limit", asked,
+			  "lowered_to", now, NULL);
+		want = (int)fit;
+	}
+	return want;
+}
 
 static int cmd_serve(struct config *cfg, int migrate_only)
 {
@@ -302,7 +348,7 @@ static int cmd_serve(struct config *cfg, int migrate_only)
 	struct http_config hc = {
 	    .listen = cfg->listen,
 	    .max_body_bytes = cfg->max_body_bytes,
-	    .connection_limit = cfg->connection_limit,
+	    .connection_limit = fit_connection_limit(cfg),
 	    .per_ip_limit = cfg->per_ip_connection_limit,
 	    .connection_timeout_s = cfg->connection_timeout_s,
 	};

@@ -236,3 +236,13 @@ check "after the attacks a normal request is served" 200
 check_alive "daemon alive after the attacks"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
+
+# review s19a F7: a --connection-limit the open-file limit cannot hold is
+# lowered at start, with a warning, so that the limit refuses clients and
+# accept() does not spin on EMFILE
+(ulimit -n 200; exec timeout -s INT 5 "$GSZ_BIN" serve --listen 127.0.0.1:0 \
+	--database-url "$DATABASE_URL" --migrations-dir "$TOP/migrations" \
+	--openapi-file "$TOP/openapi.yaml" --connection-limit 512) >"$T/nofile.log" 2>&1
+grep -q '"msg":"--connection-limit does not fit the open-file limit.*"open_files":"200","connection_limit":"512","lowered_to":"[0-9]*"' "$T/nofile.log" &&
+	ok "512 connections in 200 descriptors: lowered at start, with a warning" ||
+	not_ok "512 connections in 200 descriptors: lowered at start, with a warning" "$(head -c 600 "$T/nofile.log")"
