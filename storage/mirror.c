@@ -152,6 +152,19 @@ static int copy_apply(struct copy_pos *pos, void *m, const struct copy_ops *ops,
 		*reload = true;
 		return 0;
 	}
+	/* On one history a snapshot's xmin never goes back; it does when
+	 * the database did (a failover to a replica that lacked the last
+	 * commits, a restore to an earlier point): the copy then holds rows
+	 * the database no longer has, and rows with a change_xid between the
+	 * new xmin and the cursor would never be fetched, so it loads whole
+	 * (review s19a F5: a running daemon showed 42 GPUs where the
+	 * database had 6, until restarted) */
+	if (pos->pool_serial && pos->xmin[0] &&
+	    strtoull(PQgetvalue(r, s, 1), NULL, 10) <
+		strtoull(pos->xmin, NULL, 10)) {
+		*reload = true;
+		return 0;
+	}
 	for (int i = 0; i < n; i++)
 		if (i != s && ops->row(m, r, i))
 			return -1;
