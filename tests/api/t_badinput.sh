@@ -201,6 +201,14 @@ mhd_own "MHD itself: a 140 KB request target (past its 128 KiB pool) is an HTML 
 	"GET /v1/gpus?x=$(head -c 140000 /dev/zero | tr '\0' 'a') HTTP/1.1\r\nHost: x\r\n\r\n"
 mhd_own "MHD itself: a 140 KB header is an HTML 431 and a close" 431 \
 	"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: $(head -c 140000 /dev/zero | tr '\0' 'h')\r\n\r\n"
+# review s19a F4: malformed chunked framing and HTTP versions other than
+# 1.x are answered by libmicrohttpd too (docs/API.md lists them)
+mhd_own "MHD itself: a chunk size past 2^64 is an HTML 413 and a close" 413 \
+	"POST /v1/sizing/inference HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n{}\r\n0\r\n\r\n"
+mhd_own "MHD itself: a negative chunk size is an HTML 400 and a close" 400 \
+	"POST /v1/sizing/inference HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\n{}\r\n0\r\n\r\n"
+mhd_own "MHD itself: HTTP/2.0 (a prior-knowledge client) is an HTML 505 and a close" 505 \
+	"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n"
 # review s17b F2: within the pool the limits are ours, answered with a
 # problem and a close; near the old 64 KiB pool a request got no answer
 # while its handler ran
