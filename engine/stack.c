@@ -40,6 +40,21 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
 /* Values and their sources (MODEL.md §4a):
  *  dp_overlap 0.8: the engine's DP overlap since issue 3 (NCCL kernels
  *   take SMs and HBM bandwidth), kept for every stack that overlaps DP.
+ *  cp_overlap 0.8: the same share for ring attention's K/V sends behind
+ *   the attention kernels (Transformer Engine's context parallelism and
+ *   PyTorch's context_parallel both send the next chunk while the current
+ *   one computes); an assumption, not a measurement, shown and editable
+ *   since review s19b F4.
+ *  offload_overlap: the weight transfers of offload optimizer+weights
+ *   behind a micro-batch. 0.8 (the same assumption) where the stack
+ *   prefetches them (DeepSpeed ZeRO-3 offload_param with
+ *   stage3_prefetch_bucket_size; FSDP's CPU offload on its unshard
+ *   stream); 0 for hf-peft-bnb4: Accelerate's AlignDevicesHook.pre_forward
+ *   (accelerate/hooks.py) copies a module's weights to the GPU with
+ *   set_module_tensor_to_device when the module runs, on the compute
+ *   stream, with no prefetch (review s19b F8: with the search timing
+ *   offload beside lighter recompute, a 0.8 overlap ranked QLoRA 70B
+ *   with its 4-bit weights streamed from host first).
  *  tp_comm_overlap 0.75: TE userbuffers as NeMo/Megatron-Bridge configure
  *   it (tp_overlap_configs/userbuffers.py): ring-exchange all-gathers,
  *   bulk overlap in the backward, the reduce-scatter of proj/fc2 fprop
@@ -205,6 +220,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
      .param_gather_overlap = 0.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.8,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -224,6 +241,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.75,
      .dp_overlap = 0.8,
      .param_gather_overlap = 1.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.8,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -243,6 +262,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.75,
      .dp_overlap = 0.8,
      .param_gather_overlap = 1.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.8,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -262,6 +283,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
      .param_gather_overlap = 1.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.8,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -281,6 +304,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
      .param_gather_overlap = 0.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.8,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
@@ -300,6 +325,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.0,
      .param_gather_overlap = 0.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.8,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
@@ -319,6 +346,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
      .param_gather_overlap = 1.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.8,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -340,6 +369,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .tp_comm_overlap = 0.0,
      .dp_overlap = 0.8,
      .param_gather_overlap = 0.0,
+     .cp_overlap = 0.8,
+     .offload_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -403,6 +434,8 @@ int stack_check(const struct eng_stack *s, const char **field)
 	    {"tp_comm_overlap", s->tp_comm_overlap, 0.0, 1.0},
 	    {"dp_overlap", s->dp_overlap, 0.0, 1.0},
 	    {"param_gather_overlap", s->param_gather_overlap, 0.0, 1.0},
+	    {"cp_overlap", s->cp_overlap, 0.0, 1.0},
+	    {"offload_overlap", s->offload_overlap, 0.0, 1.0},
 	    {"gemm_clock_derate", s->gemm_clock_derate, 0.1, 1.0},
 	    {"kernel_launch_us", s->kernel_launch_us, 0.0, 1000.0},
 	    {"kernels_per_layer", s->kernels_per_layer, 0.0, 100000.0},

@@ -83,6 +83,13 @@ struct eng_stack {
 	 * overlap_param_gather, FSDP2's forward prefetch), 0..1; 0: it runs
 	 * synchronously after the optimizer step (DeepSpeed ZeRO-1/2) */
 	double param_gather_overlap;
+	/* share of the attention time that hides context parallelism's
+	 * ring sends of K and V, 0..1 (review s19b F4: a fixed 0.8) */
+	double cp_overlap;
+	/* share of a micro-batch's time that hides the weight transfers of
+	 * offload optimizer+weights, 0..1: 0 where the stack moves each
+	 * module's weights synchronously as it runs (Accelerate's hooks) */
+	double offload_overlap;
 	enum stack_reduce reduce_dtype;
 	enum stack_fp8_recipe fp8_recipe;
 	/* true: FP8 weights are cast once per step and reused by every

@@ -308,7 +308,13 @@ static void try_layout(struct search *S, const struct lists *L,
 		return;
 	trn_mem_fixed_of(c, l, m_micro, &mf);
 	for (int zi = 0; zi < L->zero.n; zi++) {
-		bool found = false;
+		/* recompute levels [0, lighter) are still worth a try: an
+		 * offload level is timed only with a lighter recompute than
+		 * the levels before it fit with (review s19b F8: stopping at
+		 * the first level that fit never timed offload with less
+		 * recompute, which can be faster, so more GPU memory gave a
+		 * slower answer) */
+		int lighter = L->rc.n;
 
 		l->zero = L->zero.v[zi];
 		if (l->zero > 0 && l->dp == 1 && !explicit_zero)
@@ -321,7 +327,7 @@ static void try_layout(struct search *S, const struct lists *L,
 			continue;
 		if (!force_zero && l->zero > zmax)
 			continue; /* the stack cannot run it */
-		for (int oi = 0; oi < L->off.n && !found; oi++) {
+		for (int oi = 0; oi < L->off.n && lighter > 0; oi++) {
 			struct mem_state ms;
 
 			l->offload = (enum trn_offload)L->off.v[oi];
@@ -340,7 +346,7 @@ static void try_layout(struct search *S, const struct lists *L,
 			     (l->zero < 3 && trn_zero_ranks(l) > 1)))
 				continue;
 			ms = trn_mem_state_of(c, l, &mf);
-			for (int ri = 0; ri < L->rc.n; ri++) {
+			for (int ri = 0; ri < lighter; ri++) {
 				struct trn_plan p;
 				double total;
 
@@ -366,7 +372,7 @@ static void try_layout(struct search *S, const struct lists *L,
 				    (S->min_gpus_no_offload == 0 ||
 				     gpus < S->min_gpus_no_offload))
 					S->min_gpus_no_offload = gpus;
-				found = true;
+				lighter = ri;
 				if (!have_mc[l->recompute]) {
 					trn_mb_cost_of(c, l, &mc[l->recompute]);
 					have_mc[l->recompute] = true;

@@ -12,9 +12,6 @@
 
 /* Point-to-point / all-to-all launch latency, seconds (NCCL, one hop). */
 #define COLL_LATENCY_S 10e-6
-/* Share of a compute window that communication can hide behind (NCCL
- * kernels take SMs and HBM bandwidth). */
-#define OVERLAP_EFF 0.8
 /* FlashAttention's backward pass does 2.5x the forward FLOPs (it
  * recomputes QK^T; FlashAttention-2 paper and benchmarks). */
 #define FLASH_BWD_FLOPS 2.5
@@ -338,7 +335,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		double bytes = tokens * kvb * c->act_b;
 		double comm =
 		    3.0 * ((double)l->cp - 1.0) * bytes / group_bw(c, span_tc);
-		lcp = fmax(0.0, comm - OVERLAP_EFF * lc.attn_hide);
+		lcp = fmax(0.0, comm - c->rq->stack.cp_overlap * lc.attn_hide);
 		cp_hidden = comm - lcp;
 	}
 
@@ -506,8 +503,10 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
 			double wbytes = (sp.nonexp + sp.exp) *
 					(c->lora ? c->base_b : c->wb);
-			T->optimizer_s += m * fmax(0.0, 2.0 * wbytes / c->host -
-							    OVERLAP_EFF * t_mb);
+			T->optimizer_s +=
+			    m *
+			    fmax(0.0, 2.0 * wbytes / c->host -
+					  c->rq->stack.offload_overlap * t_mb);
 		}
 	}
 

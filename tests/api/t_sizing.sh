@@ -641,6 +641,17 @@ check "a QLoRA batch warning names the fine-tuning default, not the 4M-token one
 	'[.checks.warnings[] | select(test("global batch [(]16 sequences"))] | length == 1
 	 and (.[0] | test("the fine-tuning default")) and (.[0] | test("4M-token") | not)'
 
+# review s19b F8: offload with a lighter recompute is timed, not only
+# where nothing fits without offload: the search's best is never slower
+# than a fitting plan pinned beside it (zero 1 was never timed with
+# offload, and 251.3 s beat nothing faster than 247.0 s)
+OB='"model":"llama-2-13b","gpu":"l40s-48gb","seq_len":8192,"train_tokens":1e12,"top":1,"calibration":"datasheet","stack":"torchtitan","gpus":8'
+req POST /v1/sizing/training "${J[@]}" -d "{$OB}"
+best=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$OB,\"strategies\":{\"zero\":1,\"recompute\":\"selective\",\"offload\":\"optimizer\"}}"
+check "the search's best step ($best s) is no slower than zero 1 with selective recompute and the optimizer offloaded" 201 \
+	".plans[0].time_s.step >= $best"
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 

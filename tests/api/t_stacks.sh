@@ -539,6 +539,21 @@ req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-2-13b","seq_len":4096
 check "gemm_clock_derate 0.5 on A100: not applied, and a warning says so" 201 \
 	'.basis.stack.gemm_clock_derate == 1 and ([.checks.warnings[] | select(test("gemm_clock_derate 0.5 is not applied"))] | length) == 1'
 
+# review s19b F4: the context-parallel and weight-offload overlaps are the
+# profile's, shown in basis.stack and moved by an override (a fixed 0.8
+# left cp_comm_exposed the same whatever was asked)
+CPJ='"model":"llama-3-8b","gpu":"h100","seq_len":32768,"train_tokens":1e11,"gpus":64,"top":1,"gpus_per_node":1,"inter_node_efficiency":0.05,"strategies":{"cp":8,"tp":1,"pp":1}'
+req POST /v1/sizing/training "${J[@]}" -d "{$CPJ,\"stack\":\"megatron-core\"}"
+check "megatron-core states cp_overlap and offload_overlap 0.8" 201 \
+	'.basis.stack.cp_overlap == 0.8 and .basis.stack.offload_overlap == 0.8'
+cp_default=$(jq '.plans[0].time_s.cp_comm_exposed' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$CPJ,\"stack\":{\"name\":\"megatron-core\",\"cp_overlap\":0}}"
+check "cp_overlap 0 exposes more of the ring's traffic ($cp_default s at 0.8)" 201 \
+	".basis.stack.cp_overlap == 0 and .plans[0].time_s.cp_comm_exposed > $cp_default"
+req GET /v1/stacks/hf-peft-bnb4
+check "hf-peft-bnb4: Accelerate's hooks hide no weight transfers (offload_overlap 0)" 200 \
+	'.offload_overlap == 0 and .cp_overlap == 0.8'
+
 check_alive "daemon alive after the stack checks"
 stop_daemon && ok "daemon exits cleanly" || not_ok "daemon exits cleanly"
 sanitizer_clean "no sanitizer reports"

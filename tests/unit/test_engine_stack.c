@@ -946,6 +946,22 @@ static int seed_0029(const char *line)
 	return 1;
 }
 
+/* 0039: "('name', cp_overlap, offload_overlap)," */
+static int seed_0039(const char *line)
+{
+	char name[64];
+	double cpo, oo;
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %lf, %lf)", name, &cpo, &oo) != 3)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(cpo == s->cp_overlap && oo == s->offload_overlap);
+	return 1;
+}
+
 /* 0031: "('name', max_zero_stage, max_zero_stage_pp)," */
 static int seed_0031(const char *line)
 {
@@ -1559,6 +1575,8 @@ static void test_migration_seed(void)
 	seed_flag_offset = offsetof(struct eng_stack, nf4_base_weights);
 	CHECK(seed_rows("migrations/0036_stack_nf4_base_weights.sql",
 			seed_flag) == STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0039_stack_overlaps.sql", seed_0039) ==
+	      STACK_BUILTIN_COUNT);
 }
 
 int main(void)
