@@ -87,6 +87,12 @@ double trn_host_link_gbps(const struct trn_request *rq)
 					    : TRN_DEFAULT_HOST_LINK_GBPS;
 }
 
+double trn_host_link_efficiency(const struct trn_request *rq)
+{
+	return rq->host_link_efficiency > 0.0 ? rq->host_link_efficiency
+					      : TRN_HOST_LINK_EFFICIENCY;
+}
+
 double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 {
 	double master = wb < 4.0 ? 4.0 : 0.0; /* fp32 master copy */

@@ -160,6 +160,9 @@ struct trn_request {
 	/* 0: the GPU's PCIe rate (hw_spec.host_link_gbps), else
 	 * TRN_DEFAULT_HOST_LINK_GBPS */
 	double host_link_gbps;
+	/* the share of it transfers reach; 0: TRN_HOST_LINK_EFFICIENCY
+	 * (review s19b F4: a request could not state it) */
+	double host_link_efficiency;
 	double cpu_optimizer_gbps; /* default TRN_DEFAULT_CPU_OPTIMIZER_GBPS */
 	struct hw_spec gpu;
 	int gpus_per_node;	   /* 0: gpu.max_gpus_per_node */
@@ -360,6 +363,9 @@ double trn_dequant_bytes_per_param(enum trn_method m);
 /* The host link's datasheet rate per GPU and direction, GB/s, the request
  * applies: its host_link_gbps, else the GPU's, else the default. */
 double trn_host_link_gbps(const struct trn_request *rq);
+/* The share of it offload transfers reach: the request's, else
+ * TRN_HOST_LINK_EFFICIENCY. */
+double trn_host_link_efficiency(const struct trn_request *rq);
 
 /* Bytes the memory-bound kernels around LoRA adapters move per value
  * (MODEL.md §4a "LoRA adapters"): per adapter output value (scale, add)

@@ -409,7 +409,7 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 	c->intra = hw_intra_rate(&rq->gpu).value * 1e9;
 	c->inter =
 	    hw_inter_rate(&rq->gpu, rq->inter_node_gbps, c->gpn).value * 1e9;
-	c->host = trn_host_link_gbps(rq) * TRN_HOST_LINK_EFFICIENCY * 1e9;
+	c->host = trn_host_link_gbps(rq) * trn_host_link_efficiency(rq) * 1e9;
 	c->peak = rq->gpu.peak_tflops[rq->precision] * 1e12;
 	c->gpu_bytes = rq->gpu.memory_gib * GIB;
 	c->capacity = c->gpu_bytes * (1.0 - rq->memory_headroom_fraction);

@@ -197,6 +197,10 @@ int trn_validate(const struct trn_request *rq, struct eng_error *err)
 		return eng_fail(err, ENG_EINVAL, "host_link_gbps",
 				"must be between 0 and %.0f",
 				TRN_HOST_RATE_MAX_GBPS);
+	if (!(rq->host_link_efficiency >= 0.0 &&
+	      rq->host_link_efficiency <= 1.0))
+		return eng_fail(err, ENG_EINVAL, "host_link_efficiency",
+				"must be between 0 and 1");
 	if (!(rq->cpu_optimizer_gbps > 0.0 &&
 	      rq->cpu_optimizer_gbps <= TRN_HOST_RATE_MAX_GBPS))
 		return eng_fail(err, ENG_EINVAL, "cpu_optimizer_gbps",

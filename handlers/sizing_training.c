@@ -31,6 +31,7 @@ static const char *const top_keys[] = {
     "memory_fixed_overhead_gib",
     "memory_fragmentation_fraction",
     "host_link_gbps",
+    "host_link_efficiency",
     "cpu_optimizer_gbps",
     "gpu",
     "gpus_per_node",
@@ -234,6 +235,11 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 		   &d) == 0 &&
 	    d)
 		rq->host_link_gbps = d;
+	d = 0;
+	if (jv_num(&v, b, "host_link_efficiency", false, SIZING_EFFICIENCY_MIN,
+		   1, &d) == 0 &&
+	    d)
+		rq->host_link_efficiency = d;
 	d = 0;
 	if (jv_num(&v, b, "cpu_optimizer_gbps", false, 0.01,
 		   TRN_HOST_RATE_MAX_GBPS, &d) == 0 &&
@@ -753,13 +759,14 @@ json_t *training_result_json(const struct trn_request *rq,
 	json_object_set_new(
 	    basis, "host_offload",
 	    json_pack(
-		"{s:{s:o, s:o, s:o, s:s, s:s}, s:{s:o, s:s, s:s, s:s}}",
+		"{s:{s:o, s:o, s:o, s:s, s:s, s:s}, s:{s:o, s:s, s:s, s:s}}",
 		"host_link_gbps", "value",
-		sizing_real(trn_host_link_gbps(rq) * TRN_HOST_LINK_EFFICIENCY,
-			    4),
+		sizing_real(
+		    trn_host_link_gbps(rq) * trn_host_link_efficiency(rq), 4),
 		"datasheet", sizing_real(trn_host_link_gbps(rq), 4),
-		"efficiency", sizing_real(TRN_HOST_LINK_EFFICIENCY, 4),
-		"source",
+		"efficiency", sizing_real(trn_host_link_efficiency(rq), 4),
+		"efficiency_source",
+		rq->host_link_efficiency > 0 ? "request" : "default", "source",
 		rq->host_link_gbps > 0	     ? "request"
 		: rq->gpu.host_link_gbps > 0 ? "datasheet"
 					     : "default",

@@ -554,6 +554,14 @@ req GET /v1/stacks/hf-peft-bnb4
 check "hf-peft-bnb4: Accelerate's hooks hide no weight transfers (offload_overlap 0)" 200 \
 	'.offload_overlap == 0 and .cp_overlap == 0.8'
 
+# ... and the host link's efficiency is a request field (it was shown, 0.8,
+# and could not be stated)
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":1,"top":1,"host_link_gbps":50,"host_link_efficiency":1,"strategies":{"offload":"optimizer"}}'
+check "host_link_efficiency 1: a stated 50 GB/s is used as 50" 201 \
+	'.basis.host_offload.host_link_gbps | .value == 50 and .efficiency == 1 and .efficiency_source == "request"'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":1,"top":1,"host_link_efficiency":1.5}'
+check_problem "host_link_efficiency 1.5 is a 400 naming it" 400 host_link_efficiency
+
 check_alive "daemon alive after the stack checks"
 stop_daemon && ok "daemon exits cleanly" || not_ok "daemon exits cleanly"
 sanitizer_clean "no sanitizer reports"
