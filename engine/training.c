@@ -525,6 +525,22 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    "GPUs but no inter-node bandwidth is "
 			    "known",
 			    c.gpn);
+		/* A pinned micro-batch without 1 is what the batch cannot
+		 * take (review s19b F9d: global_batch_size or gpus was
+		 * named); with 1 allowed, dp is what does not divide it */
+		bool mb_one = rq->strategies.micro_batch.n == 0;
+		for (int i = 0; i < rq->strategies.micro_batch.n; i++)
+			mb_one |= rq->strategies.micro_batch.v[i] == 1;
+		if (!mb_one)
+			return eng_fail(
+			    err, ENG_EINVAL, "strategies.micro_batch",
+			    "global batch %ld sequences cannot be split into "
+			    "dp x the micro_batch allowed (%d%s) for any "
+			    "allowed layout %s %ld GPUs",
+			    c.gbs, rq->strategies.micro_batch.v[0],
+			    rq->strategies.micro_batch.n > 1 ? ", ..." : "",
+			    rq->gpus > 0 ? "on" : "up to",
+			    rq->gpus > 0 ? rq->gpus : rq->max_gpus);
 		/* The default batch (none given) is the engine's choice, not
 		 * a client mistake: the GPU count cannot take it (422). */
 		if (rq->gpus > 0 && rq->global_batch_size <= 0 &&
@@ -599,6 +615,20 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	/* warnings, plain language */
 	{
 		const struct trn_plan *b = &res->plans[0];
+		/* a pin that the plan's layout has nothing to apply to
+		 * (review s19b F9e: dropped without a word) */
+		if (rq->strategies.sequence_parallel.n == 1 &&
+		    rq->strategies.sequence_parallel.v[0] && b->layout.tp == 1)
+			warn(res,
+			     "strategies.sequence_parallel true is not applied "
+			     "at tp 1: sequence parallelism splits the "
+			     "activations a tensor-parallel group shares");
+		if (rq->strategies.stage_rebalance.n == 1 &&
+		    rq->strategies.stage_rebalance.v[0] && b->layout.pp == 1)
+			warn(res,
+			     "strategies.stage_rebalance true is not applied "
+			     "at pp 1: there are no first and last stages to "
+			     "rebalance");
 		/* a node wider than the type's scale-up domain: sized as asked
 		 * (review s19b F5: taken without a word) */
 		if (rq->gpus_per_node > rq->gpu.max_gpus_per_node &&
@@ -1016,14 +1046,16 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    "them (megatron-core, torchtitan, deepspeed-zero) "
 			    "needs less memory per GPU",
 			    rq->stack.name, rq->model.moe.experts);
-		if (rq->model.moe.experts > 0 && rq->method == TRN_FULL)
+		/* every MoE plan, fine-tuning too: the terms not modelled
+		 * are the same (review s19b F9a) */
+		if (rq->model.moe.experts > 0)
 			warn(res,
 			     "mixture of experts: median error 26 %% on 54 "
 			     "published pre-training runs (Megatron-Core, "
-			     "FSDP2; docs/VALIDATION.md); not modelled: host "
-			     "overhead per micro-batch of small experts, "
-			     "all-to-all overlap (DeepEP, 1F1B), unbalanced "
-			     "routing");
+			     "FSDP2; docs/VALIDATION.md; no fine-tuning run "
+			     "scored); not modelled: host overhead per "
+			     "micro-batch of small experts, all-to-all overlap "
+			     "(DeepEP, 1F1B), unbalanced routing");
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

@@ -241,7 +241,7 @@ static int take_all(struct hw_spec *hw, const struct fleet_medians *fm,
 
 int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct hw_spec *hw, struct calib_info *ci, const char *field,
-		struct response *res)
+		const char *calib_field, struct response *res)
 {
 	struct fleet_medians fm;
 	struct fleet_bands bands;
@@ -271,7 +271,7 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 			gpu, field, CALIB_WINDOW_DAYS);
 		json_object_set_new(res->json, "errors",
 				    json_pack("[{s:s, s:s}]", "field",
-					      "calibration", "message",
+					      calib_field, "message",
 					      "no measurements for this GPU "
 					      "type"));
 		return -1;

@@ -72,7 +72,7 @@ bool calib_implausible(double median, double datasheet);
  */
 int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 		struct hw_spec *hw, struct calib_info *ci, const char *field,
-		struct response *res);
+		const char *calib_field, struct response *res);
 
 /* Drops what calibration left out of metric ("hbm_gbps") from ci: the
  * request states that rate itself. */

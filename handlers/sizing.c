@@ -101,9 +101,9 @@ enum store_status sizing_catalog_hw(struct app *app, const char *name,
 }
 
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
-		    enum calib_mode mode, struct hw_spec *hw,
-		    struct calib_info *ci, struct store_gpu *row,
-		    struct response *res)
+		    enum calib_mode mode, const char *calib_field,
+		    struct hw_spec *hw, struct calib_info *ci,
+		    struct store_gpu *row, struct response *res)
 {
 	struct store_err e;
 
@@ -142,8 +142,10 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 	gpu_to_hw(row, hw);
 	/* the catalog's own name: probe results are filed under it, not
 	 * under the alias the request may have used ("h100") */
-	return calib_apply(app, row->name, mode, hw, ci, field, res) != 0 ? -1
-									  : 0;
+	return calib_apply(app, row->name, mode, hw, ci, field, calib_field,
+			   res) != 0
+		   ? -1
+		   : 0;
 }
 
 int sizing_power_limit(struct hw_spec *hw, const char *gpu, double limit_w,

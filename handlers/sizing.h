@@ -90,9 +90,9 @@ bool sizing_gpu_known(struct app *app, const char *name);
 enum store_status sizing_catalog_hw(struct app *app, const char *name,
 				    struct hw_spec *hw, struct store_err *e);
 int sizing_load_gpu(struct app *app, const char *name, const char *field,
-		    enum calib_mode mode, struct hw_spec *hw,
-		    struct calib_info *ci, struct store_gpu *row,
-		    struct response *res);
+		    enum calib_mode mode, const char *calib_field,
+		    struct hw_spec *hw, struct calib_info *ci,
+		    struct store_gpu *row, struct response *res);
 /* Puts a power limit of limit_w W (0: none) and the slope (0: the
  * default) on the loaded GPU *hw named gpu: a field error under field when
  * the GPU has no board power or the limit lies outside

@@ -459,8 +459,13 @@ void h_sizing_compare(struct app *app, const struct request *req,
 
 		snprintf(o->gpu, sizeof(o->gpu), "%s", names[i]);
 		snprintf(field, sizeof(field), "gpus[%d]", i);
-		if (sizing_load_gpu(app, names[i], field, sj.calib, &o->hw,
-				    &o->ci, &row, res) != 0)
+		/* a job's calibration is named under the job (review
+		 * s19b F9b: a 422 named "calibration", a top-level field
+		 * the compare body does not have) */
+		if (sizing_load_gpu(app, names[i], field, sj.calib,
+				    training ? "training.calibration"
+					     : "inference.calibration",
+				    &o->hw, &o->ci, &row, res) != 0)
 			goto out;
 		/* the entry's own name, when asked by an alias (names.h) */
 		snprintf(o->gpu, sizeof(o->gpu), "%.*s",

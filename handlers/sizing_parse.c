@@ -166,8 +166,9 @@ void sizing_job_hw(const struct sizing_job *job, struct hw_spec *hw,
 int sizing_job_gpu(struct app *app, struct sizing_job *job, struct hw_spec *hw,
 		   struct response *res)
 {
-	if (sizing_load_gpu(app, job->gpu_name, "gpu", job->calib, hw, &job->ci,
-			    &job->gpu_row, res) != 0)
+	if (sizing_load_gpu(app, job->gpu_name, "gpu", job->calib,
+			    "calibration", hw, &job->ci, &job->gpu_row,
+			    res) != 0)
 		return -1;
 	job->gpu_name = job->gpu_row.name;
 	sizing_job_hw(job, hw, &job->ci);

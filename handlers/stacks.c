@@ -67,8 +67,10 @@ static const struct jv_rule put_rules[] = {
     {"updated_at", JV_STR, false, 0, 64, NULL, true},
 };
 
+/* name null is name left out, the default profile (review s19b F9c: a
+ * 400, though null counts as not given everywhere) */
 static const struct jv_rule override_rules[] = {
-    {"name", JV_STR, false, 0, 64, NULL, false},
+    {"name", JV_STR, false, 0, 64, NULL, true},
     STACK_VALUE_RULES(false),
 };
 

@@ -652,6 +652,22 @@ req POST /v1/sizing/training "${J[@]}" -d "{$OB,\"strategies\":{\"zero\":1,\"rec
 check "the search's best step ($best s) is no slower than zero 1 with selective recompute and the optimizer offloaded" 201 \
 	".plans[0].time_s.step >= $best"
 
+# review s19b F9: smaller contradictions
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"deepseek-v3","gpu":"h100-sxm5-80gb","seq_len":4096,"train_tokens":1e12,"top":1,"max_gpus":2048,"stack":"megatron-core","method":"lora"}'
+check "a MoE LoRA plan carries the MoE caveat, as every MoE plan" 201 \
+	'[.checks.warnings[] | select(test("^mixture of experts"))] | length == 1'
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":4096,"train_tokens":1e11,"max_gpus":64,"calibration":"measured"},"gpus":["h100","l4"]}'
+check_problem "compare: a job's calibration that nothing measured is named under the job" 422 training.calibration
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":8,"top":1,"stack":{"name":null,"dp_overlap":0.5}}'
+check "stack.name null is the default profile, with the override" 201 \
+	'.basis.stack.name == "megatron-lm-2021" and .basis.stack.dp_overlap == 0.5'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"max_gpus":64,"global_batch_size":1024,"top":1,"strategies":{"micro_batch":3}}'
+check_problem "a pinned micro_batch that cannot divide the batch is named" 400 strategies.micro_batch
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":8,"top":1,"strategies":{"tp":1,"pp":1,"sequence_parallel":true,"stage_rebalance":true}}'
+check "pinned sequence_parallel at tp 1 and stage_rebalance at pp 1 are said not to apply" 201 \
+	'([.checks.warnings[] | select(test("sequence_parallel true is not applied at tp 1"))] | length == 1)
+	 and ([.checks.warnings[] | select(test("stage_rebalance true is not applied at pp 1"))] | length == 1)'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 

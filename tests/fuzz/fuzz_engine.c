@@ -147,7 +147,8 @@ static void gpu_valid(struct rd *r, struct hw_spec *hw)
 	static struct app app;
 	struct calib_info ci;
 	struct response res = {0};
-	json_t *row = NULL, *name_row;
+	struct store_gpu row; /* the typed catalog row (sizing.h) */
+	json_t *name_row;
 	size_t n = 0;
 	const char *name;
 
@@ -155,10 +156,9 @@ static void gpu_valid(struct rd *r, struct hw_spec *hw)
 		n++;
 	name_row = json_loads(fuzz_gpu_rows[u64(r, 1) % n], 0, NULL);
 	name = json_string_value(json_object_get(name_row, "name"));
-	if (sizing_load_gpu(&app, name, "gpu", CALIB_DATASHEET, hw, &ci, &row,
-			    &res) != 0)
+	if (sizing_load_gpu(&app, name, "gpu", CALIB_DATASHEET, "calibration",
+			    hw, &ci, &row, &res) != 0)
 		FZ_FAIL("catalog GPU %s does not load", name);
-	json_decref(row);
 	json_decref(name_row);
 	res_release(&res);
 	if (u64(r, 1) & 1) {
