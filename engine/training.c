@@ -303,6 +303,59 @@ static const char *search_field(const struct trn_request *rq)
 	return rq->gpus > 0 ? "gpus" : "max_gpus";
 }
 
+/* What a built-in profile can do, for the hints below. */
+enum stack_can {
+	CAN_SHARD_OFFLOAD, /* ZeRO-3 and weight offload */
+	CAN_SHARD,	   /* ZeRO-3 */
+	CAN_OFFLOAD,	   /* weight offload */
+	CAN_EP,
+	CAN_PP,
+	CAN_TP,
+	CAN_NF4 /* QLoRA's 4-bit base weights */
+};
+
+static bool stack_can(const struct eng_stack *s, enum stack_can what)
+{
+	bool shard = s->max_zero_stage >= 3;
+	bool off = s->max_offload >= STACK_OFFLOAD_OPTIMIZER_WEIGHTS;
+
+	switch (what) {
+	case CAN_SHARD_OFFLOAD:
+		return shard && off;
+	case CAN_SHARD:
+		return shard;
+	case CAN_OFFLOAD:
+		return off;
+	case CAN_EP:
+		return s->expert_parallel;
+	case CAN_PP:
+		return s->pipeline_parallel;
+	case CAN_TP:
+		return s->tensor_parallel;
+	case CAN_NF4:
+		return s->nf4_base_weights;
+	}
+	return false;
+}
+
+/* The built-in profiles that can do what, but the request's own, into
+ * out, comma-separated (review s19b F3: a fixed list named the request's
+ * own stack to itself). The catalog (GET /v1/stacks) may hold others. */
+static void stacks_that(const struct trn_request *rq, enum stack_can what,
+			char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < STACK_BUILTIN_COUNT && n < len; i++) {
+		if (!stack_can(&stack_builtin[i], what) ||
+		    !strcmp(stack_builtin[i].name, rq->stack.name))
+			continue;
+		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "",
+				      stack_builtin[i].name);
+	}
+}
+
 /* The stack's bounds (stack.h max_zero_stage, max_offload,
  * expert_parallel, pipeline_parallel, tensor_parallel) may be what keeps
  * every layout over its memory: "; stack X shards no further than ZeRO-n and
@@ -318,7 +371,7 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 	 * sent to them) */
 	bool pp_one = !st->pp.n;
 	bool zb, ob, rc_full = !st->recompute.n;
-	char zs[40] = "", os[48] = "";
+	char zs[48] = "", os[48] = "";
 	int n = 0;
 
 	for (int i = 0; i < st->pp.n; i++)
@@ -343,41 +396,62 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 			 rq->stack.max_offload == STACK_OFFLOAD_NONE
 			     ? "nothing"
 			     : "only the optimizer state");
-	if ((zb || ob) && n >= 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n,
-			      "; stack %.64s%s%s: one that %s (pytorch-fsdp2-"
-			      "fa2, torchtitan, deepspeed-zero%s) may fit",
-			      rq->stack.name, zs, os,
-			      zb && ob ? "shards and offloads the weights"
-			      : zb     ? "shards gradients and weights"
-				       : "offloads the weights",
-			      ob ? "" : ", megatron-core");
+	if ((zb || ob) && n >= 0 && (size_t)n < len) {
+		char who[160];
+
+		stacks_that(rq,
+			    zb && ob ? CAN_SHARD_OFFLOAD
+			    : zb     ? CAN_SHARD
+				     : CAN_OFFLOAD,
+			    who, sizeof(who));
+		if (who[0])
+			n += snprintf(buf + n, len - (size_t)n,
+				      "; stack %.64s%s%s: a built-in one that "
+				      "%s (%s) may fit",
+				      rq->stack.name, zs, os,
+				      zb && ob
+					  ? "shards and offloads the weights"
+				      : zb ? "shards gradients and weights"
+					   : "offloads the weights",
+				      who);
+	}
 	{
 		/* a parallelism the stack lacks, unless the request pinned
 		 * that dimension (stack.h) */
 		const struct {
 			bool lacks;
+			enum stack_can can;
 			const char *what;
 		} par[] = {
 		    {!rq->strategies.ep.n && !rq->stack.expert_parallel &&
 			 rq->model.moe.experts > 0,
-		     "no expert parallelism: one that shards the experts "
-		     "(megatron-core, torchtitan, deepspeed-zero)"},
+		     CAN_EP,
+		     "no expert parallelism: a built-in one that shards the "
+		     "experts"},
 		    {!rq->strategies.pp.n && !rq->stack.pipeline_parallel,
-		     "no pipeline schedule: one that runs pipeline stages "
-		     "(megatron-core, torchtitan, deepspeed-zero)"},
+		     CAN_PP,
+		     "no pipeline schedule: a built-in one that runs pipeline "
+		     "stages"},
 		    /* QLoRA runs without TP on every stack (trn_tp_runs):
 		     * no other one to name */
 		    {!rq->strategies.tp.n && !rq->stack.tensor_parallel &&
 			 rq->method != TRN_QLORA,
-		     "no tensor parallelism: one that splits layers "
-		     "(megatron-core, torchtitan, pytorch-fsdp2-fa2)"},
+		     CAN_TP,
+		     "no tensor parallelism: a built-in one that splits "
+		     "layers"},
 		};
-		for (size_t k = 0; k < sizeof(par) / sizeof(par[0]); k++)
-			if (par[k].lacks && n >= 0 && (size_t)n < len)
+		for (size_t k = 0; k < sizeof(par) / sizeof(par[0]); k++) {
+			char who[160];
+
+			if (!par[k].lacks || n < 0 || (size_t)n >= len)
+				continue;
+			stacks_that(rq, par[k].can, who, sizeof(who));
+			if (who[0])
 				n += snprintf(buf + n, len - (size_t)n,
-					      "; stack %.64s has %s may fit",
-					      rq->stack.name, par[k].what);
+					      "; stack %.64s has %s (%s) may "
+					      "fit",
+					      rq->stack.name, par[k].what, who);
+		}
 	}
 }
 
@@ -974,17 +1048,9 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			/* the built-in profiles that run it, from their
 			 * table (review s15b: a fixed list named the
 			 * request's own stack) */
-			char runs[160] = "";
-			size_t k = 0;
-			for (int i = 0; i < STACK_BUILTIN_COUNT; i++)
-				if (stack_builtin[i].nf4_base_weights &&
-				    strcmp(stack_builtin[i].name,
-					   rq->stack.name) != 0 &&
-				    k < sizeof(runs))
-					k += (size_t)snprintf(
-					    runs + k, sizeof(runs) - k, "%s%s",
-					    k ? ", " : "",
-					    stack_builtin[i].name);
+			char runs[160];
+
+			stacks_that(rq, CAN_NF4, runs, sizeof(runs));
 			warn(res,
 			     "method qlora: stack %.63s has no 4-bit base "
 			     "weights (nf4_base_weights false): sized as asked "
@@ -1037,15 +1103,18 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     rq->stack.gemm_clock_derate, rq->gpu.name,
 			     rq->gpu.cc_major, rq->gpu.cc_minor);
 		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
-		    !rq->strategies.ep.n)
-			warn(
-			    res,
-			    "stack %.63s runs no expert parallelism "
-			    "(expert_parallel false): every data-parallel rank "
-			    "holds all %ld experts (/ tp); a stack that shards "
-			    "them (megatron-core, torchtitan, deepspeed-zero) "
-			    "needs less memory per GPU",
-			    rq->stack.name, rq->model.moe.experts);
+		    !rq->strategies.ep.n) {
+			char who[160];
+
+			stacks_that(rq, CAN_EP, who, sizeof(who));
+			warn(res,
+			     "stack %.63s runs no expert parallelism "
+			     "(expert_parallel false): every data-parallel "
+			     "rank holds all %ld experts (/ tp); a built-in "
+			     "stack that shards them (%s) needs less memory "
+			     "per GPU",
+			     rq->stack.name, rq->model.moe.experts, who);
+		}
 		/* every MoE plan, fine-tuning too: the terms not modelled
 		 * are the same (review s19b F9a) */
 		if (rq->model.moe.experts > 0)

@@ -100,7 +100,7 @@ for v in 1 '"yes"' null; do
 done
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","seq_len":4096,"gpu":"h100","gpus":2,"calibration":"datasheet","stack":"megatron-lm-2021"}'
 check_problem "full Mixtral on 2 GPUs of megatron-lm-2021: the refusal names the missing expert parallelism" 422 gpus
-jq -e '.detail | test("stack megatron-lm-2021 has no expert parallelism: one that shards the experts")' "$T/body" >/dev/null &&
+jq -e '.detail | test("stack megatron-lm-2021 has no expert parallelism: a built-in one that shards the experts [(]megatron-core, nemo, ")' "$T/body" >/dev/null &&
 	ok "the refusal's hint names expert parallelism" || not_ok "the refusal's hint names expert parallelism" "$(jq -c .detail "$T/body")"
 # review s14: a token batch below one sequence is refused, a rounded one said
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"global_batch_tokens":1}'
@@ -225,7 +225,7 @@ check_problem "stack.max_zero_stage_pp 3 (ZeRO-3 never pairs with PP): 400 namin
 NF='"model":"llama-3-8b","gpu":"a100-sxm4-40gb","gpus":8,"seq_len":4096,"train_tokens":1e9,"calibration":"datasheet","strategies":{"offload":"none","tp":1,"pp":1}'
 req POST /v1/sizing/training "${J[@]}" -d "{$NF}"
 check_problem "8B on 8 A100-40GB at tp 1 pp 1 on the default stack: 422 naming gpus" 422 gpus
-jq -e '.detail | test("stack megatron-lm-2021 shards no further than ZeRO-1: one that shards gradients and weights .*may fit")' "$T/body" >/dev/null &&
+jq -e '.detail | test("stack megatron-lm-2021 shards no further than ZeRO-1: a built-in one that shards gradients and weights .*may fit")' "$T/body" >/dev/null &&
 	ok "the refusal names the stack's ZeRO bound and the profiles that shard further" ||
 	not_ok "the refusal names the stack's ZeRO bound and the profiles that shard further" "$(jq -r .detail "$T/body")"
 req POST /v1/sizing/training "${J[@]}" -d "{$NF,\"stack\":\"pytorch-fsdp2-fa2\"}"
@@ -561,6 +561,13 @@ check "host_link_efficiency 1: a stated 50 GB/s is used as 50" 201 \
 	'.basis.host_offload.host_link_gbps | .value == 50 and .efficiency == 1 and .efficiency_source == "request"'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":1,"top":1,"host_link_efficiency":1.5}'
 check_problem "host_link_efficiency 1.5 is a 400 naming it" 400 host_link_efficiency
+
+# review s19b F3: a hint never names the request's own stack to itself
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"gpu":"l4-24gb","max_gpus":4,"stack":{"name":"torchtitan","pipeline_parallel":false,"tensor_parallel":false}}'
+check_problem "torchtitan without pipeline or tensor parallelism: a refusal" 422 max_gpus
+jq -e '.detail | test("no pipeline schedule: a built-in one that runs pipeline stages [(][^)]*[)]") and (test("stages [(][^)]*torchtitan") | not)' "$T/body" >/dev/null &&
+	ok "... whose hints list the built-in stacks that can, not torchtitan itself" ||
+	not_ok "... whose hints list the built-in stacks that can, not torchtitan itself" "$(jq -c .detail "$T/body")"
 
 check_alive "daemon alive after the stack checks"
 stop_daemon && ok "daemon exits cleanly" || not_ok "daemon exits cleanly"
