@@ -265,10 +265,10 @@ int calib_apply(struct app *app, const char *gpu, enum calib_mode mode,
 	ci->used = any;
 	if (mode == CALIB_MEASURED && !any) {
 		problem(res, 422, "not-measured", "No measurements",
-			"calibration: no probe has measured a \"%s\" (%s) in "
-			"the last %d days; use \"calibration\": \"auto\" or "
+			"%s: no probe has measured a \"%s\" (%s) in the last "
+			"%d days; use \"calibration\": \"auto\" or "
 			"\"datasheet\"",
-			gpu, field, CALIB_WINDOW_DAYS);
+			calib_field, gpu, field, CALIB_WINDOW_DAYS);
 		json_object_set_new(res->json, "errors",
 				    json_pack("[{s:s, s:s}]", "field",
 					      calib_field, "message",

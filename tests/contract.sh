@@ -628,7 +628,7 @@ expect='[.errors[].field] == ["gpus[1]"]' \
 invalid=1 expect='[.errors[].field] == ["prices.h100-sxm5-80gb"]' \
 	call "compare: bad price" 400 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10},"prices":{"h100-sxm5-80gb":-1}}'
 call "compare: runs nowhere" 422 POST $S "${J[@]}" -d '{"inference":{"model":"llama-2-70b","weight_precision":"fp8","prompt_tokens":512,"output_tokens":128,"tpot_ms":0.1},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
-expect='(.detail | startswith("calibration: no probe has measured a \"a100-sxm4-80gb\" (gpus[0])")) and [.errors[].field] == ["calibration"]' \
+expect='(.detail | startswith("training.calibration: no probe has measured a \"a100-sxm4-80gb\" (gpus[0])")) and [.errors[].field] == ["training.calibration"]' \
 	call "compare: calibration measured, one type unmeasured" 422 POST $S "${J[@]}" -d '{"training":{"model":"llama-2-7b","seq_len":4096,"train_tokens":1e10,"calibration":"measured"},"gpus":["a100-sxm4-80gb","h100-sxm5-80gb"]}'
 call "compare: XML" 415 POST $S -H 'Content-Type: application/xml' -d '<job/>'
 
