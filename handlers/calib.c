@@ -37,17 +37,21 @@ static struct fleet_band band_of(double datasheet, double max_ratio,
 
 /* Each calibrating metric's band from hw's datasheet figures (calib.h):
  * GEMMs against the dense peak of their dtype, HBM against its bandwidth,
- * the all-reduce against the one-way link rate; each expecting what the
- * engine assumes without measurements (datasheet x its default
- * efficiency, engine/hw.h), the arbiter of an even split of the nodes
- * (review s19c F2). */
+ * the all-reduce against the one-way link rate; each expecting what a
+ * probe of the type measures when the engine's defaults hold, the
+ * arbiter of an even split of the nodes (review s19c F2): for a GEMM the
+ * best-shape rate, datasheet x default efficiency / in-step retention
+ * (0.69 / 0.863 = 0.80 of the H100's peak: its mamf figure), not the
+ * in-step rate, beside which a 21 % slow node had looked the healthier
+ * (review s19d F2). */
 static void calib_bands(const struct hw_spec *hw, struct fleet_bands *b)
 {
 	memset(b, 0, sizeof(*b));
 	for (int t = 0; t < ENG_DTYPE_COUNT && t < FLEET_DTYPES; t++) {
 		b->gemm_tflops[t] =
 		    band_of(hw->peak_tflops[t], CALIB_PLAUSIBLE_MAX_RATIO,
-			    hw_gemm_efficiency_for(hw, (enum eng_dtype)t));
+			    hw_gemm_efficiency_for(hw, (enum eng_dtype)t) /
+				hw_gemm_in_step_retention((enum eng_dtype)t));
 		b->gemm_sustained_tflops[t] = b->gemm_tflops[t];
 	}
 	b->hbm_gbps =
@@ -192,8 +196,10 @@ int calib_require_gemm(const struct calib_info *ci, const struct hw_spec *hw,
 /* Every fleet value calibration uses into hw's measured fields (take);
  * 1 when one was taken. ci lists what was left out. A sustained GEMM
  * figure takes precedence over the best-shape one of its dtype (engine/
- * hw.h hw_gemm_rate) only when at least as many nodes back it: one node's
- * single result had set aside five nodes' figures (review s19c F1). */
+ * hw.h hw_gemm_rate) only when at least half as many nodes back it: one
+ * node's single result had set aside five nodes' figures (review s19c
+ * F1); only full probe runs measure it, so "as many" let one quick run
+ * switch a type between the two (review s19d F3). */
 static int take_all(struct hw_spec *hw, const struct fleet_medians *fm,
 		    const struct fleet_bands *bands, struct calib_info *ci)
 {
@@ -210,14 +216,14 @@ static int take_all(struct hw_spec *hw, const struct fleet_medians *fm,
 			 "gemm_sustained_tflops.%s", eng_dtype_name(t));
 		any |= take(&hw->gemm_tflops[t], b, hw->peak_tflops[t],
 			    &bands->gemm_tflops[t], best, ci);
-		if (usable(s) && usable(b) && s->nodes < b->nodes) {
+		if (usable(s) && usable(b) && 2 * s->nodes < b->nodes) {
 			struct hw_measured aside = {0};
 			char why[200];
 
 			snprintf(why, sizeof(why),
 				 "%d node(s) against the %d behind %s: a "
-				 "sustained figure is taken when at least as "
-				 "many nodes back it",
+				 "sustained figure is taken when at least half "
+				 "as many nodes back it",
 				 s->nodes, b->nodes, best);
 			set_aside(ci, sustained, s->value, s->nodes, why);
 			take(&aside, s, hw->peak_tflops[t],

@@ -1,30 +1,27 @@
--- 0038_calibration_by_machine.sql - calibration knows a node by its GPUs
--- (review s19c F5; docs/MODEL.md §5, "One broken node").
+-- 0038_calibration_by_machine.sql - calibration knows a node by its host
+-- name and its GPUs (review s19c F5, s19d F1; docs/MODEL.md §5, "One
+-- broken node").
 --
 -- 0037 gave calibration each run's host name, and a node counts once. But
 -- the same GPUs posted under other host names (a node re-imaged under a
 -- new name, or a report re-sent with another one) counted as more nodes:
 -- three copies of one inflated node outvoted a healthy one 3 to 1, while
 -- the fleet view, which moves each GPU uuid to its latest host, knew they
--- were one node. A run's node is now its GPUs: the smallest uuid among the
--- results it files under the GPU type (node_key 'gpu:<uuid>'); a run with
--- none keeps its host name (storage/calib_mirror.c reads
--- coalesce(node_key, hostname)).
+-- were one node. Each row now also keeps a key of its GPUs: the smallest
+-- uuid among the results it files under the GPU type (node_key
+-- 'gpu:<uuid>'; NULL for a run of node-level results alone, NCCL's). The
+-- daemon joins runs that share a host name or a GPU key into one node
+-- (storage/calib_mirror.c, union-find): a renamed host keeps its GPUs, and
+-- a run on some of a host's GPUs, or of NCCL alone, keeps its host name.
 --
--- Rows stored before this migration get the smallest of their run's GPU
--- uuids (benchmark_runs.gpu_uuids, 0020); the UPDATE stamps change_xid
--- (0018's trigger), so the daemons' copies take them at their next read.
+-- Rows stored before this migration keep node_key NULL: they are their
+-- host's, which the rows after it join by the same host name.
 --
 -- The function is 0037's with the node key carried to rollup_type_runs.
 
 SET lock_timeout = '5s';
 
 ALTER TABLE rollup_type_runs ADD COLUMN node_key text;
-
-UPDATE rollup_type_runs r
-SET node_key = 'gpu:' || (SELECT min(u) FROM unnest(b.gpu_uuids) u)
-FROM benchmark_runs b
-WHERE b.run_id = r.run_id AND cardinality(b.gpu_uuids) > 0;
 
 CREATE OR REPLACE FUNCTION gpusizer_rollup(rs benchmark_results[],
                                 run_synthetic boolean DEFAULT NULL)

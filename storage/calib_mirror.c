@@ -17,6 +17,7 @@ struct trun {
 	bool live;
 	int type, key; /* uuids id: run_id|gpu_type, the row's identity */
 	int host;      /* hosts id of its node; -1: not known (0037) */
+	int gkey;      /* hosts id of its GPUs' key; -1: none (0038) */
 	bool synthetic;
 	int64_t measured_us;
 	int n;
@@ -30,7 +31,8 @@ struct cmirror {
 	int window_days; /* rows kept: the last this many days */
 	char days[16];	 /* window_days, the statement's parameter */
 	struct strtab keys, names;
-	struct strtab hosts; /* node host names (0037) */
+	/* node host names (0037) and GPU keys, "gpu:<uuid>" (0038) */
+	struct strtab hosts;
 	struct mkeytab mkeys;
 	int *row_of_key; /* by keys id: index into runs + 1, 0 = none */
 	int row_of_key_cap;
@@ -65,12 +67,12 @@ static void cmirror_clear(void *mv)
 	"SELECT 'S', pg_snapshot_xmin(pg_current_snapshot())::text,"           \
 	" (SELECT epoch FROM fleet_mirror_epoch)::text,"                       \
 	" (extract(epoch FROM now()) * 1000000)::bigint::text,"                \
-	" NULL, NULL, NULL, NULL, NULL"                                        \
+	" NULL, NULL, NULL, NULL, NULL, NULL"                                  \
 	" UNION ALL"                                                           \
 	" SELECT 'R', r.gpu_type, r.run_id::text,"                             \
 	"  (extract(epoch FROM r.measured_at) * 1000000)::bigint::text,"       \
 	"  r.synthetic::text, r.metrics::text, r.dtypes::text, r.v::text,"     \
-	"  coalesce(r.node_key, r.hostname)"                                   \
+	"  r.hostname, r.node_key"                                             \
 	" FROM rollup_type_runs r"                                             \
 	" WHERE r.measured_at > now() - make_interval(days => $2::int)"
 static const char calib_load_sql[] = CALIB_SYNC_SQL " AND $1::xid8 IS NOT NULL";
@@ -115,9 +117,12 @@ static int trun_set(struct cmirror *m, struct trun *t, PGresult *r, int i)
 	if ((t->type = strtab_id(&m->names, PQgetvalue(r, i, 1))) < 0)
 		goto out;
 	t->synthetic = !strcmp(PQgetvalue(r, i, 4), "true");
-	t->host = -1;
+	t->host = t->gkey = -1;
 	if (!PQgetisnull(r, i, 8) &&
 	    (t->host = strtab_id(&m->hosts, PQgetvalue(r, i, 8))) < 0)
+		goto out;
+	if (!PQgetisnull(r, i, 9) &&
+	    (t->gkey = strtab_id(&m->hosts, PQgetvalue(r, i, 9))) < 0)
 		goto out;
 	t->measured_us = strtoll(PQgetvalue(r, i, 3), NULL, 10);
 	t->live = true;
@@ -238,6 +243,16 @@ struct cval {
  * covers skewed clocks and time zones written wrong. */
 #define CALIB_AHEAD_US ((int64_t)86400 * 1000000)
 
+/* The root of h's set, halving the path on the way. */
+static int uf_find(int *uf, int h)
+{
+	while (uf[h] != h) {
+		uf[h] = uf[uf[h]];
+		h = uf[h];
+	}
+	return h;
+}
+
 enum store_status calib_mirror_type_medians(
     struct db_pool *pool, const char *gpu_type, int window_days,
     bool with_synthetic, double lo, double hi,
@@ -251,6 +266,7 @@ enum store_status calib_mirror_type_medians(
 	struct cval *vals = NULL;
 	struct fleet_run_value *tmp = NULL;
 	size_t nv = 0, cap = 0, nk, *start = NULL;
+	int *uf = NULL; /* union-find over hosts ids */
 	int type = -1;
 	enum store_status st;
 
@@ -270,8 +286,23 @@ enum store_status calib_mirror_type_medians(
 	t0 = now_us - (int64_t)window_days * 86400 * 1000000;
 	t1 = now_us + CALIB_AHEAD_US;
 	type = strtab_find(&m->names, gpu_type);
+	/* A node is its host name and its GPUs: runs that share either are
+	 * one node (union-find over both; review s19c F5: the same GPUs
+	 * under other host names were more nodes; s19d F1: a run on some of
+	 * a host's GPUs, or of NCCL alone, has another GPU key or none) */
+	if (!(uf = malloc((size_t)(m->hosts.n ? m->hosts.n : 1) *
+			  sizeof(*uf))))
+		goto oom;
+	for (int h = 0; h < m->hosts.n; h++)
+		uf[h] = h;
 	for (int i = 0; type >= 0 && i < m->nruns; i++) {
 		struct trun *t = &m->runs[i];
+		if (t->live && t->type == type && t->host >= 0 && t->gkey >= 0)
+			uf[uf_find(uf, t->host)] = uf_find(uf, t->gkey);
+	}
+	for (int i = 0; type >= 0 && i < m->nruns; i++) {
+		struct trun *t = &m->runs[i];
+		int id = t->host >= 0 ? t->host : t->gkey;
 		bool any = false;
 		if (!t->live || t->type != type || t->measured_us <= t0 ||
 		    t->measured_us > t1 || (t->synthetic && !with_synthetic))
@@ -290,7 +321,7 @@ enum store_status calib_mirror_type_medians(
 			/* a run whose node is not known is one of its own */
 			vals[nv++] = (struct cval){
 			    t->mkey[j],
-			    {t->host >= 0 ? t->host : -1 - (long long)i,
+			    {id >= 0 ? uf_find(uf, id) : -1 - (long long)i,
 			     t->v[j]}};
 			any = true;
 		}
@@ -322,5 +353,6 @@ out:
 	free(vals);
 	free(tmp);
 	free(start);
+	free(uf);
 	return st;
 }

@@ -99,13 +99,18 @@ static void test_busbw_band(void)
 /* Review s19c F2: two nodes, one reading high (inside the band). The
  * median of two is their mean, so the healthy node fell more than 10 %
  * under it and was left out. With what the type is expected to measure
- * (datasheet x default efficiency, 0.75 x 312 here) an even split keeps
+ * (the best-shape rate the defaults imply, 0.869 x 312 here) an even split keeps
  * the half nearer it; without (expect 0), the upper half stays, as
  * before. A broken node under it still goes (review s17c F2), and so do
  * two inflated nodes of four. */
 static void test_even_split(void)
 {
-	struct fleet_band a800e = {31.2, 343.2, 0.75 * 312.0};
+	struct fleet_band a800e = {31.2, 343.2, 0.869 * 312.0};
+	/* review s19d F2: an H100 node 21 % slow beside a healthy one,
+	 * against the best-shape expectation (0.80 x 989.4), not the
+	 * in-step one (0.69 x 989.4, nearer the slow node) */
+	struct fleet_band h100e = {98.94, 1088.3, 0.80 * 989.4};
+	struct fleet_run_value slow[] = {{1, 783.4}, {2, 620.0}};
 	struct fleet_run_value hi[] = {{1, 246.8}, {2, 340.0}};
 	struct fleet_run_value lo[] = {{1, 246.8}, {2, 40.0}};
 	struct fleet_run_value four[] = {
@@ -125,6 +130,9 @@ static void test_even_split(void)
 	CHECK_NEAR(r.value, 245.9, 1e-12);
 	CHECK(r.nodes == 2 && r.samples == 2 && r.disputed == 2);
 	CHECK_NEAR(r.disputed_median, 339.0, 1e-12);
+	r = reduce(slow, 2, h100e);
+	CHECK_NEAR(r.value, 783.4, 1e-12);
+	CHECK(r.degraded == 1 && r.degraded_median == 620.0 && r.disputed == 0);
 }
 
 /* No runs: nothing usable, nothing left out. */

@@ -5,13 +5,14 @@
 -- with the statistic of review s17c F1, F2 (storage/bench.c
 -- fleet_calib_value, handlers/calib.c calib_bands): a run outside
 -- [0.1, 1.1] x its datasheet figure (the all-reduce: [0.1, 2] x the link)
--- is left out; each node's runs (migrations/0037, 0038: a node is its GPUs'
--- smallest uuid, else its host name, else a node of its own) give their median; a node more than :thr
+-- is left out; each node's runs (migrations/0037: a row without a host
+-- name is a node of its own; the daemon also joins host names that share
+-- GPUs, 0038, which these fixtures never do) give their median; a node more than :thr
 -- under the median of the nodes is left out; the median of the rest, over
 -- their runs.
 -- psql variables: gpu, days, syn, lo, hi, thr. Rows: metric|dtype|median|count|runs.
 WITH per_run AS (
- SELECT r.run_id, coalesce(r.node_key, r.hostname, r.run_id::text) AS node, m.metric,
+ SELECT r.run_id, coalesce(r.hostname, r.run_id::text) AS node, m.metric,
   m.dtype, m.v
  FROM rollup_type_runs r,
   unnest(r.metrics, r.dtypes, r.v) AS m (metric, dtype, v)
