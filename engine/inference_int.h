@@ -54,12 +54,8 @@ struct replica {
 	double n_cap; /* most sequences decoding at once */
 	enum inf_limit cap_limit;
 	double t_pf; /* prefill latency of one prompt, alone */
-	/* GPU time one prompt's prefill takes: riding iterations that a
-	 * decode batch runs anyway (its compute alone), and in iterations of
-	 * prompts only (which pay the weight read, the GEMM tile, launches
-	 * and collectives themselves, shared by the prompts one holds) */
-	double w_pf_ride, w_pf_alone;
-	double ctx; /* mean context of a decoding sequence */
+	double w_pf; /* GPU time one prompt's prefill takes */
+	double ctx;  /* mean context of a decoding sequence */
 	/* the share of the arrivals that a request meets from other
 	 * requests: 1 for an open loop (Poisson arrivals); (N - 1) / N for a
 	 * closed loop of N requests in flight (the arrival theorem of mean

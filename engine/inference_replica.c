@@ -248,44 +248,50 @@ void inf_replica_init(struct replica *r, const struct ictx *c, int tp, int pp)
 	/* A prompt's prefill shares its iterations with the decode batch
 	 * and with other prompts (in-flight batching in every profile:
 	 * TensorRT-LLM mixes context and generation requests in one step,
-	 * vLLM and SGLang chunk or batch prompts up to the token budget).
-	 * Riding an iteration a decode batch runs anyway, the weight read,
-	 * the GEMMs' 128-row tile and launch overhead are the iteration's,
-	 * and a prompt costs its compute (its rows of the GEMMs, attention,
-	 * collectives). An iteration of prompts only (no sequence decoding:
-	 * always with one output token) pays them itself, shared by the
-	 * prompts it holds: the token budget, at most max_num_seqs of them,
-	 * whole prompts without chunking; a profile with neither cap fills
-	 * it up to what memory holds (review s18b F7). Which of the two a
-	 * prompt's iterations are is w_pf_at's (review s18e F7). Its latency
-	 * alone stays t_pf. */
+	 * vLLM and SGLang chunk or batch prompts up to the token budget), so
+	 * the weight read, the GEMMs' 128-row tile and launch overhead are
+	 * paid by the iteration, not by each prompt: a prompt costs its
+	 * compute (its rows of the GEMMs, attention, collectives). Its
+	 * latency alone stays t_pf. */
 	{
 		double n = I;
 		double attn = n *
 			      model_attn_fwd_flops_per_token(&rq->model, I) *
 			      CAUSAL_FRACTION / (double)tp / c->R_attn;
-		double B = r->sv.max_num_batched_tokens > 0
-			       ? (double)r->sv.max_num_batched_tokens
-			       : INFINITY;
-		double seqs = r->sv.max_num_seqs > 0
-				  ? (double)r->sv.max_num_seqs
-				  : fmax(r->n_cap, 1.0);
-		double R = r->sv.chunked_prefill
-			       ? fmin(fmax(B, 1.0), seqs * n)
-			       : n * fmax(1.0, fmin(floor(B / n), seqs));
-		double iter = fmax(gemm_compute_s(c, tp, R),
-				   inf_weights_read(c, tp, R) / c->hbm) +
-			      fixed_overhead(c, tp, pp, R);
 
-		r->w_pf_ride =
-		    gemm_added_s(c, tp, n) + attn +
-		    2.0 * c->L *
-			coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0, c->intra,
-				    rq->gpu.intra_node_link);
-		/* never below riding one: where the per-token collectives
-		 * of riding come out above a whole iteration's share, the
-		 * larger is kept, so w_pf_at never rises with the batch */
-		r->w_pf_alone = fmax(iter * n / R + attn, r->w_pf_ride);
+		if (rq->output_tokens > 1) {
+			r->w_pf =
+			    gemm_added_s(c, tp, n) + attn +
+			    2.0 * c->L *
+				coll_time_s(COLL_AR, n * c->h * 2.0, tp, 1.0,
+					    c->intra, rq->gpu.intra_node_link);
+		} else {
+			/* One output token: no decode batch, so the prompts'
+			 * own iterations pay the weight read, the 128-row
+			 * tile and the launch and collective overhead,
+			 * shared by the prompts one iteration holds (the
+			 * token budget, at most max_num_seqs of them; whole
+			 * prompts without chunking). A profile without a
+			 * token budget or a sequence cap fills an iteration
+			 * up to what memory holds (review s18b F7: generic
+			 * gave each 16-token prompt an iteration of its own,
+			 * 24x under the same prompts with two output tokens) */
+			double B = r->sv.max_num_batched_tokens > 0
+				       ? (double)r->sv.max_num_batched_tokens
+				       : INFINITY;
+			double seqs = r->sv.max_num_seqs > 0
+					  ? (double)r->sv.max_num_seqs
+					  : fmax(r->n_cap, 1.0);
+			double R =
+			    r->sv.chunked_prefill
+				? fmin(fmax(B, 1.0), seqs * n)
+				: n * fmax(1.0, fmin(floor(B / n), seqs));
+			double iter =
+			    fmax(gemm_compute_s(c, tp, R),
+				 inf_weights_read(c, tp, R) / c->hbm) +
+			    fixed_overhead(c, tp, pp, R);
+			r->w_pf = iter * n / R + attn;
+		}
 	}
 	r->others = 1.0; /* open loop until a closed one says otherwise */
 	r->ctx = I + (double)rq->output_tokens / 2.0;
@@ -299,23 +305,6 @@ static double step_s(const struct replica *r, double n)
 			    NULL);
 }
 
-/* GPU time one prompt's prefill takes with n sequences decoding on
- * average: its iterations find a decode step running with the chance
- * that one or more of the others' sequences decode, 1 - e^(-n), the
- * M/G/inf occupancy the TTFT's running-iteration term uses, and then
- * ride it; otherwise they are iterations of prompts only. One output
- * token (n = 0) is all prompt-only iterations. Until 2026-11-27 two or
- * more output tokens always rode, however few sequences decoded: with
- * prompts many times the token budget at a light load, one output token
- * needed more GPUs than two (review s18e F7: Mixtral on A100, 30K-token
- * prompts at 0.3 req/s, 4 GPUs against 2). Never rises with n. */
-static double w_pf_at(const struct replica *r, double n)
-{
-	double alone = exp(-fmax(n, 0.0) * r->others);
-
-	return r->w_pf_ride + alone * (r->w_pf_alone - r->w_pf_ride);
-}
-
 /* Arrival rate at which n sequences decode on average: Little's law on
  * the decode phase, n = lambda * (O - 1) * TPOT, with TPOT = step /
  * (1 - lambda * w_pf) (decode steps stretch by the prefill share), solved
@@ -326,7 +315,7 @@ static double lambda_of(const struct replica *r, double n)
 
 	if (n <= 0)
 		return 0.0;
-	return n / (O1 * step_s(r, n) + r->others * n * w_pf_at(r, n));
+	return n / (O1 * step_s(r, n) + r->others * n * r->w_pf);
 }
 
 /* Iterations a prompt waits beyond its first with n sequences decoding:
@@ -355,8 +344,7 @@ static void point_at(const struct replica *r, double lambda, double n,
 {
 	const struct inf_request *rq = r->c->rq;
 	double O = (double)rq->output_tokens;
-	double w_pf = w_pf_at(r, n);
-	double rho = lambda * w_pf, t_step, tpot, wq, resid, lat;
+	double rho = lambda * r->w_pf, t_step, tpot, wq, resid, lat;
 	/* what the other requests bring (r->others): their prefills stretch
 	 * this one's decode steps, it queues behind theirs, and it may find
 	 * their iteration running */
@@ -370,7 +358,7 @@ static void point_at(const struct replica *r, double lambda, double n,
 	rho_o = r->others * rho;
 	t_step = O > 1.0 ? step_s(r, n) : 0.0;
 	tpot = O > 1.0 ? t_step / (1.0 - rho_o) : 0.0;
-	wq = r->others * lambda * w_pf * w_pf / (2.0 * (1.0 - rho_o));
+	wq = r->others * lambda * r->w_pf * r->w_pf / (2.0 * (1.0 - rho_o));
 	/* the rest of the running scheduler window: one step, or the
 	 * scheduler_steps of multi-step scheduling */
 	resid =
@@ -382,7 +370,7 @@ static void point_at(const struct replica *r, double lambda, double n,
 	lat = r->t_pf +
 	      chunk_iterations(r, n) * (O > 1.0 ? t_step : step_s(r, 1.0));
 	pt->decode_batch = n;
-	pt->prefill_share = lambda * w_pf;
+	pt->prefill_share = lambda * r->w_pf;
 	pt->tpot_ms = tpot * 1e3;
 	pt->ttft_ms = (wq + resid + lat) * 1e3;
 	pt->batch = lambda * (wq + resid + lat + (O - 1.0) * tpot);
@@ -435,8 +423,7 @@ static bool capacity_of(const struct replica *r, struct inf_point *pt,
 {
 	const struct inf_request *rq = r->c->rq;
 	bool by_rate = rq->output_tokens <= 1;
-	double hi = by_rate ? INF_SATURATION_UTILISATION / w_pf_at(r, 0.0)
-			    : r->n_cap,
+	double hi = by_rate ? INF_SATURATION_UTILISATION / r->w_pf : r->n_cap,
 	       lo;
 	struct inf_point p;
 
