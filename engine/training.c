@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- names ------------------------------------------------------------ */
@@ -147,6 +148,37 @@ static double step_at_full(const struct trn_request *rq,
 	full.global_batch_size = global_batch_size;
 	full.global_batch_tokens = 0;
 	return step_of(&full, l);
+}
+
+/* Whether the request allows micro-batches of one sequence. */
+static bool mb_one_allowed(const struct trn_request *rq)
+{
+	bool one = rq->strategies.micro_batch.n == 0;
+
+	for (int i = 0; i < rq->strategies.micro_batch.n; i++)
+		one |= rq->strategies.micro_batch.v[i] == 1;
+	return one;
+}
+
+/* Whether micro-batches of one sequence would split the request's batch
+ * where its pinned ones cannot: the same request sized with micro_batch
+ * 1 gets past the batch's division (an answer, or another refusal). */
+static bool mb_one_splits(const struct trn_request *rq)
+{
+	struct trn_request r1 = *rq;
+	struct trn_result *tmp = calloc(1, sizeof(*tmp));
+	struct eng_error e = {0};
+	bool splits;
+
+	if (!tmp)
+		return true;
+	r1.strategies.micro_batch.n = 1;
+	r1.strategies.micro_batch.v[0] = 1;
+	r1.top = 1;
+	splits = trn_size(&r1, tmp, &e) == 0 ||
+		 !strstr(e.message, "cannot be split");
+	free(tmp);
+	return splits;
 }
 
 bool trn_meets_deadline(const struct trn_request *rq, double days)
@@ -599,13 +631,11 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    "GPUs but no inter-node bandwidth is "
 			    "known",
 			    c.gpn);
-		/* A pinned micro-batch without 1 is what the batch cannot
-		 * take (review s19b F9d: global_batch_size or gpus was
-		 * named); with 1 allowed, dp is what does not divide it */
-		bool mb_one = rq->strategies.micro_batch.n == 0;
-		for (int i = 0; i < rq->strategies.micro_batch.n; i++)
-			mb_one |= rq->strategies.micro_batch.v[i] == 1;
-		if (!mb_one)
+		/* A pinned micro-batch is what the batch cannot take when
+		 * one of a sequence would split it (review s19b F9d:
+		 * global_batch_size or gpus was named; s19e F4: and not
+		 * when 1 fails too) */
+		if (!mb_one_allowed(rq) && mb_one_splits(rq))
 			return eng_fail(
 			    err, ENG_EINVAL, "strategies.micro_batch",
 			    "global batch %ld sequences cannot be split into "
@@ -710,11 +740,15 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			warn(res,
 			     "gpus_per_node %d is more than %s's %d, the "
 			     "catalog's scale-up domain (max_gpus_per_node): "
-			     "sized as asked, each GPU with that domain's "
-			     "share of the node network, and layers split "
-			     "over up to %d GPUs on its %s link",
+			     "sized as asked, each GPU with %s, and layers "
+			     "split over up to %d GPUs on its %s link",
 			     rq->gpus_per_node, rq->gpu.name,
-			     rq->gpu.max_gpus_per_node, rq->gpus_per_node,
+			     rq->gpu.max_gpus_per_node,
+			     rq->inter_node_gbps > 0.0
+				 ? "1/gpus_per_node of the request's "
+				   "inter_node_gbps"
+				 : "that domain's share of the node network",
+			     rq->gpus_per_node,
 			     hw_link_name(rq->gpu.intra_node_link));
 		if (!res->t_max.ok)
 			warn(res,

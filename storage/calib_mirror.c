@@ -290,8 +290,7 @@ enum store_status calib_mirror_type_medians(
 	 * one node (union-find over both; review s19c F5: the same GPUs
 	 * under other host names were more nodes; s19d F1: a run on some of
 	 * a host's GPUs, or of NCCL alone, has another GPU key or none) */
-	if (!(uf = malloc((size_t)(m->hosts.n ? m->hosts.n : 1) *
-			  sizeof(*uf))))
+	if (!(uf = malloc((size_t)(m->hosts.n ? m->hosts.n : 1) * sizeof(*uf))))
 		goto oom;
 	for (int h = 0; h < m->hosts.n; h++)
 		uf[h] = h;

@@ -663,6 +663,9 @@ check "stack.name null is the default profile, with the override" 201 \
 	'.basis.stack.name == "megatron-lm-2021" and .basis.stack.dp_overlap == 0.5'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"max_gpus":64,"global_batch_size":1024,"top":1,"strategies":{"micro_batch":3}}'
 check_problem "a pinned micro_batch that cannot divide the batch is named" 400 strategies.micro_batch
+# review s19e F4: ... but not where micro-batches of one fail as well
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":3,"global_batch_size":64,"top":1,"strategies":{"micro_batch":[2]}}'
+check_problem "micro_batch 2 on 3 GPUs with a batch of 64: the batch is named, as with micro_batch 1" 400 global_batch_size
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":8,"top":1,"strategies":{"tp":1,"pp":1,"sequence_parallel":true,"stage_rebalance":true}}'
 check "pinned sequence_parallel at tp 1 and stage_rebalance at pp 1 are said not to apply" 201 \
 	'([.checks.warnings[] | select(test("sequence_parallel true is not applied at tp 1"))] | length == 1)

@@ -99,8 +99,8 @@ static void test_busbw_band(void)
 /* Review s19c F2: two nodes, one reading high (inside the band). The
  * median of two is their mean, so the healthy node fell more than 10 %
  * under it and was left out. With what the type is expected to measure
- * (the best-shape rate the defaults imply, 0.869 x 312 here) an even split keeps
- * the half nearer it; without (expect 0), the upper half stays, as
+ * (the best-shape rate the defaults imply, 0.869 x 312 here) an even split
+ * keeps the half nearer it; without (expect 0), the upper half stays, as
  * before. A broken node under it still goes (review s17c F2), and so do
  * two inflated nodes of four. */
 static void test_even_split(void)

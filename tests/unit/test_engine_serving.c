@@ -481,6 +481,68 @@ static void test_one_output_token_never_costlier(void)
 	free(r);
 }
 
+/* More output tokens never need fewer GPUs: each is more work (review
+ * s19e F1: a prefill cost that fell as more sequences decoded made 3
+ * output tokens need 26 GPUs and 4 need 24). Dense and MoE, short and
+ * long prompts, light and heavy loads, with and without a TTFT target. */
+static void test_more_output_tokens_never_fewer_gpus(void)
+{
+	struct inf_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	const long prompts[] = {512, 6000, 30000};
+	const long outs[] = {2, 4, 16, 32};
+	const double rates[] = {0.3, 10};
+	const double ttfts[] = {0, 5000};
+	const int models[] = {0, 2}, gpus[] = {1, 3};
+	const enum inf_serving_engine svs[] = {
+	    INF_SERVING_VLLM, INF_SERVING_SGLANG, INF_SERVING_TRTLLM};
+	int steps = 0;
+
+	for (int mi = 0; r && mi < 2; mi++)
+		for (int gi = 0; gi < 2; gi++)
+			for (int si = 0; si < 3; si++)
+				for (int pi = 0; pi < 3; pi++)
+					for (int li = 0; li < 4; li++) {
+						long prev = 0;
+
+						for (int oi = 0; oi < 4; oi++) {
+							struct inf_request rq;
+
+							base_request(&rq,
+								     models[mi],
+								     gpus[gi]);
+							rq.serving = svs[si];
+							rq.prompt_tokens =
+							    prompts[pi];
+							rq.output_tokens =
+							    outs[oi];
+							rq.load_kind =
+							    INF_LOAD_REQUESTS_PER_S;
+							rq.load_value =
+							    rates[li % 2];
+							rq.ttft_ms =
+							    ttfts[li / 2];
+							rq.top = 1;
+							if (inf_size(&rq, r,
+								     &e) != 0) {
+								prev = 0;
+								continue;
+							}
+							if (prev > 0) {
+								steps++;
+								CHECK(
+								    r->plans[0]
+									.gpus >=
+								    prev);
+							}
+							prev = r->plans[0].gpus;
+						}
+					}
+	printf("# more output tokens: %d steps\n", steps);
+	CHECK(steps > 200);
+	free(r);
+}
+
 static void test_closed_loop_carries_its_load(void)
 {
 	struct inf_result *r = calloc(1, sizeof(*r));
@@ -643,6 +705,7 @@ int main(void)
 	RUN(test_closed_loop_of_one);
 	RUN(test_closed_loop_carries_its_load);
 	RUN(test_one_output_token_never_costlier);
+	RUN(test_more_output_tokens_never_fewer_gpus);
 	RUN(test_pipeline_stage_when_one_node_fits);
 	RUN(test_load_beyond_any_fleet);
 	RUN(test_fleet_warning);
