@@ -55,7 +55,7 @@ check "a deadline replaces max_days" 201 '(.assumptions | has("max_days") | not)
 
 # review s19b F2: the warning quotes the fields' figures (4 significant
 # digits), not "restarts add 0.0 days to the 0.0 of steady training"
-req POST /v1/sizing/training -d '{"model":"llama-3-8b","gpu":"h100","seq_len":8192,"train_tokens":2e10,"gpus":1024,"failures_per_gpu_hour":0.003,"top":1}'
+req POST /v1/sizing/training -d '{"model":"llama-3-8b","gpu":"h100","seq_len":8192,"train_tokens":2e10,"gpus":1024,"failures_per_gpu_hour":0.003,"top":1,"calibration":"datasheet"}'
 check "the goodput warning quotes the added and steady days, the interval and the MTBI as the fields print them" 201 \
 	'.plans[0] as $p | ($p.days - $p.steady_state_days) as $add
 	 | (.checks.warnings | map(select(test("^goodput"))) | .[0]) as $w
