@@ -721,18 +721,28 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		const struct trn_plan *b = &res->plans[0];
 		/* a pin that the plan's layout has nothing to apply to
 		 * (review s19b F9e: dropped without a word) */
-		if (rq->strategies.sequence_parallel.n == 1 &&
-		    rq->strategies.sequence_parallel.v[0] && b->layout.tp == 1)
-			warn(res,
-			     "strategies.sequence_parallel true is not applied "
-			     "at tp 1: sequence parallelism splits the "
-			     "activations a tensor-parallel group shares");
-		if (rq->strategies.stage_rebalance.n == 1 &&
-		    rq->strategies.stage_rebalance.v[0] && b->layout.pp == 1)
-			warn(res,
-			     "strategies.stage_rebalance true is not applied "
-			     "at pp 1: there are no first and last stages to "
-			     "rebalance");
+		{
+			const struct {
+				const struct trn_choices *pin;
+				int width; /* the layout's dimension it needs */
+				const char *what;
+			} unused[] = {
+			    {&rq->strategies.sequence_parallel, b->layout.tp,
+			     "sequence_parallel true is not applied at tp 1: "
+			     "sequence parallelism splits the activations a "
+			     "tensor-parallel group shares"},
+			    {&rq->strategies.stage_rebalance, b->layout.pp,
+			     "stage_rebalance true is not applied at pp 1: "
+			     "there are no first and last stages to "
+			     "rebalance"},
+			};
+			for (size_t k = 0;
+			     k < sizeof(unused) / sizeof(unused[0]); k++)
+				if (unused[k].pin->n == 1 &&
+				    unused[k].pin->v[0] && unused[k].width == 1)
+					warn(res, "strategies.%s",
+					     unused[k].what);
+		}
 		/* a node wider than the type's scale-up domain: sized as asked
 		 * (review s19b F5: taken without a word) */
 		if (rq->gpus_per_node > rq->gpu.max_gpus_per_node &&

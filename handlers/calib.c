@@ -216,8 +216,11 @@ static int take_all(struct hw_spec *hw, const struct fleet_medians *fm,
 			 "gemm_sustained_tflops.%s", eng_dtype_name(t));
 		any |= take(&hw->gemm_tflops[t], b, hw->peak_tflops[t],
 			    &bands->gemm_tflops[t], best, ci);
-		if (usable(s) && usable(b) && 2 * s->nodes < b->nodes) {
-			struct hw_measured aside = {0};
+		bool aside = usable(s) && usable(b) && 2 * s->nodes < b->nodes;
+		struct hw_measured unused = {0};
+		int took;
+
+		if (aside) {
 			char why[200];
 
 			snprintf(why, sizeof(why),
@@ -226,13 +229,12 @@ static int take_all(struct hw_spec *hw, const struct fleet_medians *fm,
 				 "as many nodes back it",
 				 s->nodes, b->nodes, best);
 			set_aside(ci, sustained, s->value, s->nodes, why);
-			take(&aside, s, hw->peak_tflops[t],
-			     &bands->gemm_sustained_tflops[t], sustained, ci);
-			continue;
 		}
-		any |=
-		    take(&hw->gemm_sustained_tflops[t], s, hw->peak_tflops[t],
-			 &bands->gemm_sustained_tflops[t], sustained, ci);
+		/* what it leaves out is listed either way */
+		took = take(aside ? &unused : &hw->gemm_sustained_tflops[t], s,
+			    hw->peak_tflops[t],
+			    &bands->gemm_sustained_tflops[t], sustained, ci);
+		any |= took && !aside;
 	}
 	any |= take(&hw->hbm_gbps, &fm->hbm_gbps, hw->memory_bandwidth_gbps,
 		    &bands->hbm_gbps, "hbm_gbps", ci);
@@ -300,7 +302,7 @@ static json_t *calib_value_json(const char *field, const char *metric,
 	bool use = usable(v), sized = use && used && rate && rate->measured;
 	json_t *o = json_pack(
 	    "{s:s, s:s, s:s?, s:s, s:o, s:i, s:i, s:o, s:s, s:o, s:o, s:o, "
-	    "s:i, s:o, s:i, s:o, s:i, s:o, s:s?}",
+	    "s:i, s:o, s:i, s:o, s:i, s:o, s:o}",
 	    "field", field, "metric", metric, "dtype", dtype, "unit", unit,
 	    "value", use ? sizing_real(v->value, 6) : json_null(), "runs",
 	    use ? v->samples : 0, "nodes", use ? v->nodes : 0, "reference",
@@ -317,14 +319,12 @@ static json_t *calib_value_json(const char *field, const char *metric,
 	    v->degraded > 0 ? sizing_real(v->degraded_median, 6) : json_null(),
 	    "disputed_nodes", v->disputed, "disputed_median",
 	    v->disputed > 0 ? sizing_real(v->disputed_median, 6) : json_null(),
-	    "set_aside", aside);
+	    "set_aside", aside ? json_string(aside) : json_null());
 
 	/* the rate sizing takes from it: in-step retention, the plan's
 	 * shapes taken out, at most the datasheet (review s18d F12: B200
 	 * HBM showed 8,400 where sizing took 8,000) */
 	if (o) {
-		if (!aside)
-			json_object_set_new(o, "set_aside", json_null());
 		json_object_set_new(o, "sizing_value",
 				    sized ? sizing_real(rate->value, 6)
 					  : json_null());

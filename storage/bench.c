@@ -121,15 +121,16 @@ int fleet_calib_value(struct fleet_run_value *v, size_t n,
 		nleft += node_v[i] < floor_v;
 	/* ... half of them: an even split, which the expected figure
 	 * decides: the half whose median is farther from it goes */
-	if (nleft > 0 && 2 * nleft >= nodes && band.expect > 0.0 &&
-	    fabs(log(part_median(node_v, nodes, floor_v, true, left) /
-		     band.expect)) <
-		fabs(log(part_median(node_v, nodes, floor_v, false, left) /
-			 band.expect))) {
-		out->disputed_median =
-		    part_median(node_v, nodes, floor_v, false, left);
-		out->disputed = (int)(nodes - nleft);
-		low_stays = true;
+	if (nleft > 0 && 2 * nleft >= nodes && band.expect > 0.0) {
+		double lo_m = part_median(node_v, nodes, floor_v, true, left);
+		double hi_m = part_median(node_v, nodes, floor_v, false, left);
+
+		if (fabs(log(lo_m / band.expect)) <
+		    fabs(log(hi_m / band.expect))) {
+			out->disputed_median = hi_m;
+			out->disputed = (int)(nodes - nleft);
+			low_stays = true;
+		}
 	}
 	/* 4. the median of the nodes kept (never empty: the largest node
 	 * value is at least the median, and a split keeps a half) */
