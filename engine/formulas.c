@@ -5,9 +5,8 @@
 #include <string.h>
 
 const char *const eng_recompute_names[ENG_RC_COUNT + 1] = {
-    [ENG_RC_NONE] = "none",
-    [ENG_RC_SELECTIVE] = "selective",
-    [ENG_RC_FULL] = "full",
+    [ENG_RC_NONE] = "none",	  [ENG_RC_SELECTIVE] = "selective",
+    [ENG_RC_PARTIAL] = "partial", [ENG_RC_FULL] = "full",
     [ENG_RC_COUNT] = NULL,
 };
 

@@ -10,7 +10,18 @@
 
 #include <stdbool.h>
 
-enum eng_recompute { ENG_RC_NONE, ENG_RC_SELECTIVE, ENG_RC_FULL, ENG_RC_COUNT };
+/* Activation recomputation, lightest first: none; selective (the
+ * attention core, or the stack's per-op policy); partial, full recompute
+ * of some layers of each pipeline chunk and none of the rest
+ * (Megatron-LM --recompute-method block --recompute-num-layers k; the
+ * layout's recompute_layers, MODEL.md §3); full, every layer. */
+enum eng_recompute {
+	ENG_RC_NONE,
+	ENG_RC_SELECTIVE,
+	ENG_RC_PARTIAL,
+	ENG_RC_FULL,
+	ENG_RC_COUNT
+};
 const char *eng_recompute_name(enum eng_recompute r);
 /* JSON names, indexed by the enum and NULL-terminated (handlers validate
  * against it). */
@@ -31,7 +42,8 @@ double fx_tp_t_max(double hidden, double bytes_per_value, double peak_tflops,
  *   TP:         s*b*h*(10 + 24/t + 5*a*s/(h*t))
  *   TP + SP:    s*b*h*(34 + 5*a*s/h)/t
  *   selective (or flash attention) drops the 5*a*s/h term;
- *   full recompute keeps only the layer input 2*s*b*h (/t with SP). */
+ *   full recompute keeps only the layer input 2*s*b*h (/t with SP);
+ *   partial is a mix of whole layers, each counted as none or full. */
 double fx_act_bytes_per_layer(double s, double b, double h, double a, int t,
 			      bool sequence_parallel, enum eng_recompute rc);
 

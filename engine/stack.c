@@ -166,6 +166,24 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   multi-GPU inference (docs perf_infer_gpu_multi.md), and tp_plan on
  *   bitsandbytes 4-bit weights was reported failing
  *   (huggingface/transformers issue 38122, 2025-05): false.
+ *  partial_recompute (recompute partial: whole layers recomputed for the
+ *   first k of each pipeline chunk, none for the rest): the Megatron-LM
+ *   family's --recompute-method block with --recompute-num-layers k
+ *   ("recompute the input activations of only a set number of individual
+ *   Transformer layers per pipeline stage and do the rest without any
+ *   recomputing", megatron/training/arguments.py; --activations-
+ *   checkpoint-method before 2022, which the 2021 paper's scripts pass;
+ *   Megatron-Core's TransformerBlock applies it per model chunk, so per
+ *   virtual stage; NeMo's "partial transformer layer recomputation",
+ *   docs activation_recomputation.html, 24.07-25.02): true for
+ *   megatron-lm-2021, megatron-core and nemo. False elsewhere: DeepSpeed
+ *   and the BigScience Megatron-DeepSpeed fork checkpoint every layer
+ *   (--checkpoint-activations; --checkpoint-num-layers groups layers per
+ *   checkpoint, it does not leave any out), Hugging Face
+ *   gradient_checkpointing_enable wraps every decoder layer, FSDP2
+ *   recipes wrap every block, and torchtitan's layer-level option
+ *   checkpoints every n-th block (selective_ac_option = "n"), a
+ *   different set the engine does not model.
  *  nf4_base_weights (QLoRA's 4-bit NF4 frozen base weights): Hugging Face
  *   + PEFT (bitsandbytes Linear4bit), NeMo (24.x nlp/modules/common/
  *   megatron/adapters/qlora.py: NF4 wrappers of Megatron-Core's linear
@@ -235,6 +253,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = false,
      .pipeline_parallel = true,
      .tensor_parallel = true,
+     .partial_recompute = true,
      .nf4_base_weights = false},
     {.name = "megatron-core",
      .attn_kernel = ATTN_CUDNN,
@@ -256,6 +275,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = true,
      .pipeline_parallel = true,
      .tensor_parallel = true,
+     .partial_recompute = true,
      .nf4_base_weights = false},
     {.name = "nemo",
      .attn_kernel = ATTN_CUDNN,
@@ -277,6 +297,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = true,
      .pipeline_parallel = true,
      .tensor_parallel = true,
+     .partial_recompute = true,
      .nf4_base_weights = true},
     {.name = "pytorch-fsdp2-fa2",
      .attn_kernel = ATTN_FA2,
@@ -298,6 +319,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = true,
      .pipeline_parallel = true,
      .tensor_parallel = true,
+     .partial_recompute = false,
      .nf4_base_weights = true},
     {.name = "deepspeed-zero",
      .attn_kernel = ATTN_FA2,
@@ -319,6 +341,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = true,
      .pipeline_parallel = true,
      .tensor_parallel = true,
+     .partial_recompute = false,
      .nf4_base_weights = true},
     {.name = "megatron-deepspeed",
      .attn_kernel = ATTN_FA2,
@@ -340,6 +363,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = true,
      .pipeline_parallel = true,
      .tensor_parallel = true,
+     .partial_recompute = false,
      .nf4_base_weights = false},
     {.name = "torchtitan",
      .attn_kernel = ATTN_FA2,
@@ -363,6 +387,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = true,
      .pipeline_parallel = true,
      .tensor_parallel = true,
+     .partial_recompute = false,
      .nf4_base_weights = false},
     {.name = "hf-peft-bnb4",
      .attn_kernel = ATTN_FA2,
@@ -389,6 +414,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .expert_parallel = false,
      .pipeline_parallel = false,
      .tensor_parallel = false,
+     .partial_recompute = false,
      .nf4_base_weights = true},
 };
 

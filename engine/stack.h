@@ -102,6 +102,12 @@ struct eng_stack {
 	 * after */
 	bool fp8_param_all_gather;
 	enum stack_sac selective_recompute;
+	/* true: the stack recomputes whole layers for some layers of each
+	 * pipeline chunk and not the rest (recompute partial: Megatron-LM's
+	 * --recompute-method block); false: its full recompute checkpoints
+	 * every layer (Hugging Face gradient_checkpointing), and the search
+	 * offers no partial recompute, a pinned one is sized with a warning */
+	bool partial_recompute;
 	/* share of the GEMM rate kept on power-limited parts (compute
 	 * capability >= 9.0) in sustained multi-GPU training; 1: none */
 	double gemm_clock_derate;

@@ -309,6 +309,16 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 		l.sequence_parallel = false;
 	if (l.pp == 1)
 		l.stage_rebalance = false;
+	if (l.recompute != ENG_RC_PARTIAL)
+		l.recompute_layers = 0;
+	else if (l.recompute_layers < 1 ||
+		 l.recompute_layers >=
+		     (int)floor(trn_chunk_layers(&c, &l) + 1e-9))
+		return eng_fail(err, ENG_EINVAL, "strategies.recompute",
+				"recompute partial recomputes 1 to %d layers "
+				"of a chunk here (%d given)",
+				(int)floor(trn_chunk_layers(&c, &l) + 1e-9) - 1,
+				l.recompute_layers);
 	if (trn_plan_of(&c, &l, plan, true, &why))
 		return eng_fail(
 		    err, ENG_EINVAL, why,
@@ -936,8 +946,10 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				     rq->method == TRN_QLORA
 					 ? " and the NF4 dequantisation"
 					 : "",
-				     b->layout.recompute == ENG_RC_FULL
-					 ? ", run again under full recompute,"
+				     b->layout.recompute == ENG_RC_FULL ||
+					     b->layout.recompute ==
+						 ENG_RC_PARTIAL
+					 ? ", run again under recompute,"
 					 : "",
 				     rq->gpu.name);
 		}
@@ -1074,6 +1086,18 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 						 : "name a stack that runs it");
 			}
 		}
+		for (int i = 0; i < res->n_plans; i++)
+			if (res->plans[i].layout.recompute == ENG_RC_PARTIAL &&
+			    !rq->stack.partial_recompute) {
+				warn(res,
+				     "strategies.recompute pins partial, which "
+				     "stack %.63s does not run (it recomputes "
+				     "every layer or none: partial_recompute "
+				     "false): plans are sized as pinned; name "
+				     "a stack that runs it",
+				     rq->stack.name);
+				break;
+			}
 		/* cuDNN and FlashAttention-3 are CUDA kernels: a GPU type
 		 * without a CUDA compute capability (AMD's) runs neither
 		 * (review s14) */

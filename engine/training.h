@@ -201,6 +201,11 @@ struct trn_request {
 struct trn_layout {
 	int tp, pp, dp, ep, cp, vp, zero;
 	enum eng_recompute recompute;
+	/* recompute partial: the layers of each pipeline chunk (a stage's
+	 * layers / vp) run again in the backward, the first of the chunk's
+	 * (Megatron-LM --recompute-num-layers with --recompute-method
+	 * block); 0 otherwise. The search takes the fewest that fit. */
+	int recompute_layers;
 	bool sequence_parallel, flash_attention;
 	/* Embedding and LM head each count as one layer of the pipeline
 	 * split (Llama 3 §3.3.2; Megatron-LM --account-for-embedding-in-

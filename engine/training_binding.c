@@ -67,11 +67,27 @@ static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
 	struct trn_layout n;
 
 	trn_default_lists(c, &L);
-	if (l->recompute > ENG_RC_NONE &&
-	    allowed(&L.rc, (int)l->recompute - 1)) {
+	if (l->recompute > ENG_RC_NONE) {
+		/* the next lighter recompute: partial one layer fewer (full:
+		 * all but one of a chunk's), else the mode below */
+		int k = l->recompute == ENG_RC_FULL
+			    ? (int)floor(trn_chunk_layers(c, l) + 1e-9)
+			    : l->recompute_layers;
+
 		n = *l;
-		n.recompute = (enum eng_recompute)((int)l->recompute - 1);
-		if (blocked_by_memory(c, &n, p))
+		n.recompute_layers = 0;
+		if ((l->recompute == ENG_RC_FULL ||
+		     l->recompute == ENG_RC_PARTIAL) &&
+		    k > 1 && allowed(&L.rc, ENG_RC_PARTIAL)) {
+			n.recompute = ENG_RC_PARTIAL;
+			n.recompute_layers = k - 1;
+		} else {
+			n.recompute = (enum eng_recompute)(
+			    (int)l->recompute -
+			    (l->recompute == ENG_RC_FULL ? 2 : 1));
+		}
+		if (allowed(&L.rc, (int)n.recompute) &&
+		    blocked_by_memory(c, &n, p))
 			return true;
 	}
 	if (allowed(&L.mb, l->micro_batch * 2)) {

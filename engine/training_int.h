@@ -123,8 +123,32 @@ struct stage_params {
 struct mem_fixed {
 	int ls; /* layers on the fullest stage */
 	struct stage_params sp;
-	double act[ENG_RC_COUNT]; /* activation bytes per recompute mode */
+	/* activation bytes per recompute mode; partial's for its share of
+	 * layers is trn_act_partial */
+	double act[ENG_RC_COUNT];
+	/* what trn_act_partial needs: the peak's shape (ranks' in-flight
+	 * passes, the end chunks' extras), a layer's bytes without and with
+	 * full recompute, and the layers of a chunk */
+	struct act_shape {
+		long p, f0_all, f0_min, f0_max, fl_all, fl_min, fl_max, f1_all;
+		double layers, ends, first_extra, last_extra;
+	} shape;
+	double layer_none, layer_full;
 };
+
+/* Activation bytes at the peak with recompute partial recomputing
+ * `layers` of each chunk's layers: whole layers stored or reduced to
+ * their input. */
+double trn_act_partial(const struct mem_fixed *mf, int layers);
+/* The activation bytes of layout l's recompute mode (partial: its
+ * recompute_layers). */
+double trn_act_of(const struct mem_fixed *mf, const struct trn_layout *l);
+/* Layers of one pipeline chunk of the fullest stage (a stage's layers /
+ * vp; with rebalancing its units / vp), and the share of the fullest
+ * stage's layers layout l recomputes: 1 full, vp x recompute_layers of
+ * them for partial, else 0. */
+double trn_chunk_layers(const struct ctx *c, const struct trn_layout *l);
+double trn_recomputed_share(const struct ctx *c, const struct trn_layout *l);
 
 /* Weights, gradients and optimizer state on the GPU (w, g, o) and on the
  * host, for the layout's ZeRO stage and offload. */

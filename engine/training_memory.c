@@ -169,28 +169,97 @@ static double rank_peak_bytes(const struct in_flight *f, double chunk,
 	       d * (double)(d > 0.0 ? f->s_max : f->s_min);
 }
 
-void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
-		      long m_micro, struct mem_fixed *mf)
+double trn_chunk_layers(const struct ctx *c, const struct trn_layout *l)
 {
-	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
-	double t = (double)l->tp, sp_div = l->sequence_parallel ? t : 1.0;
-	double logits, out_layer, emb_mask, layers, ends;
-	long p = l->pp, v = l->vp > 1 ? l->vp : 1;
-	struct in_flight f0, f1, fl;
+	double v = l->vp > 1 ? (double)l->vp : 1.0;
 
-	mf->ls = trn_stage_layers(c, l);
-	mf->sp = trn_stage_params(c, l, mf->ls);
 	/* A chunk holds 1/v of a full stage's layers. With rebalancing
 	 * (ceil((L+2)/p) units a stage) the first chunk of rank 0 and the
 	 * last of rank p-1 give one layer's place to the embedding and the
 	 * head (Megatron-Core get_transformer_layer_offset: the embedding and
 	 * the loss count as layers of the split, per virtual stage). */
-	if (l->stage_rebalance && p > 1) {
-		layers = trn_ceil_div(c->L + 2.0, (double)p) / (double)v;
-		ends = layers - 1.0;
-	} else {
-		layers = ends = (double)mf->ls / (double)v;
-	}
+	if (l->stage_rebalance && l->pp > 1)
+		return trn_ceil_div(c->L + 2.0, (double)l->pp) / v;
+	return (double)trn_stage_layers(c, l) / v;
+}
+
+/* Partial: k layers of each of the v chunks of the fullest stage's
+ * trn_stage_layers. */
+double trn_recomputed_share(const struct ctx *c, const struct trn_layout *l)
+{
+	double v = l->vp > 1 ? (double)l->vp : 1.0;
+
+	if (l->recompute == ENG_RC_FULL)
+		return 1.0;
+	if (l->recompute != ENG_RC_PARTIAL)
+		return 0.0;
+	return fmin(1.0, (double)l->recompute_layers * v /
+			     (double)trn_stage_layers(c, l));
+}
+
+/* Bytes at the peak of the fullest rank, layers holding per_layer bytes
+ * each, those of the end chunks (one layer fewer with rebalancing)
+ * per_end_layer (before the one layer a recompute rebuilds): rank 0 (the
+ * embedding's chunk), rank p-1 (the head's) and, beyond two stages, rank
+ * 1, the fullest of the equal middle ranks. */
+static double act_peak(const struct act_shape *sh, double per_layer,
+		       double per_end_layer)
+{
+	double chunk = sh->layers * per_layer;
+	struct in_flight f0 = {sh->f0_all, sh->f0_min, sh->f0_max};
+	struct in_flight fl = {sh->fl_all, sh->fl_min, sh->fl_max};
+	double a;
+
+	if (sh->p == 1)
+		return chunk + sh->first_extra + sh->last_extra;
+	a = fmax(rank_peak_bytes(&f0, chunk,
+				 sh->ends * per_end_layer + sh->first_extra),
+		 rank_peak_bytes(&fl, chunk,
+				 sh->ends * per_end_layer + sh->last_extra));
+	if (sh->p > 2)
+		a = fmax(a, (double)sh->f1_all * chunk);
+	return a;
+}
+
+/* No layer rebuilt on top, unlike full: Megatron's block method
+ * checkpoints the first layers of a chunk, so the backward reaches them
+ * after freeing at least one stored layer of the same chunk, whose bytes
+ * the rebuilt one takes (megatron/core/transformer/transformer_block.py
+ * _checkpointed_forward). */
+double trn_act_partial(const struct mem_fixed *mf, int layers)
+{
+	const struct act_shape *sh = &mf->shape;
+	double k = (double)layers;
+	double share = fmin(1.0, k / sh->layers);
+	double share_end = sh->ends > 0.0 ? fmin(1.0, k / sh->ends) : 1.0;
+
+	return act_peak(
+	    sh, share * mf->layer_full + (1.0 - share) * mf->layer_none,
+	    share_end * mf->layer_full + (1.0 - share_end) * mf->layer_none);
+}
+
+double trn_act_of(const struct mem_fixed *mf, const struct trn_layout *l)
+{
+	if (l->recompute != ENG_RC_PARTIAL)
+		return mf->act[l->recompute];
+	return trn_act_partial(mf, l->recompute_layers);
+}
+
+void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
+		      long m_micro, struct mem_fixed *mf)
+{
+	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
+	double t = (double)l->tp, sp_div = l->sequence_parallel ? t : 1.0;
+	double logits, out_layer, emb_mask;
+	long p = l->pp, v = l->vp > 1 ? l->vp : 1;
+	struct in_flight f0, f1, fl;
+	struct act_shape *sh = &mf->shape;
+
+	mf->ls = trn_stage_layers(c, l);
+	mf->sp = trn_stage_params(c, l, mf->ls);
+	sh->p = p;
+	sh->layers = trn_chunk_layers(c, l);
+	sh->ends = l->stage_rebalance && p > 1 ? sh->layers - 1.0 : sh->layers;
 	/* Beside the layers (Korthikanti §4.3): the input embedding's dropout
 	 * mask, 1 byte per value, per micro-batch (/t with SP); none without
 	 * dropout, as the embedding's output is the first layer's stored
@@ -204,38 +273,37 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 	emb_mask = c->dropout ? tokens * c->h / sp_div : 0.0;
 	out_layer = 4.0 * tokens * c->h / sp_div * c->act_b / 2.0;
 	logits = c->rq->stack.loss_logit_bytes * tokens * c->V / t;
+	sh->first_extra = emb_mask;
+	sh->last_extra = out_layer + logits;
 	/* rank 0 warms up longest, rank 1 is the fullest of the equal
 	 * middle ranks (more warm-up than ranks 2 .. p-2), rank p-1 holds
 	 * the head */
 	f0 = in_flight_of(p, v, m_micro, 0);
 	f1 = in_flight_of(p, v, m_micro, 1);
 	fl = in_flight_of(p, v, m_micro, p - 1);
+	sh->f0_all = f0.all;
+	sh->f0_min = f0.s_min;
+	sh->f0_max = f0.s_max;
+	sh->fl_all = fl.all;
+	sh->fl_min = fl.s_min;
+	sh->fl_max = fl.s_max;
+	sh->f1_all = f1.all;
+	mf->layer_none = act_layer_bytes(c, l, tokens, ENG_RC_NONE);
+	mf->layer_full = act_layer_bytes(c, l, tokens, ENG_RC_FULL);
 	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
 		double per_layer = act_layer_bytes(c, l, tokens, rc);
-		double chunk = layers * per_layer;
 
-		if (p == 1) {
-			mf->act[rc] = chunk + emb_mask + out_layer + logits;
-		} else {
-			mf->act[rc] =
-			    fmax(rank_peak_bytes(&f0, chunk,
-						 ends * per_layer + emb_mask),
-				 rank_peak_bytes(&fl, chunk,
-						 ends * per_layer + out_layer +
-						     logits));
-			if (p > 2)
-				mf->act[rc] =
-				    fmax(mf->act[rc], (double)f1.all * chunk);
+		if (rc == ENG_RC_PARTIAL) { /* per share: trn_act_partial */
+			mf->act[rc] = 0.0;
+			continue;
 		}
+		mf->act[rc] = act_peak(sh, per_layer, per_layer);
 		/* one layer rebuilt at a time: all of it (full), what the
 		 * per-op policy did not keep (SAC) */
 		if (rc == ENG_RC_FULL)
-			mf->act[rc] +=
-			    act_layer_bytes(c, l, tokens, ENG_RC_NONE);
+			mf->act[rc] += mf->layer_none;
 		else if (rc == ENG_RC_SELECTIVE && sac_op_memory(c, l))
-			mf->act[rc] += fmax(
-			    0.0, act_layer_bytes(c, l, tokens, ENG_RC_NONE) -
-				     per_layer);
+			mf->act[rc] += fmax(0.0, mf->layer_none - per_layer);
 	}
 }
 
@@ -316,7 +384,7 @@ static void memory_fill(const struct ctx *c, const struct trn_layout *l,
 			const struct mem_fixed *mf, struct trn_plan *p)
 {
 	struct mem_state m = trn_mem_state_of(c, l, mf);
-	double act = mf->act[l->recompute];
+	double act = trn_act_of(mf, l);
 	double total = trn_mem_total(c, &m, act);
 
 	p->memory.weights_gib = m.w / GIB;

@@ -118,7 +118,9 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 	L->rc = st->recompute;
 	if (!L->rc.n)
 		for (int r = 0; r < ENG_RC_COUNT; r++)
-			push(&L->rc, r);
+			if (r != ENG_RC_PARTIAL ||
+			    c->rq->stack.partial_recompute)
+				push(&L->rc, r);
 	sort_choices(&L->rc);
 	L->sp = st->sequence_parallel;
 	if (!L->sp.n)
@@ -274,6 +276,41 @@ static bool any_at_most(const struct trn_choices *v, int bound)
 	return false;
 }
 
+/* Recompute partial on layout l (its ZeRO state ms): the fewest layers of
+ * a chunk, 1 .. all but one, whose recompute keeps the plan within
+ * TRN_NEAR_FULL of GPU memory (a plan is flagged above it: the layer count
+ * is the knob that can leave that margin), else the most of them if that
+ * fits at all; by bisection, memory falling as layers are added. 0 when
+ * none fits or a chunk has fewer than two layers. Its activation bytes in
+ * *act. */
+static int partial_layers(const struct ctx *c, const struct mem_fixed *mf,
+			  const struct mem_state *ms, double *act)
+{
+	int lo = 1, hi = (int)floor(mf->shape.layers + 1e-9) - 1;
+	double target = fmin(c->capacity, TRN_NEAR_FULL * c->gpu_bytes);
+	double most;
+
+	if (hi < 1)
+		return 0;
+	most = trn_mem_total(c, ms, trn_act_partial(mf, hi));
+	if (most > c->capacity)
+		return 0;
+	if (most > target) {
+		*act = trn_act_partial(mf, hi);
+		return hi;
+	}
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (trn_mem_total(c, ms, trn_act_partial(mf, mid)) <= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*act = trn_act_partial(mf, lo);
+	return lo;
+}
+
 /* For one (tp, cp, pp, vp, dp, ep, mb, sp, fa): each ZeRO stage with the
  * cheapest recompute that fits; offload only when nothing fits without.
  * Memory is summed from the layout's fixed part (once) and the ZeRO/offload
@@ -351,10 +388,21 @@ static void try_layout(struct search *S, const struct lists *L,
 				double total;
 
 				l->recompute = (enum eng_recompute)L->rc.v[ri];
+				l->recompute_layers = 0;
 				if ((S->rc = eng_budget_spend(S->budget, 1)))
 					return;
-				total =
-				    trn_mem_total(c, &ms, mf.act[l->recompute]);
+				if (l->recompute == ENG_RC_PARTIAL) {
+					double act = 0.0;
+
+					l->recompute_layers =
+					    partial_layers(c, &mf, &ms, &act);
+					if (!l->recompute_layers)
+						continue;
+					total = trn_mem_total(c, &ms, act);
+				} else {
+					total = trn_mem_total(
+					    c, &ms, mf.act[l->recompute]);
+				}
 				S->evaluated++;
 				S->divisible++;
 				if (!S->have_small ||
@@ -373,7 +421,9 @@ static void try_layout(struct search *S, const struct lists *L,
 				     gpus < S->min_gpus_no_offload))
 					S->min_gpus_no_offload = gpus;
 				lighter = ri;
-				if (!have_mc[l->recompute]) {
+				/* partial's cost depends on its layers */
+				if (!have_mc[l->recompute] ||
+				    l->recompute == ENG_RC_PARTIAL) {
 					trn_mb_cost_of(c, l, &mc[l->recompute]);
 					have_mc[l->recompute] = true;
 				}

@@ -107,7 +107,8 @@ static double coll_s(const struct ctx *c, enum coll_kind k, double bytes,
 
 /* LoRA adapters (MODEL.md §4a "LoRA adapters"): their GEMMs, forward
  * 2*tokens*adapter_layer/t FLOPs and three passes (forward, input and
- * weight gradients; + 1 under full recompute), every one with the rank as
+ * weight gradients; + 1 under full recompute, + the recomputed share of
+ * layers under partial), every one with the rank as
  * its smallest dimension, in 16-bit (an FP8 recipe leaves adapters in
  * BF16); and their memory-bound kernels (training_ctx.c adapter_kernels),
  * the forward ones again under full recompute. */
@@ -116,15 +117,14 @@ static void adapter_time(const struct ctx *c, const struct trn_layout *l,
 {
 	double t = (double)l->tp;
 	double r16 = c->r_lin16 > 0.0 ? c->r_lin16 : c->r_lin;
-	bool again = l->recompute == ENG_RC_FULL;
+	double again = trn_recomputed_share(c, l);
 	double fwd = gemm_time_s(2.0 * tokens * c->adapter_layer / t,
 				 (double)c->rq->lora_rank, ENG_BF16, r16, 0.0);
 
-	lc->gemm += (again ? 4.0 : 3.0) * fwd;
-	lc->mem +=
-	    tokens *
-	    ((again ? 2.0 : 1.0) * c->adapter_ew_fwd + c->adapter_ew_bwd) / t /
-	    c->hbm;
+	lc->gemm += (3.0 + again) * fwd;
+	lc->mem += tokens *
+		   ((1.0 + again) * c->adapter_ew_fwd + c->adapter_ew_bwd) / t /
+		   c->hbm;
 }
 
 static void layer_time(const struct ctx *c, const struct trn_layout *l,
@@ -139,6 +139,13 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	double attn_f, attn_b, lin_passes, attn_fwd_passes = 1.0;
 	double repl = l->sequence_parallel ? t : 1.0;
 	double ew_f, ew_b, score_f = 0.0, score_b = 0.0;
+	/* the share of layers run again whole (full 1, partial its
+	 * recompute_layers of a chunk), and the share whose forward
+	 * elementwise kernels, casts and TP gathers run again (per-op SAC
+	 * too) */
+	double again = trn_recomputed_share(c, l);
+	double again_fwd =
+	    l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0 ? 1.0 : again;
 
 	/* FP8 GEMMs are never slower than the same GEMM in 16-bit (a
 	 * recipe keeps a layer too small to gain in BF16; gemm.h). */
@@ -169,10 +176,10 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 
 	/* forward 1 + backward 2 (LoRA: input gradients only, 1). */
 	lin_passes = c->lora ? 2.0 : 3.0;
-	if (l->recompute == ENG_RC_FULL) {
-		lin_passes += 1.0;
-		attn_fwd_passes += 1.0;
-		ew_b += ew_f;
+	if (again > 0.0) {
+		lin_passes += again;
+		attn_fwd_passes += again;
+		ew_b += again * ew_f;
 	} else if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0) {
 		/* per-op SAC (stack.h): attention and every second matmul
 		 * saved, the other matmuls and every elementwise kernel run
@@ -195,13 +202,8 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 	lc->launch = c->launch_layer;
 	lc->fp8_wcast = 0.0;
 	/* autocast's weight casts, per forward pass (training_ctx.c) */
-	if (c->amp_wcast_layer > 0.0) {
-		bool again =
-		    l->recompute == ENG_RC_FULL ||
-		    (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0);
-		lc->mem +=
-		    (again ? 2.0 : 1.0) * c->amp_wcast_layer / t / c->hbm;
-	}
+	if (c->amp_wcast_layer > 0.0)
+		lc->mem += (1.0 + again_fwd) * c->amp_wcast_layer / t / c->hbm;
 	/* QLoRA: one dequantisation of the layer's weights per GEMM pass. */
 	if (c->dequant_layer > 0.0)
 		lc->mem += lin_passes * c->dequant_layer / t / c->hbm;
@@ -212,10 +214,7 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		 * per micro-batch (trn_time_of). MODEL.md §4a. */
 		double in = c->fp8_in_col / repl + c->fp8_in_row / t;
 		double out = c->fp8_out_col / t + c->fp8_out_row / repl;
-		bool again =
-		    l->recompute == ENG_RC_FULL ||
-		    (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0);
-		double passes_in = again ? 2.0 : 1.0;
+		double passes_in = 1.0 + again_fwd;
 		lc->mem +=
 		    tokens * (passes_in * in + out) * c->fp8_cast_b / c->hbm;
 		lc->fp8_wcast = (c->w_qkv + c->w_o + c->w_up + c->w_down) / t *
@@ -228,7 +227,7 @@ static void layer_time(const struct ctx *c, const struct trn_layout *l,
 		 * b*s*h values; SP turns each into reduce-scatter + all-gather
 		 * of the same volume (Korthikanti et al. 2022 §4.2.2; MODEL.md
 		 * §4). */
-		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
+		double n = 4.0 + 2.0 * again;
 		double bytes = tokens * c->h * c->act_b;
 		double one =
 		    l->sequence_parallel
@@ -321,7 +320,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	/* MoE: dispatch + combine all-to-all, forward and backward (+ the
 	 * recomputed forward), over the EP group (inside dp). */
 	if (l->ep > 1 && c->moe_frac > 0) {
-		double n = l->recompute == ENG_RC_FULL ? 6.0 : 4.0;
+		double n = 4.0 + 2.0 * trn_recomputed_share(c, l);
 		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
 		ep_inter = span_tc * l->ep > c->gpn;
 		lep = c->moe_frac * n *
@@ -523,8 +522,9 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		double fwd_layers =
 		    2.0 * c->P.layers_active + c->L * c->attn_fwd_layer_token;
 
-		if (l->recompute == ENG_RC_FULL)
-			hw += fwd_layers;
+		if (l->recompute == ENG_RC_FULL ||
+		    l->recompute == ENG_RC_PARTIAL)
+			hw += trn_recomputed_share(c, l) * fwd_layers;
 		else if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0)
 			hw += c->sac_mm * 2.0 * c->P.layers_active;
 		else if (l->recompute == ENG_RC_SELECTIVE)

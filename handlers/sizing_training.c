@@ -366,6 +366,9 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
 		json_object_set_new(o, "cp", json_integer(l->cp));
 	if (l->vp > 1)
 		json_object_set_new(o, "vp", json_integer(l->vp));
+	if (l->recompute == ENG_RC_PARTIAL)
+		json_object_set_new(o, "recompute_layers",
+				    json_integer(l->recompute_layers));
 	json_object_set_new(o, "offload",
 			    json_string(trn_offload_name(l->offload)));
 	if (l->stage_rebalance)

@@ -42,6 +42,7 @@ static const char *const kernel_choices[] = {
 	    {"pipeline_parallel", JV_BOOL, false, 0, 0, NULL, false},            \
 	    {"tensor_parallel", JV_BOOL, false, 0, 0, NULL, false},              \
 	    {"nf4_base_weights", JV_BOOL, false, 0, 0, NULL, false},             \
+	    {"partial_recompute", JV_BOOL, false, 0, 0, NULL, false},            \
 	    {"selective_recompute", JV_ENUM, false, 0, 0,                        \
 	     stack_sac_names,	    false},                                      \
 	    {"gemm_clock_derate", JV_NUM, false, 0.1, 1, NULL, false},           \
@@ -112,6 +113,7 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	    {"pipeline_parallel", &s->pipeline_parallel},
 	    {"tensor_parallel", &s->tensor_parallel},
 	    {"nf4_base_weights", &s->nf4_base_weights},
+	    {"partial_recompute", &s->partial_recompute},
 	};
 	const struct {
 		const char *key;
@@ -339,6 +341,8 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			    json_boolean(s->tensor_parallel));
 	json_object_set_new(o, "nf4_base_weights",
 			    json_boolean(s->nf4_base_weights));
+	json_object_set_new(o, "partial_recompute",
+			    json_boolean(s->partial_recompute));
 	json_object_set_new(o, "autocast_fp32_params",
 			    json_boolean(s->autocast_fp32_params));
 	json_object_set_new(o, "grads_in_backward",

@@ -20,7 +20,7 @@
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
 /* The API's stack fields (migrations/0015_stacks.sql, 0019, 0023, 0027,
- * 0028, 0029, 0031, 0032, 0033, 0034, 0035, 0036, 0039). */
+ * 0028, 0029, 0031, 0032, 0033, 0034, 0035, 0036, 0039, 0040). */
 #define STACK_FIELDS                                                           \
 	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
 	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, "                   \
@@ -31,7 +31,7 @@
 	"kernels_per_layer, elementwise_bytes_factor, loss_logit_bytes, "      \
 	"loss_pass_bytes, max_zero_stage, max_zero_stage_pp, max_offload, "    \
 	"expert_parallel, pipeline_parallel, tensor_parallel, "                \
-	"nf4_base_weights, "                                                   \
+	"nf4_base_weights, partial_recompute, "                                \
 	"lora_fp32_adapters, autocast_fp32_params, grads_in_backward, "        \
 	"source, notes, created_at, updated_at"
 
@@ -357,7 +357,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  kernel_launch_us,"
 		"  kernels_per_layer, elementwise_bytes_factor, loss_logit_bytes,"
 		"  loss_pass_bytes, max_zero_stage, max_zero_stage_pp, max_offload,"
-		"  expert_parallel, pipeline_parallel, tensor_parallel, nf4_base_weights, lora_fp32_adapters, autocast_fp32_params, grads_in_backward,"
+		"  expert_parallel, pipeline_parallel, tensor_parallel, nf4_base_weights, partial_recompute, lora_fp32_adapters, autocast_fp32_params, grads_in_backward,"
 		"  source, notes)"
 		" SELECT $1, display_name, attn_kernel, attn_fwd_efficiency,"
 		"  attn_bwd_efficiency, tp_comm_overlap, dp_overlap,"
@@ -379,6 +379,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  coalesce(pipeline_parallel, true),"
 		"  coalesce(tensor_parallel, true),"
 		"  coalesce(nf4_base_weights, false),"
+		"  coalesce(partial_recompute, false),"
 		"  coalesce(lora_fp32_adapters, false),"
 		"  coalesce(autocast_fp32_params, false),"
 		"  coalesce(grads_in_backward, false), source,"
@@ -412,6 +413,7 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  pipeline_parallel = EXCLUDED.pipeline_parallel,"
 		"  tensor_parallel = EXCLUDED.tensor_parallel,"
 		"  nf4_base_weights = EXCLUDED.nf4_base_weights,"
+		"  partial_recompute = EXCLUDED.partial_recompute,"
 		"  lora_fp32_adapters = EXCLUDED.lora_fp32_adapters,"
 		"  autocast_fp32_params = EXCLUDED.autocast_fp32_params,"
 		"  grads_in_backward = EXCLUDED.grads_in_backward,"

@@ -155,6 +155,21 @@ check "a load beyond every replica count, no targets: the 422 does not mention t
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"deepseek-v3","seq_len":4096,"gpu":"h800-sxm5-80gb","gpus":2048,"train_tokens":14.8e12,"precision":"fp8","global_batch_size":15360,"strategies":{"tp":1,"pp":16,"ep":64,"zero":1,"micro_batch":1,"recompute":"selective"}}'
 check "DeepSeek-V3 pinned at pp 16, selective recompute: 422 suggesting full recompute, no weight-offload stack" 422 \
 	'(.detail | contains("full recompute")) and (.detail | contains("offloads the weights") | not)'
+# recompute partial (Megatron's block method): Llama 3 405B at Meta's layout
+# on 8,192 H100 recomputes some layers of each chunk; the plan says how many,
+# fewer than a chunk holds, and stays within 95 % of memory. On a stack
+# without it a pinned partial is sized and warned about; "partial" is a
+# known value, "block" a 400 naming the field.
+META='"model":"llama-3.1-405b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":8192,"global_batch_tokens":16777216,"calibration":"datasheet"'
+req POST /v1/sizing/training "${J[@]}" -d "{$META,\"strategies\":{\"tp\":8,\"pp\":16,\"cp\":1,\"zero\":2,\"stage_rebalance\":true}}"
+check "405B at Meta's layout on 8,192 H100: partial recompute, recompute_layers below the chunk, within 95 % of memory" 201 \
+	'.plans[0] | .recompute == "partial" and (.recompute_layers | type) == "number" and .recompute_layers >= 1
+	 and .recompute_layers * (.vp // 1) < 128 / 16 and .memory_gib.total <= 0.95 * .memory_gib.capacity'
+req POST /v1/sizing/training "${J[@]}" -d "{$META,\"stack\":\"pytorch-fsdp2-fa2\",\"strategies\":{\"tp\":8,\"pp\":16,\"cp\":1,\"zero\":2,\"recompute\":\"partial\"}}"
+check "a pinned partial on a stack without it: sized, warned naming partial_recompute" 201 \
+	'.plans[0].recompute == "partial" and ([.checks.warnings[] | select(contains("partial_recompute false"))] | length) == 1'
+req POST /v1/sizing/training "${J[@]}" -d "{$META,\"strategies\":{\"recompute\":\"block\"}}"
+check_problem "recompute block is a 400 naming strategies.recompute" 400 strategies.recompute
 # review s17a F10: at 128K the full-attention MFU convention passes 0.65
 # without the GPU doing more: the answer says so, not "optimistic"
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":131072,"gpu":"a100-sxm4-80gb","max_gpus":16,"train_tokens":1e10,"top":1}'

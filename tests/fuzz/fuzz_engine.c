@@ -293,7 +293,7 @@ static void training(struct rd *r, int raw)
 		choices(r, &rq.strategies.vp, 1, 64);
 		choices(r, &rq.strategies.zero, 0, 3);
 		choices(r, &rq.strategies.micro_batch, 1, 65536);
-		choices(r, &rq.strategies.recompute, 0, 2);
+		choices(r, &rq.strategies.recompute, 0, ENG_RC_COUNT - 1);
 		choices(r, &rq.strategies.offload, 0, 2);
 		choices(r, &rq.strategies.sequence_parallel, 0, 1);
 		choices(r, &rq.strategies.flash_attention, 0, 1);

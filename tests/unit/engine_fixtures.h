@@ -7,8 +7,14 @@
 
 #include <string.h>
 
+#include "formulas.h"
 #include "hw.h"
 #include "model.h"
+
+/* The recompute modes of whole layers, none to full, for tests that pick
+ * one at random (partial needs its recompute_layers). */
+static const enum eng_recompute whole_modes[3] = {ENG_RC_NONE, ENG_RC_SELECTIVE,
+						  ENG_RC_FULL};
 
 /* A Llama-style decoder of the given shape: SwiGLU, RMSNorm, rotary,
  * untied, no biases; max_seq_len 0 (no limit). */

@@ -62,7 +62,7 @@ static void random_job(struct trn_request *rq, struct trn_layout *l)
 	l->cp = 1;
 	l->vp = 1;
 	l->zero = (int)pick(4);
-	l->recompute = (enum eng_recompute)pick(3);
+	l->recompute = whole_modes[pick(3)];
 	l->sequence_parallel = pick(2);
 	l->flash_attention = pick(2);
 	l->micro_batch = 1 << pick(3);
@@ -94,10 +94,13 @@ static void test_training_memory_monotone(void)
 			l.zero--;
 		}
 		if (l.recompute < ENG_RC_FULL) {
-			l.recompute++;
+			enum eng_recompute was = l.recompute;
+
+			l.recompute =
+			    was == ENG_RC_NONE ? ENG_RC_SELECTIVE : ENG_RC_FULL;
 			CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);
 			CHECK(b.memory.total_gib <= a.memory.total_gib + 1e-9);
-			l.recompute--;
+			l.recompute = was;
 		}
 		rq.precision = ENG_FP8;
 		CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);

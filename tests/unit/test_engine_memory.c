@@ -359,6 +359,134 @@ static void test_meta_405b_fits(void)
 	free(r);
 }
 
+/* Recompute partial (Megatron's block method: the first k layers of each
+ * chunk recomputed whole, the rest stored). Hand values, tp 1, pp 1, flash,
+ * 512 tokens, no dropout (test_activations_dropout): a stored layer
+ * 16,777,216 B, a recomputed one its input 2 x 512 x 1024 = 1,048,576;
+ * head and logits 4,145,152. k = 1 of 2 layers: 1,048,576 + 16,777,216 +
+ * 4,145,152 = 21,970,944 B, with no layer rebuilt on top (the stored layer
+ * is freed first): below full's 23,019,520 (two inputs + one rebuilt).
+ * The hardware FLOPs add half of full's recomputed forward. Out of range
+ * (0 or every layer of the chunk) is refused naming strategies.recompute. */
+static void test_partial_recompute_hand(void)
+{
+	struct trn_request rq = small_request();
+	struct trn_layout l = layout(1, 1, 8, 0), f;
+	struct trn_plan pn, pp_, pf;
+	struct eng_error e;
+
+	rq.dropout = 0;
+	l.recompute = ENG_RC_PARTIAL;
+	l.recompute_layers = 1;
+	CHECK_NEAR(act_bytes(&rq, &l), 21970944.0, 1e-9);
+	f = l;
+	f.recompute = ENG_RC_FULL;
+	f.recompute_layers = 0;
+	CHECK_NEAR(act_bytes(&rq, &f), 23019520.0, 1e-9);
+	CHECK(trn_evaluate(&rq, &l, &pp_, &e) == 0);
+	CHECK(trn_evaluate(&rq, &f, &pf, &e) == 0);
+	f.recompute = ENG_RC_NONE;
+	CHECK(trn_evaluate(&rq, &f, &pn, &e) == 0);
+	CHECK_NEAR(
+	    pp_.hardware_flops_per_token - pn.hardware_flops_per_token,
+	    0.5 * (pf.hardware_flops_per_token - pn.hardware_flops_per_token),
+	    1e-9);
+	CHECK(pn.time.step_s < pp_.time.step_s &&
+	      pp_.time.step_s < pf.time.step_s);
+	for (int k = 0; k <= 2; k += 2) {
+		l.recompute_layers = k;
+		CHECK(trn_evaluate(&rq, &l, &pp_, &e) == ENG_EINVAL &&
+		      strcmp(e.field, "strategies.recompute") == 0);
+	}
+}
+
+/* More recomputed layers never need more memory and never run faster:
+ * Llama 3 70B on pp 2 and 4 (interleaved or not), every k of a chunk. */
+static void test_partial_recompute_monotone(void)
+{
+	const int pps[] = {2, 4}, vps[] = {1, 2};
+	int steps = 0;
+
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++) {
+			struct trn_request rq;
+			struct trn_layout l = layout(4, pps[i], 2, 1);
+			struct trn_plan a, b;
+			struct eng_error e;
+			int chunk = 80 / pps[i] / vps[j];
+
+			trn_request_init(&rq);
+			rq.model = fx_llama3_70b();
+			rq.seq_len = 8192;
+			rq.global_batch_size = 64;
+			rq.gpu = fx_h100();
+			rq.gpus = 8L * pps[i];
+			l.vp = vps[j];
+			l.recompute = ENG_RC_PARTIAL;
+			l.recompute_layers = 1;
+			CHECK(trn_evaluate(&rq, &l, &a, &e) == 0);
+			for (int k = 2; k < chunk; k++) {
+				l.recompute_layers = k;
+				CHECK(trn_evaluate(&rq, &l, &b, &e) == 0);
+				CHECK(b.memory.total_gib <= a.memory.total_gib);
+				CHECK(b.time.step_s >= a.time.step_s);
+				a = b;
+				steps++;
+			}
+		}
+	CHECK(steps == 38 + 18 + 18 + 8); /* chunks of 40, 20, 20, 10 */
+	printf("# partial recompute: %d steps of one more layer\n", steps);
+}
+
+/* The search: Llama 3 405B at Meta's layout on 8,192 H100 (recompute left
+ * free) runs partial, the fewest layers that keep the plan within 95 % of
+ * memory (one fewer would not, or would not fit); on a stack without
+ * partial_recompute the search never offers it, and a pinned one is sized
+ * with a warning naming the field. */
+static void test_partial_recompute_search(void)
+{
+	struct trn_request rq;
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	bool warned = false;
+
+	meta_405b(&rq, 8192);
+	rq.strategies.recompute.n = 0;
+	pin(&rq.strategies.zero, 2);
+	CHECK(r && trn_size(&rq, r, &e) == 0);
+	if (r && r->n_plans > 0 &&
+	    r->plans[0].layout.recompute == ENG_RC_PARTIAL) {
+		struct trn_layout l = r->plans[0].layout;
+		struct trn_plan q;
+
+		CHECK(r->plans[0].memory.total_gib <= 0.95 * 80.0);
+		printf("# 405B 8,192 H100: vp %d, partial %d layers of a "
+		       "chunk, %.2f GiB, MFU %.3f (paper 0.43)\n",
+		       l.vp, l.recompute_layers, r->plans[0].memory.total_gib,
+		       r->plans[0].mfu);
+		if (l.recompute_layers > 1) {
+			l.recompute_layers--;
+			CHECK(trn_evaluate(&rq, &l, &q, &e) == 0);
+			CHECK(q.memory.total_gib > 0.95 * 80.0);
+		}
+	} else {
+		CHECK(!"the best plan runs partial recompute");
+	}
+	rq.stack = *stack_builtin_find("pytorch-fsdp2-fa2");
+	CHECK(r && trn_size(&rq, r, &e) == 0);
+	for (int i = 0; r && i < r->n_plans; i++)
+		CHECK(r->plans[i].layout.recompute != ENG_RC_PARTIAL);
+	pin(&rq.strategies.recompute, ENG_RC_PARTIAL);
+	CHECK(r && trn_size(&rq, r, &e) == 0);
+	for (int i = 0; r && i < r->n_plans; i++)
+		CHECK(r->plans[i].layout.recompute == ENG_RC_PARTIAL);
+	for (int i = 0; r && i < r->n_warnings; i++)
+		warned |=
+		    strstr(r->warnings[i], "partial_recompute false") != NULL;
+	CHECK(warned);
+	free(r);
+}
+
 /* Whether the request is refused as invalid, naming field. */
 static bool refused_naming(const struct trn_request *rq, struct trn_result *r,
 			   const char *field)
@@ -763,6 +891,9 @@ static void test_invariants(void)
 				rq.gpu = fx_h100();
 				rq.gpus = (long)tp * pp * 2;
 				l.recompute = (enum eng_recompute)rc;
+				/* 80 layers on pp stages: a chunk of 5 or more
+				 */
+				l.recompute_layers = rc == ENG_RC_PARTIAL;
 				l.flash_attention = rc != 1;
 				rq.dropout = 1;
 				CHECK(trn_evaluate(&rq, &l, &on, &e) == 0);
@@ -799,6 +930,10 @@ static void test_invariants(void)
 				rq.gpus = (long)tp * 2;
 				for (int rc = 0; rc < ENG_RC_COUNT; rc++) {
 					l.recompute = (enum eng_recompute)rc;
+					l.recompute_layers =
+					    rc == ENG_RC_PARTIAL
+						? (int)models[mi].layers / 2
+						: 0;
 					act[rc] = act_bytes(&rq, &l);
 					ok = ok && act[rc] > 0.0;
 				}
@@ -807,6 +942,8 @@ static void test_invariants(void)
 				      act[ENG_RC_SELECTIVE]);
 				CHECK(act[ENG_RC_SELECTIVE] <=
 				      act[ENG_RC_NONE]);
+				CHECK(act[ENG_RC_FULL] < act[ENG_RC_PARTIAL] &&
+				      act[ENG_RC_PARTIAL] < act[ENG_RC_NONE]);
 				jobs++;
 			}
 	printf("# invariants held over %d jobs and layouts\n", jobs);
@@ -824,6 +961,9 @@ int main(void)
 	RUN(test_zero_over_cp);
 	RUN(test_stage_rebalance);
 	RUN(test_meta_405b_fits);
+	RUN(test_partial_recompute_hand);
+	RUN(test_partial_recompute_monotone);
+	RUN(test_partial_recompute_search);
 	RUN(test_interleaved_peak_405b);
 	RUN(test_interleaved_chunks);
 	RUN(test_headroom);

@@ -720,7 +720,7 @@ static void test_invariants(void)
 		rq.gpu = pick(2) ? fx_h100() : fx_h200();
 		rq.seq_len = 256L << pick(6);
 		rq.gpu.peak_tflops[ENG_FP8] *= 0.5 + 0.1 * (double)pick(6);
-		l.recompute = (enum eng_recompute)pick(3);
+		l.recompute = whole_modes[pick(3)];
 		mb_cost(&rq, &l, &c, &m16);
 		rq.precision = ENG_FP8;
 		mb_cost(&rq, &l, &c, &m8);
@@ -794,7 +794,7 @@ static void test_hf_terms_invariants(void)
 		rq.gpu.memory_gib = 1e4; /* the terms, not the fit */
 		rq.seq_len = 256L << pick(6);
 		rq.stack = *stack_builtin_find("hf-peft-bnb4");
-		l.recompute = (enum eng_recompute)pick(3);
+		l.recompute = whole_modes[pick(3)];
 		l.zero = (int)pick(4);
 
 		rq.method = TRN_LORA;
@@ -1577,6 +1577,9 @@ static void test_migration_seed(void)
 			seed_flag) == STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0039_stack_overlaps.sql", seed_0039) ==
 	      STACK_BUILTIN_COUNT);
+	seed_flag_offset = offsetof(struct eng_stack, partial_recompute);
+	CHECK(seed_rows("migrations/0040_stack_partial_recompute.sql",
+			seed_flag) == STACK_BUILTIN_COUNT);
 }
 
 int main(void)
