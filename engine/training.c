@@ -312,12 +312,11 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 	if (l.recompute != ENG_RC_PARTIAL)
 		l.recompute_layers = 0;
 	else if (l.recompute_layers < 1 ||
-		 l.recompute_layers >=
-		     (int)floor(trn_chunk_layers(&c, &l) + 1e-9))
+		 l.recompute_layers > trn_partial_max_layers(&c, &l))
 		return eng_fail(err, ENG_EINVAL, "strategies.recompute",
 				"recompute partial recomputes 1 to %d layers "
 				"of a chunk here (%d given)",
-				(int)floor(trn_chunk_layers(&c, &l) + 1e-9) - 1,
+				trn_partial_max_layers(&c, &l),
 				l.recompute_layers);
 	if (trn_plan_of(&c, &l, plan, true, &why))
 		return eng_fail(
@@ -601,6 +600,18 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->dropout = c.dropout;
 	res->memory_headroom_fraction = rq->memory_headroom_fraction;
 
+	/* partial pinned where every allowed layout's chunks hold one
+	 * layer: nothing to leave out (review s20a F3: was the global
+	 * batch's 400) */
+	if (S.fitting == 0 && S.partial_tried > 0 && S.partial_room == 0 &&
+	    !S.have_small)
+		return eng_fail(
+		    err, ENG_EINVAL, "strategies.recompute",
+		    "recompute partial recomputes some layers of "
+		    "each pipeline chunk and stores the rest: every "
+		    "allowed layout's chunks hold one layer "
+		    "(layers / (pp x vp)); allow fewer pipeline "
+		    "stages or another recompute");
 	if (S.divisible == 0) {
 		const struct trn_strategies *st = &rq->strategies;
 		long gmax = rq->gpus > 0 ? rq->gpus : rq->max_gpus;

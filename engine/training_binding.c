@@ -41,7 +41,7 @@ static bool better(const struct ctx *c, const struct trn_plan *n,
 
 /* Whether neighbour layout n, allowed by the request, does not fit and
  * would rank before p: then memory is what stops it. */
-static bool blocked_by_memory(const struct ctx *c, const struct trn_layout *n,
+static bool blocked_by_memory(const struct ctx *c, struct trn_layout *n,
 			      const struct trn_plan *p)
 {
 	struct trn_plan np;
@@ -49,6 +49,16 @@ static bool blocked_by_memory(const struct ctx *c, const struct trn_layout *n,
 
 	if (n->dp < 1 || n->dp % n->ep)
 		return false;
+	/* a neighbour of a partial plan keeps its layer count where its
+	 * chunks allow it (review s20a F5) */
+	if (n->recompute == ENG_RC_PARTIAL) {
+		int most = trn_partial_max_layers(c, n);
+
+		if (most < 1)
+			return false;
+		if (n->recompute_layers > most)
+			n->recompute_layers = most;
+	}
 	if (trn_plan_of(c, n, &np, true, &why) != 0 || np.fits)
 		return false;
 	return better(c, &np, p);
@@ -68,19 +78,20 @@ static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
 
 	trn_default_lists(c, &L);
 	if (l->recompute > ENG_RC_NONE) {
-		/* the next lighter recompute: partial one layer fewer (full:
-		 * all but one of a chunk's), else the mode below */
-		int k = l->recompute == ENG_RC_FULL
-			    ? (int)floor(trn_chunk_layers(c, l) + 1e-9)
-			    : l->recompute_layers;
+		/* the next lighter recompute: from full, partial on the most
+		 * layers it may take (trn_partial_max_layers); else the mode
+		 * below (from partial,
+		 * selective: the search took partial because no lighter mode
+		 * fits, and one layer fewer is below the 1 % that names
+		 * memory whenever a chunk holds many) */
+		int k = trn_partial_max_layers(c, l);
 
 		n = *l;
 		n.recompute_layers = 0;
-		if ((l->recompute == ENG_RC_FULL ||
-		     l->recompute == ENG_RC_PARTIAL) &&
-		    k > 1 && allowed(&L.rc, ENG_RC_PARTIAL)) {
+		if (l->recompute == ENG_RC_FULL && k >= 1 &&
+		    allowed(&L.rc, ENG_RC_PARTIAL)) {
 			n.recompute = ENG_RC_PARTIAL;
-			n.recompute_layers = k - 1;
+			n.recompute_layers = k;
 		} else {
 			n.recompute = (enum eng_recompute)(
 			    (int)l->recompute -

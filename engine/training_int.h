@@ -132,6 +132,7 @@ struct mem_fixed {
 	struct act_shape {
 		long p, f0_all, f0_min, f0_max, fl_all, fl_min, fl_max, f1_all;
 		double layers, ends, first_extra, last_extra;
+		int partial_max; /* trn_partial_max_layers */
 	} shape;
 	double layer_none, layer_full;
 };
@@ -149,6 +150,12 @@ double trn_act_of(const struct mem_fixed *mf, const struct trn_layout *l);
  * them for partial, else 0. */
 double trn_chunk_layers(const struct ctx *c, const struct trn_layout *l);
 double trn_recomputed_share(const struct ctx *c, const struct trn_layout *l);
+/* The most layers recompute partial may take from each chunk: one fewer
+ * than the smallest chunk holds (with rebalancing the end chunks, one
+ * layer fewer), so that every chunk keeps a stored layer, which frees the
+ * room its checkpointed layers are rebuilt in (trn_act_partial); below 1
+ * partial cannot run on layout l. */
+int trn_partial_max_layers(const struct ctx *c, const struct trn_layout *l);
 
 /* Weights, gradients and optimizer state on the GPU (w, g, o) and on the
  * host, for the layout's ZeRO stage and offload. */
@@ -251,6 +258,10 @@ struct search {
 	 * split; of their dp choices, those the GPU count and the pins
 	 * allowed: which constraint left no layout, for the error */
 	long structures, dp_choices;
+	/* recompute partial: layouts it was tried on, and of them those
+	 * whose chunks hold two layers or more (the error names
+	 * strategies.recompute when none did) */
+	long partial_tried, partial_room;
 	bool have_small;
 	struct trn_layout smallest; /* least memory of all, for the error */
 	double smallest_bytes;

@@ -183,6 +183,17 @@ double trn_chunk_layers(const struct ctx *c, const struct trn_layout *l)
 	return (double)trn_stage_layers(c, l) / v;
 }
 
+int trn_partial_max_layers(const struct ctx *c, const struct trn_layout *l)
+{
+	double chunk = trn_chunk_layers(c, l);
+
+	/* rebalanced on two stages without interleaving, each stage is one
+	 * end chunk, a layer short of the units (review s20a F1) */
+	if (l->stage_rebalance && l->pp == 2 && l->vp <= 1)
+		chunk -= 1.0;
+	return (int)floor(chunk + 1e-9) - 1;
+}
+
 /* Partial: k layers of each of the v chunks of the fullest stage's
  * trn_stage_layers. */
 double trn_recomputed_share(const struct ctx *c, const struct trn_layout *l)
@@ -199,11 +210,12 @@ double trn_recomputed_share(const struct ctx *c, const struct trn_layout *l)
 
 /* Bytes at the peak of the fullest rank, layers holding per_layer bytes
  * each, those of the end chunks (one layer fewer with rebalancing)
- * per_end_layer (before the one layer a recompute rebuilds): rank 0 (the
- * embedding's chunk), rank p-1 (the head's) and, beyond two stages, rank
- * 1, the fullest of the equal middle ranks. */
+ * per_end_layer, and end_rebuilt on top on the end ranks (before the one
+ * layer a full recompute rebuilds): rank 0 (the embedding's chunk), rank
+ * p-1 (the head's) and, beyond two stages, rank 1, the fullest of the
+ * equal middle ranks. */
 static double act_peak(const struct act_shape *sh, double per_layer,
-		       double per_end_layer)
+		       double per_end_layer, double end_rebuilt)
 {
 	double chunk = sh->layers * per_layer;
 	struct in_flight f0 = {sh->f0_all, sh->f0_min, sh->f0_max};
@@ -211,8 +223,9 @@ static double act_peak(const struct act_shape *sh, double per_layer,
 	double a;
 
 	if (sh->p == 1)
-		return chunk + sh->first_extra + sh->last_extra;
-	a = fmax(rank_peak_bytes(&f0, chunk,
+		return chunk + sh->first_extra + sh->last_extra + end_rebuilt;
+	a = end_rebuilt +
+	    fmax(rank_peak_bytes(&f0, chunk,
 				 sh->ends * per_end_layer + sh->first_extra),
 		 rank_peak_bytes(&fl, chunk,
 				 sh->ends * per_end_layer + sh->last_extra));
@@ -221,11 +234,13 @@ static double act_peak(const struct act_shape *sh, double per_layer,
 	return a;
 }
 
-/* No layer rebuilt on top, unlike full: Megatron's block method
- * checkpoints the first layers of a chunk, so the backward reaches them
- * after freeing at least one stored layer of the same chunk, whose bytes
+/* No layer rebuilt on top where a chunk keeps a stored layer: Megatron's
+ * block method checkpoints the first layers of a chunk, so the backward
+ * reaches them after freeing a stored layer of the same chunk, whose bytes
  * the rebuilt one takes (megatron/core/transformer/transformer_block.py
- * _checkpointed_forward). */
+ * _checkpointed_forward). A rebalanced end chunk, a layer short, is
+ * recomputed whole when k reaches its layers, and then its rebuild sits on
+ * top on the end ranks, as under full (review s20a F2). */
 double trn_act_partial(const struct mem_fixed *mf, int layers)
 {
 	const struct act_shape *sh = &mf->shape;
@@ -235,7 +250,8 @@ double trn_act_partial(const struct mem_fixed *mf, int layers)
 
 	return act_peak(
 	    sh, share * mf->layer_full + (1.0 - share) * mf->layer_none,
-	    share_end * mf->layer_full + (1.0 - share_end) * mf->layer_none);
+	    share_end * mf->layer_full + (1.0 - share_end) * mf->layer_none,
+	    share_end >= 1.0 ? mf->layer_none : 0.0);
 }
 
 double trn_act_of(const struct mem_fixed *mf, const struct trn_layout *l)
@@ -260,6 +276,7 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 	sh->p = p;
 	sh->layers = trn_chunk_layers(c, l);
 	sh->ends = l->stage_rebalance && p > 1 ? sh->layers - 1.0 : sh->layers;
+	sh->partial_max = trn_partial_max_layers(c, l);
 	/* Beside the layers (Korthikanti §4.3): the input embedding's dropout
 	 * mask, 1 byte per value, per micro-batch (/t with SP); none without
 	 * dropout, as the embedding's output is the first layer's stored
@@ -297,7 +314,7 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 			mf->act[rc] = 0.0;
 			continue;
 		}
-		mf->act[rc] = act_peak(sh, per_layer, per_layer);
+		mf->act[rc] = act_peak(sh, per_layer, per_layer, 0.0);
 		/* one layer rebuilt at a time: all of it (full), what the
 		 * per-op policy did not keep (SAC) */
 		if (rc == ENG_RC_FULL)

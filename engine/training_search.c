@@ -16,6 +16,14 @@ static void push(struct trn_choices *c, int v)
 		c->v[c->n++] = v;
 }
 
+static bool any_is(const struct trn_choices *c, int v)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i] == v)
+			return true;
+	return false;
+}
+
 static void sort_choices(struct trn_choices *c)
 {
 	for (int i = 1; i < c->n; i++)
@@ -115,12 +123,17 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 		for (int z = 0; z <= c->rq->stack.max_zero_stage; z++)
 			push(&L->zero, z);
 	sort_choices(&L->zero);
-	L->rc = st->recompute;
+	/* partial only on a stack that runs it; a list that names it with
+	 * other modes is narrowed to those, as ZeRO stages are (review s20a
+	 * F4); partial alone is kept, sized with a warning */
+	L->rc.n = 0;
+	for (int r = 0; r < ENG_RC_COUNT; r++)
+		if ((!st->recompute.n || any_is(&st->recompute, r)) &&
+		    (r != ENG_RC_PARTIAL || c->rq->stack.partial_recompute ||
+		     st->recompute.n == 1))
+			push(&L->rc, r);
 	if (!L->rc.n)
-		for (int r = 0; r < ENG_RC_COUNT; r++)
-			if (r != ENG_RC_PARTIAL ||
-			    c->rq->stack.partial_recompute)
-				push(&L->rc, r);
+		L->rc = st->recompute;
 	sort_choices(&L->rc);
 	L->sp = st->sequence_parallel;
 	if (!L->sp.n)
@@ -277,24 +290,22 @@ static bool any_at_most(const struct trn_choices *v, int bound)
 }
 
 /* Recompute partial on layout l (its ZeRO state ms): the fewest layers of
- * a chunk, 1 .. all but one, whose recompute keeps the plan within
- * TRN_NEAR_FULL of GPU memory (a plan is flagged above it: the layer count
- * is the knob that can leave that margin), else the most of them if that
- * fits at all; by bisection, memory falling as layers are added. 0 when
- * none fits or a chunk has fewer than two layers. Its activation bytes in
- * *act. */
+ * a chunk, 1 .. trn_partial_max_layers, whose recompute keeps the plan
+ * within TRN_NEAR_FULL of GPU memory (a plan is flagged above it: the
+ * layer count is the knob that can leave that margin), else the most of
+ * them (which may not fit: the caller checks); by bisection, memory
+ * falling as layers are added. 0 when a chunk has fewer than two layers.
+ * Its activation bytes in *act. */
 static int partial_layers(const struct ctx *c, const struct mem_fixed *mf,
 			  const struct mem_state *ms, double *act)
 {
-	int lo = 1, hi = (int)floor(mf->shape.layers + 1e-9) - 1;
+	int lo = 1, hi = mf->shape.partial_max;
 	double target = fmin(c->capacity, TRN_NEAR_FULL * c->gpu_bytes);
 	double most;
 
 	if (hi < 1)
 		return 0;
 	most = trn_mem_total(c, ms, trn_act_partial(mf, hi));
-	if (most > c->capacity)
-		return 0;
 	if (most > target) {
 		*act = trn_act_partial(mf, hi);
 		return hi;
@@ -394,10 +405,13 @@ static void try_layout(struct search *S, const struct lists *L,
 				if (l->recompute == ENG_RC_PARTIAL) {
 					double act = 0.0;
 
+					S->partial_tried++;
 					l->recompute_layers =
 					    partial_layers(c, &mf, &ms, &act);
 					if (!l->recompute_layers)
-						continue;
+						continue; /* chunks of one layer
+							   */
+					S->partial_room++;
 					total = trn_mem_total(c, &ms, act);
 				} else {
 					total = trn_mem_total(

@@ -522,9 +522,16 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		double fwd_layers =
 		    2.0 * c->P.layers_active + c->L * c->attn_fwd_layer_token;
 
-		if (l->recompute == ENG_RC_FULL ||
-		    l->recompute == ENG_RC_PARTIAL)
-			hw += trn_recomputed_share(c, l) * fwd_layers;
+		/* partial: the model's share of layers recomputed, k in each
+		 * of the p x v chunks (the time above takes the fullest
+		 * stage's share; review s20a F6) */
+		if (l->recompute == ENG_RC_FULL)
+			hw += fwd_layers;
+		else if (l->recompute == ENG_RC_PARTIAL)
+			hw += fmin(1.0, (double)l->recompute_layers *
+					    (l->vp > 1 ? l->vp : 1) * l->pp /
+					    c->L) *
+			      fwd_layers;
 		else if (l->recompute == ENG_RC_SELECTIVE && c->sac_mm > 0.0)
 			hw += c->sac_mm * 2.0 * c->P.layers_active;
 		else if (l->recompute == ENG_RC_SELECTIVE)

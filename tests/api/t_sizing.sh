@@ -170,6 +170,17 @@ check "a pinned partial on a stack without it: sized, warned naming partial_reco
 	'.plans[0].recompute == "partial" and ([.checks.warnings[] | select(contains("partial_recompute false"))] | length) == 1'
 req POST /v1/sizing/training "${J[@]}" -d "{$META,\"strategies\":{\"recompute\":\"block\"}}"
 check_problem "recompute block is a 400 naming strategies.recompute" 400 strategies.recompute
+# review s20a F3: a pinned partial that fits nowhere is the 422 full gets, not
+# the global batch's 400; one whose chunks hold one layer names the field.
+# F4: a list naming partial on a stack without it is narrowed, unwarned.
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":8,"strategies":{"recompute":"partial"}}'
+check "405B on 8 H100 with partial pinned: 422 does not fit, naming the smallest plan" 422 \
+	'(.detail | contains("does not fit")) and (.detail | contains("recompute partial"))'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-8b","seq_len":8192,"gpu":"h100-sxm5-80gb","gpus":32,"strategies":{"tp":1,"pp":32,"recompute":"partial"}}'
+check_problem "partial pinned where every chunk holds one layer: 400 naming strategies.recompute" 400 strategies.recompute
+req POST /v1/sizing/training "${J[@]}" -d "{$META,\"stack\":\"pytorch-fsdp2-fa2\",\"strategies\":{\"tp\":8,\"pp\":16,\"cp\":1,\"zero\":2,\"recompute\":[\"partial\",\"full\"]}}"
+check "a list [partial, full] on a stack without partial: full plans, no partial warning" 201 \
+	'([.plans[] | select(.recompute == "partial")] | length) == 0 and ([.checks.warnings[] | select(contains("partial"))] | length) == 0'
 # review s17a F10: at 128K the full-attention MFU convention passes 0.65
 # without the GPU doing more: the answer says so, not "optimistic"
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":131072,"gpu":"a100-sxm4-80gb","max_gpus":16,"train_tokens":1e10,"top":1}'

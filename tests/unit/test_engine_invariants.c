@@ -149,6 +149,73 @@ static void test_ranked_plans_fit(void)
 	free(res);
 }
 
+/* Recompute partial over a grid of jobs the search answers (random
+ * models, sequence 4K or 8K, H100 or L40S, up to 64-1,024 GPUs, pipeline
+ * stages pinned so that chunks hold several layers; Megatron-Core): every
+ * listed partial plan recomputes 1 .. all-but-one layers of a chunk, fits,
+ * and one layer fewer would cross 95 % of memory or not fit (the fewest);
+ * its memory is never above the same layout without recompute and its step
+ * never faster; none is listed on a stack without partial_recompute. */
+static void test_partial_recompute_grid(void)
+{
+	struct trn_result *res = calloc(1, sizeof(*res));
+	int partial = 0, minimal = 0;
+
+	for (int it = 0; res && it < 60; it++) {
+		struct trn_request rq;
+		struct eng_error e;
+		bool other = it % 6 == 5;
+
+		trn_request_init(&rq);
+		rq.model = random_model();
+		rq.seq_len = pick(2) ? 4096 : 8192;
+		rq.global_batch_size = 512;
+		rq.gpu = gpu((int)pick(2));
+		rq.max_gpus = 64L << pick(5);
+		rq.top = 8;
+		rq.stack =
+		    *stack_builtin_find(other ? "torchtitan" : "megatron-core");
+		rq.strategies.pp.n = 1;
+		rq.strategies.pp.v[0] = 2 << pick(2);
+		if (trn_size(&rq, res, &e))
+			continue;
+		for (int i = 0; i < res->n_plans; i++) {
+			const struct trn_plan *p = &res->plans[i];
+			struct trn_layout l = p->layout;
+			struct trn_plan q;
+			int chunk =
+			    p->layers_per_stage_max / (l.vp > 1 ? l.vp : 1);
+
+			if (l.recompute != ENG_RC_PARTIAL)
+				continue;
+			partial++;
+			CHECK(!other);
+			CHECK(p->fits && l.recompute_layers >= 1 &&
+			      l.recompute_layers < chunk);
+			l.recompute = ENG_RC_NONE;
+			if (trn_evaluate(&rq, &l, &q, &e) == 0)
+				CHECK(q.memory.total_gib >=
+					  p->memory.total_gib - 1e-9 &&
+				      q.time.step_s <= p->time.step_s + 1e-12);
+			l.recompute = ENG_RC_PARTIAL;
+			if (l.recompute_layers > 1) {
+				l.recompute_layers--;
+				if (trn_evaluate(&rq, &l, &q, &e) == 0) {
+					CHECK(q.memory.total_gib >
+						  0.95 *
+						      q.memory.capacity_gib ||
+					      !q.fits);
+					minimal++;
+				}
+			}
+		}
+	}
+	printf("# partial recompute: %d listed plans, %d checked minimal\n",
+	       partial, minimal);
+	CHECK(partial > 0 && minimal > 0);
+	free(res);
+}
+
 /* The search skips timing plans whose lower-bound key cannot enter the
  * top (branch and bound, engine/training_search.c may_enter). How much it skips
  * depends on how many plans are kept, so the first plans of a top-1, a
@@ -372,6 +439,7 @@ int main(void)
 {
 	RUN(test_training_memory_monotone);
 	RUN(test_ranked_plans_fit);
+	RUN(test_partial_recompute_grid);
 	RUN(test_pruning_keeps_ranking);
 	RUN(test_inference_invariants);
 	RUN(test_wider_nodes_never_slower);
