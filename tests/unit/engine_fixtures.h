@@ -103,6 +103,18 @@ static inline struct hw_spec fx_h100(void)
 	return g;
 }
 
+/* H800 SXM5 (migrations/0002): the H100 SXM with NVLink cut to 200 GB/s
+ * each way; best-shape GEMM fraction its sibling's (0009). */
+static inline struct hw_spec fx_h800(void)
+{
+	struct hw_spec g = fx_h100();
+
+	strcpy(g.name, "h800-sxm5-80gb");
+	g.intra_node_gbps = 200;
+	g.price_per_gpu_hour = 2.50;
+	return g;
+}
+
 static inline struct hw_spec fx_h200(void)
 {
 	struct hw_spec g = fx_h100();
