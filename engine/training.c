@@ -417,8 +417,11 @@ static void stack_bound_hint(const struct trn_request *rq, char *buf,
 
 	for (int i = 0; i < st->pp.n; i++)
 		pp_one |= st->pp.v[i] == 1;
+	/* partial pinned: the search tried it up to all but one layer of
+	 * a chunk, so full is not named as the remedy (review s20b N3) */
 	for (int i = 0; i < st->recompute.n; i++)
-		rc_full |= st->recompute.v[i] == ENG_RC_FULL;
+		rc_full |= st->recompute.v[i] == ENG_RC_FULL ||
+			   st->recompute.v[i] == ENG_RC_PARTIAL;
 	zb = pp_one && !st->zero.n && rq->stack.max_zero_stage < 3;
 	ob = pp_one && !st->offload.n &&
 	     rq->stack.max_offload < STACK_OFFLOAD_OPTIMIZER_WEIGHTS;

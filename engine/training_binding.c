@@ -49,13 +49,20 @@ static bool blocked_by_memory(const struct ctx *c, struct trn_layout *n,
 
 	if (n->dp < 1 || n->dp % n->ep)
 		return false;
-	/* a neighbour of a partial plan keeps its layer count where its
-	 * chunks allow it (review s20a F5) */
+	/* a neighbour of a partial plan recomputes the same share of its
+	 * chunks' layers, within what they allow (review s20a F5, s20b N4:
+	 * deeper interleaving had kept the count a chunk, recomputing 2-4x
+	 * the layers) */
 	if (n->recompute == ENG_RC_PARTIAL) {
 		int most = trn_partial_max_layers(c, n);
 
 		if (most < 1)
 			return false;
+		if (p->layout.recompute == ENG_RC_PARTIAL)
+			n->recompute_layers = (int)fmax(
+			    1.0, round((double)p->layout.recompute_layers *
+				       trn_chunk_layers(c, n) /
+				       trn_chunk_layers(c, &p->layout)));
 		if (n->recompute_layers > most)
 			n->recompute_layers = most;
 	}
@@ -78,27 +85,28 @@ static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
 
 	trn_default_lists(c, &L);
 	if (l->recompute > ENG_RC_NONE) {
-		/* the next lighter recompute: from full, partial on the most
-		 * layers it may take (trn_partial_max_layers); else the mode
-		 * below (from partial,
-		 * selective: the search took partial because no lighter mode
-		 * fits, and one layer fewer is below the 1 % that names
-		 * memory whenever a chunk holds many) */
-		int k = trn_partial_max_layers(c, l);
+		/* the next lighter recompute the request allows: from full,
+		 * partial on the most layers it may take
+		 * (trn_partial_max_layers); else the allowed mode below (from
+		 * partial, not partial with a layer fewer: the search took
+		 * the fewest within its bound, and one layer is below the 1 %
+		 * that names memory whenever a chunk holds many; review s20b
+		 * N2: with ["none", "partial"] none is the step) */
+		int k = trn_partial_max_layers(c, l), r = (int)l->recompute - 1;
 
 		n = *l;
 		n.recompute_layers = 0;
 		if (l->recompute == ENG_RC_FULL && k >= 1 &&
 		    allowed(&L.rc, ENG_RC_PARTIAL)) {
-			n.recompute = ENG_RC_PARTIAL;
 			n.recompute_layers = k;
 		} else {
-			n.recompute = (enum eng_recompute)(
-			    (int)l->recompute -
-			    (l->recompute == ENG_RC_FULL ? 2 : 1));
+			if (r == ENG_RC_PARTIAL)
+				r--;
+			while (r >= 0 && !allowed(&L.rc, r))
+				r--;
 		}
-		if (allowed(&L.rc, (int)n.recompute) &&
-		    blocked_by_memory(c, &n, p))
+		n.recompute = (enum eng_recompute)r;
+		if (r >= 0 && blocked_by_memory(c, &n, p))
 			return true;
 	}
 	if (allowed(&L.mb, l->micro_batch * 2)) {

@@ -292,34 +292,55 @@ static bool any_at_most(const struct trn_choices *v, int bound)
 /* Recompute partial on layout l (its ZeRO state ms): the fewest layers of
  * a chunk, 1 .. trn_partial_max_layers, whose recompute keeps the plan
  * within TRN_NEAR_FULL of GPU memory (a plan is flagged above it: the
- * layer count is the knob that can leave that margin), else the most of
- * them (which may not fit: the caller checks); by bisection, memory
- * falling as layers are added. 0 when a chunk has fewer than two layers.
- * Its activation bytes in *act. */
+ * layer count is the knob that can leave that margin), else the count of
+ * least memory (which may not fit: the caller checks). Memory falls as
+ * layers are added until k reaches a rebalanced split's end chunks, one
+ * layer short: there they are recomputed whole and their rebuild adds a
+ * layer input (trn_act_partial), so the range below is bisected and the
+ * one or two counts above it are tried in turn (review s20b N1). 0 when a
+ * chunk has fewer than two layers. Its activation bytes in *act. */
 static int partial_layers(const struct ctx *c, const struct mem_fixed *mf,
 			  const struct mem_state *ms, double *act)
 {
-	int lo = 1, hi = mf->shape.partial_max;
+	int most = mf->shape.partial_max, mono = most, best = 0;
 	double target = fmin(c->capacity, TRN_NEAR_FULL * c->gpu_bytes);
-	double most;
+	double best_total = 0.0;
 
-	if (hi < 1)
+	if (most < 1)
 		return 0;
-	most = trn_mem_total(c, ms, trn_act_partial(mf, hi));
-	if (most > target) {
-		*act = trn_act_partial(mf, hi);
-		return hi;
-	}
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
+	if (mf->shape.ends < mf->shape.layers - 0.5)
+		mono =
+		    (int)fmin((double)most, floor(mf->shape.ends + 1e-9) - 1.0);
+	if (mono >= 1 &&
+	    trn_mem_total(c, ms, trn_act_partial(mf, mono)) <= target) {
+		int lo = 1, hi = mono;
 
-		if (trn_mem_total(c, ms, trn_act_partial(mf, mid)) <= target)
-			hi = mid;
-		else
-			lo = mid + 1;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (trn_mem_total(c, ms, trn_act_partial(mf, mid)) <=
+			    target)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		*act = trn_act_partial(mf, lo);
+		return lo;
 	}
-	*act = trn_act_partial(mf, lo);
-	return lo;
+	for (int k = mono >= 1 ? mono : 1; k <= most; k++) {
+		double total = trn_mem_total(c, ms, trn_act_partial(mf, k));
+
+		if (k > mono && total <= target) {
+			*act = trn_act_partial(mf, k);
+			return k;
+		}
+		if (!best || total < best_total) {
+			best = k;
+			best_total = total;
+		}
+	}
+	*act = trn_act_partial(mf, best);
+	return best;
 }
 
 /* For one (tp, cp, pp, vp, dp, ep, mb, sp, fa): each ZeRO stage with the

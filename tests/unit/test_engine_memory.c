@@ -487,6 +487,94 @@ static void test_partial_recompute_search(void)
 	free(r);
 }
 
+/* Review s20b: on a rebalanced split the end chunks, a layer short, are
+ * recomputed whole at k = their layers, where the last rank's rebuild can
+ * make that k need more than k - 1. Llama 3 8B on 3 H100, pp 3 rebalanced
+ * (units 34: 11 layers at the ends, 12 in the middle), micro-batch 4: the
+ * search takes the count below the end chunks when it is within 95 %, not
+ * the largest (N1). With ["none", "partial"] a memory-chosen partial plan
+ * is bound by memory, as with the full list (N2); a pinned partial that
+ * fits nowhere does not send the user to full (N3). */
+static void test_partial_recompute_end_chunks(void)
+{
+	struct trn_request rq;
+	struct trn_result *r = calloc(1, sizeof(*r));
+	struct eng_error e;
+	int checked = 0;
+
+	for (long s = 9600; r && s <= 9760; s += 16) {
+		struct trn_layout l = layout(1, 3, 1, 0);
+		struct trn_plan a, b;
+
+		trn_request_init(&rq);
+		rq.model = fx_llama3_8b();
+		rq.seq_len = s;
+		rq.gpu = fx_h100();
+		rq.gpus = 3;
+		rq.global_batch_size = 256;
+		rq.stack = *stack_builtin_find("megatron-core");
+		l.micro_batch = 4;
+		l.stage_rebalance = true;
+		l.recompute = ENG_RC_PARTIAL;
+		l.recompute_layers = 10;
+		if (trn_evaluate(&rq, &l, &a, &e) != 0)
+			continue;
+		l.recompute_layers = 11;
+		if (trn_evaluate(&rq, &l, &b, &e) != 0)
+			continue;
+		if (!(a.memory.total_gib <= 0.95 * 80.0 &&
+		      b.memory.total_gib > a.memory.total_gib))
+			continue;
+		pin(&rq.strategies.tp, 1);
+		pin(&rq.strategies.pp, 3);
+		pin(&rq.strategies.vp, 1);
+		pin(&rq.strategies.micro_batch, 4);
+		pin(&rq.strategies.stage_rebalance, 1);
+		pin(&rq.strategies.zero, 0);
+		pin(&rq.strategies.recompute, ENG_RC_PARTIAL);
+		CHECK(trn_size(&rq, r, &e) == 0);
+		CHECK(r->plans[0].layout.recompute_layers <= 10);
+		checked++;
+	}
+	printf("# end chunks: %d sequence lengths where k 11 needs more than "
+	       "k 10\n",
+	       checked);
+	CHECK(checked > 0);
+
+	trn_request_init(&rq);
+	rq.model = fx_llama3_70b();
+	rq.seq_len = 4096;
+	rq.gpu = fx_h100();
+	rq.gpus = 16;
+	rq.stack = *stack_builtin_find("megatron-core");
+	pin(&rq.strategies.tp, 8);
+	pin(&rq.strategies.pp, 2);
+	pin(&rq.strategies.offload, 0);
+	CHECK(r && trn_size(&rq, r, &e) == 0);
+	if (r && r->plans[0].layout.recompute == ENG_RC_PARTIAL) {
+		enum eng_binding all = r->plans[0].binding;
+
+		rq.strategies.recompute.n = 2;
+		rq.strategies.recompute.v[0] = ENG_RC_NONE;
+		rq.strategies.recompute.v[1] = ENG_RC_PARTIAL;
+		CHECK(trn_size(&rq, r, &e) == 0);
+		CHECK(r->plans[0].layout.recompute == ENG_RC_PARTIAL &&
+		      r->plans[0].binding == all && all == ENG_BIND_MEMORY);
+	} else {
+		CHECK(!"70B on 16 H100 at tp 8 pp 2 runs partial");
+	}
+
+	trn_request_init(&rq);
+	rq.model = llama3_405b();
+	rq.seq_len = 8192;
+	rq.gpu = fx_h100();
+	rq.gpus = 8;
+	pin(&rq.strategies.recompute, ENG_RC_PARTIAL);
+	CHECK(trn_size(&rq, r, &e) == ENG_EINFEASIBLE &&
+	      strstr(e.message, "full recompute") == NULL);
+	free(r);
+}
+
 /* Whether the request is refused as invalid, naming field. */
 static bool refused_naming(const struct trn_request *rq, struct trn_result *r,
 			   const char *field)
@@ -964,6 +1052,7 @@ int main(void)
 	RUN(test_partial_recompute_hand);
 	RUN(test_partial_recompute_monotone);
 	RUN(test_partial_recompute_search);
+	RUN(test_partial_recompute_end_chunks);
 	RUN(test_interleaved_peak_405b);
 	RUN(test_interleaved_chunks);
 	RUN(test_headroom);
