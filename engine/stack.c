@@ -166,6 +166,14 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   multi-GPU inference (docs perf_infer_gpu_multi.md), and tp_plan on
  *   bitsandbytes 4-bit weights was reported failing
  *   (huggingface/transformers issue 38122, 2025-05): false.
+ *  ep_overlap 0 everywhere: no profile's stack hides the expert
+ *   all-to-all by default. Megatron-Core's batch-level overlap of it with
+ *   another micro-batch's dense compute is opt-in
+ *   (--overlap-moe-expert-parallel-comm with --delay-wgrad-compute, 0.14,
+ *   megatron/core/transformer/moe/README.md); torchtitan's DeepEP
+ *   dispatcher and DeepSpeed-MoE run it on the critical path. A stack that
+ *   hides it sets up to 1: DeepSeek-V3's DualPipe reports "near-zero
+ *   all-to-all communication overhead" (arXiv 2412.19437 §3.2.1).
  *  partial_recompute (recompute partial: whole layers recomputed for the
  *   first k of each pipeline chunk, none for the rest): the Megatron-LM
  *   family's --recompute-method block with --recompute-num-layers k
@@ -240,6 +248,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 0.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -262,6 +271,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 1.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -284,6 +294,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 1.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -306,6 +317,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 1.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -328,6 +340,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 0.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
@@ -350,6 +363,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 0.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
@@ -372,6 +386,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 1.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -396,6 +411,7 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .param_gather_overlap = 0.0,
      .cp_overlap = 0.8,
      .offload_overlap = 0.0,
+     .ep_overlap = 0.0,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -462,6 +478,7 @@ int stack_check(const struct eng_stack *s, const char **field)
 	    {"param_gather_overlap", s->param_gather_overlap, 0.0, 1.0},
 	    {"cp_overlap", s->cp_overlap, 0.0, 1.0},
 	    {"offload_overlap", s->offload_overlap, 0.0, 1.0},
+	    {"ep_overlap", s->ep_overlap, 0.0, 1.0},
 	    {"gemm_clock_derate", s->gemm_clock_derate, 0.1, 1.0},
 	    {"kernel_launch_us", s->kernel_launch_us, 0.0, 1000.0},
 	    {"kernels_per_layer", s->kernels_per_layer, 0.0, 100000.0},

@@ -90,6 +90,9 @@ struct eng_stack {
 	 * offload optimizer+weights, 0..1: 0 where the stack moves each
 	 * module's weights synchronously as it runs (Accelerate's hooks) */
 	double offload_overlap;
+	/* share of the expert all-to-all (MoE dispatch and combine) hidden
+	 * behind the layer's compute, 0..1 (stack.c) */
+	double ep_overlap;
 	enum stack_reduce reduce_dtype;
 	enum stack_fp8_recipe fp8_recipe;
 	/* true: FP8 weights are cast once per step and reused by every

@@ -302,7 +302,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	double tokens = (double)l->micro_batch * c->s / (double)l->cp;
 	double m = (double)m_micro, L_s = (double)ls;
 	double head_g = mc->head_g, head_m = mc->head_m, head, t_mb, lep = 0.0,
-	       lcp = 0.0, cp_hidden = 0.0;
+	       lep_all = 0.0, lcp = 0.0, cp_hidden = 0.0;
 	double lcomp, window, nic_busy = 0.0;
 	struct layer_cost lc = mc->lc;
 	struct stage_params sp = trn_stage_params(c, l, ls);
@@ -323,8 +323,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		double n = 4.0 + 2.0 * trn_recomputed_share(c, l);
 		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
 		ep_inter = span_tc * l->ep > c->gpn;
-		lep = c->moe_frac * n *
-		      (a2a_s(c, bytes, l->ep, span_tc) + COLL_LATENCY_S);
+		lep_all = c->moe_frac * n *
+			  (a2a_s(c, bytes, l->ep, span_tc) + COLL_LATENCY_S);
+		/* the stack's ep_overlap hides that share behind the
+		 * layer's compute, never more than it lasts */
+		lep = lep_all - fmin(c->rq->stack.ep_overlap * lep_all, lcomp);
 	}
 	/* Context parallel (ring attention): K and V chunks travel cp-1
 	 * hops forward, twice that backward; hidden behind attention. */
@@ -403,7 +406,9 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		double gb_ne = (c->lora ? sp.trainable : sp.nonexp) * c->red_b;
 		double gb_ex = c->lora ? 0.0 : sp.exp * c->red_b;
 		double per_layer_ne = gb_ne / L_s, per_layer_ex = gb_ex / L_s;
-		double mb_window = t_mb - (ep_inter ? L_s * lep : 0.0);
+		/* the NICs carry the whole all-to-all, hidden or not */
+		double mb_window =
+		    fmax(0.0, t_mb - (ep_inter ? L_s * lep_all : 0.0));
 		double traffic, ag = 0.0, fwd_window = 0.0, fwd_nic = 0.0;
 
 		if (l->zero == 1 || l->zero == 2) {

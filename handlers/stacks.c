@@ -31,6 +31,7 @@ static const char *const kernel_choices[] = {
 	    {"param_gather_overlap", JV_NUM0, false, 1e-6, 1, NULL, false},      \
 	    {"cp_overlap", JV_NUM0, false, 1e-6, 1, NULL, false},                \
 	    {"offload_overlap", JV_NUM0, false, 1e-6, 1, NULL, false},           \
+	    {"ep_overlap", JV_NUM0, false, 1e-6, 1, NULL, false},                \
 	    {"reduce_dtype", JV_ENUM, false, 0, 0, stack_reduce_names, false},   \
 	    {"fp8_recipe", JV_ENUM, false, 0, 0, stack_fp8_recipe_names, false}, \
 	    {"fp8_weight_cache", JV_BOOL, false, 0, 0, NULL, false},             \
@@ -93,6 +94,7 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	    {"param_gather_overlap", &s->param_gather_overlap},
 	    {"cp_overlap", &s->cp_overlap},
 	    {"offload_overlap", &s->offload_overlap},
+	    {"ep_overlap", &s->ep_overlap},
 	    {"gemm_clock_derate", &s->gemm_clock_derate},
 	    {"kernel_launch_us", &s->kernel_launch_us},
 	    {"kernels_per_layer", &s->kernels_per_layer},
@@ -267,13 +269,14 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 						    : g->peak_tflops[ENG_FP16];
 	bool fused = attn_kernel_fused(s->attn_kernel);
 	json_t *o = json_pack(
-	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "name",
+	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "name",
 	    s->name, "attn_kernel", attn_kernel_name(s->attn_kernel),
 	    "tp_comm_overlap", sizing_real(s->tp_comm_overlap, 4), "dp_overlap",
 	    sizing_real(s->dp_overlap, 4), "param_gather_overlap",
 	    sizing_real(s->param_gather_overlap, 4), "cp_overlap",
 	    sizing_real(s->cp_overlap, 4), "offload_overlap",
-	    sizing_real(s->offload_overlap, 4), "reduce_dtype",
+	    sizing_real(s->offload_overlap, 4), "ep_overlap",
+	    sizing_real(s->ep_overlap, 4), "reduce_dtype",
 	    stack_reduce_names[s->reduce_dtype], "gemm_clock_derate",
 	    sizing_real(g->cc_major >= 9 ? s->gemm_clock_derate : 1.0, 4),
 	    "gemm_half_rate_dim", sizing_real(gemm_half_rate_dim(p), 4));

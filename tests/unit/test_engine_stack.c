@@ -260,6 +260,55 @@ static void test_tp_overlap(void)
 		   1e-9 + 1e-9 * m0.lc.tp);
 }
 
+/* The stack's ep_overlap hides that share of a MoE layer's all-to-all
+ * behind its compute, never more than the compute: Mixtral 8x7B on 16
+ * H100 (ep 8 within dp 16, two nodes), ep_comm at overlap 0.5 is half of
+ * overlap 0's while that half is below the compute, at 1 the part beyond
+ * the compute; more overlap never slows a step; a dense model is
+ * unchanged. */
+static void test_ep_overlap(void)
+{
+	struct trn_request rq;
+	struct trn_layout l = layout(1, 1);
+	struct trn_plan p0, p5, p1, d0, d1;
+	struct eng_error e;
+	double last = 1e300;
+
+	base_request(&rq);
+	rq.model = fx_mixtral_8x7b();
+	rq.gpus = 16;
+	rq.global_batch_size = 64;
+	rq.gpu.memory_gib = 1e4; /* the time terms, not the fit */
+	l.dp = 16;
+	l.ep = 8;
+	CHECK(trn_evaluate(&rq, &l, &p0, &e) == 0);
+	rq.stack.ep_overlap = 0.5;
+	CHECK(trn_evaluate(&rq, &l, &p5, &e) == 0);
+	rq.stack.ep_overlap = 1.0;
+	CHECK(trn_evaluate(&rq, &l, &p1, &e) == 0);
+	CHECK(p0.time.ep_comm_s > 0.0);
+	if (0.5 * p0.time.ep_comm_s <= p0.time.compute_s)
+		CHECK_NEAR(p5.time.ep_comm_s, 0.5 * p0.time.ep_comm_s,
+			   1e-9 * p0.time.ep_comm_s);
+	CHECK(p1.time.ep_comm_s <= p5.time.ep_comm_s &&
+	      p1.time.ep_comm_s >=
+		  fmax(0.0, p0.time.ep_comm_s - p0.time.compute_s) - 1e-9);
+	for (int i = 0; i <= 10; i++) {
+		struct trn_plan q;
+
+		rq.stack.ep_overlap = 0.1 * i;
+		CHECK(trn_evaluate(&rq, &l, &q, &e) == 0);
+		CHECK(q.time.step_s <= last + 1e-12);
+		last = q.time.step_s;
+	}
+	base_request(&rq);
+	l = layout(1, 1);
+	CHECK(trn_evaluate(&rq, &l, &d0, &e) == 0);
+	rq.stack.ep_overlap = 1.0;
+	CHECK(trn_evaluate(&rq, &l, &d1, &e) == 0);
+	CHECK(d0.time.step_s == d1.time.step_s && d0.time.ep_comm_s == 0.0);
+}
+
 /* QLoRA dequantises every linear weight per GEMM pass (2 passes without
  * recompute): 218,103,808 x (0.5 + 0.127/8 + 2) B x 2 over HBM. */
 static void test_qlora_dequant(void)
@@ -962,6 +1011,22 @@ static int seed_0039(const char *line)
 	return 1;
 }
 
+/* 0041: "('name', ep_overlap)," */
+static int seed_0041(const char *line)
+{
+	char name[64];
+	double epo;
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', %lf)", name, &epo) != 2)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s)
+		CHECK(epo == s->ep_overlap);
+	return 1;
+}
+
 /* 0031: "('name', max_zero_stage, max_zero_stage_pp)," */
 static int seed_0031(const char *line)
 {
@@ -1580,6 +1645,8 @@ static void test_migration_seed(void)
 	seed_flag_offset = offsetof(struct eng_stack, partial_recompute);
 	CHECK(seed_rows("migrations/0040_stack_partial_recompute.sql",
 			seed_flag) == STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0041_stack_ep_overlap.sql", seed_0041) ==
+	      STACK_BUILTIN_COUNT);
 }
 
 int main(void)
@@ -1590,6 +1657,7 @@ int main(void)
 	RUN(test_stack_table);
 	RUN(test_fp8_casts);
 	RUN(test_tp_overlap);
+	RUN(test_ep_overlap);
 	RUN(test_qlora_dequant);
 	RUN(test_lora_adapters);
 	RUN(test_eager_autocast_memory);

@@ -91,7 +91,8 @@ enum store_status store_model_get(struct db_pool *pool, const char *name,
 static json_t *stack_row(const struct eng_stack *s)
 {
 	json_t *o = json_pack(
-	    "{s:s, s:s, s:s, s:n, s:n, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:b, "
+	    "{s:s, s:s, s:s, s:n, s:n, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, "
+	    "s:b, "
 	    "s:b, s:s, s:f, "
 	    "s:f, s:f, s:f, s:b, s:b, s:b, s:s, s:s}",
 	    "name", s->name, "display_name", s->name, "attn_kernel",
@@ -99,8 +100,8 @@ static json_t *stack_row(const struct eng_stack *s)
 	    "attn_bwd_efficiency", "tp_comm_overlap", s->tp_comm_overlap,
 	    "dp_overlap", s->dp_overlap, "param_gather_overlap",
 	    s->param_gather_overlap, "cp_overlap", s->cp_overlap,
-	    "offload_overlap", s->offload_overlap, "reduce_dtype",
-	    stack_reduce_names[s->reduce_dtype], "fp8_recipe",
+	    "offload_overlap", s->offload_overlap, "ep_overlap", s->ep_overlap,
+	    "reduce_dtype", stack_reduce_names[s->reduce_dtype], "fp8_recipe",
 	    stack_fp8_recipe_name(s->fp8_recipe), "fp8_weight_cache",
 	    s->fp8_weight_cache, "fp8_param_all_gather",
 	    s->fp8_param_all_gather, "selective_recompute",
