@@ -554,6 +554,21 @@ req GET /v1/stacks/hf-peft-bnb4
 check "hf-peft-bnb4: Accelerate's hooks hide no weight transfers (offload_overlap 0)" 200 \
 	'.offload_overlap == 0 and .cp_overlap == 0.8'
 
+# session 20: the expert all-to-all's overlap is the profile's ep_overlap, 0
+# on every built-in (the engine had exposed it all without saying so); an
+# override hides that share of it, never slowing the step
+EPJ='"model":"mixtral-8x7b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":16,"global_batch_size":64,"top":1,"calibration":"datasheet","strategies":{"tp":1,"pp":1,"ep":8,"dp":16,"zero":1,"micro_batch":1}'
+req POST /v1/sizing/training "${J[@]}" -d "{$EPJ,\"stack\":\"megatron-core\"}"
+check "megatron-core states ep_overlap 0 and exposes the all-to-all" 201 \
+	'.basis.stack.ep_overlap == 0 and .plans[0].time_s.ep_comm > 0'
+ep_default=$(jq '.plans[0].time_s.ep_comm' "$T/body")
+step_default=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$EPJ,\"stack\":{\"name\":\"megatron-core\",\"ep_overlap\":0.5}}"
+check "ep_overlap 0.5 hides half of it ($ep_default s at 0) and the step is no slower" 201 \
+	".basis.stack.ep_overlap == 0.5 and ((.plans[0].time_s.ep_comm - $ep_default / 2) | fabs) < 0.002 * $ep_default and .plans[0].time_s.step <= $step_default"
+req POST /v1/sizing/training "${J[@]}" -d "{$EPJ,\"stack\":{\"name\":\"megatron-core\",\"ep_overlap\":1.5}}"
+check_problem "ep_overlap 1.5 is a 400 naming stack.ep_overlap" 400 stack.ep_overlap
+
 # ... and the host link's efficiency is a request field (it was shown, 0.8,
 # and could not be stated)
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100","seq_len":4096,"train_tokens":1e10,"gpus":1,"top":1,"host_link_gbps":50,"host_link_efficiency":1,"strategies":{"offload":"optimizer"}}'
