@@ -1201,12 +1201,15 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		 * are the same (review s19b F9a) */
 		if (rq->model.moe.experts > 0)
 			warn(res,
-			     "mixture of experts: median error 26 %% on 54 "
+			     "mixture of experts: median error 32.5 %% on 61 "
 			     "published pre-training runs (Megatron-Core, "
-			     "FSDP2; docs/VALIDATION.md; no fine-tuning run "
-			     "scored); not modelled: host overhead per "
-			     "micro-batch of small experts, all-to-all overlap "
-			     "(DeepEP, 1F1B), unbalanced routing");
+			     "FSDP2, torchtitan, DeepSeek-V3; "
+			     "docs/VALIDATION.md; no fine-tuning run scored); "
+			     "the expert all-to-all is hidden by the stack's "
+			     "ep_overlap (%.2g); not modelled: host overhead "
+			     "per micro-batch of small experts, FP8 dispatch, "
+			     "node-limited and unbalanced routing",
+			     rq->stack.ep_overlap);
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

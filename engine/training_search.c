@@ -372,6 +372,7 @@ static void try_layout(struct search *S, const struct lists *L,
 	struct mem_fixed mf;
 	struct mb_cost mc[ENG_RC_COUNT];
 	bool have_mc[ENG_RC_COUNT] = {false};
+	int mc_layers = 0; /* recompute_layers of mc[ENG_RC_PARTIAL] */
 
 	if (m_micro < 0)
 		return;
@@ -456,11 +457,36 @@ static void try_layout(struct search *S, const struct lists *L,
 				     gpus < S->min_gpus_no_offload))
 					S->min_gpus_no_offload = gpus;
 				lighter = ri;
-				/* partial's cost depends on its layers */
+				/* partial is never faster than none (each
+				 * part of a layer's time, TP after its
+				 * overlap included, grows with the share
+				 * recomputed): none's cost bounds it before
+				 * its own is made */
+				if (l->recompute == ENG_RC_PARTIAL) {
+					struct trn_layout ln = *l;
+
+					ln.recompute = ENG_RC_NONE;
+					ln.recompute_layers = 0;
+					if (!have_mc[ENG_RC_NONE]) {
+						trn_mb_cost_of(
+						    c, &ln, &mc[ENG_RC_NONE]);
+						have_mc[ENG_RC_NONE] = true;
+					}
+					if (!may_enter(S, gpus,
+						       trn_step_lower_bound_s(
+							   l, m_micro, mf.ls,
+							   &mc[ENG_RC_NONE])))
+						break;
+				}
+				/* partial's cost depends on its layers: kept
+				 * for the count it was made with */
 				if (!have_mc[l->recompute] ||
-				    l->recompute == ENG_RC_PARTIAL) {
+				    (l->recompute == ENG_RC_PARTIAL &&
+				     mc_layers != l->recompute_layers)) {
 					trn_mb_cost_of(c, l, &mc[l->recompute]);
 					have_mc[l->recompute] = true;
+					if (l->recompute == ENG_RC_PARTIAL)
+						mc_layers = l->recompute_layers;
 				}
 				if (!may_enter(S, gpus,
 					       trn_step_lower_bound_s(

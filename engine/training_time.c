@@ -317,18 +317,6 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	head = head_g + head_m;
 	lcomp = lc.gemm + lc.attn + lc.mem + lc.launch;
 
-	/* MoE: dispatch + combine all-to-all, forward and backward (+ the
-	 * recomputed forward), over the EP group (inside dp). */
-	if (l->ep > 1 && c->moe_frac > 0) {
-		double n = 4.0 + 2.0 * trn_recomputed_share(c, l);
-		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
-		ep_inter = span_tc * l->ep > c->gpn;
-		lep_all = c->moe_frac * n *
-			  (a2a_s(c, bytes, l->ep, span_tc) + COLL_LATENCY_S);
-		/* the stack's ep_overlap hides that share behind the
-		 * layer's compute, never more than it lasts */
-		lep = lep_all - fmin(c->rq->stack.ep_overlap * lep_all, lcomp);
-	}
 	/* Context parallel (ring attention): K and V chunks travel cp-1
 	 * hops forward, twice that backward; hidden behind attention. */
 	if (l->cp > 1) {
@@ -339,6 +327,28 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		    3.0 * ((double)l->cp - 1.0) * bytes / group_bw(c, span_tc);
 		lcp = fmax(0.0, comm - c->rq->stack.cp_overlap * lc.attn_hide);
 		cp_hidden = comm - lcp;
+	}
+	/* MoE: dispatch + combine all-to-all, forward and backward (+ the
+	 * recomputed forward), over the EP group (inside dp). */
+	if (l->ep > 1 && c->moe_frac > 0) {
+		double n = 4.0 + 2.0 * trn_recomputed_share(c, l);
+		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
+		/* the compute it may hide behind: the stack's ep_overlap
+		 * pairs one micro-batch's all-to-all with another's compute
+		 * (Megatron-Core's batch-level overlap, DualPipe), so m - 1
+		 * of a step's m micro-batches have a partner; and where the
+		 * ring's hidden sends already hold the NICs during that
+		 * compute, not that part of it (review s20c F2, F5) */
+		double room = lcomp;
+
+		ep_inter = span_tc * l->ep > c->gpn;
+		lep_all = c->moe_frac * n *
+			  (a2a_s(c, bytes, l->ep, span_tc) + COLL_LATENCY_S);
+		if (ep_inter && cp_inter)
+			room = fmax(0.0, room - cp_hidden);
+		lep = lep_all -
+		      fmin(c->rq->stack.ep_overlap * (m - 1.0) / m * lep_all,
+			   room);
 	}
 
 	t_mb = L_s * (lcomp + lc.tp + lep + lcp) + head;
@@ -505,12 +515,22 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 					 c->hbm;
 		}
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+			/* The weight transfers ride the host link while the
+			 * DP traffic rides the NICs, both behind the same
+			 * micro-batches: what each leaves exposed runs at the
+			 * same time, so the step waits for the longer of the
+			 * two, not their sum (review s20c F1: summed, hiding
+			 * more of a micro-batch's communication shrank both
+			 * windows and made the step slower) */
 			double wbytes = (sp.nonexp + sp.exp) *
 					(c->lora ? c->base_b : c->wb);
-			T->optimizer_s +=
+			double exposed =
 			    m *
 			    fmax(0.0, 2.0 * wbytes / c->host -
 					  c->rq->stack.offload_overlap * t_mb);
+
+			T->optimizer_s +=
+			    fmax(0.0, exposed - T->dp_comm_exposed_s);
 		}
 	}
 
