@@ -1205,10 +1205,11 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "published pre-training runs (Megatron-Core, "
 			     "FSDP2, torchtitan, DeepSeek-V3; "
 			     "docs/VALIDATION.md; no fine-tuning run scored); "
-			     "the expert all-to-all is hidden by the stack's "
-			     "ep_overlap (%.2g); not modelled: host overhead "
-			     "per micro-batch of small experts, FP8 dispatch, "
-			     "node-limited and unbalanced routing",
+			     "the stack's ep_overlap (%.4g) is the share of "
+			     "the expert all-to-all hidden behind compute; not "
+			     "modelled: host overhead per micro-batch of small "
+			     "experts, FP8 dispatch, node-limited and "
+			     "unbalanced routing",
 			     rq->stack.ep_overlap);
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,

@@ -303,7 +303,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	double m = (double)m_micro, L_s = (double)ls;
 	double head_g = mc->head_g, head_m = mc->head_m, head, t_mb, lep = 0.0,
 	       lep_all = 0.0, lcp = 0.0, cp_hidden = 0.0;
-	double lcomp, window, nic_busy = 0.0;
+	double lcomp, window, nic_busy = 0.0, dp_mb = 0.0, off_mb = 0.0;
 	struct layer_cost lc = mc->lc;
 	struct stage_params sp = trn_stage_params(c, l, ls);
 	struct trn_time *T = &p->time;
@@ -401,6 +401,16 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	 * overlap_param_gather; DeepSpeed gathers synchronously), never
 	 * behind a backward.
 	 */
+	/* Offload of the weights: every micro-batch moves them over the host
+	 * link, hidden in offload_overlap of its time; the part exposed, per
+	 * micro-batch (the optimizer block below charges it). */
+	if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+		double wbytes =
+		    (sp.nonexp + sp.exp) * (c->lora ? c->base_b : c->wb);
+
+		off_mb = fmax(0.0, 2.0 * wbytes / c->host -
+				       c->rq->stack.offload_overlap * t_mb);
+	}
 	if (dp > 1.0) {
 		/* The group's ranks sit tp apart (context parallel inside
 		 * data parallel, Megatron's tp-cp-ep-dp order); across nodes,
@@ -483,15 +493,29 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			traffic = L_s * per;
 			window = (2.0 / 3.0) * mb_window;
 		}
-		if (cp_inter && bw == c->inter) {
-			nic_busy = m * L_s * cp_hidden;
+		/* The ring's sends hold the NICs for all their time, hidden
+		 * or exposed, in the share of the micro-batches the window
+		 * spans (review s20d F1: only the hidden part, and all m
+		 * micro-batches' of it against a one-micro-batch window, so
+		 * more cp_overlap left DP less room and the step slower) */
+		if (cp_inter && bw == c->inter && mb_window > 0.0) {
+			double ring = L_s * (cp_hidden + lcp);
+
+			nic_busy = ring * window / mb_window;
 			/* the forward's share (1 of 3 passes) of one
 			 * micro-batch's ring traffic */
-			fwd_nic = L_s * cp_hidden / 3.0;
+			fwd_nic = ring / 3.0;
 		}
+		dp_mb = fmax(0.0, traffic - fmax(0.0, c->dp_overlap * window -
+							  nic_busy));
+		/* the next forward, with its share of the weight-transfer
+		 * stalls the step adds: the NICs are free while it waits on
+		 * the host link (review s20d F2) */
+		if (ag > 0.0)
+			fwd_window +=
+			    (1.0 / 3.0) * fmax(0.0, m * off_mb - dp_mb) / m;
 		T->dp_comm_exposed_s =
-		    fmax(0.0, traffic - fmax(0.0, c->dp_overlap * window -
-						      nic_busy)) +
+		    dp_mb +
 		    fmax(0.0, ag - c->pg_overlap *
 				       fmax(0.0, c->dp_overlap * fwd_window -
 						     fwd_nic));
@@ -516,21 +540,15 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		}
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
 			/* The weight transfers ride the host link while the
-			 * DP traffic rides the NICs, both behind the same
-			 * micro-batches: what each leaves exposed runs at the
-			 * same time, so the step waits for the longer of the
-			 * two, not their sum (review s20c F1: summed, hiding
-			 * more of a micro-batch's communication shrank both
-			 * windows and made the step slower) */
-			double wbytes = (sp.nonexp + sp.exp) *
-					(c->lora ? c->base_b : c->wb);
-			double exposed =
-			    m *
-			    fmax(0.0, 2.0 * wbytes / c->host -
-					  c->rq->stack.offload_overlap * t_mb);
-
-			T->optimizer_s +=
-			    fmax(0.0, exposed - T->dp_comm_exposed_s);
+			 * DP traffic behind the micro-batches rides the NICs:
+			 * what each leaves exposed runs at the same time, so
+			 * the step waits for the longer of the two, not their
+			 * sum (review s20c F1: summed, hiding more of a
+			 * micro-batch's communication shrank both windows and
+			 * made the step slower). The post-step all-gather of
+			 * ZeRO-1/2 runs after the optimizer, apart (review
+			 * s20d F2). off_mb above. */
+			T->optimizer_s += fmax(0.0, m * off_mb - dp_mb);
 		}
 	}
 
