@@ -498,7 +498,10 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		 * spans (review s20d F1: only the hidden part, and all m
 		 * micro-batches' of it against a one-micro-batch window, so
 		 * more cp_overlap left DP less room and the step slower) */
-		if (cp_inter && bw == c->inter && mb_window > 0.0) {
+		/* (CP across nodes puts the DP group across them too: its
+		 * ranks sit tp x cp apart; whatever the NIC share, review
+		 * s20e F2) */
+		if (cp_inter && mb_window > 0.0) {
 			double ring = L_s * (cp_hidden + lcp);
 
 			nic_busy = ring * window / mb_window;
@@ -506,8 +509,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			 * micro-batch's ring traffic */
 			fwd_nic = ring / 3.0;
 		}
-		dp_mb = fmax(0.0, traffic - fmax(0.0, c->dp_overlap * window -
-							  nic_busy));
+		/* dp_overlap of the time the NICs are free (review s20e
+		 * F4: of the whole window, less the ring, left DP no room
+		 * while the NICs were partly free) */
+		dp_mb = fmax(0.0, traffic - c->dp_overlap *
+						fmax(0.0, window - nic_busy));
 		/* the next forward, with its share of the weight-transfer
 		 * stalls the step adds: the NICs are free while it waits on
 		 * the host link (review s20d F2) */
@@ -515,10 +521,8 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			fwd_window +=
 			    (1.0 / 3.0) * fmax(0.0, m * off_mb - dp_mb) / m;
 		T->dp_comm_exposed_s =
-		    dp_mb +
-		    fmax(0.0, ag - c->pg_overlap *
-				       fmax(0.0, c->dp_overlap * fwd_window -
-						     fwd_nic));
+		    dp_mb + fmax(0.0, ag - c->pg_overlap * c->dp_overlap *
+					       fmax(0.0, fwd_window - fwd_nic));
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */
