@@ -309,15 +309,17 @@ int trn_evaluate(const struct trn_request *rq, const struct trn_layout *lay,
 		l.sequence_parallel = false;
 	if (l.pp == 1)
 		l.stage_rebalance = false;
-	if (l.recompute != ENG_RC_PARTIAL)
+	if (l.recompute != ENG_RC_PARTIAL) {
 		l.recompute_layers = 0;
-	else if (l.recompute_layers < 1 ||
-		 l.recompute_layers > trn_partial_max_layers(&c, &l))
-		return eng_fail(err, ENG_EINVAL, "strategies.recompute",
-				"recompute partial recomputes 1 to %d layers "
-				"of a chunk here (%d given)",
-				trn_partial_max_layers(&c, &l),
-				l.recompute_layers);
+	} else {
+		int most = trn_partial_max_layers(&c, &l);
+
+		if (l.recompute_layers < 1 || l.recompute_layers > most)
+			return eng_fail(err, ENG_EINVAL, "strategies.recompute",
+					"recompute partial recomputes 1 to %d "
+					"layers of a chunk here (%d given)",
+					most, l.recompute_layers);
+	}
 	if (trn_plan_of(&c, &l, plan, true, &why))
 		return eng_fail(
 		    err, ENG_EINVAL, why,

@@ -13,14 +13,6 @@
  * differs by a few tenths of a percent) do not name memory. */
 #define BETTER_BY 0.01
 
-static bool allowed(const struct trn_choices *ch, int v)
-{
-	for (int i = 0; i < ch->n; i++)
-		if (ch->v[i] == v)
-			return true;
-	return false;
-}
-
 /* Whether plan n ranks before plan p by the request's objective, by more
  * than BETTER_BY: for the same GPUs a shorter step; with fewer GPUs, fewer
  * (objective gpus) or fewer GPU-seconds per step (objective cost). */
@@ -97,19 +89,19 @@ static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
 		n = *l;
 		n.recompute_layers = 0;
 		if (l->recompute == ENG_RC_FULL && k >= 1 &&
-		    allowed(&L.rc, ENG_RC_PARTIAL)) {
+		    trn_choices_has(&L.rc, ENG_RC_PARTIAL)) {
 			n.recompute_layers = k;
 		} else {
 			if (r == ENG_RC_PARTIAL)
 				r--;
-			while (r >= 0 && !allowed(&L.rc, r))
+			while (r >= 0 && !trn_choices_has(&L.rc, r))
 				r--;
 		}
 		n.recompute = (enum eng_recompute)r;
 		if (r >= 0 && blocked_by_memory(c, &n, p))
 			return true;
 	}
-	if (allowed(&L.mb, l->micro_batch * 2)) {
+	if (trn_choices_has(&L.mb, l->micro_batch * 2)) {
 		n = *l;
 		n.micro_batch *= 2;
 		if (blocked_by_memory(c, &n, p))
@@ -126,21 +118,21 @@ static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
 			return true;
 	}
 	if (l->offload > TRN_OFFLOAD_NONE &&
-	    allowed(&L.off, (int)l->offload - 1)) {
+	    trn_choices_has(&L.off, (int)l->offload - 1)) {
 		n = *l;
 		n.offload = (enum trn_offload)((int)l->offload - 1);
 		if (blocked_by_memory(c, &n, p))
 			return true;
 	}
-	if (l->zero > 0 && allowed(&L.zero, l->zero - 1)) {
+	if (l->zero > 0 && trn_choices_has(&L.zero, l->zero - 1)) {
 		n = *l;
 		n.zero--;
 		if (blocked_by_memory(c, &n, p))
 			return true;
 	}
 	if (rq->strategies.dp.n == 0 ||
-	    allowed(&rq->strategies.dp, l->dp * 2)) {
-		if (l->tp > 1 && allowed(&L.tp, l->tp / 2)) {
+	    trn_choices_has(&rq->strategies.dp, l->dp * 2)) {
+		if (l->tp > 1 && trn_choices_has(&L.tp, l->tp / 2)) {
 			n = *l;
 			n.tp /= 2;
 			n.dp *= 2;
@@ -148,7 +140,8 @@ static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
 			if (blocked_by_memory(c, &n, p))
 				return true;
 		}
-		if (l->pp > 1 && l->vp == 1 && allowed(&L.pp, l->pp / 2)) {
+		if (l->pp > 1 && l->vp == 1 &&
+		    trn_choices_has(&L.pp, l->pp / 2)) {
 			n = *l;
 			n.pp /= 2;
 			n.dp *= 2;
@@ -159,7 +152,7 @@ static bool memory_binds(const struct ctx *c, const struct trn_plan *p)
 	}
 	if (rq->objective != TRN_OBJ_TIME && rq->gpus == 0 && l->dp % 2 == 0 &&
 	    (rq->strategies.dp.n == 0 ||
-	     allowed(&rq->strategies.dp, l->dp / 2))) {
+	     trn_choices_has(&rq->strategies.dp, l->dp / 2))) {
 		n = *l;
 		n.dp /= 2;
 		if (blocked_by_memory(c, &n, p))

@@ -120,6 +120,22 @@ struct stage_params {
  * change, computed once per layout so that the search's inner loops are
  * additions (the same arithmetic as a single evaluation, so results are
  * bit-identical either way). */
+/* Whether allowed-value list c holds v. */
+static inline bool trn_choices_has(const struct trn_choices *c, int v)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i] == v)
+			return true;
+	return false;
+}
+
+/* Chunk-passes a pipeline rank holds at its peak (training_memory.c
+ * in_flight_of): all of them, and the fewest and most of the one chunk
+ * that differs. */
+struct in_flight {
+	long all, s_min, s_max;
+};
+
 struct mem_fixed {
 	int ls; /* layers on the fullest stage */
 	struct stage_params sp;
@@ -130,7 +146,8 @@ struct mem_fixed {
 	 * passes, the end chunks' extras), a layer's bytes without and with
 	 * full recompute, and the layers of a chunk */
 	struct act_shape {
-		long p, f0_all, f0_min, f0_max, fl_all, fl_min, fl_max, f1_all;
+		long p;
+		struct in_flight f0, f1, fl; /* ranks 0, 1, p-1 */
 		double layers, ends, first_extra, last_extra;
 		int partial_max; /* trn_partial_max_layers */
 	} shape;

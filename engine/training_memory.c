@@ -131,10 +131,6 @@ struct stage_params trn_stage_params(const struct ctx *c,
  * embedding: 2p - 1 at the first steady forward, then 2p until its
  * backwards begin, and so on; rank p-1's last, which holds the head: 1,
  * and 0 between its backward and its next forward when m > p. */
-struct in_flight {
-	long all, s_min, s_max;
-};
-
 static struct in_flight in_flight_of(long p, long v, long m, long r)
 {
 	long warm = v > 1 ? 2 * (p - r - 1) + (v - 1) * p : p - r - 1;
@@ -218,19 +214,17 @@ static double act_peak(const struct act_shape *sh, double per_layer,
 		       double per_end_layer, double end_rebuilt)
 {
 	double chunk = sh->layers * per_layer;
-	struct in_flight f0 = {sh->f0_all, sh->f0_min, sh->f0_max};
-	struct in_flight fl = {sh->fl_all, sh->fl_min, sh->fl_max};
 	double a;
 
 	if (sh->p == 1)
 		return chunk + sh->first_extra + sh->last_extra + end_rebuilt;
 	a = end_rebuilt +
-	    fmax(rank_peak_bytes(&f0, chunk,
+	    fmax(rank_peak_bytes(&sh->f0, chunk,
 				 sh->ends * per_end_layer + sh->first_extra),
-		 rank_peak_bytes(&fl, chunk,
+		 rank_peak_bytes(&sh->fl, chunk,
 				 sh->ends * per_end_layer + sh->last_extra));
 	if (sh->p > 2)
-		a = fmax(a, (double)sh->f1_all * chunk);
+		a = fmax(a, (double)sh->f1.all * chunk);
 	return a;
 }
 
@@ -268,7 +262,6 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 	double t = (double)l->tp, sp_div = l->sequence_parallel ? t : 1.0;
 	double logits, out_layer, emb_mask;
 	long p = l->pp, v = l->vp > 1 ? l->vp : 1;
-	struct in_flight f0, f1, fl;
 	struct act_shape *sh = &mf->shape;
 
 	mf->ls = trn_stage_layers(c, l);
@@ -295,16 +288,9 @@ void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,
 	/* rank 0 warms up longest, rank 1 is the fullest of the equal
 	 * middle ranks (more warm-up than ranks 2 .. p-2), rank p-1 holds
 	 * the head */
-	f0 = in_flight_of(p, v, m_micro, 0);
-	f1 = in_flight_of(p, v, m_micro, 1);
-	fl = in_flight_of(p, v, m_micro, p - 1);
-	sh->f0_all = f0.all;
-	sh->f0_min = f0.s_min;
-	sh->f0_max = f0.s_max;
-	sh->fl_all = fl.all;
-	sh->fl_min = fl.s_min;
-	sh->fl_max = fl.s_max;
-	sh->f1_all = f1.all;
+	sh->f0 = in_flight_of(p, v, m_micro, 0);
+	sh->f1 = in_flight_of(p, v, m_micro, 1);
+	sh->fl = in_flight_of(p, v, m_micro, p - 1);
 	mf->layer_none = act_layer_bytes(c, l, tokens, ENG_RC_NONE);
 	mf->layer_full = act_layer_bytes(c, l, tokens, ENG_RC_FULL);
 	for (int rc = 0; rc < ENG_RC_COUNT; rc++) {

@@ -9,19 +9,8 @@
 
 static void push(struct trn_choices *c, int v)
 {
-	for (int i = 0; i < c->n; i++)
-		if (c->v[i] == v)
-			return;
-	if (c->n < TRN_MAX_CHOICES)
+	if (!trn_choices_has(c, v) && c->n < TRN_MAX_CHOICES)
 		c->v[c->n++] = v;
-}
-
-static bool any_is(const struct trn_choices *c, int v)
-{
-	for (int i = 0; i < c->n; i++)
-		if (c->v[i] == v)
-			return true;
-	return false;
 }
 
 static void sort_choices(struct trn_choices *c)
@@ -128,7 +117,7 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 	 * F4); partial alone is kept, sized with a warning */
 	L->rc.n = 0;
 	for (int r = 0; r < ENG_RC_COUNT; r++)
-		if ((!st->recompute.n || any_is(&st->recompute, r)) &&
+		if ((!st->recompute.n || trn_choices_has(&st->recompute, r)) &&
 		    (r != ENG_RC_PARTIAL || c->rq->stack.partial_recompute ||
 		     st->recompute.n == 1))
 			push(&L->rc, r);
