@@ -271,8 +271,7 @@ else
 		cp deploy/lint/package.json deploy/lint/package-lock.json "$node_dir/"
 		if ! timeout 20 npm ping >/dev/null 2>&1; then
 			skip node-tools "the npm registry is unreachable; cannot install deploy/lint/package.json"
-		elif timeout 300 npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error \
-			>"$node_dir/npm-ci.log" 2>&1; then
+		elif npm_ci "$node_dir" 300; then
 			cp deploy/lint/package-lock.json "$stamp"
 			node_ok=1
 		else

@@ -61,7 +61,15 @@ if [ ! -x "$prism" ] || ! cmp -s tools/package-lock.json "$stamp"; then
 	mkdir -p "$node_dir"
 	[ "$node_dir" != tools ] && cp tools/package.json tools/package-lock.json "$node_dir/"
 	echo "# npm ci --prefix $node_dir"
-	timeout 600 npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >"$node_dir/npm-ci.log" 2>&1 ||
+	npm_ok=0
+	for try in 1 2 3; do # a registry's transient error is not a finding: three tries
+		if timeout 600 npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >"$node_dir/npm-ci.log" 2>&1; then
+			npm_ok=1
+			break
+		fi
+		[ "$try" = 3 ] || sleep $((try * 10))
+	done
+	[ "$npm_ok" = 1 ] ||
 		{ tail -n 20 "$node_dir/npm-ci.log" | sed 's/^/# /'; bail "npm ci failed (log: $node_dir/npm-ci.log)"; }
 	cp tools/package-lock.json "$stamp"
 fi

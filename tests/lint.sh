@@ -153,7 +153,7 @@ else
 			node_ok=0
 		else
 			say "npm ci --prefix $node_dir ($(node --version), npm $(npm --version 2>/dev/null))"
-			if timeout 600 npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >"$node_dir/npm-ci.log" 2>&1; then
+			if npm_ci "$node_dir" 600; then
 				cp tools/package-lock.json "$stamp"
 			else
 				tail -n 20 "$node_dir/npm-ci.log" | sed 's/^/  /'

@@ -34,3 +34,14 @@ lint_summary() {
 	say "$1: $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }
+
+# npm_ci DIR SECONDS: `npm ci --prefix DIR`, its output in DIR/npm-ci.log; up to three tries, as a
+# registry's transient error (a reset, a 5xx) is not a finding about this repository.
+npm_ci() {
+	local dir=$1 secs=$2 try
+	for try in 1 2 3; do
+		timeout "$secs" npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >"$dir/npm-ci.log" 2>&1 && return 0
+		[ "$try" = 3 ] || { say "npm ci failed (try $try of 3); again in $((try * 10)) s"; sleep $((try * 10)); }
+	done
+	return 1
+}
