@@ -76,8 +76,11 @@ $(DEPS_STAMP): Makefile
 	  echo "deps: missing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "deps: apt-get install -y $(DEB_PKGS)"; \
-	    apt-get update -q >/dev/null && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PKGS) >/dev/null || exit 1; \
+	    ok=0; for t in 1 2 3; do \
+	      apt-get update -q >/dev/null && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PKGS) >/dev/null && { ok=1; break; }; \
+	      [ $$t = 3 ] || { echo "deps: apt-get failed (try $$t of 3; a mirror's transient error), again in $$((t * 10)) s"; sleep $$((t * 10)); }; \
+	    done; [ $$ok = 1 ] || exit 1; \
 	  else \
 	    echo "deps: run: sudo apt-get install -y $(DEB_PKGS)"; exit 1; \
 	  fi; \

@@ -29,8 +29,22 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 results=$(mktemp "${TMPDIR:-/tmp}/gsz-fuzz.XXXXXX")
 trap 'rm -f "$results"' EXIT
 
-if ! command -v "$FUZZ_CC" >/dev/null || ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' |
-	"$FUZZ_CC" -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null; then
+# libFuzzer: clang and its runtime, installed when missing (as root; three tries, as a mirror's
+# transient error is not a finding)
+have_fuzzer() {
+	command -v "$FUZZ_CC" >/dev/null &&
+		echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' |
+		"$FUZZ_CC" -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null
+}
+if ! have_fuzzer && [ "$FUZZ_CC" = clang ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	for t in 1 2 3; do
+		echo "# installing clang libclang-rt-dev (apt-get, try $t of 3)"
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang libclang-rt-dev; } >/dev/null 2>&1 &&
+			break
+		[ "$t" = 3 ] || sleep $((t * 10))
+	done
+fi
+if ! have_fuzzer; then
 	echo "not ok - $FUZZ_CC with libFuzzer (-fsanitize=fuzzer) is available (Debian: clang-14, libclang-rt-14-dev)"
 	echo "0 passed, 1 failed"
 	exit 1
