@@ -303,7 +303,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	double m = (double)m_micro, L_s = (double)ls;
 	double head_g = mc->head_g, head_m = mc->head_m, head, t_mb, lep = 0.0,
 	       lep_all = 0.0, lcp = 0.0, cp_hidden = 0.0;
-	double lcomp, window, nic_busy = 0.0, dp_mb = 0.0, off_mb = 0.0;
+	double lcomp, nic_busy = 0.0, off_mb = 0.0;
 	struct layer_cost lc = mc->lc;
 	struct stage_params sp = trn_stage_params(c, l, ls);
 	struct trn_time *T = &p->time;
@@ -429,7 +429,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		/* the NICs carry the whole all-to-all, hidden or not */
 		double mb_window =
 		    fmax(0.0, t_mb - (ep_inter ? L_s * lep_all : 0.0));
-		double traffic, ag = 0.0, fwd_window = 0.0, fwd_nic = 0.0;
+		double traffic, share, ag = 0.0, fwd_nic = 0.0, dp_mb;
 
 		if (l->zero == 1 || l->zero == 2) {
 			/* the updated weights (the trainable ones under LoRA,
@@ -443,7 +443,6 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 				ag += L_s * coll_s(c, COLL_AG,
 						   gb_ex / c->red_b * wb / L_s,
 						   edp, enodes, bw);
-			fwd_window = (1.0 / 3.0) * mb_window;
 		}
 		if (l->zero >= 3) {
 			/* per micro-batch and layer (FSDP units): all-gather
@@ -469,7 +468,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 				       coll_s(c, COLL_RS, per_layer_ex, edp,
 					      enodes, bw);
 			traffic = m * L_s * per;
-			window = m * mb_window;
+			share = m;
 		} else if (l->zero >= 1) {
 			/* gradients reduce-scattered per layer bucket behind
 			 * the backward: every micro-batch's under ZeRO-2
@@ -483,7 +482,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 				per += coll_s(c, COLL_RS, per_layer_ex, edp,
 					      enodes, bw);
 			traffic = n_rs * L_s * per;
-			window = n_rs * (2.0 / 3.0) * mb_window;
+			share = n_rs * (2.0 / 3.0);
 		} else {
 			/* one all-reduce per step, bucketed per layer, behind
 			 * the last micro-batch's backward. */
@@ -491,7 +490,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			    coll_s(c, COLL_AR, per_layer_ne, dp, nodes, bw) +
 			    coll_s(c, COLL_AR, per_layer_ex, edp, enodes, bw);
 			traffic = L_s * per;
-			window = (2.0 / 3.0) * mb_window;
+			share = 2.0 / 3.0;
 		}
 		/* The ring's sends hold the NICs for all their time, hidden
 		 * or exposed, in the share of the micro-batches the window
@@ -501,28 +500,38 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		/* (CP across nodes puts the DP group across them too: its
 		 * ranks sit tp x cp apart; whatever the NIC share, review
 		 * s20e F2) */
-		if (cp_inter && mb_window > 0.0) {
+		if (cp_inter) {
 			double ring = L_s * (cp_hidden + lcp);
 
-			nic_busy = ring * window / mb_window;
+			nic_busy = ring * share;
 			/* the forward's share (1 of 3 passes) of one
 			 * micro-batch's ring traffic */
 			fwd_nic = ring / 3.0;
 		}
-		/* dp_overlap of the time the NICs are free (review s20e
-		 * F4: of the whole window, less the ring, left DP no room
-		 * while the NICs were partly free) */
-		dp_mb = fmax(0.0, traffic - c->dp_overlap *
-						fmax(0.0, window - nic_busy));
-		/* the next forward, with its share of the weight-transfer
-		 * stalls the step adds: the NICs are free while it waits on
-		 * the host link (review s20d F2) */
-		if (ag > 0.0)
-			fwd_window +=
-			    (1.0 / 3.0) * fmax(0.0, m * off_mb - dp_mb) / m;
+		/* DP hides in dp_overlap of the time the NICs are free
+		 * beside compute (review s20e F4: of the whole window, less
+		 * the ring, left DP no room while the NICs were partly free),
+		 * and in the weight-offload stalls of the same passes: the
+		 * GPU waits on the host link, the NICs are free. The stalls
+		 * are charged whole below, so DP and the host link are solved
+		 * together (review s20e F1: the stalls had been a separate
+		 * window, max'd with DP's after the fact, and more TP, EP or
+		 * CP overlap, shrinking DP's window while the stall grew,
+		 * could lengthen the step by up to 2 %). */
+		dp_mb =
+		    fmax(0.0, traffic -
+				  c->dp_overlap *
+				      fmax(0.0, share * mb_window - nic_busy) -
+				  share * off_mb);
+		/* the post-step all-gather: the next forward, with its
+		 * stalls, in param_gather_overlap (review s20d F2) */
 		T->dp_comm_exposed_s =
-		    dp_mb + fmax(0.0, ag - c->pg_overlap * c->dp_overlap *
-					       fmax(0.0, fwd_window - fwd_nic));
+		    dp_mb +
+		    fmax(0.0,
+			 ag - c->pg_overlap *
+				  (c->dp_overlap *
+				       fmax(0.0, mb_window / 3.0 - fwd_nic) +
+				   off_mb / 3.0));
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */
@@ -543,16 +552,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 					 c->hbm;
 		}
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
-			/* The weight transfers ride the host link while the
-			 * DP traffic behind the micro-batches rides the NICs:
-			 * what each leaves exposed runs at the same time, so
-			 * the step waits for the longer of the two, not their
-			 * sum (review s20c F1: summed, hiding more of a
-			 * micro-batch's communication shrank both windows and
-			 * made the step slower). The post-step all-gather of
-			 * ZeRO-1/2 runs after the optimizer, apart (review
-			 * s20d F2). off_mb above. */
-			T->optimizer_s += fmax(0.0, m * off_mb - dp_mb);
+			/* The weight transfers' stalls, whole: the DP traffic
+			 * behind the micro-batches hides in them (above), so
+			 * the step pays the longer of the two, never their sum
+			 * (review s20c F1). off_mb above. */
+			T->optimizer_s += m * off_mb;
 		}
 	}
 
