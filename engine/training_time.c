@@ -303,7 +303,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	double m = (double)m_micro, L_s = (double)ls;
 	double head_g = mc->head_g, head_m = mc->head_m, head, t_mb, lep = 0.0,
 	       lep_all = 0.0, lcp = 0.0, cp_hidden = 0.0;
-	double lcomp, nic_busy = 0.0, off_mb = 0.0;
+	double lcomp, nic_busy = 0.0, off_mb = 0.0, dp_in_stalls = 0.0;
 	struct layer_cost lc = mc->lc;
 	struct stage_params sp = trn_stage_params(c, l, ls);
 	struct trn_time *T = &p->time;
@@ -429,7 +429,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		/* the NICs carry the whole all-to-all, hidden or not */
 		double mb_window =
 		    fmax(0.0, t_mb - (ep_inter ? L_s * lep_all : 0.0));
-		double traffic, share, ag = 0.0, fwd_nic = 0.0, dp_mb;
+		double traffic, share, ag = 0.0, fwd_nic = 0.0;
 
 		if (l->zero == 1 || l->zero == 2) {
 			/* the updated weights (the trainable ones under LoRA,
@@ -511,27 +511,37 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		/* DP hides in dp_overlap of the time the NICs are free
 		 * beside compute (review s20e F4: of the whole window, less
 		 * the ring, left DP no room while the NICs were partly free),
-		 * and in the weight-offload stalls of the same passes: the
-		 * GPU waits on the host link, the NICs are free. The stalls
-		 * are charged whole below, so DP and the host link are solved
-		 * together (review s20e F1: the stalls had been a separate
-		 * window, max'd with DP's after the fact, and more TP, EP or
-		 * CP overlap, shrinking DP's window while the stall grew,
-		 * could lengthen the step by up to 2 %). */
-		dp_mb =
-		    fmax(0.0, traffic -
-				  c->dp_overlap *
-				      fmax(0.0, share * mb_window - nic_busy) -
-				  share * off_mb);
+		 * and in dp_overlap of the weight-offload stalls of the same
+		 * passes, spread over a micro-batch as its time is (the
+		 * transfers prefetch across pass boundaries): the GPU waits on
+		 * the host link, the NICs wait for nothing. dp_overlap there
+		 * too: a stack that does not overlap DP reduces after the
+		 * backward, stalls or not, and the NICs' traffic shares the
+		 * GPU's PCIe link with the host copies (review s21a F4, F5).
+		 * The stalls are charged whole below, so DP and the host link
+		 * are solved together (review s20e F1: the stalls had been a
+		 * window apart, max'd with DP's exposure after the fact, and
+		 * more TP, EP or CP overlap, shrinking DP's window while the
+		 * stall grew, could lengthen the step by up to 2 %). */
+		double dp_alone = fmax(
+		    0.0, traffic - c->dp_overlap *
+				       fmax(0.0, share * mb_window - nic_busy));
+		double dp_mb =
+		    fmax(0.0, dp_alone - c->dp_overlap * share * off_mb);
+
+		/* DP's field keeps its whole exposure beside compute, the
+		 * stall time it fills included; the host link's term below
+		 * keeps the rest of the stalls (review s21a F1: charging the
+		 * whole stall there had turned 280 of 864 built-in ZeRO-3
+		 * offload plans' binding from communication to compute) */
+		dp_in_stalls = dp_alone - dp_mb;
 		/* the post-step all-gather: the next forward, with its
 		 * stalls, in param_gather_overlap (review s20d F2) */
 		T->dp_comm_exposed_s =
-		    dp_mb +
-		    fmax(0.0,
-			 ag - c->pg_overlap *
-				  (c->dp_overlap *
-				       fmax(0.0, mb_window / 3.0 - fwd_nic) +
-				   off_mb / 3.0));
+		    dp_alone +
+		    fmax(0.0, ag - c->pg_overlap * c->dp_overlap *
+				       (fmax(0.0, mb_window / 3.0 - fwd_nic) +
+					off_mb / 3.0));
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */
@@ -552,11 +562,11 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 					 c->hbm;
 		}
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
-			/* The weight transfers' stalls, whole: the DP traffic
-			 * behind the micro-batches hides in them (above), so
-			 * the step pays the longer of the two, never their sum
-			 * (review s20c F1). off_mb above. */
-			T->optimizer_s += m * off_mb;
+			/* The weight transfers' stalls, whole, less the DP
+			 * time already charged in them (above): the step pays
+			 * the longer of the two, never their sum (review s20c
+			 * F1). off_mb above. */
+			T->optimizer_s += m * off_mb - dp_in_stalls;
 		}
 	}
 

@@ -526,6 +526,52 @@ static void test_overlaps_generated_grid(void)
 	CHECK(slower == 0);
 }
 
+/* Weight offload adds host-link stalls that DP may fill (dp_overlap of
+ * them), but the DP field keeps DP's exposure beside compute, as without
+ * the weights offloaded, and the stalls DP did not fill go to the
+ * optimizer term (review s21a F1: the whole stall there had turned plans
+ * waiting on the host link from "communication" to "compute"). Review
+ * s21a's case: deepspeed-zero, Llama-3-70B on 64 H100, tp 8 dp 8, ZeRO-3,
+ * full recompute, batch 32. With dp_overlap 0 nothing hides in the
+ * stalls: the step is their sum. */
+static void test_offload_stall_attribution(void)
+{
+	struct trn_request rq;
+	struct trn_layout q = layout(8, 1);
+	struct trn_plan w, o, w0, o0;
+	struct eng_error e;
+
+	base_request(&rq);
+	rq.model = fx_llama3_70b();
+	rq.gpus = 64;
+	rq.global_batch_size = 32;
+	rq.gpu.memory_gib = 1e4;
+	rq.stack = *stack_builtin_find("deepspeed-zero");
+	q.dp = 8;
+	q.zero = 3;
+	q.recompute = ENG_RC_FULL;
+	q.offload = TRN_OFFLOAD_OPTIMIZER;
+	CHECK(trn_evaluate(&rq, &q, &o, &e) == 0);
+	q.offload = TRN_OFFLOAD_OPTIMIZER_WEIGHTS;
+	CHECK(trn_evaluate(&rq, &q, &w, &e) == 0);
+	CHECK(o.time.dp_comm_exposed_s > 0.0);
+	CHECK_NEAR(w.time.dp_comm_exposed_s, o.time.dp_comm_exposed_s,
+		   1e-9 * o.time.dp_comm_exposed_s);
+	CHECK(w.time.optimizer_s > o.time.optimizer_s);
+	/* the stall the step adds beyond DP's exposure, never below it */
+	CHECK(w.time.step_s - o.time.step_s <=
+	      w.time.optimizer_s - o.time.optimizer_s + 1e-9);
+	rq.stack.dp_overlap = 0.0;
+	q.offload = TRN_OFFLOAD_OPTIMIZER;
+	CHECK(trn_evaluate(&rq, &q, &o0, &e) == 0);
+	q.offload = TRN_OFFLOAD_OPTIMIZER_WEIGHTS;
+	CHECK(trn_evaluate(&rq, &q, &w0, &e) == 0);
+	CHECK(w0.time.step_s > w.time.step_s);
+	CHECK_NEAR(w0.time.step_s - o0.time.step_s,
+		   w0.time.optimizer_s - o0.time.optimizer_s,
+		   1e-9 * w0.time.step_s);
+}
+
 /* QLoRA dequantises every linear weight per GEMM pass (2 passes without
  * recompute): 218,103,808 x (0.5 + 0.127/8 + 2) B x 2 over HBM. */
 static void test_qlora_dequant(void)
@@ -1876,6 +1922,7 @@ int main(void)
 	RUN(test_tp_overlap);
 	RUN(test_ep_overlap);
 	RUN(test_overlaps_generated_grid);
+	RUN(test_offload_stall_attribution);
 	RUN(test_qlora_dequant);
 	RUN(test_lora_adapters);
 	RUN(test_eager_autocast_memory);
