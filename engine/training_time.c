@@ -403,10 +403,19 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	 */
 	/* Offload of the weights: every micro-batch moves them over the host
 	 * link, hidden in offload_overlap of its time; the part exposed, per
-	 * micro-batch (the optimizer block below charges it). */
+	 * micro-batch (the optimizer block below charges it). Under ZeRO-3
+	 * each rank keeps its shard on the host and copies only that, then
+	 * all-gathers it on the GPUs (FSDP2's CPUOffloadPolicy keeps the
+	 * sharded parameters on the CPU; DeepSpeed's offload_param
+	 * partitions them, stage 3 only): the host link moves the shard
+	 * (review s21a F7: every rank had been charged the whole stage's
+	 * weights, dp times too many bytes). */
 	if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
+		bool sharded = l->zero >= 3;
 		double wbytes =
-		    (sp.nonexp + sp.exp) * (c->lora ? c->base_b : c->wb);
+		    (sp.nonexp / (sharded ? dp : 1.0) +
+		     sp.exp / (sharded ? dp / (double)l->ep : 1.0)) *
+		    (c->lora ? c->base_b : c->wb);
 
 		off_mb = fmax(0.0, 2.0 * wbytes / c->host -
 				       c->rq->stack.offload_overlap * t_mb);

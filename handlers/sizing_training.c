@@ -776,7 +776,8 @@ json_t *training_result_json(const struct trn_request *rq,
 		"note",
 		"per GPU and direction: host_link_gbps, else the GPU's PCIe "
 		"generation and width, else 25 (PCIe 4.0 x16); offloaded "
-		"gradients down, weights up each step",
+		"gradients down, weights up each step; offloaded weights "
+		"up twice a micro-batch (under ZeRO-3 the rank's shard)",
 		"cpu_optimizer_gbps", "value",
 		sizing_real(rq->cpu_optimizer_gbps, 4), "unit",
 		"GB/s of optimizer state per GPU", "source",

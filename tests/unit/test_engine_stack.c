@@ -532,8 +532,12 @@ static void test_overlaps_generated_grid(void)
  * optimizer term (review s21a F1: the whole stall there had turned plans
  * waiting on the host link from "communication" to "compute"). Review
  * s21a's case: deepspeed-zero, Llama-3-70B on 64 H100, tp 8 dp 8, ZeRO-3,
- * full recompute, batch 32. With dp_overlap 0 nothing hides in the
- * stalls: the step is their sum. */
+ * full recompute, batch 32, a 2 GB/s host link (so that the stall shows).
+ * With dp_overlap 0 nothing hides in the stalls: the step is their sum.
+ * Under ZeRO-3 a rank moves only its shard over the host link (FSDP2's
+ * CPUOffloadPolicy, DeepSpeed's offload_param; review s21a F7): with no
+ * overlap at all the stall is 1/dp of the replicated weights' under
+ * ZeRO-2, exactly. */
 static void test_offload_stall_attribution(void)
 {
 	struct trn_request rq;
@@ -546,6 +550,7 @@ static void test_offload_stall_attribution(void)
 	rq.gpus = 64;
 	rq.global_batch_size = 32;
 	rq.gpu.memory_gib = 1e4;
+	rq.gpu.host_link_gbps = 2.0;
 	rq.stack = *stack_builtin_find("deepspeed-zero");
 	q.dp = 8;
 	q.zero = 3;
@@ -570,6 +575,21 @@ static void test_offload_stall_attribution(void)
 	CHECK_NEAR(w0.time.step_s - o0.time.step_s,
 		   w0.time.optimizer_s - o0.time.optimizer_s,
 		   1e-9 * w0.time.step_s);
+	rq.stack.offload_overlap = 0.0;
+	{
+		double stall[2];
+
+		for (int z = 2; z <= 3; z++) {
+			q.zero = z;
+			q.offload = TRN_OFFLOAD_OPTIMIZER;
+			CHECK(trn_evaluate(&rq, &q, &o0, &e) == 0);
+			q.offload = TRN_OFFLOAD_OPTIMIZER_WEIGHTS;
+			CHECK(trn_evaluate(&rq, &q, &w0, &e) == 0);
+			stall[z - 2] = w0.time.step_s - o0.time.step_s;
+		}
+		CHECK(stall[1] > 0.0);
+		CHECK_NEAR(stall[0] / stall[1], 8.0, 1e-9);
+	}
 }
 
 /* QLoRA dequantises every linear weight per GEMM pass (2 passes without
