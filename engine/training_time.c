@@ -543,14 +543,18 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		 * keeps the rest of the stalls (review s21a F1: charging the
 		 * whole stall there had turned 280 of 864 built-in ZeRO-3
 		 * offload plans' binding from communication to compute) */
-		dp_in_stalls = dp_alone - dp_mb;
 		/* the post-step all-gather: the next forward, with its
-		 * stalls, in param_gather_overlap (review s20d F2) */
-		T->dp_comm_exposed_s =
-		    dp_alone +
-		    fmax(0.0, ag - c->pg_overlap * c->dp_overlap *
-				       (fmax(0.0, mb_window / 3.0 - fwd_nic) +
-					off_mb / 3.0));
+		 * stalls, in param_gather_overlap (review s20d F2); its
+		 * field, as DP's, without the stalls (review s21b F4) */
+		double fwd_free = c->pg_overlap * c->dp_overlap *
+				  fmax(0.0, mb_window / 3.0 - fwd_nic);
+		double ag_alone = fmax(0.0, ag - fwd_free);
+		double ag_mb =
+		    fmax(0.0, ag - fwd_free -
+				  c->pg_overlap * c->dp_overlap * off_mb / 3.0);
+
+		dp_in_stalls = (dp_alone - dp_mb) + (ag_alone - ag_mb);
+		T->dp_comm_exposed_s = dp_alone + ag_alone;
 	}
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */
@@ -572,8 +576,10 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		}
 		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
 			/* The weight transfers' stalls, whole, less the DP
-			 * time already charged in them (above): the step pays
-			 * the longer of the two, never their sum (review s20c
+			 * time already charged in them (above): DP pays only
+			 * what dp_overlap of the stalls cannot hide (at
+			 * dp_overlap 1 under ZeRO-3 the step takes the longer
+			 * of the two; at 0 their sum; review s20c F1, s21b
 			 * F1). off_mb above. */
 			T->optimizer_s += m * off_mb - dp_in_stalls;
 		}
