@@ -235,7 +235,10 @@ struct trn_time {
 	double dp_comm_exposed_s; /* incl. ZeRO-3 gathers not hidden */
 	double ep_comm_s;
 	double cp_comm_exposed_s;
-	double optimizer_s; /* optimizer step (+ offload transfers) */
+	double optimizer_s; /* optimizer step (+ its offload transfers) */
+	/* the weight-offload transfers' stalls the step waits on the host
+	 * link, beyond the DP time charged in them (MODEL.md §4) */
+	double host_link_exposed_s;
 	double step_s;
 };
 

@@ -116,10 +116,6 @@ struct stage_params {
 	double nonexp, exp, trainable; /* parameters on the worst GPU */
 };
 
-/* The parts of a layout's memory that ZeRO, offload and recompute do not
- * change, computed once per layout so that the search's inner loops are
- * additions (the same arithmetic as a single evaluation, so results are
- * bit-identical either way). */
 /* Whether allowed-value list c holds v. */
 static inline bool trn_choices_has(const struct trn_choices *c, int v)
 {
@@ -128,6 +124,23 @@ static inline bool trn_choices_has(const struct trn_choices *c, int v)
 			return true;
 	return false;
 }
+
+/* Whether recompute a is never faster than b on the same layout: a is b,
+ * b recomputes nothing, or a recomputes whole layers (full). Selective
+ * (attention in every layer) and partial (k whole layers of a chunk) may
+ * each beat the other (review s21c F1). */
+static inline bool trn_recompute_never_faster(enum eng_recompute a,
+					      enum eng_recompute b)
+{
+	if (a == b || b == ENG_RC_NONE || a == ENG_RC_FULL)
+		return true;
+	return false;
+}
+
+/* The parts of a layout's memory that ZeRO, offload and recompute do not
+ * change, computed once per layout so that the search's inner loops are
+ * additions (the same arithmetic as a single evaluation, so results are
+ * bit-identical either way). */
 
 /* Chunk-passes a pipeline rank holds at its peak (training_memory.c
  * in_flight_of): all of them, and the fewest and most of the one chunk

@@ -367,13 +367,17 @@ static void try_layout(struct search *S, const struct lists *L,
 		return;
 	trn_mem_fixed_of(c, l, m_micro, &mf);
 	for (int zi = 0; zi < L->zero.n; zi++) {
-		/* recompute levels [0, lighter) are still worth a try: an
-		 * offload level is timed only with a lighter recompute than
-		 * the levels before it fit with (review s19b F8: stopping at
-		 * the first level that fit never timed offload with less
-		 * recompute, which can be faster, so more GPU memory gave a
-		 * slower answer) */
-		int lighter = L->rc.n;
+		/* the recompute levels still worth a try: an offload level
+		 * is timed only with a recompute that may be faster than
+		 * every one the levels before it fit with (review s19b F8:
+		 * stopping at the first level that fit never timed offload
+		 * with less recompute, which can be faster, so more GPU
+		 * memory gave a slower answer) */
+		bool worth[ENG_RC_COUNT];
+		int n_worth = L->rc.n;
+
+		for (int r = 0; r < ENG_RC_COUNT; r++)
+			worth[r] = true;
 
 		l->zero = L->zero.v[zi];
 		if (l->zero > 0 && l->dp == 1 && !explicit_zero)
@@ -386,7 +390,7 @@ static void try_layout(struct search *S, const struct lists *L,
 			continue;
 		if (!force_zero && l->zero > zmax)
 			continue; /* the stack cannot run it */
-		for (int oi = 0; oi < L->off.n && lighter > 0; oi++) {
+		for (int oi = 0; oi < L->off.n && n_worth > 0; oi++) {
 			struct mem_state ms;
 
 			l->offload = (enum trn_offload)L->off.v[oi];
@@ -405,10 +409,12 @@ static void try_layout(struct search *S, const struct lists *L,
 			     (l->zero < 3 && trn_zero_ranks(l) > 1)))
 				continue;
 			ms = trn_mem_state_of(c, l, &mf);
-			for (int ri = 0; ri < lighter; ri++) {
+			for (int ri = 0; ri < L->rc.n; ri++) {
 				struct trn_plan p;
 				double total;
 
+				if (!worth[L->rc.v[ri]])
+					continue;
 				l->recompute = (enum eng_recompute)L->rc.v[ri];
 				l->recompute_layers = 0;
 				if ((S->rc = eng_budget_spend(S->budget, 1)))
@@ -445,7 +451,20 @@ static void try_layout(struct search *S, const struct lists *L,
 				    (S->min_gpus_no_offload == 0 ||
 				     gpus < S->min_gpus_no_offload))
 					S->min_gpus_no_offload = gpus;
-				lighter = ri;
+				/* what is never faster than this level is
+				 * not worth timing any more, here or with
+				 * more offloaded; selective and partial may
+				 * each beat the other (review s21c F1: a
+				 * fitting selective had kept a faster partial
+				 * of one or two layers from being timed) */
+				for (int r = 0; r < L->rc.n; r++)
+					if (worth[L->rc.v[r]] &&
+					    trn_recompute_never_faster(
+						(enum eng_recompute)L->rc.v[r],
+						l->recompute)) {
+						worth[L->rc.v[r]] = false;
+						n_worth--;
+					}
 				/* partial is never faster than none (each
 				 * part of a layer's time, TP after its
 				 * overlap included, grows with the share
@@ -465,7 +484,7 @@ static void try_layout(struct search *S, const struct lists *L,
 						       trn_step_lower_bound_s(
 							   l, m_micro, mf.ls,
 							   &mc[ENG_RC_NONE])))
-						break;
+						continue;
 				}
 				/* partial's cost depends on its layers: kept
 				 * for the count it was made with */
@@ -481,14 +500,13 @@ static void try_layout(struct search *S, const struct lists *L,
 					       trn_step_lower_bound_s(
 						   l, m_micro, mf.ls,
 						   &mc[l->recompute])))
-					break;
+					continue;
 				trn_plan_memory(c, l, m_micro, &mf, &p);
 				trn_time_of(c, l, m_micro, &mc[l->recompute],
 					    &p);
 				p.meets_deadline =
 				    trn_meets_deadline(c->rq, p.days);
 				consider(S, &p);
-				break;
 			}
 		}
 	}

@@ -581,13 +581,13 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			 * dp_overlap 1 under ZeRO-3 the step takes the longer
 			 * of the two; at 0 their sum; review s20c F1, s21b
 			 * F1). off_mb above. */
-			T->optimizer_s += m * off_mb - dp_in_stalls;
+			T->host_link_exposed_s = m * off_mb - dp_in_stalls;
 		}
 	}
 
 	T->step_s = T->compute_s + T->tp_comm_s + T->pp_bubble_s + T->pp_p2p_s +
 		    T->dp_comm_exposed_s + T->ep_comm_s + T->cp_comm_exposed_s +
-		    T->optimizer_s;
+		    T->optimizer_s + T->host_link_exposed_s;
 
 	/* Throughput and FLOP utilisation (MFU: model FLOPs; HFU: with
 	 * recompute; both over the datasheet dense peak of the precision). */

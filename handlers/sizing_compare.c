@@ -279,10 +279,27 @@ static bool rate_load(enum inf_load_kind k)
 }
 
 /* The CSV's columns: the job kind's own, then those every row has. */
-static const char *const training_cols[] = {
-    "gpu",  "ok",	    "gpus", "nodes",	      "tp",   "pp",
-    "dp",   "cp",	    "ep",   "zero",	      "days", "gpu_hours",
-    "cost", "tokens_per_s", "mfu",  "meets_deadline", NULL};
+static const char *const training_cols[] = {"gpu",
+					    "ok",
+					    "gpus",
+					    "nodes",
+					    "tp",
+					    "pp",
+					    "dp",
+					    "cp",
+					    "ep",
+					    "zero",
+					    "micro_batch",
+					    "recompute",
+					    "recompute_layers",
+					    "offload",
+					    "days",
+					    "gpu_hours",
+					    "cost",
+					    "tokens_per_s",
+					    "mfu",
+					    "meets_deadline",
+					    NULL};
 static const char *const inference_cols[] = {"gpu",
 					     "ok",
 					     "gpus",
@@ -683,19 +700,30 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			const struct trn_plan *p = &o->r.trn.plans[0];
 			/* every factor of gpus (tp x pp x dp x cp), the
 			 * experts' group and the ZeRO stage (review s14: a
-			 * row of 256 GPUs read tp 1 pp 1 dp 16) */
+			 * row of 256 GPUs read tp 1 pp 1 dp 16), and what
+			 * sets the row's memory and time apart: micro-batch,
+			 * recompute, offload (review s21c F6: two rows read
+			 * the same while one offloaded its weights) */
 			plan = json_pack(
-			    "{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:o, "
-			    "s:o, s:o, s:o, s:o}",
+			    "{s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
+			    "s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
 			    "gpus", (json_int_t)p->gpus, "nodes",
 			    (json_int_t)p->nodes, "tp", p->layout.tp, "pp",
 			    p->layout.pp, "dp", p->layout.dp, "cp",
 			    p->layout.cp, "ep", p->layout.ep, "zero",
-			    p->layout.zero, "days", sizing_real(p->days, 4),
-			    "gpu_hours", sizing_real(p->gpu_hours, 4), "cost",
+			    p->layout.zero, "micro_batch",
+			    p->layout.micro_batch, "recompute",
+			    eng_recompute_name(p->layout.recompute), "offload",
+			    trn_offload_name(p->layout.offload), "days",
+			    sizing_real(p->days, 4), "gpu_hours",
+			    sizing_real(p->gpu_hours, 4), "cost",
 			    sizing_real(p->cost, 4), "tokens_per_s",
 			    sizing_real(p->tokens_per_s, 4), "mfu",
 			    sizing_real(p->mfu, 3));
+			if (plan && p->layout.recompute == ENG_RC_PARTIAL)
+				json_object_set_new(
+				    plan, "recompute_layers",
+				    json_integer(p->layout.recompute_layers));
 		} else {
 			const struct inf_plan *p = &o->r.inf.plans[0];
 			plan = json_pack(

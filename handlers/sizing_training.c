@@ -104,14 +104,22 @@ static void enum_list(struct jv *v, const json_t *o, const char *key,
 			if (!strcmp(json_string_value(x), choices[k]))
 				found = k;
 		if (found < 0) {
-			if (choices)
-				jv_error(
-				    v, key, "values must be among: %s%s%s%s%s",
-				    choices[0], choices[1] ? ", " : "",
-				    choices[1] ? choices[1] : "",
-				    choices[1] && choices[2] ? ", " : "",
-				    choices[1] && choices[2] ? choices[2] : "");
-			else
+			if (choices) {
+				/* every choice (review s21c F5: the first
+				 * three had been printed, and recompute has
+				 * four) */
+				char list[256];
+				size_t at = 0;
+
+				list[0] = '\0';
+				for (int k = 0; choices[k] && at < sizeof(list);
+				     k++)
+					at += (size_t)snprintf(
+					    list + at, sizeof(list) - at,
+					    "%s%s", k ? ", " : "", choices[k]);
+				jv_error(v, key, "values must be among: %s",
+					 list);
+			} else
 				jv_error(v, key,
 					 "values must be true or false");
 			goto out;
@@ -327,10 +335,20 @@ json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 	sizing_default(r, "top", json_integer(rq->top));
 	sizing_default(r, "calibration",
 		       json_string(calib_mode_names[job->calib]));
-	/* the profile's own name, as for the model and GPU (an alias or an
-	 * object of overrides stays as given) */
-	if (json_is_string(json_object_get(r, "stack")))
-		json_object_set_new(r, "stack", json_string(rq->stack.name));
+	/* the profile's own name, as for the model and GPU, in an object of
+	 * overrides too (review s21c F4: an object's forgiven name had been
+	 * echoed as typed, and the stored request stopped replaying once a
+	 * second profile matched it) */
+	{
+		json_t *st = json_object_get(r, "stack");
+
+		if (json_is_string(st))
+			json_object_set_new(r, "stack",
+					    json_string(rq->stack.name));
+		else if (json_is_string(json_object_get(st, "name")))
+			json_object_set_new(st, "name",
+					    json_string(rq->stack.name));
+	}
 	sizing_default(r, "stack", json_string(rq->stack.name));
 	if (!rq->gpus)
 		sizing_default(r, "max_gpus", json_integer(rq->max_gpus));
@@ -414,6 +432,7 @@ static json_t *plan_json(const struct trn_request *rq, const struct trn_plan *p,
 	    {"ep_comm", p->time.ep_comm_s},
 	    {"cp_comm_exposed", p->time.cp_comm_exposed_s},
 	    {"optimizer", p->time.optimizer_s},
+	    {"host_link_exposed", p->time.host_link_exposed_s},
 	};
 	for (size_t i = 0;
 	     i < sizeof(optional_times) / sizeof(optional_times[0]); i++)

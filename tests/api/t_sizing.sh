@@ -697,6 +697,38 @@ check "pinned sequence_parallel at tp 1 and stage_rebalance at pp 1 are said not
 	'([.checks.warnings[] | select(test("sequence_parallel true is not applied at tp 1"))] | length == 1)
 	 and ([.checks.warnings[] | select(test("stage_rebalance true is not applied at pp 1"))] | length == 1)'
 
+# review s21c F1: selective and partial may each beat the other: every
+# recompute mode allowed is never slower than a subset of them
+RB='"model":"mpt-7b","seq_len":16384,"train_tokens":1e10,"gpu":"a100-sxm4-80gb","max_gpus":64,"top":1,"calibration":"datasheet"'
+req POST /v1/sizing/training "${J[@]}" -d "{$RB,\"strategies\":{\"flash_attention\":false,\"recompute\":[\"none\",\"partial\",\"full\"]}}"
+sub=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$RB,\"strategies\":{\"flash_attention\":false}}"
+check "every recompute mode allowed: no slower than none, partial and full alone ($sub s)" 201 \
+	".plans[0].time_s.step <= $sub"
+# review s21c F2: a step mostly weight-offload stalls is bound by
+# communication (the host link), its stalls in their own field, and the
+# low-MFU warning names them
+req POST /v1/sizing/training "${J[@]}" -d '{"gpu":"h100","model":"llama-2-13b","seq_len":4096,"train_tokens":1e10,"gpus":16,"calibration":"datasheet","stack":{"name":"deepspeed","offload_overlap":0.2},"strategies":{"offload":"optimizer+weights","zero":3,"recompute":"none","micro_batch":2,"tp":1},"host_link_gbps":1,"top":1}'
+check "host-link stalls: their own time field, bound by communication, named by the low-MFU warning" 201 \
+	'.plans[0].binding == "communication" and .plans[0].time_s.host_link_exposed > 0.5 * .plans[0].time_s.step
+	 and .plans[0].time_s.optimizer < 0.1 * .plans[0].time_s.step
+	 and ([.checks.warnings[] | select(test("low efficiency.*host link"))] | length == 1)
+	 and ((.plans[0].time_s | [.compute, .tp_comm, .pp_bubble, .pp_p2p // 0, .dp_comm_exposed, .ep_comm // 0,
+	       .cp_comm_exposed // 0, .optimizer // 0, .host_link_exposed // 0] | add) - .plans[0].time_s.step | fabs)
+	     < 0.01 * .plans[0].time_s.step'
+# review s21c F4: an object's forgiven stack name is echoed as the profile's
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpus":8,"gpu":"h100","calibration":"datasheet","stack":{"name":"mcore","dp_overlap":0.5}}'
+check "stack {name: mcore}: the echoed request names megatron-core, with the override" 201 \
+	'.request.stack.name == "megatron-core" and .request.stack.dp_overlap == 0.5'
+# review s21c F5: every allowed value is listed
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"gpu":"h100","gpus":8,"strategies":{"recompute":"partially"}}'
+check "a bad recompute value: the message lists all four modes" 400 \
+	'.errors[0].field == "strategies.recompute" and (.detail | test("none, selective, partial, full"))'
+# review s21c F6: compare rows show micro-batch, recompute and offload
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-13b","seq_len":4096,"train_tokens":1e10,"max_gpus":16,"stack":"deepspeed","calibration":"datasheet","strategies":{"offload":"optimizer+weights","zero":3}},"gpus":["l40s-48gb","h100-sxm5-80gb"]}'
+check "compare rows: micro_batch, recompute and offload" 201 \
+	'[.rows[] | select(.ok) | has("micro_batch") and has("recompute") and .offload == "optimizer+weights"] | all and length > 0'
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
 
