@@ -1271,6 +1271,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			    {"the pipeline bubble", T->pp_bubble_s},
 			    {"waiting on the host link for offloaded weights",
 			     T->host_link_exposed_s},
+			    {"attention kernels", T->attention_s},
 			    {"memory-bound kernels", T->memory_bound_s},
 			    {"the optimizer step", T->optimizer_s},
 			};
@@ -1280,12 +1281,20 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     i++)
 				if (parts[i].s > parts[top].s)
 					top = i;
-			warn(res,
-			     "low efficiency: MFU %.3f (well-run dense "
-			     "training reaches 0.35-0.55); the largest part of "
-			     "each step beside the GEMMs is %s (%.0f %%)",
-			     b->mfu, parts[top].what,
-			     100.0 * parts[top].s / T->step_s);
+			if (parts[top].s > 0.0)
+				warn(res,
+				     "low efficiency: MFU %.3f (well-run dense "
+				     "training reaches 0.35-0.55); the largest "
+				     "part of each step beside the GEMMs is %s "
+				     "(%.0f %%)",
+				     b->mfu, parts[top].what,
+				     100.0 * parts[top].s / T->step_s);
+			else
+				warn(res,
+				     "low efficiency: MFU %.3f (well-run dense "
+				     "training reaches 0.35-0.55): GEMMs too "
+				     "small for the GPU, or recomputed",
+				     b->mfu);
 		}
 		diminishing_returns(&c, res);
 		if (!(c.price > 0))

@@ -374,10 +374,16 @@ static void try_layout(struct search *S, const struct lists *L,
 		 * with less recompute, which can be faster, so more GPU
 		 * memory gave a slower answer) */
 		bool worth[ENG_RC_COUNT];
-		int n_worth = L->rc.n;
+		int n_worth = 0;
+		/* the layers partial fitted with: a heavier offload level
+		 * can let it recompute fewer, which is faster (review s21d
+		 * F1) */
+		int partial_fit = 0;
 
-		for (int r = 0; r < ENG_RC_COUNT; r++)
-			worth[r] = true;
+		for (int r = 0; r < ENG_RC_COUNT; r++) {
+			worth[r] = trn_choices_has(&L->rc, r);
+			n_worth += worth[r];
+		}
 
 		l->zero = L->zero.v[zi];
 		if (l->zero > 0 && l->dp == 1 && !explicit_zero)
@@ -428,6 +434,10 @@ static void try_layout(struct search *S, const struct lists *L,
 					if (!l->recompute_layers)
 						continue; /* chunks of one layer
 							   */
+					if (partial_fit &&
+					    l->recompute_layers >= partial_fit)
+						continue; /* no fewer than
+							     fitted before */
 					S->partial_room++;
 					total = trn_mem_total(c, &ms, act);
 				} else {
@@ -457,14 +467,22 @@ static void try_layout(struct search *S, const struct lists *L,
 				 * each beat the other (review s21c F1: a
 				 * fitting selective had kept a faster partial
 				 * of one or two layers from being timed) */
-				for (int r = 0; r < L->rc.n; r++)
-					if (worth[L->rc.v[r]] &&
+				for (int r = 0; r < ENG_RC_COUNT; r++)
+					if (worth[r] &&
 					    trn_recompute_never_faster(
-						(enum eng_recompute)L->rc.v[r],
+						(enum eng_recompute)r,
 						l->recompute)) {
-						worth[L->rc.v[r]] = false;
+						worth[r] = false;
 						n_worth--;
 					}
+				/* ... but partial with fewer layers than it
+				 * fitted with is */
+				if (l->recompute == ENG_RC_PARTIAL &&
+				    l->recompute_layers > 1) {
+					partial_fit = l->recompute_layers;
+					worth[ENG_RC_PARTIAL] = true;
+					n_worth++;
+				}
 				/* partial is never faster than none (each
 				 * part of a layer's time, TP after its
 				 * overlap included, grows with the share

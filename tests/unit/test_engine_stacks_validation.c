@@ -576,6 +576,12 @@ static int score_file(const char *path)
 		       p->time.ep_comm_s,
 		       100 * p->time.cp_comm_exposed_s / p->time.step_s,
 		       100 * p->time.optimizer_s / p->time.step_s);
+		/* the parts no published row has had: printed when there */
+		if (p->time.pp_p2p_s > 0.0 || p->time.host_link_exposed_s > 0.0)
+			printf("#   and pp p2p %.0f %%, host link %.0f %%\n",
+			       100 * p->time.pp_p2p_s / p->time.step_s,
+			       100 * p->time.host_link_exposed_s /
+				   p->time.step_s);
 		snprintf(key, sizeof(key), "%s/%s", stack,
 			 strcmp(dtype, "fp8") == 0 ? "fp8" : "16-bit");
 		add(by_stack, &n_stack, key, err);
