@@ -13,6 +13,24 @@ static void push(struct trn_choices *c, int v)
 		c->v[c->n++] = v;
 }
 
+/* Removes repeats, keeping each value's first place: the lists are sets
+ * of allowed values, and a repeat ranked the same plan twice (review
+ * s21e; the HTTP parser drops them too, for the engine's other callers). */
+static void unique_choices(struct trn_choices *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->n; i++) {
+		bool seen = false;
+
+		for (int k = 0; k < n; k++)
+			seen |= c->v[k] == c->v[i];
+		if (!seen)
+			c->v[n++] = c->v[i];
+	}
+	c->n = n;
+}
+
 static void sort_choices(struct trn_choices *c)
 {
 	for (int i = 1; i < c->n; i++)
@@ -143,6 +161,14 @@ void trn_default_lists(const struct ctx *c, struct lists *L)
 		for (int o = 0; o < TRN_OFFLOAD_COUNT; o++)
 			push(&L->off, o);
 	sort_choices(&L->off);
+	{
+		struct trn_choices *all[] = {&L->tp, &L->pp,   &L->ep, &L->cp,
+					     &L->vp, &L->zero, &L->rc, &L->sp,
+					     &L->rb, &L->fa,   &L->mb, &L->off};
+
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			unique_choices(all[i]);
+	}
 }
 
 /* Interleaving (v > 1) needs p > 1 and at least one layer per chunk, and

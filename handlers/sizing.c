@@ -800,7 +800,14 @@ int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
 				 max);
 			return -1;
 		}
-		out[n++] = (int)val;
+		/* allowed values are a set: a repeat adds nothing (review
+		 * s21e: [1, 1] ranked each plan twice, and [2, 2] was no
+		 * pin) */
+		bool seen = false;
+		for (int k = 0; k < n; k++)
+			seen |= out[k] == (int)val;
+		if (!seen)
+			out[n++] = (int)val;
 	}
 	return n;
 }

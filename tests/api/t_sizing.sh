@@ -728,6 +728,10 @@ check "a bad recompute value: the message lists all four modes" 400 \
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-2-13b","seq_len":4096,"train_tokens":1e10,"max_gpus":16,"stack":"deepspeed","calibration":"datasheet","strategies":{"offload":"optimizer+weights","zero":3}},"gpus":["l40s-48gb","h100-sxm5-80gb"]}'
 check "compare rows: micro_batch, recompute and offload" 201 \
 	'[.rows[] | select(.ok) | has("micro_batch") and has("recompute") and .offload == "optimizer+weights"] | all and length > 0'
+# review s21e: allowed values are a set; a repeat ranks no plan twice
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":4096,"global_batch_size":512,"gpu":"h100","gpus":16,"top":4,"calibration":"datasheet","stack":"megatron-core","strategies":{"zero":[1,1],"tp":[2,2]}}'
+check "zero [1, 1] and tp [2, 2]: each plan listed once" 201 \
+	'(.plans | length) > 1 and ([.plans[] | del(.basis)] | unique | length) == (.plans | length)'
 
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

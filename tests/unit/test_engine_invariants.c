@@ -335,6 +335,35 @@ static void test_recompute_superset_never_slower(void)
 	free(res);
 }
 
+/* A repeated allowed value adds nothing: zero [1, 1] and tp [2, 2] rank
+ * each plan once (review s21e: each plan had been listed twice). */
+static void test_repeated_choices_rank_once(void)
+{
+	struct trn_result *res = calloc(1, sizeof(*res));
+	struct trn_request rq;
+	struct eng_error e;
+
+	trn_request_init(&rq);
+	rq.model = fx_llama3_8b();
+	rq.seq_len = 4096;
+	rq.global_batch_size = 512;
+	rq.gpu = fx_h100();
+	rq.gpus = 16;
+	rq.top = 4;
+	rq.stack = *stack_builtin_find("megatron-core");
+	rq.strategies.zero.n = 2;
+	rq.strategies.zero.v[0] = rq.strategies.zero.v[1] = 1;
+	rq.strategies.tp.n = 2;
+	rq.strategies.tp.v[0] = rq.strategies.tp.v[1] = 2;
+	CHECK(res && trn_size(&rq, res, &e) == 0 && res->n_plans > 1);
+	for (int i = 0; res && i < res->n_plans; i++)
+		for (int j = i + 1; j < res->n_plans; j++)
+			CHECK(memcmp(&res->plans[i].layout,
+				     &res->plans[j].layout,
+				     sizeof(res->plans[i].layout)) != 0);
+	free(res);
+}
+
 /* The search skips timing plans whose lower-bound key cannot enter the
  * top (branch and bound, engine/training_search.c may_enter). How much it skips
  * depends on how many plans are kept, so the first plans of a top-1, a
@@ -560,6 +589,7 @@ int main(void)
 	RUN(test_ranked_plans_fit);
 	RUN(test_partial_recompute_grid);
 	RUN(test_recompute_superset_never_slower);
+	RUN(test_repeated_choices_rank_once);
 	RUN(test_pruning_keeps_ranking);
 	RUN(test_inference_invariants);
 	RUN(test_wider_nodes_never_slower);
