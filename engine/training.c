@@ -1265,9 +1265,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				const char *what;
 				double s;
 			} parts[] = {
-			    {"communication",
-			     T->tp_comm_s + T->pp_p2p_s + T->dp_comm_exposed_s +
-				 T->ep_comm_s + T->cp_comm_exposed_s},
+			    {"communication", trn_time_links_s(T)},
 			    {"the pipeline bubble", T->pp_bubble_s},
 			    {"waiting on the host link for offloaded weights",
 			     T->host_link_exposed_s},

@@ -166,9 +166,7 @@ enum eng_binding trn_plan_binding(const struct ctx *c, const struct trn_plan *p)
 	const struct trn_time *T = &p->time;
 	/* the host link's stalls are communication too (review s21c F2: a
 	 * step three quarters weight transfers had been bound by compute) */
-	double comm = T->tp_comm_s + T->pp_p2p_s + T->dp_comm_exposed_s +
-		      T->ep_comm_s + T->cp_comm_exposed_s +
-		      T->host_link_exposed_s;
+	double comm = trn_time_links_s(T) + T->host_link_exposed_s;
 
 	if (!p->meets_deadline)
 		return ENG_BIND_DEADLINE;

@@ -132,9 +132,16 @@ static inline bool trn_choices_has(const struct trn_choices *c, int v)
 static inline bool trn_recompute_never_faster(enum eng_recompute a,
 					      enum eng_recompute b)
 {
-	if (a == b || b == ENG_RC_NONE || a == ENG_RC_FULL)
-		return true;
-	return false;
+	return a == b || b == ENG_RC_NONE || a == ENG_RC_FULL;
+}
+
+/* A step's exposed time on the links: TP, PP point-to-point, DP, EP and CP
+ * collectives (what binding and the low-MFU warning call communication,
+ * beside the host link's stalls). */
+static inline double trn_time_links_s(const struct trn_time *T)
+{
+	return T->tp_comm_s + T->pp_p2p_s + T->dp_comm_exposed_s +
+	       T->ep_comm_s + T->cp_comm_exposed_s;
 }
 
 /* The parts of a layout's memory that ZeRO, offload and recompute do not

@@ -18,17 +18,12 @@ static void push(struct trn_choices *c, int v)
  * s21e; the HTTP parser drops them too, for the engine's other callers). */
 static void unique_choices(struct trn_choices *c)
 {
-	int n = 0;
+	struct trn_choices u = {.n = 0};
 
-	for (int i = 0; i < c->n; i++) {
-		bool seen = false;
-
-		for (int k = 0; k < n; k++)
-			seen |= c->v[k] == c->v[i];
-		if (!seen)
-			c->v[n++] = c->v[i];
-	}
-	c->n = n;
+	for (int i = 0; i < c->n; i++)
+		if (!trn_choices_has(&u, c->v[i]))
+			u.v[u.n++] = c->v[i];
+	*c = u;
 }
 
 static void sort_choices(struct trn_choices *c)

@@ -105,6 +105,16 @@ static double coll_s(const struct ctx *c, enum coll_kind k, double bytes,
 	return coll_time_s(k, bytes, n, nodes, bw, c->rq->gpu.intra_node_link);
 }
 
+/* Traffic hidden behind `compute` seconds and then `stalls` seconds of
+ * weight-offload stalls (MODEL.md §4 "DP"): what is left exposed without
+ * the stalls (the plan's DP field) and with them. */
+static void hide_in(double traffic, double compute, double stalls,
+		    double *alone, double *with_stalls)
+{
+	*alone = fmax(0.0, traffic - compute);
+	*with_stalls = fmax(0.0, *alone - stalls);
+}
+
 /* LoRA adapters (MODEL.md §4a "LoRA adapters"): their GEMMs, forward
  * 2*tokens*adapter_layer/t FLOPs and three passes (forward, input and
  * weight gradients; + 1 under full recompute, + the recomputed share of
@@ -532,30 +542,33 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 		 * window apart, max'd with DP's exposure after the fact, and
 		 * more TP, EP or CP overlap, shrinking DP's window while the
 		 * stall grew, could lengthen the step by up to 2 %). */
-		double dp_alone = fmax(
-		    0.0, traffic - c->dp_overlap *
-				       fmax(0.0, share * mb_window - nic_busy));
-		double dp_mb =
-		    fmax(0.0, dp_alone - c->dp_overlap * share * off_mb);
+		double dp_alone, dp_mb, ag_alone, ag_mb;
 
-		/* DP's field keeps its whole exposure beside compute, the
-		 * stall time it fills included; the host link's term below
-		 * keeps the rest of the stalls (review s21a F1: charging the
-		 * whole stall there had turned 280 of 864 built-in ZeRO-3
-		 * offload plans' binding from communication to compute) */
+		hide_in(traffic,
+			c->dp_overlap * fmax(0.0, share * mb_window - nic_busy),
+			c->dp_overlap * share * off_mb, &dp_alone, &dp_mb);
 		/* the post-step all-gather: the next forward, with its
-		 * stalls, in param_gather_overlap (review s20d F2); its
-		 * field, as DP's, without the stalls (review s21b F4) */
-		double fwd_free = c->pg_overlap * c->dp_overlap *
-				  fmax(0.0, mb_window / 3.0 - fwd_nic);
-		double ag_alone = fmax(0.0, ag - fwd_free);
-		double ag_mb =
-		    fmax(0.0, ag - fwd_free -
-				  c->pg_overlap * c->dp_overlap * off_mb / 3.0);
-
+		 * stalls, in param_gather_overlap (review s20d F2) */
+		hide_in(ag,
+			c->pg_overlap * c->dp_overlap *
+			    fmax(0.0, mb_window / 3.0 - fwd_nic),
+			c->pg_overlap * c->dp_overlap * off_mb / 3.0, &ag_alone,
+			&ag_mb);
+		/* the DP fields keep their whole exposure beside compute,
+		 * the stall time they fill included; the host link's field
+		 * keeps the rest of the stalls (review s21a F1, s21b F4:
+		 * charging the whole stall there had turned 280 of 864
+		 * built-in ZeRO-3 offload plans' binding from communication
+		 * to compute) */
 		dp_in_stalls = (dp_alone - dp_mb) + (ag_alone - ag_mb);
 		T->dp_comm_exposed_s = dp_alone + ag_alone;
 	}
+	/* The weight transfers' stalls, whole, less the DP time already
+	 * charged in them: DP pays only what dp_overlap of the stalls cannot
+	 * hide (at dp_overlap 1 under ZeRO-3 the step takes the longer of the
+	 * two; at 0 their sum; review s20c F1, s21b F1). 0 without weight
+	 * offload. */
+	T->host_link_exposed_s = m * off_mb - dp_in_stalls;
 
 	/* Optimizer step: memory-bound over the shard this GPU updates. */
 	{
@@ -573,15 +586,6 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 			T->optimizer_s = n_upd *
 					 (2.0 * c->wb + c->gb + 2.0 * c->ob) /
 					 c->hbm;
-		}
-		if (l->offload >= TRN_OFFLOAD_OPTIMIZER_WEIGHTS) {
-			/* The weight transfers' stalls, whole, less the DP
-			 * time already charged in them (above): DP pays only
-			 * what dp_overlap of the stalls cannot hide (at
-			 * dp_overlap 1 under ZeRO-3 the step takes the longer
-			 * of the two; at 0 their sum; review s20c F1, s21b
-			 * F1). off_mb above. */
-			T->host_link_exposed_s = m * off_mb - dp_in_stalls;
 		}
 	}
 

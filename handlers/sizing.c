@@ -800,14 +800,16 @@ int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
 				 max);
 			return -1;
 		}
-		/* allowed values are a set: a repeat adds nothing (review
-		 * s21e: [1, 1] ranked each plan twice, and [2, 2] was no
-		 * pin) */
-		bool seen = false;
-		for (int k = 0; k < n; k++)
-			seen |= out[k] == (int)val;
-		if (!seen)
-			out[n++] = (int)val;
+		n = sizing_set_add(out, n, (int)val);
 	}
 	return n;
+}
+
+int sizing_set_add(int *v, int n, int x)
+{
+	for (int k = 0; k < n; k++)
+		if (v[k] == x)
+			return n;
+	v[n] = x;
+	return n + 1;
 }

@@ -178,10 +178,16 @@ int sizing_answer_check(const char *kind, const json_t *answer,
 			const json_t *summary, struct response *res);
 
 /* Parses an allowed-values list: strategies.<key> as [int, ...] within
- * [min, max]. Returns count (0 when absent) or -1 after a field error.
+ * [min, max], repeats dropped (sizing_set_add). Returns count (0 when
+ * absent) or -1 after a field error.
  */
 int sizing_int_list(struct jv *v, const json_t *o, const char *key, long min,
 		    long max, int *out, int cap);
+
+/* Adds x to the n values of set v unless there: the new count. Allowed
+ * values are a set; a repeat ranked each plan twice and made [2, 2] no
+ * pin (review s21e). */
+int sizing_set_add(int *v, int n, int x);
 
 /* size zeroed bytes for an engine result, or NULL after a 503 in res. */
 void *sizing_alloc(size_t size, struct response *res);

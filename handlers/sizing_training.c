@@ -124,13 +124,7 @@ static void enum_list(struct jv *v, const json_t *o, const char *key,
 					 "values must be true or false");
 			goto out;
 		}
-		/* allowed values are a set: a repeat adds nothing (review
-		 * s21e) */
-		bool seen = false;
-		for (int k = 0; k < c->n; k++)
-			seen |= c->v[k] == found;
-		if (!seen)
-			c->v[c->n++] = found;
+		c->n = sizing_set_add(c->v, c->n, found);
 	}
 out:
 	json_decref((json_t *)arr);
