@@ -89,6 +89,30 @@ int model_validate_each(const struct model_arch *m, model_rule_fn fn, void *ctx)
 			     "experts");
 		/* at least one MoE layer: with none the model is dense,
 		 * and "moe" would only switch its defaults (stack, warning) */
+		if (m->moe.router_groups < 0 || m->moe.router_group_top_k < 0)
+			FAIL("model.moe.router_groups: must not be negative");
+		else if ((m->moe.router_groups > 0) !=
+			 (m->moe.router_group_top_k > 0))
+			FAIL("model.moe.router_group_top_k: give it with "
+			     "router_groups, or neither");
+		else if (m->moe.router_groups > 0 &&
+			 m->moe.experts % m->moe.router_groups != 0)
+			FAIL("model.moe.router_groups: must divide experts "
+			     "(%ld)",
+			     m->moe.experts);
+		else if (m->moe.router_group_top_k > m->moe.router_groups)
+			FAIL("model.moe.router_group_top_k: must be between 1 "
+			     "and router_groups (%ld)",
+			     m->moe.router_groups);
+		else if (m->moe.router_groups > 0 &&
+			 m->moe.router_group_top_k *
+				 (m->moe.experts / m->moe.router_groups) <
+			     m->moe.top_k)
+			FAIL("model.moe.router_group_top_k: its groups hold "
+			     "%ld experts, fewer than top_k (%ld)",
+			     m->moe.router_group_top_k *
+				 (m->moe.experts / m->moe.router_groups),
+			     m->moe.top_k);
 		if (m->moe.dense_layers >= m->layers)
 			FAIL("model.moe.dense_layers: must be below layers (a "
 			     "mixture-of-experts model has at least one MoE "

@@ -26,6 +26,11 @@ struct model_moe {
 	long expert_ffn_hidden_size; /* FFN width of one expert */
 	long shared_experts;	     /* always-active experts per MoE layer */
 	long dense_layers;	     /* leading layers with a dense FFN */
+	/* group-limited routing (DeepSeek's n_group / topk_group): a
+	 * token's top_k experts come from router_group_top_k of
+	 * router_groups equal groups of consecutive experts; 0: not
+	 * limited */
+	long router_groups, router_group_top_k;
 };
 
 struct model_arch {

@@ -174,6 +174,21 @@ const char *stack_fp8_recipe_name(enum stack_fp8_recipe r)
  *   dispatcher and DeepSpeed-MoE run it on the critical path. A stack that
  *   hides it sets up to 1: DeepSeek-V3's DualPipe reports "near-zero
  *   all-to-all communication overhead" (arXiv 2412.19437 §3.2.1).
+ *  ep_dispatcher alltoall and ep_dispatch_fp8 false everywhere: the
+ *   profiles' default dispatchers send a row per (token, routed expert)
+ *   pair in the activations' dtype - Megatron-Core's
+ *   MoEAlltoAllTokenDispatcher (--moe-token-dispatcher-type alltoall, the
+ *   recipes' default; megatron/core/transformer/moe/token_dispatcher.py
+ *   permutes routing_map.sum() rows), torchtitan's and FSDP2 trainers'
+ *   all_to_all_single over per-expert token counts, DeepSpeed-MoE's
+ *   capacity-padded all-to-all. DeepEP (Megatron-Core's flex dispatcher
+ *   with --moe-enable-deepep, torchtitan's deepep flavours, NeMo
+ *   Automodel) sends a token once per destination rank, and once per
+ *   destination node over the NICs, forwarded over NVLink; its dispatch
+ *   takes FP8 tokens with 1x128 scales (DeepSeek-V3 report §3.3: the
+ *   dispatch and the gradient before the down-projection in FP8, the
+ *   combine in BF16). A run on it sets ep_dispatcher deepep, and
+ *   ep_dispatch_fp8 where it dispatches in FP8.
  *  partial_recompute (recompute partial: whole layers recomputed for the
  *   first k of each pipeline chunk, none for the rest): the Megatron-LM
  *   family's --recompute-method block with --recompute-num-layers k
@@ -249,6 +264,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -272,6 +289,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -295,6 +314,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = true,
@@ -318,6 +339,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -341,6 +364,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
@@ -364,6 +389,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_DELAYED,
      .fp8_weight_cache = false,
@@ -387,6 +414,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.8,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_FP32,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -412,6 +441,8 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .cp_overlap = 0.8,
      .offload_overlap = 0.0,
      .ep_overlap = 0.0,
+     .ep_dispatcher = MOE_DISPATCH_ALLTOALL,
+     .ep_dispatch_fp8 = false,
      .reduce_dtype = STACK_REDUCE_GRAD,
      .fp8_recipe = STACK_FP8_CURRENT,
      .fp8_weight_cache = false,
@@ -479,6 +510,9 @@ int stack_check(const struct eng_stack *s, const char **field)
 	    {"cp_overlap", s->cp_overlap, 0.0, 1.0},
 	    {"offload_overlap", s->offload_overlap, 0.0, 1.0},
 	    {"ep_overlap", s->ep_overlap, 0.0, 1.0},
+	    {"ep_dispatcher", (unsigned)s->ep_dispatcher, 0,
+	     MOE_DISPATCH_COUNT - 1},
+	    {"ep_dispatch_fp8", s->ep_dispatch_fp8, 0, 1},
 	    {"gemm_clock_derate", s->gemm_clock_derate, 0.1, 1.0},
 	    {"kernel_launch_us", s->kernel_launch_us, 0.0, 1000.0},
 	    {"kernels_per_layer", s->kernels_per_layer, 0.0, 100000.0},

@@ -15,6 +15,7 @@
 
 #include "attention.h"
 #include "hw.h"
+#include "moe_dispatch.h"
 
 enum stack_fp8_recipe {
 	STACK_FP8_DELAYED, /* per-tensor scale from the amax history */
@@ -93,6 +94,12 @@ struct eng_stack {
 	/* share of the expert all-to-all (MoE dispatch and combine) hidden
 	 * behind the layer's compute, 0..1 (stack.c) */
 	double ep_overlap;
+	/* what the expert all-to-all sends: a copy per routed expert, or
+	 * DeepEP's one per destination rank and node (moe_dispatch.h) */
+	enum moe_dispatcher ep_dispatcher;
+	/* true: tokens are dispatched in FP8 with 1x128 scales, the
+	 * combine (and the dispatch's gradient) in 16 bits */
+	bool ep_dispatch_fp8;
 	enum stack_reduce reduce_dtype;
 	enum stack_fp8_recipe fp8_recipe;
 	/* true: FP8 weights are cast once per step and reused by every

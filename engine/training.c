@@ -1203,16 +1203,22 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		 * are the same (review s19b F9a) */
 		if (rq->model.moe.experts > 0)
 			warn(res,
-			     "mixture of experts: median error 32.5 %% on 61 "
+			     "mixture of experts: median error 25.2 %% on 61 "
 			     "published pre-training runs (Megatron-Core, "
 			     "FSDP2, torchtitan, DeepSeek-V3; "
 			     "docs/VALIDATION.md; no fine-tuning run scored); "
 			     "the stack's ep_overlap (%.4g) is the share of "
-			     "the expert all-to-all hidden behind compute; not "
-			     "modelled: host overhead per micro-batch of small "
-			     "experts, FP8 dispatch, node-limited and "
+			     "the expert all-to-all hidden behind compute, "
+			     "its ep_dispatcher %s sends %s%s; not modelled: "
+			     "host overhead per micro-batch of small experts, "
 			     "unbalanced routing",
-			     rq->stack.ep_overlap);
+			     rq->stack.ep_overlap,
+			     moe_dispatcher_names[rq->stack.ep_dispatcher],
+			     rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP
+				 ? "a copy per destination rank and node"
+				 : "a copy per routed expert",
+			     rq->stack.ep_dispatch_fp8 ? ", dispatched in FP8"
+						       : "");
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

@@ -310,7 +310,18 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		double moe = (double)m->moe.top_k * (per_f * fe + 2.0 * c->h) +
 			     (double)m->moe.shared_experts * per_f * fe;
 		c->mlp_act = (1.0 - c->moe_frac) * dense + c->moe_frac * moe;
-		c->a2a_token_bytes = (double)m->moe.top_k * c->h * c->act_b;
+		c->routing = (struct moe_routing){
+		    .experts = (double)m->moe.experts,
+		    .top_k = (double)m->moe.top_k,
+		    .groups = (double)m->moe.router_groups,
+		    .group_top_k = (double)m->moe.router_group_top_k};
+		c->a2a_copy_bytes =
+		    c->h *
+		    ((c->rq->stack.ep_dispatch_fp8
+			  ? fmin(c->act_b, MOE_FP8_DISPATCH_BYTES)
+			  : c->act_b) +
+		     c->act_b) /
+		    2.0;
 	}
 
 	/* GEMM families of one layer, active weights and split dims. */

@@ -13,6 +13,7 @@
 #define GPUSIZER_ENGINE_TRAINING_INT_H
 
 #include "goodput.h"
+#include "moe_dispatch.h"
 #include "training.h"
 
 #include <math.h>
@@ -39,8 +40,13 @@ struct ctx {
 	struct trn_amp_extra amp;
 	double nonexp_layer, exp_layer, active_layer; /* per layer, mean */
 	double emb, head;
-	double moe_frac, a2a_token_bytes; /* MoE dispatch bytes per token */
-	double mlp_act;			  /* per token per layer, before /t */
+	double moe_frac;
+	/* MoE all-to-all: the router (moe_dispatch.h) and the bytes of one
+	 * token copy, the mean of a dispatch and a combine (FP8 dispatch:
+	 * stack ep_dispatch_fp8) */
+	struct moe_routing routing;
+	double a2a_copy_bytes;
+	double mlp_act; /* per token per layer, before /t */
 	double dqk, dv, kv_lora_cols;
 	bool mla;
 	double attn_fwd_layer_token; /* attention fwd FLOPs, ctx = s */

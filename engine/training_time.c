@@ -77,24 +77,24 @@ static double group_nodes(const struct ctx *c, double n, long stride)
 	return ceil(n / per_node - 1e-12);
 }
 
-/* One all-to-all in which each of ep ranks, `stride` ranks apart, sends
- * `bytes` spread evenly over the group (balanced routing): the share for
- * peers on its own node rides the intra-node link and the share for other
+/* One all-to-all over ep ranks, `stride` ranks apart, in which each
+ * sends its tokens' copies (moe_dispatch.h: one per routed expert, or
+ * DeepEP's one per rank and node), `copy_bytes` each: the copies for
+ * peers on its own node ride the intra-node link and those for other
  * nodes the NICs, at the same time (NCCL sends each peer's chunk over the
  * P2P transport inside a node and the network across). Until 2026-11-26
  * every byte of a group that spanned nodes was charged at the NIC rate. */
-static double a2a_s(const struct ctx *c, double bytes, long ep, long stride)
+static double a2a_s(const struct ctx *c, double copy_bytes, long ep,
+		    long stride)
 {
 	double local =
 	    stride >= c->gpn ? 1.0 : floor((double)c->gpn / (double)stride);
-	double e = (double)ep;
+	struct moe_copies k;
 
-	if (local > e)
-		local = e;
-	if (local < 1.0)
-		local = 1.0;
-	return fmax(bytes * (local - 1.0) / e / c->intra,
-		    bytes * (e - local) / e / c->inter);
+	moe_dispatch_copies(&c->routing, c->rq->stack.ep_dispatcher, (double)ep,
+			    local, &k);
+	return fmax(copy_bytes * k.intra / c->intra,
+		    copy_bytes * k.inter / c->inter);
 }
 
 /* One collective over n ranks on `nodes` nodes: NCCL's cost model, shared
@@ -342,7 +342,7 @@ void trn_time_of(const struct ctx *c, const struct trn_layout *l, long m_micro,
 	 * recomputed forward), over the EP group (inside dp). */
 	if (l->ep > 1 && c->moe_frac > 0) {
 		double n = 4.0 + 2.0 * trn_recomputed_share(c, l);
-		double bytes = tokens * c->a2a_token_bytes / (double)l->tp;
+		double bytes = tokens * c->a2a_copy_bytes / (double)l->tp;
 		/* the compute it may hide behind: the stack's ep_overlap
 		 * pairs one micro-batch's all-to-all with another's compute
 		 * (Megatron-Core's batch-level overlap, DualPipe), so m - 1

@@ -33,8 +33,8 @@ static const char *const arch_keys[] = {
     NULL,
 };
 static const char *const moe_keys[] = {
-    "experts",	      "top_k",	      "expert_ffn_hidden_size",
-    "shared_experts", "dense_layers", NULL};
+    "experts",	    "top_k",	     "expert_ffn_hidden_size", "shared_experts",
+    "dense_layers", "router_groups", "router_group_top_k",     NULL};
 static const char *const mla_keys[] = {"q_lora_rank",	   "kv_lora_rank",
 				       "qk_nope_head_dim", "qk_rope_head_dim",
 				       "v_head_dim",	   NULL};
@@ -119,6 +119,10 @@ int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 				 &m->moe.shared_experts);
 			get_long(&mv, moe, "dense_layers", false, 0, MAX_LAYERS,
 				 &m->moe.dense_layers);
+			get_long(&mv, moe, "router_groups", false, 1, 65536,
+				 &m->moe.router_groups);
+			get_long(&mv, moe, "router_group_top_k", false, 1,
+				 65536, &m->moe.router_group_top_k);
 		}
 	}
 	mla = json_object_get(o, "mla");

@@ -32,6 +32,9 @@ static const char *const kernel_choices[] = {
 	    {"cp_overlap", JV_NUM0, false, 1e-6, 1, NULL, false},                \
 	    {"offload_overlap", JV_NUM0, false, 1e-6, 1, NULL, false},           \
 	    {"ep_overlap", JV_NUM0, false, 1e-6, 1, NULL, false},                \
+	    {"ep_dispatcher",	   JV_ENUM, false, 0, 0,                         \
+	     moe_dispatcher_names, false},                                       \
+	    {"ep_dispatch_fp8", JV_BOOL, false, 0, 0, NULL, false},              \
 	    {"reduce_dtype", JV_ENUM, false, 0, 0, stack_reduce_names, false},   \
 	    {"fp8_recipe", JV_ENUM, false, 0, 0, stack_fp8_recipe_names, false}, \
 	    {"fp8_weight_cache", JV_BOOL, false, 0, 0, NULL, false},             \
@@ -106,6 +109,7 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 		const char *key;
 		bool *dst;
 	} flags[] = {
+	    {"ep_dispatch_fp8", &s->ep_dispatch_fp8},
 	    {"fp8_weight_cache", &s->fp8_weight_cache},
 	    {"fp8_param_all_gather", &s->fp8_param_all_gather},
 	    {"lora_fp32_adapters", &s->lora_fp32_adapters},
@@ -143,6 +147,10 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	for (int i = 0; json_is_string(x) && i < STACK_FP8_RECIPE_COUNT; i++)
 		if (!strcmp(json_string_value(x), stack_fp8_recipe_names[i]))
 			s->fp8_recipe = (enum stack_fp8_recipe)i;
+	x = json_object_get(o, "ep_dispatcher");
+	for (int i = 0; json_is_string(x) && i < MOE_DISPATCH_COUNT; i++)
+		if (!strcmp(json_string_value(x), moe_dispatcher_names[i]))
+			s->ep_dispatcher = (enum moe_dispatcher)i;
 	x = json_object_get(o, "max_offload");
 	for (int i = 0; json_is_string(x) && i < STACK_OFFLOAD_COUNT; i++)
 		if (!strcmp(json_string_value(x), stack_offload_names[i]))
@@ -324,6 +332,11 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			      sizing_real(s->kernel_launch_us, 4),
 			      "kernels_per_layer",
 			      sizing_real(s->kernels_per_layer, 4)));
+	json_object_set_new(
+	    o, "ep_dispatcher",
+	    json_string(moe_dispatcher_names[s->ep_dispatcher]));
+	json_object_set_new(o, "ep_dispatch_fp8",
+			    json_boolean(s->ep_dispatch_fp8));
 	json_object_set_new(o, "elementwise_bytes_factor",
 			    sizing_real(s->elementwise_bytes_factor, 4));
 	json_object_set_new(o, "loss_logit_bytes",

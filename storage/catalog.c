@@ -20,11 +20,13 @@
 #define MODEL_FIELDS "name, display_name, family, arch, source, notes"
 
 /* The API's stack fields (migrations/0015_stacks.sql, 0019, 0023, 0027,
- * 0028, 0029, 0031, 0032, 0033, 0034, 0035, 0036, 0039, 0040, 0041). */
+ * 0028, 0029, 0031, 0032, 0033, 0034, 0035, 0036, 0039, 0040, 0041,
+ * 0042). */
 #define STACK_FIELDS                                                           \
 	"name, display_name, attn_kernel, attn_fwd_efficiency, "               \
 	"attn_bwd_efficiency, tp_comm_overlap, dp_overlap, "                   \
 	"param_gather_overlap, cp_overlap, offload_overlap, ep_overlap, "      \
+	"ep_dispatcher, ep_dispatch_fp8, "                                     \
 	"reduce_dtype, fp8_recipe, fp8_weight_cache, "                         \
 	"fp8_param_all_gather, selective_recompute, gemm_clock_derate, "       \
 	"kernel_launch_us, "                                                   \
@@ -351,7 +353,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		" up AS (INSERT INTO stacks AS s (name, display_name,"
 		"  attn_kernel, attn_fwd_efficiency, attn_bwd_efficiency,"
 		"  tp_comm_overlap, dp_overlap, param_gather_overlap,"
-		"  cp_overlap, offload_overlap, ep_overlap,"
+		"  cp_overlap, offload_overlap, ep_overlap, ep_dispatcher,"
+		"  ep_dispatch_fp8,"
 		"  reduce_dtype, fp8_recipe, fp8_weight_cache,"
 		"  fp8_param_all_gather, selective_recompute, gemm_clock_derate,"
 		"  kernel_launch_us,"
@@ -364,6 +367,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  coalesce(param_gather_overlap, 0),"
 		"  coalesce(cp_overlap, 0.8), coalesce(offload_overlap, 0.8),"
 		"  coalesce(ep_overlap, 0),"
+		"  coalesce(ep_dispatcher, 'alltoall'),"
+		"  coalesce(ep_dispatch_fp8, false),"
 		"  coalesce(reduce_dtype, 'grad'),"
 		"  coalesce(fp8_recipe, 'delayed'),"
 		"  coalesce(fp8_weight_cache, true),"
@@ -397,6 +402,8 @@ enum store_status store_stack_put(struct db_pool *pool, const char *name,
 		"  cp_overlap = EXCLUDED.cp_overlap,"
 		"  offload_overlap = EXCLUDED.offload_overlap,"
 		"  ep_overlap = EXCLUDED.ep_overlap,"
+		"  ep_dispatcher = EXCLUDED.ep_dispatcher,"
+		"  ep_dispatch_fp8 = EXCLUDED.ep_dispatch_fp8,"
 		"  reduce_dtype = EXCLUDED.reduce_dtype,"
 		"  fp8_recipe = EXCLUDED.fp8_recipe,"
 		"  fp8_weight_cache = EXCLUDED.fp8_weight_cache,"

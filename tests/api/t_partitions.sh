@@ -27,7 +27,7 @@ ALTER TABLE benchmark_runs ALTER COLUMN report DROP NOT NULL, ADD COLUMN report_
  ADD COLUMN node_type text, ADD COLUMN metrics text[], ADD COLUMN dtypes text[];
 CREATE FUNCTION gpusizer_rollup(rs benchmark_results[], run_synthetic boolean) RETURNS void
 LANGUAGE sql AS 'INSERT INTO benchmark_results SELECT * FROM unnest(rs)'" >/dev/null
-# Its sizing reads the stack catalog of 0015, 0019, 0023, 0027, 0028, 0029, 0031, 0032, 0033, 0034, 0035, 0036, 0039, 0040 and 0041 (independent
+# Its sizing reads the stack catalog of 0015, 0019, 0023, 0027, 0028, 0029, 0031, 0032, 0033, 0034, 0035, 0036, 0039, 0040, 0041 and 0042 (independent
 # of 0013/0014): the same kind of shim, dropped before the real migrations
 # run.
 q "$(cat "$TOP/migrations/0015_stacks.sql")" >/dev/null
@@ -45,6 +45,7 @@ q "$(cat "$TOP/migrations/0036_stack_nf4_base_weights.sql")" >/dev/null
 q "$(cat "$TOP/migrations/0039_stack_overlaps.sql")" >/dev/null
 q "$(cat "$TOP/migrations/0040_stack_partial_recompute.sql")" >/dev/null
 q "$(cat "$TOP/migrations/0041_stack_ep_overlap.sql")" >/dev/null
+q "$(cat "$TOP/migrations/0042_moe_dispatch.sql")" >/dev/null
 GSZ_MIGRATIONS_DIR=$old start_daemon || { not_ok "daemon starts on the 0012 schema"; exit 1; }
 tok=$(create_token "part-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')

@@ -274,6 +274,15 @@ req PUT "/v1/stacks/xp-$RANDOM" "${A[@]}" -d "$(jq 'del(.fp8_param_all_gather)' 
 check "PUT without fp8_param_all_gather stores false" 201 '.fp8_param_all_gather == false'
 req PUT "/v1/stacks/$fresh" "${A[@]}" -d "$(jq '.fp8_param_all_gather = "yes"' <<<"$body")"
 check_problem "PUT fp8_param_all_gather \"yes\": 400 naming it" 400 fp8_param_all_gather
+req PUT "/v1/stacks/xp-$RANDOM" "${A[@]}" -d "$(jq 'del(.ep_dispatcher, .ep_dispatch_fp8)' <<<"$body")"
+check "PUT without ep_dispatcher and ep_dispatch_fp8 stores alltoall and false" 201 '.ep_dispatcher == "alltoall" and .ep_dispatch_fp8 == false'
+dep=deepep-$RANDOM
+req PUT "/v1/stacks/$dep" "${A[@]}" -d "$(jq '.ep_dispatcher = "deepep" | .ep_dispatch_fp8 = true' <<<"$body")"
+check "PUT ep_dispatcher deepep, ep_dispatch_fp8 true: 201" 201 '.ep_dispatcher == "deepep" and .ep_dispatch_fp8 == true'
+req GET "/v1/stacks/$dep"
+check "GET returns them" 200 '.ep_dispatcher == "deepep" and .ep_dispatch_fp8 == true'
+req PUT "/v1/stacks/$dep" "${A[@]}" -d "$(jq '.ep_dispatcher = "DeepEP"' <<<"$body")"
+check_problem "PUT ep_dispatcher DeepEP (names are lower case): 400 naming it" 400 ep_dispatcher
 # the field round-trips through PUT and GET, and changes a plan
 ag=fp8ag-$RANDOM
 req PUT "/v1/stacks/$ag" "${A[@]}" -d "$(jq '.fp8_param_all_gather = true | .dp_overlap = 0' <<<"$body")"
@@ -568,6 +577,38 @@ check "ep_overlap 0.5 hides 0.5 x 3/4 of it (4 micro-batches, 3 with a partner; 
 	".basis.stack.ep_overlap == 0.5 and .plans[0].grad_accum == 4 and ((.plans[0].time_s.ep_comm - $ep_default * 0.625) | fabs) < 0.002 * $ep_default and .plans[0].time_s.step <= $step_default"
 req POST /v1/sizing/training "${J[@]}" -d "{$EPJ,\"stack\":{\"name\":\"megatron-core\",\"ep_overlap\":1.5}}"
 check_problem "ep_overlap 1.5 is a 400 naming stack.ep_overlap" 400 stack.ep_overlap
+
+# session 22: what the all-to-all sends is the profile's ep_dispatcher
+# (alltoall on every built-in) and ep_dispatch_fp8; DeepEP's copies per node
+# use the model's group-limited routing (deepseek-v3: 8 groups, 4 a token)
+DSJ='"model":"deepseek-v3","gpu":"h800-sxm5-80gb","seq_len":4096,"train_tokens":1e10,"gpus":2048,"global_batch_size":15360,"top":1,"calibration":"datasheet","strategies":{"tp":1,"pp":16,"ep":64,"dp":128,"zero":1,"micro_batch":1,"recompute":"full"}'
+req GET /v1/models/deepseek-v3
+check "the deepseek-v3 preset states its router's groups (8, 4 a token)" 200 \
+	'.arch.moe.router_groups == 8 and .arch.moe.router_group_top_k == 4'
+req POST /v1/sizing/training "${J[@]}" -d "{$DSJ,\"stack\":\"megatron-core\"}"
+check "megatron-core states ep_dispatcher alltoall, no FP8 dispatch, and the warning says a copy per routed expert" 201 \
+	'.basis.stack.ep_dispatcher == "alltoall" and .basis.stack.ep_dispatch_fp8 == false and .plans[0].time_s.ep_comm > 0 and any(.checks.warnings[]; test("ep_dispatcher alltoall sends a copy per routed expert"))'
+ds_a2a=$(jq '.plans[0].time_s.ep_comm' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$DSJ,\"stack\":{\"name\":\"megatron-core\",\"ep_dispatcher\":\"deepep\"}}"
+check "deepep at EP 64 over 8 nodes: at most 3.18 NIC copies a token against 7 ($ds_a2a s with alltoall)" 201 \
+	".basis.stack.ep_dispatcher == \"deepep\" and .plans[0].time_s.ep_comm < $ds_a2a * 0.46 and .plans[0].time_s.ep_comm > $ds_a2a * 0.40"
+ds_deep=$(jq '.plans[0].time_s.ep_comm' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d "{$DSJ,\"stack\":{\"name\":\"megatron-core\",\"ep_dispatcher\":\"deepep\",\"ep_dispatch_fp8\":true}}"
+check "FP8 dispatch moves (1.03 + 2) / 4 of the bytes ($ds_deep s in 16 bits)" 201 \
+	".basis.stack.ep_dispatch_fp8 == true and .plans[0].time_s.ep_comm < $ds_deep * 0.77 and .plans[0].time_s.ep_comm > $ds_deep * 0.70 and any(.checks.warnings[]; test(\"dispatched in FP8\"))"
+req POST /v1/sizing/training "${J[@]}" -d "{$DSJ,\"stack\":{\"name\":\"megatron-core\",\"ep_dispatcher\":\"nccl\"}}"
+check_problem "an unknown ep_dispatcher is a 400 naming stack.ep_dispatcher" 400 stack.ep_dispatcher
+req POST /v1/sizing/training "${J[@]}" -d "{$DSJ,\"stack\":{\"name\":\"megatron-core\",\"ep_dispatch_fp8\":1}}"
+check_problem "a non-boolean ep_dispatch_fp8 is a 400 naming stack.ep_dispatch_fp8" 400 stack.ep_dispatch_fp8
+MOEARCH='"layers":8,"hidden_size":2048,"heads":16,"ffn_hidden_size":8192,"vocab_size":32000'
+req POST /v1/sizing/training "${J[@]}" -d "{\"model\":{$MOEARCH,\"moe\":{\"experts\":64,\"top_k\":8,\"expert_ffn_hidden_size\":1024,\"router_groups\":6,\"router_group_top_k\":2}},\"gpu\":\"h100\",\"seq_len\":2048,\"train_tokens\":1e9,\"gpus\":8}"
+check_problem "router_groups that do not divide experts: 400 naming model.moe.router_groups" 400 model.moe.router_groups
+req POST /v1/sizing/training "${J[@]}" -d "{\"model\":{$MOEARCH,\"moe\":{\"experts\":64,\"top_k\":8,\"expert_ffn_hidden_size\":1024,\"router_groups\":8}},\"gpu\":\"h100\",\"seq_len\":2048,\"train_tokens\":1e9,\"gpus\":8}"
+check_problem "router_groups without router_group_top_k: 400 naming model.moe.router_group_top_k" 400 model.moe.router_group_top_k
+req POST /v1/sizing/training "${J[@]}" -d "{\"model\":{$MOEARCH,\"moe\":{\"experts\":64,\"top_k\":8,\"expert_ffn_hidden_size\":1024,\"router_groups\":16,\"router_group_top_k\":1}},\"gpu\":\"h100\",\"seq_len\":2048,\"train_tokens\":1e9,\"gpus\":8}"
+check_problem "one group of 4 experts cannot hold top_k 8: 400 naming model.moe.router_group_top_k" 400 model.moe.router_group_top_k
+req POST /v1/sizing/training "${J[@]}" -d "{\"model\":{$MOEARCH,\"moe\":{\"experts\":64,\"top_k\":8,\"expert_ffn_hidden_size\":1024,\"router_groups\":8,\"router_group_top_k\":0}},\"gpu\":\"h100\",\"seq_len\":2048,\"train_tokens\":1e9,\"gpus\":8}"
+check_problem "router_group_top_k 0: 400 naming model.moe.router_group_top_k" 400 model.moe.router_group_top_k
 
 # ... and the host link's efficiency is a request field (it was shown, 0.8,
 # and could not be stated)

@@ -1333,6 +1333,24 @@ static int seed_0041(const char *line)
 	return 1;
 }
 
+/* 0042: "('name', 'ep_dispatcher', ep_dispatch_fp8)," */
+static int seed_0042(const char *line)
+{
+	char name[64], disp[32], fp8[8];
+	const struct eng_stack *s;
+
+	if (sscanf(line, "('%63[^']', '%31[^']', %7[a-z])", name, disp, fp8) !=
+	    3)
+		return 0;
+	s = stack_builtin_find(name);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(!strcmp(disp, moe_dispatcher_names[s->ep_dispatcher]));
+		CHECK(!strcmp(fp8, s->ep_dispatch_fp8 ? "true" : "false"));
+	}
+	return 1;
+}
+
 /* 0031: "('name', max_zero_stage, max_zero_stage_pp)," */
 static int seed_0031(const char *line)
 {
@@ -1952,6 +1970,8 @@ static void test_migration_seed(void)
 	CHECK(seed_rows("migrations/0040_stack_partial_recompute.sql",
 			seed_flag) == STACK_BUILTIN_COUNT);
 	CHECK(seed_rows("migrations/0041_stack_ep_overlap.sql", seed_0041) ==
+	      STACK_BUILTIN_COUNT);
+	CHECK(seed_rows("migrations/0042_moe_dispatch.sql", seed_0042) ==
 	      STACK_BUILTIN_COUNT);
 }
 

@@ -156,6 +156,8 @@ static int arch_of(const struct table *t, char **f, int nf,
 	m->moe.expert_ffn_hidden_size = lnum(t, f, nf, "expert_ffn");
 	m->moe.shared_experts = lnum(t, f, nf, "shared_experts");
 	m->moe.dense_layers = lnum(t, f, nf, "dense_layers");
+	m->moe.router_groups = lnum(t, f, nf, "router_groups");
+	m->moe.router_group_top_k = lnum(t, f, nf, "router_group_top_k");
 	m->mla.q_lora_rank = lnum(t, f, nf, "q_lora_rank");
 	m->mla.kv_lora_rank = lnum(t, f, nf, "kv_lora_rank");
 	m->mla.qk_nope_head_dim = lnum(t, f, nf, "qk_nope_head_dim");
@@ -253,7 +255,15 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
 	l->cp = s->cp.n ? s->cp.v[0] : 1;
 	l->dp = s->dp.n ? s->dp.v[0] : 1;
 	l->vp = s->vp.n ? s->vp.v[0] : 1;
-	l->ep = 1;
+	/* the stated EP where the engine can lay it out (inside dp); one
+	 * folded over CP or TP (Megatron-Core's MoE parallel folding) is
+	 * evaluated at ep 1, experts replicated (until session 22 every
+	 * fallback row was, AM005's and AM006's stated EP lost) */
+	l->ep = s->ep.n && l->dp % s->ep.v[0] == 0 ? s->ep.v[0] : 1;
+	if (s->ep.n && l->ep != s->ep.v[0])
+		printf("# stated ep %d is folded over cp or tp: evaluated at "
+		       "ep 1\n",
+		       s->ep.v[0]);
 	l->zero = s->zero.n ? s->zero.v[0] : 1;
 	l->recompute = s->recompute.n ? s->recompute.v[0] : ENG_RC_FULL;
 	l->flash_attention =
@@ -378,6 +388,20 @@ static int stack_of(const char *stack, const char *detail, const char *dtype,
 			out->dp_overlap = 0.0;
 		if (strstr(detail, "Megatron-LLaMA") && !strcmp(dtype, "bf16"))
 			out->reduce_dtype = STACK_REDUCE_FP32;
+		/* the expert all-to-all a MoE row states (MODEL.md §4):
+		 * DeepEP, or DeepSeek-V3's own kernels that DeepEP published
+		 * (one copy a node over IB, forwarded over NVLink), sends a
+		 * copy per rank and node; "FP8 dispatch" its FP8 dispatch;
+		 * DualPipe's "near-zero all-to-all communication overhead"
+		 * (arXiv 2412.19437 §3.2.1) the whole of it overlapped, as
+		 * far as the engine lets compute hide it */
+		if (strstr(detail, "DeepEP") ||
+		    strstr(detail, "NVLink forwarding"))
+			out->ep_dispatcher = MOE_DISPATCH_DEEPEP;
+		if (strstr(detail, "dispatch in FP8"))
+			out->ep_dispatch_fp8 = true;
+		if (strstr(detail, "DualPipe"))
+			out->ep_overlap = 1.0;
 		return 0;
 	}
 	return -1;

@@ -112,6 +112,11 @@ static json_t *stack_row(const struct eng_stack *s)
 	    "lora_fp32_adapters", s->lora_fp32_adapters, "autocast_fp32_params",
 	    s->autocast_fp32_params, "grads_in_backward", s->grads_in_backward,
 	    "source", "engine/stack.c", "notes", "");
+	json_object_set_new(
+	    o, "ep_dispatcher",
+	    json_string(moe_dispatcher_names[s->ep_dispatcher]));
+	json_object_set_new(o, "ep_dispatch_fp8",
+			    json_boolean(s->ep_dispatch_fp8));
 	return o;
 }
 

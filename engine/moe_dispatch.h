@@ -1,0 +1,56 @@
+/* moe_dispatch.h - how many copies of one token an expert-parallel
+ * all-to-all moves, and over which link (docs/MODEL.md §4 "Expert
+ * all-to-all"). Balanced routing: each token's top_k experts are drawn
+ * uniformly from the experts its router may pick. Pure: no I/O, no
+ * globals.
+ */
+#ifndef GPUSIZER_ENGINE_MOE_DISPATCH_H
+#define GPUSIZER_ENGINE_MOE_DISPATCH_H
+
+/* What a token dispatcher sends (stack field ep_dispatcher).
+ *  ALLTOALL: one copy per routed expert (Megatron-Core's default
+ *   MoEAlltoAllTokenDispatcher permutes a row per (token, expert) pair
+ *   before its all-to-all), wherever the experts sit.
+ *  DEEPEP: one copy per destination rank inside a node, and across nodes
+ *   one copy per destination node over the NICs, which the receiving GPU
+ *   forwards over NVLink to the node's other ranks that need it
+ *   (deepseek-ai/DeepEP's intranode and internode kernels; DeepSeek-V3
+ *   report §3.2.2). */
+enum moe_dispatcher {
+	MOE_DISPATCH_ALLTOALL,
+	MOE_DISPATCH_DEEPEP,
+	MOE_DISPATCH_COUNT
+};
+extern const char *const moe_dispatcher_names[MOE_DISPATCH_COUNT + 1];
+
+/* Bytes per value of a token dispatched in FP8 (stack ep_dispatch_fp8):
+ * one E4M3 byte plus a float32 scale per 128 channels (DeepEP's FP8
+ * dispatch; DeepSeek-V3 §3.3's 1x128 activation tiles). */
+#define MOE_FP8_DISPATCH_BYTES (1.0 + 4.0 / 128.0)
+
+/* A router: top_k of experts, drawn from group_top_k of groups equal
+ * groups of consecutive experts (DeepSeek's n_group / topk_group;
+ * Megatron-Core --moe-router-num-groups / --moe-router-group-topk).
+ * groups 0 or 1, or group_top_k >= groups: no group limit. */
+struct moe_routing {
+	double experts, top_k, groups, group_top_k;
+};
+
+/* Expected copies of one of its tokens a rank sends, in one direction,
+ * over the node's own link and over the NICs. */
+struct moe_copies {
+	double intra, inter;
+};
+
+/* The chance that a token's top_k experts include at least one of a
+ * block of `bin` consecutive experts (a rank's or a node's, experts
+ * placed in order). A block that straddles the router's groups is taken
+ * as if routing were not group-limited. */
+double moe_bin_hit(const struct moe_routing *r, double bin);
+
+/* Copies for an all-to-all over ep ranks, `local` of them on each node
+ * (experts spread evenly, ep / local nodes), sent by dispatcher d. */
+void moe_dispatch_copies(const struct moe_routing *r, enum moe_dispatcher d,
+			 double ep, double local, struct moe_copies *out);
+
+#endif
