@@ -1219,6 +1219,18 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				 : "a copy per routed expert",
 			     rq->stack.ep_dispatch_fp8 ? ", dispatched in FP8"
 						       : "");
+		/* DeepEP's intranode kernels move tokens over NVLink
+		 * (deepseek-ai/DeepEP README: its intranode kernels run over
+		 * NVLink) */
+		if (rq->model.moe.experts > 0 &&
+		    rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP &&
+		    rq->gpu.intra_node_link == HW_LINK_PCIE)
+			warn(res,
+			     "stack ep_dispatcher deepep on %.63s: DeepEP "
+			     "moves tokens inside a node over NVLink, which "
+			     "this GPU lacks; sized as asked, its copies "
+			     "forwarded over PCIe",
+			     rq->gpu.name);
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

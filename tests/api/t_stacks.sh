@@ -600,6 +600,9 @@ req POST /v1/sizing/training "${J[@]}" -d "{$DSJ,\"stack\":{\"name\":\"megatron-
 check_problem "an unknown ep_dispatcher is a 400 naming stack.ep_dispatcher" 400 stack.ep_dispatcher
 req POST /v1/sizing/training "${J[@]}" -d "{$DSJ,\"stack\":{\"name\":\"megatron-core\",\"ep_dispatch_fp8\":1}}"
 check_problem "a non-boolean ep_dispatch_fp8 is a 400 naming stack.ep_dispatch_fp8" 400 stack.ep_dispatch_fp8
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"mixtral-8x7b","gpu":"l40s-48gb","seq_len":4096,"train_tokens":1e9,"gpus":16,"top":1,"calibration":"datasheet","stack":{"name":"megatron-core","ep_dispatcher":"deepep"}}'
+check "deepep on PCIe GPUs: sized, with a warning that DeepEP needs NVLink inside a node" 201 \
+	'any(.checks.warnings[]; test("ep_dispatcher deepep on l40s-48gb: DeepEP moves tokens inside a node over NVLink"))'
 MOEARCH='"layers":8,"hidden_size":2048,"heads":16,"ffn_hidden_size":8192,"vocab_size":32000'
 req POST /v1/sizing/training "${J[@]}" -d "{\"model\":{$MOEARCH,\"moe\":{\"experts\":64,\"top_k\":8,\"expert_ffn_hidden_size\":1024,\"router_groups\":6,\"router_group_top_k\":2}},\"gpu\":\"h100\",\"seq_len\":2048,\"train_tokens\":1e9,\"gpus\":8}"
 check_problem "router_groups that do not divide experts: 400 naming model.moe.router_groups" 400 model.moe.router_groups

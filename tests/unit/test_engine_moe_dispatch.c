@@ -43,8 +43,7 @@ static double enumerate_hit(int e, int k, int g_n, int g_k, int bin)
 
 static void test_bin_hit_hand_values(void)
 {
-	const struct moe_routing plain = {8, 2, 0, 0},
-				 dsv3 = {256, 8, 8, 4};
+	const struct moe_routing plain = {8, 2, 0, 0}, dsv3 = {256, 8, 8, 4};
 
 	/* one expert of 8, top-2: 1 - C(7,2)/C(8,2) = 1 - 21/28 */
 	CHECK_NEAR(moe_bin_hit(&plain, 1), 0.25, 1e-12);
@@ -128,7 +127,8 @@ static void test_copies(void)
 							    ep, local, &d);
 					CHECK(d.inter <= a.inter + 1e-9);
 					if (local >= ep)
-						CHECK(d.intra <= a.intra + 1e-9);
+						CHECK(d.intra <=
+						      a.intra + 1e-9);
 				}
 }
 
