@@ -89,8 +89,14 @@ int model_validate_each(const struct model_arch *m, model_rule_fn fn, void *ctx)
 			     "experts");
 		/* at least one MoE layer: with none the model is dense,
 		 * and "moe" would only switch its defaults (stack, warning) */
-		if (m->moe.router_groups < 0 || m->moe.router_group_top_k < 0)
-			FAIL("model.moe.router_groups: must not be negative");
+		if (m->moe.router_groups < 0 ||
+		    m->moe.router_groups > MODEL_MAX_ROUTER_GROUPS)
+			FAIL("model.moe.router_groups: must be between 1 and "
+			     "%d",
+			     MODEL_MAX_ROUTER_GROUPS);
+		else if (m->moe.router_group_top_k < 0)
+			FAIL("model.moe.router_group_top_k: must not be "
+			     "negative");
 		else if ((m->moe.router_groups > 0) !=
 			 (m->moe.router_group_top_k > 0))
 			FAIL("model.moe.router_group_top_k: give it with "

@@ -33,6 +33,11 @@ struct model_moe {
 	long router_groups, router_group_top_k;
 };
 
+/* At most this many router groups: DeepSeek-V2/V3 use 8, and Megatron-Core
+ * suggests one a node or one an EP rank; the all-to-all's cost takes
+ * time in the groups (engine/moe_dispatch.c). */
+#define MODEL_MAX_ROUTER_GROUPS 1024
+
 struct model_arch {
 	long layers;	      /* L */
 	long hidden_size;     /* h */

@@ -8,8 +8,7 @@ const char *const moe_dispatcher_names[MOE_DISPATCH_COUNT + 1] = {
     "alltoall", "deepep", NULL};
 
 /* C(s - b, k) / C(s, k): the chance that k of s items drawn without
- * replacement miss a set of b of them (b may be fractional: an uneven
- * split's mean block). */
+ * replacement miss a set of b of them. */
 static double miss_all(double s, double b, double k)
 {
 	if (b <= 0.0)
@@ -20,70 +19,160 @@ static double miss_all(double s, double b, double k)
 		   lgamma(s - k + 1.0) - lgamma(s + 1.0));
 }
 
-/* C(n, r) as a double (r and n small whole numbers: groups) */
-static double choose(double n, double r)
+/* ln C(n, r); -inf where r is out of 0..n (no such choice) */
+static double lchoose(double n, double r)
 {
 	if (r < 0.0 || r > n)
-		return 0.0;
-	return exp(lgamma(n + 1.0) - lgamma(r + 1.0) - lgamma(n - r + 1.0));
+		return -INFINITY;
+	return lgamma(n + 1.0) - lgamma(r + 1.0) - lgamma(n - r + 1.0);
 }
 
-static int whole(double x)
+static int limited(const struct moe_routing *r)
 {
-	return x >= 1.0 && fabs(x - floor(x + 0.5)) < 1e-9;
+	return r->groups > 1.0 && r->group_top_k < r->groups;
+}
+
+double moe_block_hit(const struct moe_routing *r, long lo, long hi)
+{
+	double e = r->experts, k = r->top_k, g_n = r->groups,
+	       g_k = r->group_top_k;
+	long g, first, last;
+	double o[2] = {0.0, 0.0}, s, all, miss = 0.0;
+	int parts = 0;
+	long whole = 0;
+
+	if (lo < 0)
+		lo = 0;
+	if ((double)hi > e)
+		hi = (long)e;
+	if (hi <= lo)
+		return 0.0;
+	if ((double)(hi - lo) >= e)
+		return 1.0;
+	if (!limited(r))
+		return 1.0 - miss_all(e, (double)(hi - lo), k);
+	/* the groups the block touches: whole ones, and at most two it
+	 * holds part of (its first and last) */
+	g = (long)(e / g_n);
+	first = lo / g;
+	last = (hi - 1) / g;
+	for (long grp = first; grp <= last; grp++) {
+		long a = grp * g > lo ? grp * g : lo;
+		long b = (grp + 1) * g < hi ? (grp + 1) * g : hi;
+
+		if (b - a == g)
+			whole++;
+		else
+			o[parts++] = (double)(b - a);
+	}
+	s = g_k * (double)g; /* experts a token's router may pick */
+	all = lchoose(g_n, g_k);
+	/* each way the token's g_k groups can take x of the block's first
+	 * part group, y of its last and i of its whole groups; the weights
+	 * in logarithms (C(g_n, g_k) passes DBL_MAX near g_n 1030) */
+	for (int x = 0; x <= (parts >= 1); x++)
+		for (int y = 0; y <= (parts >= 2); y++)
+			for (long i = 0; i <= whole; i++) {
+				double w = lchoose((double)whole, (double)i) +
+					   lchoose(g_n - (double)whole - parts,
+						   g_k - (double)(i + x + y)) -
+					   all;
+
+				if (isinf(w))
+					continue;
+				miss +=
+				    exp(w) * miss_all(s,
+						      (double)i * (double)g +
+							  x * o[0] + y * o[1],
+						      k);
+			}
+	return fmin(1.0, fmax(0.0, 1.0 - miss));
 }
 
 double moe_bin_hit(const struct moe_routing *r, double bin)
 {
-	double e = r->experts, k = r->top_k, g_n = r->groups,
-	       g_k = r->group_top_k;
-	double g, s, hit = 0.0;
+	if (!limited(r) || bin != floor(bin))
+		return 1.0 -
+		       miss_all(r->experts, fmin(bin, r->experts), r->top_k);
+	return moe_block_hit(r, 0, (long)bin);
+}
 
-	if (bin >= e)
-		return 1.0;
-	if (g_n <= 1.0 || g_k >= g_n || !whole(g_n) || !whole(g_k))
-		return 1.0 - miss_all(e, bin, k);
-	g = e / g_n; /* experts a group */
-	s = g_k * g; /* experts a token's router may pick */
-	if (bin <= g && whole(g / bin))
-		/* the block lies in one group: that group is among the
-		 * token's g_k with chance g_k / g_n, and then its k experts
-		 * are drawn from the s of the chosen groups */
-		return g_k / g_n * (1.0 - miss_all(s, bin, k));
-	if (bin > g && whole(bin / g)) {
-		/* the block holds j whole groups; i of them chosen
-		 * (hypergeometric), and the token misses their i g experts */
-		double j = floor(bin / g + 0.5), all = choose(g_n, g_k);
+/* The chance a rank's experts [lo, hi) are hit, remembered by where the
+ * block starts within its group: ranks of one width at the same offset
+ * are hit alike. */
+struct hit_memo {
+	long width, offset[32];
+	double p[32];
+	int n;
+};
 
-		for (double i = fmax(0.0, j + g_k - g_n); i <= fmin(j, g_k);
-		     i++)
-			hit += choose(j, i) * choose(g_n - j, g_k - i) / all *
-			       (1.0 - miss_all(s, i * g, k));
-		return hit;
+static double memo_hit(const struct moe_routing *r, struct hit_memo *m, long lo,
+		       long hi)
+{
+	long g = limited(r) ? (long)(r->experts / r->groups) : 1;
+	long off = lo % g;
+	double p;
+
+	if (hi - lo != m->width) {
+		m->width = hi - lo;
+		m->n = 0;
 	}
-	return 1.0 - miss_all(e, bin, k);
+	for (int i = 0; i < m->n; i++)
+		if (m->offset[i] == off)
+			return m->p[i];
+	p = moe_block_hit(r, lo, hi);
+	if (m->n < 32) {
+		m->offset[m->n] = off;
+		m->p[m->n++] = p;
+	}
+	return p;
 }
 
 void moe_dispatch_copies(const struct moe_routing *r, enum moe_dispatcher d,
 			 double ep, double local, struct moe_copies *out)
 {
-	double nodes;
+	long n = (long)ep, loc = (long)local, e = (long)r->experts;
+	double intra = 0.0, inter = 0.0;
+	struct hit_memo ranks = {.width = -1}, nodes = {.width = -1};
 
-	if (local > ep)
-		local = ep;
-	if (local < 1.0)
-		local = 1.0;
-	if (d != MOE_DISPATCH_DEEPEP) {
-		/* each of the top_k copies lands on any rank alike */
-		out->intra = r->top_k * (local - 1.0) / ep;
-		out->inter = r->top_k * (ep - local) / ep;
+	out->intra = out->inter = 0.0;
+	if (n <= 1)
 		return;
+	if (loc > n)
+		loc = n;
+	if (loc < 1)
+		loc = 1;
+	/* the group's nodes: n / loc whole ones, then the rest of its
+	 * ranks on one more; each sender's copies averaged over the group */
+	for (long start = 0; start < n; start += loc) {
+		long nb = start + loc <= n ? loc : n - start;
+		double fb = (double)nb, fn = (double)n;
+
+		if (d != MOE_DISPATCH_DEEPEP) {
+			/* each of the top_k copies lands on any rank alike:
+			 * a sender here sends (nb - 1) / n of them on its
+			 * node and (n - nb) / n across */
+			intra += fb * r->top_k * (fb - 1.0) / fn;
+			inter += fb * r->top_k * (fn - fb) / fn;
+			continue;
+		}
+		/* DeepEP: a sender here sends one copy to each other rank
+		 * of its node a chosen expert sits on; each sender
+		 * elsewhere sends this node one copy over the NICs when any
+		 * of its ranks is chosen, and the receiving GPU forwards it
+		 * to the node's other such ranks: this node's link carries
+		 * (nb - 1) / nb of its ranks' hits for all n senders */
+		{
+			double hits = 0.0;
+
+			for (long rk = start; rk < start + nb; rk++)
+				hits += memo_hit(r, &ranks, rk * e / n,
+						 (rk + 1) * e / n);
+			intra += hits * (fb - 1.0) / fb * fn;
+			inter += (fn - fb) * memo_hit(r, &nodes, start * e / n,
+						      (start + nb) * e / n);
+		}
 	}
-	nodes = ep / local;
-	/* one copy per other rank of its node that holds a chosen expert;
-	 * at each other node, one over the NICs when any of its ranks does,
-	 * which the receiving GPU forwards to the node's other such ranks:
-	 * every node's link carries the same forwarding for the others */
-	out->intra = nodes * (local - 1.0) * moe_bin_hit(r, r->experts / ep);
-	out->inter = (nodes - 1.0) * moe_bin_hit(r, r->experts * local / ep);
+	out->intra = intra / (double)n;
+	out->inter = inter / (double)n;
 }

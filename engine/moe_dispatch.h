@@ -42,14 +42,20 @@ struct moe_copies {
 	double intra, inter;
 };
 
-/* The chance that a token's top_k experts include at least one of a
- * block of `bin` consecutive experts (a rank's or a node's, experts
- * placed in order). A block that straddles the router's groups is taken
- * as if routing were not group-limited. */
+/* The chance that a token's top_k experts include at least one of the
+ * experts [lo, hi) (experts placed in order: a rank's, a node's),
+ * exactly, for a block inside a group, across groups or holding whole
+ * ones. */
+double moe_block_hit(const struct moe_routing *r, long lo, long hi);
+
+/* The same for the first `bin` experts (a fractional bin: as if routing
+ * were not group-limited). */
 double moe_bin_hit(const struct moe_routing *r, double bin);
 
 /* Copies for an all-to-all over ep ranks, `local` of them on each node
- * (experts spread evenly, ep / local nodes), sent by dispatcher d. */
+ * (ep / local whole nodes, then the rest of the ranks on one more; the
+ * experts, experts / ep a rank, in rank order), sent by dispatcher d:
+ * the mean over the group's senders. */
 void moe_dispatch_copies(const struct moe_routing *r, enum moe_dispatcher d,
 			 double ep, double local, struct moe_copies *out);
 

@@ -119,10 +119,12 @@ int arch_parse(const json_t *o, const char *prefix, struct model_arch *m,
 				 &m->moe.shared_experts);
 			get_long(&mv, moe, "dense_layers", false, 0, MAX_LAYERS,
 				 &m->moe.dense_layers);
-			get_long(&mv, moe, "router_groups", false, 1, 65536,
+			get_long(&mv, moe, "router_groups", false, 1,
+				 MODEL_MAX_ROUTER_GROUPS,
 				 &m->moe.router_groups);
 			get_long(&mv, moe, "router_group_top_k", false, 1,
-				 65536, &m->moe.router_group_top_k);
+				 MODEL_MAX_ROUTER_GROUPS,
+				 &m->moe.router_group_top_k);
 		}
 	}
 	mla = json_object_get(o, "mla");

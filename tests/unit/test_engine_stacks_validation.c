@@ -261,9 +261,9 @@ static void layout_of(const struct trn_request *rq, struct trn_layout *l)
 	 * fallback row was, AM005's and AM006's stated EP lost) */
 	l->ep = s->ep.n && l->dp % s->ep.v[0] == 0 ? s->ep.v[0] : 1;
 	if (s->ep.n && l->ep != s->ep.v[0])
-		printf("# stated ep %d is folded over cp or tp: evaluated at "
+		printf("# stated ep %d does not divide dp %d: evaluated at "
 		       "ep 1\n",
-		       s->ep.v[0]);
+		       s->ep.v[0], l->dp);
 	l->zero = s->zero.n ? s->zero.v[0] : 1;
 	l->recompute = s->recompute.n ? s->recompute.v[0] : ENG_RC_FULL;
 	l->flash_attention =
