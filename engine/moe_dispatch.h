@@ -48,10 +48,6 @@ struct moe_copies {
  * ones. */
 double moe_block_hit(const struct moe_routing *r, long lo, long hi);
 
-/* The same for the first `bin` experts (a fractional bin: as if routing
- * were not group-limited). */
-double moe_bin_hit(const struct moe_routing *r, double bin);
-
 /* Copies for an all-to-all over ep ranks, `local` of them on each node
  * (ep / local whole nodes, then the rest of the ranks on one more; the
  * experts, experts / ep a rank, in rank order), sent by dispatcher d:

@@ -1231,6 +1231,25 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "this GPU lacks; sized as asked, its copies "
 			     "forwarded over PCIe",
 			     rq->gpu.name);
+		/* the all-to-all's copies take each EP group from a node's
+		 * first rank (MODEL.md §4); one that does not tile the nodes
+		 * straddles them when ranks are packed in order (review
+		 * s22b G2: EP 64 on 72-GPU nodes) */
+		{
+			long span =
+			    (long)b->layout.ep * b->layout.tp * b->layout.cp;
+
+			if (rq->model.moe.experts > 0 && b->layout.ep > 1 &&
+			    c.gpn % span != 0 && span % c.gpn != 0)
+				warn(res,
+				     "expert parallelism %d over %ld GPUs "
+				     "does not tile nodes of %d: the "
+				     "all-to-all is sized with each EP group "
+				     "starting on a node; packed rank after "
+				     "rank, groups straddle nodes and send "
+				     "more over the NICs",
+				     b->layout.ep, span, c.gpn);
+		}
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,
 			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "

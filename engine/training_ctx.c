@@ -254,6 +254,7 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 
 	memset(c, 0, sizeof(*c));
 	c->rq = rq;
+	c->a2a_memo = &c->a2a_memo_store;
 	model_count_params(m, &c->P);
 	c->gpn = rq->gpus_per_node > 0 ? rq->gpus_per_node
 				       : rq->gpu.max_gpus_per_node;

@@ -46,6 +46,17 @@ struct ctx {
 	 * stack ep_dispatch_fp8) */
 	struct moe_routing routing;
 	double a2a_copy_bytes;
+	/* the copies of each (ep, ranks a node) the search has timed: a
+	 * request's layouts share a few, and DeepEP's take time in the
+	 * router's groups (review s22b G1); a2a_memo points at the store,
+	 * so that the time functions' const ctx can fill it */
+	struct a2a_memo {
+		int n;
+		struct {
+			double ep, local;
+			struct moe_copies copies;
+		} at[64];
+	} a2a_memo_store, *a2a_memo;
 	double mlp_act; /* per token per layer, before /t */
 	double dqk, dv, kv_lora_cols;
 	bool mla;

@@ -89,10 +89,24 @@ static double a2a_s(const struct ctx *c, double copy_bytes, long ep,
 {
 	double local =
 	    stride >= c->gpn ? 1.0 : floor((double)c->gpn / (double)stride);
+	struct a2a_memo *m = c->a2a_memo;
 	struct moe_copies k;
+	int i = 0;
 
-	moe_dispatch_copies(&c->routing, c->rq->stack.ep_dispatcher, (double)ep,
-			    local, &k);
+	while (i < m->n &&
+	       !(m->at[i].ep == (double)ep && m->at[i].local == local))
+		i++;
+	if (i < m->n) {
+		k = m->at[i].copies;
+	} else {
+		moe_dispatch_copies(&c->routing, c->rq->stack.ep_dispatcher,
+				    (double)ep, local, &k);
+		if (m->n < (int)(sizeof(m->at) / sizeof(m->at[0]))) {
+			m->at[m->n].ep = (double)ep;
+			m->at[m->n].local = local;
+			m->at[m->n++].copies = k;
+		}
+	}
 	return fmax(copy_bytes * k.intra / c->intra,
 		    copy_bytes * k.inter / c->inter);
 }
