@@ -114,6 +114,20 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
+/* The most GPUs a node can use so that groups of `span` consecutive
+ * ranks tile the nodes: a multiple of a smaller span, a divisor of a
+ * larger one. */
+static long tiling_width(long span, long gpn)
+{
+	long d = gpn;
+
+	if (span < gpn)
+		return span * (gpn / span);
+	while (d > 1 && span % d != 0)
+		d--;
+	return d;
+}
+
 /* The step of layout l with the job as rq states it, memory aside, or 0
  * when it cannot be timed: a warning's counterpart (the FP8 job's bf16,
  * the LoRA job's full fine-tuning). */
@@ -1232,23 +1246,30 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "forwarded over PCIe",
 			     rq->gpu.name);
 		/* the all-to-all's copies take each EP group from a node's
-		 * first rank (MODEL.md §4); one that does not tile the nodes
-		 * straddles them when ranks are packed in order (review
-		 * s22b G2: EP 64 on 72-GPU nodes) */
+		 * first rank (MODEL.md §4); where the plan spans nodes and a
+		 * group's consecutive ranks (ep x tp x cp) do not tile them,
+		 * groups packed rank after rank straddle nodes (review s22b
+		 * G2: EP 64 on 72-GPU nodes; s22c H2: not on one node) */
 		{
 			long span =
 			    (long)b->layout.ep * b->layout.tp * b->layout.cp;
 
 			if (rq->model.moe.experts > 0 && b->layout.ep > 1 &&
-			    c.gpn % span != 0 && span % c.gpn != 0)
+			    b->gpus > c.gpn && c.gpn % span != 0 &&
+			    span % c.gpn != 0)
 				warn(res,
-				     "expert parallelism %d over %ld GPUs "
-				     "does not tile nodes of %d: the "
+				     "expert parallelism %d spans %ld "
+				     "consecutive ranks (ep x tp x cp), which "
+				     "do not tile nodes of %d GPUs: the "
 				     "all-to-all is sized with each EP group "
 				     "starting on a node; packed rank after "
 				     "rank, groups straddle nodes and send "
-				     "more over the NICs",
-				     b->layout.ep, span, c.gpn);
+				     "more over the NICs. Where the scheduler "
+				     "places each group within a node, give "
+				     "gpus_per_node as the GPUs used a node "
+				     "(e.g. %ld)",
+				     b->layout.ep, span, c.gpn,
+				     tiling_width(span, c.gpn));
 		}
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,

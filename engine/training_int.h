@@ -46,16 +46,18 @@ struct ctx {
 	 * stack ep_dispatch_fp8) */
 	struct moe_routing routing;
 	double a2a_copy_bytes;
-	/* the copies of each (ep, ranks a node) the search has timed: a
-	 * request's layouts share a few, and DeepEP's take time in the
-	 * router's groups (review s22b G1); a2a_memo points at the store,
-	 * so that the time functions' const ctx can fill it */
+	/* DeepEP's copies of each (ep, ranks a node) the search has timed,
+	 * by open addressing: the layouts of a request share some dozens
+	 * of pairs, and each takes time in the router's groups (reviews s22b
+	 * G1, s22c H1: a 64-entry list overflowed at 96 pairs, and a search
+	 * took 10 s); the request fixes the dispatcher and routing. A full
+	 * table computes again. a2a_memo points at the store, so that the
+	 * time functions' const ctx can fill it. */
 	struct a2a_memo {
-		int n;
 		struct {
-			double ep, local;
+			long ep, local; /* ep 0: empty */
 			struct moe_copies copies;
-		} at[64];
+		} at[512];
 	} a2a_memo_store, *a2a_memo;
 	double mlp_act; /* per token per layer, before /t */
 	double dqk, dv, kv_lora_cols;

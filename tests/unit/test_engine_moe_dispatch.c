@@ -331,6 +331,48 @@ static void test_step_all_to_all(void)
 	CHECK(deep.time.step_s <= base.time.step_s);
 }
 
+/* The search keeps DeepEP's copies per request (training_int.h
+ * a2a_memo): each plan it returns times exactly as the same layout alone
+ * in a request of its own (review s22c H6). */
+static void test_search_copies_kept_alike(void)
+{
+	static struct trn_result res;
+	struct trn_request rq;
+	struct eng_error e;
+	int plans = 0;
+
+	trn_request_init(&rq);
+	rq.model = fx_mixtral_8x7b();
+	rq.model.moe.experts = 64;
+	rq.model.moe.router_groups = 8;
+	rq.model.moe.router_group_top_k = 2;
+	rq.gpu = fx_h100();
+	rq.seq_len = 4096;
+	rq.max_gpus = 512;
+	rq.train_tokens = 1e11;
+	rq.top = 10;
+	rq.stack.ep_dispatcher = MOE_DISPATCH_DEEPEP;
+	rq.strategies.ep.n = 3; /* across nodes, several (ep, local) */
+	rq.strategies.ep.v[0] = 8;
+	rq.strategies.ep.v[1] = 16;
+	rq.strategies.ep.v[2] = 32;
+	CHECK(trn_size(&rq, &res, &e) == 0);
+	for (int i = 0; i < res.n_plans; i++) {
+		struct trn_request one = rq;
+		struct trn_plan p;
+
+		one.gpus = res.plans[i].gpus;
+		CHECK(trn_evaluate(&one, &res.plans[i].layout, &p, &e) == 0);
+		CHECK(p.time.step_s == res.plans[i].time.step_s &&
+		      p.time.ep_comm_s == res.plans[i].time.ep_comm_s);
+		plans += res.plans[i].layout.ep > 1;
+	}
+	CHECK(plans > 0);
+	printf("# %d of %d plans with expert parallelism, each timed alike "
+	       "alone\n",
+	       plans, res.n_plans);
+}
+
 int main(void)
 {
 	RUN(test_bin_hit_hand_values);
@@ -339,5 +381,6 @@ int main(void)
 	RUN(test_many_groups_finite);
 	RUN(test_copies);
 	RUN(test_step_all_to_all);
+	RUN(test_search_copies_kept_alike);
 	return testlib_finish();
 }
