@@ -114,18 +114,16 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
-/* The most GPUs a node can use so that groups of `span` consecutive
- * ranks tile the nodes: a multiple of a smaller span, a divisor of a
- * larger one. */
-static long tiling_width(long span, long gpn)
+/* A node width, at least half of gpn, whose nodes groups of `span`
+ * consecutive ranks tile (a multiple of a smaller span, a divisor of a
+ * larger one) and that keeps whole tp x cp groups (`unit`) on a node; 0
+ * where none does (review s22d I2: span 13 on 8 had suggested 1). */
+static long tiling_width(long span, long unit, long gpn)
 {
-	long d = gpn;
-
-	if (span < gpn)
-		return span * (gpn / span);
-	while (d > 1 && span % d != 0)
-		d--;
-	return d;
+	for (long w = gpn; w > 0 && 2 * w >= gpn; w--)
+		if (w % unit == 0 && (span <= w ? w % span : span % w) == 0)
+			return w;
+	return 0;
 }
 
 /* The step of layout l with the job as rq states it, memory aside, or 0
@@ -1246,17 +1244,28 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     "forwarded over PCIe",
 			     rq->gpu.name);
 		/* the all-to-all's copies take each EP group from a node's
-		 * first rank (MODEL.md §4); where the plan spans nodes and a
-		 * group's consecutive ranks (ep x tp x cp) do not tile them,
-		 * groups packed rank after rank straddle nodes (review s22b
-		 * G2: EP 64 on 72-GPU nodes; s22c H2: not on one node) */
+		 * first rank (MODEL.md §4); where the plan has more than one
+		 * group and spans nodes, and a group's consecutive ranks (ep
+		 * x tp x cp) do not tile them, groups packed rank after rank
+		 * straddle nodes (review s22b G2: EP 64 on 72-GPU nodes;
+		 * s22c H2, s22d I1: not where one group or one node) */
 		{
-			long span =
-			    (long)b->layout.ep * b->layout.tp * b->layout.cp;
+			long unit = (long)b->layout.tp * b->layout.cp;
+			long span = unit * b->layout.ep;
+			long w = tiling_width(span, unit, c.gpn);
+			char hint[192] = "";
 
+			if (w > 0)
+				snprintf(
+				    hint, sizeof(hint),
+				    " Where the scheduler keeps the groups "
+				    "aligned to nodes, give gpus_per_node "
+				    "%ld (the GPUs used a node; those left "
+				    "idle are not priced)",
+				    w);
 			if (rq->model.moe.experts > 0 && b->layout.ep > 1 &&
-			    b->gpus > c.gpn && c.gpn % span != 0 &&
-			    span % c.gpn != 0)
+			    b->gpus > (span > c.gpn ? span : c.gpn) &&
+			    c.gpn % span != 0 && span % c.gpn != 0)
 				warn(res,
 				     "expert parallelism %d spans %ld "
 				     "consecutive ranks (ep x tp x cp), which "
@@ -1264,12 +1273,8 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				     "all-to-all is sized with each EP group "
 				     "starting on a node; packed rank after "
 				     "rank, groups straddle nodes and send "
-				     "more over the NICs. Where the scheduler "
-				     "places each group within a node, give "
-				     "gpus_per_node as the GPUs used a node "
-				     "(e.g. %ld)",
-				     b->layout.ep, span, c.gpn,
-				     tiling_width(span, c.gpn));
+				     "more over the NICs.%s",
+				     b->layout.ep, span, c.gpn, hint);
 		}
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,

@@ -51,13 +51,16 @@ struct ctx {
 	 * of pairs, and each takes time in the router's groups (reviews s22b
 	 * G1, s22c H1: a 64-entry list overflowed at 96 pairs, and a search
 	 * took 10 s); the request fixes the dispatcher and routing. A full
-	 * table computes again. a2a_memo points at the store, so that the
-	 * time functions' const ctx can fill it. */
+	 * table computes again (exact; review s22d I4: up to ~1,500 pairs
+	 * in range). a2a_memo points at the store, so that the time
+	 * functions' const ctx can fill it: a ctx is never copied, and
+	 * serves one request (its key leaves out the dispatcher, routing
+	 * and node width the request fixes). */
 	struct a2a_memo {
 		struct {
 			long ep, local; /* ep 0: empty */
 			struct moe_copies copies;
-		} at[512];
+		} at[2048];
 	} a2a_memo_store, *a2a_memo;
 	double mlp_act; /* per token per layer, before /t */
 	double dqk, dv, kv_lora_cols;

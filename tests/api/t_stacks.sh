@@ -605,10 +605,13 @@ check "deepep on PCIe GPUs: sized, with a warning that DeepEP needs NVLink insid
 	'any(.checks.warnings[]; test("ep_dispatcher deepep on l40s-48gb: DeepEP moves tokens inside a node over NVLink"))'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"deepseek-v3","gpu":"gb200-nvl72-186gb","seq_len":4096,"train_tokens":1e12,"gpus":1152,"global_batch_size":2304,"top":1,"calibration":"datasheet","strategies":{"ep":64,"tp":1}}'
 check "EP 64 on 72-GPU nodes: the warning says the groups are taken to start on a node, and how to size 64 a node" 201 \
-	'.plans[0].ep == 64 and any(.checks.warnings[]; test("expert parallelism 64 spans 64 consecutive ranks .ep x tp x cp., which do not tile nodes of 72 GPUs.*e.g. 64"))'
+	'.plans[0].ep == 64 and any(.checks.warnings[]; test("expert parallelism 64 spans 64 consecutive ranks .ep x tp x cp., which do not tile nodes of 72 GPUs.*give gpus_per_node 64 .the GPUs used a node; those left idle are not priced."))'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"deepseek-v3","gpu":"gb200-nvl72-186gb","seq_len":4096,"train_tokens":1e12,"gpus":64,"global_batch_size":1024,"top":1,"calibration":"datasheet","strategies":{"ep":64,"tp":1}}'
 check "... but not for a plan on one node, where no group can straddle (review s22c H2)" 201 \
 	'.plans[0].ep == 64 and ([.checks.warnings[] | select(test("do not tile nodes"))] | length) == 0'
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"deepseek-v3","gpu":"gb200-nvl72-186gb","seq_len":4096,"train_tokens":1e12,"gpus":128,"global_batch_size":1024,"top":1,"calibration":"datasheet","strategies":{"ep":128,"tp":1}}'
+check "... nor for one EP group over two nodes, which starts on a node as sized (review s22d I1)" 201 \
+	'.plans[0].ep == 128 and ([.checks.warnings[] | select(test("do not tile nodes"))] | length) == 0'
 MOEARCH='"layers":8,"hidden_size":2048,"heads":16,"ffn_hidden_size":8192,"vocab_size":32000'
 req POST /v1/sizing/training "${J[@]}" -d "{\"model\":{$MOEARCH,\"moe\":{\"experts\":64,\"top_k\":8,\"expert_ffn_hidden_size\":1024,\"router_groups\":6,\"router_group_top_k\":2}},\"gpu\":\"h100\",\"seq_len\":2048,\"train_tokens\":1e9,\"gpus\":8}"
 check_problem "router_groups that do not divide experts: 400 naming model.moe.router_groups" 400 model.moe.router_groups
