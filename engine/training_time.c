@@ -65,16 +65,20 @@ static double group_bw(const struct ctx *c, long span)
 	return span <= c->gpn ? c->intra : c->inter;
 }
 
-/* Nodes a group of n ranks, `stride` ranks apart (Megatron order tp-cp-dp-
- * pp), spans. */
-static double group_nodes(const struct ctx *c, double n, long stride)
+/* A group's ranks on one node when they sit `stride` ranks apart. */
+static double node_ranks(const struct ctx *c, long stride)
 {
 	double per_node =
 	    stride >= c->gpn ? 1.0 : floor((double)c->gpn / (double)stride);
 
-	if (per_node < 1.0)
-		per_node = 1.0;
-	return ceil(n / per_node - 1e-12);
+	return per_node < 1.0 ? 1.0 : per_node;
+}
+
+/* Nodes a group of n ranks, `stride` ranks apart (Megatron order tp-cp-dp-
+ * pp), spans. */
+static double group_nodes(const struct ctx *c, double n, long stride)
+{
+	return ceil(n / node_ranks(c, stride) - 1e-12);
 }
 
 /* DeepEP's copies for (ep, local), from the request's table or made and
@@ -111,8 +115,7 @@ static void deepep_copies(const struct ctx *c, long ep, double local,
 static double a2a_s(const struct ctx *c, double copy_bytes, long ep,
 		    long stride)
 {
-	double local =
-	    stride >= c->gpn ? 1.0 : floor((double)c->gpn / (double)stride);
+	double local = node_ranks(c, stride);
 	struct moe_copies k;
 
 	if (c->rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP)

@@ -81,11 +81,25 @@ static const struct jv_rule override_rules[] = {
 
 #define N_RULES(r) ((int)(sizeof(r) / sizeof((r)[0])))
 
+/* The index in names (NULL-terminated) of o's string member key; -1 when
+ * it is absent, not a string or none of them. */
+static int name_index(const json_t *o, const char *key,
+		      const char *const *names)
+{
+	const json_t *x = json_object_get(o, key);
+
+	for (int i = 0; json_is_string(x) && names[i]; i++)
+		if (!strcmp(json_string_value(x), names[i]))
+			return i;
+	return -1;
+}
+
 /* The members of o that are present and valid (checked by the rules)
  * onto *s. */
 static void apply_fields(const json_t *o, struct eng_stack *s)
 {
 	const json_t *x;
+	int named;
 	const struct {
 		const char *key;
 		double *dst;
@@ -139,26 +153,17 @@ static void apply_fields(const json_t *o, struct eng_stack *s)
 	x = json_object_get(o, "attn_kernel");
 	if (json_is_string(x))
 		attn_kernel_parse(json_string_value(x), &s->attn_kernel);
-	x = json_object_get(o, "reduce_dtype");
-	for (int i = 0; json_is_string(x) && i < STACK_REDUCE_COUNT; i++)
-		if (!strcmp(json_string_value(x), stack_reduce_names[i]))
-			s->reduce_dtype = (enum stack_reduce)i;
-	x = json_object_get(o, "fp8_recipe");
-	for (int i = 0; json_is_string(x) && i < STACK_FP8_RECIPE_COUNT; i++)
-		if (!strcmp(json_string_value(x), stack_fp8_recipe_names[i]))
-			s->fp8_recipe = (enum stack_fp8_recipe)i;
-	x = json_object_get(o, "ep_dispatcher");
-	for (int i = 0; json_is_string(x) && i < MOE_DISPATCH_COUNT; i++)
-		if (!strcmp(json_string_value(x), moe_dispatcher_names[i]))
-			s->ep_dispatcher = (enum moe_dispatcher)i;
-	x = json_object_get(o, "max_offload");
-	for (int i = 0; json_is_string(x) && i < STACK_OFFLOAD_COUNT; i++)
-		if (!strcmp(json_string_value(x), stack_offload_names[i]))
-			s->max_offload = (enum stack_offload)i;
-	x = json_object_get(o, "selective_recompute");
-	for (int i = 0; json_is_string(x) && i < STACK_SAC_COUNT; i++)
-		if (!strcmp(json_string_value(x), stack_sac_names[i]))
-			s->selective_recompute = (enum stack_sac)i;
+	if ((named = name_index(o, "reduce_dtype", stack_reduce_names)) >= 0)
+		s->reduce_dtype = (enum stack_reduce)named;
+	if ((named = name_index(o, "fp8_recipe", stack_fp8_recipe_names)) >= 0)
+		s->fp8_recipe = (enum stack_fp8_recipe)named;
+	if ((named = name_index(o, "ep_dispatcher", moe_dispatcher_names)) >= 0)
+		s->ep_dispatcher = (enum moe_dispatcher)named;
+	if ((named = name_index(o, "max_offload", stack_offload_names)) >= 0)
+		s->max_offload = (enum stack_offload)named;
+	if ((named = name_index(o, "selective_recompute", stack_sac_names)) >=
+	    0)
+		s->selective_recompute = (enum stack_sac)named;
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		x = json_object_get(o, flags[i].key);
 		if (json_is_boolean(x))
