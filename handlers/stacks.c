@@ -342,6 +342,10 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 	    json_string(moe_dispatcher_names[s->ep_dispatcher]));
 	json_object_set_new(o, "ep_dispatch_fp8",
 			    json_boolean(s->ep_dispatch_fp8));
+	if (s->ep_dispatch_fp8) /* the dispatch's bytes a value (moe_dispatch.h)
+				 */
+		json_object_set_new(o, "ep_dispatch_bytes_per_value",
+				    sizing_real(MOE_FP8_DISPATCH_BYTES, 4));
 	json_object_set_new(o, "elementwise_bytes_factor",
 			    sizing_real(s->elementwise_bytes_factor, 4));
 	json_object_set_new(o, "loss_logit_bytes",
