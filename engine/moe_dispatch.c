@@ -185,3 +185,34 @@ void moe_dispatch_copies(const struct moe_routing *r, enum moe_dispatcher d,
 	out->intra = intra / (double)n;
 	out->inter = inter / (double)n;
 }
+
+void moe_copies_cached(struct moe_copies_cache *cache,
+		       const struct moe_routing *r, enum moe_dispatcher d,
+		       long ep, long local, struct moe_copies *out)
+{
+	const size_t slots = MOE_COPIES_CACHE_SLOTS;
+	size_t h = ((size_t)ep * 131u + (size_t)local) % slots;
+
+	for (size_t probe = 0; probe < slots && cache->at[h].ep != 0;
+	     probe++, h = (h + 1) % slots)
+		if (cache->at[h].ep == ep && cache->at[h].local == local) {
+			*out = cache->at[h].copies;
+			return;
+		}
+	moe_dispatch_copies(r, d, (double)ep, (double)local, out);
+	if (cache->at[h].ep == 0) {
+		cache->at[h].ep = ep;
+		cache->at[h].local = local;
+		cache->at[h].copies = *out;
+	}
+}
+
+long moe_node_tiling_width(long span, long unit, long gpn)
+{
+	if (span <= 0 || unit <= 0)
+		return 0;
+	for (long w = gpn; w > 0 && 2 * w >= gpn; w--)
+		if (w % unit == 0 && (span <= w ? w % span : span % w) == 0)
+			return w;
+	return 0;
+}

@@ -55,4 +55,30 @@ double moe_block_hit(const struct moe_routing *r, long lo, long hi);
 void moe_dispatch_copies(const struct moe_routing *r, enum moe_dispatcher d,
 			 double ep, double local, struct moe_copies *out);
 
+/* Copies already made for one routing and dispatcher, by (ep, ranks a
+ * node), in open addressing: a search times some dozens of pairs, up to
+ * ~1,500 in range, and DeepEP's take time in the router's groups
+ * (reviews s22b G1, s22c H1, s22d I4). A zeroed cache is empty; the
+ * caller owns it (no heap) and keeps one routing and dispatcher in it. */
+#define MOE_COPIES_CACHE_SLOTS 2048
+struct moe_copies_cache {
+	struct {
+		long ep, local; /* ep 0: empty */
+		struct moe_copies copies;
+	} at[MOE_COPIES_CACHE_SLOTS];
+};
+
+/* moe_dispatch_copies(r, d, ep, local) from the cache, or made and put
+ * in it; a full cache makes them again (exact either way). */
+void moe_copies_cached(struct moe_copies_cache *cache,
+		       const struct moe_routing *r, enum moe_dispatcher d,
+		       long ep, long local, struct moe_copies *out);
+
+/* A node width, at least half of gpn, whose nodes groups of `span`
+ * consecutive ranks tile (a multiple of a smaller span, a divisor of a
+ * larger one) and that keeps whole groups of `unit` ranks (tp x cp) on a
+ * node; 0 where none does (review s22d I2: span 13 on 8 had suggested
+ * 1). The all-to-all's copies assume node-aligned EP groups. */
+long moe_node_tiling_width(long span, long unit, long gpn);
+
 #endif

@@ -114,18 +114,6 @@ double trn_optimizer_bytes_per_param(enum trn_optimizer o, double wb, double h)
 	eng_warn(&(r)->warnings[0][0], &(r)->n_warnings, ENG_MAX_WARNINGS,     \
 		 ENG_WARNING_LEN, __VA_ARGS__)
 
-/* A node width, at least half of gpn, whose nodes groups of `span`
- * consecutive ranks tile (a multiple of a smaller span, a divisor of a
- * larger one) and that keeps whole tp x cp groups (`unit`) on a node; 0
- * where none does (review s22d I2: span 13 on 8 had suggested 1). */
-static long tiling_width(long span, long unit, long gpn)
-{
-	for (long w = gpn; w > 0 && 2 * w >= gpn; w--)
-		if (w % unit == 0 && (span <= w ? w % span : span % w) == 0)
-			return w;
-	return 0;
-}
-
 /* The step of layout l with the job as rq states it, memory aside, or 0
  * when it cannot be timed: a warning's counterpart (the FP8 job's bf16,
  * the LoRA job's full fine-tuning). */
@@ -1252,7 +1240,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		{
 			long unit = (long)b->layout.tp * b->layout.cp;
 			long span = unit * b->layout.ep;
-			long w = tiling_width(span, unit, c.gpn);
+			long w = moe_node_tiling_width(span, unit, c.gpn);
 			char hint[192] = "";
 
 			if (w > 0)

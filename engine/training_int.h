@@ -46,22 +46,11 @@ struct ctx {
 	 * stack ep_dispatch_fp8) */
 	struct moe_routing routing;
 	double a2a_copy_bytes;
-	/* DeepEP's copies of each (ep, ranks a node) the search has timed,
-	 * by open addressing: the layouts of a request share some dozens
-	 * of pairs, and each takes time in the router's groups (reviews s22b
-	 * G1, s22c H1: a 64-entry list overflowed at 96 pairs, and a search
-	 * took 10 s); the request fixes the dispatcher and routing. A full
-	 * table computes again (exact; review s22d I4: up to ~1,500 pairs
-	 * in range). a2a_memo points at the store, so that the time
+	/* DeepEP's copies of each (ep, ranks a node) the search has timed
+	 * (moe_dispatch.h). a2a_memo points at the store, so that the time
 	 * functions' const ctx can fill it: a ctx is never copied, and
-	 * serves one request (its key leaves out the dispatcher, routing
-	 * and node width the request fixes). */
-	struct a2a_memo {
-		struct {
-			long ep, local; /* ep 0: empty */
-			struct moe_copies copies;
-		} at[2048];
-	} a2a_memo_store, *a2a_memo;
+	 * serves one request, which fixes the dispatcher and routing. */
+	struct moe_copies_cache a2a_memo_store, *a2a_memo;
 	double mlp_act; /* per token per layer, before /t */
 	double dqk, dv, kv_lora_cols;
 	bool mla;

@@ -81,30 +81,6 @@ static double group_nodes(const struct ctx *c, double n, long stride)
 	return ceil(n / node_ranks(c, stride) - 1e-12);
 }
 
-/* DeepEP's copies for (ep, local), from the request's table or made and
- * put in it (training_int.h a2a_memo; a full table makes them again) */
-static void deepep_copies(const struct ctx *c, long ep, double local,
-			  struct moe_copies *k)
-{
-	struct a2a_memo *m = c->a2a_memo;
-	const size_t slots = sizeof(m->at) / sizeof(m->at[0]);
-	size_t h = ((size_t)ep * 131u + (size_t)local) % slots;
-
-	for (size_t probe = 0; probe < slots && m->at[h].ep != 0;
-	     probe++, h = (h + 1) % slots)
-		if (m->at[h].ep == ep && m->at[h].local == (long)local) {
-			*k = m->at[h].copies;
-			return;
-		}
-	moe_dispatch_copies(&c->routing, MOE_DISPATCH_DEEPEP, (double)ep, local,
-			    k);
-	if (m->at[h].ep == 0) {
-		m->at[h].ep = ep;
-		m->at[h].local = (long)local;
-		m->at[h].copies = *k;
-	}
-}
-
 /* One all-to-all over ep ranks, `stride` ranks apart, in which each
  * sends its tokens' copies (moe_dispatch.h: one per routed expert, or
  * DeepEP's one per rank and node), `copy_bytes` each: the copies for
@@ -119,7 +95,8 @@ static double a2a_s(const struct ctx *c, double copy_bytes, long ep,
 	struct moe_copies k;
 
 	if (c->rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP)
-		deepep_copies(c, ep, local, &k);
+		moe_copies_cached(c->a2a_memo, &c->routing, MOE_DISPATCH_DEEPEP,
+				  ep, (long)local, &k);
 	else /* a few multiplications a node: not kept */
 		moe_dispatch_copies(&c->routing, c->rq->stack.ep_dispatcher,
 				    (double)ep, local, &k);

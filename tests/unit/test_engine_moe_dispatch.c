@@ -373,6 +373,96 @@ static void test_search_copies_kept_alike(void)
 	       plans, res.n_plans);
 }
 
+/* The copies' cache (moe_dispatch.h): keys that hash to one slot and its
+ * neighbours each read back their own copies, a read comes from the
+ * cache, and a full cache still answers exactly (review s22d I6: these
+ * had been covered only through t_stacks). */
+static void test_copies_cache(void)
+{
+	static struct moe_copies_cache cache;
+	/* (1, 4) and (16, 87) hash alike (131 + 4 = 16 x 131 + 87 - 2048);
+	 * (1, 5) hashes to the slot (16, 87) probed on to */
+	const long keys[][2] = {{1, 4}, {16, 87}, {1, 5}, {8, 8}, {64, 8}};
+	const int n = (int)(sizeof(keys) / sizeof(keys[0]));
+	struct moe_routing r = {256, 8, 8, 4};
+	struct moe_copies got, want;
+	int stored = 0;
+
+	memset(&cache, 0, sizeof(cache));
+	for (int i = 0; i < n; i++)
+		moe_copies_cached(&cache, &r, MOE_DISPATCH_DEEPEP, keys[i][0],
+				  keys[i][1], &got);
+	for (int i = 0; i < n; i++) {
+		moe_dispatch_copies(&r, MOE_DISPATCH_DEEPEP, (double)keys[i][0],
+				    (double)keys[i][1], &want);
+		moe_copies_cached(&cache, &r, MOE_DISPATCH_DEEPEP, keys[i][0],
+				  keys[i][1], &got);
+		CHECK(got.intra == want.intra && got.inter == want.inter);
+	}
+	for (int s = 0; s < MOE_COPIES_CACHE_SLOTS; s++)
+		stored += cache.at[s].ep != 0;
+	CHECK(stored == n);
+	CHECK(cache.at[135].ep == 1 && cache.at[135].local == 4);
+	CHECK(cache.at[136].ep == 16 && cache.at[136].local == 87);
+	CHECK(cache.at[137].ep == 1 && cache.at[137].local == 5);
+	/* a read is the cache's: a planted value comes back */
+	cache.at[137].copies.inter = -1.0;
+	moe_copies_cached(&cache, &r, MOE_DISPATCH_DEEPEP, 1, 5, &got);
+	CHECK(got.inter == -1.0);
+
+	/* full: ep 1..2048 at one rank a node fill every slot (131 is odd,
+	 * so ep x 131 + 1 takes each residue once); more keys are made
+	 * again, exactly, and change nothing */
+	struct moe_routing wide = {4096, 8, 0, 0};
+	memset(&cache, 0, sizeof(cache));
+	for (long ep = 1; ep <= MOE_COPIES_CACHE_SLOTS; ep++)
+		moe_copies_cached(&cache, &wide, MOE_DISPATCH_ALLTOALL, ep, 1,
+				  &got);
+	stored = 0;
+	for (int s = 0; s < MOE_COPIES_CACHE_SLOTS; s++)
+		stored += cache.at[s].ep != 0;
+	CHECK(stored == MOE_COPIES_CACHE_SLOTS);
+	for (long ep = 2049; ep <= 2051; ep++) {
+		moe_dispatch_copies(&wide, MOE_DISPATCH_ALLTOALL, (double)ep,
+				    1.0, &want);
+		moe_copies_cached(&cache, &wide, MOE_DISPATCH_ALLTOALL, ep, 1,
+				  &got);
+		CHECK(got.intra == want.intra && got.inter == want.inter);
+	}
+	moe_dispatch_copies(&wide, MOE_DISPATCH_ALLTOALL, 700.0, 1.0, &want);
+	moe_copies_cached(&cache, &wide, MOE_DISPATCH_ALLTOALL, 700, 1, &got);
+	CHECK(got.intra == want.intra && got.inter == want.inter);
+}
+
+/* The node width that tiles EP groups (moe_dispatch.h), by hand. */
+static void test_node_tiling_width(void)
+{
+	/* EP 64 on 72-GPU nodes: 64 a node (MODEL.md §4, review s22c H3) */
+	CHECK(moe_node_tiling_width(64, 1, 72) == 64);
+	/* a span that divides the node: the node itself */
+	CHECK(moe_node_tiling_width(8, 1, 72) == 72);
+	CHECK(moe_node_tiling_width(8, 2, 8) == 8);
+	/* a span larger than the node: a divisor of it, >= half the node */
+	CHECK(moe_node_tiling_width(96, 1, 72) == 48);
+	CHECK(moe_node_tiling_width(128, 1, 72) == 64);
+	/* span 13 on 8: 8..4 divide none of it (review s22d I2) */
+	CHECK(moe_node_tiling_width(13, 1, 8) == 0);
+	/* whole tp x cp groups: span 24 of units 6 on 72 is 72 (72 = 3 x
+	 * 24); span 40 of units 10 on 72: 40 (40 >= 36, a multiple of 10) */
+	CHECK(moe_node_tiling_width(24, 6, 72) == 72);
+	CHECK(moe_node_tiling_width(40, 10, 72) == 40);
+	/* units of 7 on 8: only 7 holds whole units, and it tiles spans of
+	 * 14 and 21; units of 5: only 5; units of 3: 6 */
+	CHECK(moe_node_tiling_width(14, 7, 8) == 7);
+	CHECK(moe_node_tiling_width(21, 7, 8) == 7);
+	CHECK(moe_node_tiling_width(10, 5, 8) == 5);
+	CHECK(moe_node_tiling_width(15, 5, 8) == 5);
+	CHECK(moe_node_tiling_width(12, 3, 8) == 6);
+	/* degenerate input answers none */
+	CHECK(moe_node_tiling_width(0, 1, 8) == 0);
+	CHECK(moe_node_tiling_width(8, 0, 8) == 0);
+}
+
 int main(void)
 {
 	RUN(test_bin_hit_hand_values);
@@ -382,5 +472,7 @@ int main(void)
 	RUN(test_copies);
 	RUN(test_step_all_to_all);
 	RUN(test_search_copies_kept_alike);
+	RUN(test_copies_cache);
+	RUN(test_node_tiling_width);
 	return testlib_finish();
 }
