@@ -30,6 +30,8 @@ const char *probe_usage(void)
 	       "[--spool-dir DIR]\n"
 	       "                      [--timeout-ms N] "
 	       "[--connect-timeout-ms N] [--retries N] [--backoff-ms N]\n"
+	       "                      [--no-nvml (testing: no telemetry, "
+	       "no NVML limits)]\n"
 	       "       gpusizer-probe --post FILE --server URL "
 	       "[--token-file F] [--spool-dir DIR]\n"
 	       "       gpusizer-probe --flush-spool --server URL "
@@ -45,7 +47,9 @@ const char *probe_usage(void)
 	       "Exit codes: 0 ok, 1 failed, 2 partial, 3 no usable GPU, "
 	       "4 library missing,\n"
 	       "            5 report not delivered (spooled), 6 rejected by "
-	       "the server, 64 usage.\n"
+	       "the server,\n"
+	       "            7 token or server URL refused (spooled), 64 "
+	       "usage.\n"
 	       "See docs/PROBE.md.\n";
 }
 

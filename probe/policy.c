@@ -64,6 +64,18 @@ size_t probe_nccl_sizes(int quick, size_t max_bytes, size_t *out, size_t max)
 	return n;
 }
 
+size_t probe_nccl_buffer_floats(size_t bytes, int ndevs)
+{
+	size_t unit, floats;
+
+	if (ndevs < 1)
+		return 0;
+	unit = (size_t)ndevs * 4;
+	floats = (bytes + sizeof(float) - 1) / sizeof(float);
+	floats = (floats + unit - 1) / unit * unit;
+	return floats < unit ? unit : floats;
+}
+
 int probe_nccl_rank_counts(int ngpus, int *out, int max)
 {
 	int n = 0, r;

@@ -56,6 +56,14 @@ double probe_nccl_deadline_s(double bytes, int ops);
 #define PROBE_NCCL_MAX_SIZES 16
 size_t probe_nccl_sizes(int quick, size_t max_bytes, size_t *out, size_t max);
 
+/* Floats in each rank's NCCL send and receive buffers for messages of
+ * up to `bytes`: the smallest multiple of 4 x ndevs (so every collective
+ * divides it among the ranks) that holds `bytes`, at least 4 x ndevs.
+ * Rounded up: rounded down, the largest size (a power of two) did not
+ * fit on 3, 5, 6 or 7 ranks and failed (review s23c F2). 0 for ndevs
+ * < 1. */
+size_t probe_nccl_buffer_floats(size_t bytes, int ndevs);
+
 /* Rank counts of the all-reduce latency: 2, 4, 8 as far as the node has
  * GPUs, then the node's count when it is none of them. Returns how many
  * were written (at most max; 0 for fewer than 2 GPUs). */

@@ -157,8 +157,11 @@ static void *warm_main(void *arg)
 }
 
 /* Per-GPU measurements on every GPU at once (power and thermal coupling
- * as in production; --isolated: one GPU after the other), after a
- * warm-up of all GPUs to steady clocks (PROBE.md 8.1.2). */
+ * as in production), after a warm-up of all GPUs to steady clocks
+ * (PROBE.md 8.1.2); --isolated: one GPU after the other, each warmed
+ * right before its turn, since a GPU left idle while the others run
+ * cools back to burst clocks (review s23c F3: the H200 read 799-818
+ * TFLOP/s cold against 701-715 warm on one GEMM). */
 static void run_concurrent(struct probe_ctx *c,
 			   const struct probe_measurement *const *ms,
 			   size_t nms)
@@ -172,6 +175,15 @@ static void run_concurrent(struct probe_ctx *c,
 		jobs[i].ms = ms;
 		jobs[i].nms = nms;
 	}
+	if (c->cli.isolated) {
+		for (i = 0; i < c->ndev; i++) {
+			probe_log("warming up GPU %d for %d s", c->devs[i],
+				  c->cli.quick ? 3 : 20);
+			warm_main(&jobs[i]);
+			gpu_job_main(&jobs[i]);
+		}
+		return;
+	}
 	if (!c->warmed) {
 		probe_log("warming up %d GPU(s) for %d s", c->ndev,
 			  c->cli.quick ? 3 : 20);
@@ -180,11 +192,6 @@ static void run_concurrent(struct probe_ctx *c,
 		for (i = 0; i < c->ndev; i++)
 			pthread_join(jobs[i].t, NULL);
 		c->warmed = 1;
-	}
-	if (c->cli.isolated) {
-		for (i = 0; i < c->ndev; i++)
-			gpu_job_main(&jobs[i]);
-		return;
 	}
 	for (i = 0; i < c->ndev; i++)
 		pthread_create(&jobs[i].t, NULL, gpu_job_main, &jobs[i]);

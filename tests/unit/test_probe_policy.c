@@ -108,6 +108,29 @@ static void test_nccl_sizes_and_ranks(void)
 	CHECK(probe_nccl_sizes(0, 1 << 20, sz, PROBE_NCCL_MAX_SIZES) == 0);
 	CHECK(probe_nccl_sizes(0, (size_t)8 << 30, sz, 3) == 3);
 
+	/* Every mode's largest size fits the buffers on 2..16 ranks, each
+	 * collective divides them, and they are no larger than needed
+	 * (review s23c F2: rounded down, 3, 5, 6 and 7 ranks failed the
+	 * largest size). */
+	for (int quick = 0; quick <= 1; quick++) {
+		n = probe_nccl_sizes(quick, (size_t)8 << 30, sz,
+				     PROBE_NCCL_MAX_SIZES);
+		for (int nd = 2; nd <= 16; nd++) {
+			size_t f = probe_nccl_buffer_floats(sz[n - 1], nd);
+			size_t unit = (size_t)nd * 4;
+
+			CHECK(f * sizeof(float) >= sz[n - 1]);
+			CHECK(f % unit == 0);
+			CHECK(f * sizeof(float) - sz[n - 1] <
+			      unit * sizeof(float));
+		}
+	}
+	CHECK(probe_nccl_buffer_floats(PROBE_NCCL_LATENCY_BYTES, 3) == 12);
+	CHECK(probe_nccl_buffer_floats(0, 2) == 8);
+	CHECK(probe_nccl_buffer_floats((size_t)8 << 30, 3) ==
+	      ((size_t)2 << 30) + 4); /* 2^31 = 8 (mod 12): +4 */
+	CHECK(probe_nccl_buffer_floats(64, 0) == 0);
+
 	nr = probe_nccl_rank_counts(8, r, 8);
 	CHECK(nr == 3 && r[0] == 2 && r[1] == 4 && r[2] == 8);
 	nr = probe_nccl_rank_counts(4, r, 8);
