@@ -172,8 +172,9 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		for (int i = 0; i < n && used + 1 < sizeof(why); i++) {
 			int w = snprintf(why + used, sizeof(why) - used,
 					 "%s%s: %s", i ? "; " : "", e[i].name,
-					 e[i].ok ? "its time or cost is not a "
-						   "finite number"
+					 e[i].ok ? "its time is not a positive "
+						   "finite number or its cost "
+						   "not a finite one"
 						 : e[i].reason);
 			if (w < 0)
 				break;
@@ -192,8 +193,9 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		}
 		if (!rankable(&e[i])) {
 			snprintf(r->verdict, sizeof(r->verdict),
-				 "%s: cannot be ranked for %s (its time or "
-				 "cost is not a finite number)",
+				 "%s: cannot be ranked for %s (its time is "
+				 "not a positive finite number or its cost "
+				 "not a finite one)",
 				 e[i].name, job);
 			continue;
 		}

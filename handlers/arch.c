@@ -180,11 +180,18 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 		*arch_json = json_incref((json_t *)model);
 		return 0;
 	}
-	if (!json_is_string(model) || json_string_length(model) == 0 ||
-	    json_string_length(model) > 64) {
+	if (!json_is_string(model) || json_string_length(model) == 0) {
 		problem_field(res, "model",
 			      "must be a preset name or an architecture "
 			      "object");
+		return -1;
+	}
+	if (json_string_length(model) > 64) { /* review s23a F4 */
+		problem_field(res, "model",
+			      "is a name of %zu bytes: a preset name has at "
+			      "most 64 (GET /v1/models), or give an "
+			      "architecture object",
+			      json_string_length(model));
 		return -1;
 	}
 	{

@@ -66,9 +66,16 @@ json_t *jv_parse_body(const struct request *req, struct response *res)
 			       JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL,
 			       &err);
 	if (!o) {
+		/* jansson names a flag the client cannot set (review s23a
+		 * F4): say what the service refuses instead */
+		const char *why =
+		    strstr(err.text, "JSON_ALLOW_NUL")
+			? "a string holds \\u0000 (NUL), which no field takes"
+			: err.text;
+
 		problem(res, 400, "malformed-json", "Malformed JSON",
 			"invalid JSON at line %d, column %d: %s", err.line,
-			err.column, err.text);
+			err.column, why);
 		return NULL;
 	}
 	if (!json_is_object(o)) {

@@ -185,6 +185,10 @@ static long long mono_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+/* The status of an answer whose client left first (nginx's convention);
+ * it is logged and counted, never sent to anyone. */
+#define HTTP_CLIENT_CLOSED 499
+
 /* Whether the peer has closed the connection: a peek that reads end of
  * file or a reset. Bytes waiting (a pipelined request) mean it is still
  * there; nothing is consumed. Other errors (not a socket: a request built
@@ -297,6 +301,18 @@ static void budget_problem(struct response *res, const struct sizing_budget *b)
 {
 	const char *why = b && b->why ? b->why : "stopped";
 
+	/* No one reads it: nginx's 499 "client closed request", so that the
+	 * request log (info) and gpusizer_http_requests_total keep it out of
+	 * the server errors the 5xx alert watches (review s23a F2: a client's
+	 * short timeout had counted as a 503 and could page). */
+	if (!strcmp(why, "client_gone")) {
+		problem(res, HTTP_CLIENT_CLOSED, "client-closed-request",
+			"Client closed request",
+			"the client closed the connection before the answer");
+		snprintf(res->log_detail, sizeof(res->log_detail),
+			 "engine work stopped: client_gone");
+		return;
+	}
 	problem(res, 503, "unavailable", "Service unavailable", "%s",
 		!strcmp(why, "shutdown")
 		    ? "the server is shutting down; retry on another "

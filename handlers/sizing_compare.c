@@ -590,7 +590,12 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				entries[i].time_s =
 				    irq.load_kind == INF_LOAD_NONE
 					? p->latency_alone_ms / 1e3
-					: p->tpot_ms / 1e3;
+				    : irq.output_tokens > 1
+					? p->tpot_ms / 1e3
+					/* one output token: no TPOT (0), so
+					 * TTFT at the load (review s23b F1:
+					 * every type was refused) */
+					: p->ttft_ms / 1e3;
 				entries[i].gpus = p->gpus;
 				if (p->pp > 1)
 					snprintf(entries[i].layout,
@@ -828,19 +833,23 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		    training ? "training" : "inference", "cheapest",
 		    cmp.cheapest >= 0 ? runs[cmp.cheapest].gpu : "", "fastest",
 		    cmp.fastest >= 0 ? runs[cmp.fastest].gpu : "");
-		answer =
-		    json_pack("{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
-			      training ? "training" : "inference", "model",
-			      "name", sj.model_name, "verdict", cmp.summary,
-			      "rows", rows, "time_basis",
-			      training ? trn_time_basis[trq.objective]
-			      : irq.load_kind != INF_LOAD_NONE
-				  ? "tpot_ms = time per output token "
-				    "of the best plan at the load"
-				  : "latency_alone_ms = one request alone "
-				    "on an idle replica of the best plan "
-				    "(its prefill and every output token): "
-				    "the GPU type's speed on this model");
+		answer = json_pack(
+		    "{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
+		    training ? "training" : "inference", "model", "name",
+		    sj.model_name, "verdict", cmp.summary, "rows", rows,
+		    "time_basis",
+		    training ? trn_time_basis[trq.objective]
+		    : irq.load_kind != INF_LOAD_NONE && irq.output_tokens > 1
+			? "tpot_ms = time per output token "
+			  "of the best plan at the load"
+		    : irq.load_kind != INF_LOAD_NONE
+			? "ttft_ms = time to first token of the "
+			  "best plan at the load (one output "
+			  "token: no time per output token)"
+			: "latency_alone_ms = one request alone "
+			  "on an idle replica of the best plan "
+			  "(its prefill and every output token): "
+			  "the GPU type's speed on this model");
 		if (training) /* the profile every row used (issue 13) */
 			json_object_set_new(answer, "stack",
 					    json_string(trq.stack.name));

@@ -478,6 +478,14 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 	return 0;
 }
 
+/* A statistic of result x, NaN when absent or null. */
+static double stat_of(const json_t *x, const char *key)
+{
+	const json_t *v = json_object_get(x, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static int check_result(const json_t *x, size_t i, const json_t *uuids,
 			char *err, size_t errlen)
 {
@@ -552,6 +560,18 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 		FAIL("results[%zu].n: is 0: an ok result has at least one "
 		     "sample",
 		     i);
+	/* an ok result's median above 0 and within reach of its own limit
+	 * (probe/contract.h, as the server: review s23c F1) */
+	if (!strcmp(json_string_value(json_object_get(x, "status")), "ok")) {
+		char why[160];
+		const char *bad = probe_stats_problem(
+		    stat_of(x, "median"), stat_of(x, "limit"),
+		    json_string_value(json_object_get(x, "unit")), why,
+		    sizeof(why));
+
+		if (bad)
+			FAIL("results[%zu].%s: %s", i, bad, why);
+	}
 	/* a GEMM rate is of a dtype: the server stores no GEMM without one,
 	 * and no dtype on a metric that has none; each metric has one unit
 	 * (probe/contract.h, as the server: review s19c F6, F8) */

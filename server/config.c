@@ -177,6 +177,16 @@ static int set(struct config *c, const struct key *k, const char *v,
 	return -1;
 }
 
+/* A port as the listener takes it: 1 to 5 digits, at most 65535 (checked
+ * with the other options, so that a bad one is a usage error before the
+ * daemon starts: review s23a F4; http_daemon.c checks it again). */
+static bool port_ok(const char *p)
+{
+	size_t n = strspn(p, "0123456789");
+
+	return n > 0 && n <= 5 && p[n] == '\0' && strtol(p, NULL, 10) <= 65535;
+}
+
 int config_load(struct config *c, int argc, char **argv, int first, char *err,
 		size_t errlen)
 {
@@ -243,11 +253,20 @@ int config_load(struct config *c, int argc, char **argv, int first, char *err,
 			 "warn or error");
 		return -1;
 	}
-	if (!strrchr(c->listen, ':')) {
+	if (!strrchr(c->listen, ':') || !port_ok(strrchr(c->listen, ':') + 1)) {
 		snprintf(err, errlen,
-			 "\"listen\": expected HOST:PORT, got "
-			 "\"%.60s\"",
+			 "\"listen\": expected HOST:PORT with a port in [0, "
+			 "65535], got \"%.60s\"",
 			 c->listen);
+		return -1;
+	}
+	if (c->health_listen[0] &&
+	    (!strrchr(c->health_listen, ':') ||
+	     !port_ok(strrchr(c->health_listen, ':') + 1))) {
+		snprintf(err, errlen,
+			 "\"health-listen\": expected HOST:PORT with a port "
+			 "in [0, 65535], got \"%.60s\"",
+			 c->health_listen);
 		return -1;
 	}
 	return 0;

@@ -376,6 +376,37 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* One GPU's value in a group, with its node (names id). */
+struct host_v {
+	int host;
+	double v;
+};
+
+static int by_host(const void *a, const void *b)
+{
+	const struct host_v *x = a, *y = b;
+
+	return (x->host > y->host) - (x->host < y->host);
+}
+
+/* The median over the nodes of each node's median over its GPUs (hv, n:
+ * reordered; node: scratch of n): each node counts once, whatever its GPU
+ * count (review s23c F1: one report of 64 invented GPUs had outvoted two
+ * nodes of 8 and flagged all 16 real GPUs degraded). */
+static double node_median(struct host_v *hv, size_t n, double *node)
+{
+	size_t nodes = 0, i, j;
+
+	qsort(hv, n, sizeof(*hv), by_host);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && hv[j].host == hv[i].host; j++)
+			node[nodes + (j - i)] = hv[j].v;
+		node[nodes] = mirror_median(node + nodes, j - i);
+		nodes++;
+	}
+	return mirror_median(node, nodes);
+}
+
 /* Reduces the copy for one read into s (see shape_sql). */
 static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			 double thr, bool ws, struct shape *s)
@@ -390,6 +421,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	size_t *start = NULL;
 	struct elem *el = NULL;
 	double *tmp = NULL, *med = NULL;
+	struct host_v *hv = NULL;
 	bool *flagged = NULL;
 
 	if (!tix || !gtype)
@@ -429,7 +461,8 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	el = malloc((nel ? nel : 1) * sizeof(*el));
 	tmp = malloc((nel ? nel : 1) * sizeof(*tmp));
 	med = malloc((ngroups ? ngroups : 1) * sizeof(*med));
-	if (!start || !el || !tmp || !med)
+	hv = malloc((nel ? nel : 1) * sizeof(*hv));
+	if (!start || !el || !tmp || !med || !hv)
 		goto out;
 	/* counting sort of the values by group */
 	for (int pass = 0; pass < 2; pass++) {
@@ -455,7 +488,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 				start[gi] = start[gi - 1];
 	}
 	start[0] = 0;
-	/* per group: the median of the values and of the limits */
+	/* per group: the median of the nodes' medians, and of the limits */
 	for (size_t gi = 0; gi < ngroups; gi++) {
 		size_t b = start[gi], n = start[gi + 1] - b, nl = 0;
 		int unit = -1;
@@ -463,14 +496,15 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		if (!n)
 			continue;
 		for (size_t x = 0; x < n; x++) {
-			struct latest *l = &m->gpus[el[b + x].gpu].latest[ws];
+			struct gpu *g = &m->gpus[el[b + x].gpu];
+			struct latest *l = &g->latest[ws];
 			int u = l->unit[el[b + x].j];
-			tmp[x] = l->v[el[b + x].j];
+			hv[x] = (struct host_v){g->host, l->v[el[b + x].j]};
 			if (unit < 0 ||
 			    strcmp(m->names.s[u], m->names.s[unit]) > 0)
 				unit = u;
 		}
-		med[gi] = mirror_median(tmp, n);
+		med[gi] = node_median(hv, n, tmp);
 		for (size_t x = 0; x < n; x++) {
 			struct latest *l = &m->gpus[el[b + x].gpu].latest[ws];
 			if (!isnan(l->lim[el[b + x].j]))
@@ -487,8 +521,8 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		put_num(s, P_M_LIM, lim);
 		put_int(s, P_M_N, (long long)n);
 	}
-	/* a GPU more than thr under its type's median (over, for latencies):
-	 * only where two or more GPUs make the median */
+	/* a GPU more than thr under its type's median of node medians (over,
+	 * for latencies): only where two or more GPUs make the median */
 	for (size_t gi = 0; gi < ngroups; gi++) {
 		size_t b = start[gi], n = start[gi + 1] - b;
 		const struct mkey *mk;
@@ -559,6 +593,7 @@ out:
 	free(el);
 	free(tmp);
 	free(med);
+	free(hv);
 	free(flagged);
 	return rc;
 }

@@ -74,9 +74,31 @@ stop_pg() {
 	true
 }
 trap stop_pg EXIT
-trap ':' INT # a handler (not SIG_IGN, which the daemon would inherit): the daemon gets Ctrl-C too and drains itself
 
 export GPUSIZER_MIGRATIONS_DIR=${GPUSIZER_MIGRATIONS_DIR:-$top/migrations}
 export GPUSIZER_OPENAPI_FILE=${GPUSIZER_OPENAPI_FILE:-$top/openapi.yaml}
-"$bin" serve --listen "${GPUSIZER_LISTEN:-127.0.0.1:8080}" "$@" || rc=$?
-exit "${rc:-0}"
+# The daemon runs as a child this script waits for, so that a TERM or HUP
+# sent to the script (a closed terminal, a dropped ssh session, kill) is
+# passed on as one TERM, the daemon drains, and only then does the EXIT
+# trap stop PostgreSQL: until review s23a F1 the trap stopped the cluster
+# and left the daemon serving 503s, orphaned. Ctrl-C reaches the daemon
+# from the terminal itself (its process group), so INT is not passed on:
+# a second signal makes the daemon exit without draining.
+# (A background job of a script starts with INT and QUIT ignored; the
+# subshell resets them before exec, as the daemon had them in the
+# foreground.)
+(
+	trap - INT QUIT
+	exec "$bin" serve --listen "${GPUSIZER_LISTEN:-127.0.0.1:8080}" "$@"
+) &
+daemon=$!
+# shellcheck disable=SC2317 # called by the traps
+pass_term() { kill -TERM "$daemon" 2>/dev/null || true; }
+trap pass_term TERM HUP
+trap ':' INT
+rc=0
+while :; do
+	wait "$daemon" && rc=0 || rc=$?
+	kill -0 "$daemon" 2>/dev/null || break # a trap ended the wait
+done
+exit "$rc"

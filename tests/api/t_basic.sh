@@ -160,12 +160,13 @@ GSZ_PID=""
 grep -q '"msg":"stopped"' "$GSZ_LOG" && ok "drained: logged stopped" || not_ok "drained: logged stopped"
 
 # --listen with a port past 65535: refused at start (getaddrinfo kept the
-# low 16 bits, so 99999 listened on 34463)
+# low 16 bits, so 99999 listened on 34463), as a usage error (exit 2)
+# before the daemon starts, like every other bad option (review s23a F4)
 for l in 127.0.0.1:99999 127.0.0.1:65536 127.0.0.1:http 127.0.0.1:; do
 	rc=0
 	timeout 20 "$GSZ_BIN" serve --listen "$l" --database-url "$DATABASE_URL" \
 		--migrations-dir "$TOP/migrations" --openapi-file "$TOP/openapi.yaml" >"$T/listen.log" 2>&1 || rc=$?
-	[ $rc = 1 ] && grep -q 'the port must be a number in \[0, 65535\]' "$T/listen.log" &&
+	[ $rc = 2 ] && grep -q 'with a port in \[0, 65535\]' "$T/listen.log" &&
 		ok "--listen $l is refused at start" || not_ok "--listen $l is refused at start" "rc=$rc $(tail -n 1 "$T/listen.log")"
 done
 

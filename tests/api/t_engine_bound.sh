@@ -72,6 +72,19 @@ for i in $(seq 1 200); do
 done
 [ $stopped = 1 ] && ok "work whose client hung up stops (the log says client_gone)" ||
 	not_ok "work whose client hung up stops" "$(tail -n 3 "$GSZ_LOG")"
+# ... logged at info as a 499 and counted so, not as a server error
+# (review s23a F2: it was a 503 at error, which the 5xx alert counts)
+line=$(grep '"detail":"engine work stopped: client_gone"' "$GSZ_LOG" | tail -n 1)
+case $line in
+*'"level":"info"'*'"status":499'* | *'"status":499'*'"level":"info"'*)
+	ok "a client's hang-up is logged at info as a 499" ;;
+*) not_ok "a client's hang-up is logged at info as a 499" "$line" ;;
+esac
+req GET /metrics
+grep -q 'gpusizer_http_requests_total{route="/v1/sizing/training",method="POST",status="499"} 1' "$T/body" &&
+	! grep -q 'route="/v1/sizing/training",method="POST",status="503"' "$T/body" &&
+	ok "metrics count it under 499, not 503" ||
+	not_ok "metrics count it under 499, not 503" "$(grep 'sizing/training' "$T/body")"
 check_alive "the daemon serves after the client left"
 
 # --- shutdown with the work in flight ------------------------------------------

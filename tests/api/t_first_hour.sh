@@ -251,6 +251,41 @@ rc=$?
 	not_ok "a make run beside a killed run's daemon is refused (rc $rc)" "$(cat "$T/run3.out")"
 kill "$orphan" 2>/dev/null
 wait "$live" "$orphan" 2>/dev/null
+# A TERM or HUP to make run (a closed terminal, a dropped ssh session)
+# reaches the daemon, which drains, before the script exits (review s23a
+# F1: the script stopped its cluster and left the daemon serving 503s).
+# The "daemon" here writes down the signal it gets; DATABASE_URL set, so
+# no cluster is started.
+cat >"$co/build/gpusizerd" <<'FAKE'
+#!/usr/bin/env bash
+trap 'echo TERM >>var/fake.sig; exit 0' TERM
+sleep 60 &
+wait
+FAKE
+chmod +x "$co/build/gpusizerd"
+for sig in TERM HUP; do
+	rm -f "$co/var/fake.sig"
+	DATABASE_URL=postgres://unused "$co/deploy/dev/run.sh" >"$T/run4.out" 2>&1 &
+	rs=$!
+	for _ in $(seq 1 50); do
+		pgrep -f "$co/build/gpusizerd serve" >/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.3 # its trap set
+	kill -"$sig" "$rs"
+	for _ in $(seq 1 50); do
+		kill -0 "$rs" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! kill -0 "$rs" 2>/dev/null && [ "$(cat "$co/var/fake.sig" 2>/dev/null)" = TERM ] &&
+		! pgrep -f "$co/build/gpusizerd serve" >/dev/null; then
+		ok "a $sig to make run reaches the daemon as TERM, and the script waits for it"
+	else
+		not_ok "a $sig to make run reaches the daemon as TERM" "$(cat "$T/run4.out"; cat "$co/var/fake.sig" 2>/dev/null)"
+		pkill -f "$co/build/gpusizerd serve"
+	fi
+	wait "$rs" 2>/dev/null
+done
 
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

@@ -267,6 +267,12 @@ check_problem "compare: one GPU type under two spellings is a 400 (not two rows,
 req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-8b","prompt_tokens":1024,"output_tokens":256},"gpus":["h100-sxm5-80gb","a100-sxm4-80gb"]}'
 check "compare inference without a load: verdicts say at capacity, time is one request alone" 201 \
 	'(.time_basis | test("^latency_alone_ms")) and ([.rows[] | select(.ok) | .verdict] | any(test("at capacity")) and all(test("this load") | not))'
+# review s23b F1: one output token has no TPOT (0): at a load the rows rank
+# by TTFT at the load, where every type had been refused as "not a finite
+# number" while /v1/sizing/inference sized the job on each
+req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-2-7b","prompt_tokens":128,"output_tokens":1,"output_tokens_per_s":4380},"gpus":["h100-nvl-94gb","a100-sxm4-40gb"]}'
+check "compare inference of one output token at a load: ranked by TTFT at the load" 201 \
+	'(.time_basis | test("^ttft_ms")) and ([.rows[] | select(.ok)] | length) == 2 and (.verdict | length) > 0'
 # review s16a F1: without a load "fastest" is one request on an idle replica,
 # not TPOT at capacity (how full the cache runs: H100 was 1.57x "faster"
 # than H200 and faster than B200)
@@ -606,7 +612,7 @@ check "8B on H100 (one stage): no inter_node_gbps" 201 '.plans[0].pp == 1 and (.
 # figure, pipeline stages as pp; with one output token there is no TPOT
 req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3.1-405b","gpu":"l4-24gb","prompt_tokens":2048,"output_tokens":1,"serving":"sglang","max_gpus":64,"ttft_ms":100}'
 check_problem "405B on L4 with a 100 ms TTFT: 422 naming ttft_ms" 422 ttft_ms
-jq -e '.detail | test("best achievable ttft is [0-9.]+ ms \\(tp 8 x pp 8, one request\\)") and (test("tpot") | not)' "$T/body" >/dev/null &&
+jq -e '.detail | test("best achievable ttft is [0-9.]+ ms \\(tp 8 x pp 8, one request; rounded up to 0.1 ms\\)") and (test("tpot") | not)' "$T/body" >/dev/null &&
 	ok "the 422 names tp 8 x pp 8 and no TPOT" || not_ok "the 422 names tp 8 x pp 8 and no TPOT" "$(jq -c .detail "$T/body")"
 
 # review s15 F11: history filters refuse what sizing refuses, once nothing
@@ -626,7 +632,7 @@ req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq
 check_problem "compare, train_tokens below one sequence: 400 naming training.train_tokens" 400 training.train_tokens
 req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3.1-405b","prompt_tokens":32768,"output_tokens":1,"ttft_ms":10},"gpus":["l4","a100"]}'
 check_problem "compare no type can run: 422" 422 gpus
-jq -e '.detail | test("l4-24gb: ttft_ms: .* ms \\(tp 8 x pp 8, one request\\); a100-sxm4-80gb: ttft_ms")' "$T/body" >/dev/null &&
+jq -e '.detail | test("l4-24gb: ttft_ms: .* ms \\(tp 8 x pp 8, one request; rounded up to 0.1 ms\\); a100-sxm4-80gb: ttft_ms")' "$T/body" >/dev/null &&
 	ok "the 422 gives every type its reason, whole" || not_ok "the 422 gives every type its reason, whole" "$(jq -c .detail "$T/body")"
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3.1-405b","seq_len":32768,"gpu":"l4","gpus":16,"strategies":{"cp":[2]}}'
 check_problem "405B on 16 L4 with cp 2: does not fit" 422 gpus

@@ -307,6 +307,49 @@ static void test_check_string_limits(void)
 	json_decref(j);
 }
 
+/* An ok result's median: above 0, within 10x its own limit for a rate
+ * (probe/contract.h probe_stats_problem; review s23c F1), as the server
+ * refuses them. */
+static void test_check_stats_median(void)
+{
+	json_t *j = valid_report(), *x = res_at(j, 0);
+	double med = json_number_value(json_object_get(x, "median"));
+
+	CHECK(med > 0);
+	json_object_set_new(x, "limit", json_real(med * 1.2));
+	ACCEPTED(j);
+	/* the other statistics are not held to the median's order */
+	json_object_set_new(x, "max", json_real(med * 0.5));
+	ACCEPTED(j);
+	/* 0 measured nothing */
+	json_object_set_new(x, "median", json_real(0));
+	REFUSED(j, "results[0].median");
+	json_object_set_new(x, "median", json_real(med));
+	/* 10x the result's own limit is no measurement; 10x is taken */
+	json_object_set_new(x, "limit", json_real(med / 10.0));
+	ACCEPTED(j);
+	json_object_set_new(x, "limit", json_real(med / 10.5));
+	REFUSED(j, "results[0].median");
+	json_object_set_new(x, "limit", json_null());
+	ACCEPTED(j);
+	json_object_set_new(x, "limit", json_real(0));
+	ACCEPTED(j); /* no limit known */
+	/* a latency is not held to it */
+	json_object_set_new(x, "limit", json_real(med / 100.0));
+	json_object_set_new(x, "metric", json_string("p2p_latency_us"));
+	json_object_set_new(x, "unit", json_string("us"));
+	json_object_del(x, "dtype");
+	ACCEPTED(j);
+	json_object_set_new(x, "metric", json_string("hbm_read_gbps"));
+	json_object_set_new(x, "unit", json_string("GB/s"));
+	REFUSED(j, "results[0].median");
+	/* a skipped result's statistics are not held to it */
+	json_object_set_new(x, "status", json_string("skipped"));
+	json_object_set_new(x, "reason", json_string("test"));
+	ACCEPTED(j);
+	json_decref(j);
+}
+
 static void test_check_number_ranges(void)
 {
 	static const char *const keys[] = {
@@ -314,6 +357,10 @@ static void test_check_number_ranges(void)
 	json_t *j = valid_report(), *x = res_at(j, 0);
 	size_t i;
 
+	/* each field's range alone: on a skipped result, which the order
+	 * and limit rules of an ok one (test_check_stats_median) leave be */
+	json_object_set_new(x, "status", json_string("skipped"));
+	json_object_set_new(x, "reason", json_string("range test"));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char field[64];
 		json_t *old = json_deep_copy(json_object_get(x, keys[i]));
@@ -355,6 +402,8 @@ static void test_check_number_ranges(void)
 		ACCEPTED(j);
 	}
 	/* null is allowed, except a median of an ok result (probe rule) */
+	json_object_set_new(x, "status", json_string("ok"));
+	json_object_del(x, "reason");
 	json_object_set_new(x, "limit", json_null());
 	ACCEPTED(j);
 	json_object_set_new(res_at(j, 1), "median", json_null());
@@ -688,6 +737,7 @@ int main(void)
 	RUN(test_check_dates);
 	RUN(test_check_string_limits);
 	RUN(test_check_number_ranges);
+	RUN(test_check_stats_median);
 	RUN(test_check_integer_ranges);
 	RUN(test_check_metrics);
 	RUN(test_metrics_documented);
