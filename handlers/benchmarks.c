@@ -278,14 +278,12 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 			jv_error(v, "n",
 				 "is 0: an ok result has at least one "
 				 "sample");
-		/* above 0, within reach of its own limit (review s23c F1: a
-		 * 1e12 GB/s h2d median against its 63 GB/s limit outvoted
-		 * the fleet; a 0 one pulled it down) */
+		/* above 0 (review s23c F1: a 0 median pulled the fleet's
+		 * down and hid degraded GPUs) */
 		{
 			char why[160];
 			const char *bad =
-			    probe_stats_problem(out->median, out->limit,
-						out->unit, why, sizeof(why));
+			    probe_stats_problem(out->median, why, sizeof(why));
 
 			if (bad)
 				jv_error(v, bad, "%s", why);

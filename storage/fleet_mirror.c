@@ -376,35 +376,20 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One GPU's value in a group, with its node (names id). */
-struct host_v {
-	int host;
-	double v;
+/* A GPU's index with its node (names id), to order the counting sort
+ * below by node: each group's values then come a node at a time
+ * (mirror_node_median). */
+struct host_gpu {
+	int host, gpu;
 };
 
 static int by_host(const void *a, const void *b)
 {
-	const struct host_v *x = a, *y = b;
+	const struct host_gpu *x = a, *y = b;
 
-	return (x->host > y->host) - (x->host < y->host);
-}
-
-/* The median over the nodes of each node's median over its GPUs (hv, n:
- * reordered; node: scratch of n): each node counts once, whatever its GPU
- * count (review s23c F1: one report of 64 invented GPUs had outvoted two
- * nodes of 8 and flagged all 16 real GPUs degraded). */
-static double node_median(struct host_v *hv, size_t n, double *node)
-{
-	size_t nodes = 0, i, j;
-
-	qsort(hv, n, sizeof(*hv), by_host);
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && hv[j].host == hv[i].host; j++)
-			node[nodes + (j - i)] = hv[j].v;
-		node[nodes] = mirror_median(node + nodes, j - i);
-		nodes++;
-	}
-	return mirror_median(node, nodes);
+	if (x->host != y->host)
+		return (x->host > y->host) - (x->host < y->host);
+	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
 /* Reduces the copy for one read into s (see shape_sql). */
@@ -421,7 +406,9 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	size_t *start = NULL;
 	struct elem *el = NULL;
 	double *tmp = NULL, *med = NULL;
-	struct host_v *hv = NULL;
+	struct host_gpu *order = NULL;
+	int *vhost = NULL;
+	double *nodev = NULL;
 	bool *flagged = NULL;
 
 	if (!tix || !gtype)
@@ -461,12 +448,18 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	el = malloc((nel ? nel : 1) * sizeof(*el));
 	tmp = malloc((nel ? nel : 1) * sizeof(*tmp));
 	med = malloc((ngroups ? ngroups : 1) * sizeof(*med));
-	hv = malloc((nel ? nel : 1) * sizeof(*hv));
-	if (!start || !el || !tmp || !med || !hv)
+	vhost = malloc((nel ? nel : 1) * sizeof(*vhost));
+	nodev = malloc((nel ? nel : 1) * sizeof(*nodev));
+	order = malloc((size_t)(ng ? ng : 1) * sizeof(*order));
+	if (!start || !el || !tmp || !med || !vhost || !nodev || !order)
 		goto out;
-	/* counting sort of the values by group */
+	for (int i = 0; i < ng; i++)
+		order[i] = (struct host_gpu){m->gpus[i].host, i};
+	qsort(order, (size_t)ng, sizeof(*order), by_host);
+	/* counting sort of the values by group, the GPUs a node at a time */
 	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < ng; i++) {
+		for (int oi = 0; oi < ng; oi++) {
+			int i = order[oi].gpu;
 			struct latest *l = &m->gpus[i].latest[ws];
 			if (gtype[i] < 0 || !l->present || l->measured_us < t0)
 				continue;
@@ -499,12 +492,13 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			struct gpu *g = &m->gpus[el[b + x].gpu];
 			struct latest *l = &g->latest[ws];
 			int u = l->unit[el[b + x].j];
-			hv[x] = (struct host_v){g->host, l->v[el[b + x].j]};
+			tmp[x] = l->v[el[b + x].j];
+			vhost[x] = g->host;
 			if (unit < 0 ||
 			    strcmp(m->names.s[u], m->names.s[unit]) > 0)
 				unit = u;
 		}
-		med[gi] = node_median(hv, n, tmp);
+		med[gi] = mirror_node_median(vhost, tmp, n, nodev);
 		for (size_t x = 0; x < n; x++) {
 			struct latest *l = &m->gpus[el[b + x].gpu].latest[ws];
 			if (!isnan(l->lim[el[b + x].j]))
@@ -593,7 +587,9 @@ out:
 	free(el);
 	free(tmp);
 	free(med);
-	free(hv);
+	free(vhost);
+	free(nodev);
+	free(order);
 	free(flagged);
 	return rc;
 }

@@ -373,3 +373,15 @@ double mirror_median(double *a, size_t n)
 	}
 	return lo;
 }
+
+double mirror_node_median(const int *host, double *v, size_t n, double *scratch)
+{
+	size_t nodes = 0, i, j;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && host[j] == host[i]; j++)
+			;
+		scratch[nodes++] = mirror_median(v + i, j - i);
+	}
+	return mirror_median(scratch, nodes);
+}

@@ -33,7 +33,9 @@
  *    the database's clock) and that are not degraded, x 7. Degraded is
  *    GET /v1/fleet's rule (storage/bench.c store_fleet()) applied to that
  *    run: a metric more than the threshold under its type's median of that week
- *    (over, for latencies; two or more GPUs of the type), a hardware or
+ *    (over, for latencies; two or more GPUs of the type), the median of
+ *    the week's nodes' medians as the fleet's is (storage/mirror.c
+ *    mirror_node_median; review s23d F1), a hardware or
  *    thermal clock slowdown while measured, or a PCIe link below its
  *    maximum (the node's latest inventory: PCIe state is known as of the
  *    last report only); medians outside 0 and [BENCH_STAT_MIN,

@@ -478,6 +478,7 @@ struct went {
 	int week, type; /* indexes into the read's weeks and types */
 	int uuid;
 	bool bad;
+	int host; /* the run's node (names id) */
 	const struct wgpu *g;
 };
 
@@ -486,6 +487,19 @@ static int cmp_int(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* Entries a node at a time, for the counting sort: each group's values
+ * then come a node at a time (mirror_node_median). */
+static int cmp_went_host(const void *a, const void *b)
+{
+	const struct went *x = a, *y = b;
+
+	if (x->host != y->host)
+		return (x->host > y->host) - (x->host < y->host);
+	if (x->week != y->week)
+		return (x->week > y->week) - (x->week < y->week);
+	return (x->uuid > y->uuid) - (x->uuid < y->uuid);
 }
 
 static int cmp_went(const void *a, const void *b)
@@ -506,7 +520,8 @@ static int wmirror_reduce(struct wmirror *m, int64_t now_us, int window_days,
 	int *weeks = NULL, *tix = NULL, *types = NULL;
 	struct went *en = NULL;
 	size_t nen = 0, nval = 0, ngroups, *start = NULL;
-	double *vals = NULL, *med = NULL;
+	double *vals = NULL, *med = NULL, *nodev = NULL;
+	int *vhost = NULL;
 	long long *seen = NULL, *healthy = NULL;
 
 	/* the window's runs' GPUs that node_gpus knows */
@@ -529,6 +544,7 @@ static int wmirror_reduce(struct wmirror *m, int64_t now_us, int window_days,
 					    .type = gi->k,
 					    .uuid = g->uuid,
 					    .bad = gi->pcie || g->slow,
+					    .host = s->host,
 					    .g = g};
 				else
 					nval += (size_t)g->n;
@@ -578,9 +594,12 @@ static int wmirror_reduce(struct wmirror *m, int64_t now_us, int window_days,
 	ngroups = (size_t)nw * (size_t)nt * (size_t)(nmk ? nmk : 1);
 	start = calloc(ngroups + 2, sizeof(*start));
 	vals = malloc((nval ? nval : 1) * sizeof(*vals));
+	vhost = malloc((nval ? nval : 1) * sizeof(*vhost));
+	nodev = malloc((nval ? nval : 1) * sizeof(*nodev));
 	med = malloc((ngroups ? ngroups : 1) * sizeof(*med));
-	if (!start || !vals || !med)
+	if (!start || !vals || !vhost || !nodev || !med)
 		goto out;
+	qsort(en, nen, sizeof(*en), cmp_went_host);
 #define WGROUP(e, j)                                                           \
 	((((size_t)(e)->week * (size_t)nt) + (size_t)(e)->type) *              \
 	     (size_t)nmk +                                                     \
@@ -591,14 +610,19 @@ static int wmirror_reduce(struct wmirror *m, int64_t now_us, int window_days,
 	for (size_t gi = 0; gi < ngroups; gi++)
 		start[gi + 2] += start[gi + 1];
 	for (size_t x = 0; x < nen; x++)
-		for (int j = 0; j < en[x].g->n; j++)
-			vals[start[WGROUP(&en[x], j) + 1]++] = en[x].g->v[j];
-	/* start[gi] .. start[gi + 1]: group gi; its median (percentile_cont,
-	 * as the statement took it) */
+		for (int j = 0; j < en[x].g->n; j++) {
+			size_t at = start[WGROUP(&en[x], j) + 1]++;
+			vals[at] = en[x].g->v[j];
+			vhost[at] = en[x].host;
+		}
+	/* start[gi] .. start[gi + 1]: group gi, a node at a time; its median
+	 * over the nodes' medians (percentile_cont, as the statement takes
+	 * them: tests/api/sql/report_rollup.sql) */
 	for (size_t gi = 0; gi < ngroups; gi++)
 		if (start[gi + 1] > start[gi])
-			med[gi] = mirror_median(vals + start[gi],
-						start[gi + 1] - start[gi]);
+			med[gi] = mirror_node_median(
+			    vhost + start[gi], vals + start[gi],
+			    start[gi + 1] - start[gi], nodev);
 	/* degraded: a value more than thr under its group's median (over,
 	 * for latencies) where two or more values make it, a slowdown, or
 	 * the PCIe link */
@@ -660,6 +684,8 @@ out:
 	free(types);
 	free(start);
 	free(vals);
+	free(vhost);
+	free(nodev);
 	free(med);
 	free(seen);
 	free(healthy);

@@ -77,25 +77,26 @@ trap stop_pg EXIT
 
 export GPUSIZER_MIGRATIONS_DIR=${GPUSIZER_MIGRATIONS_DIR:-$top/migrations}
 export GPUSIZER_OPENAPI_FILE=${GPUSIZER_OPENAPI_FILE:-$top/openapi.yaml}
-# The daemon runs as a child this script waits for, so that a TERM or HUP
-# sent to the script (a closed terminal, a dropped ssh session, kill) is
-# passed on as one TERM, the daemon drains, and only then does the EXIT
-# trap stop PostgreSQL: until review s23a F1 the trap stopped the cluster
-# and left the daemon serving 503s, orphaned. Ctrl-C reaches the daemon
-# from the terminal itself (its process group), so INT is not passed on:
-# a second signal makes the daemon exit without draining.
-# (A background job of a script starts with INT and QUIT ignored; the
-# subshell resets them before exec, as the daemon had them in the
-# foreground.)
+# The daemon runs as a child this script waits for, in a session of its
+# own, and gets each signal the script gets, once: INT as INT (Ctrl-C
+# drains, a second exits at once), TERM and HUP as TERM (a closed terminal,
+# a dropped ssh session, kill); the EXIT trap stops PostgreSQL only after
+# the daemon has exited. Until review s23a F1 a TERM or HUP to the script
+# stopped the cluster and left the daemon serving 503s; in the script's
+# process group, a TERM to the whole group (timeout, kill -- -PGID) reached
+# the daemon twice, and the second skipped the drain (review s23d F2).
+# setsid execs in place (the subshell leads no process group), so $! is
+# the daemon; the subshell resets INT and QUIT, which a script's
+# background jobs start with ignored.
 (
 	trap - INT QUIT
-	exec "$bin" serve --listen "${GPUSIZER_LISTEN:-127.0.0.1:8080}" "$@"
+	exec setsid "$bin" serve --listen "${GPUSIZER_LISTEN:-127.0.0.1:8080}" "$@"
 ) &
 daemon=$!
 # shellcheck disable=SC2317 # called by the traps
-pass_term() { kill -TERM "$daemon" 2>/dev/null || true; }
-trap pass_term TERM HUP
-trap ':' INT
+pass() { kill -"$1" "$daemon" 2>/dev/null || true; }
+trap 'pass INT' INT
+trap 'pass TERM' TERM HUP
 rc=0
 while :; do
 	wait "$daemon" && rc=0 || rc=$?

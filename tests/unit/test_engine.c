@@ -929,7 +929,7 @@ static void test_compare_not_finite(void)
 	strcpy(e[1].reason, "does not fit");
 	strcpy(e[4].reason, "does not fit");
 	CHECK(cmp_rank(e, n, CMP_TRAINING, NULL, &r, &err) == ENG_EINFEASIBLE);
-	CHECK(strstr(err.message, "not a finite number") != NULL);
+	CHECK(strstr(err.message, "its cost not a finite one") != NULL);
 }
 
 int main(void)

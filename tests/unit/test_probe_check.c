@@ -307,43 +307,26 @@ static void test_check_string_limits(void)
 	json_decref(j);
 }
 
-/* An ok result's median: above 0, within 10x its own limit for a rate
- * (probe/contract.h probe_stats_problem; review s23c F1), as the server
- * refuses them. */
+/* An ok result's median: above 0 (probe/contract.h probe_stats_problem;
+ * review s23c F1), as the server refuses it; not held to its own limit
+ * (review s23d F4: NVML's link limits can be understated ~100x in a VM). */
 static void test_check_stats_median(void)
 {
 	json_t *j = valid_report(), *x = res_at(j, 0);
 	double med = json_number_value(json_object_get(x, "median"));
 
 	CHECK(med > 0);
-	json_object_set_new(x, "limit", json_real(med * 1.2));
-	ACCEPTED(j);
-	/* the other statistics are not held to the median's order */
-	json_object_set_new(x, "max", json_real(med * 0.5));
-	ACCEPTED(j);
-	/* 0 measured nothing */
 	json_object_set_new(x, "median", json_real(0));
 	REFUSED(j, "results[0].median");
+	json_object_set_new(x, "median", json_real(-0.0));
+	REFUSED(j, "results[0].median");
 	json_object_set_new(x, "median", json_real(med));
-	/* 10x the result's own limit is no measurement; 10x is taken */
-	json_object_set_new(x, "limit", json_real(med / 10.0));
 	ACCEPTED(j);
-	json_object_set_new(x, "limit", json_real(med / 10.5));
-	REFUSED(j, "results[0].median");
-	json_object_set_new(x, "limit", json_null());
-	ACCEPTED(j);
-	json_object_set_new(x, "limit", json_real(0));
-	ACCEPTED(j); /* no limit known */
-	/* a latency is not held to it */
+	/* 100x the result's own limit is taken */
 	json_object_set_new(x, "limit", json_real(med / 100.0));
-	json_object_set_new(x, "metric", json_string("p2p_latency_us"));
-	json_object_set_new(x, "unit", json_string("us"));
-	json_object_del(x, "dtype");
 	ACCEPTED(j);
-	json_object_set_new(x, "metric", json_string("hbm_read_gbps"));
-	json_object_set_new(x, "unit", json_string("GB/s"));
-	REFUSED(j, "results[0].median");
-	/* a skipped result's statistics are not held to it */
+	/* a skipped result's median is not held to it */
+	json_object_set_new(x, "median", json_real(0));
 	json_object_set_new(x, "status", json_string("skipped"));
 	json_object_set_new(x, "reason", json_string("test"));
 	ACCEPTED(j);
