@@ -79,8 +79,11 @@ export GPUSIZER_MIGRATIONS_DIR=${GPUSIZER_MIGRATIONS_DIR:-$top/migrations}
 export GPUSIZER_OPENAPI_FILE=${GPUSIZER_OPENAPI_FILE:-$top/openapi.yaml}
 # The daemon runs as a child this script waits for, in a session of its
 # own, and gets each signal the script gets, once: INT as INT (Ctrl-C
-# drains, a second exits at once), TERM and HUP as TERM (a closed terminal,
-# a dropped ssh session, kill); the EXIT trap stops PostgreSQL only after
+# drains, a second exits at once), QUIT as QUIT (Ctrl-\), TERM and HUP as
+# TERM (kill; a closed terminal where an interactive shell leads the
+# session: with make itself leading it, as `ssh -t host make run` does,
+# the hangup reaches make alone, which passes nothing on, as before review
+# s23a; review s23e F7); the EXIT trap stops PostgreSQL only after
 # the daemon has exited. Until review s23a F1 a TERM or HUP to the script
 # stopped the cluster and left the daemon serving 503s; in the script's
 # process group, a TERM to the whole group (timeout, kill -- -PGID) reached
@@ -96,6 +99,7 @@ daemon=$!
 # shellcheck disable=SC2317 # called by the traps
 pass() { kill -"$1" "$daemon" 2>/dev/null || true; }
 trap 'pass INT' INT
+trap 'pass QUIT' QUIT
 trap 'pass TERM' TERM HUP
 rc=0
 while :; do
