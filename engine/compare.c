@@ -19,6 +19,11 @@ static int ratio_digits(double x)
 	return x < 2.0 ? 2 : 1;
 }
 
+/* Why a row that ran cannot be ranked (rankable below). */
+#define UNRANKABLE                                                             \
+	"its time is not a positive finite number or its cost not a finite "   \
+	"one"
+
 /* An entry that can be ranked: it runs, in a finite positive time, at a
  * finite cost that is not negative. Anything else is listed but never
  * cheapest or fastest, and never divides another's numbers (a subnormal
@@ -172,10 +177,7 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		for (int i = 0; i < n && used + 1 < sizeof(why); i++) {
 			int w = snprintf(why + used, sizeof(why) - used,
 					 "%s%s: %s", i ? "; " : "", e[i].name,
-					 e[i].ok ? "its time is not a positive "
-						   "finite number or its cost "
-						   "not a finite one"
-						 : e[i].reason);
+					 e[i].ok ? UNRANKABLE : e[i].reason);
 			if (w < 0)
 				break;
 			used += (size_t)w;
@@ -193,9 +195,7 @@ int cmp_rank(const struct cmp_entry *e, int n, enum cmp_kind kind,
 		}
 		if (!rankable(&e[i])) {
 			snprintf(r->verdict, sizeof(r->verdict),
-				 "%s: cannot be ranked for %s (its time is "
-				 "not a positive finite number or its cost "
-				 "not a finite one)",
+				 "%s: cannot be ranked for %s (" UNRANKABLE ")",
 				 e[i].name, job);
 			continue;
 		}

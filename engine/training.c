@@ -1240,20 +1240,22 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		{
 			long unit = (long)b->layout.tp * b->layout.cp;
 			long span = unit * b->layout.ep;
-			long w = moe_node_tiling_width(span, unit, c.gpn);
-			char hint[192] = "";
 
-			if (w > 0)
-				snprintf(
-				    hint, sizeof(hint),
-				    " Where the scheduler keeps the groups "
-				    "aligned to nodes, give gpus_per_node "
-				    "%ld (the GPUs used a node; those left "
-				    "idle are not priced)",
-				    w);
 			if (rq->model.moe.experts > 0 && b->layout.ep > 1 &&
 			    b->gpus > (span > c.gpn ? span : c.gpn) &&
-			    c.gpn % span != 0 && span % c.gpn != 0)
+			    c.gpn % span != 0 && span % c.gpn != 0) {
+				long w =
+				    moe_node_tiling_width(span, unit, c.gpn);
+				char hint[192] = "";
+
+				if (w > 0)
+					snprintf(hint, sizeof(hint),
+						 " Where the scheduler keeps "
+						 "the groups aligned to nodes, "
+						 "give gpus_per_node %ld (the "
+						 "GPUs used a node; those left "
+						 "idle are not priced)",
+						 w);
 				warn(res,
 				     "expert parallelism %d spans %ld "
 				     "consecutive ranks (ep x tp x cp), which "
@@ -1263,6 +1265,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 				     "rank, groups straddle nodes and send "
 				     "more over the NICs.%s",
 				     b->layout.ep, span, c.gpn, hint);
+			}
 		}
 		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
 			warn(res,

@@ -34,6 +34,40 @@ static const char *const trn_time_basis[TRN_OBJ_COUNT] = {
 		     "plans, not the GPU types at one count",
 };
 
+/* What an inference row's time is, chosen once a request (inf_time_of)
+ * and read for each row's time and the answer's time_basis. Without a
+ * load: one request on an idle replica (TPOT at capacity is how full the
+ * cache runs, not speed: review s16a F1). At a load: TPOT, or TTFT where
+ * the job outputs one token and has no TPOT (review s23b F1: every type
+ * was refused). */
+enum inf_time { INF_TIME_ALONE, INF_TIME_TPOT, INF_TIME_TTFT };
+static const char *const inf_time_basis[] = {
+    [INF_TIME_ALONE] = "latency_alone_ms = one request alone on an idle "
+		       "replica of the best plan (its prefill and every "
+		       "output token): the GPU type's speed on this model",
+    [INF_TIME_TPOT] = "tpot_ms = time per output token of the best plan at "
+		      "the load",
+    [INF_TIME_TTFT] = "ttft_ms = time to first token of the best plan at "
+		      "the load (one output token: no time per output "
+		      "token)",
+};
+
+static enum inf_time inf_time_of(const struct inf_request *rq)
+{
+	if (rq->load_kind == INF_LOAD_NONE)
+		return INF_TIME_ALONE;
+	return rq->output_tokens > 1 ? INF_TIME_TPOT : INF_TIME_TTFT;
+}
+
+/* An inference plan's time in seconds, as t reads it. */
+static double inf_time_s(const struct inf_plan *p, enum inf_time t)
+{
+	return (t == INF_TIME_ALONE  ? p->latency_alone_ms
+		: t == INF_TIME_TPOT ? p->tpot_ms
+				     : p->ttft_ms) /
+	       1e3;
+}
+
 static const char *const top_keys[] = {"training", "inference",	   "gpus",
 				       "prices",   "power_limits", NULL};
 
@@ -588,14 +622,7 @@ void h_sizing_compare(struct app *app, const struct request *req,
 				 * MODEL.md §8. */
 				const struct inf_plan *p = &o->r.inf.plans[0];
 				entries[i].time_s =
-				    irq.load_kind == INF_LOAD_NONE
-					? p->latency_alone_ms / 1e3
-				    : irq.output_tokens > 1
-					? p->tpot_ms / 1e3
-					/* one output token: no TPOT (0), so
-					 * TTFT at the load (review s23b F1:
-					 * every type was refused) */
-					: p->ttft_ms / 1e3;
+				    inf_time_s(p, inf_time_of(&irq));
 				entries[i].gpus = p->gpus;
 				if (p->pp > 1)
 					snprintf(entries[i].layout,
@@ -833,23 +860,13 @@ void h_sizing_compare(struct app *app, const struct request *req,
 		    training ? "training" : "inference", "cheapest",
 		    cmp.cheapest >= 0 ? runs[cmp.cheapest].gpu : "", "fastest",
 		    cmp.fastest >= 0 ? runs[cmp.fastest].gpu : "");
-		answer = json_pack(
-		    "{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
-		    training ? "training" : "inference", "model", "name",
-		    sj.model_name, "verdict", cmp.summary, "rows", rows,
-		    "time_basis",
-		    training ? trn_time_basis[trq.objective]
-		    : irq.load_kind != INF_LOAD_NONE && irq.output_tokens > 1
-			? "tpot_ms = time per output token "
-			  "of the best plan at the load"
-		    : irq.load_kind != INF_LOAD_NONE
-			? "ttft_ms = time to first token of the "
-			  "best plan at the load (one output "
-			  "token: no time per output token)"
-			: "latency_alone_ms = one request alone "
-			  "on an idle replica of the best plan "
-			  "(its prefill and every output token): "
-			  "the GPU type's speed on this model");
+		answer =
+		    json_pack("{s:s, s:{s:s}, s:s, s:O, s:s}", "job",
+			      training ? "training" : "inference", "model",
+			      "name", sj.model_name, "verdict", cmp.summary,
+			      "rows", rows, "time_basis",
+			      training ? trn_time_basis[trq.objective]
+				       : inf_time_basis[inf_time_of(&irq)]);
 		if (training) /* the profile every row used (issue 13) */
 			json_object_set_new(answer, "stack",
 					    json_string(trq.stack.name));

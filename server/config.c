@@ -177,12 +177,14 @@ static int set(struct config *c, const struct key *k, const char *v,
 	return -1;
 }
 
-/* A port as the listener takes it: 1 to 5 digits, at most 65535 (checked
- * with the other options, so that a bad one is a usage error before the
- * daemon starts: review s23a F4; http_daemon.c checks it again). */
-static bool port_ok(const char *p)
+/* HOST:PORT with a port as the listener takes it: 1 to 5 digits, at most
+ * 65535 (checked with the other options, so that a bad one is a usage
+ * error before the daemon starts: review s23a F4; http_daemon.c checks it
+ * again). */
+static bool host_port_ok(const char *hp)
 {
-	size_t n = strspn(p, "0123456789");
+	const char *p = strrchr(hp, ':');
+	size_t n = p ? strspn(++p, "0123456789") : 0;
 
 	return n > 0 && n <= 5 && p[n] == '\0' && strtol(p, NULL, 10) <= 65535;
 }
@@ -253,21 +255,21 @@ int config_load(struct config *c, int argc, char **argv, int first, char *err,
 			 "warn or error");
 		return -1;
 	}
-	if (!strrchr(c->listen, ':') || !port_ok(strrchr(c->listen, ':') + 1)) {
-		snprintf(err, errlen,
-			 "\"listen\": expected HOST:PORT with a port in [0, "
-			 "65535], got \"%.60s\"",
-			 c->listen);
-		return -1;
-	}
-	if (c->health_listen[0] &&
-	    (!strrchr(c->health_listen, ':') ||
-	     !port_ok(strrchr(c->health_listen, ':') + 1))) {
-		snprintf(err, errlen,
-			 "\"health-listen\": expected HOST:PORT with a port "
-			 "in [0, 65535], got \"%.60s\"",
-			 c->health_listen);
-		return -1;
+	{
+		const struct {
+			const char *key, *v;
+		} addrs[] = {{"listen", c->listen},
+			     {"health-listen", c->health_listen}};
+
+		for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++)
+			if ((i == 0 || addrs[i].v[0]) &&
+			    !host_port_ok(addrs[i].v)) {
+				snprintf(err, errlen,
+					 "\"%s\": expected HOST:PORT with a "
+					 "port in [0, 65535], got \"%.60s\"",
+					 addrs[i].key, addrs[i].v);
+				return -1;
+			}
 	}
 	return 0;
 }

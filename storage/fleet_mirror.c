@@ -376,22 +376,6 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* A GPU's index with its node (names id), to order the counting sort
- * below by node: each group's values then come a node at a time
- * (mirror_node_median). */
-struct host_gpu {
-	int host, gpu;
-};
-
-static int by_host(const void *a, const void *b)
-{
-	const struct host_gpu *x = a, *y = b;
-
-	if (x->host != y->host)
-		return (x->host > y->host) - (x->host < y->host);
-	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
-}
-
 /* Reduces the copy for one read into s (see shape_sql). */
 static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 			 double thr, bool ws, struct shape *s)
@@ -406,7 +390,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	size_t *start = NULL;
 	struct elem *el = NULL;
 	double *tmp = NULL, *med = NULL;
-	struct host_gpu *order = NULL;
+	long long *order = NULL; /* host << 32 | GPU index, by node */
 	int *vhost = NULL;
 	double *nodev = NULL;
 	bool *flagged = NULL;
@@ -453,13 +437,15 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 	order = malloc((size_t)(ng ? ng : 1) * sizeof(*order));
 	if (!start || !el || !tmp || !med || !vhost || !nodev || !order)
 		goto out;
+	/* the GPUs by node, so that each group's values come a node at a
+	 * time (mirror_node_median) */
 	for (int i = 0; i < ng; i++)
-		order[i] = (struct host_gpu){m->gpus[i].host, i};
-	qsort(order, (size_t)ng, sizeof(*order), by_host);
+		order[i] = (long long)m->gpus[i].host << 32 | i;
+	qsort(order, (size_t)ng, sizeof(*order), cmp_ll);
 	/* counting sort of the values by group, the GPUs a node at a time */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int oi = 0; oi < ng; oi++) {
-			int i = order[oi].gpu;
+			int i = (int)(order[oi] & 0xffffffff);
 			struct latest *l = &m->gpus[i].latest[ws];
 			if (gtype[i] < 0 || !l->present || l->measured_us < t0)
 				continue;

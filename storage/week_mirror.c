@@ -604,9 +604,8 @@ static int wmirror_reduce(struct wmirror *m, int64_t now_us, int window_days,
 	/* start[gi] .. start[gi + 1]: group gi, a node at a time (en holds
 	 * each slot's GPUs together, a slot is one node's week, and a group
 	 * one week: no sort needed; review s23e F4 measured one at 150 ms
-	 * over a year of weeks); its median
-	 * over the nodes' medians (percentile_cont, as the statement takes
-	 * them: tests/api/sql/report_rollup.sql) */
+	 * over a year of weeks); its median over the nodes' medians
+	 * (percentile_cont, as tests/api/sql/report_rollup.sql takes them) */
 	for (size_t gi = 0; gi < ngroups; gi++)
 		if (start[gi + 1] > start[gi])
 			med[gi] = mirror_node_median(
