@@ -35,12 +35,24 @@ static int nccl_applies(struct probe_ctx *c, struct probe_result *r)
 
 	for (i = 0; i < c->ndev; i++)
 		any_mig |= probe_mig_on(c, i);
-	switch (probe_nccl_plan(c->ndev, any_mig, c->nccl_lib_ok)) {
+	switch (
+	    probe_nccl_plan(c->ndev, c->node_gpus, any_mig, c->nccl_lib_ok)) {
 	case PROBE_NCCL_ONE_GPU:
 		probe_skip(c, r, 0, 0,
 			   "one GPU: no collective to measure (NCCL not "
 			   "applicable)");
 		return 0;
+	case PROBE_NCCL_SUBSET: {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "--devices selects %d of the node's %d GPUs: the "
+			 "node's collectives are measured over all of them "
+			 "(run without --devices)",
+			 c->ndev, c->node_gpus);
+		probe_skip(c, r, 0, 0, why);
+		return 0;
+	}
 	case PROBE_NCCL_MIG:
 		probe_skip(c, r, 0, 0, "MIG mode enabled");
 		return 0;

@@ -85,8 +85,9 @@ static int select_devices(struct probe_ctx *c, int count)
 {
 	int i;
 
+	c->node_gpus = count < PROBE_MAXG ? count : PROBE_MAXG;
 	if (c->cli.n_devices == 0) {
-		c->ndev = count < PROBE_MAXG ? count : PROBE_MAXG;
+		c->ndev = c->node_gpus;
 		for (i = 0; i < c->ndev; i++)
 			c->devs[i] = i;
 		return 0;

@@ -87,10 +87,13 @@ int probe_nccl_rank_counts(int ngpus, int *out, int max)
 	return n;
 }
 
-enum probe_nccl_plan probe_nccl_plan(int ngpus, int any_mig, int lib_ok)
+enum probe_nccl_plan probe_nccl_plan(int ngpus, int node_gpus, int any_mig,
+				     int lib_ok)
 {
 	if (ngpus < 2)
 		return PROBE_NCCL_ONE_GPU;
+	if (ngpus < node_gpus)
+		return PROBE_NCCL_SUBSET;
 	if (any_mig)
 		return PROBE_NCCL_MIG;
 	if (!lib_ok)

@@ -72,17 +72,23 @@ int probe_nccl_rank_counts(int ngpus, int *out, int max);
 /* The latency's message: 8 bytes, nccl-tests' smallest default size. */
 #define PROBE_NCCL_LATENCY_BYTES 8
 
-/* Whether an NCCL measurement applies on this node, checked in this
- * order: fewer than 2 GPUs (not applicable, not partial: a one-GPU node
- * has no collective to measure whether or not libnccl is installed), a
+/* Whether an NCCL measurement applies on this node, of ngpus selected
+ * out of node_gpus, checked in this order: fewer than 2 GPUs selected
+ * (not applicable, not partial: a one-GPU node has no collective to
+ * measure whether or not libnccl is installed), fewer than the node's
+ * (--devices: not applicable; the report's all-reduce calibrates the
+ * GPU type's intra-node link as a whole node's, and a 2-rank ring reads
+ * ~370 GB/s on an H100 node against ~480 at 8 ranks, review s23c F4), a
  * GPU in MIG mode (not applicable), libnccl missing (partial). */
 enum probe_nccl_plan {
 	PROBE_NCCL_RUN,
 	PROBE_NCCL_ONE_GPU,
+	PROBE_NCCL_SUBSET,
 	PROBE_NCCL_MIG,
 	PROBE_NCCL_NO_LIBRARY,
 };
-enum probe_nccl_plan probe_nccl_plan(int ngpus, int any_mig, int lib_ok);
+enum probe_nccl_plan probe_nccl_plan(int ngpus, int node_gpus, int any_mig,
+				     int lib_ok);
 
 /* The GEMM summary of one GPU and dtype from its sweep results (one per
  * shape): a copy of the ok result with the best median (metric

@@ -25,6 +25,7 @@ struct probe_ctx {
 	struct probe_report rep;
 	struct probe_nvml *nvml;
 	int ndev;
+	int node_gpus; /* GPUs CUDA sees on the node, at most PROBE_MAXG */
 	int devs[PROBE_MAXG];		  /* CUDA ordinals */
 	struct gpu_info info[PROBE_MAXG]; /* by position in devs */
 	void *nvdev[PROBE_MAXG];

@@ -80,13 +80,20 @@ static void test_nccl_plan(void)
 {
 	/* One GPU without libnccl: not applicable, not "partial" (defect
 	 * 8: the library was checked first and the run exited 2). */
-	CHECK(probe_nccl_plan(1, 0, 0) == PROBE_NCCL_ONE_GPU);
-	CHECK(probe_nccl_plan(1, 0, 1) == PROBE_NCCL_ONE_GPU);
-	CHECK(probe_nccl_plan(0, 0, 0) == PROBE_NCCL_ONE_GPU);
-	CHECK(probe_nccl_plan(1, 1, 0) == PROBE_NCCL_ONE_GPU);
-	CHECK(probe_nccl_plan(2, 1, 0) == PROBE_NCCL_MIG);
-	CHECK(probe_nccl_plan(2, 0, 0) == PROBE_NCCL_NO_LIBRARY);
-	CHECK(probe_nccl_plan(8, 0, 1) == PROBE_NCCL_RUN);
+	CHECK(probe_nccl_plan(1, 1, 0, 0) == PROBE_NCCL_ONE_GPU);
+	CHECK(probe_nccl_plan(1, 1, 0, 1) == PROBE_NCCL_ONE_GPU);
+	CHECK(probe_nccl_plan(0, 0, 0, 0) == PROBE_NCCL_ONE_GPU);
+	CHECK(probe_nccl_plan(1, 1, 1, 0) == PROBE_NCCL_ONE_GPU);
+	CHECK(probe_nccl_plan(2, 2, 1, 0) == PROBE_NCCL_MIG);
+	CHECK(probe_nccl_plan(2, 2, 0, 0) == PROBE_NCCL_NO_LIBRARY);
+	CHECK(probe_nccl_plan(8, 8, 0, 1) == PROBE_NCCL_RUN);
+	/* --devices: one of eight is one GPU; two to seven of eight are a
+	 * subset whose ring is not the node's (review s23c F4), whatever the
+	 * library or MIG says */
+	CHECK(probe_nccl_plan(1, 8, 0, 1) == PROBE_NCCL_ONE_GPU);
+	CHECK(probe_nccl_plan(2, 8, 0, 1) == PROBE_NCCL_SUBSET);
+	CHECK(probe_nccl_plan(7, 8, 1, 0) == PROBE_NCCL_SUBSET);
+	CHECK(probe_nccl_plan(4, 4, 0, 1) == PROBE_NCCL_RUN);
 }
 
 static void test_nccl_sizes_and_ranks(void)
@@ -287,7 +294,7 @@ static void test_one_gpu_run_is_ok(void)
 	probe_report_add(&r, &x);
 	probe_result_init(&x);
 	strcpy(x.metric, "nccl_allreduce_busbw_gbps");
-	CHECK(probe_nccl_plan(1, 0, 0) == PROBE_NCCL_ONE_GPU);
+	CHECK(probe_nccl_plan(1, 1, 0, 0) == PROBE_NCCL_ONE_GPU);
 	probe_result_skip(&x, 0, "one GPU: NCCL not applicable");
 	probe_report_add(&r, &x);
 	probe_report_finalize_status(&r);
