@@ -56,7 +56,18 @@ try block; a failing part does not stop the others):
         any was run or scored, each within what the H200 rows used of
         memory, so that they fit an H100 80 GB.
 
-Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,step3,layers,saved,sustain,loss,elementwise]
+  experts The routed experts' GEMMs of a mixture-of-experts layer (public
+        configs: Qwen3-30B-A3B, Qwen3-235B-A22B, DeepSeek-V3, Mixtral 8x7B)
+        at EP 8, 4,096 and 16,384 tokens a GPU, uniform routing (each local
+        expert gets tokens*k*ep/E rows, as the engine assumes): gate+up and
+        down, forward, input-gradient and weight-gradient, BF16, as one
+        torch._grouped_mm call per GEMM (the grouped kernel Megatron-Core's
+        TEGroupedMLP and torchtitan use) and as a loop of torch.matmul over
+        the experts (SequentialMLP). Each rate beside the 8192^3 rate
+        measured just before, so it reads against the engine's shape factor
+        of the expert GEMM's smallest dimension (engine/gemm.c).
+
+Usage: gpu_terms.py OUT.json [gemm,attn,step,step2,step3,layers,saved,sustain,loss,elementwise,experts]
 Each sample is a batch of calls lasting >= 50 ms timed with CUDA events;
 figures are medians of 5 samples after a warm-up. Inputs are random.
 """
@@ -708,13 +719,128 @@ def run_steps(configs):
         save()
 
 
+# (name, hidden, expert ffn width, experts, top-k): the models' published
+# configs (Hugging Face config.json: hidden_size, moe_intermediate_size or
+# intermediate_size, num_experts / n_routed_experts, num_experts_per_tok).
+EXPERT_MODELS = [
+    ("qwen3-30b-a3b", 2048, 768, 128, 8),
+    ("qwen3-235b-a22b", 4096, 1536, 128, 8),
+    ("deepseek-v3", 7168, 2048, 256, 8),
+    ("mixtral-8x7b", 4096, 14336, 8, 2),
+]
+
+
+def grouped_fns(rows, e_local, h, f2, f):
+    """The six expert GEMMs of one layer as torch._grouped_mm calls:
+    (family, pass, m, n, k per expert, fn)."""
+    bf = torch.bfloat16
+    offs = torch.arange(1, e_local + 1, device=DEV, dtype=torch.int32) * rows
+    x = torch.randn(rows * e_local, h, device=DEV, dtype=bf)
+    w1 = torch.randn(e_local, f2, h, device=DEV, dtype=bf).transpose(-2, -1)  # (E, h, 2f)
+    g1 = torch.randn(rows * e_local, f2, device=DEV, dtype=bf)
+    a = torch.randn(rows * e_local, f, device=DEV, dtype=bf)
+    w2 = torch.randn(e_local, h, f, device=DEV, dtype=bf).transpose(-2, -1)  # (E, f, h)
+    g2 = torch.randn(rows * e_local, h, device=DEV, dtype=bf)
+    w1t = torch.randn(e_local, h, f2, device=DEV, dtype=bf).transpose(-2, -1)  # (E, 2f, h)
+    w2t = torch.randn(e_local, f, h, device=DEV, dtype=bf).transpose(-2, -1)  # (E, h, f)
+    xt = x.t().contiguous().t()  # column-major copy for the weight gradients
+    at = a.t().contiguous().t()
+    g1c = g1.t().contiguous().t()
+    g2c = g2.t().contiguous().t()
+    gm = torch._grouped_mm
+    # each GEMM with the layouts to try, in order (the kernel accepts some
+    # strides only; the first that runs is timed)
+    return [
+        ("gate_up", "fwd", rows, f2, h, [lambda: gm(x, w1, offs=offs)]),
+        ("gate_up", "dgrad", rows, h, f2, [lambda: gm(g1, w1t, offs=offs)]),
+        ("gate_up", "wgrad", h, f2, rows, [lambda: gm(xt.t(), g1, offs=offs),
+                                           lambda: gm(xt.t(), g1c, offs=offs)]),
+        ("down", "fwd", rows, h, f, [lambda: gm(a, w2, offs=offs)]),
+        ("down", "dgrad", rows, f, h, [lambda: gm(g2, w2t, offs=offs)]),
+        ("down", "wgrad", f, h, rows, [lambda: gm(at.t(), g2, offs=offs),
+                                       lambda: gm(at.t(), g2c, offs=offs)]),
+    ]
+
+
+def first_running(alts):
+    """The first of alts that runs (the error of the last otherwise)."""
+    err = None
+    for f in alts:
+        try:
+            f()
+            torch.cuda.synchronize()
+            return f
+        except Exception as e:
+            err = e
+    raise err
+
+
+def loop_fn(rows, e_local, m, n, k):
+    """One expert GEMM family as a loop of torch.matmul over the experts."""
+    bf = torch.bfloat16
+    a = [torch.randn(m, k, device=DEV, dtype=bf) for _ in range(e_local)]
+    b = [torch.randn(k, n, device=DEV, dtype=bf) for _ in range(e_local)]
+
+    def run():
+        for i in range(e_local):
+            torch.matmul(a[i], b[i])
+    return run
+
+
+def part_experts():
+    fn = gemm_fn("bf16", 8192, 8192, 8192)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 5:
+        fn()
+    torch.cuda.synchronize()
+    del fn
+    RESULTS.setdefault("experts", [])
+    ep = 8
+    for name, h, f, experts, topk in EXPERT_MODELS:
+        e_local = experts // ep
+        for tokens in (4096, 16384):
+            rows = tokens * topk * ep // experts
+            ref = gemm_tflops("bf16", 8192, 8192, 8192)
+            try:
+                fns = grouped_fns(rows, e_local, h, 2 * f, f)
+            except Exception as e:  # no grouped kernel: the loop alone
+                RESULTS["errors"].append(f"experts {name} {tokens}: {e!r}")
+                f2 = 2 * f
+                fns = [("gate_up", "fwd", rows, f2, h, []), ("gate_up", "dgrad", rows, h, f2, []),
+                       ("gate_up", "wgrad", h, f2, rows, []), ("down", "fwd", rows, h, f, []),
+                       ("down", "dgrad", rows, f, h, []), ("down", "wgrad", f, h, rows, [])]
+            for fam, ps, m, n, k, g in fns:
+                flops = 2.0 * m * n * k * e_local
+                row = {"model": name, "ep": ep, "tokens": tokens, "experts_local": e_local,
+                       "rows_per_expert": rows, "family": fam, "pass": ps, "m": m, "n": n,
+                       "k": k, "ref_8192_tflops": round(ref, 1), "sm_mhz": clock_mhz()}
+                for how, alts in (("grouped", g), ("loop", None)):
+                    if how == "grouped" and not alts:
+                        row["grouped_tflops"] = None
+                        continue
+                    try:
+                        f_run = (first_running(alts) if alts else
+                                 loop_fn(rows, e_local, m, n, k))
+                        s = timed(f_run)
+                        row[how + "_tflops"] = round(flops / s / 1e12, 1)
+                    except Exception as e:
+                        RESULTS["errors"].append(f"experts {name} {tokens} {fam} {ps} {how}: {e!r}")
+                        row[how + "_tflops"] = None
+                    f_run = None
+                RESULTS["experts"].append(row)
+                print("experts", row, flush=True)
+            del fns
+            torch.cuda.empty_cache()
+            save()
+
+
 for part in PARTS:
     t0 = time.perf_counter()
     try:
         {"gemm": part_gemm, "attn": part_attn, "step": part_step, "step2": part_step2,
          "layers": part_layers, "saved": part_saved, "sustain": part_sustain,
          "step3": part_step3, "loss": part_loss,
-         "elementwise": part_elementwise}[part]()
+         "elementwise": part_elementwise, "experts": part_experts}[part]()
     except Exception:
         RESULTS["errors"].append(f"{part}: {traceback.format_exc()[-1500:]}")
         print(part, "failed:", traceback.format_exc()[-1500:], flush=True)

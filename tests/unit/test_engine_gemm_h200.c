@@ -19,6 +19,14 @@
  * limit, on one H200 (h200_terms2_2026-11-26.json) and one H100 80 GB HBM3
  * (h100_terms_2026-11-26.json, after 2 minutes of sustained GEMMs). Out of
  * sample as well; same gates.
+ *
+ * test_expert_gemms: the routed experts' six GEMMs of one MoE layer (gate+up
+ * and down; forward, input and weight gradient) at EP 8 under uniform
+ * routing, as tools/gpu_terms.py part "experts" timed them on one H200
+ * (h200_experts_2026-11-27.json; BF16, one torch._grouped_mm a GEMM, and a
+ * loop of torch.matmul over the experts beside it), against the engine's
+ * rows an expert (tokens x k x ep / E, training_time.c lin_shape_factor).
+ * Out of sample; same gates, on the grouped kernel.
  */
 #include <math.h>
 #include <stdio.h>
@@ -153,9 +161,79 @@ static void test_layer_gemms(void)
 	CHECK(worst <= 0.20);
 }
 
+/* MoE layers at EP 8 (public configs: hidden h, expert FFN width f,
+ * experts E, top k), `tokens` a GPU, and the measured sums of the six
+ * expert GEMMs' times (ms): one grouped kernel a GEMM, and a loop. */
+static const struct {
+	const char *model;
+	double h, f, experts, top_k, tokens;
+	double grouped_ms, loop_ms;
+} moe_layers[] = {
+    {"qwen3-30b-a3b", 2048, 768, 128, 8, 4096, 1.5834, 1.6683},
+    {"qwen3-30b-a3b", 2048, 768, 128, 8, 16384, 6.0996, 6.0097},
+    {"qwen3-235b-a22b", 4096, 1536, 128, 8, 4096, 5.9036, 5.8561},
+    {"qwen3-235b-a22b", 4096, 1536, 128, 8, 16384, 23.3878, 22.3155},
+    {"deepseek-v3", 7168, 2048, 256, 8, 4096, 13.9129, 13.9606},
+    {"deepseek-v3", 7168, 2048, 256, 8, 16384, 53.2849, 51.8169},
+    {"mixtral-8x7b", 4096, 14336, 8, 2, 4096, 13.462, 12.7312},
+    {"mixtral-8x7b", 4096, 14336, 8, 2, 16384, 55.4571, 51.0168},
+};
+#define NMOE ((int)(sizeof(moe_layers) / sizeof(moe_layers[0])))
+
+/* The engine's time (ms) of one MoE layer's routed-expert GEMMs on one
+ * GPU of an EP-8 group: its E/8 experts, each with tokens x k x 8 / E rows,
+ * three passes of gate+up (width 2f) and down (width f), each at the
+ * in-step rate times the shape factor of its smallest dimension. */
+static double expert_gemm_ms(const struct hw_spec *g, int i)
+{
+	const double ep = 8;
+	double h = moe_layers[i].h, local = moe_layers[i].experts / ep;
+	double expert_rows = moe_layers[i].tokens * moe_layers[i].top_k * ep /
+			     moe_layers[i].experts;
+	double widths[2] = {2 * moe_layers[i].f, moe_layers[i].f};
+	double rate = hw_gemm_rate(g, ENG_BF16).value * 1e12, ms = 0;
+
+	for (int j = 0; j < 2; j++) {
+		double min_dim = fmin(expert_rows, fmin(widths[j], h));
+		double flops = local * 3 * 2 * expert_rows * widths[j] * h;
+
+		ms +=
+		    1e3 * flops / (rate * gemm_shape_factor(min_dim, ENG_BF16));
+	}
+	return ms;
+}
+
+static void test_expert_gemms(void)
+{
+	struct hw_spec h200 = fx_h200();
+	double eg[NMOE], worst = 0;
+
+	for (int i = 0; i < NMOE; i++) {
+		double ms = expert_gemm_ms(&h200, i);
+		double rg = moe_layers[i].grouped_ms / ms - 1,
+		       rl = moe_layers[i].loop_ms / ms - 1;
+
+		/* + : the engine's experts are faster than the measured ones */
+		printf("# %-15s %5.0f tokens  engine %7.3f ms  grouped %7.3f "
+		       "(%+5.1f %%)  loop %7.3f (%+5.1f %%)\n",
+		       moe_layers[i].model, moe_layers[i].tokens, ms,
+		       moe_layers[i].grouped_ms, 100 * rg,
+		       moe_layers[i].loop_ms, 100 * rl);
+		eg[i] = fabs(rg);
+		worst = fmax(worst, eg[i]);
+	}
+	double m = testlib_median(eg, NMOE);
+	printf("# expert GEMMs, grouped, median |error| %.1f %%; worst %.1f "
+	       "%%\n",
+	       100 * m, 100 * worst);
+	CHECK(m <= 0.10);
+	CHECK(worst <= 0.20);
+}
+
 int main(void)
 {
 	RUN(test_plan_gemms_against_h200);
 	RUN(test_layer_gemms);
+	RUN(test_expert_gemms);
 	return testlib_finish();
 }
