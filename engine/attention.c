@@ -4,7 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-const char *const attn_kernel_names[ATTN_KERNEL_COUNT + 1] = {
+/* JSON names ("sdpa-math", "fa1", "triton-fa", "fa2", "fa3", "cudnn"),
+ * NULL-terminated; "xformers" parses as fa1. */
+static const char *const attn_kernel_names[ATTN_KERNEL_COUNT + 1] = {
     [ATTN_SDPA_MATH] = "sdpa-math",
     [ATTN_FA1] = "fa1",
     [ATTN_TRITON_FA] = "triton-fa",

@@ -19,9 +19,6 @@ enum attn_kernel {
 	ATTN_CUDNN,
 	ATTN_KERNEL_COUNT
 };
-/* JSON names ("sdpa-math", "fa1", "triton-fa", "fa2", "fa3", "cudnn"),
- * NULL-terminated; "xformers" parses as fa1. */
-extern const char *const attn_kernel_names[ATTN_KERNEL_COUNT + 1];
 const char *attn_kernel_name(enum attn_kernel k);
 int attn_kernel_parse(const char *name, enum attn_kernel *out);
 

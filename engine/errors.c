@@ -27,26 +27,6 @@ void eng_error_clear(struct eng_error *e)
 	memset(e, 0, sizeof(*e));
 }
 
-const char *eng_code_name(int code)
-{
-	switch (code) {
-	case ENG_OK:
-		return "ok";
-	case ENG_EINVAL:
-		return "invalid";
-	case ENG_EINFEASIBLE:
-		return "infeasible";
-	case ENG_EUNSUPPORTED:
-		return "unsupported";
-	case ENG_EBUDGET:
-		return "budget";
-	case ENG_ECANCELLED:
-		return "cancelled";
-	default:
-		return "unknown";
-	}
-}
-
 void eng_warn(char *table, int *n, int n_max, int len, const char *fmt, ...)
 {
 	va_list ap;

@@ -49,7 +49,4 @@ void eng_warn(char *table, int *n, int n_max, int len, const char *fmt, ...)
 /* Clears *e to ENG_OK with empty strings. */
 void eng_error_clear(struct eng_error *e);
 
-/* "invalid", "infeasible", "unsupported" or "ok". */
-const char *eng_code_name(int code);
-
 #endif

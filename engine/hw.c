@@ -88,19 +88,6 @@ const char *eng_dtype_name(enum eng_dtype t)
 	return dtype_table[t].name;
 }
 
-int eng_dtype_parse(const char *name, enum eng_dtype *out)
-{
-	if (!name)
-		return -1;
-	for (int i = 0; i < ENG_DTYPE_COUNT; i++) {
-		if (strcmp(name, dtype_table[i].name) == 0) {
-			*out = (enum eng_dtype)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *hw_link_name(enum hw_link l)
 {
 	if ((unsigned)l > HW_LINK_XGMI)
@@ -197,7 +184,10 @@ static const double attn_eff_ampere[2] = {0.65, 0.55};
  * (issue 13). */
 static const double attn_eff_hopper[2] = {0.337, 0.321};
 
-double hw_default_attn_efficiency(const struct hw_spec *g, bool backward)
+/* Fused (FlashAttention-2-class) attention kernel: achieved fraction of the
+ * dense 16-bit datasheet peak, forward or backward pass, by architecture
+ * generation (compute capability; 0.0 = not NVIDIA). MODEL.md §5. */
+static double hw_default_attn_efficiency(const struct hw_spec *g, bool backward)
 {
 	int i = backward ? 1 : 0;
 
@@ -244,7 +234,7 @@ double hw_default_hbm_efficiency(void)
 double hw_default_link_efficiency(enum hw_link l)
 {
 	if ((unsigned)l > HW_LINK_XGMI)
-		return 0.5;
+		l = HW_LINK_NONE;
 	return link_eff_table[l];
 }
 
@@ -357,10 +347,15 @@ struct hw_rate hw_gemm_rate(const struct hw_spec *g, enum eng_dtype t)
 	return r;
 }
 
-double hw_default_power_cap_slope(void)
+/* The throughput lost per unit of power limit below the board power:
+ * MLPerf Inference v4.0 DGX H100, Llama-2-70B offline at MaxQ (450 W a
+ * GPU) against MaxP (700 W), 17,561.6 / 21,805.8 tokens/s = 0.805, and
+ * (1 - 0.805) / (1 - 450 / 700) = 0.546 (hw.h, MODEL.md §5). */
+#define POWER_CAP_SLOPE_DEFAULT 0.546
+
+static double hw_default_power_cap_slope(void)
 {
-	/* (1 - 17561.6 / 21805.8) / (1 - 450 / 700): hw.h. */
-	return 0.546;
+	return POWER_CAP_SLOPE_DEFAULT;
 }
 
 double hw_power_cap_min_fraction(void)

@@ -27,8 +27,6 @@ enum eng_dtype {
 double eng_dtype_bytes(enum eng_dtype t);
 /* "fp32", "bf16", ... */
 const char *eng_dtype_name(enum eng_dtype t);
-/* 0 and *out on a known name (case-sensitive, lower case), else -1. */
-int eng_dtype_parse(const char *name, enum eng_dtype *out);
 
 enum hw_link { HW_LINK_NONE, HW_LINK_PCIE, HW_LINK_NVLINK, HW_LINK_XGMI };
 const char *hw_link_name(enum hw_link l);
@@ -77,7 +75,7 @@ struct hw_spec {
 	/* Board power (the catalog's power_w, W; 0 = unknown), the power
 	 * limit the job runs under (0 = the board power: no cap) and the
 	 * tensor-core throughput lost per unit of limit below the board
-	 * power (0 = hw_default_power_cap_slope). hw_power_cap_ratio. */
+	 * power (0 = the default slope, hw.c). hw_power_cap_ratio. */
 	double board_power_w;
 	double power_limit_w;
 	double power_cap_slope;
@@ -213,7 +211,6 @@ double hw_power_cap_ratio(const struct hw_spec *g);
  * falls no faster than the power share (clocks and voltage scale down,
  * P ~ f V^2), so the ratio stays at least limit / board power. */
 #define HW_POWER_CAP_SLOPE_MAX 1.0
-double hw_default_power_cap_slope(void);
 /* The lowest limit the slope is evidenced for, as a fraction of the board
  * power (GPT-J at 350 of 700 W). */
 double hw_power_cap_min_fraction(void);
@@ -230,10 +227,6 @@ double hw_default_gemm_efficiency(enum eng_dtype t);
  * the ratio of their measured best-shape GEMM efficiency, MODEL.md §5);
  * other dtypes as hw_default_gemm_efficiency. */
 double hw_gemm_efficiency_for(const struct hw_spec *g, enum eng_dtype t);
-/* Fused (FlashAttention-2-class) attention kernel: achieved fraction of the
- * dense 16-bit datasheet peak, forward or backward pass, by architecture
- * generation (compute capability; 0.0 = not NVIDIA). MODEL.md §5. */
-double hw_default_attn_efficiency(const struct hw_spec *g, bool backward);
 /* Achieved fused-attention rate (TFLOP/s), forward or backward: the
  * default efficiency above (a burst kernel benchmark) x the in-step
  * retention of GEMMs (hw_gemm_in_step_retention) x datasheet, scaled by

@@ -914,7 +914,8 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 		/* every figure as its field prints it (4 significant digits;
 		 * review s19b F2: "restarts add 0.0 days to the 0.0" for a
 		 * run the goodput model stretched by 74 %) */
-		if (rq->train_tokens > 0 && b->goodput.fraction < 0.9) {
+		if (rq->train_tokens > 0 &&
+		    b->goodput.fraction < TRN_LOW_GOODPUT) {
 			char added[48], steady[48], every[48];
 			double iv = b->goodput.checkpoint_interval_s;
 
@@ -936,7 +937,7 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 			     days_text(steady, sizeof(steady), b->steady_days,
 				       4));
 		}
-		if (b->time.pp_bubble_s > 0.2 * b->time.step_s)
+		if (b->time.pp_bubble_s > TRN_HIGH_BUBBLE * b->time.step_s)
 			warn(res,
 			     "pipeline bubble is %.0f %% of the step: raise "
 			     "the global batch or interleave stages",

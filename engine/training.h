@@ -307,7 +307,16 @@ double trn_default_batch_tokens(const struct trn_request *rq);
  * alone allows 0.72). A warning, not a change of the figures. */
 #define TRN_HIGH_MFU		 0.65
 #define TRN_MIN_DOUBLING_SPEEDUP 1.5
-#define ENG_WARNING_LEN		 480
+/* Below it, the goodput warning spells out what restarts and checkpoints
+ * add: the Llama 3 405B run kept more than 90 % effective training time
+ * through 466 interruptions in 54 days (Llama 3 paper §3.3.4), so a plan
+ * losing more than a tenth is worse than that run and should say why. */
+#define TRN_LOW_GOODPUT 0.90
+/* Above this share of the step, the pipeline bubble is flagged: a fifth
+ * idle is where interleaving or a larger global batch pays (Narayanan et
+ * al. 2021 §2.2: the bubble (p-1)/m is kept small with m >> p). */
+#define TRN_HIGH_BUBBLE 0.20
+#define ENG_WARNING_LEN 480
 
 struct trn_tmax_check {
 	double t_max;	    /* 6h / (B * peak / bw) */

@@ -189,9 +189,6 @@ struct mem_fixed {
  * `layers` of each chunk's layers: whole layers stored or reduced to
  * their input. */
 double trn_act_partial(const struct mem_fixed *mf, int layers);
-/* The activation bytes of layout l's recompute mode (partial: its
- * recompute_layers). */
-double trn_act_of(const struct mem_fixed *mf, const struct trn_layout *l);
 /* Layers of one pipeline chunk of the fullest stage (a stage's layers /
  * vp; with rebalancing its units / vp), and the share of the fullest
  * stage's layers layout l recomputes: 1 full, vp x recompute_layers of
@@ -237,10 +234,6 @@ static inline bool trn_tp_runs(const struct trn_request *rq)
 	return rq->stack.tensor_parallel && rq->method != TRN_QLORA;
 }
 
-/* Layers on the fullest stage of layout l: ceil(L/p), or with stage
- * rebalancing ceil((L+2)/p) units of which the first and last stage give
- * one to the embedding and the head (MODEL.md §3). */
-int trn_stage_layers(const struct ctx *c, const struct trn_layout *l);
 struct stage_params trn_stage_params(const struct ctx *c,
 				     const struct trn_layout *l, int ls);
 void trn_mem_fixed_of(const struct ctx *c, const struct trn_layout *l,

@@ -77,7 +77,10 @@ static double act_layer_bytes(const struct ctx *c, const struct trn_layout *l,
 			 c->amp.f_bytes / t);
 }
 
-int trn_stage_layers(const struct ctx *c, const struct trn_layout *l)
+/* Layers on the fullest stage of layout l: ceil(L/p), or with stage
+ * rebalancing ceil((L+2)/p) units of which the first and last stage give
+ * one to the embedding and the head (MODEL.md §3). */
+static int trn_stage_layers(const struct ctx *c, const struct trn_layout *l)
 {
 	double q;
 
@@ -248,7 +251,9 @@ double trn_act_partial(const struct mem_fixed *mf, int layers)
 	    share_end >= 1.0 ? mf->layer_none : 0.0);
 }
 
-double trn_act_of(const struct mem_fixed *mf, const struct trn_layout *l)
+/* The activation bytes of layout l's recompute mode (partial: its
+ * recompute_layers). */
+static double trn_act_of(const struct mem_fixed *mf, const struct trn_layout *l)
 {
 	if (l->recompute != ENG_RC_PARTIAL)
 		return mf->act[l->recompute];

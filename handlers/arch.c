@@ -165,6 +165,7 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 {
 	struct store_err e;
 	json_t *row = NULL;
+	int rc = -1;
 
 	*arch_json = NULL;
 	if (!model || json_is_null(model)) {
@@ -222,13 +223,13 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 			json_string_set((json_t *)model, canon);
 	}
 	*name = json_string_value(model);
-	if (arch_parse(json_object_get(row, "arch"), "model.", m, res) != 0) {
-		json_decref(row);
-		return -1;
-	}
+	if (arch_parse(json_object_get(row, "arch"), "model.", m, res) != 0)
+		goto out;
 	*arch_json = json_incref(json_object_get(row, "arch"));
+	rc = 0;
+out:
 	json_decref(row);
-	return 0;
+	return rc;
 }
 
 json_t *arch_params_json(const struct model_arch *m)

@@ -1102,7 +1102,13 @@ void h_bench_list(struct app *app, const struct request *req,
 		before = strtoll(f.cursor, NULL, 10);
 	if (list_page(app, &f, before, &items, &next, &e) != STORE_OK) {
 		json_decref(items);
-		problem_store(res, &e, "benchmarks");
+		/* the cursor is digits checked above, so a value PostgreSQL
+		 * refuses is `since`: a 400 naming it, as the recommendations
+		 * list answers (review s24d F3: this was a 422) */
+		if (e.status == STORE_INVALID)
+			problem_field(res, "since", "%s", e.message);
+		else
+			problem_store(res, &e, "benchmarks");
 		return;
 	}
 	body = json_pack("{s:o}", "items", items);

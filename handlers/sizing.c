@@ -597,8 +597,14 @@ static int null_member(const json_t *j, char *path, size_t len, size_t at)
 	return 0;
 }
 
-int sizing_answer_check(const char *kind, const json_t *answer,
-			const json_t *summary, struct response *res)
+/* 0 when answer (of kind "training", "inference" or "compare") and its
+ * summary were built whole: both non-NULL, the kind's top-level members
+ * present, and no null where a number belongs (sizing_real of a value
+ * that was not finite). Otherwise a 500 problem in res whose log detail
+ * names the member, and -1.
+ */
+static int sizing_answer_check(const char *kind, const json_t *answer,
+			       const json_t *summary, struct response *res)
 {
 	char path[200] = "";
 	const char *missing = NULL;

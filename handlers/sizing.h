@@ -168,15 +168,6 @@ json_t *sizing_request_json(const json_t *body, const char *model_name,
 /* Sets request.key to value (stolen) unless the request gave it. */
 void sizing_default(json_t *request, const char *key, json_t *value);
 
-/* 0 when answer (of kind "training", "inference" or "compare") and its
- * summary were built whole: both non-NULL, the kind's top-level members
- * present, and no null where a number belongs (sizing_real of a value
- * that was not finite). Otherwise a 500 problem in res whose log detail
- * names the member, and -1.
- */
-int sizing_answer_check(const char *kind, const json_t *answer,
-			const json_t *summary, struct response *res);
-
 /* Parses an allowed-values list: strategies.<key> as [int, ...] within
  * [min, max], repeats dropped (sizing_set_add). Returns count (0 when
  * absent) or -1 after a field error.

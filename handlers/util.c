@@ -200,7 +200,8 @@ int http_accept_q(const char *accept, const char *type)
 	return best_q;
 }
 
-void record_etag(struct response *res, const json_t *row)
+/* Sets res's ETag from row's updated_at, quoted. */
+static void record_etag(struct response *res, const json_t *row)
 {
 	const char *at = json_string_value(json_object_get(row, "updated_at"));
 

@@ -39,15 +39,13 @@ long query_int(const struct request *req, const char *key, long lo, long hi,
 int http_accept_q(const char *accept, const char *type);
 
 /* Optimistic concurrency for catalog records (RFC 9110 8.8.3, 13.1.1):
- * a record's entity tag is its updated_at, quoted. record_etag sets
- * res's ETag from row's updated_at. record_if_match reads the request's
- * If-Match into *cond (NULL: none; "*"; or the updated_at of each strong
- * tag of the list, comma-separated in out of len bytes), or
+ * a record's entity tag is its updated_at, quoted. record_if_match reads the
+ * request's If-Match into *cond (NULL: none; "*"; or the updated_at of each
+ * strong tag of the list, comma-separated in out of len bytes), or
  * If-None-Match: * as "!" (create only), and returns 0; -1 with a 412 in
  * res when the list holds no tag this server gives (weak tags, other
  * values), which no record matches, or a 400 for If-None-Match other
  * than * or beside If-Match. */
-void record_etag(struct response *res, const json_t *row);
 /* A catalog PUT's answer: the stored row (stolen) with its ETag, the
  * name warnings when any, 201 with the Location /v1/<collection>/<name>
  * when created, else 200. */

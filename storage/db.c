@@ -447,8 +447,9 @@ fail:
 	return -1;
 }
 
-enum store_status db_classify(PGconn *conn, const PGresult *res,
-			      struct store_err *e)
+/* Maps a failed result (or NULL) on conn to a status and message. */
+static enum store_status db_classify(PGconn *conn, const PGresult *res,
+				     struct store_err *e)
 {
 	const char *state =
 	    res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;

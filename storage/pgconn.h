@@ -59,8 +59,4 @@ void db_array_elem(struct sbuf *b, const char *v);
  * STORE_ERROR when it is not JSON. Clears r. */
 enum store_status db_one_json(PGresult *r, json_t **out, struct store_err *e);
 
-/* Maps a failed result (or NULL) on conn to a status and message. */
-enum store_status db_classify(PGconn *conn, const PGresult *res,
-			      struct store_err *e);
-
 #endif

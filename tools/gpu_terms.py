@@ -155,17 +155,23 @@ def gemm_tflops(dtype, m, n, k):
     return 2.0 * m * n * k / s / 1e12
 
 
+def warm_clocks(n=8192, seconds=5):
+    """n^3 BF16 GEMMs back to back for `seconds`: the card at its
+    sustained clock, so what is timed next and its reference share one
+    regime."""
+    fn = gemm_fn("bf16", n, n, n)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        fn()
+    torch.cuda.synchronize()
+
+
 def part_gemm():
     big = 8192
     xs = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
     # warm the card to its sustained clock so the sweep and its reference
     # share one regime
-    fn = gemm_fn("bf16", big, big, big)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < 5:
-        fn()
-    torch.cuda.synchronize()
-    del fn
+    warm_clocks(big)
     for dtype, half in (("bf16", 128.0), ("fp8", 256.0)):
         for pos in ("M", "N", "K"):
             ref0 = gemm_tflops(dtype, big, big, big)
@@ -546,12 +552,7 @@ def layer_shapes():
 
 
 def part_layers():
-    fn = gemm_fn("bf16", 8192, 8192, 8192)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < 5:
-        fn()
-    torch.cuda.synchronize()
-    del fn
+    warm_clocks()
     RESULTS.setdefault("layers", [])
     for dtype in ("bf16", "fp8"):
         ref = gemm_tflops(dtype, 8192, 8192, 8192)
@@ -788,12 +789,7 @@ def loop_fn(rows, e_local, m, n, k):
 
 
 def part_experts():
-    fn = gemm_fn("bf16", 8192, 8192, 8192)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < 5:
-        fn()
-    torch.cuda.synchronize()
-    del fn
+    warm_clocks()
     RESULTS.setdefault("experts", [])
     ep = 8
     for name, h, f, experts, topk in EXPERT_MODELS:
