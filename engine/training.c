@@ -518,6 +518,653 @@ static const char *no_fit_field(const struct trn_request *rq,
 	return rq->gpus ? "gpus" : "max_gpus";
 }
 
+/* Warnings: pins the plan's layout has nothing to apply to, a node wider than
+ * the type's scale-up domain, the link check, a missed deadline. */
+static void warn_pins_and_node(const struct trn_request *rq,
+			       struct trn_result *res)
+{
+	const struct trn_plan *b = &res->plans[0];
+
+	/* a pin that the plan's layout has nothing to apply to
+	 * (review s19b F9e: dropped without a word) */
+	{
+		const struct {
+			const struct trn_choices *pin;
+			int width; /* the layout's dimension it needs */
+			const char *what;
+		} unused[] = {
+		    {&rq->strategies.sequence_parallel, b->layout.tp,
+		     "sequence_parallel true is not applied at tp 1: "
+		     "sequence parallelism splits the activations a "
+		     "tensor-parallel group shares"},
+		    {&rq->strategies.stage_rebalance, b->layout.pp,
+		     "stage_rebalance true is not applied at pp 1: "
+		     "there are no first and last stages to "
+		     "rebalance"},
+		};
+		for (size_t k = 0; k < sizeof(unused) / sizeof(unused[0]); k++)
+			if (unused[k].pin->n == 1 && unused[k].pin->v[0] &&
+			    unused[k].width == 1)
+				warn(res, "strategies.%s", unused[k].what);
+	}
+	/* a node wider than the type's scale-up domain: sized as asked
+	 * (review s19b F5: taken without a word) */
+	if (rq->gpus_per_node > rq->gpu.max_gpus_per_node &&
+	    rq->gpu.max_gpus_per_node > 0)
+		warn(res,
+		     "gpus_per_node %d is more than %s's %d, the "
+		     "catalog's scale-up domain (max_gpus_per_node): "
+		     "sized as asked, each GPU with %s, and layers "
+		     "split over up to %d GPUs on its %s link",
+		     rq->gpus_per_node, rq->gpu.name, rq->gpu.max_gpus_per_node,
+		     rq->inter_node_gbps > 0.0
+			 ? "1/gpus_per_node of the request's "
+			   "inter_node_gbps"
+			 : "that domain's share of the node network",
+		     rq->gpus_per_node, hw_link_name(rq->gpu.intra_node_link));
+	if (!res->t_max.ok)
+		warn(res,
+		     "TP %d across %s starves %s: t_max ~ %.1f at "
+		     "their %.0f TFLOP/s %s rate",
+		     b->layout.tp, hw_link_name(rq->gpu.intra_node_link),
+		     rq->gpu.name, res->t_max.t_max, res->t_max.peak_tflops,
+		     res->t_max.rate_name);
+	if (!b->meets_deadline) {
+		char dl[32], best[32];
+		warn(res,
+		     "no plan meets the deadline of %s; the best takes "
+		     "%s",
+		     days_text(dl, sizeof(dl), rq->deadline_days, 6),
+		     days_text(best, sizeof(best), b->days, 4));
+	}
+}
+
+/* Warnings: uneven stages, memory near full, offload. */
+static void warn_memory(const struct ctx *c, const struct trn_request *rq,
+			struct trn_result *res)
+{
+	const struct trn_plan *b = &res->plans[0];
+
+	if (b->uneven_stages)
+		warn(res,
+		     "uneven pipeline: %ld layers on %d stages; the "
+		     "largest stage (%d layers) sets memory and time",
+		     rq->model.layers, b->layout.pp, b->layers_per_stage_max);
+	if (b->memory.total_gib > TRN_NEAR_FULL * b->memory.capacity_gib)
+		warn(res,
+		     "the plan uses %.1f of %.1f GiB per GPU (%.0f %%, "
+		     "above %.0f %%): allocator peaks, NCCL buffers and "
+		     "library workspaces beyond the model can push it "
+		     "out of memory; set memory_headroom_fraction to "
+		     "keep a margin",
+		     b->memory.total_gib, b->memory.capacity_gib,
+		     100.0 * b->memory.total_gib / b->memory.capacity_gib,
+		     100.0 * TRN_NEAR_FULL);
+	{
+		/* the other plans listed, as for offload below
+		 * (review s14: a second plan at 79.97 of 80 GiB went
+		 * unwarned) */
+		char list[64] = "";
+		double most = 0.0, cap = 0.0;
+		size_t len = 0;
+
+		for (int i = 1; i < res->n_plans; i++) {
+			const struct trn_plan *q = &res->plans[i];
+			if (q->memory.total_gib <=
+				TRN_NEAR_FULL * q->memory.capacity_gib ||
+			    len >= sizeof(list) - 8)
+				continue;
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%d", len ? ", " : "", i + 1);
+			if (q->memory.total_gib > most) {
+				most = q->memory.total_gib;
+				cap = q->memory.capacity_gib;
+			}
+		}
+		if (len)
+			warn(res,
+			     "plan(s) %s of the list use above %.0f %% "
+			     "of "
+			     "GPU memory (up to %.1f of %.1f GiB): "
+			     "allocator peaks can push them out of "
+			     "memory",
+			     list, 100.0 * TRN_NEAR_FULL, most, cap);
+	}
+	if (b->layout.offload != TRN_OFFLOAD_NONE)
+		warn(res,
+		     "%s offloaded to host memory: %.1f GiB of host "
+		     "RAM per GPU (%.0f GiB per %d-GPU node), "
+		     "transfers over the host link each step",
+		     trn_offload_name(b->layout.offload), b->memory.host_gib,
+		     b->memory.host_gib *
+			 (double)(b->gpus < c->gpn ? b->gpus : c->gpn),
+		     (int)(b->gpus < c->gpn ? b->gpus : c->gpn));
+	{
+		/* the other plans listed: a reader comparing them
+		 * sees which need host RAM, and how much */
+		char list[64] = "";
+		double most = 0.0;
+		size_t len = 0;
+
+		for (int i = 1; i < res->n_plans; i++) {
+			const struct trn_plan *q = &res->plans[i];
+			if (q->layout.offload == TRN_OFFLOAD_NONE ||
+			    len >= sizeof(list) - 8)
+				continue;
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%d", len ? ", " : "", i + 1);
+			if (q->memory.host_gib > most)
+				most = q->memory.host_gib;
+		}
+		if (len)
+			warn(res,
+			     "plan(s) %s of the list offload to host "
+			     "memory: up to %.1f GiB of host RAM per "
+			     "GPU",
+			     list, most);
+	}
+}
+
+/* Warnings: the run's length, goodput and the pipeline bubble. */
+static void warn_run_length(const struct trn_request *rq,
+			    struct trn_result *res)
+{
+	const struct trn_plan *b = &res->plans[0];
+
+	if (res->max_days > 0 && rq->train_tokens > 0) {
+		if (b->within_max_days) {
+			char md[32];
+			warn(res,
+			     "objective %s without a deadline: plans "
+			     "longer than max_days (%s) rank "
+			     "after those within it; give "
+			     "deadline_days or max_days to change it",
+			     trn_objective_name(rq->objective),
+			     days_text(md, sizeof(md), res->max_days, 6));
+		} else {
+			char md[32], best[32];
+			warn(res,
+			     "no plan ends within max_days (%s) up to "
+			     "%ld GPUs; the fastest takes %s: raise "
+			     "max_gpus",
+			     days_text(md, sizeof(md), res->max_days, 6),
+			     rq->gpus ? rq->gpus : rq->max_gpus,
+			     days_text(best, sizeof(best), b->days, 4));
+		}
+	}
+	/* every figure as its field prints it (4 significant digits;
+	 * review s19b F2: "restarts add 0.0 days to the 0.0" for a
+	 * run the goodput model stretched by 74 %) */
+	if (rq->train_tokens > 0 && b->goodput.fraction < TRN_LOW_GOODPUT) {
+		char added[48], steady[48], every[48];
+		double iv = b->goodput.checkpoint_interval_s;
+
+		if (iv < 120.0)
+			snprintf(every, sizeof(every), "%.4g s", iv);
+		else
+			snprintf(every, sizeof(every), "%.4g min", iv / 60.0);
+		warn(res,
+		     "goodput %.0f %%: %.4g expected interruptions "
+		     "(one every %.4g h on %ld GPUs), a %.4g s "
+		     "checkpoint every %s and restarts add %s to "
+		     "the %s of steady training",
+		     100.0 * b->goodput.fraction, b->goodput.interruptions,
+		     b->goodput.mtbi_hours, b->gpus,
+		     b->goodput.checkpoint_write_s, every,
+		     days_text(added, sizeof(added), b->days - b->steady_days,
+			       4),
+		     days_text(steady, sizeof(steady), b->steady_days, 4));
+	}
+	if (b->time.pp_bubble_s > TRN_HIGH_BUBBLE * b->time.step_s)
+		warn(res,
+		     "pipeline bubble is %.0f %% of the step: raise "
+		     "the global batch or interleave stages",
+		     100.0 * b->time.pp_bubble_s / b->time.step_s);
+}
+
+/* Warnings: fine-tuning methods, FP8, attention kernels, QLoRA. */
+static void warn_precision_and_method(const struct trn_request *rq,
+				      struct trn_result *res)
+{
+	const struct trn_plan *b = &res->plans[0];
+
+	if (rq->method != TRN_FULL) {
+		/* the adapters' elementwise kernels (and QLoRA's
+		 * dequantisation) can outweigh the weight-gradient
+		 * GEMMs an adapter method skips on a bandwidth-poor
+		 * part (review s18c F3: 7 of 300 pinned layouts,
+		 * 0.3-16 %; s18d F6: QLoRA too) */
+		double sf =
+		    step_at_full(rq, &b->layout, res->global_batch_size);
+		if (sf > 0.0 && sf < b->time.step_s)
+			warn(res,
+			     "%s is slower than full fine-tuning on "
+			     "this layout (%.4g s against %.4g s a "
+			     "step, memory aside): its adapters' "
+			     "elementwise kernels%s (MODEL.md §4a)%s "
+			     "cost more than the weight-gradient GEMMs "
+			     "it skips on %.63s",
+			     rq->method == TRN_QLORA ? "qlora" : "lora",
+			     b->time.step_s, sf,
+			     rq->method == TRN_QLORA
+				 ? " and the NF4 dequantisation"
+				 : "",
+			     b->layout.recompute == ENG_RC_FULL ||
+				     b->layout.recompute == ENG_RC_PARTIAL
+				 ? ", run again under recompute,"
+				 : "",
+			     rq->gpu.name);
+	}
+	if (rq->precision == ENG_FP8) {
+		double s16 = step_at_16bit(rq, &b->layout);
+		warn(res,
+		     "fp8 (%s recipe, stack %.24s): only layer GEMMs "
+		     "speed up, none slower than in 16-bit, small "
+		     "ones less (half rate at 256, not 128); casts "
+		     "%.2f B/value (weights %.2f) over HBM on top; "
+		     "weights cast %s",
+		     stack_fp8_recipe_name(rq->stack.fp8_recipe),
+		     rq->stack.name, stack_fp8_cast_bytes(rq->stack.fp8_recipe),
+		     stack_fp8_weight_cast_bytes(rq->stack.fp8_recipe),
+		     rq->stack.fp8_weight_cache ? "once per step"
+						: "every micro-batch");
+		/* the casts can outweigh what small GEMMs gain
+		 * (review s17a F6: 47 of 339 pinned layouts) */
+		if (s16 > 0.0 && s16 < b->time.step_s)
+			warn(res,
+			     "fp8 is slower than bf16 on this layout "
+			     "(%.4g s against %.4g s a step): its casts "
+			     "cost more than its GEMMs gain at these "
+			     "sizes; precision bf16 runs it faster",
+			     b->time.step_s, s16);
+	}
+	if (rq->precision == ENG_FP8 && rq->stack.fp8_param_all_gather &&
+	    b->layout.zero >= 3 && b->layout.dp > 1)
+		warn(res,
+		     "fp8 (stack %.24s, fp8_param_all_gather): FSDP "
+		     "weights of dense linear layers cast on each "
+		     "rank's shard and all-gathered in FP8 (1 B/param, "
+		     "not 2)",
+		     rq->stack.name);
+	{
+		/* every listed plan, not only the best: a pinned
+		 * list may rank a stage the stack does not run
+		 * lower down */
+		const struct trn_plan *q = NULL;
+		for (int i = 0; i < res->n_plans && !q; i++)
+			if (res->plans[i].layout.zero >
+			    stack_zero_stage_max(&rq->stack,
+						 res->plans[i].layout.pp))
+				q = &res->plans[i];
+		if (q) {
+			int zmax =
+			    stack_zero_stage_max(&rq->stack, q->layout.pp);
+			warn(res,
+			     "strategies.zero pins ZeRO-%d, which stack "
+			     "%.63s does not run (%s%d%s): plans are "
+			     "sized as pinned; name a stack that runs "
+			     "it",
+			     q->layout.zero, rq->stack.name,
+			     zmax ? "it shards up to ZeRO-"
+				  : "it does not shard: ZeRO-",
+			     zmax,
+			     q->layout.pp > 1 ? " with pipeline stages" : "");
+		}
+	}
+	{
+		/* every listed plan, as for the ZeRO stage above */
+		const struct trn_plan *q = NULL;
+		for (int i = 0; i < res->n_plans && !q; i++)
+			if ((int)res->plans[i].layout.offload >
+			    (int)rq->stack.max_offload)
+				q = &res->plans[i];
+		if (q)
+			warn(res,
+			     "strategies.offload pins %s, which stack "
+			     "%.63s does not offload (it offloads %s): "
+			     "plans are sized as pinned; name a stack "
+			     "that runs it",
+			     trn_offload_name(q->layout.offload),
+			     rq->stack.name,
+			     stack_offload_names[rq->stack.max_offload]);
+	}
+	{
+		/* every listed plan, as for the ZeRO stage above: a
+		 * parallelism the stack does not run (stack.h) */
+		const struct {
+			const char *name, *lacks;
+			size_t off; /* an int of struct trn_layout */
+			bool runs;
+		} par[] = {
+		    {"ep", "expert parallelism: every rank holds all experts",
+		     offsetof(struct trn_layout, ep),
+		     rq->stack.expert_parallel},
+		    {"pp", "pipeline schedule", offsetof(struct trn_layout, pp),
+		     rq->stack.pipeline_parallel},
+		    {"tp",
+		     rq->stack.tensor_parallel
+			 ? "tensor parallelism for QLoRA's NF4 "
+			   "base weights"
+			 : "tensor parallelism",
+		     offsetof(struct trn_layout, tp), trn_tp_runs(rq)},
+		};
+		for (size_t k = 0; k < sizeof(par) / sizeof(par[0]); k++) {
+			int over = 0;
+			for (int i = 0;
+			     i < res->n_plans && !over && !par[k].runs; i++) {
+				int v =
+				    *(const int *)((const char *)&res->plans[i]
+						       .layout +
+						   par[k].off);
+				if (v > 1)
+					over = v;
+			}
+			if (over)
+				warn(res,
+				     "strategies.%s pins %d, which "
+				     "stack "
+				     "%.63s does not run (it has no "
+				     "%s): "
+				     "plans are sized as pinned; %s",
+				     par[k].name, over, rq->stack.name,
+				     par[k].lacks,
+				     rq->method == TRN_QLORA &&
+					     !strcmp(par[k].name, "tp")
+					 ? "no stack in the catalog "
+					   "runs "
+					   "QLoRA under tensor "
+					   "parallelism"
+					 : "name a stack that runs it");
+		}
+	}
+	for (int i = 0; i < res->n_plans; i++)
+		if (res->plans[i].layout.recompute == ENG_RC_PARTIAL &&
+		    !rq->stack.partial_recompute) {
+			warn(res,
+			     "strategies.recompute pins partial, which "
+			     "stack %.63s does not run (it recomputes "
+			     "every layer or none: partial_recompute "
+			     "false): plans are sized as pinned; name "
+			     "a stack that runs it",
+			     rq->stack.name);
+			break;
+		}
+	/* cuDNN and FlashAttention-3 are CUDA kernels: a GPU type
+	 * without a CUDA compute capability (AMD's) runs neither
+	 * (review s14) */
+	if ((rq->stack.attn_kernel == ATTN_CUDNN ||
+	     rq->stack.attn_kernel == ATTN_FA3) &&
+	    rq->gpu.cc_major == 0)
+		warn(res,
+		     "stack %.63s's attention kernel %s is NVIDIA's "
+		     "and %.40s has no CUDA compute capability: sized "
+		     "with that kernel class's efficiencies as if it "
+		     "ran",
+		     rq->stack.name, attn_kernel_name(rq->stack.attn_kernel),
+		     rq->gpu.name);
+	if (rq->method == TRN_QLORA && !rq->stack.nf4_base_weights) {
+		/* the built-in profiles that run it, from their
+		 * table (review s15b: a fixed list named the
+		 * request's own stack) */
+		char runs[160];
+
+		stacks_that(rq, CAN_NF4, runs, sizeof(runs));
+		warn(res,
+		     "method qlora: stack %.63s has no 4-bit base "
+		     "weights (nf4_base_weights false): sized as asked "
+		     "(NF4 weights, the stack's other terms, tp 1 "
+		     "unless pinned); built-in stacks that run QLoRA: "
+		     "%s (all without tensor parallelism)",
+		     rq->stack.name, runs);
+	}
+}
+
+/* Warnings: a batch that limits scale, a clock derate on a part it does not
+ * model. */
+static void warn_scale_and_clocks(const struct trn_request *rq,
+				  struct trn_result *res)
+{
+	const struct trn_plan *b = &res->plans[0];
+
+	/* The batch, not the GPUs, limits scale: every data-parallel
+	 * rank already runs one micro-batch of one sequence, so more
+	 * GPUs could only split layers further (review s17a F5: 405B
+	 * on 16,384 allowed H100s answered 8,192, binding
+	 * communication, with the 4M-token default batch). */
+	if (rq->gpus == 0 && rq->max_gpus >= 2 * b->gpus &&
+	    rq->objective == TRN_OBJ_TIME &&
+	    (b->layout.pp > 1
+		 ? b->grad_accum <= 2L * b->layout.pp
+		 : b->grad_accum == 1 && b->layout.micro_batch == 1))
+		warn(res,
+		     "the global batch (%ld sequences%s) limits "
+		     "scale: the best plan runs %ld of %ld allowed "
+		     "GPUs with %ld micro-batch%s of %d per "
+		     "data-parallel rank (dp %d); more data "
+		     "parallelism would leave fewer%s, so more GPUs "
+		     "only split layers further; a larger "
+		     "global_batch_tokens lets more GPUs work",
+		     res->global_batch_size,
+		     rq->global_batch_size <= 0 && rq->global_batch_tokens <= 0
+			 ? (rq->method == TRN_FULL
+				? ", the 4M-token default"
+				: ", the fine-tuning default")
+			 : "",
+		     b->gpus, rq->max_gpus, b->grad_accum,
+		     b->grad_accum == 1 ? "" : "es", b->layout.micro_batch,
+		     b->layout.dp,
+		     b->layout.pp > 1 ? " (a longer pipeline bubble)" : "");
+	/* the derate models power-limited sustained clocks of
+	 * Hopper and later (MODEL.md §4a); no built-in profile sets
+	 * one, so a value below 1 is the user's (review s17a F9: an
+	 * A100's was dropped without a word) */
+	if (rq->stack.gemm_clock_derate < 1.0 && rq->gpu.cc_major < 9)
+		warn(res,
+		     "stack gemm_clock_derate %.3g is not applied on "
+		     "%.63s (compute capability %d.%d): it is the "
+		     "sustained-clock loss of power-limited parts, "
+		     "compute capability 9.0 and later; for a "
+		     "power-capped GPU give power_limit_w",
+		     rq->stack.gemm_clock_derate, rq->gpu.name,
+		     rq->gpu.cc_major, rq->gpu.cc_minor);
+}
+
+/* Warnings: mixtures of experts: expert parallelism, the terms not modelled,
+ * the dispatcher and the node tiling. */
+static void warn_moe(const struct ctx *c, const struct trn_request *rq,
+		     struct trn_result *res)
+{
+	const struct trn_plan *b = &res->plans[0];
+
+	if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
+	    !rq->strategies.ep.n) {
+		char who[160];
+
+		stacks_that(rq, CAN_EP, who, sizeof(who));
+		warn(res,
+		     "stack %.63s runs no expert parallelism "
+		     "(expert_parallel false): every data-parallel "
+		     "rank holds all %ld experts (/ tp); a built-in "
+		     "stack that shards them (%s) needs less memory "
+		     "per GPU",
+		     rq->stack.name, rq->model.moe.experts, who);
+	}
+	/* every MoE plan, fine-tuning too: the terms not modelled
+	 * are the same (review s19b F9a) */
+	if (rq->model.moe.experts > 0)
+		warn(res,
+		     "mixture of experts: median error 25.2 %% on 61 "
+		     "published pre-training runs (Megatron-Core, "
+		     "FSDP2, torchtitan, DeepSeek-V3; "
+		     "docs/VALIDATION.md; no fine-tuning run scored); "
+		     "the stack's ep_overlap (%.4g) is the share of "
+		     "the expert all-to-all hidden behind compute, "
+		     "its ep_dispatcher %s sends %s%s; not modelled: "
+		     "host overhead per micro-batch of small experts, "
+		     "unbalanced routing",
+		     rq->stack.ep_overlap,
+		     moe_dispatcher_names[rq->stack.ep_dispatcher],
+		     rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP
+			 ? "a copy per destination rank and node"
+			 : "a copy per routed expert",
+		     rq->stack.ep_dispatch_fp8 ? ", dispatched in FP8" : "");
+	/* DeepEP's intranode kernels move tokens over NVLink
+	 * (deepseek-ai/DeepEP README: its intranode kernels run over
+	 * NVLink) */
+	if (rq->model.moe.experts > 0 &&
+	    rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP &&
+	    rq->gpu.intra_node_link == HW_LINK_PCIE)
+		warn(res,
+		     "stack ep_dispatcher deepep on %.63s: DeepEP "
+		     "moves tokens inside a node over NVLink, which "
+		     "this GPU lacks; sized as asked, its copies "
+		     "forwarded over PCIe",
+		     rq->gpu.name);
+	/* the all-to-all's copies take each EP group from a node's
+	 * first rank (MODEL.md §4); where the plan has more than one
+	 * group and spans nodes, and a group's consecutive ranks (ep
+	 * x tp x cp) do not tile them, groups packed rank after rank
+	 * straddle nodes (review s22b G2: EP 64 on 72-GPU nodes;
+	 * s22c H2, s22d I1: not where one group or one node) */
+	{
+		long unit = (long)b->layout.tp * b->layout.cp;
+		long span = unit * b->layout.ep;
+
+		if (rq->model.moe.experts > 0 && b->layout.ep > 1 &&
+		    b->gpus > (span > c->gpn ? span : c->gpn) &&
+		    c->gpn % span != 0 && span % c->gpn != 0) {
+			long w = moe_node_tiling_width(span, unit, c->gpn);
+			char hint[192] = "";
+
+			if (w > 0)
+				snprintf(hint, sizeof(hint),
+					 " Where the scheduler keeps "
+					 "the groups aligned to nodes, "
+					 "give gpus_per_node %ld (the "
+					 "GPUs used a node; those left "
+					 "idle are not priced)",
+					 w);
+			warn(res,
+			     "expert parallelism %d spans %ld "
+			     "consecutive ranks (ep x tp x cp), which "
+			     "do not tile nodes of %d GPUs: the "
+			     "all-to-all is sized with each EP group "
+			     "starting on a node; packed rank after "
+			     "rank, groups straddle nodes and send "
+			     "more over the NICs.%s",
+			     b->layout.ep, span, c->gpn, hint);
+		}
+	}
+}
+
+/* Warnings: PCIe-only parts, context length, MFU above or below what runs
+ * reach, diminishing returns and a missing price. */
+static void warn_links_and_efficiency(const struct ctx *c,
+				      const struct trn_request *rq,
+				      struct trn_result *res)
+{
+	const struct trn_plan *b = &res->plans[0];
+
+	if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
+		warn(res, "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "
+			  "training scaled 90.8 %% on RTX 4090 and 85.9 %% "
+			  "on RTX 3090 (arXiv 2311.03687)");
+	if (rq->model.max_seq_len > 0 && rq->seq_len > rq->model.max_seq_len)
+		warn(res,
+		     "seq_len %ld exceeds the model's context length "
+		     "(%ld): assumed trained at %ld tokens (context "
+		     "extension, e.g. RoPE scaling); memory and time "
+		     "are computed at seq_len",
+		     rq->seq_len, rq->model.max_seq_len, rq->seq_len);
+	{
+		/* MFU counts the full attention (MODEL.md §2, PaLM's
+		 * convention); causal kernels run half of it, so at
+		 * long sequences MFU can pass any run's without the
+		 * GPU doing more (review s17a F10: 0.84 at 128K on
+		 * A100, blamed on the engine's speed) */
+		double attn = 3.0 * c->L * c->attn_fwd_layer_token;
+		double run = c->model_flops_token > 0.0
+				 ? b->mfu *
+				       (c->model_flops_token - attn / 2.0) /
+				       c->model_flops_token
+				 : b->mfu;
+		if (run > TRN_HIGH_MFU)
+			warn(res,
+			     "MFU %.3f is above every published "
+			     "training run we score (the best: 0.642, "
+			     "MPT-7B on 8 A100s, llm-foundry); the "
+			     "estimate is likely optimistic "
+			     "(docs/VALIDATION.md: the engine is 10-50 "
+			     "%% fast on A100 plans without recompute)",
+			     b->mfu);
+		else if (b->mfu > TRN_HIGH_MFU)
+			warn(res,
+			     "MFU %.3f counts the full attention score "
+			     "matrix (the PaLM convention, MODEL.md "
+			     "§2); causal kernels run half of it: %.3f "
+			     "of peak in the FLOPs the GPUs execute",
+			     b->mfu, run);
+	}
+	if (b->mfu < TRN_LOW_MFU) {
+		/* the largest part of the step beside the GEMMs, by
+		 * name (review s21c F2: a step three quarters
+		 * weight-offload stalls was blamed on communication,
+		 * bubble or memory-bound work) */
+		const struct trn_time *T = &b->time;
+		const struct {
+			const char *what;
+			double s;
+		} parts[] = {
+		    {"communication", trn_time_links_s(T)},
+		    {"the pipeline bubble", T->pp_bubble_s},
+		    {"waiting on the host link for offloaded weights",
+		     T->host_link_exposed_s},
+		    {"attention kernels", T->attention_s},
+		    {"memory-bound kernels", T->memory_bound_s},
+		    {"the optimizer step", T->optimizer_s},
+		};
+		size_t top = 0;
+
+		for (size_t i = 1; i < sizeof(parts) / sizeof(parts[0]); i++)
+			if (parts[i].s > parts[top].s)
+				top = i;
+		if (parts[top].s > 0.0)
+			warn(res,
+			     "low efficiency: MFU %.3f (well-run dense "
+			     "training reaches 0.35-0.55); the largest "
+			     "part of each step beside the GEMMs is %s "
+			     "(%.0f %%)",
+			     b->mfu, parts[top].what,
+			     100.0 * parts[top].s / T->step_s);
+		else
+			warn(res,
+			     "low efficiency: MFU %.3f (well-run dense "
+			     "training reaches 0.35-0.55): GEMMs too "
+			     "small for the GPU, or recomputed",
+			     b->mfu);
+	}
+	diminishing_returns(c, res);
+	if (!(c->price > 0))
+		warn(res, "no price for this GPU type: cost is 0, not "
+			  "free; give price_per_gpu_hour for a cost");
+}
+
+/* The answer's warnings, in plain language, about its best plan
+ * (res->plans[0]): pins with nothing to apply to, node and link fit,
+ * memory near full, goodput, precision and method, MoE layouts, and
+ * efficiency (MODEL.md §6). */
+static void plan_warnings(const struct ctx *c, const struct trn_request *rq,
+			  struct trn_result *res)
+{
+	warn_pins_and_node(rq, res);
+	warn_memory(c, rq, res);
+	warn_run_length(rq, res);
+	warn_precision_and_method(rq, res);
+	warn_scale_and_clocks(rq, res);
+	warn_moe(c, rq, res);
+	warn_links_and_efficiency(c, rq, res);
+}
+
 int trn_size(const struct trn_request *rq, struct trn_result *res,
 	     struct eng_error *err)
 {
@@ -742,617 +1389,6 @@ int trn_size(const struct trn_request *rq, struct trn_result *res,
 	res->binding = res->plans[0].binding;
 	fill_tmax(&c, res);
 
-	/* warnings, plain language */
-	{
-		const struct trn_plan *b = &res->plans[0];
-		/* a pin that the plan's layout has nothing to apply to
-		 * (review s19b F9e: dropped without a word) */
-		{
-			const struct {
-				const struct trn_choices *pin;
-				int width; /* the layout's dimension it needs */
-				const char *what;
-			} unused[] = {
-			    {&rq->strategies.sequence_parallel, b->layout.tp,
-			     "sequence_parallel true is not applied at tp 1: "
-			     "sequence parallelism splits the activations a "
-			     "tensor-parallel group shares"},
-			    {&rq->strategies.stage_rebalance, b->layout.pp,
-			     "stage_rebalance true is not applied at pp 1: "
-			     "there are no first and last stages to "
-			     "rebalance"},
-			};
-			for (size_t k = 0;
-			     k < sizeof(unused) / sizeof(unused[0]); k++)
-				if (unused[k].pin->n == 1 &&
-				    unused[k].pin->v[0] && unused[k].width == 1)
-					warn(res, "strategies.%s",
-					     unused[k].what);
-		}
-		/* a node wider than the type's scale-up domain: sized as asked
-		 * (review s19b F5: taken without a word) */
-		if (rq->gpus_per_node > rq->gpu.max_gpus_per_node &&
-		    rq->gpu.max_gpus_per_node > 0)
-			warn(res,
-			     "gpus_per_node %d is more than %s's %d, the "
-			     "catalog's scale-up domain (max_gpus_per_node): "
-			     "sized as asked, each GPU with %s, and layers "
-			     "split over up to %d GPUs on its %s link",
-			     rq->gpus_per_node, rq->gpu.name,
-			     rq->gpu.max_gpus_per_node,
-			     rq->inter_node_gbps > 0.0
-				 ? "1/gpus_per_node of the request's "
-				   "inter_node_gbps"
-				 : "that domain's share of the node network",
-			     rq->gpus_per_node,
-			     hw_link_name(rq->gpu.intra_node_link));
-		if (!res->t_max.ok)
-			warn(res,
-			     "TP %d across %s starves %s: t_max ~ %.1f at "
-			     "their %.0f TFLOP/s %s rate",
-			     b->layout.tp,
-			     hw_link_name(rq->gpu.intra_node_link),
-			     rq->gpu.name, res->t_max.t_max,
-			     res->t_max.peak_tflops, res->t_max.rate_name);
-		if (!b->meets_deadline) {
-			char dl[32], best[32];
-			warn(res,
-			     "no plan meets the deadline of %s; the best takes "
-			     "%s",
-			     days_text(dl, sizeof(dl), rq->deadline_days, 6),
-			     days_text(best, sizeof(best), b->days, 4));
-		}
-		if (b->uneven_stages)
-			warn(res,
-			     "uneven pipeline: %ld layers on %d stages; the "
-			     "largest stage (%d layers) sets memory and time",
-			     rq->model.layers, b->layout.pp,
-			     b->layers_per_stage_max);
-		if (b->memory.total_gib >
-		    TRN_NEAR_FULL * b->memory.capacity_gib)
-			warn(
-			    res,
-			    "the plan uses %.1f of %.1f GiB per GPU (%.0f %%, "
-			    "above %.0f %%): allocator peaks, NCCL buffers and "
-			    "library workspaces beyond the model can push it "
-			    "out of memory; set memory_headroom_fraction to "
-			    "keep a margin",
-			    b->memory.total_gib, b->memory.capacity_gib,
-			    100.0 * b->memory.total_gib /
-				b->memory.capacity_gib,
-			    100.0 * TRN_NEAR_FULL);
-		{
-			/* the other plans listed, as for offload below
-			 * (review s14: a second plan at 79.97 of 80 GiB went
-			 * unwarned) */
-			char list[64] = "";
-			double most = 0.0, cap = 0.0;
-			size_t len = 0;
-
-			for (int i = 1; i < res->n_plans; i++) {
-				const struct trn_plan *q = &res->plans[i];
-				if (q->memory.total_gib <=
-					TRN_NEAR_FULL *
-					    q->memory.capacity_gib ||
-				    len >= sizeof(list) - 8)
-					continue;
-				len += (size_t)snprintf(
-				    list + len, sizeof(list) - len, "%s%d",
-				    len ? ", " : "", i + 1);
-				if (q->memory.total_gib > most) {
-					most = q->memory.total_gib;
-					cap = q->memory.capacity_gib;
-				}
-			}
-			if (len)
-				warn(res,
-				     "plan(s) %s of the list use above %.0f %% "
-				     "of "
-				     "GPU memory (up to %.1f of %.1f GiB): "
-				     "allocator peaks can push them out of "
-				     "memory",
-				     list, 100.0 * TRN_NEAR_FULL, most, cap);
-		}
-		if (b->layout.offload != TRN_OFFLOAD_NONE)
-			warn(res,
-			     "%s offloaded to host memory: %.1f GiB of host "
-			     "RAM per GPU (%.0f GiB per %d-GPU node), "
-			     "transfers over the host link each step",
-			     trn_offload_name(b->layout.offload),
-			     b->memory.host_gib,
-			     b->memory.host_gib *
-				 (double)(b->gpus < c.gpn ? b->gpus : c.gpn),
-			     (int)(b->gpus < c.gpn ? b->gpus : c.gpn));
-		{
-			/* the other plans listed: a reader comparing them
-			 * sees which need host RAM, and how much */
-			char list[64] = "";
-			double most = 0.0;
-			size_t len = 0;
-
-			for (int i = 1; i < res->n_plans; i++) {
-				const struct trn_plan *q = &res->plans[i];
-				if (q->layout.offload == TRN_OFFLOAD_NONE ||
-				    len >= sizeof(list) - 8)
-					continue;
-				len += (size_t)snprintf(
-				    list + len, sizeof(list) - len, "%s%d",
-				    len ? ", " : "", i + 1);
-				if (q->memory.host_gib > most)
-					most = q->memory.host_gib;
-			}
-			if (len)
-				warn(res,
-				     "plan(s) %s of the list offload to host "
-				     "memory: up to %.1f GiB of host RAM per "
-				     "GPU",
-				     list, most);
-		}
-		if (res->max_days > 0 && rq->train_tokens > 0) {
-			if (b->within_max_days) {
-				char md[32];
-				warn(res,
-				     "objective %s without a deadline: plans "
-				     "longer than max_days (%s) rank "
-				     "after those within it; give "
-				     "deadline_days or max_days to change it",
-				     trn_objective_name(rq->objective),
-				     days_text(md, sizeof(md), res->max_days,
-					       6));
-			} else {
-				char md[32], best[32];
-				warn(
-				    res,
-				    "no plan ends within max_days (%s) up to "
-				    "%ld GPUs; the fastest takes %s: raise "
-				    "max_gpus",
-				    days_text(md, sizeof(md), res->max_days, 6),
-				    rq->gpus ? rq->gpus : rq->max_gpus,
-				    days_text(best, sizeof(best), b->days, 4));
-			}
-		}
-		/* every figure as its field prints it (4 significant digits;
-		 * review s19b F2: "restarts add 0.0 days to the 0.0" for a
-		 * run the goodput model stretched by 74 %) */
-		if (rq->train_tokens > 0 &&
-		    b->goodput.fraction < TRN_LOW_GOODPUT) {
-			char added[48], steady[48], every[48];
-			double iv = b->goodput.checkpoint_interval_s;
-
-			if (iv < 120.0)
-				snprintf(every, sizeof(every), "%.4g s", iv);
-			else
-				snprintf(every, sizeof(every), "%.4g min",
-					 iv / 60.0);
-			warn(res,
-			     "goodput %.0f %%: %.4g expected interruptions "
-			     "(one every %.4g h on %ld GPUs), a %.4g s "
-			     "checkpoint every %s and restarts add %s to "
-			     "the %s of steady training",
-			     100.0 * b->goodput.fraction,
-			     b->goodput.interruptions, b->goodput.mtbi_hours,
-			     b->gpus, b->goodput.checkpoint_write_s, every,
-			     days_text(added, sizeof(added),
-				       b->days - b->steady_days, 4),
-			     days_text(steady, sizeof(steady), b->steady_days,
-				       4));
-		}
-		if (b->time.pp_bubble_s > TRN_HIGH_BUBBLE * b->time.step_s)
-			warn(res,
-			     "pipeline bubble is %.0f %% of the step: raise "
-			     "the global batch or interleave stages",
-			     100.0 * b->time.pp_bubble_s / b->time.step_s);
-		if (rq->method != TRN_FULL) {
-			/* the adapters' elementwise kernels (and QLoRA's
-			 * dequantisation) can outweigh the weight-gradient
-			 * GEMMs an adapter method skips on a bandwidth-poor
-			 * part (review s18c F3: 7 of 300 pinned layouts,
-			 * 0.3-16 %; s18d F6: QLoRA too) */
-			double sf = step_at_full(rq, &b->layout,
-						 res->global_batch_size);
-			if (sf > 0.0 && sf < b->time.step_s)
-				warn(res,
-				     "%s is slower than full fine-tuning on "
-				     "this layout (%.4g s against %.4g s a "
-				     "step, memory aside): its adapters' "
-				     "elementwise kernels%s (MODEL.md §4a)%s "
-				     "cost more than the weight-gradient GEMMs "
-				     "it skips on %.63s",
-				     rq->method == TRN_QLORA ? "qlora" : "lora",
-				     b->time.step_s, sf,
-				     rq->method == TRN_QLORA
-					 ? " and the NF4 dequantisation"
-					 : "",
-				     b->layout.recompute == ENG_RC_FULL ||
-					     b->layout.recompute ==
-						 ENG_RC_PARTIAL
-					 ? ", run again under recompute,"
-					 : "",
-				     rq->gpu.name);
-		}
-		if (rq->precision == ENG_FP8) {
-			double s16 = step_at_16bit(rq, &b->layout);
-			warn(res,
-			     "fp8 (%s recipe, stack %.24s): only layer GEMMs "
-			     "speed up, none slower than in 16-bit, small "
-			     "ones less (half rate at 256, not 128); casts "
-			     "%.2f B/value (weights %.2f) over HBM on top; "
-			     "weights cast %s",
-			     stack_fp8_recipe_name(rq->stack.fp8_recipe),
-			     rq->stack.name,
-			     stack_fp8_cast_bytes(rq->stack.fp8_recipe),
-			     stack_fp8_weight_cast_bytes(rq->stack.fp8_recipe),
-			     rq->stack.fp8_weight_cache ? "once per step"
-							: "every micro-batch");
-			/* the casts can outweigh what small GEMMs gain
-			 * (review s17a F6: 47 of 339 pinned layouts) */
-			if (s16 > 0.0 && s16 < b->time.step_s)
-				warn(
-				    res,
-				    "fp8 is slower than bf16 on this layout "
-				    "(%.4g s against %.4g s a step): its casts "
-				    "cost more than its GEMMs gain at these "
-				    "sizes; precision bf16 runs it faster",
-				    b->time.step_s, s16);
-		}
-		if (rq->precision == ENG_FP8 &&
-		    rq->stack.fp8_param_all_gather && b->layout.zero >= 3 &&
-		    b->layout.dp > 1)
-			warn(res,
-			     "fp8 (stack %.24s, fp8_param_all_gather): FSDP "
-			     "weights of dense linear layers cast on each "
-			     "rank's shard and all-gathered in FP8 (1 B/param, "
-			     "not 2)",
-			     rq->stack.name);
-		{
-			/* every listed plan, not only the best: a pinned
-			 * list may rank a stage the stack does not run
-			 * lower down */
-			const struct trn_plan *q = NULL;
-			for (int i = 0; i < res->n_plans && !q; i++)
-				if (res->plans[i].layout.zero >
-				    stack_zero_stage_max(
-					&rq->stack, res->plans[i].layout.pp))
-					q = &res->plans[i];
-			if (q) {
-				int zmax = stack_zero_stage_max(&rq->stack,
-								q->layout.pp);
-				warn(
-				    res,
-				    "strategies.zero pins ZeRO-%d, which stack "
-				    "%.63s does not run (%s%d%s): plans are "
-				    "sized as pinned; name a stack that runs "
-				    "it",
-				    q->layout.zero, rq->stack.name,
-				    zmax ? "it shards up to ZeRO-"
-					 : "it does not shard: ZeRO-",
-				    zmax,
-				    q->layout.pp > 1 ? " with pipeline stages"
-						     : "");
-			}
-		}
-		{
-			/* every listed plan, as for the ZeRO stage above */
-			const struct trn_plan *q = NULL;
-			for (int i = 0; i < res->n_plans && !q; i++)
-				if ((int)res->plans[i].layout.offload >
-				    (int)rq->stack.max_offload)
-					q = &res->plans[i];
-			if (q)
-				warn(
-				    res,
-				    "strategies.offload pins %s, which stack "
-				    "%.63s does not offload (it offloads %s): "
-				    "plans are sized as pinned; name a stack "
-				    "that runs it",
-				    trn_offload_name(q->layout.offload),
-				    rq->stack.name,
-				    stack_offload_names[rq->stack.max_offload]);
-		}
-		{
-			/* every listed plan, as for the ZeRO stage above: a
-			 * parallelism the stack does not run (stack.h) */
-			const struct {
-				const char *name, *lacks;
-				size_t off; /* an int of struct trn_layout */
-				bool runs;
-			} par[] = {
-			    {"ep",
-			     "expert parallelism: every rank holds all experts",
-			     offsetof(struct trn_layout, ep),
-			     rq->stack.expert_parallel},
-			    {"pp", "pipeline schedule",
-			     offsetof(struct trn_layout, pp),
-			     rq->stack.pipeline_parallel},
-			    {"tp",
-			     rq->stack.tensor_parallel
-				 ? "tensor parallelism for QLoRA's NF4 "
-				   "base weights"
-				 : "tensor parallelism",
-			     offsetof(struct trn_layout, tp), trn_tp_runs(rq)},
-			};
-			for (size_t k = 0; k < sizeof(par) / sizeof(par[0]);
-			     k++) {
-				int over = 0;
-				for (int i = 0;
-				     i < res->n_plans && !over && !par[k].runs;
-				     i++) {
-					int v =
-					    *(const int *)((const char *)&res
-							       ->plans[i]
-							       .layout +
-							   par[k].off);
-					if (v > 1)
-						over = v;
-				}
-				if (over)
-					warn(res,
-					     "strategies.%s pins %d, which "
-					     "stack "
-					     "%.63s does not run (it has no "
-					     "%s): "
-					     "plans are sized as pinned; %s",
-					     par[k].name, over, rq->stack.name,
-					     par[k].lacks,
-					     rq->method == TRN_QLORA &&
-						     !strcmp(par[k].name, "tp")
-						 ? "no stack in the catalog "
-						   "runs "
-						   "QLoRA under tensor "
-						   "parallelism"
-						 : "name a stack that runs it");
-			}
-		}
-		for (int i = 0; i < res->n_plans; i++)
-			if (res->plans[i].layout.recompute == ENG_RC_PARTIAL &&
-			    !rq->stack.partial_recompute) {
-				warn(res,
-				     "strategies.recompute pins partial, which "
-				     "stack %.63s does not run (it recomputes "
-				     "every layer or none: partial_recompute "
-				     "false): plans are sized as pinned; name "
-				     "a stack that runs it",
-				     rq->stack.name);
-				break;
-			}
-		/* cuDNN and FlashAttention-3 are CUDA kernels: a GPU type
-		 * without a CUDA compute capability (AMD's) runs neither
-		 * (review s14) */
-		if ((rq->stack.attn_kernel == ATTN_CUDNN ||
-		     rq->stack.attn_kernel == ATTN_FA3) &&
-		    rq->gpu.cc_major == 0)
-			warn(res,
-			     "stack %.63s's attention kernel %s is NVIDIA's "
-			     "and %.40s has no CUDA compute capability: sized "
-			     "with that kernel class's efficiencies as if it "
-			     "ran",
-			     rq->stack.name,
-			     attn_kernel_name(rq->stack.attn_kernel),
-			     rq->gpu.name);
-		if (rq->method == TRN_QLORA && !rq->stack.nf4_base_weights) {
-			/* the built-in profiles that run it, from their
-			 * table (review s15b: a fixed list named the
-			 * request's own stack) */
-			char runs[160];
-
-			stacks_that(rq, CAN_NF4, runs, sizeof(runs));
-			warn(res,
-			     "method qlora: stack %.63s has no 4-bit base "
-			     "weights (nf4_base_weights false): sized as asked "
-			     "(NF4 weights, the stack's other terms, tp 1 "
-			     "unless pinned); built-in stacks that run QLoRA: "
-			     "%s (all without tensor parallelism)",
-			     rq->stack.name, runs);
-		}
-		/* The batch, not the GPUs, limits scale: every data-parallel
-		 * rank already runs one micro-batch of one sequence, so more
-		 * GPUs could only split layers further (review s17a F5: 405B
-		 * on 16,384 allowed H100s answered 8,192, binding
-		 * communication, with the 4M-token default batch). */
-		if (rq->gpus == 0 && rq->max_gpus >= 2 * b->gpus &&
-		    rq->objective == TRN_OBJ_TIME &&
-		    (b->layout.pp > 1
-			 ? b->grad_accum <= 2L * b->layout.pp
-			 : b->grad_accum == 1 && b->layout.micro_batch == 1))
-			warn(res,
-			     "the global batch (%ld sequences%s) limits "
-			     "scale: the best plan runs %ld of %ld allowed "
-			     "GPUs with %ld micro-batch%s of %d per "
-			     "data-parallel rank (dp %d); more data "
-			     "parallelism would leave fewer%s, so more GPUs "
-			     "only split layers further; a larger "
-			     "global_batch_tokens lets more GPUs work",
-			     res->global_batch_size,
-			     rq->global_batch_size <= 0 &&
-				     rq->global_batch_tokens <= 0
-				 ? (rq->method == TRN_FULL
-					? ", the 4M-token default"
-					: ", the fine-tuning default")
-				 : "",
-			     b->gpus, rq->max_gpus, b->grad_accum,
-			     b->grad_accum == 1 ? "" : "es",
-			     b->layout.micro_batch, b->layout.dp,
-			     b->layout.pp > 1 ? " (a longer pipeline bubble)"
-					      : "");
-		/* the derate models power-limited sustained clocks of
-		 * Hopper and later (MODEL.md §4a); no built-in profile sets
-		 * one, so a value below 1 is the user's (review s17a F9: an
-		 * A100's was dropped without a word) */
-		if (rq->stack.gemm_clock_derate < 1.0 && rq->gpu.cc_major < 9)
-			warn(res,
-			     "stack gemm_clock_derate %.3g is not applied on "
-			     "%.63s (compute capability %d.%d): it is the "
-			     "sustained-clock loss of power-limited parts, "
-			     "compute capability 9.0 and later; for a "
-			     "power-capped GPU give power_limit_w",
-			     rq->stack.gemm_clock_derate, rq->gpu.name,
-			     rq->gpu.cc_major, rq->gpu.cc_minor);
-		if (rq->model.moe.experts > 0 && !rq->stack.expert_parallel &&
-		    !rq->strategies.ep.n) {
-			char who[160];
-
-			stacks_that(rq, CAN_EP, who, sizeof(who));
-			warn(res,
-			     "stack %.63s runs no expert parallelism "
-			     "(expert_parallel false): every data-parallel "
-			     "rank holds all %ld experts (/ tp); a built-in "
-			     "stack that shards them (%s) needs less memory "
-			     "per GPU",
-			     rq->stack.name, rq->model.moe.experts, who);
-		}
-		/* every MoE plan, fine-tuning too: the terms not modelled
-		 * are the same (review s19b F9a) */
-		if (rq->model.moe.experts > 0)
-			warn(res,
-			     "mixture of experts: median error 25.2 %% on 61 "
-			     "published pre-training runs (Megatron-Core, "
-			     "FSDP2, torchtitan, DeepSeek-V3; "
-			     "docs/VALIDATION.md; no fine-tuning run scored); "
-			     "the stack's ep_overlap (%.4g) is the share of "
-			     "the expert all-to-all hidden behind compute, "
-			     "its ep_dispatcher %s sends %s%s; not modelled: "
-			     "host overhead per micro-batch of small experts, "
-			     "unbalanced routing",
-			     rq->stack.ep_overlap,
-			     moe_dispatcher_names[rq->stack.ep_dispatcher],
-			     rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP
-				 ? "a copy per destination rank and node"
-				 : "a copy per routed expert",
-			     rq->stack.ep_dispatch_fp8 ? ", dispatched in FP8"
-						       : "");
-		/* DeepEP's intranode kernels move tokens over NVLink
-		 * (deepseek-ai/DeepEP README: its intranode kernels run over
-		 * NVLink) */
-		if (rq->model.moe.experts > 0 &&
-		    rq->stack.ep_dispatcher == MOE_DISPATCH_DEEPEP &&
-		    rq->gpu.intra_node_link == HW_LINK_PCIE)
-			warn(res,
-			     "stack ep_dispatcher deepep on %.63s: DeepEP "
-			     "moves tokens inside a node over NVLink, which "
-			     "this GPU lacks; sized as asked, its copies "
-			     "forwarded over PCIe",
-			     rq->gpu.name);
-		/* the all-to-all's copies take each EP group from a node's
-		 * first rank (MODEL.md §4); where the plan has more than one
-		 * group and spans nodes, and a group's consecutive ranks (ep
-		 * x tp x cp) do not tile them, groups packed rank after rank
-		 * straddle nodes (review s22b G2: EP 64 on 72-GPU nodes;
-		 * s22c H2, s22d I1: not where one group or one node) */
-		{
-			long unit = (long)b->layout.tp * b->layout.cp;
-			long span = unit * b->layout.ep;
-
-			if (rq->model.moe.experts > 0 && b->layout.ep > 1 &&
-			    b->gpus > (span > c.gpn ? span : c.gpn) &&
-			    c.gpn % span != 0 && span % c.gpn != 0) {
-				long w =
-				    moe_node_tiling_width(span, unit, c.gpn);
-				char hint[192] = "";
-
-				if (w > 0)
-					snprintf(hint, sizeof(hint),
-						 " Where the scheduler keeps "
-						 "the groups aligned to nodes, "
-						 "give gpus_per_node %ld (the "
-						 "GPUs used a node; those left "
-						 "idle are not priced)",
-						 w);
-				warn(res,
-				     "expert parallelism %d spans %ld "
-				     "consecutive ranks (ep x tp x cp), which "
-				     "do not tile nodes of %d GPUs: the "
-				     "all-to-all is sized with each EP group "
-				     "starting on a node; packed rank after "
-				     "rank, groups straddle nodes and send "
-				     "more over the NICs.%s",
-				     b->layout.ep, span, c.gpn, hint);
-			}
-		}
-		if (rq->gpu.intra_node_link == HW_LINK_PCIE && b->gpus > 1)
-			warn(res,
-			     "PCIe-only GPUs scale worse: 8-GPU Llama-2-7B "
-			     "training scaled 90.8 %% on RTX 4090 and 85.9 %% "
-			     "on RTX 3090 (arXiv 2311.03687)");
-		if (rq->model.max_seq_len > 0 &&
-		    rq->seq_len > rq->model.max_seq_len)
-			warn(res,
-			     "seq_len %ld exceeds the model's context length "
-			     "(%ld): assumed trained at %ld tokens (context "
-			     "extension, e.g. RoPE scaling); memory and time "
-			     "are computed at seq_len",
-			     rq->seq_len, rq->model.max_seq_len, rq->seq_len);
-		{
-			/* MFU counts the full attention (MODEL.md §2, PaLM's
-			 * convention); causal kernels run half of it, so at
-			 * long sequences MFU can pass any run's without the
-			 * GPU doing more (review s17a F10: 0.84 at 128K on
-			 * A100, blamed on the engine's speed) */
-			double attn = 3.0 * c.L * c.attn_fwd_layer_token;
-			double run =
-			    c.model_flops_token > 0.0
-				? b->mfu * (c.model_flops_token - attn / 2.0) /
-				      c.model_flops_token
-				: b->mfu;
-			if (run > TRN_HIGH_MFU)
-				warn(res,
-				     "MFU %.3f is above every published "
-				     "training run we score (the best: 0.642, "
-				     "MPT-7B on 8 A100s, llm-foundry); the "
-				     "estimate is likely optimistic "
-				     "(docs/VALIDATION.md: the engine is 10-50 "
-				     "%% fast on A100 plans without recompute)",
-				     b->mfu);
-			else if (b->mfu > TRN_HIGH_MFU)
-				warn(res,
-				     "MFU %.3f counts the full attention score "
-				     "matrix (the PaLM convention, MODEL.md "
-				     "§2); causal kernels run half of it: %.3f "
-				     "of peak in the FLOPs the GPUs execute",
-				     b->mfu, run);
-		}
-		if (b->mfu < TRN_LOW_MFU) {
-			/* the largest part of the step beside the GEMMs, by
-			 * name (review s21c F2: a step three quarters
-			 * weight-offload stalls was blamed on communication,
-			 * bubble or memory-bound work) */
-			const struct trn_time *T = &b->time;
-			const struct {
-				const char *what;
-				double s;
-			} parts[] = {
-			    {"communication", trn_time_links_s(T)},
-			    {"the pipeline bubble", T->pp_bubble_s},
-			    {"waiting on the host link for offloaded weights",
-			     T->host_link_exposed_s},
-			    {"attention kernels", T->attention_s},
-			    {"memory-bound kernels", T->memory_bound_s},
-			    {"the optimizer step", T->optimizer_s},
-			};
-			size_t top = 0;
-
-			for (size_t i = 1; i < sizeof(parts) / sizeof(parts[0]);
-			     i++)
-				if (parts[i].s > parts[top].s)
-					top = i;
-			if (parts[top].s > 0.0)
-				warn(res,
-				     "low efficiency: MFU %.3f (well-run dense "
-				     "training reaches 0.35-0.55); the largest "
-				     "part of each step beside the GEMMs is %s "
-				     "(%.0f %%)",
-				     b->mfu, parts[top].what,
-				     100.0 * parts[top].s / T->step_s);
-			else
-				warn(res,
-				     "low efficiency: MFU %.3f (well-run dense "
-				     "training reaches 0.35-0.55): GEMMs too "
-				     "small for the GPU, or recomputed",
-				     b->mfu);
-		}
-		diminishing_returns(&c, res);
-		if (!(c.price > 0))
-			warn(res, "no price for this GPU type: cost is 0, not "
-				  "free; give price_per_gpu_hour for a cost");
-	}
+	plan_warnings(&c, rq, res);
 	return 0;
 }
