@@ -177,6 +177,17 @@ static int validate(const struct inf_request *rq, struct eng_error *err)
 	return 0;
 }
 
+int inf_runs_on(const struct inf_request *rq, struct eng_error *err)
+{
+	eng_error_clear(err);
+	if (rq->serving == INF_SERVING_TRTLLM && rq->gpu.cc_major == 0)
+		return eng_fail(err, ENG_EUNSUPPORTED, "serving",
+				"TensorRT-LLM runs on NVIDIA GPUs only, and "
+				"%.40s has no CUDA compute capability",
+				rq->gpu.name);
+	return 0;
+}
+
 void inf_request_init(struct inf_request *rq)
 {
 	memset(rq, 0, sizeof(*rq));
@@ -321,9 +332,8 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      "long-context variant or RoPE scaling is assumed); the "
 		      "stock model truncates or refuses such requests",
 		      seq, rq->model.max_seq_len);
-	/* TensorRT-LLM builds CUDA engines: a GPU type without a CUDA
-	 * compute capability (AMD's) cannot run it (review s14) */
-	if (b->serving.engine == INF_SERVING_TRTLLM && rq->gpu.cc_major == 0)
+	/* review s14: said, and sized as asked */
+	if (inf_runs_on(rq, &(struct eng_error){0}) != 0)
 		iwarn(
 		    res,
 		    "serving tensorrt-llm on %.40s, which has no CUDA compute "

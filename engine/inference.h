@@ -207,6 +207,12 @@ struct inf_result {
 };
 
 void inf_request_init(struct inf_request *rq);
+/* 0 when rq's serving software runs on rq's GPU type, else
+ * ENG_EUNSUPPORTED with err naming `serving`: TensorRT-LLM builds CUDA
+ * engines, so a type without a CUDA compute capability (AMD's) runs none.
+ * inf_size sizes such a request anyway, with a warning (a what-if);
+ * compare does not rank it (MODEL.md §8, review s24b F2). */
+int inf_runs_on(const struct inf_request *rq, struct eng_error *err);
 int inf_size(const struct inf_request *rq, struct inf_result *res,
 	     struct eng_error *err);
 

@@ -889,12 +889,8 @@ static void warn_precision_and_method(const struct trn_request *rq,
 			     rq->stack.name);
 			break;
 		}
-	/* cuDNN and FlashAttention-3 are CUDA kernels: a GPU type
-	 * without a CUDA compute capability (AMD's) runs neither
-	 * (review s14) */
-	if ((rq->stack.attn_kernel == ATTN_CUDNN ||
-	     rq->stack.attn_kernel == ATTN_FA3) &&
-	    rq->gpu.cc_major == 0)
+	/* review s14: said, and sized as asked */
+	if (trn_runs_on(rq, &(struct eng_error){0}) != 0)
 		warn(res,
 		     "stack %.63s's attention kernel %s is NVIDIA's "
 		     "and %.40s has no CUDA compute capability: sized "
@@ -1163,6 +1159,22 @@ static void plan_warnings(const struct ctx *c, const struct trn_request *rq,
 	warn_scale_and_clocks(rq, res);
 	warn_moe(c, rq, res);
 	warn_links_and_efficiency(c, rq, res);
+}
+
+int trn_runs_on(const struct trn_request *rq, struct eng_error *err)
+{
+	eng_error_clear(err);
+	if ((rq->stack.attn_kernel == ATTN_CUDNN ||
+	     rq->stack.attn_kernel == ATTN_FA3) &&
+	    rq->gpu.cc_major == 0)
+		return eng_fail(err, ENG_EUNSUPPORTED, "stack",
+				"stack %.63s's attention kernel %s is "
+				"NVIDIA's, and %.40s has no CUDA compute "
+				"capability",
+				rq->stack.name,
+				attn_kernel_name(rq->stack.attn_kernel),
+				rq->gpu.name);
+	return 0;
 }
 
 int trn_size(const struct trn_request *rq, struct trn_result *res,

@@ -356,6 +356,13 @@ struct trn_result {
 /* Defaults: bf16, adamw, bf16 gradients, full, rank 16, top 5, time. */
 void trn_request_init(struct trn_request *rq);
 
+/* 0 when rq's stack runs on rq's GPU type, else ENG_EUNSUPPORTED with
+ * err naming `stack`: cuDNN and FlashAttention-3 attention are CUDA
+ * kernels, which a type without a CUDA compute capability (AMD's) runs
+ * not. trn_size sizes such a request anyway, with a warning (a what-if);
+ * compare does not rank it (MODEL.md §8, review s24b F2). */
+int trn_runs_on(const struct trn_request *rq, struct eng_error *err);
+
 /* Validates, searches, ranks. 0, or ENG_EINVAL / ENG_EINFEASIBLE /
  * ENG_EUNSUPPORTED with err naming the request field. */
 int trn_size(const struct trn_request *rq, struct trn_result *res,

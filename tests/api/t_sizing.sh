@@ -588,6 +588,16 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"mi300x
 check "tensorrt-llm on MI300X: warned" 201 '[.warnings[] | select(test("TensorRT-LLM runs on NVIDIA GPUs only"))] | length == 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"mi300x-192gb","gpus":8,"stack":"megatron-core","top":1}'
 check "megatron-core's cuDNN attention on MI300X: warned" 201 '[.checks.warnings[] | select(test("attention kernel cudnn is NVIDIA"))] | length == 1'
+# review s24b F2: compare ranked such rows (an MI300X "cheapest" under
+# tensorrt-llm, beside its own warning that it cannot run it)
+req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"serving":"tensorrt-llm","concurrent_sequences":64},"gpus":["h100-sxm5-80gb","mi300x-192gb"]}'
+check "compare tensorrt-llm: the MI300X row is not ok, and says why" 201 \
+	'(.rows[] | select(.gpu == "mi300x-192gb") | .ok == false and (.reason | test("^serving: TensorRT-LLM runs on NVIDIA GPUs only")))'
+check "compare tensorrt-llm: the verdict names the H100 alone" 201 \
+	'(.verdict | test("mi300x") | not) and (.rows[] | select(.gpu == "h100-sxm5-80gb") | .cheapest and .fastest)'
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e10,"max_gpus":16,"stack":"megatron-core"},"gpus":["h100-sxm5-80gb","mi300x-192gb"]}'
+check "compare megatron-core (cuDNN attention): the MI300X row is not ok" 201 \
+	'(.rows[] | select(.gpu == "mi300x-192gb") | .ok == false and (.reason | test("^stack: stack megatron-core.s attention kernel cudnn is NVIDIA")))'
 
 # review s14: an unknown GPU is listed with the other bad fields
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":-4,"gpu":"nope2"}'
