@@ -314,6 +314,30 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		      "replicas beyond one a sequence would stand idle",
 		      rq->load_value, b->replicas, b->utilization,
 		      res->max_utilization);
+	/* and the other plans of the list, which can be above the ceiling
+	 * where the first is not (review s24b F3: a plan 2 at 6.88 of its
+	 * capacity, unsaid) */
+	if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES) {
+		char list[96] = "";
+		size_t used = 0;
+		int n = 0;
+
+		for (int i = 1; i < res->n_plans; i++)
+			if (fx_round_sig(res->plans[i].utilization, 3) >
+				fx_round_sig(res->max_utilization, 3) &&
+			    used < sizeof(list))
+				used += (size_t)snprintf(
+				    list + used, sizeof(list) - used, "%s%d",
+				    n++ ? ", " : "", i + 1);
+		if (n)
+			iwarn(res,
+			      "plan%s %s of the list run%s each replica above "
+			      "max_utilization %.3g (one replica a sequence: "
+			      "a closed loop's replica stays busy); each "
+			      "plan's utilization says by how much",
+			      n > 1 ? "s" : "", list, n > 1 ? "" : "s",
+			      res->max_utilization);
+	}
 
 	/* a node wider than the type's scale-up domain: sized as asked
 	 * (review s19b F5) */

@@ -588,6 +588,11 @@ req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-70b","gpu":"mi300x
 check "tensorrt-llm on MI300X: warned" 201 '[.warnings[] | select(test("TensorRT-LLM runs on NVIDIA GPUs only"))] | length == 1'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":8192,"gpu":"mi300x-192gb","gpus":8,"stack":"megatron-core","top":1}'
 check "megatron-core's cuDNN attention on MI300X: warned" 201 '[.checks.warnings[] | select(test("attention kernel cudnn is NVIDIA"))] | length == 1'
+# review s24b F3: a plan of the list (not the first) above the ceiling
+# was not said to be
+req POST /v1/sizing/inference "${J[@]}" -d '{"model":"llama-3-8b","gpu":"h100-sxm5-80gb","serving":"generic","prompt_tokens":32000,"output_tokens":256,"concurrent_sequences":64,"ttft_ms":500,"tpot_ms":30,"top":2}'
+check "closed loop: a later plan above max_utilization is named in a warning" 201 \
+	'.plans[0].utilization <= 0.8 and .plans[1].utilization > 0.8 and ([.warnings[] | select(test("^plan 2 of the list runs each replica above max_utilization 0.8"))] | length == 1)'
 # review s24b F2: compare ranked such rows (an MI300X "cheapest" under
 # tensorrt-llm, beside its own warning that it cannot run it)
 req POST /v1/sizing/compare "${J[@]}" -d '{"inference":{"model":"llama-3-70b","prompt_tokens":2048,"output_tokens":512,"serving":"tensorrt-llm","concurrent_sequences":64},"gpus":["h100-sxm5-80gb","mi300x-192gb"]}'
