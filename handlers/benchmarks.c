@@ -502,6 +502,95 @@ static void check_gpu_info(struct jv *gv, const struct jtape *t, uint32_t x)
 	}
 }
 
+/* What names a measurement in a result, as text: two results of one
+ * report with the same key measured the same thing (review s24c F2: a
+ * second bf16 GEMM of GPU 0 was stored and averaged into a figure nobody
+ * measured). */
+static const char *const result_key_fields[] = {
+    "gpu_uuid", "gpu_index",  "metric",		 "dtype",
+    "method",	"peer_index", "peer_uuid",	 "size_bytes",
+    "shape",	"nranks",     "bytes_convention"};
+
+static void result_key(const struct jtape *t, uint32_t x, struct jv_arena *a,
+		       char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t k = 0;
+	     k < sizeof(result_key_fields) / sizeof(result_key_fields[0]) &&
+	     used < len;
+	     k++) {
+		const char *v =
+		    jvt_text(t, jtape_get(t, x, result_key_fields[k]), a);
+		used += (size_t)snprintf(out + used, len - used, "%s\x1f",
+					 v ? v : "");
+	}
+}
+
+struct result_hash {
+	unsigned long long h;
+	uint32_t tok; /* the result's token */
+	uint32_t i;   /* its index in results[] */
+};
+
+static int cmp_result_hash(const void *a, const void *b)
+{
+	const struct result_hash *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* A 400 naming each result that repeats an earlier one's measurement
+ * (result_key). Sorted by a 64-bit hash of the key, equal hashes compared
+ * by their keys: O(n log n) for 20,000 results. -1 only when out of
+ * memory (a 503 in res). */
+static int check_repeats(struct jv *v, const struct jtape *t, uint32_t results,
+			 struct jv_arena *a)
+{
+	size_t n = t->tok[results].count, i = 0;
+	struct result_hash *hs = calloc(n ? n : 1, sizeof(*hs));
+	char ka[512], kb[512];
+	uint32_t x;
+
+	if (!hs) {
+		problem(v->res, 503, "unavailable", "Service unavailable",
+			"out of memory reading the report");
+		return -1;
+	}
+	for (x = results + 1; x < t->tok[results].next && i < n;
+	     x = t->tok[x].next, i++) {
+		unsigned long long h = 14695981039346656037ULL;
+
+		result_key(t, x, a, ka, sizeof(ka));
+		for (const char *c = ka; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		hs[i] = (struct result_hash){h, x, (uint32_t)i};
+	}
+	qsort(hs, i, sizeof(*hs), cmp_result_hash);
+	for (size_t k = 1; k < i && problem_field_count(v->res) < 20; k++) {
+		size_t first = k - 1;
+
+		if (hs[k].h != hs[first].h)
+			continue;
+		/* the first of the run of equal hashes is the earliest */
+		while (first > 0 && hs[first - 1].h == hs[k].h)
+			first--;
+		result_key(t, hs[first].tok, a, ka, sizeof(ka));
+		result_key(t, hs[k].tok, a, kb, sizeof(kb));
+		if (!strcmp(ka, kb))
+			jv_error(v, "results",
+				 "results[%u] repeats results[%u]: the same "
+				 "GPU, metric, dtype, method, peer, size, "
+				 "shape and ranks; one result a measurement",
+				 hs[k].i, hs[first].i);
+	}
+	free(hs);
+	return 0;
+}
+
 /* Validates the report and takes it apart into *rep; the first errors
  * are listed (capped, a broken probe can produce thousands). On success
  * rep->results is malloc'd (caller frees it and *reasons).
@@ -718,6 +807,9 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				break;
 		}
 		rep->n_results = (int)i;
+		if (!problem_field_count(res) &&
+		    check_repeats(&v, t, results, a))
+			return -1;
 	}
 	/* the run's status agrees with what it carries (review s19c F3: a
 	 * failed run's ok results calibrated sizing and counted as healthy

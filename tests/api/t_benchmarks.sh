@@ -248,5 +248,14 @@ check "a run in lower case is stored" 201 ".run_id == \"$up\""
 req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/hi.json"
 check "the same run in upper case is a replay, answered in lower case" 201 ".run_id == \"$up\""
 
+# review s24c F2: a second result of one measurement (GPU 0's bf16 GEMM at
+# 100 beside its 809.6) was stored, and the fleet averaged the two
+jq --arg r "$(cat /proc/sys/kernel/random/uuid)" '.run_id = $r | .results += [.results[0] | .median = 100]' \
+	"$TOP/tests/fixtures/probe/report_h200x1_full.json" >"$T/dup.json"
+n_res=$(jq '.results | length - 1' "$T/dup.json")
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/dup.json"
+check_problem "a result repeating an earlier one's measurement is a 400 naming results" 400 results
+check "its message names both results" 400 ".detail | contains(\"results[$n_res] repeats results[0]\")"
+
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"
