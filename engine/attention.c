@@ -63,6 +63,11 @@ static const double hopper_speedup[][2] = {
     [ATTN_CUDNN] = {529.0 / 333.0, 518.0 / 318.0},
 };
 
+enum attn_kernel attn_kernel_on(enum attn_kernel k, const struct hw_spec *g)
+{
+	return k == ATTN_FA3 && g && g->cc_major < 9 ? ATTN_FA2 : k;
+}
+
 double attn_kernel_speedup(enum attn_kernel k, const struct hw_spec *g,
 			   bool backward)
 {

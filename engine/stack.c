@@ -465,15 +465,15 @@ const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT] = {
      .nf4_base_weights = true},
 };
 
-double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,
-			     bool backward)
+double stack_attn_seq_factor(const struct eng_stack *s, const struct hw_spec *g,
+			     double seq_len, bool backward)
 {
 	double stated =
 	    backward ? s->attn_bwd_efficiency : s->attn_fwd_efficiency;
 
-	return stated > 0.0
-		   ? 1.0
-		   : attn_seq_factor(s->attn_kernel, seq_len, backward);
+	return stated > 0.0 ? 1.0
+			    : attn_seq_factor(attn_kernel_on(s->attn_kernel, g),
+					      seq_len, backward);
 }
 
 const struct eng_stack *stack_builtin_find(const char *name)

@@ -199,10 +199,11 @@ extern const struct eng_stack stack_builtin[STACK_BUILTIN_COUNT];
 #define STACK_MOE_DEFAULT_NAME "megatron-core"
 
 /* The attention sequence-length factor (attention.h attn_seq_factor) the
- * profile's kernel takes at seq_len, forward or backward; 1 where the
- * profile states that direction's efficiency, which is then the run's. */
-double stack_attn_seq_factor(const struct eng_stack *s, double seq_len,
-			     bool backward);
+ * profile's kernel takes at seq_len on GPU type g (attn_kernel_on; NULL:
+ * the kernel as named), forward or backward; 1 where the profile states
+ * that direction's efficiency, which is then the run's. */
+double stack_attn_seq_factor(const struct eng_stack *s, const struct hw_spec *g,
+			     double seq_len, bool backward);
 
 /* The built-in profile named name, or NULL. */
 const struct eng_stack *stack_builtin_find(const char *name);

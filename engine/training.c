@@ -898,6 +898,16 @@ static void warn_precision_and_method(const struct trn_request *rq,
 		     "ran",
 		     rq->stack.name, attn_kernel_name(rq->stack.attn_kernel),
 		     rq->gpu.name);
+	/* FlashAttention-3's kernels are built for Hopper and later: an
+	 * older NVIDIA part runs FA2, and is sized so (review s24a F2) */
+	if (rq->stack.attn_kernel == ATTN_FA3 && rq->gpu.cc_major > 0 &&
+	    rq->gpu.cc_major < 9)
+		warn(res,
+		     "stack %.63s names attention kernel fa3, which needs "
+		     "compute capability 9.0 (Hopper) or later; %.40s (%d.%d) "
+		     "runs FlashAttention-2, and is sized with FA2's rates",
+		     rq->stack.name, rq->gpu.name, rq->gpu.cc_major,
+		     rq->gpu.cc_minor);
 	if (rq->method == TRN_QLORA && !rq->stack.nf4_base_weights) {
 		/* the built-in profiles that run it, from their
 		 * table (review s15b: a fixed list named the

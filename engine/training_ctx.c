@@ -412,8 +412,8 @@ int trn_ctx_init(struct ctx *c, const struct trn_request *rq)
 		/* The kernel's rate at this sequence length (stack.h;
 		 * MODEL.md §5). The whole sequence: context parallel's
 		 * shorter chunks are not modelled. */
-		c->r_fa_fwd *= stack_attn_seq_factor(st, c->s, false);
-		c->r_fa_bwd *= stack_attn_seq_factor(st, c->s, true);
+		c->r_fa_fwd *= stack_attn_seq_factor(st, g, c->s, false);
+		c->r_fa_bwd *= stack_attn_seq_factor(st, g, c->s, true);
 	}
 	ew_bytes_init(c);
 	stack_terms_init(c);

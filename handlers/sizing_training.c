@@ -574,9 +574,14 @@ json_t *training_result_json(const struct trn_request *rq,
 	    sizing_real(r->model_flops_total, 5), "hardware_per_token",
 	    sizing_real(r->hardware_flops_per_token, 5), "hardware_total",
 	    sizing_real(r->hardware_flops_total, 5), "convention",
-	    "model = 6·N_active + 12·L·h·s per token (attention without "
-	    "causal halving; PaLM/Megatron MFU accounting); hardware adds "
-	    "recomputation of the best plan");
+	    rq->method == TRN_FULL
+		? "model = 6·N_active + 12·L·h·s per token (attention "
+		  "without causal halving; PaLM/Megatron MFU accounting); "
+		  "hardware adds recomputation of the best plan"
+		: "model = 4·N_active + 6·N_adapters + 12·L·h·s per token "
+		  "(the frozen base has no weight gradients; attention "
+		  "without causal halving; PaLM/Megatron MFU accounting); "
+		  "hardware adds recomputation of the best plan");
 	json_t *checks = json_pack(
 	    "{s:{s:o, s:o, s:o, s:s, s:i, s:b}, s:s, s:o}", "tensor_parallel",
 	    "t_max", sizing_real(r->t_max.t_max, 3), "peak_tflops",

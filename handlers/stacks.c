@@ -322,13 +322,14 @@ json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 		 * (stack.h stack_attn_seq_factor) */
 		json_object_set_new(
 		    o, "attn_seq_factor",
-		    json_pack("{s:I, s:o, s:o}", "seq_len",
-			      (json_int_t)llround(seq_len), "forward",
-			      sizing_real(
-				  stack_attn_seq_factor(s, seq_len, false), 4),
-			      "backward",
-			      sizing_real(
-				  stack_attn_seq_factor(s, seq_len, true), 4)));
+		    json_pack(
+			"{s:I, s:o, s:o}", "seq_len",
+			(json_int_t)llround(seq_len), "forward",
+			sizing_real(stack_attn_seq_factor(s, g, seq_len, false),
+				    4),
+			"backward",
+			sizing_real(stack_attn_seq_factor(s, g, seq_len, true),
+				    4)));
 	}
 	if (s->kernels_per_layer > 0.0 && s->kernel_launch_us > 0.0)
 		json_object_set_new(

@@ -61,6 +61,15 @@ check "Llama 3 405B on 16 stages: uneven stages allowed and flagged" 201 \
 	'.plans[0].pp == 16 and .plans[0].uneven_stages == true and ([.checks.warnings[] | test("stage")] | any)'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":16,"ffn_hidden_size":5504,"vocab_size":32000},"seq_len":2048,"gpu":"a100-sxm4-80gb","max_gpus":8,"method":"lora","lora_rank":8}'
 check "an inline architecture object is sized (LoRA)" 201 '.model.name == "custom" and (.plans|length) >= 1'
+# review s24a F2: fa3 named on an A100 (no FA3 kernels below sm_90) is
+# sized as the FA2 it runs, and said so
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":16384,"gpu":"a100-sxm4-80gb","train_tokens":1e11,"gpus":16,"method":"lora","top":1,"stack":{"name":"megatron-lm-2021","attn_kernel":"fa2"}}'
+fa2_step=$(jq '.plans[0].time_s.step' "$T/body")
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":16384,"gpu":"a100-sxm4-80gb","train_tokens":1e11,"gpus":16,"method":"lora","top":1,"stack":{"name":"megatron-lm-2021","attn_kernel":"fa3"}}'
+check "fa3 on an A100: FA2's step, and a warning that says so" 201 \
+	".plans[0].time_s.step == $fa2_step and ([.checks.warnings[] | select(test(\"names attention kernel fa3, which needs compute capability 9.0\"))] | length == 1)"
+# review s24a F1: a LoRA answer's flops.convention had the full-training formula
+check "a LoRA answer's FLOP convention is LoRA's (4·N + 6·N_adapters)" 201 '.flops.convention | startswith("model = 4·N_active + 6·N_adapters")'
 req POST /v1/sizing/training "${J[@]}" -d '{"model":{"layers":24,"hidden_size":2048,"heads":15,"ffn_hidden_size":5504,"vocab_size":32000},"seq_len":2048,"gpu":"a100-sxm4-80gb"}'
 check_problem "an inconsistent architecture names model.heads" 400 model.heads
 # model.hidden_size up to the contract's 1048576 (the engine refused

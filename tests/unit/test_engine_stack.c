@@ -191,6 +191,34 @@ static void test_attention_seq(void)
 	trn_ctx_init(&c8, &rq);
 	CHECK_NEAR(c2.r_fa_fwd / c8.r_fa_fwd, 1.0, 1e-12);
 	CHECK_NEAR(c2.r_fa_bwd / c8.r_fa_bwd, 0.762, 1e-12);
+
+	/* FA3 named on an A100 runs FA2: FA2's curve and rate, the same
+	 * context as a profile naming fa2 (review s24a F2: FA3's curve had
+	 * moved the A100 answer) */
+	{
+		struct hw_spec a = fx_a100(), h = fx_h100();
+		struct eng_stack fa3 = rq.stack;
+
+		CHECK(attn_kernel_on(ATTN_FA3, &a) == ATTN_FA2);
+		CHECK(attn_kernel_on(ATTN_FA3, &h) == ATTN_FA3);
+		CHECK(attn_kernel_on(ATTN_FA3, NULL) == ATTN_FA3);
+		CHECK(attn_kernel_on(ATTN_CUDNN, &a) == ATTN_CUDNN);
+		fa3.attn_kernel = ATTN_FA3;
+		fa3.attn_fwd_efficiency = fa3.attn_bwd_efficiency = 0.0;
+		CHECK_NEAR(stack_attn_seq_factor(&fa3, &a, 2048, true), 0.762,
+			   1e-12);
+		CHECK_NEAR(stack_attn_seq_factor(&fa3, &h, 2048, true), 0.807,
+			   1e-12);
+		rq.gpu = a;
+		rq.seq_len = 2048;
+		rq.stack.attn_fwd_efficiency = rq.stack.attn_bwd_efficiency =
+		    0.0;
+		rq.stack.attn_kernel = ATTN_FA2;
+		trn_ctx_init(&c2, &rq);
+		rq.stack.attn_kernel = ATTN_FA3;
+		trn_ctx_init(&c8, &rq);
+		CHECK(c2.r_fa_fwd == c8.r_fa_fwd && c2.r_fa_bwd == c8.r_fa_bwd);
+	}
 }
 
 /* Llama-3-8B, t = 1, 4,096 tokens: FP8 casts of the GEMM inputs (QKV and
