@@ -29,8 +29,10 @@ struct cmp_entry {
 	/* inference: the plan's layout as a verdict names it ("tp 4 x 4
 	 * replicas"); "" for training, which names gpus */
 	char layout[48];
-	double cost;	   /* training: job cost; inference: per 1M tokens */
-	double throughput; /* tokens/s (total) */
+	/* USD: training, the job's cost; inference, per million output
+	 * tokens (with a concurrency or none) or per hour (with a rate) */
+	double cost;
+	double throughput; /* tokens/s, all the plan's GPUs together */
 	/* The single-GPU answer meets the request's constraints (the
 	 * deadline, the latency targets); true when there are none. */
 	bool meets;

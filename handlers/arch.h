@@ -29,11 +29,12 @@ int arch_resolve(struct app *app, const json_t *model, struct model_arch *m,
 
 /* {"total": ..., "active": ..., ...} parameter counts for a model, as
  * exact integers (GET /v1/models and the sizing answers' model.params
- * give the same numbers).
+ * give the same numbers). Caller owns the result.
  */
 json_t *arch_params_json(const struct model_arch *m);
 
-/* A parameter count as JSON: an integer when it is whole, else a real. */
+/* A parameter count as JSON: an integer when it is whole, else a real.
+ * Caller owns the result. */
 json_t *arch_count_json(double count);
 
 #endif

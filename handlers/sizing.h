@@ -142,7 +142,8 @@ void sizing_engine_problem(struct response *res, const struct eng_error *err,
  * ignored as implausible (ci->ignored), if any. */
 void sizing_calib_warnings(json_t *warnings, const struct calib_info *ci);
 /* The basis block: each hardware number, its value and where it came
- * from (datasheet x efficiency, or measured with sample counts).
+ * from (datasheet x efficiency, or measured with sample counts). Caller
+ * owns the result.
  */
 json_t *sizing_basis_json(const struct hw_basis *b,
 			  const struct calib_info *ci);
@@ -183,7 +184,8 @@ int sizing_set_add(int *v, int n, int x);
 /* size zeroed bytes for an engine result, or NULL after a 503 in res. */
 void *sizing_alloc(size_t size, struct response *res);
 
-/* A number rounded to digits significant digits (keeps JSON readable). */
+/* A number rounded to digits significant digits (keeps JSON readable);
+ * JSON null when x is not finite. Caller owns the result. */
 json_t *sizing_real(double x, int digits);
 
 #endif

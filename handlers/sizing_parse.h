@@ -90,11 +90,12 @@ int training_parse(struct app *app, const json_t *b, bool gpu_required,
 		   struct trn_request *rq, struct sizing_job *job,
 		   struct response *res);
 /* The normalised request (sizing_request_json) with the defaults the
- * parse applied; caller owns it. */
+ * parse applied; caller owns it (both kinds). */
 json_t *training_request_json(const json_t *body, const struct trn_request *rq,
 			      const struct sizing_job *job);
 json_t *inference_request_json(const json_t *body, const struct inf_request *rq,
 			       const struct sizing_job *job);
+/* The answer's body for an engine result; caller owns it (both kinds). */
 json_t *training_result_json(const struct trn_request *rq,
 			     const struct trn_result *r,
 			     const struct sizing_job *job);
@@ -109,7 +110,8 @@ json_t *inference_result_json(const struct inf_request *rq,
 			      const struct inf_result *r,
 			      const struct sizing_job *job);
 /* What both answers show alike: the model (its name and parameter
- * counts) and the engine's warnings as a list of strings. */
+ * counts) and the engine's warnings as a list of strings. Caller owns
+ * each result, as of the next. */
 json_t *sizing_model_json(const char *name, const struct model_params *p);
 json_t *sizing_warnings_json(const char (*w)[ENG_WARNING_LEN], int n);
 /* The serving profile a plan used, as the answer's basis shows it. */

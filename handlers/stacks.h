@@ -23,7 +23,8 @@ int stack_resolve(struct app *app, const json_t *value,
  * engine applied on GPU g at head dimension head_dim, sequence length
  * seq_len and precision p (attention efficiencies after the kernel class
  * and head dimension, their sequence-length factor, the clock derate as
- * applied to this GPU, FP8 cast bytes when p is fp8). */
+ * applied to this GPU, FP8 cast bytes when p is fp8). Caller owns the
+ * result. */
 json_t *stack_basis_json(const struct eng_stack *s, const struct hw_spec *g,
 			 double head_dim, double seq_len, enum eng_dtype p);
 
