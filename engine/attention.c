@@ -65,7 +65,9 @@ static const double hopper_speedup[][2] = {
 
 enum attn_kernel attn_kernel_on(enum attn_kernel k, const struct hw_spec *g)
 {
-	return k == ATTN_FA3 && g && g->cc_major < 9 ? ATTN_FA2 : k;
+	return k == ATTN_FA3 && g && g->cc_major > 0 && g->cc_major < 9
+		   ? ATTN_FA2
+		   : k;
 }
 
 double attn_kernel_speedup(enum attn_kernel k, const struct hw_spec *g,

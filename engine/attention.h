@@ -25,8 +25,9 @@ int attn_kernel_parse(const char *name, enum attn_kernel *out);
 /* True for the kernels that never store the scores (all but sdpa-math). */
 bool attn_kernel_fused(enum attn_kernel k);
 /* The kernel that runs when a profile names k on GPU type g: FA3 is
- * Hopper's (its kernels are built for sm_90 and later), so below compute
- * capability 9.0 the FA2 it falls back to (review s24a F2); k otherwise,
+ * Hopper's (its kernels are built for sm_90 and later), so on an NVIDIA
+ * part below compute capability 9.0 the FA2 it falls back to (review s24a
+ * F2); k otherwise (a type without CUDA runs no FA3 at all: trn_runs_on),
  * and k when g is NULL. */
 enum attn_kernel attn_kernel_on(enum attn_kernel k, const struct hw_spec *g);
 

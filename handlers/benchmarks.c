@@ -502,30 +502,78 @@ static void check_gpu_info(struct jv *gv, const struct jtape *t, uint32_t x)
 	}
 }
 
-/* What names a measurement in a result, as text: two results of one
- * report with the same key measured the same thing (review s24c F2: a
- * second bf16 GEMM of GPU 0 was stored and averaged into a figure nobody
- * measured). */
-static const char *const result_key_fields[] = {
-    "gpu_uuid", "gpu_index",  "metric",		 "dtype",
-    "method",	"peer_index", "peer_uuid",	 "size_bytes",
-    "shape",	"nranks",     "bytes_convention"};
-
-static void result_key(const struct jtape *t, uint32_t x, struct jv_arena *a,
-		       char *out, size_t len)
+/* One part of a result's key (result_key) from token i, normalised: a
+ * string as decoded (its raw text where it does not decode into 128
+ * bytes; at most 96 bytes either way, the longest identifier the
+ * contract allows), a number by its value (1024 and 1.024e3 alike), a
+ * shape as its m, n, k whatever their order; "" when absent or null.
+ * Read from the tape itself, not the arena: a full arena must not make
+ * two results' keys equal. */
+static size_t key_part(const struct jtape *t, uint32_t i, char *out, size_t len)
 {
+	static const char *const dims[] = {"m", "n", "k"};
+	const struct jt_tok *k;
+	char buf[128];
 	size_t used = 0;
+	int w;
 
-	out[0] = '\0';
-	for (size_t k = 0;
-	     k < sizeof(result_key_fields) / sizeof(result_key_fields[0]) &&
-	     used < len;
-	     k++) {
-		const char *v =
-		    jvt_text(t, jtape_get(t, x, result_key_fields[k]), a);
-		used += (size_t)snprintf(out + used, len - used, "%s\x1f",
-					 v ? v : "");
+	if (!i || !len)
+		return 0;
+	k = &t->tok[i];
+	if (k->type == JT_OBJECT) {
+		for (size_t d = 0; d < 3 && used < len; d++)
+			used += key_part(t, jtape_get(t, i, dims[d]),
+					 out + used, len - used);
+		return used < len ? used : len;
 	}
+	if (k->type == JT_NUMBER) {
+		size_t n = k->len < sizeof(buf) - 1 ? k->len : sizeof(buf) - 1;
+
+		memcpy(buf, t->src + k->start, n);
+		buf[n] = '\0';
+		w = snprintf(out, len, "%.17g,", strtod(buf, NULL));
+	} else if (k->type == JT_STRING) {
+		if (jtape_str(t, i, buf, sizeof(buf)) >= 0)
+			w = snprintf(out, len, "%.96s,", buf);
+		else
+			w = snprintf(out, len, "%.*s,",
+				     (int)(k->len < 96 ? k->len : 96),
+				     t->src + k->start);
+	} else {
+		return 0;
+	}
+	return w < 0 ? 0 : (size_t)w < len ? (size_t)w : len;
+}
+
+/* What names a measurement in a result: two results of one report with
+ * the same key measured the same thing (review s24c F2: a second bf16
+ * GEMM of GPU 0 was stored and averaged into a figure nobody measured).
+ * The GPU by its UUID (by index only without one), the peer by index (by
+ * UUID only without one), then what was measured: metric, dtype, method,
+ * size, shape and ranks (the probe's sustained GEMMs differ by shape, its
+ * NCCL latencies by ranks). Values are normalised (key_part, review s24e
+ * F1) and bounded, so the key fits its buffer (F2). */
+#define RESULT_KEY_MAX 1024
+static void result_key(const struct jtape *t, uint32_t x, char *out)
+{
+	static const char *const fields[] = {"metric",	   "dtype", "method",
+					     "size_bytes", "shape", "nranks"};
+	size_t used = 0;
+	uint32_t gpu = jtape_get(t, x, "gpu_uuid"),
+		 peer = jtape_get(t, x, "peer_index");
+
+	if (!gpu || t->tok[gpu].type == JT_NULL)
+		gpu = jtape_get(t, x, "gpu_index");
+	if (!peer || t->tok[peer].type == JT_NULL)
+		peer = jtape_get(t, x, "peer_uuid");
+	used += key_part(t, gpu, out + used, RESULT_KEY_MAX - used);
+	used += key_part(t, peer, out + used, RESULT_KEY_MAX - used);
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+		out[used < RESULT_KEY_MAX ? used++ : RESULT_KEY_MAX - 1] = '|';
+		used += key_part(t, jtape_get(t, x, fields[k]), out + used,
+				 RESULT_KEY_MAX - used);
+	}
+	out[used < RESULT_KEY_MAX ? used : RESULT_KEY_MAX - 1] = '\0';
 }
 
 struct result_hash {
@@ -544,15 +592,16 @@ static int cmp_result_hash(const void *a, const void *b)
 }
 
 /* A 400 naming each result that repeats an earlier one's measurement
- * (result_key). Sorted by a 64-bit hash of the key, equal hashes compared
- * by their keys: O(n log n) for 20,000 results. -1 only when out of
- * memory (a 503 in res). */
-static int check_repeats(struct jv *v, const struct jtape *t, uint32_t results,
-			 struct jv_arena *a)
+ * (result_key), with the earliest it repeats. Sorted by a 64-bit hash of
+ * the key and then by index; a result is compared by key with each
+ * earlier one of its run of equal hashes (one, but for a collision):
+ * O(n log n) for 20,000 results. -1 only when out of memory (a 503 in
+ * res). */
+static int check_repeats(struct jv *v, const struct jtape *t, uint32_t results)
 {
 	size_t n = t->tok[results].count, i = 0;
 	struct result_hash *hs = calloc(n ? n : 1, sizeof(*hs));
-	char ka[512], kb[512];
+	char ka[RESULT_KEY_MAX], kb[RESULT_KEY_MAX];
 	uint32_t x;
 
 	if (!hs) {
@@ -564,7 +613,7 @@ static int check_repeats(struct jv *v, const struct jtape *t, uint32_t results,
 	     x = t->tok[x].next, i++) {
 		unsigned long long h = 14695981039346656037ULL;
 
-		result_key(t, x, a, ka, sizeof(ka));
+		result_key(t, x, ka);
 		for (const char *c = ka; *c; c++)
 			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 		hs[i] = (struct result_hash){h, x, (uint32_t)i};
@@ -575,17 +624,23 @@ static int check_repeats(struct jv *v, const struct jtape *t, uint32_t results,
 
 		if (hs[k].h != hs[first].h)
 			continue;
-		/* the first of the run of equal hashes is the earliest */
+		/* the run of equal hashes is in index order: the first equal
+		 * key in it is the earliest repeat */
 		while (first > 0 && hs[first - 1].h == hs[k].h)
 			first--;
-		result_key(t, hs[first].tok, a, ka, sizeof(ka));
-		result_key(t, hs[k].tok, a, kb, sizeof(kb));
-		if (!strcmp(ka, kb))
-			jv_error(v, "results",
-				 "results[%u] repeats results[%u]: the same "
-				 "GPU, metric, dtype, method, peer, size, "
-				 "shape and ranks; one result a measurement",
-				 hs[k].i, hs[first].i);
+		result_key(t, hs[k].tok, kb);
+		for (size_t f = first; f < k; f++) {
+			result_key(t, hs[f].tok, ka);
+			if (!strcmp(ka, kb)) {
+				jv_error(v, "results",
+					 "results[%u] repeats results[%u]: the "
+					 "same GPU, metric, dtype, method, "
+					 "peer, size, shape and ranks; one "
+					 "result a measurement",
+					 hs[k].i, hs[f].i);
+				break;
+			}
+		}
 	}
 	free(hs);
 	return 0;
@@ -807,8 +862,7 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				break;
 		}
 		rep->n_results = (int)i;
-		if (!problem_field_count(res) &&
-		    check_repeats(&v, t, results, a))
+		if (!problem_field_count(res) && check_repeats(&v, t, results))
 			return -1;
 	}
 	/* the run's status agrees with what it carries (review s19c F3: a

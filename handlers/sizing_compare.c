@@ -578,8 +578,14 @@ void h_sizing_compare(struct app *app, const struct request *req,
 			/* a row is the best plan alone: no warning about
 			 * "plan(s) 4, 5 of the list", which it does not show */
 			rq.top = 1;
-			o->ok = trn_runs_on(&rq, &err) == 0 &&
-				trn_size(&rq, &o->r.trn, &err) == 0;
+			/* sized first, so that a mistake in the job is
+			 * every row's 400; then a stack the client named
+			 * that cannot run here is not ranked (a default
+			 * it did not choose is sized as a what-if, as the
+			 * single endpoint does; review s24e F3, F4) */
+			o->ok =
+			    trn_size(&rq, &o->r.trn, &err) == 0 &&
+			    (!sj.stack_named || trn_runs_on(&rq, &err) == 0);
 			/* Too large or stopped on one GPU is so for the
 			 * request: the whole comparison answers it. */
 			if (err.code == ENG_EBUDGET ||
@@ -607,8 +613,8 @@ void h_sizing_compare(struct app *app, const struct request *req,
 					 rq.tp);
 				res_release(&scratch);
 			} else {
-				o->ok = inf_runs_on(&rq, &err) == 0 &&
-					inf_size(&rq, &o->r.inf, &err) == 0;
+				o->ok = inf_size(&rq, &o->r.inf, &err) == 0 &&
+					inf_runs_on(&rq, &err) == 0;
 			}
 			if (o->ok) {
 				/* With a rate, rows carry the same load:

@@ -612,6 +612,14 @@ check "compare tensorrt-llm: the verdict names the H100 alone" 201 \
 req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":1e10,"max_gpus":16,"stack":"megatron-core"},"gpus":["h100-sxm5-80gb","mi300x-192gb"]}'
 check "compare megatron-core (cuDNN attention): the MI300X row is not ok" 201 \
 	'(.rows[] | select(.gpu == "mi300x-192gb") | .ok == false and (.reason | test("^stack: stack megatron-core.s attention kernel cudnn is NVIDIA")))'
+# review s24e F3: the job's own mistake stays every row's 400
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"llama-3-8b","seq_len":8192,"train_tokens":10,"max_gpus":16,"stack":"megatron-core"},"gpus":["h100-sxm5-80gb","mi300x-192gb"]}'
+check_problem "compare: a bad train_tokens beside a stack one GPU cannot run is a 400 naming it" 400 training.train_tokens
+# review s24e F4: a default stack the client did not name (MoE's
+# megatron-core) is sized as a what-if on AMD, not dropped
+req POST /v1/sizing/compare "${J[@]}" -d '{"training":{"model":"mixtral-8x7b","seq_len":4096,"train_tokens":1e10,"max_gpus":64},"gpus":["h100-sxm5-80gb","mi300x-192gb"]}'
+check "compare MoE without a stack: the MI300X row is ranked, with the kernel warning" 201 \
+	'(.rows[] | select(.gpu == "mi300x-192gb") | .ok and ([.warnings[] | select(test("attention kernel cudnn is NVIDIA"))] | length == 1))'
 
 # review s14: an unknown GPU is listed with the other bad fields
 req POST /v1/sizing/training "${J[@]}" -d '{"model":"llama-3-8b","seq_len":-4,"gpu":"nope2"}'

@@ -25,8 +25,11 @@
  * routing, as tools/gpu_terms.py part "experts" timed them on one H200
  * (h200_experts_2026-11-27.json; BF16, one torch._grouped_mm a GEMM, and a
  * loop of torch.matmul over the experts beside it), against the engine's
- * rows an expert (tokens x k x ep / E, training_time.c lin_shape_factor).
- * Out of sample; same gates, on the grouped kernel.
+ * GEMM model (hw_gemm_rate x gemm_shape_factor) at the rows an expert
+ * training_time.c lin_shape_factor gives (tokens x k x ep / E), which this
+ * test writes out itself: it gates the shape model and the rate, not
+ * lin_shape_factor's row count (test_moe_expert_rows checks that by hand;
+ * review s24e F7). Out of sample; same gates, on the grouped kernel.
  */
 #include <math.h>
 #include <stdio.h>
