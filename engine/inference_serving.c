@@ -166,13 +166,21 @@ static bool big_non_a100(const struct hw_spec *g)
 	return g->memory_gib >= 70.0 && !strstr(lower, "a100");
 }
 
+/* SGLang's mem_fraction_static by tensor-parallel size (server_args.py,
+ * above), largest first: the first row whose min_tp the tp reaches. The
+ * last row, tp 1, is the profile table's default. */
+static const struct {
+	int min_tp;
+	double fraction;
+} sglang_fractions[] = {{16, 0.79}, {8, 0.81}, {4, 0.85}, {2, 0.87}};
+
 static double sglang_fraction(int tp)
 {
-	return tp >= 16	 ? 0.79
-	       : tp >= 8 ? 0.81
-	       : tp >= 4 ? 0.85
-	       : tp >= 2 ? 0.87
-			 : 0.88;
+	for (size_t i = 0;
+	     i < sizeof(sglang_fractions) / sizeof(sglang_fractions[0]); i++)
+		if (tp >= sglang_fractions[i].min_tp)
+			return sglang_fractions[i].fraction;
+	return profile_table[INF_SERVING_SGLANG].memory_fraction;
 }
 
 /* A request's override: 0 the default, below 0 none at all. */

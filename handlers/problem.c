@@ -154,38 +154,47 @@ int problem_field_count(const struct response *res)
 	return (int)json_array_size(json_object_get(res->json, "errors"));
 }
 
+/* How each storage status answers: HTTP status, problem slug and title,
+ * whether the detail is the store's message (else `what`, the resource),
+ * and Retry-After. STORE_ERROR (and any status not here) is a 500 whose
+ * detail stays in the log. */
+static const struct {
+	int http;
+	const char *slug, *title;
+	bool detail_is_message;
+	const char *detail_suffix;
+	int retry_after_s; /* 0: no Retry-After */
+} store_answers[] = {
+    [STORE_NOT_FOUND] = {404, "not-found", "Not found", false, "", 0},
+    [STORE_CONFLICT] = {409, "conflict", "Conflict", true, "", 0},
+    [STORE_INVALID] = {422, "unprocessable", "Rejected by a constraint", true,
+		       "", 0},
+    [STORE_UNAVAILABLE] = {503, "unavailable", "Service unavailable", true,
+			   "; retry later", 2},
+    [STORE_PRECONDITION] = {412, "precondition-failed", "Precondition failed",
+			    true, "", 0},
+};
+
 void problem_store(struct response *res, const struct store_err *e,
 		   const char *what)
 {
-	switch (e->status) {
-	case STORE_OK:
-		break;
-	case STORE_NOT_FOUND:
-		problem(res, 404, "not-found", "Not found", "%s", what);
-		break;
-	case STORE_CONFLICT:
-		problem(res, 409, "conflict", "Conflict", "%s", e->message);
-		break;
-	case STORE_INVALID:
-		problem(res, 422, "unprocessable", "Rejected by a constraint",
-			"%s", e->message);
-		break;
-	case STORE_UNAVAILABLE:
-		problem(res, 503, "unavailable", "Service unavailable",
-			"%s; retry later", e->message);
-		res->retry_after_s = 2;
-		break;
-	case STORE_PRECONDITION:
-		problem(res, 412, "precondition-failed", "Precondition failed",
-			"%s", e->message);
-		break;
-	case STORE_ERROR:
-	default:
+	unsigned k = (unsigned)e->status;
+
+	if (e->status == STORE_OK)
+		return;
+	if (k >= sizeof(store_answers) / sizeof(store_answers[0]) ||
+	    !store_answers[k].http) {
 		problem(res, 500, "internal", "Internal error",
 			"the request failed inside the service; the log has "
 			"the details under this request id");
 		snprintf(res->log_detail, sizeof(res->log_detail), "%s",
 			 e->message);
-		break;
+		return;
 	}
+	problem(res, store_answers[k].http, store_answers[k].slug,
+		store_answers[k].title, "%s%s",
+		store_answers[k].detail_is_message ? e->message : what,
+		store_answers[k].detail_suffix);
+	if (store_answers[k].retry_after_s)
+		res->retry_after_s = store_answers[k].retry_after_s;
 }
