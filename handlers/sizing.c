@@ -75,7 +75,8 @@ static void gpu_to_hw(const struct store_gpu *g, struct hw_spec *hw)
 		hw->cc_major = hw->cc_minor = 0;
 }
 
-bool sizing_gpu_known(struct app *app, const char *name)
+bool sizing_gpu_known(struct app *app, const char *name, const char *field,
+		      struct response *res)
 {
 	struct store_gpu row;
 	struct store_err e;
@@ -83,10 +84,15 @@ bool sizing_gpu_known(struct app *app, const char *name)
 	int n = 0;
 
 	if (store_gpu_get_spec(app->db, name, &row, &e) == STORE_OK ||
-	    e.status != STORE_NOT_FOUND)
+	    e.status != STORE_NOT_FOUND ||
+	    names_resolve(app, NAMES_GPU, name, canon, sizeof(canon), suggest,
+			  3, &n) == 0)
 		return true;
-	return names_resolve(app, NAMES_GPU, name, canon, sizeof(canon),
-			     suggest, 3, &n) == 0;
+	problem_field(res, field,
+		      "unknown GPU \"%.64s\"; GET /v1/gpus lists the catalog",
+		      name);
+	names_suggest(res, suggest, n);
+	return false;
 }
 
 enum store_status sizing_catalog_hw(struct app *app, const char *name,

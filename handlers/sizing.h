@@ -82,8 +82,12 @@ struct calib_info {
  * Returns 0 or -1 with res filled.
  */
 /* Whether name (or an alias of it) is in the GPU catalog; true when the
- * catalog cannot be read, leaving the answer to sizing_load_gpu. */
-bool sizing_gpu_known(struct app *app, const char *name);
+ * catalog cannot be read, leaving the answer to sizing_load_gpu. When it
+ * is not, a 400 naming field with the closest catalog names, as
+ * sizing_load_gpu's (review s24f F3: beside another bad field the GPU
+ * had no suggestions). */
+bool sizing_gpu_known(struct app *app, const char *name, const char *field,
+		      struct response *res);
 /* The catalog GPU named name (its own name or an alias) as engine hardware
  * at its datasheet figures, nothing measured applied. Returns STORE_OK,
  * or STORE_NOT_FOUND / an error with e set. */

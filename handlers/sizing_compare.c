@@ -100,14 +100,10 @@ static void unknown_gpus(struct app *app, const json_t *b, struct response *res)
 		char f[32];
 
 		if (!json_is_string(x) || json_string_length(x) == 0 ||
-		    json_string_length(x) >= CMP_NAME_SIZE ||
-		    sizing_gpu_known(app, json_string_value(x)))
+		    json_string_length(x) >= CMP_NAME_SIZE)
 			continue;
 		snprintf(f, sizeof(f), "gpus[%zu]", i);
-		problem_field(res, f,
-			      "unknown GPU \"%s\"; GET /v1/gpus lists the "
-			      "catalog",
-			      json_string_value(x));
+		sizing_gpu_known(app, json_string_value(x), f, res);
 	}
 }
 

@@ -94,12 +94,8 @@ int sizing_parse_end(struct app *app, struct jv *v, const json_t *b,
 	}
 	/* every bad field at once: an unknown GPU beside the others (review
 	 * s14: it came only once they were fixed) */
-	if (gpu_required && job->gpu_name && problem_field_count(v->res) > 0 &&
-	    !sizing_gpu_known(app, job->gpu_name))
-		jv_error(v, "gpu",
-			 "unknown GPU \"%.64s\"; GET /v1/gpus lists the "
-			 "catalog",
-			 job->gpu_name);
+	if (gpu_required && job->gpu_name && problem_field_count(v->res) > 0)
+		sizing_gpu_known(app, job->gpu_name, "gpu", v->res);
 	if (problem_field_count(v->res) > 0) {
 		if (job->has_deferred)
 			res_release(&job->deferred);

@@ -631,6 +631,10 @@ check "an alias of a catalog GPU is not called unknown" 400 '[.errors[].field] =
 req POST /v1/sizing/compare "${J[@]}" -d '{"gpus":["H100","nope2"],"training":{"model":"llama-3-8b","seq_len":-4,"train_tokens":1e9}}'
 check "compare: a bad job field and an unknown gpus[1], both listed; the alias is not" 400 \
 	'[.errors[].field] == ["training.seq_len", "gpus[1]"]'
+# review s24f F3: an unknown GPU beside another bad field had no suggestions
+req POST /v1/sizing/training "${J[@]}" -d '{"model":"lama-70","seq_len":4096,"gpu":"h1000"}'
+check "training: an unknown model and GPU each get their closest names" 400 \
+	'(.errors[] | select(.field == "gpu") | .did_you_mean | index("h100-sxm5-80gb") != null) and (.errors[] | select(.field == "model") | .did_you_mean | length > 0)'
 
 # review s14: an inference answer whose replicas span nodes states the
 # inter-node rate; one whose replicas stay in a node does not
