@@ -115,7 +115,9 @@ static int parse_long(const char *opt, const char *s, long lo, long hi,
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < lo || v > hi) {
+	/* digits only: strtol would also take " 1" and "+1" */
+	if (errno || end == s || *end != '\0' || v < lo || v > hi || *s < '0' ||
+	    *s > '9') {
 		snprintf(err, errlen, "%s: expected an integer in [%ld, %ld]",
 			 opt, lo, hi);
 		return -1;
@@ -129,7 +131,10 @@ static int parse_devices(const char *s, struct probe_cli *c, char *err,
 {
 	char buf[512], *save = NULL, *tok;
 
-	if (strlen(s) >= sizeof(buf) || *s == '\0') {
+	/* every item a number: an empty one (",", "0,,1", "1,") is a
+	 * mistake, not "all GPUs" (review s24g G9) */
+	if (strlen(s) >= sizeof(buf) || *s == '\0' || *s == ',' ||
+	    s[strlen(s) - 1] == ',' || strstr(s, ",,")) {
 		snprintf(err, errlen, "--devices: expected a list like 0,1,2");
 		return -1;
 	}

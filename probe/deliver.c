@@ -138,7 +138,7 @@ enum probe_delivery probe_deliver_report(struct probe_ctx *c,
 					 const struct probe_post_opts *o)
 {
 	char *body = probe_report_dumps(&c->rep);
-	int spool_failed = 0;
+	int spool_failed = 0, have_body = body != NULL;
 	enum probe_post_outcome out = PROBE_POST_KEEP;
 
 	if (body) {
@@ -160,5 +160,6 @@ enum probe_delivery probe_deliver_report(struct probe_ctx *c,
 	case PROBE_POST_KEEP:
 		break;
 	}
-	return PROBE_DELIVERY_KEPT;
+	return have_body && !spool_failed ? PROBE_DELIVERY_KEPT
+					  : PROBE_DELIVERY_LOST;
 }

@@ -113,6 +113,12 @@ static void body_summary(const char *body, char *out, size_t outlen)
 		probe_strlcpy(out, body, outlen);
 		out[strcspn(out, "\r\n")] = '\0';
 	}
+	/* one line of the log, whatever the server sent: control characters
+	 * (a newline forging a "probe:" line, terminal escapes) shown as '?'
+	 * (review s24g G8) */
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	json_decref(j);
 }
 

@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "spool.h"
 
 #include <dirent.h>
@@ -51,14 +51,59 @@ static int fsync_dir(const char *dir)
 	return rc;
 }
 
+/* Writes all of text to fd. 0, or -1 with errno. */
+static int write_all(int fd, const char *text, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* path is something other than a regular file (or a link to one): written
+ * in place, as a shell's > would. */
+static int write_in_place(const char *path, const char *text, size_t len,
+			  char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0 || write_all(fd, text, len) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return close(fd) == 0 ? 0 : -1;
+}
+
 int probe_write_atomic(const char *path, const char *text, size_t len,
 		       char *err, size_t errlen)
 {
-	char tmp[4200], dirbuf[4096], *base;
+	char tmp[4200], dirbuf[4096], real[4096], *base;
 	const char *dir;
-	size_t off = 0;
+	struct stat st, lst;
+	mode_t mode = 0600;
 	int fd;
 
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return write_in_place(path, text, len, err, errlen);
+		mode = st.st_mode & 07777;
+		/* a link to a regular file: replace the file, keep the
+		 * link */
+		if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+		    realpath(path, real) != NULL)
+			path = real;
+	}
 	if (strlen(path) >= sizeof(dirbuf)) {
 		snprintf(err, errlen, "path too long");
 		return -1;
@@ -75,27 +120,19 @@ int probe_write_atomic(const char *path, const char *text, size_t len,
 		dir = ".";
 		snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", base, (long)getpid());
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* a leftover of this pid's earlier run is removed, and nothing is
+	 * followed or reused: a link planted at the temporary name fails */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", tmp,
 			 strerror(errno));
 		return -1;
 	}
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "cannot write %s: %s", tmp,
-				 strerror(errno));
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) != 0) {
-		snprintf(err, errlen, "cannot fsync %s: %s", tmp,
+	if (write_all(fd, text, len) != 0 || fchmod(fd, mode) != 0 ||
+	    fsync(fd) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp,
 			 strerror(errno));
 		close(fd);
 		unlink(tmp);

@@ -32,7 +32,12 @@ int probe_spool_remove(const char *dir, const char *name, char *err,
 int probe_spool_reject(const char *dir, const char *name, char *err,
 		       size_t errlen);
 
-/* Atomic write of any file (tmp in the same dir + fsync + rename). */
+/* Atomic write of a regular file (tmp in the same dir + fsync + rename;
+ * an existing file keeps its mode, and a symbolic link to one stays a
+ * link: the file it names is replaced). A path that names something else
+ * (a device such as /dev/null, a FIFO, /dev/stdout) is written in place,
+ * never replaced (review s24g G1: as root, --output /dev/null made
+ * /dev/null a 0600 file). */
 int probe_write_atomic(const char *path, const char *text, size_t len,
 		       char *err, size_t errlen);
 

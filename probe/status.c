@@ -51,7 +51,8 @@ enum probe_exit probe_exit_final(enum probe_exit measured, int report_written,
 {
 	enum probe_exit code = measured;
 
-	if (!report_written && code == PROBE_EXIT_OK)
+	if ((!report_written || delivery == PROBE_DELIVERY_LOST) &&
+	    code == PROBE_EXIT_OK)
 		code = PROBE_EXIT_FAILED;
 	if (delivery == PROBE_DELIVERY_UNAUTHORIZED &&
 	    (code == PROBE_EXIT_OK || code == PROBE_EXIT_PARTIAL))

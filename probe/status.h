@@ -49,6 +49,10 @@ enum probe_delivery {
 	PROBE_DELIVERY_KEPT, /* spooled: network error, 5xx, 408, 429 */
 	PROBE_DELIVERY_REJECTED,
 	PROBE_DELIVERY_UNAUTHORIZED,
+	/* neither delivered nor spooled (the spool could not be written):
+	 * exits as an unwritten report does (review s24g G2: it exited 5,
+	 * "in the spool") */
+	PROBE_DELIVERY_LOST,
 };
 
 /* The measurement part of the exit code: no_device 3, ok 0, partial 2;

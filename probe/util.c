@@ -177,23 +177,24 @@ int probe_cpu_model(const char *cpuinfo_path, char *out, size_t outlen)
 
 char *probe_read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	/* opened without blocking, and checked before a read: a FIFO's
+	 * open waits for a writer (review s24g G3: --post and --token-file
+	 * of a FIFO hung the probe) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	FILE *f;
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
-	struct stat st;
+	struct stat st = {0};
 
-	if (f == NULL)
+	if (fd < 0)
 		return NULL;
-	if (fstat(fileno(f), &st) != 0) {
-		int e = errno;
-		fclose(f);
-		errno = e ? e : EIO;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		fclose(f);
-		errno = EINVAL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+	    (f = fdopen(fd, "rb")) == NULL) {
+		int e = errno, reg = S_ISREG(st.st_mode);
+		close(fd);
+		errno = reg ? (e ? e : EIO) : EINVAL;
 		return NULL;
 	}
 	for (;;) {

@@ -106,6 +106,18 @@ static void test_cli_errors(void)
 	expect_cli_error("--output: missing value", 1, "--output", NULL, NULL);
 	expect_cli_error("--devices: 1 given twice", 2, "--devices", "1,1",
 			 NULL);
+	/* review s24g G9: an empty item, a sign or a space is refused, not
+	 * read as all GPUs or as a number */
+	expect_cli_error("--devices: expected a list", 2, "--devices", ",",
+			 NULL);
+	expect_cli_error("--devices: expected a list", 2, "--devices", "0,,1",
+			 NULL);
+	expect_cli_error("--devices: expected a list", 2, "--devices", "1,",
+			 NULL);
+	expect_cli_error("--devices: expected an integer", 2, "--devices", "+1",
+			 NULL);
+	expect_cli_error("--retries: expected an integer", 2, "--retries", " 3",
+			 NULL);
 	expect_cli_error("--quick: takes no value", 1, "--quick=1", NULL, NULL);
 	expect_cli_error("unexpected argument 'quick'", 1, "quick", NULL, NULL);
 	expect_cli_error("--sustain-s: expected an integer in [1, 3600]", 2,

@@ -255,6 +255,12 @@ static void test_exit_codes(void)
 	      PROBE_EXIT_OK);
 	CHECK(probe_exit_final(PROBE_EXIT_OK, 1, PROBE_DELIVERY_KEPT) ==
 	      PROBE_EXIT_UNDELIVERED);
+	/* not delivered and not spooled either: 1, never 5's "in the
+	 * spool" (review s24g G2); a partial run stays 2 */
+	CHECK(probe_exit_final(PROBE_EXIT_OK, 1, PROBE_DELIVERY_LOST) ==
+	      PROBE_EXIT_FAILED);
+	CHECK(probe_exit_final(PROBE_EXIT_PARTIAL, 1, PROBE_DELIVERY_LOST) ==
+	      PROBE_EXIT_PARTIAL);
 	CHECK(probe_exit_final(PROBE_EXIT_OK, 1, PROBE_DELIVERY_REJECTED) ==
 	      PROBE_EXIT_REJECTED);
 	/* 1-4 take precedence over 5 and 6 ... */
