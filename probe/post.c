@@ -28,6 +28,13 @@ enum probe_post_outcome probe_post_classify(long s)
 	 * the report must not be moved to rejected/ for it. */
 	if (s == 404 || s == 405 || s == 421)
 		return PROBE_POST_UNAUTHORIZED;
+	/* A URL libcurl cannot use or a certificate that does not verify
+	 * (PROBE_STATUS_SETUP), or a redirect (the probe follows none, as a
+	 * POST must not be replayed elsewhere unasked: http:// to https://,
+	 * a moved host): no retry fixes them, and exit 5 would read as
+	 * success to systemd and Slurm (review s24g G4). */
+	if (s == PROBE_STATUS_SETUP || (s >= 300 && s <= 399))
+		return PROBE_POST_UNAUTHORIZED;
 	if (s >= 400 && s <= 499)
 		return PROBE_POST_REJECTED;
 	return PROBE_POST_KEEP;
@@ -35,16 +42,25 @@ enum probe_post_outcome probe_post_classify(long s)
 
 const char *probe_post_setup_what(long http_status)
 {
-	return http_status == 401 || http_status == 403
-		   ? "TOKEN REFUSED by the server"
-		   : "SERVER URL WRONG: no benchmarks endpoint there";
+	if (http_status == 401 || http_status == 403)
+		return "TOKEN REFUSED by the server";
+	if (http_status == PROBE_STATUS_SETUP)
+		return "SERVER URL WRONG: refused before any answer";
+	if (http_status >= 300 && http_status <= 399)
+		return "SERVER URL WRONG: it redirects elsewhere";
+	return "SERVER URL WRONG: no benchmarks endpoint there";
 }
 
 const char *probe_post_setup_fix(long http_status)
 {
-	return http_status == 401 || http_status == 403
-		   ? "fix the token (--token-file, probe scope)"
-		   : "fix --server (the daemon's base URL, without /v1)";
+	if (http_status == 401 || http_status == 403)
+		return "fix the token (--token-file, probe scope)";
+	if (http_status == PROBE_STATUS_SETUP)
+		return "fix --server (scheme, host, port) or the server's TLS "
+		       "certificate";
+	if (http_status >= 300 && http_status <= 399)
+		return "set --server to the URL it redirects to";
+	return "fix --server (the daemon's base URL, without /v1)";
 }
 
 long probe_backoff_ms(int attempt, long base_ms, long max_ms)
@@ -162,7 +178,12 @@ static long one_attempt(const struct probe_post_opts *o, const char *url,
 	if (rc != CURLE_OK) {
 		snprintf(msg, msglen, "%s",
 			 errbuf[0] ? errbuf : curl_easy_strerror(rc));
-		status = 0;
+		status = rc == CURLE_UNSUPPORTED_PROTOCOL ||
+				 rc == CURLE_URL_MALFORMAT ||
+				 rc == CURLE_PEER_FAILED_VERIFICATION ||
+				 rc == CURLE_SSL_CACERT_BADFILE
+			     ? PROBE_STATUS_SETUP
+			     : 0;
 	} else {
 		char summary[400];
 		curl_off_t ra = 0;

@@ -37,6 +37,11 @@ struct probe_post_result {
 	char message[512];
 };
 
+/* The http_status of an attempt that libcurl refused for a reason no
+ * retry fixes (review s24g G4): an unsupported or malformed URL, a TLS
+ * certificate that does not verify. Classified as the node's setup. */
+#define PROBE_STATUS_SETUP (-1L)
+
 /* For a PROBE_POST_UNAUTHORIZED status: what went wrong ("TOKEN REFUSED
  * by the server", or the server URL) and how to fix it, for the log. */
 const char *probe_post_setup_what(long http_status);

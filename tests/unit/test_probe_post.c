@@ -250,7 +250,16 @@ static void test_post_helpers(void)
 	CHECK(probe_post_classify(421) == PROBE_POST_UNAUTHORIZED);
 	CHECK(strstr(probe_post_setup_what(404), "SERVER URL") != NULL);
 	CHECK(strstr(probe_post_setup_what(401), "TOKEN REFUSED") != NULL);
-	CHECK(probe_post_classify(301) == PROBE_POST_KEEP);
+	/* a redirect or a URL / certificate libcurl refuses: the setup,
+	 * exit 7, not a retry for ever (review s24g G4) */
+	CHECK(probe_post_classify(301) == PROBE_POST_UNAUTHORIZED);
+	CHECK(probe_post_classify(308) == PROBE_POST_UNAUTHORIZED);
+	CHECK(probe_post_classify(PROBE_STATUS_SETUP) ==
+	      PROBE_POST_UNAUTHORIZED);
+	CHECK(strstr(probe_post_setup_what(308), "redirects") != NULL);
+	CHECK(strstr(probe_post_setup_what(PROBE_STATUS_SETUP), "SERVER URL") !=
+	      NULL);
+	CHECK(probe_post_classify(100) == PROBE_POST_KEEP);
 	CHECK(probe_backoff_ms(0, 1000, 30000) == 1000);
 	CHECK(probe_backoff_ms(1, 1000, 30000) == 2000);
 	CHECK(probe_backoff_ms(3, 1000, 30000) == 8000);
