@@ -377,7 +377,30 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		snprintf(path, sizeof(path), "%s/%s", spool_dir, names[i]);
 		body = probe_read_file(path, &len);
 		if (body == NULL) {
-			counts->unreadable++;
+			/* over 8 MiB, not a regular file, unreadable: no
+			 * flush will send it, so it goes where a rejected
+			 * report goes, named, rather than keep every flush at
+			 * exit 5 unsaid (review s24g G12) */
+			int e = errno;
+
+			if (probe_spool_reject(spool_dir, names[i], err,
+					       sizeof(err)) == 0) {
+				counts->rejected++;
+				if (o->log)
+					fprintf(o->log,
+						"probe: spooled %s cannot be "
+						"sent (%s): moved to "
+						"%s/rejected/\n",
+						names[i], strerror(e),
+						spool_dir);
+			} else {
+				counts->unreadable++;
+				if (o->log)
+					fprintf(o->log,
+						"probe: spooled %s cannot be "
+						"read (%s): %s\n",
+						names[i], strerror(e), err);
+			}
 			continue;
 		}
 		switch (probe_post(o, body, len, &res)) {
