@@ -159,11 +159,18 @@ static int parse_devices(const char *s, struct probe_cli *c, char *err,
 	return 0;
 }
 
+/* Options that shape a measurement run, which --post and --flush-spool
+ * (they measure nothing) must not be given: ignored, they had read as
+ * done (review s24g G10: --post f --output x wrote no x, exit 0). */
+static const char *const measuring_options[] = {
+    "--quick",	 "--full",     "--only",      "--output",
+    "--devices", "--isolated", "--sustain-s", "--no-nvml"};
+
 int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 		    struct probe_cli *c, char *err, size_t errlen)
 {
 	int i, full = 0;
-	const char *spool = NULL;
+	const char *spool = NULL, *measuring = NULL;
 
 	memset(c, 0, sizeof(*c));
 	c->only_mask = PROBE_ONLY_ALL;
@@ -220,6 +227,11 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 			snprintf(err, errlen, "%s: empty value", name);
 			return -1;
 		}
+		for (size_t k = 0; k < sizeof(measuring_options) /
+					   sizeof(measuring_options[0]);
+		     k++)
+			if (strcmp(name, measuring_options[k]) == 0)
+				measuring = measuring_options[k];
 
 		if (strcmp(name, "--quick") == 0) {
 			c->quick = 1;
@@ -306,6 +318,11 @@ int probe_cli_parse(int argc, char *const *argv, const char *env_spool,
 	if ((c->post_file || c->flush_spool) && c->server == NULL) {
 		snprintf(err, errlen, "%s needs --server URL",
 			 c->post_file ? "--post" : "--flush-spool");
+		return -1;
+	}
+	if ((c->post_file || c->flush_spool) && measuring) {
+		snprintf(err, errlen, "%s measures nothing: %s does not apply",
+			 c->post_file ? "--post" : "--flush-spool", measuring);
 		return -1;
 	}
 	if (c->token_file && c->server == NULL) {

@@ -53,6 +53,8 @@ int probe_do_flush(struct probe_ctx *c, const struct probe_post_opts *o)
 
 	if (probe_flush_spool(o, c->cli.spool_dir, &fc) != 0)
 		return PROBE_EXIT_FAILED;
+	if (fc.busy) /* said, and left to the probe that flushes */
+		return PROBE_EXIT_OK;
 	if (fc.delivered + fc.kept + fc.rejected + fc.unreadable > 0)
 		probe_log("spool %s: %d delivered, %d kept, %d rejected, %d "
 			  "unreadable",

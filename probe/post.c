@@ -3,10 +3,12 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "spool.h"
 #include "util.h"
@@ -202,6 +204,25 @@ static long one_attempt(const struct probe_post_opts *o, const char *url,
 	return status;
 }
 
+/* url for the log, a password in it (http://user:secret@host/) shown as
+ * "***" (review s24g G14: it was printed in every retry line). */
+static void url_for_log(const char *url, char *out, size_t outlen)
+{
+	const char *auth = strstr(url, "://"), *at, *colon;
+
+	probe_strlcpy(out, url, outlen);
+	if (!auth)
+		return;
+	auth += 3;
+	at = strchr(auth, '@');
+	if (!at || (strchr(auth, '/') && strchr(auth, '/') < at))
+		return;
+	colon = memchr(auth, ':', (size_t)(at - auth));
+	if (colon)
+		snprintf(out, outlen, "%.*s***%s", (int)(colon + 1 - url), url,
+			 at);
+}
+
 enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 				   const char *body, size_t len,
 				   struct probe_post_result *res)
@@ -233,11 +254,16 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 		if (retry_after_s * 1000 > d)
 			d = retry_after_s * 1000 > cap ? cap
 						       : retry_after_s * 1000;
-		if (o->log)
+		if (o->log) {
+			char shown[sizeof(url)];
+
+			url_for_log(url, shown, sizeof(shown));
 			fprintf(o->log,
 				"probe: POST %s failed (%s); retry %d/%d in "
 				"%ld ms\n",
-				url, res->message, attempt + 1, o->retries, d);
+				shown, res->message, attempt + 1, o->retries,
+				d);
+		}
 		sleep_ms(d);
 	}
 	return res->outcome;
@@ -357,16 +383,52 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 	return out;
 }
 
+/* The spool's flush lock (SPOOL/.flush.lock, an fcntl write lock, freed
+ * when the descriptor closes or the process ends): its descriptor, -1 when
+ * there is no lock to take (no spool yet: nothing to flush), -2 when
+ * another probe holds it (review s24g G13: two flushes at once posted
+ * every report twice and logged each other's removals as errors). */
+static int flush_lock(const char *spool_dir)
+{
+	char path[4400];
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.flush.lock", spool_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETLK, &fl) != 0) {
+		int busy = errno == EACCES || errno == EAGAIN;
+		close(fd);
+		return busy ? -2 : -1;
+	}
+	return fd;
+}
+
 int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		      struct probe_flush_counts *counts)
 {
 	char **names = NULL, err[512], path[4400];
 	size_t n = 0, i;
+	int lock;
 
 	memset(counts, 0, sizeof(*counts));
+	lock = flush_lock(spool_dir);
+	if (lock == -2) {
+		counts->busy = 1;
+		if (o->log)
+			fprintf(o->log,
+				"probe: another probe is flushing %s; its "
+				"reports are left to it\n",
+				spool_dir);
+		return 0;
+	}
 	if (probe_spool_list(spool_dir, &names, &n, err, sizeof(err))) {
 		if (o->log)
 			fprintf(o->log, "probe: %s\n", err);
+		if (lock >= 0)
+			close(lock);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -459,5 +521,7 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		}
 	}
 	probe_spool_list_free(names, n);
+	if (lock >= 0)
+		close(lock);
 	return 0;
 }

@@ -78,6 +78,7 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 struct probe_flush_counts {
 	int delivered, kept, rejected, unreadable;
 	int unauthorized; /* kept because the token was refused */
+	int busy; /* another probe held the spool's flush lock: left to it */
 };
 
 /* Resends every spooled report, oldest first: 2xx deletes it, a rejecting

@@ -59,8 +59,8 @@ static void test_cli_ok(void)
 	CHECK(strcmp(c.post_file, "r.json") == 0 && c.retries == 0);
 	CHECK(strcmp(c.token_file, "/etc/tok") == 0);
 
-	CHECK(parse(&c, NULL, err, sizeof(err), 3, "--flush-spool",
-		    "--server=https://gpusizer.example", "--full") == 0);
+	CHECK(parse(&c, NULL, err, sizeof(err), 2, "--flush-spool",
+		    "--server=https://gpusizer.example") == 0);
 	CHECK(c.flush_spool && !c.quick);
 	CHECK(parse(&c, NULL, err, sizeof(err), 1, "--help") == 0 && c.help);
 	CHECK(parse(&c, NULL, err, sizeof(err), 1, "--version") == 0 &&
@@ -118,6 +118,12 @@ static void test_cli_errors(void)
 			 NULL);
 	expect_cli_error("--retries: expected an integer", 2, "--retries", " 3",
 			 NULL);
+	/* review s24g G10: a measuring option beside --post is a mistake */
+	expect_cli_error("--flush-spool measures nothing: --quick does not "
+			 "apply",
+			 3, "--flush-spool", "--server=http://h", "--quick");
+	expect_cli_error("--post measures nothing: --output does not apply", 3,
+			 "--post=r.json", "--server=http://h", "--output=x");
 	expect_cli_error("--quick: takes no value", 1, "--quick=1", NULL, NULL);
 	expect_cli_error("unexpected argument 'quick'", 1, "quick", NULL, NULL);
 	expect_cli_error("--sustain-s: expected an integer in [1, 3600]", 2,

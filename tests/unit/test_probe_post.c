@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "post.h"
@@ -522,6 +523,52 @@ static void test_flush_spool(void)
 	CHECK(system(path) == 0);
 }
 
+/* Review s24g G13: a flush while another process holds the spool's
+ * flush lock posts nothing and says it is busy; once the lock is free,
+ * the flush runs. */
+static void test_flush_lock(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	char url[64], err[256], path[256], *base = tmpdir();
+	const int st[] = {201};
+	int ready[2], done[2];
+	char b;
+	pid_t pid;
+
+	CHECK(probe_spool_write(base, "3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+				"{}", 2, err, sizeof(err)) == 0);
+	CHECK(pipe(ready) == 0 && pipe(done) == 0);
+	pid = fork();
+	if (pid == 0) { /* holds the lock until told to go */
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/.flush.lock", base);
+		fd = open(path, O_RDWR | O_CREAT, 0600);
+		_exit(fd < 0 || fcntl(fd, F_SETLK, &fl) != 0 ||
+		      write(ready[1], "x", 1) != 1 ||
+		      read(done[0], &b, 1) != 1);
+	}
+	CHECK(pid > 0 && read(ready[0], &b, 1) == 1);
+	CHECK(fake_start(&s, st, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	CHECK(fc.busy == 1 && fc.delivered == 0 && s.served == 0);
+	CHECK(write(done[1], "x", 1) == 1);
+	CHECK(waitpid(pid, NULL, 0) == pid);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(fc.busy == 0 && fc.delivered == 1 && s.served == 1);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -531,6 +578,7 @@ int main(void)
 	RUN(test_deliver_rejected_and_unreachable);
 	RUN(test_deliver_removes_spooled_copy);
 	RUN(test_flush_spool);
+	RUN(test_flush_lock);
 	RUN(test_token_refused_keeps_report);
 	RUN(test_retry_after_and_backoff_flush);
 	RUN(test_read_file_bounds);
