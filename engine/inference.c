@@ -296,6 +296,15 @@ static void insert_top(const struct inf_request *rq, struct inf_result *res,
 	res->plans[pos] = *p;
 }
 
+/* A plan of a closed loop runs its replicas above the ceiling, as its
+ * figures print (3 significant digits). */
+static bool above_ceiling(const struct inf_plan *p,
+			  const struct inf_result *res)
+{
+	return fx_round_sig(p->utilization, 3) >
+	       fx_round_sig(res->max_utilization, 3);
+}
+
 static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 {
 	const struct inf_plan *b = &res->plans[0];
@@ -304,8 +313,7 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 	/* the closed loop's replicas stop at one a sequence
 	 * (inference_replica.c inf_plan_of) */
 	if (rq->load_kind == INF_LOAD_CONCURRENT_SEQUENCES &&
-	    fx_round_sig(b->utilization, 3) >
-		fx_round_sig(res->max_utilization, 3))
+	    above_ceiling(b, res))
 		iwarn(res,
 		      "%.10g concurrent sequences keep each of the %ld "
 		      "replicas at %.3g of its capacity, above max_utilization "
@@ -323,8 +331,7 @@ static void add_warnings(const struct inf_request *rq, struct inf_result *res)
 		int n = 0;
 
 		for (int i = 1; i < res->n_plans; i++)
-			if (fx_round_sig(res->plans[i].utilization, 3) >
-				fx_round_sig(res->max_utilization, 3) &&
+			if (above_ceiling(&res->plans[i], res) &&
 			    used < sizeof(list))
 				used += (size_t)snprintf(
 				    list + used, sizeof(list) - used, "%s%d",

@@ -899,9 +899,10 @@ static void warn_precision_and_method(const struct trn_request *rq,
 		     rq->stack.name, attn_kernel_name(rq->stack.attn_kernel),
 		     rq->gpu.name);
 	/* FlashAttention-3's kernels are built for Hopper and later: an
-	 * older NVIDIA part runs FA2, and is sized so (review s24a F2) */
-	if (rq->stack.attn_kernel == ATTN_FA3 && rq->gpu.cc_major > 0 &&
-	    rq->gpu.cc_major < 9)
+	 * older NVIDIA part runs FA2, and is sized so (attn_kernel_on;
+	 * review s24a F2) */
+	if (attn_kernel_on(rq->stack.attn_kernel, &rq->gpu) !=
+	    rq->stack.attn_kernel)
 		warn(res,
 		     "stack %.63s names attention kernel fa3, which needs "
 		     "compute capability 9.0 (Hopper) or later; %.40s (%d.%d) "

@@ -75,6 +75,16 @@ static void gpu_to_hw(const struct store_gpu *g, struct hw_spec *hw)
 		hw->cc_major = hw->cc_minor = 0;
 }
 
+/* The 400 for a GPU name the catalog lacks, with its closest names. */
+static void gpu_unknown(struct response *res, const char *field,
+			const char *name, char (*suggest)[80], int n)
+{
+	problem_field(res, field,
+		      "unknown GPU \"%.64s\"; GET /v1/gpus lists the catalog",
+		      name);
+	names_suggest(res, suggest, n);
+}
+
 bool sizing_gpu_known(struct app *app, const char *name, const char *field,
 		      struct response *res)
 {
@@ -88,10 +98,7 @@ bool sizing_gpu_known(struct app *app, const char *name, const char *field,
 	    names_resolve(app, NAMES_GPU, name, canon, sizeof(canon), suggest,
 			  3, &n) == 0)
 		return true;
-	problem_field(res, field,
-		      "unknown GPU \"%.64s\"; GET /v1/gpus lists the catalog",
-		      name);
-	names_suggest(res, suggest, n);
+	gpu_unknown(res, field, name, suggest, n);
 	return false;
 }
 
@@ -125,19 +132,16 @@ int sizing_load_gpu(struct app *app, const char *name, const char *field,
 			int shared = names_prefix_entries(app, NAMES_GPU, name);
 			/* a short name several entries start with (one added
 			 * later, whose PUT warned) is not "unknown" */
-			if (shared > 1)
+			if (shared > 1) {
 				problem_field(
 				    res, field,
 				    "\"%.64s\" starts %d catalog GPU names; "
 				    "give the full name",
 				    name, shared);
-			else
-				problem_field(
-				    res, field,
-				    "unknown GPU \"%.64s\"; GET /v1/gpus "
-				    "lists the catalog",
-				    name);
-			names_suggest(res, suggest, n);
+				names_suggest(res, suggest, n);
+			} else {
+				gpu_unknown(res, field, name, suggest, n);
+			}
 		}
 		if (e.status != STORE_OK) {
 			if (e.status != STORE_NOT_FOUND)

@@ -42,27 +42,45 @@ enum probe_post_outcome probe_post_classify(long s)
 	return PROBE_POST_KEEP;
 }
 
+/* What a refused setup status means and how to fix it: the first row
+ * whose range holds the status (the last row, every other one). */
+static const struct {
+	long lo, hi;
+	const char *what, *fix;
+} setup_refusals[] = {
+    {401, 401, "TOKEN REFUSED by the server",
+     "fix the token (--token-file, probe scope)"},
+    {403, 403, "TOKEN REFUSED by the server",
+     "fix the token (--token-file, probe scope)"},
+    {PROBE_STATUS_SETUP, PROBE_STATUS_SETUP,
+     "SERVER URL WRONG: refused before any answer",
+     "fix --server (scheme, host, port) or the server's TLS certificate"},
+    {300, 399, "SERVER URL WRONG: it redirects elsewhere",
+     "set --server to the URL it redirects to"},
+    {0, 0, "SERVER URL WRONG: no benchmarks endpoint there",
+     "fix --server (the daemon's base URL, without /v1)"},
+};
+#define N_SETUP_REFUSALS (sizeof(setup_refusals) / sizeof(setup_refusals[0]))
+
+static size_t setup_refusal(long http_status)
+{
+	size_t i = 0;
+
+	while (i + 1 < N_SETUP_REFUSALS &&
+	       !(http_status >= setup_refusals[i].lo &&
+		 http_status <= setup_refusals[i].hi))
+		i++;
+	return i;
+}
+
 const char *probe_post_setup_what(long http_status)
 {
-	if (http_status == 401 || http_status == 403)
-		return "TOKEN REFUSED by the server";
-	if (http_status == PROBE_STATUS_SETUP)
-		return "SERVER URL WRONG: refused before any answer";
-	if (http_status >= 300 && http_status <= 399)
-		return "SERVER URL WRONG: it redirects elsewhere";
-	return "SERVER URL WRONG: no benchmarks endpoint there";
+	return setup_refusals[setup_refusal(http_status)].what;
 }
 
 const char *probe_post_setup_fix(long http_status)
 {
-	if (http_status == 401 || http_status == 403)
-		return "fix the token (--token-file, probe scope)";
-	if (http_status == PROBE_STATUS_SETUP)
-		return "fix --server (scheme, host, port) or the server's TLS "
-		       "certificate";
-	if (http_status >= 300 && http_status <= 399)
-		return "set --server to the URL it redirects to";
-	return "fix --server (the daemon's base URL, without /v1)";
+	return setup_refusals[setup_refusal(http_status)].fix;
 }
 
 long probe_backoff_ms(int attempt, long base_ms, long max_ms)
