@@ -46,9 +46,15 @@ static int name_ok(const char *s)
 	       isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[n - 1]);
 }
 
-/* A report's GPU uuids, sorted for lookups from its results. */
+/* A report's GPU uuids, sorted for lookups from its results, each with
+ * its gpus[] entry's index (-1: none given) and place in gpus[]. */
+struct uuid_ent {
+	const char *s; /* first: cmp_str compares entries by it */
+	long long index;
+	size_t at;
+};
 struct uuid_set {
-	const char *v[PROBE_MAX_GPUS];
+	struct uuid_ent v[PROBE_MAX_GPUS];
 	int n;
 };
 
@@ -57,10 +63,10 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int uuid_known(const struct uuid_set *u, const char *s)
+/* The entry of uuid s, or NULL. */
+static const struct uuid_ent *uuid_find(const struct uuid_set *u, const char *s)
 {
-	return bsearch(&s, u->v, (size_t)u->n, sizeof(u->v[0]), cmp_str) !=
-	       NULL;
+	return bsearch(&s, u->v, (size_t)u->n, sizeof(u->v[0]), cmp_str);
 }
 
 /* A result's numeric fields: statistics (0, or BENCH_STAT_MIN to
@@ -242,12 +248,24 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 	}
 	u = jtape_get(t, x, "gpu_uuid");
 	if (u && t->tok[u].type != JT_NULL) {
+		const struct uuid_ent *g = NULL;
+		uint32_t gi = jtape_get(t, x, "gpu_index");
+		double idx;
+
 		if (t->tok[u].type != JT_STRING || !(s = jvt_text(t, u, a)) ||
-		    !uuid_known(uuids, s))
+		    !(g = uuid_find(uuids, s)))
 			jv_error(v, "gpu_uuid",
 				 "must be the uuid of a GPU in gpus[]");
 		else
 			out->gpu_uuid = s;
+		/* the result names its GPU twice; the two agree (review
+		 * s24c F3: the server keys by UUID, a reader by index) */
+		if (g && g->index >= 0 && gi && t->tok[gi].type == JT_NUMBER &&
+		    jtape_num(t, gi, &idx) == 0 && idx != (double)g->index)
+			jv_error(v, "gpu_index",
+				 "is %.0f, but gpu_uuid is gpus[%zu]'s, whose "
+				 "index is %lld",
+				 idx, g->at, g->index);
 	}
 	if (jvt_enum(v, t, x, "metric", true, metrics, &e) == 0)
 		out->metric = metrics[e];
@@ -646,6 +664,76 @@ static int check_repeats(struct jv *v, const struct jtape *t, uint32_t results)
 	return 0;
 }
 
+/* node.gpu_count and node.gpu_uuids against gpus[] (uuids: its UUIDs,
+ * sorted). gpu_count counts the GPUs measured, so gpus[] never lists more
+ * (review s24c F3). gpu_uuids is the node's whole inventory, measured or
+ * not (docs/PROBE.md): a list of distinct UUIDs that includes every
+ * gpus[].uuid; taken into rep->gpu_uuids_json, from which storage marks
+ * the node's GPUs it no longer lists removed (review s24c F1). */
+static void check_node_gpus(struct jv *v, const struct jtape *t, uint32_t node,
+			    uint32_t gpus, const struct uuid_set *uuids,
+			    struct jv_arena *a, struct bench_report *rep)
+{
+	struct jv nv = {.res = v->res, .prefix = "node."};
+	uint32_t cnt = jtape_get(t, node, "gpu_count"),
+		 inv = jtape_get(t, node, "gpu_uuids"), x;
+	long n_gpus = gpus && t->tok[gpus].type == JT_ARRAY
+			  ? (long)t->tok[gpus].count
+			  : 0;
+	const char *seen[PROBE_MAX_GPUS];
+	bool listed[PROBE_MAX_GPUS] = {false};
+	double c;
+	int n = 0;
+
+	if (cnt && t->tok[cnt].type == JT_NUMBER &&
+	    jtape_num(t, cnt, &c) == 0 && c < (double)n_gpus)
+		jv_error(&nv, "gpu_count",
+			 "is %.0f, but gpus[] lists %ld GPUs: it counts the "
+			 "GPUs the run measured",
+			 c, n_gpus);
+	if (!inv || t->tok[inv].type == JT_NULL)
+		return;
+	if (t->tok[inv].type != JT_ARRAY ||
+	    t->tok[inv].count > PROBE_MAX_GPUS) {
+		jv_error(&nv, "gpu_uuids",
+			 "must be null or a list of at most %d GPU UUIDs "
+			 "(strings)",
+			 PROBE_MAX_GPUS);
+		return;
+	}
+	for (x = inv + 1; x < t->tok[inv].next; x = t->tok[x].next) {
+		const char *s =
+		    t->tok[x].type == JT_STRING ? jvt_text(t, x, a) : NULL;
+		const struct uuid_ent *g;
+
+		if (!s || !*s || strlen(s) > PROBE_GPU_UUID_MAX) {
+			jv_error(&nv, "gpu_uuids",
+				 "must be null or a list of at most %d GPU "
+				 "UUIDs (strings)",
+				 PROBE_MAX_GPUS);
+			return;
+		}
+		for (int k = 0; k < n; k++)
+			if (!strcmp(seen[k], s)) {
+				jv_error(&nv, "gpu_uuids",
+					 "%.96s appears twice", s);
+				return;
+			}
+		seen[n++] = s;
+		if ((g = uuid_find(uuids, s)) != NULL)
+			listed[g - uuids->v] = true;
+	}
+	for (int k = 0; k < uuids->n; k++)
+		if (!listed[k]) {
+			jv_error(&nv, "gpu_uuids",
+				 "must list every gpus[].uuid (gpus[%zu].uuid "
+				 "is missing)",
+				 uuids->v[k].at);
+			return;
+		}
+	rep->gpu_uuids_json = jvt_text(t, inv, a);
+}
+
 /* Validates the report and takes it apart into *rep; the first errors
  * are listed (capped, a broken probe can produce thousands). On success
  * rep->results is malloc'd (caller frees it and *reasons).
@@ -793,7 +881,7 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 		for (i = 0, x = gpus + 1; x < t->tok[gpus].next;
 		     i++, x = t->tok[x].next) {
 			struct jv gv = {.res = res};
-			long long idx;
+			long long idx = -1;
 			snprintf(gv.prefix, sizeof(gv.prefix), "gpus[%zu].", i);
 			if (t->tok[x].type != JT_OBJECT) {
 				jv_error(&v, "gpus", "entries must be objects");
@@ -824,16 +912,19 @@ static int validate(const struct jtape *t, struct jv_arena *a,
 				    a, &s) == 0) {
 				int dup = 0;
 				for (int k = 0; k < uuids.n && !dup; k++)
-					dup = !strcmp(uuids.v[k], s);
+					dup = !strcmp(uuids.v[k].s, s);
 				if (dup)
 					jv_error(&gv, "uuid",
 						 "appears twice in gpus[]");
 				else
-					uuids.v[uuids.n++] = s;
+					uuids.v[uuids.n++] = (struct uuid_ent){
+					    .s = s, .index = idx, .at = i};
 			}
 		}
 	}
 	qsort(uuids.v, (size_t)uuids.n, sizeof(uuids.v[0]), cmp_str);
+	if (node && t->tok[node].type == JT_OBJECT)
+		check_node_gpus(&v, t, node, gpus, &uuids, a, rep);
 	results = jtape_get(t, 0, "results");
 	if (results && t->tok[results].type != JT_NULL &&
 	    (t->tok[results].type != JT_ARRAY ||

@@ -582,18 +582,41 @@ static struct db_stmt ingest_stmt = {
 	"   ARRAY(SELECT DISTINCT d FROM unnest($15::text[]) d"
 	"    WHERE d IS NOT NULL ORDER BY 1) FROM rid"
 	"  RETURNING run_id, hostname, received_at, first_result_id),"
+	/* the node's whole GPU inventory ($32, node.gpu_uuids) when the
+	 * report gives one; newest: the report is no older than the last
+	 * inventory taken (a spooled older report neither removes a GPU nor
+	 * brings one back; migrations/0043) */
+	" inv AS (SELECT ARRAY(SELECT jsonb_array_elements_text($32::jsonb))"
+	"  AS uuids WHERE $32::jsonb IS NOT NULL),"
+	" newest AS (SELECT coalesce($6::timestamptz, now())"
+	"  >= coalesce((SELECT inventory_at FROM nodes WHERE hostname = $3),"
+	"  '-infinity') AS ok),"
 	" node AS ("
 	"  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
-	"   cuda_version, inventory, last_seen, last_run_id)"
+	"   cuda_version, inventory, last_seen, last_run_id, inventory_at)"
 	"  SELECT run.hostname, $10, $11, $12,"
 	"   jsonb_build_object('node', $9::jsonb, 'gpus', $8::jsonb),"
-	"   now(), run.run_id FROM run"
+	"   now(), run.run_id, CASE WHEN $32::jsonb IS NOT NULL THEN"
+	"   coalesce($6::timestamptz, now()) END FROM run"
 	"  ON CONFLICT (hostname) DO UPDATE SET"
 	"   cpu_model = EXCLUDED.cpu_model,"
 	"   driver_version = EXCLUDED.driver_version,"
 	"   cuda_version = EXCLUDED.cuda_version,"
 	"   inventory = EXCLUDED.inventory, last_seen = now(),"
-	"   last_run_id = EXCLUDED.last_run_id"
+	"   last_run_id = EXCLUDED.last_run_id,"
+	"   inventory_at = greatest(n.inventory_at, EXCLUDED.inventory_at)"
+	"  RETURNING 1),"
+	/* the node's GPUs its inventory no longer lists, removed; those it
+	 * lists again but this run did not measure, back (the measured ones
+	 * are the upsert's below: gpus[] is within the inventory, so no row
+	 * is written twice) */
+	" gone AS ("
+	"  UPDATE node_gpus g SET removed_at = CASE WHEN g.uuid = ANY(inv.uuids)"
+	"   THEN NULL ELSE now() END"
+	"  FROM run, inv, newest WHERE newest.ok AND g.hostname = run.hostname"
+	"   AND (g.removed_at IS NULL) <> (g.uuid = ANY(inv.uuids))"
+	"   AND NOT EXISTS (SELECT 1 FROM gj, jsonb_array_elements(gj.gs) x"
+	"    WHERE x->>'uuid' = g.uuid)"
 	"  RETURNING 1),"
 	" gpu AS ("
 	"  INSERT INTO node_gpus AS ng (uuid, hostname, gpu_index, name,"
@@ -608,7 +631,8 @@ static struct db_stmt ingest_stmt = {
 	"   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
 	"   gpu_type = EXCLUDED.gpu_type,"
 	"   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
-	"   last_seen = now()"
+	"   last_seen = now(), removed_at = CASE WHEN (SELECT ok FROM newest)"
+	"   THEN NULL ELSE ng.removed_at END"
 	"  RETURNING 1),"
 	/* the results are not stored as rows (migrations/0020): the run's
 	 * rollups are made from them here, as result rows would have been
@@ -642,8 +666,9 @@ static struct db_stmt ingest_stmt = {
 /* After them: the report's "synthetic" ($31 in ingest_sql: 12 + the 18
  * result columns + 1; a static check below keeps the two in step). */
 #define INGEST_SYNTHETIC (INGEST_FIXED + RC_COUNT)
-#define INGEST_PARAMS	 (INGEST_SYNTHETIC + 1)
-_Static_assert(INGEST_PARAMS == 31, "ingest_sql names the last parameter $31");
+#define INGEST_INVENTORY (INGEST_SYNTHETIC + 1) /* $32: node.gpu_uuids */
+#define INGEST_PARAMS	 (INGEST_INVENTORY + 1)
+_Static_assert(INGEST_PARAMS == 32, "ingest_sql names the last parameter $32");
 
 enum store_status store_bench_ingest(struct db_pool *pool,
 				     const struct bench_report *rep,
@@ -696,6 +721,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		goto out;
 	}
 	params[INGEST_SYNTHETIC] = rep->synthetic ? "true" : "false";
+	params[INGEST_INVENTORY] = rep->gpu_uuids_json;
 	if (report_pack(rep->text, strlen(rep->text), &z, &z_len, e) !=
 	    STORE_OK)
 		goto out;
@@ -990,7 +1016,7 @@ enum store_status store_nodes_list(struct db_pool *pool, json_t **out,
 		 * node_gpus, not two index probes per node */
 		"WITH g AS (SELECT hostname, count(*) AS gpus,"
 		"  json_agg(DISTINCT coalesce(gpu_type, name)) AS types"
-		"  FROM node_gpus GROUP BY hostname)"
+		"  FROM node_gpus WHERE removed_at IS NULL GROUP BY hostname)"
 		" SELECT json_build_object('items', coalesce(json_agg("
 		" json_build_object('hostname', n.hostname, 'cpu_model',"
 		" n.cpu_model, 'driver_version', n.driver_version,"
@@ -1029,7 +1055,16 @@ enum store_status store_node_get(struct db_pool *pool, const char *hostname,
 		"  'numa_node', g.info->'numa_node', 'ecc_enabled',"
 		"  g.info->'ecc_enabled', 'mig_mode', g.info->'mig_mode',"
 		"  'last_seen', g.last_seen) ORDER BY g.gpu_index), '[]')"
-		"  FROM node_gpus g WHERE g.hostname = n.hostname),"
+		"  FROM node_gpus g WHERE g.hostname = n.hostname"
+		"  AND g.removed_at IS NULL),"
+		/* GPUs a newer inventory of the node no longer lists
+		 * (migrations/0043): an RMA's trail */
+		" 'removed_gpus', (SELECT coalesce(json_agg(json_build_object("
+		"  'uuid', g.uuid, 'index', g.gpu_index, 'name', g.name,"
+		"  'gpu_type', g.gpu_type, 'last_seen', g.last_seen,"
+		"  'removed_at', g.removed_at) ORDER BY g.removed_at DESC,"
+		"  g.uuid), '[]') FROM node_gpus g WHERE g.hostname ="
+		"  n.hostname AND g.removed_at IS NOT NULL),"
 		" 'runs', (SELECT coalesce(json_agg(json_build_object("
 		"  'run_id', b.run_id, 'status', b.status, 'mode', b.mode,"
 		"  'received_at', b.received_at, 'href', '/v1/benchmarks/'"

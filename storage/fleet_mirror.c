@@ -38,10 +38,11 @@ struct latest {
 	char *slowdowns;  /* the flag's text, or NULL */
 };
 
-/* One node_gpus row (known) and its two latest rows, [0] of real runs
- * only, [1] of any run (with_synthetic). */
+/* One node_gpus row (known; not counted once removed: a newer inventory
+ * of its node no longer lists it, migrations/0043) and its two latest
+ * rows, [0] of real runs only, [1] of any run (with_synthetic). */
 struct gpu {
-	bool known;
+	bool known, removed;
 	int host, k; /* strtab ids */
 	int gpu_index;
 	bool in_catalog;
@@ -178,7 +179,8 @@ static const char sync_sql[] =
     "  THEN format('PCIe link trained at Gen%s x%s, below its maximum"
     " Gen%s x%s', g.info->'pcie'->>'gen_current',"
     "   g.info->'pcie'->>'width_current', g.info->'pcie'->>'gen_max',"
-    "   g.info->'pcie'->>'width_max') END, NULL, NULL"
+    "   g.info->'pcie'->>'width_max') END,"
+    "  (g.removed_at IS NOT NULL)::text, NULL"
     " FROM node_gpus g WHERE g.change_xid >= $1::xid8"
     " UNION ALL"
     " SELECT 'L', l.gpu_uuid, l.with_synthetic::text,"
@@ -205,6 +207,7 @@ static int gpu_set(struct mirror *m, PGresult *r, int i)
 	g->gpu_index = atoi(PQgetvalue(r, i, 3));
 	g->in_catalog = !strcmp(PQgetvalue(r, i, 5), "true");
 	g->last_seen_us = strtoll(PQgetvalue(r, i, 6), NULL, 10);
+	g->removed = !strcmp(PQgetvalue(r, i, 8), "true");
 	if (!PQgetisnull(r, i, 7) && !(g->pcie = strdup(PQgetvalue(r, i, 7))))
 		return -1;
 	return 0;
@@ -412,7 +415,7 @@ static int mirror_reduce(struct mirror *m, int64_t now_us, int window_days,
 		/* without synthetic runs, a GPU only they measured is not
 		 * in the fleet (review s15: its GPUs and nodes were counted,
 		 * beside medians that left them out) */
-		if (!g->known || g->last_seen_us < t0 ||
+		if (!g->known || g->removed || g->last_seen_us < t0 ||
 		    (ws == 0 &&
 		     !(g->latest[0].present && g->latest[0].measured_us >= t0)))
 			continue;
