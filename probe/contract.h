@@ -31,6 +31,20 @@
 #define PROBE_METHOD_MAX   32
 #define PROBE_MODE_MAX	   32
 #define PROBE_TIME_MAX	   64 /* started_at, finished_at */
+/* node.gpu_uuids, the node's whole GPU inventory (every GPU NVML
+ * enumerates, measured or not; docs/PROBE.md "node"): null or absent, or
+ * an array of at most PROBE_MAX_GPUS strings of 1..PROBE_GPU_UUID_MAX
+ * bytes, none twice, holding every gpus[].uuid. The server marks a GPU of
+ * the host that a non-null list leaves out as removed. The texts both
+ * sides answer, in the order they are checked (the second takes the
+ * UUID, the third gpus[]'s position, a size_t). */
+#define PROBE_GPU_UUIDS_ERR_TYPE                                               \
+	"node.gpu_uuids: must be null or a list of at most 256 GPU UUIDs "     \
+	"(strings)"
+#define PROBE_GPU_UUIDS_ERR_TWICE "node.gpu_uuids: %s appears twice"
+#define PROBE_GPU_UUIDS_ERR_MISSING                                            \
+	"node.gpu_uuids: must list every gpus[].uuid (gpus[%zu].uuid is "      \
+	"missing)"
 /* How far after the server's clock started_at and finished_at may be: a
  * run dated later would stay its GPUs' latest until then (the service
  * refuses it; the probe cannot know the server's clock) */

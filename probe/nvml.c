@@ -48,6 +48,10 @@ struct probe_nvml {
 	nvml_ret (*reasons)(nvml_dev, unsigned long long *);
 	nvml_ret (*procs)(nvml_dev, unsigned *, void *);
 	nvml_ret (*energy)(nvml_dev, unsigned long long *);
+	nvml_ret (*count)(unsigned *);
+	nvml_ret (*by_index)(unsigned, nvml_dev *);
+	nvml_ret (*uuid)(nvml_dev, char *, unsigned);
+	const char *(*error_string)(nvml_ret);
 };
 
 static void *sym(void *lib, const char *a, const char *b)
@@ -109,6 +113,12 @@ struct probe_nvml *probe_nvml_load(char *err, size_t errlen)
 	LOAD(procs, "nvmlDeviceGetComputeRunningProcesses_v3",
 	     "nvmlDeviceGetComputeRunningProcesses_v2");
 	LOAD(energy, "nvmlDeviceGetTotalEnergyConsumption", NULL);
+	/* the _v2 enumeration only (no fallback): the old one leaves out
+	 * the GPUs this process may not use (probe_nvml_enumerate) */
+	LOAD(count, "nvmlDeviceGetCount_v2", NULL);
+	LOAD(by_index, "nvmlDeviceGetHandleByIndex_v2", NULL);
+	LOAD(uuid, "nvmlDeviceGetUUID", NULL);
+	LOAD(error_string, "nvmlErrorString", NULL);
 	if (n->init == NULL) {
 		snprintf(err, errlen, "libnvidia-ml.so.1 has no nvmlInit");
 		dlclose(n->lib);
@@ -168,6 +178,151 @@ void *probe_nvml_device(struct probe_nvml *n, const char *uuid,
 		return d;
 	return NULL;
 }
+
+/* NVML's text of rc ("Insufficient Permissions"), or its number. */
+static void nvml_error_text(const struct probe_nvml *n, nvml_ret rc, char *out,
+			    size_t len)
+{
+	const char *s = n->error_string ? n->error_string(rc) : NULL;
+
+	if (s && *s)
+		snprintf(out, len, "%s", s);
+	else
+		snprintf(out, len, "NVML error %d", rc);
+	probe_shown_text_clean(out);
+}
+
+int probe_nvml_enumerate(struct probe_nvml *n, struct probe_nvml_enum *e)
+{
+	const char *missing = NULL;
+	unsigned i;
+
+	memset(e, 0, sizeof(*e));
+	if (n == NULL) {
+		snprintf(e->unavailable, sizeof(e->unavailable),
+			 "NVML not loaded");
+		return -1;
+	}
+	if (n->count == NULL)
+		missing = "nvmlDeviceGetCount_v2";
+	else if (n->by_index == NULL)
+		missing = "nvmlDeviceGetHandleByIndex_v2";
+	else if (n->uuid == NULL)
+		missing = "nvmlDeviceGetUUID";
+	if (missing) {
+		snprintf(e->unavailable, sizeof(e->unavailable),
+			 "libnvidia-ml.so.1 has no %s", missing);
+		return -1;
+	}
+	e->count_rc = n->count(&e->count);
+	if (e->count_rc != NVML_SUCCESS) {
+		nvml_error_text(n, e->count_rc, e->count_error,
+				sizeof(e->count_error));
+		return 0;
+	}
+	for (i = 0; i < e->count && i < PROBE_MAX_GPUS; i++) {
+		struct probe_nvml_index *x = &e->gpu[i];
+		nvml_dev d = NULL;
+
+		x->handle_rc = n->by_index(i, &d);
+		if (x->handle_rc != NVML_SUCCESS) {
+			nvml_error_text(n, x->handle_rc, x->error,
+					sizeof(x->error));
+			continue;
+		}
+		x->uuid_rc = n->uuid(d, x->uuid, (unsigned)sizeof(x->uuid));
+		x->uuid[sizeof(x->uuid) - 1] = '\0';
+		if (x->uuid_rc != NVML_SUCCESS) {
+			x->uuid[0] = '\0';
+			nvml_error_text(n, x->uuid_rc, x->error,
+					sizeof(x->error));
+		}
+	}
+	return 0;
+}
+
+#define WHY(...) snprintf(why, whylen, __VA_ARGS__)
+
+int probe_gpu_uuids_decide(const struct probe_nvml_enum *e,
+			   const char *const *measured, size_t n_measured,
+			   char (*out)[PROBE_GPU_UUID_MAX + 1], size_t *n_out,
+			   char *why, size_t whylen)
+{
+	size_t i, j, len;
+	int rc = -1;
+
+	*n_out = 0;
+	if (whylen)
+		why[0] = '\0';
+	if (e->unavailable[0]) {
+		WHY("%s", e->unavailable);
+		goto out;
+	}
+	if (e->count_rc != NVML_SUCCESS) {
+		WHY("NVML could not count the node's GPUs (%s)",
+		    e->count_error);
+		goto out;
+	}
+	if (e->count > PROBE_MAX_GPUS) {
+		WHY("NVML counts %u GPUs, more than the %d a report lists",
+		    e->count, PROBE_MAX_GPUS);
+		goto out;
+	}
+	if (e->count == 0 && n_measured > 0) {
+		WHY("NVML counts no GPU, but this run measured %zu",
+		    n_measured);
+		goto out;
+	}
+	for (i = 0; i < e->count; i++) {
+		const struct probe_nvml_index *x = &e->gpu[i];
+
+		if (x->handle_rc != NVML_SUCCESS) {
+			WHY("NVML could not read GPU %zu's handle (%s)", i,
+			    x->error);
+			goto out;
+		}
+		if (x->uuid_rc != NVML_SUCCESS) {
+			WHY("NVML could not read GPU %zu's UUID (%s)", i,
+			    x->error);
+			goto out;
+		}
+		len = strnlen(x->uuid, sizeof(x->uuid));
+		if (len == 0 || len > PROBE_GPU_UUID_MAX ||
+		    !probe_shown_text_ok(x->uuid)) {
+			WHY("NVML gave GPU %zu no usable UUID", i);
+			goto out;
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(e->gpu[j].uuid, x->uuid) == 0) {
+				WHY("NVML gives GPUs %zu and %zu the same "
+				    "UUID %s",
+				    j, i, x->uuid);
+				goto out;
+			}
+		}
+	}
+	for (i = 0; i < n_measured; i++) {
+		if (measured[i] == NULL || measured[i][0] == '\0')
+			continue;
+		for (j = 0; j < e->count; j++)
+			if (strcmp(e->gpu[j].uuid, measured[i]) == 0)
+				break;
+		if (j == e->count) {
+			WHY("measured GPU %s is not among NVML's %u (MIG, or "
+			    "CUDA and NVML disagree)",
+			    measured[i], e->count);
+			goto out;
+		}
+	}
+	for (i = 0; i < e->count; i++)
+		memcpy(out[i], e->gpu[i].uuid, sizeof(out[i]));
+	*n_out = e->count;
+	rc = 0;
+out:
+	return rc;
+}
+
+#undef WHY
 
 static int get_u(nvml_ret (*fn)(nvml_dev, unsigned *), nvml_dev d)
 {

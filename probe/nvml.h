@@ -34,6 +34,54 @@ int probe_nvml_cuda_driver_version(struct probe_nvml *n, int *v);
 void *probe_nvml_device(struct probe_nvml *n, const char *uuid,
 			const char *pci_bus_id);
 
+/* The node's GPUs as NVML enumerates them (nvmlDeviceGetCount_v2,
+ * nvmlDeviceGetHandleByIndex_v2, nvmlDeviceGetUUID), whatever this run
+ * measures: what probe_nvml_enumerate read, and what
+ * probe_gpu_uuids_decide makes of it (node.gpu_uuids, docs/PROBE.md). */
+#define PROBE_NVML_ERR_MAX 64
+
+/* One NVML index. uuid_rc is only asked for when handle_rc is 0. */
+struct probe_nvml_index {
+	int handle_rc; /* nvmlDeviceGetHandleByIndex_v2's return, 0: read */
+	int uuid_rc;   /* nvmlDeviceGetUUID's return, 0: read */
+	char error[PROBE_NVML_ERR_MAX]; /* NVML's text of the failed call */
+	char uuid[PROBE_GPU_UUID_MAX + 1];
+};
+
+struct probe_nvml_enum {
+	char unavailable[256]; /* why NVML was not asked; "" when it was */
+	int count_rc;	       /* nvmlDeviceGetCount_v2's return, 0: read */
+	char count_error[PROBE_NVML_ERR_MAX];
+	unsigned count;
+	/* the first min(count, PROBE_MAX_GPUS) indexes (none when count is
+	 * more: such a list is not reported) */
+	struct probe_nvml_index gpu[PROBE_MAX_GPUS];
+};
+
+/* Reads NVML's enumeration into *e (zeroed first). Without NVML (n NULL)
+ * or without one of the three functions (the _v2 ones: the old
+ * nvmlDeviceGetCount and nvmlDeviceGetHandleByIndex leave out the GPUs
+ * this process may not use, and a partial list would mark GPUs removed)
+ * e->unavailable says why. Returns 0, or -1 when e->unavailable is set. */
+int probe_nvml_enumerate(struct probe_nvml *n, struct probe_nvml_enum *e);
+
+/* node.gpu_uuids from NVML's enumeration e and the UUIDs of the GPUs the
+ * run measured (measured[0..n_measured), CUDA's text; "" for one whose
+ * UUID CUDA could not read, left out of gpus[] and so of this rule). Plain
+ * logic, no NVML: the unit tests feed it. Returns 0 with the e->count
+ * UUIDs in NVML index order in out (room for PROBE_MAX_GPUS), *n_out of
+ * them, when NVML was asked, the count and every index's handle and UUID
+ * were read, the count is at most PROBE_MAX_GPUS, each UUID is 1 to
+ * PROBE_GPU_UUID_MAX bytes of shown text, none repeats, and every
+ * non-empty measured UUID is among them (MIG or a CUDA / NVML
+ * disagreement breaks that); an empty list only when no GPU was measured.
+ * Otherwise -1 (node.gpu_uuids null, never a partial list) with why,
+ * e.g. "NVML could not read GPU 3's UUID (Insufficient Permissions)". */
+int probe_gpu_uuids_decide(const struct probe_nvml_enum *e,
+			   const char *const *measured, size_t n_measured,
+			   char (*out)[PROBE_GPU_UUID_MAX + 1], size_t *n_out,
+			   char *why, size_t whylen);
+
 /* Fills the NVML parts of the inventory (PCIe, NVLink, ECC, MIG, power
  * limit, max SM clock, other compute processes). cc_major/minor come from
  * CUDA and pick the NVLink per-link speed. */

@@ -87,8 +87,12 @@ void probe_report_free(struct probe_report *r)
 		free(r->results[i].samples);
 	free(r->results);
 	free(r->gpus);
+	free(r->node.gpu_uuids);
 	r->results = NULL;
 	r->gpus = NULL;
+	r->node.gpu_uuids = NULL;
+	r->node.n_gpu_uuids = 0;
+	r->node.gpu_uuids_known = 0;
 	r->n_results = r->cap_results = r->n_gpus = 0;
 }
 
@@ -418,21 +422,71 @@ static json_t *gpu_json(const struct probe_gpu *g)
 	return o;
 }
 
-/* 1 when g can be listed: a UUID of 1..96 bytes of valid UTF-8, shown
- * text as it is (results name it verbatim), not seen before, an index in
- * [0, 256]. */
-static int gpu_listable(const struct probe_gpu *g, const json_t *uuids)
+/* 1 when uuid can be listed: 1..96 bytes of valid UTF-8, shown text as
+ * it is (results name it verbatim), not in uuids (seen before). */
+static int uuid_listable(const char *uuid, const json_t *uuids)
 {
-	size_t n = strlen(g->uuid);
+	size_t n = strlen(uuid);
 	json_t *t;
 
-	if (n == 0 || n > PROBE_GPU_UUID_MAX || g->index < 0 ||
-	    g->index > PROBE_MAX_GPUS || !probe_shown_text_ok(g->uuid) ||
-	    json_object_get(uuids, g->uuid))
+	if (n == 0 || n > PROBE_GPU_UUID_MAX || !probe_shown_text_ok(uuid) ||
+	    json_object_get(uuids, uuid))
 		return 0;
-	t = json_string(g->uuid);
+	t = json_string(uuid);
 	json_decref(t);
 	return t != NULL;
+}
+
+/* 1 when g can be listed: a listable UUID, an index in [0, 256]. */
+static int gpu_listable(const struct probe_gpu *g, const json_t *uuids)
+{
+	return g->index >= 0 && g->index <= PROBE_MAX_GPUS &&
+	       uuid_listable(g->uuid, uuids);
+}
+
+/* node.gpu_uuids, or null unless the list is one the checker takes: at
+ * most PROBE_MAX_GPUS UUIDs uuid_listable takes (1..96 bytes of shown
+ * text, none twice), holding every UUID written to gpus[] (uuids).
+ * probe_gpu_uuids_decide made it so; this keeps a hand-filled report from
+ * telling the server that GPUs left the node. */
+static json_t *gpu_uuids_json(const struct probe_node *node,
+			      const json_t *uuids)
+{
+	json_t *arr = NULL, *seen = NULL; /* owned */
+	const char *key;
+	json_t *v;
+	size_t i;
+	int ok = 0;
+
+	if (!node->gpu_uuids_known || node->n_gpu_uuids > PROBE_MAX_GPUS ||
+	    (node->n_gpu_uuids && node->gpu_uuids == NULL))
+		goto out;
+	arr = json_array();
+	seen = json_object();
+	if (arr == NULL || seen == NULL)
+		goto out;
+	for (i = 0; i < node->n_gpu_uuids; i++) {
+		const char *u = node->gpu_uuids[i];
+
+		if (memchr(u, '\0', sizeof(node->gpu_uuids[i])) == NULL ||
+		    !uuid_listable(u, seen))
+			goto out;
+		json_object_set_new(seen, u, json_true());
+		json_array_append_new(arr, json_string(u));
+	}
+	json_object_foreach((json_t *)uuids, key, v)
+	{
+		if (!json_object_get(seen, key))
+			goto out;
+	}
+	ok = 1;
+out:
+	json_decref(seen);
+	if (!ok) {
+		json_decref(arr);
+		arr = json_null();
+	}
+	return arr;
 }
 
 json_t *probe_report_to_json(const struct probe_report *r)
@@ -503,6 +557,8 @@ json_t *probe_report_to_json(const struct probe_report *r)
 		json_array_append_new(arr, gpu_json(&r->gpus[i]));
 	}
 	json_object_set_new(o, "gpus", arr);
+	/* after gpus[]: the list must hold every UUID written there */
+	json_object_set_new(node, "gpu_uuids", gpu_uuids_json(&r->node, uuids));
 	arr = json_array();
 	for (i = 0; i < r->n_results && i < PROBE_MAX_RESULTS; i++)
 		json_array_append_new(arr, result_json(&r->results[i], uuids));

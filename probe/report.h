@@ -100,6 +100,13 @@ struct probe_node {
 	int nvml_available;
 	int nccl_version; /* e.g. 22703, -1 -> null */
 	int gpu_count;
+	/* node.gpu_uuids: every GPU NVML enumerates, in NVML index order,
+	 * measured or not (probe_gpu_uuids_decide). gpu_uuids_known 0 ->
+	 * null (the zeroed report says nothing of the node's GPUs); 1 with
+	 * n_gpu_uuids 0 -> []. gpu_uuids is owned (probe_report_free). */
+	int gpu_uuids_known;
+	size_t n_gpu_uuids;
+	char (*gpu_uuids)[PROBE_GPU_UUID_MAX + 1];
 };
 
 struct probe_report {
@@ -161,8 +168,11 @@ void probe_report_finalize_status(struct probe_report *r);
  * PROBE_NUMBER_MIN to PROBE_NUMBER_MAX in magnitude, peer_index over
  * PROBE_MAX_GPUS and size_bytes over
  * PROBE_SIZE_BYTES_MAX become null, an "ok" result whose median or n cannot
- * be reported is written as "failed", and a string that is not valid UTF-8
- * becomes null. docs/PROBE.md "Sanitising". */
+ * be reported is written as "failed", a string that is not valid UTF-8
+ * becomes null, and node.gpu_uuids is null unless it is a list the checker
+ * takes (at most PROBE_MAX_GPUS UUIDs of 1..PROBE_GPU_UUID_MAX bytes of
+ * shown text, none twice, every UUID written to gpus[] among them).
+ * docs/PROBE.md "Sanitising". */
 json_t *probe_report_to_json(const struct probe_report *r);
 
 /* Compact JSON text (caller frees), or NULL. */

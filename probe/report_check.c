@@ -478,6 +478,55 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 	return 0;
 }
 
+/* node.gpu_uuids (probe/contract.h): null or absent, or at most
+ * PROBE_MAX_GPUS UUIDs of 1..PROBE_GPU_UUID_MAX bytes without NUL, none
+ * twice, holding every uuid of gpus[] (checked before this). */
+static int check_gpu_uuids(const json_t *node, const json_t *gpus, char *err,
+			   size_t errlen)
+{
+	const json_t *list = json_object_get(node, "gpu_uuids"), *x;
+	json_t *seen = NULL; /* owned: the UUIDs listed so far */
+	const char *u;
+	size_t i, j;
+	int rc = -1;
+
+	if (absent(list))
+		return 0;
+	if (!json_is_array(list) || json_array_size(list) > PROBE_MAX_GPUS)
+		FAIL(PROBE_GPU_UUIDS_ERR_TYPE);
+	json_array_foreach(list, i, x)
+	{
+		if (!str_in(x, PROBE_GPU_UUID_MAX))
+			FAIL(PROBE_GPU_UUIDS_ERR_TYPE);
+	}
+	seen = json_object();
+	if (seen == NULL) {
+		snprintf(err, errlen, "report: out of memory");
+		goto out;
+	}
+	json_array_foreach(list, i, x)
+	{
+		u = json_string_value(x);
+		if (json_object_get(seen, u)) {
+			snprintf(err, errlen, PROBE_GPU_UUIDS_ERR_TWICE, u);
+			goto out;
+		}
+		json_object_set_new(seen, u, json_true());
+	}
+	json_array_foreach(gpus, j, x)
+	{
+		u = json_string_value(json_object_get(x, "uuid"));
+		if (u == NULL || !json_object_get(seen, u)) {
+			snprintf(err, errlen, PROBE_GPU_UUIDS_ERR_MISSING, j);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	json_decref(seen);
+	return rc;
+}
+
 /* A statistic of result x, NaN when absent or null. */
 static double stat_of(const json_t *x, const char *key)
 {
@@ -723,7 +772,8 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 				sizeof(typed) / sizeof(typed[0]), err, errlen))
 			return -1;
 	}
-	if (check_gpus(json_object_get(root, "gpus"), uuids, err, errlen))
+	if (check_gpus(json_object_get(root, "gpus"), uuids, err, errlen) ||
+	    check_gpu_uuids(node, json_object_get(root, "gpus"), err, errlen))
 		return -1;
 	results = json_object_get(root, "results");
 	if (!json_is_array(results) ||

@@ -67,6 +67,7 @@ assert r["schema_version"] == 1
 assert r["mode"] == "quick"
 assert r["results"] == [] and r["gpus"] == []
 assert r["error"]["code"]
+assert r["node"].get("gpu_uuids") is None
 ' "$tmp/out"; then
 		echo "# stdout is not a no_device report"
 		fail=1

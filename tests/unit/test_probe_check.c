@@ -65,6 +65,116 @@ static void test_check_gpu_uuid_in_gpus(void)
 	json_decref(j);
 }
 
+/* The checker's whole message on j: 1 when it is want. */
+static int message_is(const json_t *j, const char *want, int line)
+{
+	char err[512] = "";
+	int rc = probe_report_check(j, err, sizeof(err));
+
+	if (rc == -1 && strcmp(err, want) == 0)
+		return 1;
+	printf("# line %d: want \"%s\", got rc %d \"%s\"\n", line, want, rc,
+	       err);
+	return 0;
+}
+#define MESSAGE(j, want) CHECK(message_is((j), (want), __LINE__))
+
+/* node.gpu_uuids: null or absent, or at most 256 UUIDs (strings of 1..96
+ * bytes), none twice, holding every gpus[].uuid; the texts the server
+ * answers too (probe/contract.h). */
+static void test_check_gpu_uuids(void)
+{
+	static const char type_err[] =
+	    "node.gpu_uuids: must be null or a list of at most 256 GPU UUIDs "
+	    "(strings)";
+	json_t *j = valid_report(), *node = json_object_get(j, "node");
+	json_t *u0 = json_object_get(gpu_at(j, 0), "uuid");
+	json_t *u1 = json_object_get(gpu_at(j, 1), "uuid");
+	json_t *list, *fix;
+	json_error_t je;
+	char buf[160];
+	int i;
+
+	/* the encoder writes null; absent is null too (older probes) */
+	CHECK(json_is_null(json_object_get(node, "gpu_uuids")));
+	ACCEPTED(j);
+	json_object_del(node, "gpu_uuids");
+	ACCEPTED(j);
+	/* the measured two and a GPU the run did not measure, any order */
+	list = json_array();
+	json_array_append_new(
+	    list, json_string("GPU-4d774db7-82ff-3577-39d7-efc51bad255e"));
+	json_array_append(list, u1);
+	json_array_append(list, u0);
+	json_object_set_new(node, "gpu_uuids", list);
+	ACCEPTED(j);
+	/* 256 UUIDs, 96 bytes long */
+	list = json_array();
+	json_array_append(list, u0);
+	json_array_append(list, u1);
+	for (i = 2; i < PROBE_MAX_GPUS; i++) {
+		snprintf(buf, sizeof(buf), "GPU-%d", i);
+		json_array_append_new(list, json_string(buf));
+	}
+	json_array_set_new(list, 2, str_of('u', PROBE_GPU_UUID_MAX));
+	json_object_set_new(node, "gpu_uuids", list);
+	ACCEPTED(j);
+	/* 257 */
+	json_array_append_new(list, json_string("GPU-257"));
+	MESSAGE(j, type_err);
+	json_array_remove(list, PROBE_MAX_GPUS);
+	ACCEPTED(j);
+	/* a UUID of 97 bytes, an empty one, one with a NUL, a number, null */
+	json_array_set_new(list, 2, str_of('u', PROBE_GPU_UUID_MAX + 1));
+	MESSAGE(j, type_err);
+	json_array_set_new(list, 2, json_string(""));
+	MESSAGE(j, type_err);
+	json_array_set_new(list, 2, json_stringn("GPU-\0x", 6));
+	MESSAGE(j, type_err);
+	json_array_set_new(list, 2, json_integer(2));
+	MESSAGE(j, type_err);
+	json_array_set_new(list, 2, json_null());
+	MESSAGE(j, type_err);
+	/* not a list */
+	json_object_set_new(node, "gpu_uuids", json_string("GPU-a"));
+	MESSAGE(j, type_err);
+	json_object_set_new(node, "gpu_uuids", json_object());
+	MESSAGE(j, type_err);
+	json_object_set_new(node, "gpu_uuids", json_false());
+	MESSAGE(j, type_err);
+	/* a UUID twice */
+	list = json_array();
+	json_array_append(list, u0);
+	json_array_append(list, u1);
+	json_array_append(list, u0);
+	json_object_set_new(node, "gpu_uuids", list);
+	snprintf(buf, sizeof(buf), "node.gpu_uuids: %s appears twice",
+		 json_string_value(u0));
+	MESSAGE(j, buf);
+	/* a GPU of gpus[] left out: the first named */
+	json_array_remove(list, 2);
+	json_array_remove(list, 0);
+	MESSAGE(j, "node.gpu_uuids: must list every gpus[].uuid (gpus[0].uuid "
+		   "is missing)");
+	json_array_set(list, 0, u0);
+	MESSAGE(j, "node.gpu_uuids: must list every gpus[].uuid (gpus[1].uuid "
+		   "is missing)");
+	json_array_clear(list);
+	MESSAGE(j, "node.gpu_uuids: must list every gpus[].uuid (gpus[0].uuid "
+		   "is missing)");
+	json_decref(j);
+	/* no GPU listed: [] is the node's inventory (all of it gone) */
+	fix = json_load_file(FIX "report_synthetic_no_device.json", 0, &je);
+	CHECK(fix != NULL);
+	if (fix == NULL)
+		return;
+	ACCEPTED(fix);
+	json_object_set_new(json_object_get(fix, "node"), "gpu_uuids",
+			    json_array());
+	ACCEPTED(fix);
+	json_decref(fix);
+}
+
 static void test_check_hostname(void)
 {
 	json_t *j = valid_report(), *node = json_object_get(j, "node");
@@ -715,6 +825,7 @@ static void test_encoder_cleans_shown_text(void)
 int main(void)
 {
 	RUN(test_check_gpu_uuid_in_gpus);
+	RUN(test_check_gpu_uuids);
 	RUN(test_check_hostname);
 	RUN(test_check_gpus);
 	RUN(test_check_dates);
