@@ -473,7 +473,16 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 			    i, PROBE_GPU_UUID_MAX);
 		if (json_object_get(uuids, json_string_value(v)))
 			FAIL("gpus[%zu].uuid: appears twice in gpus[]", i);
-		json_object_set_new(uuids, json_string_value(v), json_true());
+		/* with its index and place, for the results' gpu_index */
+		json_object_set_new(
+		    uuids, json_string_value(v),
+		    json_pack(
+			"[IIb]",
+			json_is_integer(json_object_get(x, "index"))
+			    ? json_integer_value(json_object_get(x, "index"))
+			    : (json_int_t)json_real_value(
+				  json_object_get(x, "index")),
+			(json_int_t)i, 1));
 	}
 	return 0;
 }
@@ -590,6 +599,21 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 		FAIL("results[%zu].gpu_uuid: must be null or the uuid of a GPU "
 		     "in gpus[]",
 		     i);
+	/* the result names its GPU twice; the two agree, as the server
+	 * holds it (review s24c F3) */
+	if (!absent(v)) {
+		const json_t *g = json_object_get(uuids, json_string_value(v)),
+			     *gi = json_object_get(x, "gpu_index");
+		json_int_t idx = json_integer_value(json_array_get(g, 0));
+
+		if (json_is_number(gi) && json_number_value(gi) != (double)idx)
+			FAIL(
+			    "results[%zu].gpu_index: is %.0f, but gpu_uuid is "
+			    "gpus[%lld]'s, whose index is %lld",
+			    i, json_number_value(gi),
+			    (long long)json_integer_value(json_array_get(g, 1)),
+			    (long long)idx);
+	}
 	for (k = stat_keys; *k; k++) {
 		v = json_object_get(x, *k);
 		if (!absent(v) && !num_in(v, PROBE_NUMBER_MAX))
@@ -819,6 +843,17 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 			     "figure is that large",
 			     key, big);
 	}
+	/* gpu_count counts the GPUs measured: gpus[] never lists more (the
+	 * server's rule too, review s24c F3); last, as a case that lists a
+	 * bad GPU is named by that GPU's rule first */
+	v = json_object_get(node, "gpu_count");
+	if (json_is_number(v) &&
+	    json_number_value(v) <
+		(double)json_array_size(json_object_get(root, "gpus")))
+		FAIL("node.gpu_count: is %.0f, but gpus[] lists %zu GPUs: it "
+		     "counts the GPUs the run measured",
+		     json_number_value(v),
+		     json_array_size(json_object_get(root, "gpus")));
 	return 0;
 }
 

@@ -51,6 +51,10 @@ static void test_check_gpu_uuid_in_gpus(void)
 	REFUSED(j, "results[0].gpu_uuid");
 	/* another listed GPU, null, absent: fine */
 	json_object_set(x, "gpu_uuid", json_object_get(gpu_at(j, 1), "uuid"));
+	/* ... with that GPU's index: the two names agree (review s24c F3) */
+	json_object_set_new(x, "gpu_index", json_integer(0));
+	REFUSED(j, "results[0].gpu_index");
+	json_object_set(x, "gpu_index", json_object_get(gpu_at(j, 1), "index"));
 	ACCEPTED(j);
 	json_object_set_new(x, "gpu_uuid", json_null());
 	ACCEPTED(j);
@@ -263,6 +267,10 @@ static void test_check_gpus(void)
 		json_object_set_new(x, "index", json_integer(i));
 		json_array_append_new(gpus, x);
 	}
+	/* gpu_count counts them (review s24c F3) */
+	REFUSED(j, "node.gpu_count");
+	json_object_set_new(json_object_get(j, "node"), "gpu_count",
+			    json_integer(256));
 	ACCEPTED(j);
 	x = json_deep_copy(g0);
 	json_object_set_new(x, "uuid", json_string("GPU-one-too-many"));
