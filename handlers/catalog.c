@@ -45,7 +45,7 @@ static const struct jv_rule gpu_rules[] = {
     {"max_gpus_per_node", JV_INT, false, 1, 1024, NULL, false},
     {"inter_node_gbps", JV_NUM, false, 0.001, 1e6, NULL, false},
     {"pcie_gen", JV_INT, false, 1, 7, NULL, true},
-    {"pcie_width", JV_INT, false, 1, 16, NULL, true},
+    {"pcie_width", JV_POW2, false, 1, 16, NULL, true},
     {"power_w", JV_INT, false, 1, 100000, NULL, true},
     /* 0 (no price) or [SIZING_MIN_PRICE, SIZING_MAX_PRICE]. */
     {"price_per_gpu_hour", JV_NUM0, false, SIZING_MIN_PRICE, SIZING_MAX_PRICE,
@@ -59,6 +59,100 @@ static const struct jv_rule gpu_rules[] = {
     {"created_at", JV_STR, false, 0, 64, NULL, true},
     {"updated_at", JV_STR, false, 0, 64, NULL, true},
 };
+
+/* The rules one field's range cannot say (after gpu_rules): the form of
+ * compute_capability, a measured efficiency with its basis, and the
+ * order of the tensor rates. Each names its field in v. */
+static void gpu_cross_checks(struct jv *v, const json_t *body)
+{
+	{
+		/* "9.0": major.minor digits (NVIDIA's form); it sets the
+		 * default efficiencies (sizing.c), so a typo must not pass as
+		 * "non-NVIDIA". null or absent: not an NVIDIA part. */
+		const char *cc = json_string_value(
+		    json_object_get(body, "compute_capability"));
+		size_t major = cc ? strspn(cc, "0123456789") : 0;
+		size_t minor = major && cc[major] == '.'
+				   ? strspn(cc + major + 1, "0123456789")
+				   : 0;
+		if (cc && (minor == 0 || cc[major + 1 + minor] != '\0'))
+			jv_error(v, "compute_capability",
+				 "must be major.minor digits, as \"9.0\" "
+				 "(null for a non-NVIDIA part)");
+	}
+	{
+		/* A measured fraction says what it rests on; a basis other
+		 * than datasheet_only comes with its figure. */
+		const json_t *f = json_object_get(body, "gemm_peak_fraction");
+		const char *b = json_string_value(
+		    json_object_get(body, "efficiency_basis"));
+		bool has_f = json_is_number(f);
+		bool none = !b || !strcmp(b, "datasheet_only");
+		if (has_f && none)
+			jv_error(v, "efficiency_basis",
+				 "gemm_peak_fraction needs a basis: measured, "
+				 "sibling or vendor_claim");
+		else if (!has_f && !none)
+			jv_error(v, "gemm_peak_fraction",
+				 "is required with efficiency_basis \"%s\"", b);
+	}
+	{
+		/* An 8-bit tensor rate under the 16-bit one is no part's
+		 * (Ada, Hopper and Blackwell run FP8 and INT8 at twice their
+		 * 16-bit rate): the engine times an FP8 GEMM never slower
+		 * than 16-bit, so MFU against such a peak read 3.6 (review
+		 * s18c F5). */
+		static const char *const eight[] = {"fp8_tflops", "int8_tops"};
+		/* ... and a 32- or 64-bit rate at most it: TF32 tensor cores
+		 * run at half the 16-bit rate, FP32 and FP64 lower still
+		 * (review s18d F11: fp32 90000 beside bf16 500 made fp32
+		 * training beat bf16) */
+		static const char *const wide[] = {"tf32_tflops", "fp32_tflops",
+						   "fp64_tflops"};
+		double p16 = 0.0;
+
+		for (int k = 0; k < 2; k++) {
+			const json_t *x = json_object_get(
+			    body, k ? "fp16_tflops" : "bf16_tflops");
+			if (json_is_number(x) && json_number_value(x) > p16)
+				p16 = json_number_value(x);
+		}
+		/* only values their own rule took (review s18e F6: a negative
+		 * one was named twice) */
+		for (int k = 0; k < 2; k++) {
+			const json_t *x = json_object_get(body, eight[k]);
+			double d = json_is_number(x) ? json_number_value(x) : 0;
+
+			if (!(d >= 1e-6 && d <= 1e5))
+				continue;
+			if (!(p16 > 0.0))
+				jv_error(v, eight[k],
+					 "needs bf16_tflops or fp16_tflops: "
+					 "an 8-bit tensor rate beside no "
+					 "16-bit one is no part's, and 16-bit "
+					 "is what the engine falls back to");
+			else if (d < p16)
+				jv_error(v, eight[k],
+					 "%.10g is under the 16-bit peak "
+					 "%.10g: an 8-bit tensor rate is at "
+					 "least the 16-bit one (null for a "
+					 "part without it)",
+					 d, p16);
+		}
+		for (int k = 0; k < 3 && p16 > 0.0; k++) {
+			const json_t *x = json_object_get(body, wide[k]);
+			double d = json_is_number(x) ? json_number_value(x) : 0;
+
+			if (d >= 1e-6 && d <= 1e5 && d > p16)
+				jv_error(
+				    v, wide[k],
+				    "%.10g is above the 16-bit peak %.10g: "
+				    "a 32- or 64-bit rate is at most the "
+				    "16-bit one",
+				    d, p16);
+		}
+	}
+}
 
 void h_gpus_list(struct app *app, const struct request *req,
 		 struct response *res)
@@ -152,101 +246,7 @@ void h_gpu_put(struct app *app, const struct request *req, struct response *res)
 	given = json_object_get(body, "name");
 	if (json_is_string(given) && strcmp(json_string_value(given), name))
 		jv_error(&v, "name", "must match the name in the path");
-	{
-		const json_t *w = json_object_get(body, "pcie_width");
-		/* 8.0 is 8 (whole reals pass as integers); null is none. */
-		long long wv =
-		    json_is_number(w) ? (long long)json_number_value(w) : 16;
-		if (wv != 1 && wv != 2 && wv != 4 && wv != 8 && wv != 16)
-			jv_error(&v, "pcie_width", "must be 1, 2, 4, 8 or 16");
-	}
-	{
-		/* "9.0": major.minor digits (NVIDIA's form); it sets the
-		 * default efficiencies (sizing.c), so a typo must not pass as
-		 * "non-NVIDIA". null or absent: not an NVIDIA part. */
-		const char *cc = json_string_value(
-		    json_object_get(body, "compute_capability"));
-		size_t major = cc ? strspn(cc, "0123456789") : 0;
-		size_t minor = major && cc[major] == '.'
-				   ? strspn(cc + major + 1, "0123456789")
-				   : 0;
-		if (cc && (minor == 0 || cc[major + 1 + minor] != '\0'))
-			jv_error(&v, "compute_capability",
-				 "must be major.minor digits, as \"9.0\" "
-				 "(null for a non-NVIDIA part)");
-	}
-	{
-		/* A measured fraction says what it rests on; a basis other
-		 * than datasheet_only comes with its figure. */
-		const json_t *f = json_object_get(body, "gemm_peak_fraction");
-		const char *b = json_string_value(
-		    json_object_get(body, "efficiency_basis"));
-		bool has_f = json_is_number(f);
-		bool none = !b || !strcmp(b, "datasheet_only");
-		if (has_f && none)
-			jv_error(&v, "efficiency_basis",
-				 "gemm_peak_fraction needs a basis: measured, "
-				 "sibling or vendor_claim");
-		else if (!has_f && !none)
-			jv_error(&v, "gemm_peak_fraction",
-				 "is required with efficiency_basis \"%s\"", b);
-	}
-	{
-		/* An 8-bit tensor rate under the 16-bit one is no part's
-		 * (Ada, Hopper and Blackwell run FP8 and INT8 at twice their
-		 * 16-bit rate): the engine times an FP8 GEMM never slower
-		 * than 16-bit, so MFU against such a peak read 3.6 (review
-		 * s18c F5). */
-		static const char *const eight[] = {"fp8_tflops", "int8_tops"};
-		/* ... and a 32- or 64-bit rate at most it: TF32 tensor cores
-		 * run at half the 16-bit rate, FP32 and FP64 lower still
-		 * (review s18d F11: fp32 90000 beside bf16 500 made fp32
-		 * training beat bf16) */
-		static const char *const wide[] = {"tf32_tflops", "fp32_tflops",
-						   "fp64_tflops"};
-		double p16 = 0.0;
-
-		for (int k = 0; k < 2; k++) {
-			const json_t *x = json_object_get(
-			    body, k ? "fp16_tflops" : "bf16_tflops");
-			if (json_is_number(x) && json_number_value(x) > p16)
-				p16 = json_number_value(x);
-		}
-		/* only values their own rule took (review s18e F6: a negative
-		 * one was named twice) */
-		for (int k = 0; k < 2; k++) {
-			const json_t *x = json_object_get(body, eight[k]);
-			double d = json_is_number(x) ? json_number_value(x) : 0;
-
-			if (!(d >= 1e-6 && d <= 1e5))
-				continue;
-			if (!(p16 > 0.0))
-				jv_error(&v, eight[k],
-					 "needs bf16_tflops or fp16_tflops: "
-					 "an 8-bit tensor rate beside no "
-					 "16-bit one is no part's, and 16-bit "
-					 "is what the engine falls back to");
-			else if (d < p16)
-				jv_error(&v, eight[k],
-					 "%.10g is under the 16-bit peak "
-					 "%.10g: an 8-bit tensor rate is at "
-					 "least the 16-bit one (null for a "
-					 "part without it)",
-					 d, p16);
-		}
-		for (int k = 0; k < 3 && p16 > 0.0; k++) {
-			const json_t *x = json_object_get(body, wide[k]);
-			double d = json_is_number(x) ? json_number_value(x) : 0;
-
-			if (d >= 1e-6 && d <= 1e5 && d > p16)
-				jv_error(
-				    &v, wide[k],
-				    "%.10g is above the 16-bit peak %.10g: "
-				    "a 32- or 64-bit rate is at most the "
-				    "16-bit one",
-				    d, p16);
-		}
-	}
+	gpu_cross_checks(&v, body);
 	names_check_new(app, NAMES_GPU, name, &v);
 	/* before it exists: what the new name takes from other entries */
 	shared = problem_field_count(res) ? NULL

@@ -341,6 +341,19 @@ int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 			    jv_int(v, o, r->key, r->required, (long long)r->min,
 				   (long long)r->max, &ix) != 0;
 			break;
+		case JV_POW2:
+			ix = 0;
+			if (jv_int(v, o, r->key, r->required, (long long)r->min,
+				   (long long)r->max, &ix) != 0) {
+				errors++;
+			} else if (m && (ix & (ix - 1)) != 0) {
+				jv_error(v, r->key,
+					 "must be a power of two in [%lld, "
+					 "%lld]",
+					 (long long)r->min, (long long)r->max);
+				errors++;
+			}
+			break;
 		case JV_NUM:
 			errors += jv_num(v, o, r->key, r->required, r->min,
 					 r->max, &dx) != 0;
@@ -565,7 +578,8 @@ void jv_ints_as_integers(json_t *o, const struct jv_rule *rules, int n)
 {
 	for (int i = 0; i < n; i++) {
 		json_t *x = json_object_get(o, rules[i].key);
-		if (rules[i].kind == JV_INT && json_is_real(x))
+		if ((rules[i].kind == JV_INT || rules[i].kind == JV_POW2) &&
+		    json_is_real(x))
 			json_object_set_new(
 			    o, rules[i].key,
 			    json_integer((json_int_t)json_real_value(x)));

@@ -63,6 +63,7 @@ void jv_error(struct jv *v, const char *key, const char *fmt, ...)
 /* Table-driven validation of a flat object: one rule per field. */
 enum jv_kind {
 	JV_INT,
+	JV_POW2, /* as JV_INT, and a power of two (PCIe lane widths) */
 	JV_NUM,
 	JV_NUM0, /* 0, or in [min, max] with min > 0 the non-zero floor */
 	JV_BOOL,
@@ -74,7 +75,7 @@ struct jv_rule {
 	const char *key;
 	enum jv_kind kind;
 	bool required;
-	double min, max;	    /* JV_INT / JV_NUM range; JV_STR max len */
+	double min, max; /* JV_INT / JV_POW2 / JV_NUM range; JV_STR max len */
 	const char *const *choices; /* JV_ENUM */
 	bool nullable;		    /* JSON null allowed (unknown value) */
 };
@@ -83,7 +84,8 @@ struct jv_rule {
  */
 int jv_check_rules(struct jv *v, const json_t *o, const struct jv_rule *rules,
 		   int n);
-/* After jv_check_rules: each JV_INT member of o given as a whole real
+/* After jv_check_rules: each JV_INT or JV_POW2 member of o given as a whole
+ * real
  * (8.0) is replaced by its integer, as PostgreSQL's integer columns take
  * it. */
 void jv_ints_as_integers(json_t *o, const struct jv_rule *rules, int n);

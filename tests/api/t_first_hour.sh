@@ -207,6 +207,13 @@ for cc in abc 9 9. .0 "9.0x" "9,0"; do
 done
 req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d "$(jq -c '.compute_capability = "12.0"' "$T/rt.json")"
 check "compute_capability \"12.0\": stored" 200 '.compute_capability == "12.0"'
+# pcie_width: lanes, a power of two (the rule table's JV_POW2)
+for w in 0 3 12 32 6.0 '"8"'; do
+	req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d "$(jq -c --argjson w "$w" '.pcie_width = $w' "$T/rt.json")"
+	check_problem "pcie_width $w: 400 naming it" 400 pcie_width
+done
+req PUT /v1/gpus/rt-example-48gb -H "Authorization: Bearer $adm" -d "$(jq -c '.pcie_width = 8.0' "$T/rt.json")"
+check "pcie_width 8.0: stored as 8" 200 '.pcie_width == 8'
 
 # --- item 7: the token CLI finds the database `make run` left ---------------------
 mkdir -p "$T/checkout/var"
