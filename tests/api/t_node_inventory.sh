@@ -106,20 +106,18 @@ check_problem "an inventory without a measured GPU is a 400" 400 'node.gpu_uuids
 mk x 1 "0 1" "0 1 1"
 post x
 check_problem "a GPU twice in the inventory is a 400" 400 'node.gpu_uuids'
+# refused JQ FIELD NAME: report x edited by JQ is a 400 naming FIELD
+refused() {
+	jq "$1" "$T/x.json" >"$T/x2.json"
+	req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/x2.json"
+	check_problem "$3" 400 "$2"
+}
 mk x 1 "0" "0"
-jq '.node.gpu_uuids = "all"' "$T/x.json" >"$T/x2.json"
-req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/x2.json"
-check_problem "an inventory that is not a list is a 400" 400 'node.gpu_uuids'
-jq '.node.gpu_uuids = [7]' "$T/x.json" >"$T/x2.json"
-req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/x2.json"
-check_problem "an inventory entry that is not a string is a 400" 400 'node.gpu_uuids'
+refused '.node.gpu_uuids = "all"' node.gpu_uuids "an inventory that is not a list is a 400"
+refused '.node.gpu_uuids = [7]' node.gpu_uuids "an inventory entry that is not a string is a 400"
 mk x 1 "0 1" "0 1"
-jq '.node.gpu_count = 1' "$T/x.json" >"$T/x2.json"
-req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/x2.json"
-check_problem "a gpu_count below the GPUs listed is a 400" 400 'node.gpu_count'
-jq '.results[0].gpu_index = 1' "$T/x.json" >"$T/x2.json"
-req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/x2.json"
-check_problem "a result whose gpu_index is not its gpu_uuid's is a 400" 400 'results[0].gpu_index'
+refused '.node.gpu_count = 1' node.gpu_count "a gpu_count below the GPUs listed is a 400"
+refused '.results[0].gpu_index = 1' 'results[0].gpu_index' "a result whose gpu_index is not its gpu_uuid's is a 400"
 req GET "/v1/nodes/$host"
 check "no refused report changed the node" 200 "(.gpus | length) == 9"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
