@@ -1,7 +1,9 @@
 /* The spool: reports that could not be delivered yet (plain C).
  *
  * Layout: DIR/<run_id>.json (pending), DIR/rejected/<run_id>.json (the
- * server answered 4xx other than 408/429). Files are written atomically:
+ * server answered 4xx other than 408/429, or the flush will not send it:
+ * not a regular file of at most 8 MiB, not JSON, not a probe report).
+ * Files are written atomically:
  * DIR/.<run_id>.json.tmp, fsync, rename, fsync(DIR).
  */
 #ifndef GPUSIZER_PROBE_SPOOL_H
