@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report_check.h"
 #include "spool.h"
 #include "util.h"
 
@@ -132,6 +133,15 @@ static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
+/* Control characters of s shown as '?': one line of the log, whatever a
+ * server or a spooled file holds (review s24g G8). */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 /* The "detail" (RFC 9457) or the first line of the answer body. */
 static void body_summary(const char *body, char *out, size_t outlen)
 {
@@ -152,9 +162,7 @@ static void body_summary(const char *body, char *out, size_t outlen)
 	/* one line of the log, whatever the server sent: control characters
 	 * (a newline forging a "probe:" line, terminal escapes) shown as '?'
 	 * (review s24g G8) */
-	for (char *p = out; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	one_line(out);
 	json_decref(j);
 }
 
@@ -424,14 +432,135 @@ static int flush_lock(const char *spool_dir)
 	return fd;
 }
 
+/* Moves SPOOL/name, which no flush will send, to rejected/ with a line
+ * naming it and why (review s24g G11, G12): counted as rejected (exit 6),
+ * or as unreadable (exit 5) when it cannot be moved either. */
+static void reject_spooled(const struct probe_post_opts *o,
+			   const char *spool_dir, const char *name, char *why,
+			   struct probe_flush_counts *counts)
+{
+	char err[512];
+
+	one_line(why);
+	if (probe_spool_reject(spool_dir, name, err, sizeof(err)) == 0) {
+		counts->rejected++;
+		if (o->log)
+			fprintf(o->log,
+				"probe: spooled %s not sent (%s): moved to "
+				"%s/rejected/\n",
+				name, why, spool_dir);
+		return;
+	}
+	counts->unreadable++;
+	if (o->log)
+		fprintf(o->log, "probe: spooled %s not sent (%s): %s\n", name,
+			why, err);
+}
+
+/* Reads SPOOL/name when the server could take it: a regular file (a
+ * symbolic link is not followed) of at most 8 MiB, JSON, that
+ * probe_report_check accepts, as --post FILE is checked (review s24g
+ * G11). Returns 0 with *body (malloc'd, the caller's) and *len; 1 when the
+ * file is gone (another probe's --post delivered it); -1 with why when it
+ * is not to be sent. */
+static int read_spooled(const char *spool_dir, const char *name, char **body,
+			size_t *len, char *why, size_t whylen)
+{
+	char path[4400], err[512], *text;
+	json_error_t je;
+	json_t *j = NULL;
+	int rc = -1, e;
+
+	*body = NULL;
+	snprintf(path, sizeof(path), "%s/%s", spool_dir, name);
+	text = probe_read_file_nofollow(path, len);
+	if (text == NULL) {
+		e = errno;
+		if (e == ENOENT) {
+			rc = 1;
+			goto out;
+		}
+		snprintf(why, whylen, "%s",
+			 e == ELOOP    ? "a symbolic link, not followed"
+			 : e == EINVAL ? "not a regular file"
+			 : e == EFBIG  ? "larger than 8 MiB"
+				       : strerror(e));
+		goto out;
+	}
+	j = json_loadb(text, *len, JSON_REJECT_DUPLICATES, &je);
+	if (j == NULL) {
+		snprintf(why, whylen, "not JSON: line %d: %s", je.line,
+			 je.text);
+		goto out;
+	}
+	if (probe_report_check(j, err, sizeof(err)) != 0) {
+		snprintf(why, whylen, "not a probe report: %s", err);
+		goto out;
+	}
+	*body = text; /* ownership to the caller */
+	text = NULL;
+	rc = 0;
+out:
+	json_decref(j);
+	free(text);
+	return rc;
+}
+
+/* Why the flush stops after a report kept with res (the rest would fare
+ * the same), written to why; 0 when it goes on to the next report. */
+static int flush_stops(const struct probe_post_result *res, char *why,
+		       size_t whylen)
+{
+	long s = res->http_status;
+
+	if (res->outcome == PROBE_POST_UNAUTHORIZED) {
+		snprintf(why, whylen, "%s", probe_post_setup_what(s));
+		return 1;
+	}
+	if (res->outcome != PROBE_POST_RETRY)
+		return 0;
+	if (s == 0) {
+		snprintf(why, whylen, "the server cannot be reached");
+		return 1;
+	}
+	if (s == 429 || s == 503) {
+		snprintf(why, whylen,
+			 "the server asks clients to back off (HTTP %ld)", s);
+		return 1;
+	}
+	/* review s24g G7: a proxy whose backend is down answers 502 or 504
+	 * to every report; retrying each one cost 15 s a file, hours for a
+	 * spool of a week */
+	if (s >= 500 && s <= 599) {
+		snprintf(why, whylen,
+			 "HTTP %ld after %d attempts: the server or a proxy "
+			 "before it is failing",
+			 s, res->attempts);
+		return 1;
+	}
+	return 0; /* 408: this report's upload timed out */
+}
+
 int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		      struct probe_flush_counts *counts)
 {
-	char **names = NULL, err[512], path[4400];
+	char **names = NULL, err[512], why[1024];
 	size_t n = 0, i;
-	int lock;
+	int lock = -1, rc = 0;
 
 	memset(counts, 0, sizeof(*counts));
+	switch (probe_spool_dir_check(spool_dir, err, sizeof(err))) {
+	case 0:
+		break;
+	case 1: /* no spool yet: nothing to flush */
+		goto out;
+	default: /* a link, another's, writable by others: sends nothing */
+		counts->refused = 1;
+		if (o->log)
+			fprintf(o->log, "probe: %s\n", err);
+		rc = -1;
+		goto out;
+	}
 	lock = flush_lock(spool_dir);
 	if (lock == -2) {
 		counts->busy = 1;
@@ -440,47 +569,29 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 				"probe: another probe is flushing %s; its "
 				"reports are left to it\n",
 				spool_dir);
-		return 0;
+		goto out;
 	}
 	if (probe_spool_list(spool_dir, &names, &n, err, sizeof(err))) {
 		if (o->log)
 			fprintf(o->log, "probe: %s\n", err);
-		if (lock >= 0)
-			close(lock);
-		return -1;
+		rc = -1;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		struct probe_post_result res;
-		size_t len;
-		char *body;
+		size_t len = 0;
+		char *body = NULL;
+		int r = read_spooled(spool_dir, names[i], &body, &len, why,
+				     sizeof(why));
 
-		snprintf(path, sizeof(path), "%s/%s", spool_dir, names[i]);
-		body = probe_read_file(path, &len);
-		if (body == NULL) {
-			/* over 8 MiB, not a regular file, unreadable: no
-			 * flush will send it, so it goes where a rejected
+		if (r == 1)
+			continue;
+		if (r != 0) {
+			/* no flush will send it, so it goes where a rejected
 			 * report goes, named, rather than keep every flush at
-			 * exit 5 unsaid (review s24g G12) */
-			int e = errno;
-
-			if (probe_spool_reject(spool_dir, names[i], err,
-					       sizeof(err)) == 0) {
-				counts->rejected++;
-				if (o->log)
-					fprintf(o->log,
-						"probe: spooled %s cannot be "
-						"sent (%s): moved to "
-						"%s/rejected/\n",
-						names[i], strerror(e),
-						spool_dir);
-			} else {
-				counts->unreadable++;
-				if (o->log)
-					fprintf(o->log,
-						"probe: spooled %s cannot be "
-						"read (%s): %s\n",
-						names[i], strerror(e), err);
-			}
+			 * exit 5 unsaid (review s24g G12) or be sent as it is
+			 * (G11) */
+			reject_spooled(o, spool_dir, names[i], why, counts);
 			continue;
 		}
 		switch (probe_post(o, body, len, &res)) {
@@ -522,24 +633,40 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 			if (o->log)
 				fprintf(o->log, "probe: spooled %s kept (%s)\n",
 					names[i], res.message);
+			/* last in the next flush's order: a report that the
+			 * server itself fails on (a 500 of its own) does not
+			 * hold up the others for ever now that a 5xx stops
+			 * the flush */
+			if (res.http_status >= 500 && res.http_status <= 599 &&
+			    probe_spool_touch(spool_dir, names[i], err,
+					      sizeof(err)) &&
+			    o->log)
+				fprintf(o->log, "probe: %s\n", err);
 			break;
 		}
 		free(body);
-		if ((res.outcome == PROBE_POST_RETRY &&
-		     (res.http_status == 0 || res.http_status == 429 ||
-		      res.http_status == 503)) ||
-		    res.outcome == PROBE_POST_UNAUTHORIZED) {
-			/* Unreachable, asking clients to back off, or the
-			 * token or URL is refused: the rest would fare the
-			 * same; keep them for the next run, rather than
-			 * retrying each of them against a server that said
-			 * to wait. */
-			counts->kept += (int)(n - i - 1);
+		if (flush_stops(&res, why, sizeof(why))) {
+			/* Unreachable, failing, asking clients to back off,
+			 * or the token or URL is refused: the rest would fare
+			 * the same; keep them for the next run, rather than
+			 * retrying each of them against a server that is down
+			 * or said to wait. */
+			size_t left = n - i - 1;
+
+			counts->kept += (int)left;
+			if (left > 0 && o->log)
+				fprintf(o->log,
+					"probe: flush of %s stopped (%s): %zu "
+					"more spooled report%s left for the "
+					"next run\n",
+					spool_dir, why, left,
+					left == 1 ? "" : "s");
 			break;
 		}
 	}
+out:
 	probe_spool_list_free(names, n);
 	if (lock >= 0)
 		close(lock);
-	return 0;
+	return rc;
 }

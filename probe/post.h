@@ -79,14 +79,23 @@ struct probe_flush_counts {
 	int delivered, kept, rejected, unreadable;
 	int unauthorized; /* kept because the token was refused */
 	int busy; /* another probe held the spool's flush lock: left to it */
+	/* the spool directory is a symbolic link, not the effective uid's,
+	 * or writable by group or others: nothing was read or sent */
+	int refused;
 };
 
 /* Resends every spooled report, oldest first: 2xx deletes it, a rejecting
  * 4xx moves it to rejected/, anything else keeps it (and stops the flush
- * after a transport failure, since the server is unreachable, a 429 or
- * 503, since it asks clients to back off, or a refused token or URL,
- * which refuses the rest too).
- * Returns 0, or -1 when the spool could not be listed. */
+ * after a transport failure, since the server is unreachable, a 5xx after
+ * the report's retries, since the server or a proxy before it is failing
+ * (review s24g G7), a 429 or 503, since it asks clients to back off, or a
+ * refused token or URL, which refuses the rest too). A report kept by a
+ * 5xx is touched, so the next flush tries it last. A spooled file that is
+ * not a regular file (links are not followed), is over 8 MiB, or is not
+ * JSON the probe_report_check accepts is not sent: moved to rejected/
+ * (review s24g G11).
+ * Returns 0; -1 when the spool could not be listed, or when its directory
+ * is refused (probe_spool_dir_check; counts->refused, nothing sent). */
 int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		      struct probe_flush_counts *counts);
 

@@ -217,7 +217,10 @@ int probe_spool_list(const char *dir, char ***names_out, size_t *n_out,
 		if (!is_report_name(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		/* lstat: a symbolic link is not followed, so neither its
+		 * target's mtime nor the target itself counts (review s24g
+		 * G11); links, FIFOs and directories are left where they are */
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
@@ -291,6 +294,82 @@ int probe_spool_remove(const char *dir, const char *name, char *err,
 		return -1;
 	}
 	fsync_dir(dir);
+	return 0;
+}
+
+int probe_spool_touch(const char *dir, const char *name, char *err,
+		      size_t errlen)
+{
+	char path[4400];
+
+	if (!safe_name(name, err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW) != 0) {
+		snprintf(err, errlen, "cannot touch %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int probe_spool_dir_check(const char *dir, char *err, size_t errlen)
+{
+	char buf[4096];
+	size_t n = strlen(dir);
+	struct stat st;
+	uid_t euid = geteuid();
+
+	/* "DIR/" would make lstat follow a link named DIR */
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 0 || n >= sizeof(buf)) {
+		snprintf(err, errlen,
+			 "spool directory path is empty or too long");
+		return -1;
+	}
+	memcpy(buf, dir, n);
+	buf[n] = '\0';
+	if (lstat(buf, &st) != 0) {
+		if (errno == ENOENT)
+			return 1;
+		snprintf(err, errlen, "cannot use spool %s: %s", buf,
+			 strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen,
+			 "spool %s is a symbolic link: nothing sent from it; "
+			 "give --spool-dir the directory itself",
+			 buf);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen,
+			 "spool %s is not a directory: nothing sent from it",
+			 buf);
+		return -1;
+	}
+	if (st.st_uid != euid) {
+		snprintf(err, errlen,
+			 "spool %s is owned by uid %lu, not by this probe's "
+			 "uid %lu: nothing sent from it; fix with chown %lu "
+			 "%s (and chmod 700)",
+			 buf, (unsigned long)st.st_uid, (unsigned long)euid,
+			 (unsigned long)euid, buf);
+		return -1;
+	}
+	if (st.st_mode & 022) {
+		snprintf(err, errlen,
+			 "spool %s is writable by %s (mode %04o): nothing sent "
+			 "from it; fix with chmod 700 %s",
+			 buf,
+			 (st.st_mode & 022) == 022 ? "group and others"
+			 : (st.st_mode & 020)	   ? "its group"
+						   : "others",
+			 (unsigned)(st.st_mode & 07777), buf);
+		return -1;
+	}
 	return 0;
 }
 

@@ -175,12 +175,13 @@ int probe_cpu_model(const char *cpuinfo_path, char *out, size_t outlen)
 	return -1;
 }
 
-char *probe_read_file(const char *path, size_t *len)
+static char *read_file(const char *path, int extra_flags, size_t *len)
 {
 	/* opened without blocking, and checked before a read: a FIFO's
 	 * open waits for a writer (review s24g G3: --post and --token-file
 	 * of a FIFO hung the probe) */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
+				extra_flags);
 	FILE *f;
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
@@ -234,6 +235,16 @@ char *probe_read_file(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *probe_read_file(const char *path, size_t *len)
+{
+	return read_file(path, 0, len);
+}
+
+char *probe_read_file_nofollow(const char *path, size_t *len)
+{
+	return read_file(path, O_NOFOLLOW, len);
 }
 
 int probe_read_token(const char *path, char *out, size_t outlen, char *err,

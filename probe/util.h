@@ -49,6 +49,10 @@ size_t probe_clock_event_reason_names(unsigned long long mask,
  * set on failure (EFBIG past the cap, EINVAL for a device, FIFO or
  * directory); *len gets the size. */
 char *probe_read_file(const char *path, size_t *len);
+/* The same, but a symbolic link as path's last component is not followed
+ * (ELOOP): the spool's files (review s24g G11: a link planted in the spool
+ * sent the file it named, with the token). */
+char *probe_read_file_nofollow(const char *path, size_t *len);
 /* 8 x the server's default body cap (1 MiB): a report or token file is
  * far smaller; --post /dev/zero must not eat the node's memory. */
 #define PROBE_MAX_FILE_BYTES ((size_t)8 << 20)

@@ -25,6 +25,8 @@
 #include "testlib.h"
 #include "util.h"
 
+#include "probe_fixtures.h"
+
 /* ---- spool --------------------------------------------------------- */
 
 static char *tmpdir(void)
@@ -45,6 +47,42 @@ static int count_files(const char *dir)
 		return -1;
 	probe_spool_list_free(names, n);
 	return (int)n;
+}
+
+/* A report the checker takes (probe_fixtures.h), under run_id id, as
+ * compact text (caller frees): the flush sends only such files. */
+static char *report_text(const char *id)
+{
+	struct probe_report r;
+	char *text;
+
+	make_report(&r);
+	probe_strlcpy(r.run_id, id, sizeof(r.run_id));
+	text = probe_report_dumps(&r);
+	probe_report_free(&r);
+	CHECK(text != NULL);
+	return text;
+}
+
+/* Spools report_text(id) as DIR/<id>.json, with mtime mtime_s when > 0.
+ * 0 or -1. */
+static int spool_report(const char *dir, const char *id, time_t mtime_s)
+{
+	char err[256], path[256], *text = report_text(id);
+	struct timespec t[2] = {{mtime_s, 0}, {mtime_s, 0}};
+	int rc = -1;
+
+	if (text == NULL)
+		return -1;
+	if (probe_spool_write(dir, id, text, strlen(text), err, sizeof(err)))
+		goto out;
+	snprintf(path, sizeof(path), "%s/%s.json", dir, id);
+	if (mtime_s > 0 && utimensat(AT_FDCWD, path, t, 0) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(text);
+	return rc;
 }
 
 static void test_spool(void)
@@ -384,17 +422,20 @@ static void test_token_refused_keeps_report(void)
 	struct fake_server s;
 	struct probe_post_opts o;
 	struct probe_flush_counts fc;
-	char url[64], path[256], err[256], *base = tmpdir();
+	char url[64], path[256], *base = tmpdir();
 	const int st[] = {401, 403};
 	const char *id = "5d2c7a9e-3f1b-4e6d-8a0c-9b7e5f3d1a2c";
 	const char *id2 = "7f4e9c1b-5a3d-4b8f-a2e6-1c9d7b5f3e4a";
 	int spool_failed = 1;
 	struct stat sb;
 
+	char *text = report_text(id);
+
 	CHECK(fake_start(&s, st, 1) == 0);
 	opts(&o, url, sizeof(url), s.port);
-	CHECK(probe_deliver(&o, base, id, "{}", 2, &spool_failed) ==
+	CHECK(probe_deliver(&o, base, id, text, strlen(text), &spool_failed) ==
 	      PROBE_POST_UNAUTHORIZED);
+	free(text);
 	fake_stop(&s);
 	CHECK(s.served == 1); /* not retried */
 	CHECK(!spool_failed);
@@ -403,7 +444,7 @@ static void test_token_refused_keeps_report(void)
 	snprintf(path, sizeof(path), "%s/rejected/%s.json", base, id);
 	CHECK(stat(path, &sb) != 0); /* not rejected */
 
-	CHECK(probe_spool_write(base, id2, "{}", 2, err, sizeof(err)) == 0);
+	CHECK(spool_report(base, id2, 0) == 0);
 	CHECK(fake_start(&s, st + 1, 1) == 0);
 	opts(&o, url, sizeof(url), s.port);
 	CHECK(probe_flush_spool(&o, base, &fc) == 0);
@@ -427,7 +468,7 @@ static void test_retry_after_and_backoff_flush(void)
 	struct probe_post_result res;
 	struct probe_flush_counts fc;
 	struct timespec t0, t1;
-	char url[64], err[256], path[256], *base = tmpdir();
+	char url[64], path[256], *base = tmpdir();
 	const int st[] = {503, 201};
 	const int busy[] = {503, 503, 503, 503, 503, 503, 503, 503};
 	const char *ids[3] = {"1b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
@@ -447,8 +488,7 @@ static void test_retry_after_and_backoff_flush(void)
 	      0.9);
 
 	for (int i = 0; i < 3; i++)
-		CHECK(probe_spool_write(base, ids[i], "{}", 2, err,
-					sizeof(err)) == 0);
+		CHECK(spool_report(base, ids[i], 0) == 0);
 	CHECK(fake_start(&s, busy, 8) == 0);
 	opts(&o, url, sizeof(url), s.port); /* 2 retries, 4 ms cap */
 	CHECK(probe_flush_spool(&o, base, &fc) == 0);
@@ -490,23 +530,16 @@ static void test_flush_spool(void)
 	struct fake_server s;
 	struct probe_post_opts o;
 	struct probe_flush_counts fc;
-	char url[64], err[256], path[256], *base = tmpdir();
+	char url[64], path[256], *base = tmpdir();
 	const int st[] = {201, 400, 500, 500, 500};
 	const char *ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
 			      "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
 			      "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
-	struct timespec t[2];
 	int i;
 	struct stat sb;
 
-	for (i = 0; i < 3; i++) {
-		CHECK(probe_spool_write(base, ids[i], "{}", 2, err,
-					sizeof(err)) == 0);
-		snprintf(path, sizeof(path), "%s/%s.json", base, ids[i]);
-		t[0].tv_sec = t[1].tv_sec = 1000 + i;
-		t[0].tv_nsec = t[1].tv_nsec = 0;
-		CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
-	}
+	for (i = 0; i < 3; i++)
+		CHECK(spool_report(base, ids[i], 1000 + i) == 0);
 	CHECK(fake_start(&s, st, 5) == 0);
 	opts(&o, url, sizeof(url), s.port);
 	CHECK(probe_flush_spool(&o, base, &fc) == 0);
@@ -531,14 +564,14 @@ static void test_flush_lock(void)
 	struct fake_server s;
 	struct probe_post_opts o;
 	struct probe_flush_counts fc;
-	char url[64], err[256], path[256], *base = tmpdir();
+	char url[64], path[256], *base = tmpdir();
 	const int st[] = {201};
 	int ready[2], done[2];
 	char b;
 	pid_t pid;
 
-	CHECK(probe_spool_write(base, "3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-				"{}", 2, err, sizeof(err)) == 0);
+	CHECK(spool_report(base, "3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84", 0) ==
+	      0);
 	CHECK(pipe(ready) == 0 && pipe(done) == 0);
 	pid = fork();
 	if (pid == 0) { /* holds the lock until told to go */
@@ -569,6 +602,260 @@ static void test_flush_lock(void)
 	CHECK(system(path) == 0);
 }
 
+/* The flush's log, captured (open_memstream): log_open sets o->log. */
+struct logcap {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static void log_open(struct logcap *l, struct probe_post_opts *o)
+{
+	l->buf = NULL;
+	l->len = 0;
+	l->f = open_memstream(&l->buf, &l->len);
+	CHECK(l->f != NULL);
+	o->log = l->f;
+}
+
+/* 1 when the log so far holds s. */
+static int log_has(struct logcap *l, const char *s)
+{
+	fflush(l->f);
+	return l->buf != NULL && strstr(l->buf, s) != NULL;
+}
+
+static void log_close(struct logcap *l, struct probe_post_opts *o)
+{
+	fclose(l->f);
+	free(l->buf);
+	o->log = NULL;
+}
+
+/* Review s24g G7: against a proxy whose backend is down (502), a flush of
+ * 3 reports stops after the first one's retries, keeping all 3; the one
+ * that failed goes last, so the next flush starts with the next one (a
+ * report the server itself fails on does not hold up the rest). */
+static void test_flush_stops_on_5xx(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], err[256], path[256], **names = NULL, *base = tmpdir();
+	const int down[] = {502, 502, 502, 502, 502, 502, 502, 502};
+	const int gw[] = {201, 504, 504, 504, 504, 504, 504, 504};
+	const char *ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+			      "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
+			      "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		CHECK(spool_report(base, ids[i], 1000 + i) == 0);
+	CHECK(fake_start(&s, down, 8) == 0);
+	opts(&o, url, sizeof(url), s.port); /* 2 retries, 4 ms cap */
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 3); /* the first report's 3 attempts, not 9 */
+	CHECK(fc.kept == 3 && fc.delivered == 0 && fc.rejected == 0 &&
+	      fc.unreadable == 0 && fc.unauthorized == 0);
+	CHECK(count_files(base) == 3);
+	CHECK(log_has(&lc, "HTTP 502 after 3 attempts"));
+	CHECK(log_has(&lc, "2 more spooled reports left for the next run"));
+	log_close(&lc, &o);
+	/* the one that got the 502 now goes last */
+	CHECK(probe_spool_list(base, &names, &n, err, sizeof(err)) == 0);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK(strncmp(names[0], ids[1], 36) == 0);
+		CHECK(strncmp(names[1], ids[2], 36) == 0);
+		CHECK(strncmp(names[2], ids[0], 36) == 0);
+	}
+	probe_spool_list_free(names, n);
+
+	/* a 504 after one delivery stops as well, with one left */
+	CHECK(fake_start(&s, gw, 8) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 4); /* 201, then 504 x3 */
+	CHECK(fc.delivered == 1 && fc.kept == 2);
+	CHECK(count_files(base) == 2);
+	snprintf(path, sizeof(path), "%s/%s.json", base, ids[1]);
+	CHECK(access(path, F_OK) != 0); /* the next one was delivered */
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
+/* Review s24g G11: a symbolic link in the spool is neither followed nor
+ * sent, even to a report, and is left where it is (not moved); its
+ * target is untouched. */
+static void test_flush_skips_symlink(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	char url[64], path[256], target[256], *base = tmpdir();
+	const int st[] = {201, 201, 201};
+	const char *id = "5d2c7a9e-3f1b-4e6d-8a0c-9b7e5f3d1a2c";
+	const char *other = "7f4e9c1b-5a3d-4b8f-a2e6-1c9d7b5f3e4a";
+	char *text = report_text(other), *back;
+	struct stat sb;
+	size_t len = 0;
+	FILE *f;
+
+	/* the link's target: a report outside the spool, and /etc/hostname */
+	snprintf(target, sizeof(target), "%s.target", base);
+	f = fopen(target, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	CHECK(spool_report(base, id, 2000) == 0);
+	snprintf(path, sizeof(path), "%s/%s.json", base, other);
+	CHECK(symlink(target, path) == 0);
+	snprintf(path, sizeof(path), "%s/link.json", base);
+	CHECK(symlink("/etc/hostname", path) == 0);
+	CHECK(count_files(base) == 1); /* links are not listed */
+	errno = 0;
+	CHECK(probe_read_file_nofollow(path, &len) == NULL && errno == ELOOP);
+
+	CHECK(fake_start(&s, st, 3) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1); /* only the regular report */
+	CHECK(fc.delivered == 1 && fc.rejected == 0 && fc.kept == 0);
+	CHECK(lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)); /* left */
+	snprintf(path, sizeof(path), "%s/%s.json", base, other);
+	CHECK(lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode));
+	snprintf(path, sizeof(path), "%s/rejected", base);
+	CHECK(stat(path, &sb) != 0);
+	back = probe_read_file(target, &len);
+	CHECK(back && strcmp(back, text) == 0);
+	free(back);
+	free(text);
+	unlink(target);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
+/* Review s24g G11: a spooled file that is not JSON, or that the probe's
+ * checker refuses (what --post FILE checks), is not sent: it goes to
+ * rejected/ with a line naming it and why (exit 6, as a rejected report). */
+static void test_flush_rejects_non_reports(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], path[256], *base = tmpdir();
+	const int st[] = {201, 201, 201, 201};
+	const char *id = "5d2c7a9e-3f1b-4e6d-8a0c-9b7e5f3d1a2c";
+	const char *files[3][2] = {
+	    {"bad.json", "{not json"},
+	    {"notreport.json", "{\"run_id\":\"x\",\"token\":\"\\u001b[2J\"}"},
+	    {"dup.json", "{\"a\":1,\"a\":2}"},
+	};
+	struct stat sb;
+	int i;
+
+	CHECK(spool_report(base, id, 3000) == 0);
+	for (i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", base, files[i][0]);
+		f = fopen(path, "w");
+		CHECK(f != NULL);
+		if (f) {
+			fputs(files[i][1], f);
+			fclose(f);
+		}
+	}
+	CHECK(count_files(base) == 4);
+	CHECK(fake_start(&s, st, 4) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1); /* the report alone */
+	CHECK(fc.delivered == 1 && fc.rejected == 3 && fc.kept == 0 &&
+	      fc.unreadable == 0);
+	CHECK(count_files(base) == 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/rejected/%s", base,
+			 files[i][0]);
+		CHECK(stat(path, &sb) == 0);
+	}
+	CHECK(log_has(&lc, "spooled bad.json not sent (not JSON"));
+	CHECK(log_has(&lc, "spooled notreport.json not sent (not a probe "
+			   "report: "));
+	CHECK(log_has(&lc, "spooled dup.json not sent (not JSON"));
+	CHECK(!log_has(&lc, "\x1b")); /* the log stays one line a file */
+	log_close(&lc, &o);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
+/* Review s24g G11: a spool directory that is group- or world-writable, a
+ * symbolic link, or (as root) another user's is refused: nothing read or
+ * sent, the files stay, the line names the directory and the fix. */
+static void test_flush_refuses_unsafe_dir(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], path[320], link[256], *base = tmpdir();
+	const int st[] = {201};
+	const char *id = "5d2c7a9e-3f1b-4e6d-8a0c-9b7e5f3d1a2c";
+	const mode_t modes[] = {0777, 0770, 0702, 0720};
+	size_t i;
+
+	CHECK(spool_report(base, id, 0) == 0);
+	CHECK(fake_start(&s, st, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		CHECK(chmod(base, modes[i]) == 0);
+		log_open(&lc, &o);
+		CHECK(probe_flush_spool(&o, base, &fc) == -1);
+		CHECK(fc.refused == 1 && fc.delivered == 0 && fc.kept == 0);
+		CHECK(log_has(&lc, base));
+		CHECK(log_has(&lc, "chmod 700"));
+		log_close(&lc, &o);
+	}
+	CHECK(chmod(base, 0700) == 0);
+	/* a symbolic link to a good spool, with or without a slash */
+	snprintf(link, sizeof(link), "%s.link", base);
+	CHECK(symlink(base, link) == 0);
+	CHECK(probe_flush_spool(&o, link, &fc) == -1 && fc.refused == 1);
+	snprintf(path, sizeof(path), "%s/", link);
+	CHECK(probe_flush_spool(&o, path, &fc) == -1 && fc.refused == 1);
+	unlink(link);
+	if (geteuid() == 0) { /* another user's spool */
+		CHECK(chown(base, 12345, 12345) == 0);
+		log_open(&lc, &o);
+		CHECK(probe_flush_spool(&o, base, &fc) == -1 && fc.refused);
+		CHECK(log_has(&lc, "chown 0"));
+		log_close(&lc, &o);
+		CHECK(chown(base, 0, 0) == 0);
+	}
+	CHECK(s.served == 0); /* nothing sent */
+	CHECK(count_files(base) == 1);
+	/* a missing spool: nothing to flush, not an error */
+	snprintf(path, sizeof(path), "%s/none", base);
+	CHECK(probe_flush_spool(&o, path, &fc) == 0 && fc.refused == 0);
+	/* fixed: it goes */
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(fc.delivered == 1 && s.served == 1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	CHECK(system(path) == 0);
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -582,6 +869,10 @@ int main(void)
 	RUN(test_token_refused_keeps_report);
 	RUN(test_retry_after_and_backoff_flush);
 	RUN(test_read_file_bounds);
+	RUN(test_flush_stops_on_5xx);
+	RUN(test_flush_skips_symlink);
+	RUN(test_flush_rejects_non_reports);
+	RUN(test_flush_refuses_unsafe_dir);
 	curl_global_cleanup();
 	return testlib_finish();
 }
