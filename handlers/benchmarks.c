@@ -261,7 +261,8 @@ static void check_result(struct jv *v, const struct jtape *t, uint32_t x,
 		/* the result names its GPU twice; the two agree (review
 		 * s24c F3: the server keys by UUID, a reader by index) */
 		if (g && g->index >= 0 && gi && t->tok[gi].type == JT_NUMBER &&
-		    jtape_num(t, gi, &idx) == 0 && idx != (double)g->index)
+		    jtape_num(t, gi, &idx) == 0 && idx == floor(idx) &&
+		    idx != (double)g->index)
 			jv_error(v, "gpu_index",
 				 "is %.0f, but gpu_uuid is gpus[%zu]'s, whose "
 				 "index is %lld",
@@ -685,18 +686,23 @@ static void check_node_gpus(struct jv *v, const struct jtape *t, uint32_t node,
 	double c;
 	int n = 0;
 
+	/* a whole number in range: another is its own rule's (review s25a
+	 * F8: 1.5 was also "is 2, but gpus[] lists 2") */
 	if (cnt && t->tok[cnt].type == JT_NUMBER &&
-	    jtape_num(t, cnt, &c) == 0 && c < (double)n_gpus)
+	    jtape_num(t, cnt, &c) == 0 && c == floor(c) && c >= 0 &&
+	    c < (double)n_gpus)
 		jv_error(&nv, "gpu_count",
 			 "is %.0f, but gpus[] lists %ld GPUs: it counts the "
 			 "GPUs the run measured",
 			 c, n_gpus);
 	if (!inv || t->tok[inv].type == JT_NULL)
 		return;
-	if (t->tok[inv].type != JT_ARRAY ||
+	/* never empty: that would remove every GPU of the node (review
+	 * s25a F7) */
+	if (t->tok[inv].type != JT_ARRAY || t->tok[inv].count == 0 ||
 	    t->tok[inv].count > PROBE_MAX_GPUS) {
 		jv_error(&nv, "gpu_uuids",
-			 "must be null or a list of at most %d GPU UUIDs "
+			 "must be null or a list of 1 to %d GPU UUIDs "
 			 "(strings)",
 			 PROBE_MAX_GPUS);
 		return;
@@ -707,10 +713,13 @@ static void check_node_gpus(struct jv *v, const struct jtape *t, uint32_t node,
 		const struct uuid_ent *g;
 
 		if (!s || !*s || strlen(s) > PROBE_GPU_UUID_MAX) {
-			jv_error(&nv, "gpu_uuids",
-				 "must be null or a list of at most %d GPU "
-				 "UUIDs (strings)",
-				 PROBE_MAX_GPUS);
+			char f[32];
+
+			snprintf(f, sizeof(f), "gpu_uuids[%d]", n);
+			jv_error(&nv, f,
+				 "must be a GPU UUID, a string of 1 to %d "
+				 "bytes",
+				 PROBE_GPU_UUID_MAX);
 			return;
 		}
 		for (int k = 0; k < n; k++)
@@ -723,6 +732,19 @@ static void check_node_gpus(struct jv *v, const struct jtape *t, uint32_t node,
 		if ((g = uuid_find(uuids, s)) != NULL)
 			listed[g - uuids->v] = true;
 	}
+	{
+		/* NVML's list: none where NVML was not asked (s25a F7) */
+		uint32_t nvml = jtape_get(t, node, "nvml_available");
+
+		if ((nvml && t->tok[nvml].type == JT_FALSE) ||
+		    (rep->status && !strcmp(rep->status, "no_device"))) {
+			jv_error(&nv, "gpu_uuids",
+				 "is NVML's list of the node's GPUs: null "
+				 "when nvml_available is false or the status "
+				 "is no_device");
+			return;
+		}
+	}
 	for (int k = 0; k < uuids->n; k++)
 		if (!listed[k]) {
 			jv_error(&nv, "gpu_uuids",
@@ -731,7 +753,9 @@ static void check_node_gpus(struct jv *v, const struct jtape *t, uint32_t node,
 				 uuids->v[k].at);
 			return;
 		}
-	rep->gpu_uuids_json = jvt_text(t, inv, a);
+	/* storage reads the list from node_json (not copied again: the
+	 * arena holds the body's text about twice, review s25a F6) */
+	rep->has_gpu_uuids = rep->node_json != NULL;
 }
 
 /* Validates the report and takes it apart into *rep; the first errors

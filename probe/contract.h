@@ -39,8 +39,13 @@
  * sides answer, in the order they are checked (the second takes the
  * UUID, the third gpus[]'s position, a size_t). */
 #define PROBE_GPU_UUIDS_ERR_TYPE                                               \
-	"node.gpu_uuids: must be null or a list of at most 256 GPU UUIDs "     \
+	"node.gpu_uuids: must be null or a list of 1 to 256 GPU UUIDs "        \
 	"(strings)"
+#define PROBE_GPU_UUIDS_ERR_ENTRY                                              \
+	"node.gpu_uuids[%zu]: must be a GPU UUID, a string of 1 to 96 bytes"
+#define PROBE_GPU_UUIDS_ERR_NO_NVML                                            \
+	"node.gpu_uuids: is NVML's list of the node's GPUs: null when "        \
+	"nvml_available is false or the status is no_device"
 #define PROBE_GPU_UUIDS_ERR_TWICE "node.gpu_uuids: %s appears twice"
 #define PROBE_GPU_UUIDS_ERR_MISSING                                            \
 	"node.gpu_uuids: must list every gpus[].uuid (gpus[%zu].uuid is "      \

@@ -268,9 +268,10 @@ int probe_gpu_uuids_decide(const struct probe_nvml_enum *e,
 		    e->count, PROBE_MAX_GPUS);
 		goto out;
 	}
-	if (e->count == 0 && n_measured > 0) {
-		WHY("NVML counts no GPU, but this run measured %zu",
-		    n_measured);
+	/* an empty inventory would remove every GPU of the node; a node NVML
+	 * finds none on has no inventory to give (review s25a F7) */
+	if (e->count == 0) {
+		WHY("NVML counts no GPU (this run measured %zu)", n_measured);
 		goto out;
 	}
 	for (i = 0; i < e->count; i++) {

@@ -445,8 +445,8 @@ static int gpu_listable(const struct probe_gpu *g, const json_t *uuids)
 }
 
 /* node.gpu_uuids, or null unless the list is one the checker takes: at
- * most PROBE_MAX_GPUS UUIDs uuid_listable takes (1..96 bytes of shown
- * text, none twice), holding every UUID written to gpus[] (uuids).
+ * least 1 and at most PROBE_MAX_GPUS UUIDs uuid_listable takes (1..96 bytes of
+ * shown text, none twice), holding every UUID written to gpus[] (uuids).
  * probe_gpu_uuids_decide made it so; this keeps a hand-filled report from
  * telling the server that GPUs left the node. */
 static json_t *gpu_uuids_json(const struct probe_node *node,
@@ -458,8 +458,10 @@ static json_t *gpu_uuids_json(const struct probe_node *node,
 	size_t i;
 	int ok = 0;
 
-	if (!node->gpu_uuids_known || node->n_gpu_uuids > PROBE_MAX_GPUS ||
-	    (node->n_gpu_uuids && node->gpu_uuids == NULL))
+	/* never empty: that would remove every GPU of the node (review
+	 * s25a F7) */
+	if (!node->gpu_uuids_known || node->n_gpu_uuids == 0 ||
+	    node->n_gpu_uuids > PROBE_MAX_GPUS || node->gpu_uuids == NULL)
 		goto out;
 	arr = json_array();
 	seen = json_object();

@@ -487,13 +487,16 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 	return 0;
 }
 
-/* node.gpu_uuids (probe/contract.h): null or absent, or at most
+/* node.gpu_uuids (probe/contract.h): null or absent, or 1 to
  * PROBE_MAX_GPUS UUIDs of 1..PROBE_GPU_UUID_MAX bytes without NUL, none
- * twice, holding every uuid of gpus[] (checked before this). */
-static int check_gpu_uuids(const json_t *node, const json_t *gpus, char *err,
-			   size_t errlen)
+ * twice, holding every uuid of gpus[] (checked before this); null where
+ * NVML was not asked (review s25a F7: an empty list from a no_device
+ * report removed every GPU of its node). */
+static int check_gpu_uuids(const json_t *root, const json_t *node,
+			   const json_t *gpus, char *err, size_t errlen)
 {
 	const json_t *list = json_object_get(node, "gpu_uuids"), *x;
+	const char *st = json_string_value(json_object_get(root, "status"));
 	json_t *seen = NULL; /* owned: the UUIDs listed so far */
 	const char *u;
 	size_t i, j;
@@ -501,13 +504,17 @@ static int check_gpu_uuids(const json_t *node, const json_t *gpus, char *err,
 
 	if (absent(list))
 		return 0;
-	if (!json_is_array(list) || json_array_size(list) > PROBE_MAX_GPUS)
+	if (!json_is_array(list) || json_array_size(list) == 0 ||
+	    json_array_size(list) > PROBE_MAX_GPUS)
 		FAIL(PROBE_GPU_UUIDS_ERR_TYPE);
 	json_array_foreach(list, i, x)
 	{
 		if (!str_in(x, PROBE_GPU_UUID_MAX))
-			FAIL(PROBE_GPU_UUIDS_ERR_TYPE);
+			FAIL(PROBE_GPU_UUIDS_ERR_ENTRY, i);
 	}
+	if (json_is_false(json_object_get(node, "nvml_available")) ||
+	    (st && !strcmp(st, "no_device")))
+		FAIL(PROBE_GPU_UUIDS_ERR_NO_NVML);
 	seen = json_object();
 	if (seen == NULL) {
 		snprintf(err, errlen, "report: out of memory");
@@ -606,7 +613,10 @@ static int check_result(const json_t *x, size_t i, const json_t *uuids,
 			     *gi = json_object_get(x, "gpu_index");
 		json_int_t idx = json_integer_value(json_array_get(g, 0));
 
-		if (json_is_number(gi) && json_number_value(gi) != (double)idx)
+		/* whole numbers only: another is its own rule's (s25a F8) */
+		if (json_is_number(gi) &&
+		    json_number_value(gi) == floor(json_number_value(gi)) &&
+		    json_number_value(gi) != (double)idx)
 			FAIL(
 			    "results[%zu].gpu_index: is %.0f, but gpu_uuid is "
 			    "gpus[%lld]'s, whose index is %lld",
@@ -797,7 +807,8 @@ static int check_report(const json_t *root, json_t *uuids, char *err,
 			return -1;
 	}
 	if (check_gpus(json_object_get(root, "gpus"), uuids, err, errlen) ||
-	    check_gpu_uuids(node, json_object_get(root, "gpus"), err, errlen))
+	    check_gpu_uuids(root, node, json_object_get(root, "gpus"), err,
+			    errlen))
 		return -1;
 	results = json_object_get(root, "results");
 	if (!json_is_array(results) ||

@@ -554,6 +554,12 @@ fail:
  * per connection: parsing and planning it each time cost PostgreSQL ~10 %
  * of a report's time.
  */
+/* A row (alias A) takes this report's facts: the report is real and no
+ * older than the real report that wrote them (EXCLUDED.reported_at is
+ * NULL for a synthetic one), or no real report has written them. */
+#define NEWER(A)                                                               \
+	"coalesce(EXCLUDED.reported_at >= " A ".reported_at, " A               \
+	".reported_at IS NULL)"
 static struct db_stmt ingest_stmt = {
     .sql =
 	/* clang-format off */
@@ -582,57 +588,71 @@ static struct db_stmt ingest_stmt = {
 	"   ARRAY(SELECT DISTINCT d FROM unnest($15::text[]) d"
 	"    WHERE d IS NOT NULL ORDER BY 1) FROM rid"
 	"  RETURNING run_id, hostname, received_at, first_result_id),"
-	/* the node's whole GPU inventory ($32, node.gpu_uuids) when the
-	 * report gives one; newest: the report is no older than the last
-	 * inventory taken (a spooled older report neither removes a GPU nor
-	 * brings one back; migrations/0043) */
-	" inv AS (SELECT ARRAY(SELECT jsonb_array_elements_text($32::jsonb))"
-	"  AS uuids WHERE $32::jsonb IS NOT NULL),"
-	" newest AS (SELECT coalesce($6::timestamptz, now())"
-	"  >= coalesce((SELECT inventory_at FROM nodes WHERE hostname = $3),"
-	"  '-infinity') AS ok),"
+	/* The report's time: its started_at, never later than now (a node
+	 * clock a day ahead must not outrank the next day's reports, review
+	 * s25a F3). A real report's facts replace a node's or GPU's only when
+	 * it is no older than what they hold (a spooled report sent late
+	 * neither moves a GPU back nor shows its node as it was, s25a F5,
+	 * F9); a synthetic one only where no real report has been. The
+	 * node's inventory ($32: node.gpu_uuids in $9 is one; never a
+	 * synthetic report's, s25a F4) is kept when it is the newest;
+	 * store_bench_reconcile() applies it (migrations/0043). */
+	" at AS (SELECT least(coalesce($6::timestamptz, now()), now()) AS t,"
+	"  CASE WHEN NOT $31::boolean THEN least(coalesce($6::timestamptz,"
+	"  now()), now()) END AS real_t),"
 	" node AS ("
 	"  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
-	"   cuda_version, inventory, last_seen, last_run_id, inventory_at)"
+	"   cuda_version, inventory, last_seen, last_run_id, reported_at,"
+	"   inventory_at, inventory_uuids)"
 	"  SELECT run.hostname, $10, $11, $12,"
 	"   jsonb_build_object('node', $9::jsonb, 'gpus', $8::jsonb),"
-	"   now(), run.run_id, CASE WHEN $32::jsonb IS NOT NULL THEN"
-	"   coalesce($6::timestamptz, now()) END FROM run"
+	"   now(), run.run_id, at.real_t,"
+	"   CASE WHEN $32::boolean THEN at.real_t END,"
+	"   CASE WHEN $32::boolean AND at.real_t IS NOT NULL THEN ARRAY("
+	"    SELECT jsonb_array_elements_text($9::jsonb -> 'gpu_uuids')) END"
+	"  FROM run, at"
 	"  ON CONFLICT (hostname) DO UPDATE SET"
-	"   cpu_model = EXCLUDED.cpu_model,"
-	"   driver_version = EXCLUDED.driver_version,"
-	"   cuda_version = EXCLUDED.cuda_version,"
-	"   inventory = EXCLUDED.inventory, last_seen = now(),"
-	"   last_run_id = EXCLUDED.last_run_id,"
+	"   cpu_model = CASE WHEN " NEWER("n") " THEN EXCLUDED.cpu_model"
+	"    ELSE n.cpu_model END,"
+	"   driver_version = CASE WHEN " NEWER("n") " THEN"
+	"    EXCLUDED.driver_version ELSE n.driver_version END,"
+	"   cuda_version = CASE WHEN " NEWER("n") " THEN EXCLUDED.cuda_version"
+	"    ELSE n.cuda_version END,"
+	"   inventory = CASE WHEN " NEWER("n") " THEN EXCLUDED.inventory"
+	"    ELSE n.inventory END,"
+	"   last_run_id = CASE WHEN " NEWER("n") " THEN EXCLUDED.last_run_id"
+	"    ELSE n.last_run_id END,"
+	"   reported_at = greatest(n.reported_at, EXCLUDED.reported_at),"
+	"   last_seen = now(),"
+	"   inventory_uuids = CASE WHEN EXCLUDED.inventory_at >="
+	"    coalesce(n.inventory_at, '-infinity') THEN"
+	"    EXCLUDED.inventory_uuids ELSE n.inventory_uuids END,"
 	"   inventory_at = greatest(n.inventory_at, EXCLUDED.inventory_at)"
-	"  RETURNING 1),"
-	/* the node's GPUs its inventory no longer lists, removed; those it
-	 * lists again but this run did not measure, back (the measured ones
-	 * are the upsert's below: gpus[] is within the inventory, so no row
-	 * is written twice) */
-	" gone AS ("
-	"  UPDATE node_gpus g SET removed_at = CASE WHEN g.uuid = ANY(inv.uuids)"
-	"   THEN NULL ELSE now() END"
-	"  FROM run, inv, newest WHERE newest.ok AND g.hostname = run.hostname"
-	"   AND (g.removed_at IS NULL) <> (g.uuid = ANY(inv.uuids))"
-	"   AND NOT EXISTS (SELECT 1 FROM gj, jsonb_array_elements(gj.gs) x"
-	"    WHERE x->>'uuid' = g.uuid)"
 	"  RETURNING 1),"
 	" gpu AS ("
 	"  INSERT INTO node_gpus AS ng (uuid, hostname, gpu_index, name,"
-	"   gpu_type, pci_bus_id, info, last_seen)"
+	"   gpu_type, pci_bus_id, info, last_seen, reported_at)"
 	"  SELECT g->>'uuid', run.hostname, (g->>'index')::numeric::int,"
 	"   coalesce(g->>'name', 'unknown'), types.t, g->>'pci_bus_id', g,"
-	"   now()"
-	"  FROM gj, run, jsonb_array_elements(gj.gs) g"
+	"   now(), at.real_t"
+	"  FROM gj, run, at, jsonb_array_elements(gj.gs) g"
 	"  JOIN types ON types.uuid = g->>'uuid'"
 	"  ORDER BY g->>'uuid'"
-	"  ON CONFLICT (uuid) DO UPDATE SET hostname = EXCLUDED.hostname,"
-	"   gpu_index = EXCLUDED.gpu_index, name = EXCLUDED.name,"
-	"   gpu_type = EXCLUDED.gpu_type,"
-	"   pci_bus_id = EXCLUDED.pci_bus_id, info = EXCLUDED.info,"
-	"   last_seen = now(), removed_at = CASE WHEN (SELECT ok FROM newest)"
-	"   THEN NULL ELSE ng.removed_at END"
+	"  ON CONFLICT (uuid) DO UPDATE SET"
+	"   hostname = CASE WHEN " NEWER("ng") " THEN EXCLUDED.hostname"
+	"    ELSE ng.hostname END,"
+	"   gpu_index = CASE WHEN " NEWER("ng") " THEN EXCLUDED.gpu_index"
+	"    ELSE ng.gpu_index END,"
+	"   name = CASE WHEN " NEWER("ng") " THEN EXCLUDED.name"
+	"    ELSE ng.name END,"
+	"   gpu_type = CASE WHEN " NEWER("ng") " THEN EXCLUDED.gpu_type"
+	"    ELSE ng.gpu_type END,"
+	"   pci_bus_id = CASE WHEN " NEWER("ng") " THEN EXCLUDED.pci_bus_id"
+	"    ELSE ng.pci_bus_id END,"
+	"   info = CASE WHEN " NEWER("ng") " THEN EXCLUDED.info"
+	"    ELSE ng.info END,"
+	"   reported_at = greatest(ng.reported_at, EXCLUDED.reported_at),"
+	"   last_seen = now()"
 	"  RETURNING 1),"
 	/* the results are not stored as rows (migrations/0020): the run's
 	 * rollups are made from them here, as result rows would have been
@@ -670,7 +690,55 @@ static struct db_stmt ingest_stmt = {
 #define INGEST_PARAMS	 (INGEST_INVENTORY + 1)
 _Static_assert(INGEST_PARAMS == 32, "ingest_sql names the last parameter $32");
 
+/* A node's GPUs as its newest inventory says (migrations/0043): each GPU
+ * it leaves out is removed, unless a real report measured that GPU after
+ * it; each it lists is present. Its own statement after the report's, so
+ * its snapshot holds every report of the node committed before: two that
+ * race end as if sent one after the other (review s25a F1, F2). Rows are
+ * locked in uuid order, as ingest_stmt's upsert locks them. Idempotent:
+ * a replay runs it again, so a report whose reconciliation failed (a 503,
+ * which the probe retries) is reconciled by its retry. */
+static struct db_stmt reconcile_stmt = {
+    .sql =
+	/* clang-format off */
+	"WITH n AS (SELECT inventory_uuids AS inv, inventory_at AS at"
+	"  FROM nodes WHERE hostname = $1 AND inventory_uuids IS NOT NULL),"
+	" want AS (SELECT g.uuid, NOT (g.uuid = ANY(n.inv))"
+	"  AND coalesce(g.reported_at <= n.at, true) AS removed"
+	"  FROM node_gpus g, n WHERE g.hostname = $1),"
+	" lk AS (SELECT g.uuid FROM node_gpus g JOIN want w USING (uuid)"
+	"  WHERE (g.removed_at IS NOT NULL) <> w.removed"
+	"  ORDER BY g.uuid FOR UPDATE OF g)"
+	" UPDATE node_gpus g SET removed_at = CASE WHEN w.removed THEN now()"
+	"  END FROM want w WHERE w.uuid = g.uuid AND g.hostname = $1"
+	"  AND g.uuid IN (SELECT uuid FROM lk)"
+	"  AND (g.removed_at IS NOT NULL) <> w.removed",
+    /* clang-format on */
+};
+
+static enum store_status ingest_once(struct db_pool *pool,
+				     const struct bench_report *rep,
+				     struct bench_ingest *out,
+				     struct store_err *e);
+
 enum store_status store_bench_ingest(struct db_pool *pool,
+				     const struct bench_report *rep,
+				     struct bench_ingest *out,
+				     struct store_err *e)
+{
+	const char *params[1] = {rep->hostname};
+	PGresult *r = NULL;
+
+	if (ingest_once(pool, rep, out, e) != STORE_OK)
+		return e->status;
+	if (db_exec_stmt(pool, &reconcile_stmt, 1, params, NULL, NULL, 1, &r,
+			 e) != STORE_OK)
+		return e->status;
+	PQclear(r);
+	return STORE_OK;
+}
+
+static enum store_status ingest_once(struct db_pool *pool,
 				     const struct bench_report *rep,
 				     struct bench_ingest *out,
 				     struct store_err *e)
@@ -721,7 +789,7 @@ enum store_status store_bench_ingest(struct db_pool *pool,
 		goto out;
 	}
 	params[INGEST_SYNTHETIC] = rep->synthetic ? "true" : "false";
-	params[INGEST_INVENTORY] = rep->gpu_uuids_json;
+	params[INGEST_INVENTORY] = rep->has_gpu_uuids ? "true" : NULL;
 	if (report_pack(rep->text, strlen(rep->text), &z, &z_len, e) !=
 	    STORE_OK)
 		goto out;

@@ -143,9 +143,9 @@ struct bench_report {
 	    *finished_at;
 	const char *node_json, *gpus_json; /* JSON text of node and gpus */
 	const char *cpu_model, *driver_version, *cuda_driver_version;
-	/* node.gpu_uuids as JSON text (the node's whole GPU inventory), or
-	 * NULL when the report gives none: then no GPU is marked removed */
-	const char *gpu_uuids_json;
+	/* node_json's gpu_uuids is the node's whole GPU inventory, checked
+	 * (false: the report gives none, and no GPU is marked removed) */
+	bool has_gpu_uuids;
 	bool synthetic; /* the report says "synthetic": true */
 	/* some gpus[i] names a "gpu_type" (store_bench_type_conflict) */
 	bool gpu_type_given;

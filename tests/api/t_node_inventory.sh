@@ -20,17 +20,18 @@ host=inventory-$RANDOM$RANDOM
 pre=$(cut -c1-8 /proc/sys/kernel/random/uuid)
 u() { printf 'GPU-%s-0000-4000-8000-%012d' "$pre" "$1"; }
 
-# mk FILE HOURS_AGO "MEASURED" "INVENTORY|null": a report of $host started
-# HOURS_AGO hours ago measuring GPUs MEASURED (numbers: uuid u N, index in
-# the list's order) with node.gpu_uuids the GPUs INVENTORY (or null)
+# mk FILE HOURS_AGO "MEASURED" "INVENTORY|null" [HOST [SYNTHETIC]]: a
+# report of HOST ($host) started HOURS_AGO hours ago (negative: ahead)
+# measuring GPUs MEASURED (numbers: uuid u N, index in the list's order)
+# with node.gpu_uuids the GPUs INVENTORY (or null)
 mk() {
 	local at inv=null m
-	at=$(date -u -d "-$2 hours" +%Y-%m-%dT%H:%M:%S.000Z)
+	at=$(date -u -d "$((-$2)) hours" +%Y-%m-%dT%H:%M:%S.000Z)
 	m=$(for n in $3; do u "$n"; echo; done | jq -R . | jq -sc .)
 	[ "$4" != null ] && inv=$(for n in $4; do u "$n"; echo; done | jq -R . | jq -sc .)
-	jq --arg at "$at" --arg r "$(cat /proc/sys/kernel/random/uuid)" --arg h "$host" \
-		--arg name "$name" --argjson m "$m" --argjson inv "$inv" '
-		.synthetic = false | .run_id = $r | .node.hostname = $h
+	jq -c --arg at "$at" --arg r "$(cat /proc/sys/kernel/random/uuid)" --arg h "${5:-$host}" \
+		--arg name "$name" --argjson m "$m" --argjson inv "$inv" --argjson syn "${6:-false}" '
+		.synthetic = $syn | .run_id = $r | .node.hostname = $h
 		| .node.gpu_count = ($m | length) | .node.gpu_uuids = $inv
 		| .started_at = $at | .finished_at = $at
 		| .gpus[0] as $g0
@@ -114,11 +115,98 @@ refused() {
 }
 mk x 1 "0" "0"
 refused '.node.gpu_uuids = "all"' node.gpu_uuids "an inventory that is not a list is a 400"
-refused '.node.gpu_uuids = [7]' node.gpu_uuids "an inventory entry that is not a string is a 400"
+refused '.node.gpu_uuids = [7]' 'node.gpu_uuids[0]' "an inventory entry that is not a string is a 400 naming it"
+refused '.node.gpu_uuids = []' node.gpu_uuids "an empty inventory is a 400 (it would remove every GPU)"
+refused '.node.nvml_available = false' node.gpu_uuids "an inventory beside nvml_available false is a 400"
+refused '.node.gpu_count = 1.5' node.gpu_count "a gpu_count of 1.5 is a 400"
+jq '.node.gpu_count = 1.5' "$T/x.json" >"$T/x2.json"
+req POST /v1/benchmarks "${P[@]}" --data-binary @"$T/x2.json"
+jq -e '[.errors[] | select(.field == "node.gpu_count")] | length == 1' "$T/body" >/dev/null &&
+	ok "... named once, by its own rule" || not_ok "... named once, by its own rule" "$(body)"
 mk x 1 "0 1" "0 1"
 refused '.node.gpu_count = 1' node.gpu_count "a gpu_count below the GPUs listed is a 400"
 refused '.results[0].gpu_index = 1' 'results[0].gpu_index' "a result whose gpu_index is not its gpu_uuid's is a 400"
 req GET "/v1/nodes/$host"
 check "no refused report changed the node" 200 "(.gpus | length) == 9"
+
+# present HOST "GPUS" "REMOVED" NAME: the node lists exactly these
+present() {
+	local g r
+	g=$(for n in $2; do u "$n"; echo; done | jq -R . | jq -sc 'sort')
+	r=$(for n in $3; do u "$n"; echo; done | jq -R . | jq -sc 'sort')
+	req GET "/v1/nodes/$1"
+	check "$4" 200 "([.gpus[].uuid] | sort) == $g and ([.removed_gpus[].uuid] | sort) == $r"
+}
+# a synthetic report's inventory removes nothing (review s25a F4)
+h2=$host-syn
+mk s1 10 "20 21 22" "20 21 22" "$h2"; post s1
+mk s2 9 "20" "20" "$h2" true; post s2
+check "a synthetic report with an inventory is stored" 201
+present "$h2" "20 21 22" "" "a synthetic report's inventory removes no real GPU"
+# a node clock a day ahead does not freeze the inventory (s25a F3)
+h3=$host-skew
+mk k1 2 "30 31 32" "30 31 32" "$h3"; post k1
+mk k2 -20 "30 31" "30 31" "$h3"; post k2
+check "a report dated 20 hours ahead is stored" 201
+present "$h3" "30 31" "32" "its inventory counts from its arrival"
+sleep 1.1 # a second after the skewed report arrived (its started_at counts from then)
+mk k3 0 "30 31 32" "30 31 32" "$h3"; post k3
+present "$h3" "30 31 32" "" "the next correct report, measuring GPU 32, brings it back"
+# an older report sent late moves no GPU back and adds none the newest
+# inventory leaves out (s25a F5)
+ha=$host-ma hb=$host-mb
+mk m1 5 "40 41 42 43" "40 41 42 43" "$ha"; post m1
+mk m2 4 "40 41 42 43" "40 41 42 43" "$ha"
+mk m3 3 "40 41 42" "40 41 42" "$ha"; post m3
+mk m4 2 "50 51 43" "50 51 43" "$hb"; post m4
+post m2
+check "the spooled older report of the first node is stored" 201
+present "$ha" "40 41 42" "" "the GPU moved to the second node is not moved back"
+present "$hb" "50 51 43" "" "... and stays on the second node"
+hw=$host-w
+mk w1 2 "60 61 62" "60 61 62" "$hw"
+mk w2 1 "60 61" "60 61" "$hw"; post w2
+jq '.node.driver_version = "old-driver"' "$T/w1.json" >"$T/w1b.json"; post w1b
+check "an older report arriving after the newest is stored" 201
+present "$hw" "60 61" "62" "it adds no GPU the newest inventory leaves out"
+req GET "/v1/nodes/$hw"
+check "the node's facts are its newest report's (s25a F9)" 200 \
+	'.driver_version != "old-driver" and (.node.gpu_uuids | length) == 2'
+# a large inventory in a small compact body counts (s25a F6: it had been
+# dropped when the request's scratch space ran out)
+hbig=$host-big
+mk g1 3 "$(seq -s ' ' 100 199)" "$(seq -s ' ' 100 199)" "$hbig"; post g1
+mk g2 2 "100" "$(seq -s ' ' 100 198)" "$hbig"; post g2
+check "a one-GPU report with a 99-GPU inventory is stored" 201
+req GET "/v1/nodes/$hbig"
+check "... and its inventory counts: GPU 199 removed" 200 \
+	"(.gpus | length) == 99 and [.removed_gpus[].uuid] == [\"$(u 199)\"]"
+# reports of one node that race end as if sent one after the other (s25a
+# F1, F2): 12 nodes, each a --devices 2 run and a newer --devices 0 run
+# whose inventory drops GPU 2, posted at once
+: >"$T/race.codes"
+for i in $(seq 1 12); do
+	mk "r0-$i" 3 "7$i 8$i 9$i" "7$i 8$i 9$i" "$host-race$i"; post "r0-$i"
+	mk "ra-$i" 2 "9$i" "7$i 8$i 9$i" "$host-race$i"
+	mk "rb-$i" 1 "7$i" "7$i 8$i" "$host-race$i"
+done
+pids=()
+for i in $(seq 1 12); do
+	for f in "ra-$i" "rb-$i"; do
+		curl -s -o /dev/null -w '%{http_code}\n' -X POST "$GSZ_URL/v1/benchmarks" "${P[@]}" \
+			--data-binary @"$T/$f.json" >>"$T/race.codes" &
+		pids+=($!)
+	done
+done
+wait "${pids[@]}" # not the daemon's
+[ "$(sort -u "$T/race.codes")" = 201 ] && ok "24 racing reports: every one 201 (no deadlock)" ||
+	not_ok "24 racing reports: every one 201 (no deadlock)" "$(sort "$T/race.codes" | uniq -c)"
+bad=0
+for i in $(seq 1 12); do
+	req GET "/v1/nodes/$host-race$i"
+	jq -e --arg g "$(u "9$i")" '([.removed_gpus[].uuid] == [$g]) and (.gpus | length) == 2' "$T/body" >/dev/null || bad=$((bad + 1))
+done
+[ "$bad" = 0 ] && ok "... and every node ends as if they came in order (GPU 2 removed)" ||
+	not_ok "... and every node ends as if they came in order (GPU 2 removed)" "$bad of 12 not"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

@@ -48,8 +48,9 @@ q "$(cat "$TOP/migrations/0041_stack_ep_overlap.sql")" >/dev/null
 q "$(cat "$TOP/migrations/0042_moe_dispatch.sql")" >/dev/null
 # and ingestion writes the node inventory's columns of 0043 (which adds
 # them only if absent)
-q "ALTER TABLE node_gpus ADD COLUMN removed_at timestamptz;
-ALTER TABLE nodes ADD COLUMN inventory_at timestamptz" >/dev/null
+q "ALTER TABLE node_gpus ADD COLUMN removed_at timestamptz, ADD COLUMN reported_at timestamptz;
+ALTER TABLE nodes ADD COLUMN inventory_at timestamptz, ADD COLUMN inventory_uuids text[],
+ ADD COLUMN reported_at timestamptz" >/dev/null
 GSZ_MIGRATIONS_DIR=$old start_daemon || { not_ok "daemon starts on the 0012 schema"; exit 1; }
 tok=$(create_token "part-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')

@@ -83,14 +83,16 @@ static int message_is(const json_t *j, const char *want, int line)
 }
 #define MESSAGE(j, want) CHECK(message_is((j), (want), __LINE__))
 
-/* node.gpu_uuids: null or absent, or at most 256 UUIDs (strings of 1..96
- * bytes), none twice, holding every gpus[].uuid; the texts the server
- * answers too (probe/contract.h). */
+/* node.gpu_uuids: null or absent, or 1 to 256 UUIDs (strings of 1..96
+ * bytes), none twice, holding every gpus[].uuid, and null where NVML was
+ * not asked; the texts the server answers too (probe/contract.h). */
 static void test_check_gpu_uuids(void)
 {
 	static const char type_err[] =
-	    "node.gpu_uuids: must be null or a list of at most 256 GPU UUIDs "
+	    "node.gpu_uuids: must be null or a list of 1 to 256 GPU UUIDs "
 	    "(strings)";
+	static const char entry_err[] =
+	    "node.gpu_uuids[2]: must be a GPU UUID, a string of 1 to 96 bytes";
 	json_t *j = valid_report(), *node = json_object_get(j, "node");
 	json_t *u0 = json_object_get(gpu_at(j, 0), "uuid");
 	json_t *u1 = json_object_get(gpu_at(j, 1), "uuid");
@@ -128,17 +130,18 @@ static void test_check_gpu_uuids(void)
 	MESSAGE(j, type_err);
 	json_array_remove(list, PROBE_MAX_GPUS);
 	ACCEPTED(j);
-	/* a UUID of 97 bytes, an empty one, one with a NUL, a number, null */
+	/* a UUID of 97 bytes, an empty one, one with a NUL, a number, null:
+	 * the entry named (review s25a F8) */
 	json_array_set_new(list, 2, str_of('u', PROBE_GPU_UUID_MAX + 1));
-	MESSAGE(j, type_err);
+	MESSAGE(j, entry_err);
 	json_array_set_new(list, 2, json_string(""));
-	MESSAGE(j, type_err);
+	MESSAGE(j, entry_err);
 	json_array_set_new(list, 2, json_stringn("GPU-\0x", 6));
-	MESSAGE(j, type_err);
+	MESSAGE(j, entry_err);
 	json_array_set_new(list, 2, json_integer(2));
-	MESSAGE(j, type_err);
+	MESSAGE(j, entry_err);
 	json_array_set_new(list, 2, json_null());
-	MESSAGE(j, type_err);
+	MESSAGE(j, entry_err);
 	/* not a list */
 	json_object_set_new(node, "gpu_uuids", json_string("GPU-a"));
 	MESSAGE(j, type_err);
@@ -163,11 +166,18 @@ static void test_check_gpu_uuids(void)
 	json_array_set(list, 0, u0);
 	MESSAGE(j, "node.gpu_uuids: must list every gpus[].uuid (gpus[1].uuid "
 		   "is missing)");
+	/* empty: never an inventory (it would remove every GPU of the node,
+	 * review s25a F7) */
 	json_array_clear(list);
-	MESSAGE(j, "node.gpu_uuids: must list every gpus[].uuid (gpus[0].uuid "
-		   "is missing)");
+	MESSAGE(j, type_err);
+	/* NVML's list: not where NVML was off */
+	json_array_append(list, u0);
+	json_array_append(list, u1);
+	ACCEPTED(j);
+	json_object_set_new(node, "nvml_available", json_false());
+	MESSAGE(j, PROBE_GPU_UUIDS_ERR_NO_NVML);
 	json_decref(j);
-	/* no GPU listed: [] is the node's inventory (all of it gone) */
+	/* nor in a no_device report, even an empty list */
 	fix = json_load_file(FIX "report_synthetic_no_device.json", 0, &je);
 	CHECK(fix != NULL);
 	if (fix == NULL)
@@ -175,7 +185,10 @@ static void test_check_gpu_uuids(void)
 	ACCEPTED(fix);
 	json_object_set_new(json_object_get(fix, "node"), "gpu_uuids",
 			    json_array());
-	ACCEPTED(fix);
+	MESSAGE(fix, type_err);
+	json_object_set_new(json_object_get(fix, "node"), "gpu_uuids",
+			    json_pack("[s]", "GPU-a"));
+	MESSAGE(fix, PROBE_GPU_UUIDS_ERR_NO_NVML);
 	json_decref(fix);
 }
 

@@ -212,13 +212,13 @@ static void test_zero_gpus(void)
 	const char *measured[1] = {""};
 	struct verdict v;
 
-	/* nothing measured: the empty list is the node's inventory */
+	/* an empty inventory would remove every GPU of the node: null,
+	 * measured or not (review s25a F7) */
 	decide(e, NULL, 0, &v);
-	CHECK(v.rc == 0 && v.n == 0);
-	free(v.list);
+	NULL_WITH(v, "NVML counts no GPU (this run measured 0)");
 	/* a GPU measured (even one without a UUID) while NVML counts none */
 	decide(e, measured, 1, &v);
-	NULL_WITH(v, "NVML counts no GPU, but this run measured 1");
+	NULL_WITH(v, "NVML counts no GPU (this run measured 1)");
 	free(e);
 }
 
@@ -270,7 +270,8 @@ static void test_encoder(void)
 	CHECK(json_is_null(
 	    json_object_get(json_object_get(j, "node"), "gpu_uuids")));
 	json_decref(j);
-	/* known and empty, with GPUs listed: null; without GPUs: [] */
+	/* known and empty: null, with GPUs listed or without (an empty list
+	 * would remove every GPU of the node, review s25a F7) */
 	r.node.n_gpu_uuids = 0;
 	j = probe_report_to_json(&r);
 	CHECK(json_is_null(
@@ -278,8 +279,8 @@ static void test_encoder(void)
 	json_decref(j);
 	r.gpus[0].uuid[0] = r.gpus[1].uuid[0] = '\0';
 	j = probe_report_to_json(&r);
-	list = json_object_get(json_object_get(j, "node"), "gpu_uuids");
-	CHECK(json_is_array(list) && json_array_size(list) == 0);
+	CHECK(json_is_null(
+	    json_object_get(json_object_get(j, "node"), "gpu_uuids")));
 	json_decref(j);
 	probe_report_free(&r);
 	CHECK(r.node.gpu_uuids == NULL && !r.node.gpu_uuids_known);
