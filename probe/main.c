@@ -191,16 +191,16 @@ int main(int argc, char **argv)
 			return PROBE_EXIT_USAGE;
 	}
 	if (c.cli.post_file || c.cli.flush_spool) {
-		int rc = PROBE_EXIT_OK, r2;
+		enum probe_exit rc = PROBE_EXIT_OK;
 		if (c.cli.flush_spool)
-			rc = probe_do_flush(&c, &po);
-		if (c.cli.post_file) {
-			r2 = probe_do_post_file(&c, &po);
-			if (r2 != PROBE_EXIT_OK)
-				rc = r2;
-		}
+			rc = (enum probe_exit)probe_do_flush(&c, &po);
+		/* a refused spool's 1 is not hidden by the post's 5 or 6
+		 * (review s25c K5) */
+		if (c.cli.post_file)
+			rc = probe_exit_combine(
+			    rc, (enum probe_exit)probe_do_post_file(&c, &po));
 		curl_global_cleanup();
-		return rc;
+		return (int)rc;
 	}
 
 	pthread_mutex_init(&c.mu, NULL);

@@ -4,12 +4,15 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "contract.h"
 #include "report_check.h"
 #include "spool.h"
 #include "util.h"
@@ -142,6 +145,29 @@ static void one_line(char *s)
 			*s = '?';
 }
 
+/* One line of the delivery's log on o->log (when set): "probe: ", fmt's
+ * text, a newline. Every character shown text refuses (a control
+ * character, a line separator, a bidirectional override) is shown as '?',
+ * whatever a spool file's name, an error string or a server's detail
+ * holds (review s25c K6: a spool file named "a\nprobe: ... delivered"
+ * forged a line; review s24g G8). */
+static void log_line(const struct probe_post_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void log_line(const struct probe_post_opts *o, const char *fmt, ...)
+{
+	char line[8192];
+	va_list ap;
+
+	if (o->log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	probe_shown_text_clean(line);
+	fprintf(o->log, "probe: %s\n", line);
+}
+
 /* The "detail" (RFC 9457) or the first line of the answer body. */
 static void body_summary(const char *body, char *out, size_t outlen)
 {
@@ -166,9 +192,28 @@ static void body_summary(const char *body, char *out, size_t outlen)
 	json_decref(j);
 }
 
+/* Why a transfer that ended with rc got no answer: whether a connection
+ * was made (libcurl's connect time) and how it ended. */
+static enum probe_post_noanswer noanswer_of(CURL *c, CURLcode rc)
+{
+	curl_off_t connect_us = 0;
+
+	if (rc == CURLE_GOT_NOTHING)
+		return PROBE_NOANSWER_EMPTY;
+	if (rc == CURLE_COULDNT_RESOLVE_HOST ||
+	    rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_COULDNT_CONNECT)
+		return PROBE_NOANSWER_UNREACHABLE;
+	if (curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us) !=
+		CURLE_OK ||
+	    connect_us <= 0)
+		return PROBE_NOANSWER_UNREACHABLE;
+	return rc == CURLE_OPERATION_TIMEDOUT ? PROBE_NOANSWER_TIMEOUT
+					      : PROBE_NOANSWER_BROKEN;
+}
+
 static long one_attempt(const struct probe_post_opts *o, const char *url,
 			const char *body, size_t len, char *msg, size_t msglen,
-			long *retry_after_s)
+			long *retry_after_s, enum probe_post_noanswer *noanswer)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
@@ -179,6 +224,7 @@ static long one_attempt(const struct probe_post_opts *o, const char *url,
 
 	if (c == NULL) {
 		snprintf(msg, msglen, "curl_easy_init failed");
+		*noanswer = PROBE_NOANSWER_UNREACHABLE;
 		return 0;
 	}
 	h = curl_slist_append(h, "Content-Type: application/json");
@@ -212,6 +258,8 @@ static long one_attempt(const struct probe_post_opts *o, const char *url,
 				 rc == CURLE_SSL_CACERT_BADFILE
 			     ? PROBE_STATUS_SETUP
 			     : 0;
+		*noanswer =
+		    status == 0 ? noanswer_of(c, rc) : PROBE_NOANSWER_NONE;
 	} else {
 		char summary[400];
 		curl_off_t ra = 0;
@@ -266,9 +314,10 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 	for (attempt = 0;; attempt++) {
 		long retry_after_s = 0;
 
-		res->http_status =
-		    one_attempt(o, url, body, len, res->message,
-				sizeof(res->message), &retry_after_s);
+		res->noanswer = PROBE_NOANSWER_NONE;
+		res->http_status = one_attempt(o, url, body, len, res->message,
+					       sizeof(res->message),
+					       &retry_after_s, &res->noanswer);
 		res->retry_after_s = retry_after_s;
 		res->attempts = attempt + 1;
 		res->outcome = probe_post_classify(res->http_status);
@@ -284,11 +333,9 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
 			char shown[sizeof(url)];
 
 			url_for_log(url, shown, sizeof(shown));
-			fprintf(o->log,
-				"probe: POST %s failed (%s); retry %d/%d in "
-				"%ld ms\n",
-				shown, res->message, attempt + 1, o->retries,
-				d);
+			log_line(
+			    o, "POST %s failed (%s); retry %d/%d in %ld ms",
+			    shown, res->message, attempt + 1, o->retries, d);
 		}
 		sleep_ms(d);
 	}
@@ -299,7 +346,8 @@ enum probe_post_outcome probe_post(const struct probe_post_opts *o,
  * same report (an earlier try of this --post that was spooled), so the
  * next run does not send it again (review s16b F5). A different report
  * under the same run_id is left for the flush, whose 409 moves it to
- * rejected/ with the server's word rather than deleting it unseen.
+ * rejected/ with the server's word rather than deleting it unseen. A
+ * spool directory probe_spool_dir_check refuses is not read.
  * Returns 0 when nothing was there or it was removed, else -1 (logged;
  * the report itself was delivered). */
 static int drop_spooled_copy(const struct probe_post_opts *o,
@@ -309,12 +357,15 @@ static int drop_spooled_copy(const struct probe_post_opts *o,
 	char name[128], path[4400], err[512];
 	json_t *a = NULL, *b = NULL;
 	size_t slen = 0;
-	char *spooled;
+	char *spooled = NULL;
 	int rc = 0, same;
 
+	if (probe_spool_dir_check(spool_dir, "nothing read from it", err,
+				  sizeof(err)) != 0)
+		goto out; /* missing: nothing there; refused: not ours */
 	snprintf(name, sizeof(name), "%s.json", run_id);
 	snprintf(path, sizeof(path), "%s/%s", spool_dir, name);
-	spooled = probe_read_file(path, &slen);
+	spooled = probe_read_file_nofollow(path, &slen);
 	if (spooled == NULL) /* none: the usual case */
 		goto out;
 	same = slen == len && memcmp(spooled, body, len) == 0;
@@ -325,25 +376,19 @@ static int drop_spooled_copy(const struct probe_post_opts *o,
 		same = a && b && json_equal(a, b);
 	}
 	if (!same) {
-		if (o->log)
-			fprintf(o->log,
-				"probe: spooled %s differs from the report "
-				"delivered under its run_id; kept for the "
-				"next flush\n",
-				name);
+		log_line(o,
+			 "spooled %s differs from the report delivered under "
+			 "its run_id; kept for the next flush",
+			 name);
 		rc = -1;
 		goto out;
 	}
 	if (probe_spool_remove(spool_dir, name, err, sizeof(err))) {
-		if (o->log)
-			fprintf(o->log, "probe: %s\n", err);
+		log_line(o, "%s", err);
 		rc = -1;
 		goto out;
 	}
-	if (o->log)
-		fprintf(o->log,
-			"probe: spooled copy %s removed (delivered now)\n",
-			name);
+	log_line(o, "spooled copy %s removed (delivered now)", name);
 out:
 	json_decref(a);
 	json_decref(b);
@@ -362,99 +407,134 @@ enum probe_post_outcome probe_deliver(const struct probe_post_opts *o,
 
 	*spool_failed = 0;
 	if (out == PROBE_POST_DELIVERED) {
-		if (o->log)
-			fprintf(o->log, "probe: report %s delivered (%s)\n",
-				run_id, res.message);
+		log_line(o, "report %s delivered (%s)", run_id, res.message);
 		drop_spooled_copy(o, spool_dir, run_id, body, len);
 		return out;
 	}
 	if (out == PROBE_POST_REJECTED) {
 		snprintf(rdir, sizeof(rdir), "%s/rejected", spool_dir);
-		if (probe_spool_write(rdir, run_id, body, len, err,
+		/* rejected/ of a spool the flush refuses is not written to
+		 * either (review s25c K5) */
+		if (probe_spool_dir_check(spool_dir, "nothing written to it",
+					  err, sizeof(err)) < 0 ||
+		    probe_spool_write(rdir, run_id, body, len, err,
 				      sizeof(err))) {
 			*spool_failed = 1;
-			if (o->log)
-				fprintf(o->log,
-					"probe: report %s REJECTED by the "
-					"server (%s); could not keep a copy: "
-					"%s\n",
-					run_id, res.message, err);
-		} else if (o->log) {
-			fprintf(o->log,
-				"probe: report %s REJECTED by the server (%s); "
-				"kept in %s/%s.json\n",
-				run_id, res.message, rdir, run_id);
+			log_line(o,
+				 "report %s REJECTED by the server (%s); could "
+				 "not keep a copy: %s",
+				 run_id, res.message, err);
+		} else {
+			log_line(o,
+				 "report %s REJECTED by the server (%s); kept "
+				 "in %s/%s.json",
+				 run_id, res.message, rdir, run_id);
 		}
 		return out;
 	}
-	if (out == PROBE_POST_UNAUTHORIZED && o->log)
-		fprintf(o->log,
-			"probe: %s (%s): %s; the report stays in the "
-			"spool and goes with the next run\n",
-			probe_post_setup_what(res.http_status), res.message,
-			probe_post_setup_fix(res.http_status));
+	if (out == PROBE_POST_UNAUTHORIZED)
+		log_line(o,
+			 "%s (%s): %s; the report stays in the spool and goes "
+			 "with the next run",
+			 probe_post_setup_what(res.http_status), res.message,
+			 probe_post_setup_fix(res.http_status));
+	/* probe_spool_write refuses a spool the flush would refuse (review
+	 * s25c K5): neither delivered nor spooled, and said so */
 	if (probe_spool_write(spool_dir, run_id, body, len, err, sizeof(err))) {
 		*spool_failed = 1;
-		if (o->log)
-			fprintf(o->log,
-				"probe: report %s not delivered (%s) and NOT "
-				"spooled: %s\n",
-				run_id, res.message, err);
-	} else if (o->log) {
-		fprintf(o->log,
-			"probe: report %s not delivered (%s); spooled in "
-			"%s/%s.json\n",
-			run_id, res.message, spool_dir, run_id);
+		log_line(o, "report %s not delivered (%s) and NOT spooled: %s",
+			 run_id, res.message, err);
+	} else {
+		log_line(o,
+			 "report %s not delivered (%s); spooled in %s/%s.json",
+			 run_id, res.message, spool_dir, run_id);
 	}
 	return out;
 }
 
-/* The spool's flush lock (SPOOL/.flush.lock, an fcntl write lock, freed
- * when the descriptor closes or the process ends): its descriptor, -1 when
- * there is no lock to take (no spool yet: nothing to flush), -2 when
- * another probe holds it (review s24g G13: two flushes at once posted
- * every report twice and logged each other's removals as errors). */
-static int flush_lock(const char *spool_dir)
+/* Takes the spool's flush lock (SPOOL/.flush.lock, an fcntl write lock,
+ * freed when the descriptor closes or the process ends): its descriptor;
+ * -2 when another probe holds it (review s24g G13: two flushes at once
+ * posted every report twice and logged each other's removals as errors);
+ * -1 with a message when there is no lock to take (review s25c K7: a
+ * directory, a symbolic link or another non-file there, or a lock that
+ * cannot be created, let the flush run unlocked and unsaid): the caller
+ * refuses the spool. */
+static int flush_lock(const char *spool_dir, char *err, size_t errlen)
 {
 	char path[4400];
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-	int fd;
+	struct stat st;
+	int fd, e;
 
 	snprintf(path, sizeof(path), "%s/.flush.lock", spool_dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
+	fd = open(path,
+		  O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+		      O_NOCTTY,
+		  0600);
+	if (fd < 0) {
+		e = errno;
+		if (e == ELOOP || e == EISDIR || e == ENXIO)
+			snprintf(err, errlen,
+				 "spool lock %s is %s, not a regular file: "
+				 "nothing sent from the spool; remove it (the "
+				 "probe creates it)",
+				 path,
+				 e == ELOOP    ? "a symbolic link"
+				 : e == EISDIR ? "a directory"
+					       : "a socket or device");
+		else
+			snprintf(err, errlen,
+				 "cannot open spool lock %s: %s: nothing sent "
+				 "from the spool",
+				 path, strerror(e));
 		return -1;
-	if (fcntl(fd, F_SETLK, &fl) != 0) {
-		int busy = errno == EACCES || errno == EAGAIN;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "spool lock %s is not a regular file: nothing sent "
+			 "from the spool; remove it (the probe creates it)",
+			 path);
 		close(fd);
-		return busy ? -2 : -1;
+		return -1;
+	}
+	if (fcntl(fd, F_SETLK, &fl) != 0) {
+		e = errno;
+		close(fd);
+		if (e == EACCES || e == EAGAIN)
+			return -2;
+		snprintf(err, errlen,
+			 "cannot lock spool lock %s: %s: nothing sent from "
+			 "the spool",
+			 path, strerror(e));
+		return -1;
 	}
 	return fd;
 }
 
-/* Moves SPOOL/name, which no flush will send, to rejected/ with a line
- * naming it and why (review s24g G11, G12): counted as rejected (exit 6),
- * or as unreadable (exit 5) when it cannot be moved either. */
+/* Moves SPOOL/name, which no flush will send (what: "not sent (why)") or
+ * the server rejected (what: "REJECTED by the server (answer)"), to
+ * rejected/ with a line naming it and what: counted as rejected (exit 6).
+ * When it cannot be moved (rejected/ is a file, a link, another's), it
+ * stays in the spool, said so, counted as unreadable (exit 5), the same
+ * for both (review s25c K4: a false "moved" line, exit 6). */
 static void reject_spooled(const struct probe_post_opts *o,
-			   const char *spool_dir, const char *name, char *why,
-			   struct probe_flush_counts *counts)
+			   const char *spool_dir, const char *name,
+			   const char *what, struct probe_flush_counts *counts)
 {
 	char err[512];
 
-	one_line(why);
 	if (probe_spool_reject(spool_dir, name, err, sizeof(err)) == 0) {
 		counts->rejected++;
-		if (o->log)
-			fprintf(o->log,
-				"probe: spooled %s not sent (%s): moved to "
-				"%s/rejected/\n",
-				name, why, spool_dir);
+		log_line(o, "spooled %s %s: moved to %s/rejected/", name, what,
+			 spool_dir);
 		return;
 	}
 	counts->unreadable++;
-	if (o->log)
-		fprintf(o->log, "probe: spooled %s not sent (%s): %s\n", name,
-			why, err);
+	log_line(o,
+		 "spooled %s %s: NOT moved (%s); it stays in the spool (exit "
+		 "5)",
+		 name, what, err);
 }
 
 /* Reads SPOOL/name when the server could take it: a regular file (a
@@ -507,11 +587,28 @@ out:
 }
 
 /* Why the flush stops after a report kept with res (the rest would fare
- * the same), written to why; 0 when it goes on to the next report. */
+ * the same), written to why; 0 when it goes on to the next report. A
+ * failure with no answer says what happened (review s25c K1: an empty
+ * reply or a timeout was "the server cannot be reached"). */
 static int flush_stops(const struct probe_post_result *res, char *why,
 		       size_t whylen)
 {
+	static const char *const noanswer[][2] = {
+	    [PROBE_NOANSWER_NONE] = {"no answer", "the server gave none"},
+	    [PROBE_NOANSWER_UNREACHABLE] = {"no connection",
+					    "the server cannot be reached"},
+	    [PROBE_NOANSWER_EMPTY] = {"empty reply",
+				      "the server closed the connection "
+				      "without an answer"},
+	    [PROBE_NOANSWER_TIMEOUT] = {"timeout",
+					"the server was reached but gave no "
+					"answer within --timeout-ms"},
+	    [PROBE_NOANSWER_BROKEN] = {"no answer",
+				       "the connection failed after the "
+				       "server was reached"},
+	};
 	long s = res->http_status;
+	const char *att = res->attempts == 1 ? "attempt" : "attempts";
 
 	if (res->outcome == PROBE_POST_UNAUTHORIZED) {
 		snprintf(why, whylen, "%s", probe_post_setup_what(s));
@@ -520,7 +617,12 @@ static int flush_stops(const struct probe_post_result *res, char *why,
 	if (res->outcome != PROBE_POST_RETRY)
 		return 0;
 	if (s == 0) {
-		snprintf(why, whylen, "the server cannot be reached");
+		unsigned k = (unsigned)res->noanswer;
+
+		if (k >= sizeof(noanswer) / sizeof(noanswer[0]))
+			k = PROBE_NOANSWER_NONE;
+		snprintf(why, whylen, "%s after %d %s: %s", noanswer[k][0],
+			 res->attempts, att, noanswer[k][1]);
 		return 1;
 	}
 	if (s == 429 || s == 503) {
@@ -532,10 +634,11 @@ static int flush_stops(const struct probe_post_result *res, char *why,
 	 * to every report; retrying each one cost 15 s a file, hours for a
 	 * spool of a week */
 	if (s >= 500 && s <= 599) {
-		snprintf(why, whylen,
-			 "HTTP %ld after %d attempts: the server or a proxy "
-			 "before it is failing",
-			 s, res->attempts);
+		snprintf(
+		    why, whylen,
+		    "HTTP %ld after %d %s: the server or a proxy before it "
+		    "is failing",
+		    s, res->attempts, att);
 		return 1;
 	}
 	return 0; /* 408: this report's upload timed out */
@@ -544,45 +647,50 @@ static int flush_stops(const struct probe_post_result *res, char *why,
 int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		      struct probe_flush_counts *counts)
 {
-	char **names = NULL, err[512], why[1024];
+	char **names = NULL, err[4608], why[1024], what[1100];
 	size_t n = 0, i;
 	int lock = -1, rc = 0;
 
 	memset(counts, 0, sizeof(*counts));
-	switch (probe_spool_dir_check(spool_dir, err, sizeof(err))) {
+	switch (probe_spool_dir_check(spool_dir, "nothing sent from it", err,
+				      sizeof(err))) {
 	case 0:
 		break;
 	case 1: /* no spool yet: nothing to flush */
 		goto out;
 	default: /* a link, another's, writable by others: sends nothing */
 		counts->refused = 1;
-		if (o->log)
-			fprintf(o->log, "probe: %s\n", err);
+		log_line(o, "%s", err);
 		rc = -1;
 		goto out;
 	}
-	lock = flush_lock(spool_dir);
+	lock = flush_lock(spool_dir, err, sizeof(err));
 	if (lock == -2) {
 		counts->busy = 1;
-		if (o->log)
-			fprintf(o->log,
-				"probe: another probe is flushing %s; its "
-				"reports are left to it\n",
-				spool_dir);
+		log_line(o,
+			 "another probe is flushing %s; its reports are left "
+			 "to it",
+			 spool_dir);
+		goto out;
+	}
+	if (lock < 0) { /* review s25c K7: never a flush without the lock */
+		counts->refused = 1;
+		log_line(o, "%s", err);
+		rc = -1;
 		goto out;
 	}
 	if (probe_spool_list(spool_dir, &names, &n, err, sizeof(err))) {
-		if (o->log)
-			fprintf(o->log, "probe: %s\n", err);
+		log_line(o, "%s", err);
 		rc = -1;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		struct probe_post_result res;
 		size_t len = 0;
-		char *body = NULL;
+		char *body = NULL; /* owned here, freed at the loop's end */
 		int r = read_spooled(spool_dir, names[i], &body, &len, why,
-				     sizeof(why));
+				     sizeof(why)),
+		    stops;
 
 		if (r == 1)
 			continue;
@@ -591,61 +699,64 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 			 * report goes, named, rather than keep every flush at
 			 * exit 5 unsaid (review s24g G12) or be sent as it is
 			 * (G11) */
-			reject_spooled(o, spool_dir, names[i], why, counts);
+			snprintf(what, sizeof(what), "not sent (%s)", why);
+			reject_spooled(o, spool_dir, names[i], what, counts);
 			continue;
 		}
 		switch (probe_post(o, body, len, &res)) {
 		case PROBE_POST_DELIVERED:
 			if (probe_spool_remove(spool_dir, names[i], err,
-					       sizeof(err)) &&
-			    o->log)
-				fprintf(o->log, "probe: %s\n", err);
+					       sizeof(err)))
+				log_line(o, "%s", err);
 			counts->delivered++;
-			if (o->log)
-				fprintf(o->log,
-					"probe: spooled %s delivered (%s)\n",
-					names[i], res.message);
+			log_line(o, "spooled %s delivered (%s)", names[i],
+				 res.message);
 			break;
 		case PROBE_POST_REJECTED:
-			if (probe_spool_reject(spool_dir, names[i], err,
-					       sizeof(err)) &&
-			    o->log)
-				fprintf(o->log, "probe: %s\n", err);
-			counts->rejected++;
-			if (o->log)
-				fprintf(o->log,
-					"probe: spooled %s REJECTED by the "
-					"server (%s); moved to %s/rejected/\n",
-					names[i], res.message, spool_dir);
+			snprintf(what, sizeof(what),
+				 "REJECTED by the server (%s)", res.message);
+			reject_spooled(o, spool_dir, names[i], what, counts);
 			break;
 		case PROBE_POST_UNAUTHORIZED:
 			counts->kept++;
 			counts->unauthorized++;
-			if (o->log)
-				fprintf(o->log,
-					"probe: spooled %s kept: %s (%s)\n",
-					names[i],
-					probe_post_setup_what(res.http_status),
-					res.message);
+			log_line(o, "spooled %s kept: %s (%s)", names[i],
+				 probe_post_setup_what(res.http_status),
+				 res.message);
 			break;
 		default:
 			counts->kept++;
-			if (o->log)
-				fprintf(o->log, "probe: spooled %s kept (%s)\n",
-					names[i], res.message);
-			/* last in the next flush's order: a report that the
-			 * server itself fails on (a 500 of its own) does not
-			 * hold up the others for ever now that a 5xx stops
-			 * the flush */
-			if (res.http_status >= 500 && res.http_status <= 599 &&
-			    probe_spool_touch(spool_dir, names[i], err,
-					      sizeof(err)) &&
-			    o->log)
-				fprintf(o->log, "probe: %s\n", err);
+			log_line(o, "spooled %s kept (%s)", names[i],
+				 res.message);
 			break;
 		}
+		stops = flush_stops(&res, why, sizeof(why));
+		if (stops) {
+			/* The report that stops the flush goes last in the
+			 * next flush's order, whatever stopped it (a 500 of
+			 * the server's own, an empty reply, a timeout: review
+			 * s25c K1), so that it does not hold up the others
+			 * for ever. When it cannot be put last, stopping on it
+			 * would stop every later flush on it too (K2): the
+			 * flush goes on to the next report instead. */
+			int back = probe_spool_to_back(
+			    spool_dir, names[i], body, len, err, sizeof(err));
+			if (back == 1)
+				log_line(o,
+					 "spooled %s rewritten to go last "
+					 "(its mtime could not be set)",
+					 names[i]);
+			if (back < 0) {
+				log_line(o,
+					 "%s: spooled %s cannot be put last, "
+					 "so the flush goes on to the next "
+					 "report (%s)",
+					 err, names[i], why);
+				stops = 0;
+			}
+		}
 		free(body);
-		if (flush_stops(&res, why, sizeof(why))) {
+		if (stops) {
 			/* Unreachable, failing, asking clients to back off,
 			 * or the token or URL is refused: the rest would fare
 			 * the same; keep them for the next run, rather than
@@ -654,13 +765,13 @@ int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 			size_t left = n - i - 1;
 
 			counts->kept += (int)left;
-			if (left > 0 && o->log)
-				fprintf(o->log,
-					"probe: flush of %s stopped (%s): %zu "
-					"more spooled report%s left for the "
-					"next run\n",
-					spool_dir, why, left,
-					left == 1 ? "" : "s");
+			if (left > 0)
+				log_line(o,
+					 "flush of %s stopped (%s): %zu more "
+					 "spooled report%s left for the next "
+					 "run",
+					 spool_dir, why, left,
+					 left == 1 ? "" : "s");
 			break;
 		}
 	}

@@ -29,9 +29,20 @@ enum probe_post_outcome {
 	PROBE_POST_UNAUTHORIZED = 4,
 };
 
+/* Why the last attempt got no HTTP answer (http_status 0), for the log
+ * (review s25c K1: an empty reply was logged "cannot be reached"). */
+enum probe_post_noanswer {
+	PROBE_NOANSWER_NONE = 0,    /* an HTTP answer, or a setup refusal */
+	PROBE_NOANSWER_UNREACHABLE, /* no connection (DNS, refused, timeout) */
+	PROBE_NOANSWER_EMPTY,	    /* connected; closed with no answer */
+	PROBE_NOANSWER_TIMEOUT,	    /* connected; no answer in timeout_ms */
+	PROBE_NOANSWER_BROKEN,	    /* connected; reset, send/receive error */
+};
+
 struct probe_post_result {
 	enum probe_post_outcome outcome;
 	long http_status; /* 0: no HTTP answer */
+	enum probe_post_noanswer noanswer;
 	int attempts;
 	long retry_after_s; /* the last answer's Retry-After; 0: none */
 	char message[512];
@@ -80,22 +91,28 @@ struct probe_flush_counts {
 	int unauthorized; /* kept because the token was refused */
 	int busy; /* another probe held the spool's flush lock: left to it */
 	/* the spool directory is a symbolic link, not the effective uid's,
-	 * or writable by group or others: nothing was read or sent */
+	 * or writable by group or others, or its lock file is unusable:
+	 * nothing was read or sent */
 	int refused;
 };
 
 /* Resends every spooled report, oldest first: 2xx deletes it, a rejecting
- * 4xx moves it to rejected/, anything else keeps it (and stops the flush
- * after a transport failure, since the server is unreachable, a 5xx after
- * the report's retries, since the server or a proxy before it is failing
- * (review s24g G7), a 429 or 503, since it asks clients to back off, or a
- * refused token or URL, which refuses the rest too). A report kept by a
- * 5xx is touched, so the next flush tries it last. A spooled file that is
- * not a regular file (links are not followed), is over 8 MiB, or is not
- * JSON the probe_report_check accepts is not sent: moved to rejected/
- * (review s24g G11).
+ * 4xx moves it to rejected/ (when rejected/ cannot take it, it stays,
+ * counted as unreadable), anything else keeps it (and stops the flush
+ * after a failure with no HTTP answer, since the rest would fare the same,
+ * a 5xx after the report's retries, since the server or a proxy before it
+ * is failing (review s24g G7), a 429 or 503, since it asks clients to
+ * back off, or a refused token or URL, which refuses the rest too). The
+ * report that stops the flush, whatever the reason, goes last in the
+ * next flush's order (probe_spool_to_back, review s25c K1); when it cannot
+ * be put last, the flush goes on to the next report instead of stopping
+ * on it (K2). A spooled file that is not a regular file (links are not
+ * followed), is over 8 MiB, or is not JSON the probe_report_check accepts
+ * is not sent: moved to rejected/ (review s24g G11). Every log line is
+ * shown text (names and messages cleaned, review s25c K6).
  * Returns 0; -1 when the spool could not be listed, or when its directory
- * is refused (probe_spool_dir_check; counts->refused, nothing sent). */
+ * or its lock (SPOOL/.flush.lock: not a regular file, cannot be opened) is
+ * refused (counts->refused, nothing sent). */
 int probe_flush_spool(const struct probe_post_opts *o, const char *spool_dir,
 		      struct probe_flush_counts *counts);
 

@@ -65,3 +65,27 @@ enum probe_exit probe_exit_final(enum probe_exit measured, int report_written,
 		return PROBE_EXIT_UNDELIVERED;
 	return code;
 }
+
+/* The order of precedence of combine: the higher, the stronger. */
+static int exit_rank(enum probe_exit e)
+{
+	switch (e) {
+	case PROBE_EXIT_OK:
+		return 0;
+	case PROBE_EXIT_REJECTED:
+		return 1;
+	case PROBE_EXIT_UNDELIVERED:
+		return 2;
+	case PROBE_EXIT_UNAUTHORIZED:
+		return 3;
+	case PROBE_EXIT_USAGE:
+		return 5;
+	default: /* 1-4 */
+		return 4;
+	}
+}
+
+enum probe_exit probe_exit_combine(enum probe_exit a, enum probe_exit b)
+{
+	return exit_rank(b) > exit_rank(a) ? b : a;
+}

@@ -71,6 +71,11 @@ enum probe_exit probe_exit_for_run(enum probe_run_status run, int n_ok,
 enum probe_exit probe_exit_final(enum probe_exit measured, int report_written,
 				 enum probe_delivery delivery);
 
+/* The code of --flush-spool --post from the flush's and the post's codes:
+ * 64 over 1-4 (a refused spool, an unreadable file: review s25c K5) over
+ * 7 over 5 over 6 over 0, as within one flush; a tie keeps a. */
+enum probe_exit probe_exit_combine(enum probe_exit a, enum probe_exit b);
+
 #ifdef __cplusplus
 }
 #endif
