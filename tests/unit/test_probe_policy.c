@@ -281,6 +281,30 @@ static void test_exit_codes(void)
 	CHECK(probe_exit_final(PROBE_EXIT_NO_DEVICE, 1,
 			       PROBE_DELIVERY_UNAUTHORIZED) ==
 	      PROBE_EXIT_NO_DEVICE);
+	/* --flush-spool --post: a refused spool's 1 is not hidden by the
+	 * post's 5 or 6 (review s25c K5); otherwise 7 > 5 > 6 > 0, as within
+	 * one flush, whichever comes first */
+	CHECK(probe_exit_combine(PROBE_EXIT_FAILED, PROBE_EXIT_UNDELIVERED) ==
+	      PROBE_EXIT_FAILED);
+	CHECK(probe_exit_combine(PROBE_EXIT_FAILED, PROBE_EXIT_REJECTED) ==
+	      PROBE_EXIT_FAILED);
+	CHECK(probe_exit_combine(PROBE_EXIT_FAILED, PROBE_EXIT_OK) ==
+	      PROBE_EXIT_FAILED);
+	CHECK(probe_exit_combine(PROBE_EXIT_UNDELIVERED, PROBE_EXIT_FAILED) ==
+	      PROBE_EXIT_FAILED);
+	CHECK(probe_exit_combine(PROBE_EXIT_FAILED, PROBE_EXIT_UNAUTHORIZED) ==
+	      PROBE_EXIT_FAILED);
+	CHECK(probe_exit_combine(PROBE_EXIT_UNDELIVERED,
+				 PROBE_EXIT_UNAUTHORIZED) ==
+	      PROBE_EXIT_UNAUTHORIZED);
+	CHECK(probe_exit_combine(PROBE_EXIT_REJECTED, PROBE_EXIT_UNDELIVERED) ==
+	      PROBE_EXIT_UNDELIVERED);
+	CHECK(probe_exit_combine(PROBE_EXIT_UNDELIVERED, PROBE_EXIT_REJECTED) ==
+	      PROBE_EXIT_UNDELIVERED);
+	CHECK(probe_exit_combine(PROBE_EXIT_OK, PROBE_EXIT_REJECTED) ==
+	      PROBE_EXIT_REJECTED);
+	CHECK(probe_exit_combine(PROBE_EXIT_OK, PROBE_EXIT_OK) ==
+	      PROBE_EXIT_OK);
 }
 
 /* A one-GPU node without libnccl: the NCCL result is a not-applicable

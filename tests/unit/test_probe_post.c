@@ -141,9 +141,14 @@ static void test_spool(void)
 
 /* ---- posting, against a scripted HTTP server ------------------------ */
 
+/* A fake server's answers: an HTTP status, or one of these. */
+#define FAKE_CLOSE 0	/* the connection shut without an answer */
+#define FAKE_SLEEP (-1) /* no answer for 600 ms, then shut */
+
 struct fake_server {
 	int fd, port;
 	int statuses[8], nstatus, served;
+	char posted[8][40]; /* each request's run_id, in order */
 	char last_request[8192];
 	char last_auth[256];
 	char last_path[128];
@@ -196,6 +201,20 @@ static void *fake_main(void *arg)
 				s->last_auth[n] = '\0';
 			}
 			sscanf(buf, "%*s %127s", s->last_path);
+		}
+		{
+			char *r =
+			    hdr_end ? strstr(hdr_end, "\"run_id\":\"") : NULL;
+			if (r)
+				sscanf(r + 10, "%36[^\"]",
+				       s->posted[s->served]);
+		}
+		if (s->statuses[s->served] == FAKE_SLEEP)
+			usleep(600 * 1000);
+		if (s->statuses[s->served] <= 0) {
+			close(c);
+			s->served++;
+			continue;
 		}
 		{
 			char resp[512];
@@ -856,6 +875,366 @@ static void test_flush_refuses_unsafe_dir(void)
 	CHECK(system(path) == 0);
 }
 
+/* 1 when base's pending reports, in the flush's order, are ids[order[0]],
+ * ids[order[1]], ... (n of them). */
+static int spool_order(const char *base, const char *const *ids,
+		       const int *order, size_t n)
+{
+	char err[256], **names = NULL;
+	size_t got = 0, i;
+	int same;
+
+	if (probe_spool_list(base, &names, &got, err, sizeof(err)))
+		return 0;
+	same = got == n;
+	for (i = 0; same && i < n; i++)
+		same = strncmp(names[i], ids[order[i]], 36) == 0;
+	probe_spool_list_free(names, got);
+	return same;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[320];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
+/* Review s25c K1: a report whose POST gets an empty reply or times out
+ * stops the flush, as a 5xx does, and goes last too (it stayed first and
+ * stopped every flush); the log says what happened, not "cannot be
+ * reached", and "1 attempt". */
+static void test_flush_noanswer_goes_last(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], *base = tmpdir();
+	const int empty[] = {FAKE_CLOSE}, ok[] = {201, 201, 201};
+	const int slow[] = {FAKE_SLEEP};
+	const char *const ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
+				    "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
+	const int first_last[] = {1, 2, 0}, again[] = {2, 0, 1};
+	int i, port;
+
+	for (i = 0; i < 3; i++)
+		CHECK(spool_report(base, ids[i], 1000 + i) == 0);
+	CHECK(fake_start(&s, empty, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.retries = 0;
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1 && strcmp(s.posted[0], ids[0]) == 0);
+	CHECK(fc.kept == 3 && fc.delivered == 0);
+	CHECK(log_has(&lc, "empty reply after 1 attempt: the server closed "
+			   "the connection without an answer"));
+	CHECK(!log_has(&lc, "cannot be reached"));
+	CHECK(!log_has(&lc, "attempts"));
+	log_close(&lc, &o);
+	CHECK(spool_order(base, ids, first_last, 3));
+
+	/* a timeout after the server took the connection: the same */
+	CHECK(fake_start(&s, slow, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.retries = 0;
+	o.timeout_ms = 200;
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1 && strcmp(s.posted[0], ids[1]) == 0);
+	CHECK(log_has(&lc, "timeout after 1 attempt: the server was reached"));
+	log_close(&lc, &o);
+	CHECK(spool_order(base, ids, again, 3));
+
+	/* nothing listening: "cannot be reached" is said only then */
+	port = s.port;
+	opts(&o, url, sizeof(url), port);
+	o.retries = 0;
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	CHECK(log_has(&lc, "no connection after 1 attempt: the server cannot "
+			   "be reached"));
+	log_close(&lc, &o);
+
+	/* the next flush sends the others first, the poison last */
+	CHECK(fake_start(&s, ok, 3) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(fc.delivered == 3 && s.served == 3);
+	CHECK(strcmp(s.posted[2], ids[2]) == 0); /* the last to fail */
+	CHECK(count_files(base) == 0);
+	rm_rf(base);
+}
+
+/* Review s25c K2: a report whose mtime cannot be set (another uid's file,
+ * EPERM: simulated by probe_spool_test_fail, as the tests may run as
+ * root) is rewritten as the probe's own file to go last; when it cannot
+ * be rewritten either, the flush goes on to the next report rather than
+ * stop on it, so the others are delivered. */
+static void test_flush_untouchable_report(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], path[256], *base = tmpdir();
+	const int fail[] = {500}, fail_then_ok[] = {500, 201, 201};
+	const char *const ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
+				    "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
+	const int first_last[] = {1, 2, 0};
+	struct stat before, after;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		CHECK(spool_report(base, ids[i], 1000 + i) == 0);
+	snprintf(path, sizeof(path), "%s/%s.json", base, ids[0]);
+	CHECK(chmod(path, 0644) == 0 && stat(path, &before) == 0);
+	probe_spool_test_fail = 1; /* the touch fails: rewritten */
+	CHECK(fake_start(&s, fail, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.retries = 0;
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1 && fc.kept == 3);
+	CHECK(log_has(&lc, "rewritten to go last"));
+	CHECK(log_has(&lc, "2 more spooled reports left"));
+	log_close(&lc, &o);
+	CHECK(spool_order(base, ids, first_last, 3));
+	CHECK(stat(path, &after) == 0 && after.st_ino != before.st_ino);
+	CHECK((after.st_mode & 0777) == 0600 && after.st_uid == geteuid());
+
+	/* neither: the flush goes on past it, and the others go */
+	probe_spool_test_fail = 3;
+	CHECK(fake_start(&s, fail_then_ok, 3) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.retries = 0;
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	probe_spool_test_fail = 0;
+	CHECK(s.served == 3 && strcmp(s.posted[0], ids[1]) == 0);
+	CHECK(fc.delivered == 2 && fc.kept == 1);
+	CHECK(log_has(&lc, "cannot be put last, so the flush goes on"));
+	CHECK(!log_has(&lc, "stopped"));
+	log_close(&lc, &o);
+	CHECK(count_files(base) == 1);
+	snprintf(path, sizeof(path), "%s/%s.json", base, ids[1]);
+	CHECK(access(path, F_OK) == 0);
+	rm_rf(base);
+}
+
+/* Review s25c K3: spooled mtimes a day ahead (a clock that was ahead):
+ * the report that stops the flush still goes last, after the newest. */
+static void test_flush_future_mtimes(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	char url[64], path[256], *base = tmpdir();
+	const int fail[] = {500};
+	const char *const ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
+				    "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
+	const int first_last[] = {1, 2, 0};
+	time_t tomorrow = time(NULL) + 86400;
+	struct stat st;
+	int i;
+
+	CHECK(spool_report(base, ids[0], tomorrow - 60) == 0);
+	for (i = 1; i < 3; i++)
+		CHECK(spool_report(base, ids[i], tomorrow + i) == 0);
+	CHECK(fake_start(&s, fail, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.retries = 0;
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1 && strcmp(s.posted[0], ids[0]) == 0);
+	CHECK(spool_order(base, ids, first_last, 3));
+	snprintf(path, sizeof(path), "%s/%s.json", base, ids[0]);
+	CHECK(stat(path, &st) == 0 && st.st_mtim.tv_sec == tomorrow + 3);
+	rm_rf(base);
+}
+
+/* Review s25c K4 (and I2): a server-rejected report that cannot be moved
+ * (rejected is a file, or a symbolic link to elsewhere) is not said to be
+ * moved: it stays, counted with the unreadable ones (exit 5), as a file
+ * the checker refuses does. */
+static void test_flush_rejected_unmovable(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], path[256], other[256], *base = tmpdir();
+	const int bad[] = {400, 400};
+	const char *const ids[2] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31"};
+	FILE *f;
+	int i, round;
+
+	for (i = 0; i < 2; i++)
+		CHECK(spool_report(base, ids[i], 1000 + i) == 0);
+	snprintf(path, sizeof(path), "%s/rejected", base);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("x\n", f);
+		fclose(f);
+	}
+	snprintf(other, sizeof(other), "%s.elsewhere", base);
+	CHECK(mkdir(other, 0700) == 0);
+	for (round = 0; round < 2; round++) {
+		if (round == 1) { /* a link to a directory elsewhere */
+			CHECK(unlink(path) == 0);
+			CHECK(symlink(other, path) == 0);
+		}
+		CHECK(fake_start(&s, bad, 2) == 0);
+		opts(&o, url, sizeof(url), s.port);
+		log_open(&lc, &o);
+		CHECK(probe_flush_spool(&o, base, &fc) == 0);
+		fake_stop(&s);
+		CHECK(s.served == 2);
+		CHECK(fc.rejected == 0 && fc.unreadable == 2 && fc.kept == 0);
+		CHECK(log_has(&lc, "REJECTED by the server (HTTP 400"));
+		CHECK(log_has(&lc, "NOT moved"));
+		CHECK(!log_has(&lc, "moved to"));
+		log_close(&lc, &o);
+		CHECK(count_files(base) == 2);
+	}
+	CHECK(count_files(other) == 0);
+	rm_rf(other);
+	rm_rf(base);
+}
+
+/* Review s25c K5: a report is not spooled into a directory the flush
+ * refuses (its files would never be sent): neither delivered nor
+ * spooled (the caller's exit 1), with one line naming the directory and
+ * the fix; a rejected one is not written to its rejected/ either. */
+static void test_deliver_refuses_unsafe_spool(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct logcap lc;
+	char url[64], path[256], err[512], *base = tmpdir();
+	const int st[] = {500, 400};
+	const char *id = "3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84";
+	char *text = report_text(id);
+	int spool_failed = 0;
+	struct stat sb;
+
+	CHECK(chmod(base, 0777) == 0);
+	CHECK(probe_spool_write(base, id, text, strlen(text), err,
+				sizeof(err)) == -1);
+	CHECK(strstr(err, "chmod 700") != NULL);
+	CHECK(fake_start(&s, st, 2) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.retries = 0;
+	log_open(&lc, &o);
+	CHECK(probe_deliver(&o, base, id, text, strlen(text), &spool_failed) ==
+	      PROBE_POST_RETRY);
+	CHECK(spool_failed == 1);
+	CHECK(log_has(&lc, "NOT spooled: spool "));
+	CHECK(log_has(&lc, "(mode 0777): nothing written to it; fix with "
+			   "chmod 700"));
+	spool_failed = 0;
+	CHECK(probe_deliver(&o, base, id, text, strlen(text), &spool_failed) ==
+	      PROBE_POST_REJECTED);
+	CHECK(spool_failed == 1);
+	CHECK(log_has(&lc, "could not keep a copy"));
+	log_close(&lc, &o);
+	fake_stop(&s);
+	CHECK(count_files(base) == 0);
+	snprintf(path, sizeof(path), "%s/rejected", base);
+	CHECK(stat(path, &sb) != 0);
+	free(text);
+	CHECK(chmod(base, 0700) == 0);
+	rm_rf(base);
+}
+
+/* Review s25c K6: a spool file's name is shown cleaned: a newline in it
+ * forges no "probe: ... delivered" line, an escape reaches no terminal. */
+static void test_flush_cleans_names(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], path[512], err[256], *base = tmpdir(), *p;
+	const char *name = "a\nprobe: spooled FORGED.json delivered (HTTP "
+			   "201)\n\033[31mred\xe2\x80\xaejson.json";
+	const char *id = "3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84";
+	const int fail[] = {500};
+	char *text = report_text(id);
+
+	snprintf(path, sizeof(path), "%s/%s", base, name);
+	CHECK(probe_write_atomic(path, text, strlen(text), err, sizeof(err)) ==
+	      0);
+	free(text);
+	CHECK(fake_start(&s, fail, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	o.retries = 0;
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(s.served == 1 && fc.kept == 1);
+	CHECK(log_has(&lc, "spooled a?probe: spooled FORGED.json delivered "
+			   "(HTTP 201)??[31mred?json.json kept (HTTP 500"));
+	CHECK(!log_has(&lc, "\033") && !log_has(&lc, "\xe2\x80\xae"));
+	/* every line is one of the probe's */
+	for (p = lc.buf; p && *p; p = strchr(p, '\n') + 1) {
+		CHECK(strncmp(p, "probe: ", 7) == 0);
+		CHECK(strchr(p, '\n') != NULL);
+		if (!strchr(p, '\n'))
+			break;
+	}
+	log_close(&lc, &o);
+	rm_rf(base);
+}
+
+/* Review s25c K7: a flush lock that is a directory or a symbolic link is
+ * no lock: the spool is refused (nothing sent, the flush's exit 1), with
+ * a line saying why; it never runs unlocked. */
+static void test_flush_lock_not_a_file(void)
+{
+	struct fake_server s;
+	struct probe_post_opts o;
+	struct probe_flush_counts fc;
+	struct logcap lc;
+	char url[64], path[256], *base = tmpdir();
+	const int st[] = {201};
+
+	CHECK(spool_report(base, "3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84", 0) ==
+	      0);
+	snprintf(path, sizeof(path), "%s/.flush.lock", base);
+	CHECK(mkdir(path, 0700) == 0);
+	CHECK(fake_start(&s, st, 1) == 0);
+	opts(&o, url, sizeof(url), s.port);
+	log_open(&lc, &o);
+	CHECK(probe_flush_spool(&o, base, &fc) == -1);
+	CHECK(fc.refused == 1 && fc.busy == 0 && fc.delivered == 0);
+	CHECK(log_has(&lc, "is a directory, not a regular file: nothing sent"));
+	CHECK(rmdir(path) == 0);
+	CHECK(symlink("/tmp/probe-no-such-lock", path) == 0);
+	CHECK(probe_flush_spool(&o, base, &fc) == -1 && fc.refused == 1);
+	CHECK(log_has(&lc, "is a symbolic link, not a regular file"));
+	CHECK(access("/tmp/probe-no-such-lock", F_OK) != 0);
+	log_close(&lc, &o);
+	CHECK(s.served == 0 && count_files(base) == 1);
+	/* a regular lock again: it goes */
+	CHECK(unlink(path) == 0);
+	CHECK(probe_flush_spool(&o, base, &fc) == 0);
+	fake_stop(&s);
+	CHECK(fc.delivered == 1 && s.served == 1);
+	rm_rf(base);
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -873,6 +1252,13 @@ int main(void)
 	RUN(test_flush_skips_symlink);
 	RUN(test_flush_rejects_non_reports);
 	RUN(test_flush_refuses_unsafe_dir);
+	RUN(test_flush_noanswer_goes_last);
+	RUN(test_flush_untouchable_report);
+	RUN(test_flush_future_mtimes);
+	RUN(test_flush_rejected_unmovable);
+	RUN(test_deliver_refuses_unsafe_spool);
+	RUN(test_flush_cleans_names);
+	RUN(test_flush_lock_not_a_file);
 	curl_global_cleanup();
 	return testlib_finish();
 }
