@@ -690,30 +690,16 @@ static struct db_stmt ingest_stmt = {
 #define INGEST_PARAMS	 (INGEST_INVENTORY + 1)
 _Static_assert(INGEST_PARAMS == 32, "ingest_sql names the last parameter $32");
 
-/* A node's GPUs as its newest inventory says (migrations/0043): each GPU
- * it leaves out is removed, unless a real report measured that GPU after
- * it; each it lists is present. Its own statement after the report's, so
- * its snapshot holds every report of the node committed before: two that
- * race end as if sent one after the other (review s25a F1, F2). Rows are
- * locked in uuid order, as ingest_stmt's upsert locks them. Idempotent:
- * a replay runs it again, so a report whose reconciliation failed (a 503,
+/* A node's GPUs as its newest inventory says (migrations/0043, 0044:
+ * gpusizer_reconcile_node): each GPU it leaves out is removed, unless a
+ * real report measured that GPU after it; each it lists is present. After
+ * the report's own statement, one reconciliation of a host at a time, each
+ * reading after the one before it committed: reports that race end as if
+ * sent one after the other (review s25a F1, F2; s25b G1). Idempotent: a
+ * replay runs it again, so a report whose reconciliation failed (a 503,
  * which the probe retries) is reconciled by its retry. */
 static struct db_stmt reconcile_stmt = {
-    .sql =
-	/* clang-format off */
-	"WITH n AS (SELECT inventory_uuids AS inv, inventory_at AS at"
-	"  FROM nodes WHERE hostname = $1 AND inventory_uuids IS NOT NULL),"
-	" want AS (SELECT g.uuid, NOT (g.uuid = ANY(n.inv))"
-	"  AND coalesce(g.reported_at <= n.at, true) AS removed"
-	"  FROM node_gpus g, n WHERE g.hostname = $1),"
-	" lk AS (SELECT g.uuid FROM node_gpus g JOIN want w USING (uuid)"
-	"  WHERE (g.removed_at IS NOT NULL) <> w.removed"
-	"  ORDER BY g.uuid FOR UPDATE OF g)"
-	" UPDATE node_gpus g SET removed_at = CASE WHEN w.removed THEN now()"
-	"  END FROM want w WHERE w.uuid = g.uuid AND g.hostname = $1"
-	"  AND g.uuid IN (SELECT uuid FROM lk)"
-	"  AND (g.removed_at IS NOT NULL) <> w.removed",
-    /* clang-format on */
+    .sql = "SELECT gpusizer_reconcile_node($1)",
 };
 
 static enum store_status ingest_once(struct db_pool *pool,

@@ -208,5 +208,31 @@ for i in $(seq 1 12); do
 done
 [ "$bad" = 0 ] && ok "... and every node ends as if they came in order (GPU 2 removed)" ||
 	not_ok "... and every node ends as if they came in order (GPU 2 removed)" "$bad of 12 not"
+# the deterministic form of that race (review s25b G1): an in-flight
+# ingest (here a psql session) holds GPU 2's row while an older report
+# pulls GPU 2 and a newer one lists it again; each reconciliation reads
+# the inventory only after the one before it committed
+psqlbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)/psql
+hr=$host-lock
+mk l0 3 "0 1 2" "0 1 2" "$hr"; post l0
+mk l1 2 "0 1" "0 1" "$hr"
+mk l2 1 "0" "0 1 2" "$hr"
+"$psqlbin" "$DATABASE_URL" -Atq -v ON_ERROR_STOP=1 >"$T/lock.out" 2>&1 <<SQL &
+BEGIN;
+SELECT 1 FROM node_gpus WHERE uuid = '$(u 2)' FOR UPDATE;
+SELECT pg_sleep(2);
+COMMIT;
+SQL
+holder=$!
+sleep 0.5
+curl -s -o "$T/l1.out" -w '%{http_code}' -X POST "$GSZ_URL/v1/benchmarks" "${P[@]}" \
+	--data-binary @"$T/l1.json" >"$T/l1.code" &
+older=$!
+sleep 0.5
+post l2
+wait "$older" "$holder"
+[ "$(cat "$T/l1.code")" = 201 ] && ok "the older report, held up behind a row lock, is stored" ||
+	not_ok "the older report, held up behind a row lock, is stored" "$(cat "$T/l1.code" "$T/l1.out")"
+present "$hr" "0 1 2" "" "... and the newest inventory stands (GPU 2 counted)"
 stop_daemon && ok "clean exit" || not_ok "clean exit"
 sanitizer_clean "no sanitizer reports"

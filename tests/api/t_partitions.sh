@@ -47,10 +47,11 @@ q "$(cat "$TOP/migrations/0040_stack_partial_recompute.sql")" >/dev/null
 q "$(cat "$TOP/migrations/0041_stack_ep_overlap.sql")" >/dev/null
 q "$(cat "$TOP/migrations/0042_moe_dispatch.sql")" >/dev/null
 # and ingestion writes the node inventory's columns of 0043 (which adds
-# them only if absent)
+# them only if absent) and calls 0044's reconciliation
 q "ALTER TABLE node_gpus ADD COLUMN removed_at timestamptz, ADD COLUMN reported_at timestamptz;
 ALTER TABLE nodes ADD COLUMN inventory_at timestamptz, ADD COLUMN inventory_uuids text[],
  ADD COLUMN reported_at timestamptz" >/dev/null
+q "$(cat "$TOP/migrations/0044_node_reconcile.sql")" >/dev/null
 GSZ_MIGRATIONS_DIR=$old start_daemon || { not_ok "daemon starts on the 0012 schema"; exit 1; }
 tok=$(create_token "part-$RANDOM" probe)
 P=(-H "Authorization: Bearer $tok" -H 'Content-Type: application/json')
