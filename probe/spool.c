@@ -198,6 +198,20 @@ static int is_report_name(const char *name)
 	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".json") == 0;
 }
 
+/* 0 when NAME in DIR is a spooled report: a *.json name and a regular
+ * file by lstat, *st its status and path its path. A symbolic link is not
+ * followed, so neither its target's mtime nor the target itself counts
+ * (review s24g G11); links, FIFOs and directories are left where they
+ * are. */
+static int report_file(const char *dir, const char *name, char *path,
+		       size_t len, struct stat *st)
+{
+	if (!is_report_name(name))
+		return -1;
+	snprintf(path, len, "%s/%s", dir, name);
+	return lstat(path, st) == 0 && S_ISREG(st->st_mode) ? 0 : -1;
+}
+
 int probe_spool_list(const char *dir, char ***names_out, size_t *n_out,
 		     char *err, size_t errlen)
 {
@@ -220,13 +234,7 @@ int probe_spool_list(const char *dir, char ***names_out, size_t *n_out,
 		char path[4400];
 		struct stat st;
 
-		if (!is_report_name(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		/* lstat: a symbolic link is not followed, so neither its
-		 * target's mtime nor the target itself counts (review s24g
-		 * G11); links, FIFOs and directories are left where they are */
-		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		if (report_file(dir, de->d_name, path, sizeof(path), &st) != 0)
 			continue;
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
@@ -318,10 +326,7 @@ static struct timespec newest_mtime(const char *dir)
 		char path[4400];
 		struct stat st;
 
-		if (!is_report_name(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		if (report_file(dir, de->d_name, path, sizeof(path), &st) != 0)
 			continue;
 		if (st.st_mtim.tv_sec > newest.tv_sec ||
 		    (st.st_mtim.tv_sec == newest.tv_sec &&
