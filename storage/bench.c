@@ -560,9 +560,9 @@ fail:
 #define NEWER(A)                                                               \
 	"coalesce(EXCLUDED.reported_at >= " A ".reported_at, " A               \
 	".reported_at IS NULL)"
-static struct db_stmt ingest_stmt = {
-    .sql =
-	/* clang-format off */
+static struct db_stmt
+    ingest_stmt = {.sql =
+		       /* clang-format off */
 	"WITH gj AS (SELECT coalesce($8::jsonb, '[]') AS gs),"
 	" types AS ("
 	"  SELECT g->>'uuid' AS uuid, coalesce(c.name, m.gpu) AS t"
@@ -651,6 +651,12 @@ static struct db_stmt ingest_stmt = {
 	"    ELSE ng.pci_bus_id END,"
 	"   info = CASE WHEN " NEWER("ng") " THEN EXCLUDED.info"
 	"    ELSE ng.info END,"
+	/* a GPU that moved node is present there until that node's own
+	 * inventory says otherwise (gpusizer_reconcile_node, which passes
+	 * over a node without one; review s25d V1: a GPU removed from its
+	 * old node was counted on neither) */
+	"   removed_at = CASE WHEN " NEWER("ng") " AND EXCLUDED.hostname"
+	"    IS DISTINCT FROM ng.hostname THEN NULL ELSE ng.removed_at END,"
 	"   reported_at = greatest(ng.reported_at, EXCLUDED.reported_at),"
 	"   last_seen = now()"
 	"  RETURNING 1),"

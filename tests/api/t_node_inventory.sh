@@ -163,6 +163,15 @@ post m2
 check "the spooled older report of the first node is stored" 201
 present "$ha" "40 41 42" "" "the GPU moved to the second node is not moved back"
 present "$hb" "50 51 43" "" "... and stays on the second node"
+# a GPU removed from its node and then measured on a node without an
+# inventory (an older probe there) counts on that node (review s25d V1)
+mk vx1 4 "45 46" "45 46" "$host-vx"; post vx1
+mk vx2 3 "45" "45" "$host-vx"; post vx2
+present "$host-vx" "45" "46" "GPU 46 pulled from its node"
+mk vy 2 "46" null "$host-vy"; post vy
+check "a report without an inventory measuring GPU 46 on another node is stored" 201
+present "$host-vy" "46" "" "... and GPU 46 counts there"
+present "$host-vx" "45" "" "... and no longer on the node it left"
 hw=$host-w
 mk w1 2 "60 61 62" "60 61 62" "$hw"
 mk w2 1 "60 61" "60 61" "$hw"; post w2
