@@ -422,6 +422,7 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 {
 	char seen[PROBE_MAX_GPUS + 1] = {0};
 	const json_t *x, *v;
+	json_int_t idx;
 	size_t i;
 
 	if (!json_is_array(gpus) || json_array_size(gpus) > PROBE_MAX_GPUS)
@@ -435,8 +436,9 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 			FAIL("gpus[%zu].index: must be an integer in [0, %d]",
 			     i, PROBE_MAX_GPUS);
 		v = json_object_get(x, "index");
-		if (seen[json_is_integer(v) ? json_integer_value(v)
-					    : (long long)json_real_value(v)]++)
+		idx = json_is_integer(v) ? json_integer_value(v)
+					 : (json_int_t)json_real_value(v);
+		if (seen[idx]++)
 			FAIL("gpus[%zu].index: appears twice in gpus[]", i);
 		if (check_gpu_info(x, i, err, errlen))
 			return -1;
@@ -474,15 +476,8 @@ static int check_gpus(const json_t *gpus, json_t *uuids, char *err,
 		if (json_object_get(uuids, json_string_value(v)))
 			FAIL("gpus[%zu].uuid: appears twice in gpus[]", i);
 		/* with its index and place, for the results' gpu_index */
-		json_object_set_new(
-		    uuids, json_string_value(v),
-		    json_pack(
-			"[IIb]",
-			json_is_integer(json_object_get(x, "index"))
-			    ? json_integer_value(json_object_get(x, "index"))
-			    : (json_int_t)json_real_value(
-				  json_object_get(x, "index")),
-			(json_int_t)i, 1));
+		json_object_set_new(uuids, json_string_value(v),
+				    json_pack("[II]", idx, (json_int_t)i));
 	}
 	return 0;
 }

@@ -560,9 +560,14 @@ fail:
 #define NEWER(A)                                                               \
 	"coalesce(EXCLUDED.reported_at >= " A ".reported_at, " A               \
 	".reported_at IS NULL)"
-static struct db_stmt
-    ingest_stmt = {.sql =
-		       /* clang-format off */
+/* Column C of row A: this report's value when it is NEWER, else kept. */
+#define TAKE(A, C)                                                             \
+	" " C " = CASE WHEN " NEWER(A) " THEN EXCLUDED." C " ELSE " A "." C    \
+				       " END"
+
+static struct db_stmt ingest_stmt = {
+    .sql =
+	/* clang-format off */
 	"WITH gj AS (SELECT coalesce($8::jsonb, '[]') AS gs),"
 	" types AS ("
 	"  SELECT g->>'uuid' AS uuid, coalesce(c.name, m.gpu) AS t"
@@ -597,9 +602,8 @@ static struct db_stmt
 	 * node's inventory ($32: node.gpu_uuids in $9 is one; never a
 	 * synthetic report's, s25a F4) is kept when it is the newest;
 	 * store_bench_reconcile() applies it (migrations/0043). */
-	" at AS (SELECT least(coalesce($6::timestamptz, now()), now()) AS t,"
-	"  CASE WHEN NOT $31::boolean THEN least(coalesce($6::timestamptz,"
-	"  now()), now()) END AS real_t),"
+	" at AS (SELECT CASE WHEN NOT $31::boolean THEN"
+	"  least(coalesce($6::timestamptz, now()), now()) END AS real_t),"
 	" node AS ("
 	"  INSERT INTO nodes AS n (hostname, cpu_model, driver_version,"
 	"   cuda_version, inventory, last_seen, last_run_id, reported_at,"
@@ -612,16 +616,9 @@ static struct db_stmt
 	"    SELECT jsonb_array_elements_text($9::jsonb -> 'gpu_uuids')) END"
 	"  FROM run, at"
 	"  ON CONFLICT (hostname) DO UPDATE SET"
-	"   cpu_model = CASE WHEN " NEWER("n") " THEN EXCLUDED.cpu_model"
-	"    ELSE n.cpu_model END,"
-	"   driver_version = CASE WHEN " NEWER("n") " THEN"
-	"    EXCLUDED.driver_version ELSE n.driver_version END,"
-	"   cuda_version = CASE WHEN " NEWER("n") " THEN EXCLUDED.cuda_version"
-	"    ELSE n.cuda_version END,"
-	"   inventory = CASE WHEN " NEWER("n") " THEN EXCLUDED.inventory"
-	"    ELSE n.inventory END,"
-	"   last_run_id = CASE WHEN " NEWER("n") " THEN EXCLUDED.last_run_id"
-	"    ELSE n.last_run_id END,"
+	TAKE("n", "cpu_model") "," TAKE("n", "driver_version") ","
+	TAKE("n", "cuda_version") "," TAKE("n", "inventory") ","
+	TAKE("n", "last_run_id") ","
 	"   reported_at = greatest(n.reported_at, EXCLUDED.reported_at),"
 	"   last_seen = now(),"
 	"   inventory_uuids = CASE WHEN EXCLUDED.inventory_at >="
@@ -639,18 +636,9 @@ static struct db_stmt
 	"  JOIN types ON types.uuid = g->>'uuid'"
 	"  ORDER BY g->>'uuid'"
 	"  ON CONFLICT (uuid) DO UPDATE SET"
-	"   hostname = CASE WHEN " NEWER("ng") " THEN EXCLUDED.hostname"
-	"    ELSE ng.hostname END,"
-	"   gpu_index = CASE WHEN " NEWER("ng") " THEN EXCLUDED.gpu_index"
-	"    ELSE ng.gpu_index END,"
-	"   name = CASE WHEN " NEWER("ng") " THEN EXCLUDED.name"
-	"    ELSE ng.name END,"
-	"   gpu_type = CASE WHEN " NEWER("ng") " THEN EXCLUDED.gpu_type"
-	"    ELSE ng.gpu_type END,"
-	"   pci_bus_id = CASE WHEN " NEWER("ng") " THEN EXCLUDED.pci_bus_id"
-	"    ELSE ng.pci_bus_id END,"
-	"   info = CASE WHEN " NEWER("ng") " THEN EXCLUDED.info"
-	"    ELSE ng.info END,"
+	TAKE("ng", "hostname") "," TAKE("ng", "gpu_index") ","
+	TAKE("ng", "name") "," TAKE("ng", "gpu_type") ","
+	TAKE("ng", "pci_bus_id") "," TAKE("ng", "info") ","
 	/* a GPU that moved node is present there until that node's own
 	 * inventory says otherwise (gpusizer_reconcile_node, which passes
 	 * over a node without one; review s25d V1: a GPU removed from its

@@ -85,6 +85,20 @@ out:
 	return rc;
 }
 
+/* The run ids of the flush tests' spooled reports, oldest first. */
+static const char *const ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+				   "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
+				   "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
+
+/* Removes DIR and everything under it. */
+static void rm_rf(const char *dir)
+{
+	char cmd[320];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
 static void test_spool(void)
 {
 	char *base = tmpdir(), dir[128], err[256], path[256];
@@ -135,8 +149,7 @@ static void test_spool(void)
 	CHECK(probe_spool_remove(dir, path, err, sizeof(err)) == 0);
 	CHECK(count_files(dir) == 0);
 	CHECK(probe_spool_remove(dir, path, err, sizeof(err)) == -1);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* ---- posting, against a scripted HTTP server ------------------------ */
@@ -381,8 +394,7 @@ static void test_deliver_rejected_and_unreachable(void)
 	      PROBE_POST_RETRY);
 	CHECK(!spool_failed);
 	CHECK(count_files(base) == 1);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* A --post that failed leaves SPOOL/<run_id>.json; the same report
@@ -429,8 +441,7 @@ static void test_deliver_removes_spooled_copy(void)
 	fake_stop(&s);
 	CHECK(stat(path, &sb) == 0);
 	CHECK(count_files(base) == 2);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* A refused token (401/403) is the node's setup, not the report's fault:
@@ -472,8 +483,7 @@ static void test_token_refused_keeps_report(void)
 	CHECK(fc.unauthorized == 1 && fc.kept == 2 && fc.rejected == 0 &&
 	      fc.delivered == 0);
 	CHECK(count_files(base) == 2);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* Retry-After, when longer than the backoff, is waited (within the cap):
@@ -487,12 +497,12 @@ static void test_retry_after_and_backoff_flush(void)
 	struct probe_post_result res;
 	struct probe_flush_counts fc;
 	struct timespec t0, t1;
-	char url[64], path[256], *base = tmpdir();
+	char url[64], *base = tmpdir();
 	const int st[] = {503, 201};
 	const int busy[] = {503, 503, 503, 503, 503, 503, 503, 503};
-	const char *ids[3] = {"1b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-			      "24a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
-			      "3e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
+	const char *rids[3] = {"1b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
+			       "24a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
+			       "3e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
 
 	CHECK(fake_start(&s, st, 2) == 0);
 	opts(&o, url, sizeof(url), s.port);
@@ -507,7 +517,7 @@ static void test_retry_after_and_backoff_flush(void)
 	      0.9);
 
 	for (int i = 0; i < 3; i++)
-		CHECK(spool_report(base, ids[i], 0) == 0);
+		CHECK(spool_report(base, rids[i], 0) == 0);
 	CHECK(fake_start(&s, busy, 8) == 0);
 	opts(&o, url, sizeof(url), s.port); /* 2 retries, 4 ms cap */
 	CHECK(probe_flush_spool(&o, base, &fc) == 0);
@@ -515,8 +525,7 @@ static void test_retry_after_and_backoff_flush(void)
 	CHECK(s.served == 3); /* one report's attempts, then it stops */
 	CHECK(fc.kept == 3 && fc.delivered == 0 && fc.rejected == 0);
 	CHECK(count_files(base) == 3);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* Files are read whole only when regular and at most
@@ -540,8 +549,7 @@ static void test_read_file_bounds(void)
 	}
 	errno = 0;
 	CHECK(probe_read_file(path, &len) == NULL && errno == EFBIG);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 static void test_flush_spool(void)
@@ -551,9 +559,6 @@ static void test_flush_spool(void)
 	struct probe_flush_counts fc;
 	char url[64], path[256], *base = tmpdir();
 	const int st[] = {201, 400, 500, 500, 500};
-	const char *ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-			      "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
-			      "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
 	int i;
 	struct stat sb;
 
@@ -571,8 +576,7 @@ static void test_flush_spool(void)
 	CHECK(stat(path, &sb) == 0);
 	snprintf(path, sizeof(path), "%s/%s.json", base, ids[2]);
 	CHECK(stat(path, &sb) == 0); /* 5xx: kept */
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* Review s24g G13: a flush while another process holds the spool's
@@ -617,8 +621,7 @@ static void test_flush_lock(void)
 	close(ready[1]);
 	close(done[0]);
 	close(done[1]);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* The flush's log, captured (open_memstream): log_open sets o->log. */
@@ -664,9 +667,6 @@ static void test_flush_stops_on_5xx(void)
 	char url[64], err[256], path[256], **names = NULL, *base = tmpdir();
 	const int down[] = {502, 502, 502, 502, 502, 502, 502, 502};
 	const int gw[] = {201, 504, 504, 504, 504, 504, 504, 504};
-	const char *ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-			      "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
-			      "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
 	size_t n = 0;
 	int i;
 
@@ -704,8 +704,7 @@ static void test_flush_stops_on_5xx(void)
 	CHECK(count_files(base) == 2);
 	snprintf(path, sizeof(path), "%s/%s.json", base, ids[1]);
 	CHECK(access(path, F_OK) != 0); /* the next one was delivered */
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* Review s24g G11: a symbolic link in the spool is neither followed nor
@@ -758,8 +757,7 @@ static void test_flush_skips_symlink(void)
 	free(back);
 	free(text);
 	unlink(target);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* Review s24g G11: a spooled file that is not JSON, or that the probe's
@@ -815,8 +813,7 @@ static void test_flush_rejects_non_reports(void)
 	CHECK(log_has(&lc, "spooled dup.json not sent (not JSON"));
 	CHECK(!log_has(&lc, "\x1b")); /* the log stays one line a file */
 	log_close(&lc, &o);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* Review s24g G11: a spool directory that is group- or world-writable, a
@@ -871,14 +868,12 @@ static void test_flush_refuses_unsafe_dir(void)
 	CHECK(probe_flush_spool(&o, base, &fc) == 0);
 	fake_stop(&s);
 	CHECK(fc.delivered == 1 && s.served == 1);
-	snprintf(path, sizeof(path), "rm -rf '%s'", base);
-	CHECK(system(path) == 0);
+	rm_rf(base);
 }
 
 /* 1 when base's pending reports, in the flush's order, are ids[order[0]],
  * ids[order[1]], ... (n of them). */
-static int spool_order(const char *base, const char *const *ids,
-		       const int *order, size_t n)
+static int spool_order(const char *base, const int *order, size_t n)
 {
 	char err[256], **names = NULL;
 	size_t got = 0, i;
@@ -891,14 +886,6 @@ static int spool_order(const char *base, const char *const *ids,
 		same = strncmp(names[i], ids[order[i]], 36) == 0;
 	probe_spool_list_free(names, got);
 	return same;
-}
-
-static void rm_rf(const char *dir)
-{
-	char cmd[320];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
 }
 
 /* Review s25c K1: a report whose POST gets an empty reply or times out
@@ -914,9 +901,6 @@ static void test_flush_noanswer_goes_last(void)
 	char url[64], *base = tmpdir();
 	const int empty[] = {FAKE_CLOSE}, ok[] = {201, 201, 201};
 	const int slow[] = {FAKE_SLEEP};
-	const char *const ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
-				    "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
 	const int first_last[] = {1, 2, 0}, again[] = {2, 0, 1};
 	int i, port;
 
@@ -935,7 +919,7 @@ static void test_flush_noanswer_goes_last(void)
 	CHECK(!log_has(&lc, "cannot be reached"));
 	CHECK(!log_has(&lc, "attempts"));
 	log_close(&lc, &o);
-	CHECK(spool_order(base, ids, first_last, 3));
+	CHECK(spool_order(base, first_last, 3));
 
 	/* a timeout after the server took the connection: the same */
 	CHECK(fake_start(&s, slow, 1) == 0);
@@ -948,7 +932,7 @@ static void test_flush_noanswer_goes_last(void)
 	CHECK(s.served == 1 && strcmp(s.posted[0], ids[1]) == 0);
 	CHECK(log_has(&lc, "timeout after 1 attempt: the server was reached"));
 	log_close(&lc, &o);
-	CHECK(spool_order(base, ids, again, 3));
+	CHECK(spool_order(base, again, 3));
 
 	/* nothing listening: "cannot be reached" is said only then */
 	port = s.port;
@@ -984,9 +968,6 @@ static void test_flush_untouchable_report(void)
 	struct logcap lc;
 	char url[64], path[256], *base = tmpdir();
 	const int fail[] = {500}, fail_then_ok[] = {500, 201, 201};
-	const char *const ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
-				    "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
 	const int first_last[] = {1, 2, 0};
 	struct stat before, after;
 	int i;
@@ -1006,7 +987,7 @@ static void test_flush_untouchable_report(void)
 	CHECK(log_has(&lc, "rewritten to go last"));
 	CHECK(log_has(&lc, "2 more spooled reports left"));
 	log_close(&lc, &o);
-	CHECK(spool_order(base, ids, first_last, 3));
+	CHECK(spool_order(base, first_last, 3));
 	CHECK(stat(path, &after) == 0 && after.st_ino != before.st_ino);
 	CHECK((after.st_mode & 0777) == 0600 && after.st_uid == geteuid());
 
@@ -1039,9 +1020,6 @@ static void test_flush_future_mtimes(void)
 	struct probe_flush_counts fc;
 	char url[64], path[256], *base = tmpdir();
 	const int fail[] = {500};
-	const char *const ids[3] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31",
-				    "0e6a2b7c-1d3f-4a5b-9c8d-7e6f5a4b3c2d"};
 	const int first_last[] = {1, 2, 0};
 	time_t tomorrow = time(NULL) + 86400;
 	struct stat st;
@@ -1056,7 +1034,7 @@ static void test_flush_future_mtimes(void)
 	CHECK(probe_flush_spool(&o, base, &fc) == 0);
 	fake_stop(&s);
 	CHECK(s.served == 1 && strcmp(s.posted[0], ids[0]) == 0);
-	CHECK(spool_order(base, ids, first_last, 3));
+	CHECK(spool_order(base, first_last, 3));
 	snprintf(path, sizeof(path), "%s/%s.json", base, ids[0]);
 	CHECK(stat(path, &st) == 0 && st.st_mtim.tv_sec == tomorrow + 3);
 	rm_rf(base);
@@ -1074,8 +1052,6 @@ static void test_flush_rejected_unmovable(void)
 	struct logcap lc;
 	char url[64], path[256], other[256], *base = tmpdir();
 	const int bad[] = {400, 400};
-	const char *const ids[2] = {"3b0f5c1e-9a7d-4c2b-8e51-6f2a1d0c9b84",
-				    "c4a1e0f2-6b3d-4e8a-9f17-2d5b8c0a7e31"};
 	FILE *f;
 	int i, round;
 
